@@ -1,0 +1,41 @@
+# The two commands that matter: `make run` (serve the back-office locally) and `make test`.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip install --disable-pip-version-check -q
+HOST   ?= 127.0.0.1:8000
+
+.PHONY: run test lint worker beat venv
+
+$(PY):
+	@command -v $(PYTHON) >/dev/null 2>&1 || { \
+	  echo "error: $(PYTHON) was not found on PATH. Install Python 3.11 (e.g. 'pyenv install 3.11' or your" >&2; \
+	  echo "       distribution's python3.11 package) and run make again, or set PYTHON=/path/to/python3.11." >&2; \
+	  exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+venv: $(PY)
+
+## run: install runtime deps, migrate, load the demo data, serve on http://127.0.0.1:8000
+run: $(PY)
+	$(PIP) -r requirements/base.txt
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py load_demo
+	$(PY) manage.py runserver $(HOST)
+
+## test: install dev deps, lint, check migrations are up to date, run the suite
+test: $(PY)
+	$(PIP) -r requirements/dev.txt
+	$(VENV)/bin/ruff check .
+	DJANGO_SETTINGS_MODULE=casino.settings.test $(PY) manage.py makemigrations --check --dry-run
+	$(VENV)/bin/pytest
+
+lint: $(PY)
+	$(VENV)/bin/ruff check .
+
+## worker / beat: Celery processes (need CELERY_BROKER_URL, e.g. redis://127.0.0.1:6379/0)
+worker: $(PY)
+	$(VENV)/bin/celery -A casino worker --loglevel=INFO
+
+beat: $(PY)
+	$(VENV)/bin/celery -A casino beat --loglevel=INFO --schedule=var/celerybeat-schedule

@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class AuditConfig(AppConfig):
+    name = "audit"
+    verbose_name = "Audit trail"
+
+    def ready(self) -> None:
+        # Connects the login/logout/failed-login receivers; they only call audit.services.
+        from audit import receivers  # noqa: F401

@@ -1,0 +1,81 @@
+"""Canonical JSON and the hash of an audit event (the byte layout is specified in docs/audit.md).
+
+The same functions serve the writer (audit.services) and the verifier (audit.selectors), so a
+chain written by one version of the code is re-checked with exactly the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import uuid
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from audit.models import AuditEvent
+
+GENESIS_HASH = "0" * 64
+
+
+def to_jsonable(value: Any) -> Any:
+    """``value`` as plain JSON types, in the form it will have after a round trip through the DB.
+
+    Refused on purpose: floats (chips are integers; a float would not survive every JSON store
+    bit-for-bit), naive datetimes (ambiguous instant) and non-string dict keys (JSON would turn
+    them into strings, so the stored record would differ from the hashed one).
+    """
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        raise TypeError("floats are not allowed in audit records (amounts are integer chips)")
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError("naive datetime in an audit record")
+        return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, Decimal | uuid.UUID):
+        return str(value)
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"audit record keys must be strings, got {key!r}")
+            out[key] = to_jsonable(item)
+        return out
+    if isinstance(value, list | tuple):
+        return [to_jsonable(item) for item in value]
+    raise TypeError(f"cannot put {type(value).__name__} in an audit record")
+
+
+def canonical_json(value: Any) -> bytes:
+    """Sorted keys, no whitespace, UTF-8 (not \\u-escaped), NaN refused."""
+    return json.dumps(
+        to_jsonable(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def event_content(event: AuditEvent) -> dict[str, Any]:
+    """Every field of an event that the hash covers (all but ``id``, ``prev_hash`` and ``hash``)."""
+    return {
+        "seq": event.seq,
+        "occurred_at": event.occurred_at,
+        "actor_id": event.actor_id,
+        "actor_label": event.actor_label,
+        "action": event.action,
+        "object_type": event.object_type,
+        "object_id": event.object_id,
+        "before": event.before,
+        "after": event.after,
+    }
+
+
+def event_hash(event: AuditEvent) -> str:
+    """SHA-256 over ``prev_hash`` (64 ASCII hex digits), one LF byte, then the canonical content."""
+    digest = hashlib.sha256()
+    digest.update(event.prev_hash.encode("ascii"))
+    digest.update(b"\n")
+    digest.update(canonical_json(event_content(event)))
+    return digest.hexdigest()

@@ -1,0 +1,50 @@
+"""Authentication events go to the audit trail. Receivers only call the service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
+from django.db import transaction
+from django.dispatch import receiver
+from django.http import HttpRequest
+
+from audit.services import audit_record
+
+
+def _client(request: HttpRequest | None) -> dict[str, str]:
+    if request is None:
+        return {}
+    return {
+        "ip": request.META.get("REMOTE_ADDR", ""),
+        "user_agent": request.META.get("HTTP_USER_AGENT", "")[:200],
+    }
+
+
+@receiver(user_logged_in, dispatch_uid="audit_user_logged_in")
+def _on_login(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
+    with transaction.atomic():
+        audit_record(actor=user, action="auth.login", target=user, after=_client(request))
+
+
+@receiver(user_logged_out, dispatch_uid="audit_user_logged_out")
+def _on_logout(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
+    if user is None:  # logging out an anonymous session changes nothing
+        return
+    with transaction.atomic():
+        audit_record(actor=user, action="auth.logout", target=user, after=_client(request))
+
+
+@receiver(user_login_failed, dispatch_uid="audit_user_login_failed")
+def _on_login_failed(
+    sender: Any, credentials: dict[str, Any], request: HttpRequest | None = None, **kwargs: Any
+) -> None:
+    # Django has already masked the password in ``credentials``; only the username is kept.
+    username = str(credentials.get("username", ""))[:150]
+    with transaction.atomic():
+        audit_record(
+            actor=AnonymousUser(),
+            action="auth.login_failed",
+            after={"username": username, **_client(request)},
+        )

@@ -1,0 +1,84 @@
+"""The only writer of the audit trail.
+
+Every other service calls :func:`audit_record` inside its own transaction, so the business change
+and its audit event commit or roll back together: nothing is changed without a trace and no trace
+describes a change that did not happen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import connection, models
+from django.utils import timezone
+
+from audit.canonical import GENESIS_HASH, event_hash, to_jsonable
+from audit.models import AuditEvent
+
+# Arbitrary but fixed key for pg_advisory_xact_lock: "audit" in ASCII.
+_CHAIN_LOCK_KEY = 0x6175646974
+
+
+class AuditOutsideTransaction(RuntimeError):
+    """audit_record was called outside a transaction: the event could outlive a rolled-back change."""
+
+
+def _actor_and_label(actor: Any) -> tuple[Any, str]:
+    if actor is None:
+        return None, "system"
+    if not getattr(actor, "is_authenticated", False):
+        return None, "anonymous"
+    return actor, actor.get_username()
+
+
+def _lock_chain_head() -> None:
+    """Serialise appenders until this transaction ends, so two events never share a predecessor.
+
+    PostgreSQL: a transaction-scoped advisory lock (released at COMMIT/ROLLBACK). SQLite: every
+    transaction already holds the database write lock (settings: transaction_mode IMMEDIATE).
+    The UNIQUE constraints on ``seq`` and ``prev_hash`` back this up: a fork would fail to insert.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_CHAIN_LOCK_KEY])
+
+
+def audit_record(
+    *,
+    actor: Any,
+    action: str,
+    target: models.Model | None = None,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """Append one event to the chain. Must run inside the caller's ``transaction.atomic()``.
+
+    ``actor`` is the user who acted (``None`` for the system, an anonymous user for failed
+    logins); ``target`` the model instance acted upon; ``before``/``after`` its relevant state.
+    """
+    # An explicit raise, not ``assert``: this must hold under ``python -O`` too.
+    if not connection.in_atomic_block:
+        raise AuditOutsideTransaction("audit_record must be called inside transaction.atomic()")
+    if not action:
+        raise ValueError("an audit event needs an action")
+    user, label = _actor_and_label(actor)
+
+    _lock_chain_head()
+    head = AuditEvent.objects.order_by("-seq").values("seq", "hash").first()
+    event = AuditEvent(
+        seq=(head["seq"] + 1) if head else 1,
+        # Taken after the lock, so occurred_at never goes backwards along seq.
+        occurred_at=timezone.now(),
+        actor=user,
+        actor_label=label,
+        action=action,
+        object_type=target._meta.label_lower if target is not None else "",
+        object_id=str(target.pk) if target is not None else "",
+        # Stored in exactly the JSON form that is hashed, so verification recomputes the same bytes.
+        before=to_jsonable(before),
+        after=to_jsonable(after),
+        prev_hash=head["hash"] if head else GENESIS_HASH,
+    )
+    event.hash = event_hash(event)
+    event.save(force_insert=True)
+    return event

@@ -1,0 +1,23 @@
+"""Plain-dict snapshots of model instances for the ``before``/``after`` of audit events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+
+# Never copied into the audit trail, whatever the model.
+REDACTED_FIELDS = frozenset({"password"})
+
+
+def model_snapshot(instance: models.Model, *, with_m2m: bool = True) -> dict[str, Any]:
+    """Every concrete field by attribute name (foreign keys as ids), plus many-to-many ids."""
+    data: dict[str, Any] = {
+        f.attname: f.value_from_object(instance)
+        for f in instance._meta.concrete_fields
+        if f.name not in REDACTED_FIELDS
+    }
+    if with_m2m and instance.pk is not None:
+        for f in instance._meta.many_to_many:
+            data[f.name] = sorted(getattr(instance, f.name).values_list("pk", flat=True))
+    return data

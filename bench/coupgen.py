@@ -1,0 +1,82 @@
+"""Generate realistic coup records: coups played through the rules engine from shuffled shoes,
+with a share of wrong decisions, and a sprinkle of malformed lines. Used by the benchmarks."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import orjson
+
+from tables.rules.cards import ALL_CARDS
+from tables.rules.judge import Rules
+from tables.rules.machine import Step, StepKind, apply, new_coup, next_steps, to_record
+from tables.rules.profiles import BUILTIN
+from tables.rules.settlement import BancoCaller
+
+RULES = {slug: Rules.for_profile(p) for slug, p in BUILTIN.items()}
+CARDS = {StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER}
+
+
+def record_dicts(
+    n: int, *, seed: int = 7, error_rate: float = 0.08, malformed_every: int = 500
+) -> Iterator[dict]:
+    rnd = random.Random(seed)
+    shoe: list[str] = []
+    slugs = list(RULES)
+    for i in range(n):
+        if malformed_every and i % malformed_every == malformed_every - 1:
+            yield {"id": f"c{i}", "profile": "casino", "bank": -1}
+            continue
+        if len(shoe) < 20:
+            shoe = list(ALL_CARDS) * 6
+            rnd.shuffle(shoe)
+        slug = slugs[i % len(slugs)]
+        rules = RULES[slug]
+        bank = rnd.randint(2, 400)
+        state = apply(new_coup(rules), Step(StepKind.BANK_DECLARED, amount=bank, punter="seat-0"))
+        if rnd.random() < 0.2:
+            state = apply(state, Step(StepKind.BANCO, callers=(BancoCaller("seat-1"),)))
+        else:
+            for k in range(rnd.randint(1, 5)):
+                if state.uncovered <= 0:
+                    break
+                spectator = rules.profile.spectators_bet and rnd.random() < 0.15
+                amount = rnd.randint(1, state.uncovered)
+                name = f"spectator-{k}" if spectator else f"seat-{k + 1}"
+                state = apply(
+                    state, Step(StepKind.BET, punter=name, amount=amount, spectator=spectator, order=k)
+                )
+        state = apply(state, Step(StepKind.BETS_CLOSED))
+        while True:
+            options = next_steps(state)
+            if not options:
+                break
+            clean = [o for o in options if o.violation is None]
+            pool = options if (rnd.random() < error_rate or not clean) else clean
+            choice = rnd.choice(pool)
+            if choice.kind in CARDS:
+                state = apply(state, Step(choice.kind, card=shoe.pop()))
+            else:
+                state = apply(state, Step(choice.kind))
+        rec = to_record(state, coup_id=f"c{i}", shoe_next=tuple(shoe[-3:][::-1]))
+        yield {
+            "id": rec.id,
+            "profile": rec.profile,
+            "bank": rec.bank,
+            "bets": [
+                {"punter": b.punter, "amount": b.amount, **({"spectator": True} if b.spectator else {})}
+                for b in rec.bets
+            ],
+            "banco": rec.banco,
+            "first_coup_of_bank": rnd.random() < 0.3,
+            "player": {"cards": list(rec.player.cards), "action": rec.player.action.value},
+            "banker": {"cards": list(rec.banker.cards), "action": rec.banker.action.value},
+            "shoe_next": list(rec.shoe_next),
+        }
+
+
+def write_jsonl(path: str, n: int, *, seed: int = 7) -> None:
+    with open(path, "wb") as f:
+        for d in record_dicts(n, seed=seed):
+            f.write(orjson.dumps(d) + b"\n")

@@ -1,0 +1,1 @@
+"""Settings package: ``base`` (local use), ``test`` (pytest) and ``production``."""

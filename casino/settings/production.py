@@ -1,0 +1,38 @@
+"""Production settings: everything secret or host-specific must come from the environment.
+
+``DJANGO_SETTINGS_MODULE=casino.settings.production SECRET_KEY=… ALLOWED_HOSTS=…
+python manage.py check --deploy`` reports no issue (tests/casino/test_deploy.py).
+"""
+
+from __future__ import annotations
+
+from casino.settings.base import *
+from casino.settings.base import env
+
+DEBUG = False
+SECRET_KEY = env.str("SECRET_KEY")  # no default: refusing to start beats a guessable key
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
+
+# TLS is terminated by the reverse proxy, which must set X-Forwarded-Proto (docs/deployment.md).
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_SECURE = True
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SECURE = True
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[f"https://{h}" for h in ALLOWED_HOSTS])
+X_FRAME_OPTIONS = "DENY"
+# A shared tablet left unattended should not stay logged in for two weeks.
+SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=12 * 60 * 60)
+
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}

@@ -1,0 +1,25 @@
+"""Settings for the test suite: real PostgreSQL by default, fast hashing, eager Celery."""
+
+from __future__ import annotations
+
+import os
+
+# The suite is written for PostgreSQL (triggers, advisory locks, concurrency); pytest-django
+# creates ``test_chemin`` next to ``chemin``. DATABASE_URL=sqlite:///… still works for the
+# portable subset (PostgreSQL-only tests are marked ``postgres``).
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/chemin")
+
+from casino.settings.base import *
+
+DEBUG = False
+SECRET_KEY = "test-only-secret-key-not-used-anywhere-else-0123456789abcdef"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only; tests only
+
+# Tasks run inside the test process even when CI exports CELERY_BROKER_URL: the broker URL stays
+# set so /healthz and the ``redis`` tests can still reach the real broker.
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+
+# Serve static files from static/ through the finders: tests never run collectstatic.
+WHITENOISE_AUTOREFRESH = True
+WHITENOISE_USE_FINDERS = True

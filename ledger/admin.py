@@ -1,0 +1,1 @@
+"""Ledger admin: nothing to show until the ledger models exist."""

@@ -1,0 +1,127 @@
+"""Admin for tables: every list has columns, search and filters; every change is audited
+(AuditedModelAdmin); recorded coup steps are read-only (append-only in the database too)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from audit.admin import AuditedModelAdmin, ReadOnlyAdmin
+from tables import models as m
+
+
+@admin.register(m.Casino)
+class CasinoAdmin(AuditedModelAdmin):
+    list_display = ("name", "currency_label", "chip_unit", "house_limit", "levy_mode", "levy_rate_bp")
+    search_fields = ("name",)
+    list_filter = ("levy_mode", "levy_rounding", "hourly_fee_basis")
+
+
+@admin.register(m.RuleProfile)
+class RuleProfileAdmin(AuditedModelAdmin):
+    list_display = ("slug", "name", "casino", "derived_from", "levy_mode", "tax_rate_bp", "natural_tie")
+    search_fields = ("slug", "name")
+    list_filter = ("casino", "levy_mode", "natural_tie", "player_tableau", "betting_from")
+    prepopulated_fields = {"slug": ("name",)}
+
+
+@admin.register(m.Table)
+class TableAdmin(AuditedModelAdmin):
+    list_display = ("name", "casino", "profile", "seat_count", "state", "first_banker_method")
+    search_fields = ("name", "casino__name")
+    list_filter = ("casino", "state", "profile", "seat_count")
+
+
+@admin.register(m.TableSession)
+class TableSessionAdmin(AuditedModelAdmin):
+    list_display = ("table", "opened_at", "opened_by", "closed_at", "closed_by")
+    search_fields = ("table__name", "close_reason")
+    list_filter = ("table__casino", "table")
+    date_hierarchy = "opened_at"
+
+
+@admin.register(m.SessionPause)
+class SessionPauseAdmin(AuditedModelAdmin):
+    list_display = ("session", "started_at", "started_by", "ended_at", "ended_by")
+    search_fields = ("session__table__name",)
+    list_filter = ("session__table",)
+
+
+@admin.register(m.CroupierAssignment)
+class CroupierAssignmentAdmin(AuditedModelAdmin):
+    list_display = ("user", "table", "shift_start", "shift_end")
+    search_fields = ("user__username", "table__name")
+    list_filter = ("table", "user")
+    date_hierarchy = "shift_start"
+
+
+@admin.register(m.Player)
+class PlayerAdmin(AuditedModelAdmin):
+    list_display = ("display_name", "membership_number", "casino")
+    search_fields = ("display_name", "membership_number")
+    list_filter = ("casino",)
+
+
+@admin.register(m.Seat)
+class SeatAdmin(AuditedModelAdmin):
+    list_display = ("session", "number", "player", "joined_at", "left_at")
+    search_fields = ("player__display_name",)
+    list_filter = ("session__table",)
+
+
+@admin.register(m.Spectator)
+class SpectatorAdmin(AuditedModelAdmin):
+    list_display = ("session", "player", "joined_at", "left_at")
+    search_fields = ("player__display_name",)
+    list_filter = ("session__table",)
+
+
+@admin.register(m.Shoe)
+class ShoeAdmin(AuditedModelAdmin):
+    list_display = ("table", "session", "number", "decks", "state", "shuffled_at", "alarm")
+    search_fields = ("table__name",)
+    list_filter = ("state", "alarm", "table")
+
+
+@admin.register(m.ShoeCard)
+class ShoeCardAdmin(AuditedModelAdmin):
+    list_display = ("shoe", "position", "card", "role", "coup", "seen_at")
+    search_fields = ("card",)
+    list_filter = ("role", "shoe__table")
+
+
+@admin.register(m.Coup)
+class CoupAdmin(AuditedModelAdmin):
+    list_display = ("shoe", "number", "banker", "bank", "state", "flagged", "step_count", "created_at")
+    search_fields = ("banker__display_name",)
+    list_filter = ("state", "flagged", "first_coup_of_bank", "shoe__table")
+    date_hierarchy = "created_at"
+
+
+@admin.register(m.Bet)
+class BetAdmin(AuditedModelAdmin):
+    list_display = (
+        "coup",
+        "betting_order",
+        "seat",
+        "spectator",
+        "amount",
+        "banco",
+        "banco_suivi",
+        "withdrawn",
+    )
+    search_fields = ("seat__player__display_name", "spectator__player__display_name")
+    list_filter = ("banco", "banco_suivi", "withdrawn")
+
+
+@admin.register(m.CoupStep)
+class CoupStepAdmin(ReadOnlyAdmin):
+    list_display = ("coup", "index", "kind", "actor", "created_at", "corrects")
+    search_fields = ("idempotency_key", "actor__username")
+    list_filter = ("kind",)
+
+
+@admin.register(m.BankTax)
+class BankTaxAdmin(AuditedModelAdmin):
+    list_display = ("coup", "basis", "amount")
+    search_fields = ("coup__shoe__table__name",)
+    list_filter = ("coup__shoe__table",)

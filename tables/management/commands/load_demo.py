@@ -1,0 +1,96 @@
+"""``python manage.py load_demo``: a small demo casino for local use. Idempotent.
+
+Creates (only what is missing) one casino, one table per built-in profile, the demo staff with
+fixed passwords, a croupier assignment covering the current shift and a few players. Every write
+goes through the services, so the demo data is audited like real data. Refuses to run with
+DEBUG off unless --force: known passwords must never reach a production database.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+from django.utils import timezone
+
+from tables import services
+from tables.models import Casino, Player, Table
+from tables.roles import Role
+from tables.selectors import assignments_current, builtin_profiles
+
+CASINO_NAME = "Casino de Démonstration"
+# username → (password, roles, superuser)
+DEMO_STAFF: dict[str, tuple[str, tuple[str, ...], bool]] = {
+    "croupier": ("croupier-demo", (Role.CROUPIER,), False),
+    "pitboss": ("pitboss-demo", (Role.PIT_BOSS,), False),
+    "accountant": ("accountant-demo", (Role.ACCOUNTANT,), False),
+    "admin": ("admin-demo", (), True),
+}
+DEMO_PLAYERS = [("M. Dupont", "M-1001"), ("Mme Leroy", "M-1002"), ("Comte Orlov", "M-1003"), ("Walk-in", "")]
+# Built-in profiles with their demo table: casino tables seat 12, the others 9 (Table allows 9 or 12).
+SEATS = {"casino": 12}
+SHIFT = dt.timedelta(hours=8)
+
+
+class Command(BaseCommand):
+    help = "Load (idempotently) a demo casino, tables, staff and players for local use."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--force", action="store_true", help="run even with DEBUG off")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if not settings.DEBUG and not options["force"]:
+            raise CommandError(
+                "load_demo creates users with known passwords; refusing with DEBUG off (--force)."
+            )
+        with transaction.atomic():
+            self._load()
+
+    def _load(self) -> None:
+        User = get_user_model()
+        system = None  # demo data is written by this command, not by a person: actor "system"
+        for username, (password, roles, superuser) in DEMO_STAFF.items():
+            user = User.objects.filter(username=username).first()
+            if user is None:
+                services.staff_member_create(
+                    actor=system, username=username, password=password, roles=roles, is_superuser=superuser
+                )
+            elif not user.check_password(password):
+                services.staff_password_set(actor=system, user=user, password=password)
+
+        casino = Casino.objects.filter(name=CASINO_NAME).first() or services.casino_create(
+            actor=system, name=CASINO_NAME, currency_label="chips", chip_unit=1, levy_rate_bp=500
+        )
+        tables = {}
+        for profile in builtin_profiles():
+            name = f"{profile.slug.title()} table"
+            tables[profile.slug] = Table.objects.filter(
+                casino=casino, name=name
+            ).first() or services.table_create(
+                actor=system, casino=casino, name=name, profile=profile, seat_count=SEATS.get(profile.slug, 9)
+            )
+        for display_name, membership in DEMO_PLAYERS:
+            if not Player.objects.filter(casino=casino, display_name=display_name).exists():
+                services.player_create(
+                    actor=system, casino=casino, display_name=display_name, membership_number=membership
+                )
+        croupier = User.objects.get(username="croupier")
+        if not assignments_current(user=croupier).exists():
+            start = timezone.now().replace(minute=0, second=0, microsecond=0)
+            services.croupier_assignment_create(
+                actor=system,
+                user=croupier,
+                table=tables["casino"],
+                shift_start=start,
+                shift_end=start + SHIFT,
+            )
+
+        self.stdout.write(self.style.SUCCESS(f"Demo data ready: {casino.name}, {len(tables)} tables."))
+        self.stdout.write("Demo logins (local use only):")
+        for username, (password, roles, superuser) in DEMO_STAFF.items():
+            role = "administrator" if superuser else ", ".join(roles)
+            self.stdout.write(f"  {username:<11} {password:<16} {role}")

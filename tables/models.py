@@ -1,0 +1,815 @@
+"""Tables, sessions, shoes and coups: data and the database constraints that guard it.
+
+Every invariant that one row (or one table, through a partial unique index) can express lives
+here as a constraint, so no code path, admin or raw SQL included, can store a bad row. Rules that
+span tables (a seat number within the table's seat count, a shoe's table matching its session's)
+are enforced by tables.services. Chips are integers everywhere.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import fields as dataclass_fields
+from enum import StrEnum
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import F, Q
+
+from tables.rules import profiles as engine
+
+CARD_CODE_REGEX = r"^[A2-9TJQK][SHDC]$"
+
+
+def _choices(enum: type[StrEnum]) -> list[tuple[str, str]]:
+    return [(m.value, m.value.replace("_", " ")) for m in enum]
+
+
+def _one_of(field: str, choices: Any) -> Q:
+    values = [value for value, _label in (choices.choices if hasattr(choices, "choices") else choices)]
+    return Q(**{f"{field}__in": values})
+
+
+def _check(condition: Q, name: str, message: str) -> models.CheckConstraint:
+    return models.CheckConstraint(condition=condition, name=name, violation_error_message=message)
+
+
+# --------------------------------------------------------------------------------------------- casino
+
+
+class CasinoLevyMode(models.TextChoices):
+    PERCENTAGE = "percentage"
+    HOURLY_FEE = "hourly_fee", "hourly fee"
+    NONE = "none"
+
+
+class CasinoRounding(models.TextChoices):
+    DOWN = "down"
+    NEAREST = "nearest"
+
+
+class HourlyFeeBasis(models.TextChoices):
+    PER_PLAYER_HOUR = "per_player_hour", "per player-hour"
+    PER_TABLE_HOUR = "per_table_hour", "per table-hour"
+
+
+class HourlyFeeBilling(models.TextChoices):
+    STARTED_HOUR = "started_hour", "every started hour"
+    PRO_RATA = "pro_rata", "pro rata"
+
+
+class Casino(models.Model):
+    LevyMode = CasinoLevyMode
+    Rounding = CasinoRounding
+    FeeBasis = HourlyFeeBasis
+    FeeBilling = HourlyFeeBilling
+
+    name = models.CharField(max_length=120, unique=True)
+    currency_label = models.CharField(max_length=20, default="chips")
+    chip_unit = models.PositiveIntegerField(default=1, help_text="smallest chip; taxes round to it")
+    house_limit = models.PositiveIntegerField(
+        null=True, blank=True, help_text="largest bank staked; empty = none"
+    )
+    levy_mode = models.CharField(max_length=20, choices=LevyMode.choices, default=LevyMode.PERCENTAGE)
+    levy_rate_bp = models.PositiveIntegerField(default=500, help_text="basis points: 500 = 5 %")
+    levy_rounding = models.CharField(max_length=10, choices=Rounding.choices, default=Rounding.DOWN)
+    hourly_fee_amount = models.PositiveIntegerField(default=0)
+    hourly_fee_basis = models.CharField(
+        max_length=20, choices=FeeBasis.choices, default=FeeBasis.PER_PLAYER_HOUR
+    )
+    hourly_fee_billing = models.CharField(
+        max_length=20, choices=FeeBilling.choices, default=FeeBilling.STARTED_HOUR
+    )
+    card_money_amount = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            _check(Q(chip_unit__gt=0), "casino_chip_unit_positive", "The chip unit must be positive."),
+            _check(
+                Q(house_limit__isnull=True) | Q(house_limit__gt=0),
+                "casino_house_limit_positive",
+                "The house limit must be positive (or empty for none).",
+            ),
+            _check(_one_of("levy_mode", CasinoLevyMode), "casino_levy_mode_valid", "Unknown levy mode."),
+            _check(
+                Q(levy_rate_bp__gte=0) & Q(levy_rate_bp__lte=10_000),
+                "casino_levy_rate_range",
+                "The levy rate is between 0 and 10000 basis points.",
+            ),
+            _check(
+                ~Q(levy_mode="percentage") | Q(levy_rate_bp__gt=0),
+                "casino_percentage_needs_rate",
+                "A percentage levy needs a rate above zero.",
+            ),
+            _check(
+                ~Q(levy_mode="hourly_fee") | Q(hourly_fee_amount__gt=0),
+                "casino_hourly_fee_needs_amount",
+                "An hourly-fee levy needs a fee above zero.",
+            ),
+            _check(
+                _one_of("levy_rounding", CasinoRounding), "casino_levy_rounding_valid", "Unknown rounding."
+            ),
+            _check(
+                _one_of("hourly_fee_basis", HourlyFeeBasis), "casino_fee_basis_valid", "Unknown fee basis."
+            ),
+            _check(
+                _one_of("hourly_fee_billing", HourlyFeeBilling),
+                "casino_fee_billing_valid",
+                "Unknown fee billing.",
+            ),
+            _check(
+                Q(hourly_fee_amount__gte=0), "casino_hourly_fee_nonneg", "The hourly fee cannot be negative."
+            ),
+            _check(Q(card_money_amount__gte=0), "casino_card_money_nonneg", "Card money cannot be negative."),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# --------------------------------------------------------------------------------------- rule profile
+
+#: engine Profile fields whose type is a StrEnum, with that enum (stored as its value)
+ENGINE_ENUM_FIELDS: dict[str, type[StrEnum]] = {
+    name: hint
+    for name, hint in typing.get_type_hints(engine.Profile).items()
+    if isinstance(hint, type) and issubclass(hint, StrEnum)
+}
+
+
+class RuleProfile(models.Model):
+    """A house-rule profile: exactly the fields of ``tables.rules.profiles.Profile``, as columns.
+
+    Built-in profiles (casino is NULL) come from the engine's BUILTIN by data migration; a casino
+    derives its own (``derived_from``) rather than editing a built-in.
+    """
+
+    slug = models.SlugField(max_length=50, unique=True)
+    name = models.CharField(max_length=120)
+    casino = models.ForeignKey(
+        Casino, null=True, blank=True, on_delete=models.PROTECT, related_name="rule_profiles"
+    )
+    derived_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="derived_profiles"
+    )
+    # --- the shoe
+    decks_allowed = models.JSONField(default=list, blank=True, help_text="list of deck counts, e.g. [6, 8]")
+    decks_per_seated_player = models.BooleanField(default=False)
+    burn_cards_min = models.PositiveSmallIntegerField(default=0)
+    burn_cards_max = models.PositiveSmallIntegerField(default=0)
+    # --- the table
+    seats_min = models.PositiveSmallIntegerField(default=2)
+    seats_max = models.PositiveSmallIntegerField(default=12)
+    betting_from = models.CharField(
+        max_length=10, choices=_choices(engine.Side), default=engine.Side.RIGHT.value
+    )
+    bank_passes_to = models.CharField(
+        max_length=10, choices=_choices(engine.Side), default=engine.Side.RIGHT.value
+    )
+    spectators_bet = models.BooleanField(default=False)
+    spectator_needs_consent = models.BooleanField(default=False)
+    spectators_share_bank = models.BooleanField(default=False)
+    banco_suivi = models.BooleanField(default=False)
+    seated_bettor_always_plays = models.BooleanField(default=False)
+    # --- drawing rules
+    player_tableau = models.CharField(
+        max_length=20, choices=_choices(engine.PlayerTableau), default=engine.PlayerTableau.STANDARD.value
+    )
+    banker_option_3_vs_9 = models.BooleanField(default=True)
+    banker_option_5_vs_4 = models.BooleanField(default=False)
+    banker_free_5_to_7 = models.BooleanField(default=False)
+    banco_free_play = models.BooleanField(default=False)
+    natural_tie = models.CharField(
+        max_length=20, choices=_choices(engine.NaturalTie), default=engine.NaturalTie.HIGHER_WINS.value
+    )
+    # --- money
+    levy_mode = models.CharField(
+        max_length=20, choices=_choices(engine.LevyMode), default=engine.LevyMode.NONE.value
+    )
+    tax_rate_bp = models.PositiveIntegerField(default=0, help_text="basis points of the covered stake")
+    levy_rounding = models.CharField(
+        max_length=10, choices=_choices(engine.Rounding), default=engine.Rounding.DOWN.value
+    )
+    first_coup_exempt = models.BooleanField(default=False)
+    uncovered_to_reserve = models.BooleanField(default=False)
+    option_stand_reimburses = models.BooleanField(default=False)
+    borrowing_allowed = models.BooleanField(default=True)
+    min_bank = models.PositiveIntegerField(default=1)
+    min_bet = models.PositiveIntegerField(default=1)
+    # --- series (home)
+    series_coups = models.PositiveIntegerField(null=True, blank=True)
+    series_start_chips = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            _check(~Q(slug=""), "ruleprofile_slug_set", "A profile needs a slug."),
+            _check(
+                Q(tax_rate_bp__gte=0) & Q(tax_rate_bp__lte=10_000),
+                "ruleprofile_tax_rate_range",
+                "The tax rate is between 0 and 10000 basis points.",
+            ),
+            _check(
+                ~Q(levy_mode=engine.LevyMode.PERCENTAGE.value) | Q(tax_rate_bp__gt=0),
+                "ruleprofile_percentage_needs_rate",
+                "A percentage levy needs a rate above zero.",
+            ),
+            _check(
+                Q(burn_cards_min__lte=F("burn_cards_max")),
+                "ruleprofile_burn_range",
+                "The minimum of burnt cards exceeds the maximum.",
+            ),
+            _check(Q(seats_min__gte=1), "ruleprofile_seats_min_positive", "A table has at least one seat."),
+            _check(
+                Q(seats_min__lte=F("seats_max")),
+                "ruleprofile_seats_range",
+                "The minimum of seats exceeds the maximum.",
+            ),
+            _check(
+                Q(min_bank__gte=1) & Q(min_bet__gte=1),
+                "ruleprofile_minimums_positive",
+                "Minimum bank and bet are at least one chip.",
+            ),
+            _check(
+                Q(decks_per_seated_player=True) | ~Q(decks_allowed=[]),
+                "ruleprofile_decks_known",
+                "A profile needs its deck counts (or one deck per seated player).",
+            ),
+            _check(
+                Q(series_coups__isnull=True) | Q(series_coups__gte=1),
+                "ruleprofile_series_coups_positive",
+                "A series has at least one coup.",
+            ),
+            _check(
+                Q(series_start_chips__isnull=True) | Q(series_start_chips__gte=1),
+                "ruleprofile_series_chips_positive",
+                "A series starts with at least one chip.",
+            ),
+            *[
+                _check(
+                    _one_of(name, _choices(enum)),
+                    f"ruleprofile_{name}_valid",
+                    f"Unknown {name.replace('_', ' ')}.",
+                )
+                for name, enum in ENGINE_ENUM_FIELDS.items()
+            ],
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.slug})"
+
+    @property
+    def is_builtin(self) -> bool:
+        return self.casino_id is None
+
+    def as_engine(self) -> engine.Profile:
+        """The engine's frozen Profile with this row's settings (its __post_init__ validates)."""
+        values: dict[str, Any] = {}
+        for f in dataclass_fields(engine.Profile):
+            value = getattr(self, f.name)
+            if f.name in ENGINE_ENUM_FIELDS:
+                value = ENGINE_ENUM_FIELDS[f.name](value)
+            elif f.name == "decks_allowed":
+                value = tuple(int(d) for d in value)
+            values[f.name] = value
+        return engine.Profile(**values)
+
+    def clean(self) -> None:
+        # Shape checks the DB cannot express (a JSON list of positive ints) plus the engine's own
+        # validation, so the admin shows the same message the engine would raise.
+        decks = self.decks_allowed
+        if not isinstance(decks, list) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in decks
+        ):
+            raise ValidationError({"decks_allowed": "A list of positive whole deck counts, e.g. [6, 8]."})
+        try:
+            self.as_engine()
+        except (ValueError, TypeError) as exc:
+            raise ValidationError(str(exc)) from exc
+
+
+# ------------------------------------------------------------------------------------ table & session
+
+
+class TableState(models.TextChoices):
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class FirstBankerMethod(models.TextChoices):
+    LOT = "lot", "by lot"
+    AUCTION = "auction", "by auction"
+    ACCEPTANCE = "acceptance", "by acceptance in turn"
+
+
+class Table(models.Model):
+    State = TableState
+    FirstBanker = FirstBankerMethod
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="tables")
+    name = models.CharField(max_length=60)
+    profile = models.ForeignKey(RuleProfile, on_delete=models.PROTECT, related_name="tables")
+    seat_count = models.PositiveSmallIntegerField(default=12)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.CLOSED)
+    first_banker_method = models.CharField(
+        max_length=12, choices=FirstBanker.choices, default=FirstBanker.LOT
+    )
+
+    class Meta:
+        ordering = ["casino", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["casino", "name"],
+                name="table_name_unique_per_casino",
+                violation_error_message="This casino already has a table with this name.",
+            ),
+            _check(Q(seat_count__in=[9, 12]), "table_seat_count_9_or_12", "A table has 9 or 12 seats."),
+            _check(_one_of("state", TableState), "table_state_valid", "Unknown table state."),
+            _check(
+                _one_of("first_banker_method", FirstBankerMethod),
+                "table_first_banker_valid",
+                "Unknown first-banker method.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.casino} / {self.name}"
+
+
+class TableSession(models.Model):
+    """One opening of a table, from open to close; what hourly fees and shoes belong to."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="sessions")
+    opened_at = models.DateTimeField()
+    opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    close_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-opened_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=Q(closed_at__isnull=True),
+                name="session_one_open_per_table",
+                violation_error_message="This table already has an open session.",
+            ),
+            _check(
+                Q(closed_at__isnull=True) | Q(closed_at__gt=F("opened_at")),
+                "session_closes_after_opening",
+                "A session closes after it opens.",
+            ),
+            _check(
+                Q(closed_at__isnull=True, closed_by__isnull=True)
+                | Q(closed_at__isnull=False, closed_by__isnull=False),
+                "session_closed_by_whom",
+                "A closed session records who closed it (and only a closed one).",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} session {self.opened_at:%Y-%m-%d %H:%M}"
+
+
+class SessionPause(models.Model):
+    """A stretch of a session when play stopped: the clock hourly fees subtract."""
+
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="pauses")
+    started_at = models.DateTimeField()
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    ended_at = models.DateTimeField(null=True, blank=True)
+    ended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["started_at"]
+        constraints = [
+            _check(
+                Q(ended_at__isnull=True) | Q(ended_at__gt=F("started_at")),
+                "pause_ends_after_start",
+                "A pause ends after it starts.",
+            ),
+            models.UniqueConstraint(
+                fields=["session"],
+                condition=Q(ended_at__isnull=True),
+                name="pause_one_running_per_session",
+                violation_error_message="This session is already paused.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"pause of {self.session} at {self.started_at:%H:%M}"
+
+
+class CroupierAssignment(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="assignments")
+    shift_start = models.DateTimeField()
+    shift_end = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-shift_start"]
+        constraints = [
+            _check(
+                Q(shift_end__gt=F("shift_start")),
+                "assignment_shift_ends_after_start",
+                "A shift ends after it starts.",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["user", "shift_start", "shift_end"], name="assignment_user_shift_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.table} {self.shift_start:%Y-%m-%d %H:%M}-{self.shift_end:%H:%M}"
+
+
+# --------------------------------------------------------------------------------------------- people
+
+
+class Player(models.Model):
+    """A punter or banker as the table knows him: a display name, no more personal data."""
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="players")
+    display_name = models.CharField(max_length=80)
+    membership_number = models.CharField(max_length=40, blank=True, default="")
+
+    class Meta:
+        ordering = ["display_name"]
+        constraints = [
+            _check(~Q(display_name=""), "player_display_name_set", "A player needs a display name."),
+            models.UniqueConstraint(
+                fields=["casino", "membership_number"],
+                condition=~Q(membership_number=""),
+                name="player_membership_unique_per_casino",
+                violation_error_message="This membership number is already used in this casino.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+
+class Seat(models.Model):
+    """A player sitting at a seat for part of a session (a new row each time he sits down)."""
+
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="seats")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    joined_at = models.DateTimeField()
+    left_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["session", "number", "joined_at"]
+        constraints = [
+            # The upper bound is the table's seat_count, in another table: checked by the service.
+            _check(Q(number__gte=1), "seat_number_positive", "Seats are numbered from 1."),
+            _check(
+                Q(left_at__isnull=True) | Q(left_at__gt=F("joined_at")),
+                "seat_left_after_joining",
+                "A player leaves after he sits down.",
+            ),
+            models.UniqueConstraint(
+                fields=["session", "number"],
+                condition=Q(left_at__isnull=True),
+                name="seat_one_player_per_seat",
+                violation_error_message="This seat is already occupied.",
+            ),
+            models.UniqueConstraint(
+                fields=["session", "player"],
+                condition=Q(left_at__isnull=True),
+                name="seat_one_current_seat_per_player",
+                violation_error_message="This player is already seated at this session.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.number}: {self.player}"
+
+
+class Spectator(models.Model):
+    """A standing player who may bet where the profile allows."""
+
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="spectators")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="spectating")
+    joined_at = models.DateTimeField()
+    left_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["session", "joined_at"]
+        constraints = [
+            _check(
+                Q(left_at__isnull=True) | Q(left_at__gt=F("joined_at")),
+                "spectator_left_after_joining",
+                "A spectator leaves after he arrives.",
+            ),
+            models.UniqueConstraint(
+                fields=["session", "player"],
+                condition=Q(left_at__isnull=True),
+                name="spectator_once_per_session",
+                violation_error_message="This player is already a spectator at this session.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"spectator {self.player}"
+
+
+# ----------------------------------------------------------------------------------------------- shoe
+
+
+class ShoeState(models.TextChoices):
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class Shoe(models.Model):
+    State = ShoeState
+
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="shoes")
+    # Denormalised from session.table so "one open shoe per table" is a plain partial unique index;
+    # services set it from the session and never change it.
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="shoes")
+    number = models.PositiveIntegerField()
+    decks = models.PositiveSmallIntegerField()
+    shuffled_at = models.DateTimeField()
+    cut_by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    cut_card_position = models.PositiveIntegerField(null=True, blank=True)
+    stop_card_position = models.PositiveIntegerField(null=True, blank=True)
+    burnt_cards = models.JSONField(default=list, blank=True, help_text='card codes, e.g. ["KD", "4C"]')
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    close_reason = models.CharField(max_length=200, blank=True)
+    alarm = models.BooleanField(default=False, help_text="a card was seen more often than the shoe holds")
+
+    class Meta:
+        ordering = ["session", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=Q(state="open"),
+                name="shoe_one_open_per_table",
+                violation_error_message="This table already has an open shoe.",
+            ),
+            models.UniqueConstraint(
+                fields=["session", "number"],
+                name="shoe_number_unique_per_session",
+                violation_error_message="This session already has a shoe with this number.",
+            ),
+            _check(Q(number__gte=1), "shoe_number_positive", "Shoes are numbered from 1."),
+            _check(Q(decks__gt=0), "shoe_decks_positive", "A shoe holds at least one deck."),
+            _check(_one_of("state", ShoeState), "shoe_state_valid", "Unknown shoe state."),
+            _check(
+                Q(state="open", closed_at__isnull=True) | Q(state="closed", closed_at__isnull=False),
+                "shoe_closed_at_matches_state",
+                "A closed shoe has a closing time, an open one has none.",
+            ),
+            _check(
+                Q(closed_at__isnull=True) | Q(closed_at__gt=F("shuffled_at")),
+                "shoe_closes_after_shuffle",
+                "A shoe closes after it was shuffled.",
+            ),
+            _check(
+                Q(cut_card_position__isnull=True) | Q(cut_card_position__gte=1),
+                "shoe_cut_position_positive",
+                "Card positions start at 1.",
+            ),
+            _check(
+                Q(stop_card_position__isnull=True) | Q(stop_card_position__gte=1),
+                "shoe_stop_position_positive",
+                "Card positions start at 1.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} shoe {self.number}"
+
+
+class CoupState(models.TextChoices):
+    BETTING = "betting"
+    DEALING = "dealing"
+    AWAITING_APPROVAL = "awaiting_approval", "awaiting approval"
+    SETTLED = "settled"
+    VOID = "void"
+
+
+class Coup(models.Model):
+    State = CoupState
+
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups")
+    number = models.PositiveIntegerField()
+    banker = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="banks")
+    bank = models.PositiveIntegerField()
+    state = models.CharField(max_length=20, choices=State.choices, default=State.BETTING)
+    first_coup_of_bank = models.BooleanField(default=False)
+    flagged = models.BooleanField(default=False, help_text="played wrongly: restored only after approval")
+    step_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField()
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["shoe", "number"]
+        permissions = [
+            ("approve_correction", "Can approve the correction of a wrongly played coup"),
+            ("export_coups", "Can export coup records"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["shoe", "number"],
+                name="coup_number_unique_per_shoe",
+                violation_error_message="This shoe already has a coup with this number.",
+            ),
+            _check(Q(number__gte=1), "coup_number_positive", "Coups are numbered from 1."),
+            _check(Q(bank__gt=0), "coup_bank_positive", "The bank must be at least one chip."),
+            _check(Q(step_count__gte=0), "coup_step_count_nonneg", "The step count cannot be negative."),
+            _check(_one_of("state", CoupState), "coup_state_valid", "Unknown coup state."),
+            _check(
+                Q(state="settled", settled_at__isnull=False)
+                | (~Q(state="settled") & Q(settled_at__isnull=True)),
+                "coup_settled_at_matches_state",
+                "A settled coup has a settlement time, any other has none.",
+            ),
+            _check(
+                Q(settled_at__isnull=True) | Q(settled_at__gte=F("created_at")),
+                "coup_settled_after_created",
+                "A coup is settled after it was created.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.shoe} coup {self.number}"
+
+
+class CardRole(models.TextChoices):
+    BURN = "burn"
+    PLAYER = "player"
+    BANKER = "banker"
+    VOID = "void"
+
+
+class ShoeCard(models.Model):
+    """A card seen coming out of the shoe, in shoe order."""
+
+    Role = CardRole
+
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="cards")
+    position = models.PositiveIntegerField()
+    card = models.CharField(max_length=2, help_text="rank A23456789TJQK + suit SHDC, e.g. TD")
+    coup = models.ForeignKey(Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="cards")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["shoe", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["shoe", "position"],
+                name="shoecard_position_unique_per_shoe",
+                violation_error_message="This shoe already has a card at this position.",
+            ),
+            _check(Q(position__gte=1), "shoecard_position_positive", "Card positions start at 1."),
+            _check(
+                Q(card__regex=CARD_CODE_REGEX),
+                "shoecard_card_code_valid",
+                "Not a card code (e.g. AS, TD, 9H).",
+            ),
+            _check(_one_of("role", CardRole), "shoecard_role_valid", "Unknown card role."),
+            _check(
+                Q(role="burn") | Q(coup__isnull=False),
+                "shoecard_dealt_card_has_coup",
+                "A dealt or void card belongs to a coup.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.card} @{self.position}"
+
+
+class Bet(models.Model):
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="bets")
+    seat = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.PROTECT, related_name="bets")
+    spectator = models.ForeignKey(
+        Spectator, null=True, blank=True, on_delete=models.PROTECT, related_name="bets"
+    )
+    amount = models.PositiveIntegerField()
+    banco = models.BooleanField(default=False)
+    banco_suivi = models.BooleanField(default=False)
+    betting_order = models.PositiveIntegerField()
+    withdrawn = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["coup", "betting_order"]
+        constraints = [
+            _check(
+                Q(seat__isnull=False, spectator__isnull=True) | Q(seat__isnull=True, spectator__isnull=False),
+                "bet_seat_xor_spectator",
+                "A bet is made either from a seat or by a spectator, not both and not neither.",
+            ),
+            _check(Q(amount__gt=0), "bet_amount_positive", "A bet is at least one chip."),
+            _check(Q(betting_order__gte=1), "bet_order_positive", "Betting order starts at 1."),
+            _check(
+                Q(banco=True) | Q(banco_suivi=False),
+                "bet_banco_suivi_is_banco",
+                "A banco suivi is a banco.",
+            ),
+            models.UniqueConstraint(
+                fields=["coup", "betting_order"],
+                name="bet_order_unique_per_coup",
+                violation_error_message="This coup already has a bet at this place in the betting order.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"bet {self.amount} on {self.coup}"
+
+
+class StepKind(models.TextChoices):
+    BANK = "bank", "bank declared"
+    BET = "bet"
+    BANCO = "banco"
+    WITHDRAW = "withdraw", "bet withdrawn"
+    NO_MORE_BETS = "no_more_bets", "no more bets"
+    CARD = "card", "card dealt"
+    PLAYER_ACTION = "player_action", "player draws/stands"
+    BANKER_ACTION = "banker_action", "banker draws/stands"
+    SHOW = "show", "hands shown"
+    SETTLE = "settle"
+    CORRECTION = "correction"
+    APPROVAL = "approval", "correction approved"
+    VOID = "void", "coup voided"
+
+
+class CoupStep(models.Model):
+    """One recorded step of a coup. Append-only (DB triggers): a mistake is fixed by a correction
+    step pointing at the step it corrects, never by editing history."""
+
+    Kind = StepKind
+
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="steps")
+    index = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    payload = models.JSONField(default=dict, blank=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+    violations = models.JSONField(
+        default=list, blank=True, help_text="rule-violation codes found at this step"
+    )
+    corrects = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections"
+    )
+    idempotency_key = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        ordering = ["coup", "index"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["coup", "index"],
+                name="coupstep_index_unique_per_coup",
+                violation_error_message="This coup already has a step with this index.",
+            ),
+            _check(Q(index__gte=1), "coupstep_index_positive", "Steps are numbered from 1."),
+            _check(_one_of("kind", StepKind), "coupstep_kind_valid", "Unknown step kind."),
+            _check(~Q(corrects=F("id")), "coupstep_not_self_correcting", "A step cannot correct itself."),
+            _check(
+                Q(kind="correction") | Q(corrects__isnull=True),
+                "coupstep_only_corrections_correct",
+                "Only a correction step points at a corrected step.",
+            ),
+            models.UniqueConstraint(
+                fields=["coup", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="coupstep_idempotency_key_unique",
+                violation_error_message="This step was already recorded (same idempotency key).",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.coup} step {self.index} ({self.kind})"
+
+
+class BankTax(models.Model):
+    """The percentage tax levied on one banker win."""
+
+    coup = models.OneToOneField(Coup, on_delete=models.PROTECT, related_name="tax")
+    basis = models.PositiveIntegerField(help_text="the covered stake the banker won")
+    amount = models.PositiveIntegerField()
+
+    class Meta:
+        verbose_name_plural = "bank taxes"
+        constraints = [
+            _check(Q(basis__gt=0), "banktax_basis_positive", "The tax basis must be positive."),
+            _check(Q(amount__gte=0), "banktax_amount_nonneg", "A tax cannot be negative."),
+            _check(
+                Q(amount__lte=F("basis")), "banktax_amount_within_basis", "A tax cannot exceed its basis."
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"tax {self.amount} on {self.coup}"

@@ -1,0 +1,436 @@
+"""The coup as a state machine: the croupier's steps, checked one at a time.
+
+Two kinds of wrong input are told apart on purpose:
+
+* an **illegal step** (:class:`IllegalStep`) cannot be recorded at all: a fourth card to a hand,
+  a bet after "no more bets", a bet larger than what is left of the bank. Nothing is written.
+* a step that **breaks the rules** but did happen at the table (the banker stood when he had to
+  draw) is applied, with its :class:`~tables.rules.coup.Violation` attached. The croupier records
+  what happened; the coup is flagged and later restored (docs/rules.md §9).
+
+``judge_coup`` stays the authority on a finished coup; :func:`to_record` turns a finished state
+into the record it judges, and the test suite checks that both find the same violations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from tables.rules.cards import POINTS
+from tables.rules.coup import Action, Bet, Code, CoupRecord, Hand, Violation
+from tables.rules.judge import Rules
+from tables.rules.settlement import BancoCaller, banco_winner
+from tables.rules.tableau import Requirement
+
+
+class StepKind(StrEnum):
+    BANK_DECLARED = "bank_declared"
+    BET = "bet"
+    BANCO = "banco"
+    BETS_CLOSED = "bets_closed"
+    CARD_TO_PLAYER = "card_to_player"
+    CARD_TO_BANKER = "card_to_banker"
+    PLAYER_NATURAL = "player_natural"
+    PLAYER_DRAW = "player_draw"
+    PLAYER_STAND = "player_stand"
+    BANKER_NATURAL = "banker_natural"
+    BANKER_DRAW = "banker_draw"
+    BANKER_STAND = "banker_stand"
+    REVEAL = "reveal"
+
+
+class Phase(StrEnum):
+    DECLARING = "declaring"  # waiting for the banker's bank
+    BETTING = "betting"
+    DEALING = "dealing"  # the four face-down cards P, B, P, B
+    PLAYER_TO_ACT = "player_to_act"
+    PLAYING = "playing"  # banker looks, third cards, banker's decision
+    DONE = "done"  # revealed: ready to settle
+
+
+class IllegalStep(ValueError):
+    """A step that cannot be recorded in this state: nothing is applied."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One thing that happened at the table. Only the fields its kind needs are set."""
+
+    kind: StepKind
+    amount: int | None = None  # bank_declared, bet
+    punter: str | None = None  # bank_declared (the banker), bet
+    spectator: bool = False  # bet
+    order: int = 0  # bet: position in betting order, 0 = first
+    card: str | None = None  # card_to_player, card_to_banker
+    callers: tuple[BancoCaller, ...] = ()  # banco: everybody who called, in any order
+
+
+@dataclass(frozen=True, slots=True)
+class NextStep:
+    """A step the croupier may record now, and the violation it would carry (None if clean)."""
+
+    kind: StepKind
+    violation: Violation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CoupState:
+    rules: Rules
+    minimum_bank: int = 1
+    house_limit: int | None = None
+    first_coup_of_bank: bool = False
+    banker: str | None = None
+    bank: int | None = None
+    bets: tuple[Bet, ...] = ()
+    bet_orders: tuple[int, ...] = ()
+    banco: bool = False
+    banco_suivi: bool = False  # the banco was a banco suivi
+    bets_closed: bool = False
+    player_cards: tuple[str, ...] = ()
+    banker_cards: tuple[str, ...] = ()
+    player_action: Action | None = None
+    banker_action: Action | None = None
+    revealed: bool = False
+    steps: int = 0
+    violations: tuple[tuple[int, Violation], ...] = ()  # (step number, violation)
+
+    # ------------------------------------------------------------------ derived facts
+    @property
+    def covered(self) -> int:
+        return sum(b.amount for b in self.bets)
+
+    @property
+    def uncovered(self) -> int:
+        return (self.bank or 0) - self.covered
+
+    @property
+    def phase(self) -> Phase:
+        if self.bank is None:
+            return Phase.DECLARING
+        if not self.bets_closed:
+            return Phase.BETTING
+        if len(self.player_cards) + len(self.banker_cards) < 4 and self.player_action is None:
+            return Phase.DEALING
+        if self.player_action is None:
+            return Phase.PLAYER_TO_ACT
+        if self.revealed:
+            return Phase.DONE
+        return Phase.PLAYING
+
+    @property
+    def player_two(self) -> int:
+        return (POINTS[self.player_cards[0]] + POINTS[self.player_cards[1]]) % 10
+
+    @property
+    def banker_two(self) -> int:
+        return (POINTS[self.banker_cards[0]] + POINTS[self.banker_cards[1]]) % 10
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.violations)
+
+
+def new_coup(
+    rules: Rules,
+    *,
+    minimum_bank: int = 1,
+    house_limit: int | None = None,
+    first_coup_of_bank: bool = False,
+) -> CoupState:
+    """A coup waiting for its bank. ``minimum_bank`` is the mandatory continuation (§6) when the
+    banker won or tied the previous coup, else the profile's minimum."""
+    return CoupState(
+        rules=rules,
+        minimum_bank=max(minimum_bank, rules.profile.min_bank),
+        house_limit=house_limit,
+        first_coup_of_bank=first_coup_of_bank,
+    )
+
+
+# ---------------------------------------------------------------------- questions
+def requirement(state: CoupState) -> tuple[str, Requirement] | None:
+    """What the tableau requires of whoever acts now: ``("player", DRAW)`` and so on, or None
+    when nobody faces a draw/stand decision (betting, dealing, a natural to show, done)."""
+    phase = state.phase
+    if phase is Phase.PLAYER_TO_ACT:
+        if state.player_two >= 8 or state.banker_two >= 8:
+            return None
+        return "player", _player_requirement(state)
+    if phase is Phase.PLAYING and _banker_decides_now(state):
+        if state.player_two >= 8 or state.banker_two >= 8:
+            return None
+        return "banker", _banker_requirement(state)
+    return None
+
+
+def next_steps(state: CoupState) -> tuple[NextStep, ...]:
+    """Every step that may be recorded now, each with the violation it would carry."""
+    phase = state.phase
+    if phase is Phase.DECLARING:
+        return (NextStep(StepKind.BANK_DECLARED),)
+    if phase is Phase.BETTING:
+        steps = []
+        if not state.banco and state.uncovered > 0:
+            steps += [NextStep(StepKind.BET), NextStep(StepKind.BANCO)]
+        if state.bets:
+            steps.append(NextStep(StepKind.BETS_CLOSED))
+        return tuple(steps)
+    if phase is Phase.DEALING:
+        to_player = len(state.player_cards) == len(state.banker_cards)
+        return (NextStep(StepKind.CARD_TO_PLAYER if to_player else StepKind.CARD_TO_BANKER),)
+    if phase is Phase.PLAYER_TO_ACT:
+        return _player_choices(state)
+    if phase is Phase.PLAYING:
+        return _playing_choices(state)
+    return ()
+
+
+def _player_requirement(state: CoupState) -> Requirement:
+    return state.rules.tableau.player_requirement(
+        state.player_two, single_punter=_single(state), banco=state.banco
+    )
+
+
+def _banker_requirement(state: CoupState) -> Requirement:
+    third = POINTS[state.player_cards[2]] if len(state.player_cards) == 3 else None
+    return state.rules.tableau.banker_requirement(state.banker_two, third, banco=state.banco)
+
+
+def _single(state: CoupState) -> bool:
+    return len({b.punter for b in state.bets}) == 1
+
+
+def _player_choices(state: CoupState) -> tuple[NextStep, ...]:
+    if state.player_two >= 8:
+        shown = Violation(Code.NATURAL_NOT_SHOWN, "player")
+        return (
+            NextStep(StepKind.PLAYER_NATURAL),
+            NextStep(StepKind.PLAYER_DRAW, shown),
+            NextStep(StepKind.PLAYER_STAND, shown),
+        )
+    if state.banker_two >= 8:
+        # the banker's natural will decide: whatever the player says is moot
+        return (NextStep(StepKind.PLAYER_DRAW), NextStep(StepKind.PLAYER_STAND))
+    req = _player_requirement(state)
+    return (
+        NextStep(
+            StepKind.PLAYER_DRAW,
+            Violation(Code.PLAYER_SHOULD_STAND, "player") if req is Requirement.STAND else None,
+        ),
+        NextStep(
+            StepKind.PLAYER_STAND,
+            Violation(Code.PLAYER_SHOULD_DRAW, "player") if req is Requirement.DRAW else None,
+        ),
+    )
+
+
+def _banker_decides_now(state: CoupState) -> bool:
+    if state.banker_action is not None or state.player_action is Action.NATURAL:
+        return False
+    return state.player_action is Action.STAND or len(state.player_cards) == 3
+
+
+def _playing_choices(state: CoupState) -> tuple[NextStep, ...]:
+    pnat = state.player_two >= 8
+    bnat = state.banker_two >= 8
+    after_natural = pnat or bnat
+    pa, ba = state.player_action, state.banker_action
+    card_to_player = NextStep(
+        StepKind.CARD_TO_PLAYER,
+        Violation(Code.CARD_AFTER_NATURAL, "player") if after_natural else None,
+    )
+    card_to_banker = NextStep(
+        StepKind.CARD_TO_BANKER,
+        Violation(Code.CARD_AFTER_NATURAL, "banker") if after_natural else None,
+    )
+    reveal = NextStep(StepKind.REVEAL)
+    player_owed_card = pa is Action.DRAW and len(state.player_cards) == 2
+
+    if pa is Action.NATURAL:
+        return (reveal,)
+    if ba is Action.NATURAL:
+        return (reveal, card_to_player) if player_owed_card else (reveal,)
+    if ba is Action.DRAW:
+        return (card_to_banker,) if len(state.banker_cards) == 2 else (reveal,)
+    if ba is Action.STAND:
+        return (reveal,)
+    # the player has announced draw or stand; the banker has not acted yet
+    steps: list[NextStep] = []
+    if bnat:
+        steps.append(NextStep(StepKind.BANKER_NATURAL))
+    if pnat:
+        steps.append(reveal)  # the player's unshown natural still decides the coup
+    if player_owed_card:
+        steps.append(card_to_player)
+        return tuple(steps)
+    if bnat:
+        shown = Violation(Code.NATURAL_NOT_SHOWN, "banker")
+        steps += [NextStep(StepKind.BANKER_DRAW, shown), NextStep(StepKind.BANKER_STAND, shown)]
+    elif pnat:
+        steps += [NextStep(StepKind.BANKER_DRAW), NextStep(StepKind.BANKER_STAND)]
+    else:
+        req = _banker_requirement(state)
+        steps += [
+            NextStep(
+                StepKind.BANKER_DRAW,
+                Violation(Code.BANKER_SHOULD_STAND, "banker") if req is Requirement.STAND else None,
+            ),
+            NextStep(
+                StepKind.BANKER_STAND,
+                Violation(Code.BANKER_SHOULD_DRAW, "banker") if req is Requirement.DRAW else None,
+            ),
+        ]
+    return tuple(steps)
+
+
+# ---------------------------------------------------------------------- applying a step
+def apply(state: CoupState, step: Step) -> CoupState:
+    """Apply ``step``; raise :class:`IllegalStep` (and change nothing) when it cannot be recorded."""
+    allowed = {s.kind: s for s in next_steps(state)}
+    option = allowed.get(step.kind)
+    if option is None:
+        expected = ", ".join(allowed) or "nothing: the coup is over"
+        raise IllegalStep(f"{step.kind} is not possible now (phase {state.phase}); expected {expected}")
+    n = state.steps + 1
+    violations = state.violations
+    if option.violation is not None:
+        violations = (*violations, (n, option.violation))
+    kind = step.kind
+    if kind is StepKind.BANK_DECLARED:
+        new = _declare(state, step)
+    elif kind is StepKind.BET:
+        new = _bet(state, step)
+    elif kind is StepKind.BANCO:
+        new = _banco(state, step)
+    elif kind is StepKind.BETS_CLOSED:
+        new = replace(state, bets_closed=True)
+    elif kind is StepKind.CARD_TO_PLAYER:
+        new = replace(state, player_cards=(*state.player_cards, _card(step)))
+    elif kind is StepKind.CARD_TO_BANKER:
+        new = replace(state, banker_cards=(*state.banker_cards, _card(step)))
+    elif kind is StepKind.PLAYER_NATURAL:
+        new = replace(state, player_action=Action.NATURAL)
+    elif kind is StepKind.PLAYER_DRAW:
+        new = replace(state, player_action=Action.DRAW)
+    elif kind is StepKind.PLAYER_STAND:
+        new = replace(state, player_action=Action.STAND)
+    elif kind is StepKind.BANKER_NATURAL:
+        new = replace(state, banker_action=Action.NATURAL)
+    elif kind is StepKind.BANKER_DRAW:
+        new = replace(state, banker_action=Action.DRAW)
+    elif kind is StepKind.BANKER_STAND:
+        new = replace(state, banker_action=Action.STAND)
+    else:  # REVEAL
+        banker_action = state.banker_action
+        if banker_action is None:
+            banker_action = Action.NATURAL if state.banker_two >= 8 else Action.NONE
+        new = replace(state, revealed=True, banker_action=banker_action)
+    return replace(new, steps=n, violations=violations)
+
+
+def replay(state: CoupState, steps: Sequence[Step]) -> CoupState:
+    for step in steps:
+        state = apply(state, step)
+    return state
+
+
+def _card(step: Step) -> str:
+    if step.card not in POINTS:
+        raise IllegalStep(f"bad card {step.card!r}")
+    return step.card  # type: ignore[return-value]
+
+
+def _declare(state: CoupState, step: Step) -> CoupState:
+    amount = step.amount
+    if type(amount) is not int or amount <= 0:
+        raise IllegalStep("the bank must be a positive whole number of chips")
+    if amount < state.minimum_bank:
+        raise IllegalStep(f"the bank must be at least {state.minimum_bank}")
+    if state.house_limit is not None and amount > state.house_limit:
+        raise IllegalStep(f"the bank may not exceed the house limit of {state.house_limit}")
+    if not step.punter:
+        raise IllegalStep("name the banker")
+    return replace(state, bank=amount, banker=step.punter)
+
+
+def _bet(state: CoupState, step: Step) -> CoupState:
+    profile = state.rules.profile
+    amount = step.amount
+    if not step.punter:
+        raise IllegalStep("name the punter")
+    if step.punter == state.banker:
+        raise IllegalStep("the banker cannot bet against his own bank")
+    if type(amount) is not int or amount <= 0:
+        raise IllegalStep("a bet must be a positive whole number of chips")
+    if step.spectator and not profile.spectators_bet:
+        raise IllegalStep(f"spectators may not bet under the {profile.slug} profile")
+    if amount < profile.min_bet:
+        raise IllegalStep(f"the minimum bet is {profile.min_bet}")
+    if amount > state.uncovered:
+        raise IllegalStep(f"only {state.uncovered} of the bank is left to cover")
+    return replace(
+        state,
+        bets=(*state.bets, Bet(step.punter, amount, step.spectator)),
+        bet_orders=(*state.bet_orders, step.order),
+    )
+
+
+def _banco(state: CoupState, step: Step) -> CoupState:
+    profile = state.rules.profile
+    if not step.callers:
+        raise IllegalStep("banco needs at least one caller")
+    for caller in step.callers:
+        if caller.punter == state.banker:
+            raise IllegalStep("the banker cannot call banco on his own bank")
+        if caller.spectator and (not profile.spectators_bet or profile.seated_bettor_always_plays):
+            raise IllegalStep(f"a spectator may not call banco under the {profile.slug} profile")
+        if caller.suivi and not profile.banco_suivi:
+            raise IllegalStep(f"the {profile.slug} profile has no banco suivi")
+    winner = banco_winner(step.callers, banco_suivi=profile.banco_suivi)
+    assert state.bank is not None
+    # banco withdraws every other bet: the caller covers the whole bank alone
+    return replace(
+        state,
+        bets=(Bet(winner.punter, state.bank, winner.spectator),),
+        bet_orders=(winner.order,),
+        banco=True,
+        banco_suivi=winner.suivi and profile.banco_suivi,
+    )
+
+
+# ---------------------------------------------------------------------- the finished coup
+def to_record(state: CoupState, *, coup_id: object = None, shoe_next: tuple[str, ...] = ()) -> CoupRecord:
+    """The interchange record of a revealed coup (what ``judge_coup`` and exports read)."""
+    if state.phase is not Phase.DONE:
+        raise IllegalStep("the coup is not finished")
+    assert state.bank is not None and state.player_action is not None and state.banker_action is not None
+    return CoupRecord(
+        id=coup_id,
+        profile=state.rules.profile.slug,
+        bank=state.bank,
+        bets=state.bets,
+        player=Hand(state.player_cards, state.player_action),
+        banker=Hand(state.banker_cards, state.banker_action),
+        banco=state.banco,
+        first_coup_of_bank=state.first_coup_of_bank,
+        shoe_next=shoe_next,
+        house_limit=state.house_limit,
+    )
+
+
+__all__ = [
+    "CoupState",
+    "IllegalStep",
+    "NextStep",
+    "Phase",
+    "Step",
+    "StepKind",
+    "apply",
+    "new_coup",
+    "next_steps",
+    "replay",
+    "requirement",
+    "to_record",
+]

@@ -1,0 +1,179 @@
+"""Writes for tables and staff. Each function is one atomic state change that records its own
+audit event inside the same transaction (audit.services.audit_record).
+
+Preconditions that need more than one row (and so cannot be DB constraints) are checked here and
+raise ``django.core.exceptions.ValidationError`` with a message fit for the croupier's screen.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, Group
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from audit.services import audit_record
+from audit.snapshot import model_snapshot
+from tables.models import Casino, CroupierAssignment, Player, RuleProfile, Table, TableSession
+from tables.roles import Role
+
+User = get_user_model()
+
+
+@transaction.atomic
+def casino_create(*, actor: AbstractBaseUser | None, name: str, **settings: Any) -> Casino:
+    casino = Casino(name=name, **settings)
+    casino.full_clean()
+    casino.save()
+    audit_record(actor=actor, action="tables.casino.create", target=casino, after=model_snapshot(casino))
+    return casino
+
+
+@transaction.atomic
+def table_create(
+    *,
+    actor: AbstractBaseUser | None,
+    casino: Casino,
+    name: str,
+    profile: RuleProfile,
+    seat_count: int = 12,
+    first_banker_method: str = Table.FirstBanker.LOT,
+) -> Table:
+    if profile.casino_id not in (None, casino.pk):
+        raise ValidationError("This rule profile belongs to another casino.")
+    table = Table(
+        casino=casino,
+        name=name,
+        profile=profile,
+        seat_count=seat_count,
+        first_banker_method=first_banker_method,
+    )
+    table.full_clean()
+    table.save()
+    audit_record(actor=actor, action="tables.table.create", target=table, after=model_snapshot(table))
+    return table
+
+
+@transaction.atomic
+def player_create(
+    *, actor: AbstractBaseUser | None, casino: Casino, display_name: str, membership_number: str = ""
+) -> Player:
+    player = Player(
+        casino=casino, display_name=display_name.strip(), membership_number=membership_number.strip()
+    )
+    player.full_clean()
+    player.save()
+    audit_record(actor=actor, action="tables.player.create", target=player, after=model_snapshot(player))
+    return player
+
+
+@transaction.atomic
+def croupier_assignment_create(
+    *,
+    actor: AbstractBaseUser | None,
+    user: AbstractBaseUser,
+    table: Table,
+    shift_start: dt.datetime,
+    shift_end: dt.datetime,
+) -> CroupierAssignment:
+    if not user.groups.filter(name=Role.CROUPIER).exists():
+        raise ValidationError(f"{user.get_username()} is not a croupier.")
+    assignment = CroupierAssignment(user=user, table=table, shift_start=shift_start, shift_end=shift_end)
+    assignment.full_clean()
+    assignment.save()
+    audit_record(
+        actor=actor,
+        action="tables.croupierassignment.create",
+        target=assignment,
+        after=model_snapshot(assignment),
+    )
+    return assignment
+
+
+@transaction.atomic
+def table_session_open(
+    *, actor: AbstractBaseUser, table: Table, at: dt.datetime | None = None
+) -> TableSession:
+    # Lock the table row so two tablets opening the same table queue up instead of racing; the
+    # partial unique constraint would refuse the second one anyway.
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    if TableSession.objects.filter(table=table, closed_at__isnull=True).exists():
+        raise ValidationError("This table already has an open session.")
+    before = model_snapshot(table)
+    session = TableSession.objects.create(table=table, opened_at=at or timezone.now(), opened_by=actor)
+    table.state = Table.State.OPEN
+    table.save(update_fields=["state"])
+    audit_record(
+        actor=actor,
+        action="tables.tablesession.open",
+        target=session,
+        before={"table": before},
+        after={"table": model_snapshot(table), "session": model_snapshot(session)},
+    )
+    return session
+
+
+@transaction.atomic
+def table_session_close(
+    *, actor: AbstractBaseUser, session: TableSession, reason: str = "", at: dt.datetime | None = None
+) -> TableSession:
+    session = TableSession.objects.select_for_update().select_related("table").get(pk=session.pk)
+    if session.closed_at is not None:
+        raise ValidationError("This session is already closed.")
+    before = model_snapshot(session)
+    session.closed_at = at or timezone.now()
+    session.closed_by = actor
+    session.close_reason = reason
+    session.save(update_fields=["closed_at", "closed_by", "close_reason"])
+    table = session.table
+    table.state = Table.State.CLOSED
+    table.save(update_fields=["state"])
+    audit_record(
+        actor=actor,
+        action="tables.tablesession.close",
+        target=session,
+        before=before,
+        after=model_snapshot(session),
+    )
+    return session
+
+
+@transaction.atomic
+def staff_member_create(
+    *,
+    actor: AbstractBaseUser | None,
+    username: str,
+    password: str,
+    roles: list[str] | tuple[str, ...] = (),
+    is_superuser: bool = False,
+    first_name: str = "",
+    last_name: str = "",
+) -> AbstractBaseUser:
+    unknown = set(roles) - {r.value for r in Role}
+    if unknown:
+        raise ValidationError(f"Unknown role(s): {', '.join(sorted(unknown))}.")
+    user = User(
+        username=username,
+        first_name=first_name,
+        last_name=last_name,
+        is_staff=is_superuser,  # only administrators use /admin/
+        is_superuser=is_superuser,
+    )
+    user.set_password(password)
+    user.full_clean()
+    user.save()
+    user.groups.set(Group.objects.filter(name__in=roles))
+    audit_record(actor=actor, action="auth.user.create", target=user, after=model_snapshot(user))
+    return user
+
+
+@transaction.atomic
+def staff_password_set(*, actor: AbstractBaseUser | None, user: AbstractBaseUser, password: str) -> None:
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    # The event says that the password changed, never what it is (not even its hash).
+    audit_record(actor=actor, action="auth.user.password_set", target=user)

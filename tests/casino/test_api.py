@@ -1,0 +1,60 @@
+"""REST API: authentication required (session or token), schema served, /api/v1/me/ exact."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.authtoken.models import Token
+
+pytestmark = pytest.mark.django_db
+
+
+def test_api_needs_authentication(client) -> None:
+    response = client.get("/api/v1/me/")
+    assert (response.status_code, response["WWW-Authenticate"]) == (401, "Token")
+    assert client.get("/api/schema/").status_code == 401
+
+
+def test_me_with_token_authentication(client, croupier, table) -> None:
+    token = Token.objects.create(user=croupier)
+    response = client.get("/api/v1/me/", HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert response.status_code == 200
+    body = response.json()
+    assignment = croupier.assignments.get()
+    assert body == {
+        "username": "croupier",
+        "full_name": "",
+        "roles": ["croupier"],
+        "is_superuser": False,
+        "current_assignments": [
+            {
+                "table_id": table.pk,
+                "table": str(table),
+                "shift_start": assignment.shift_start.isoformat().replace("+00:00", "Z"),
+                "shift_end": assignment.shift_end.isoformat().replace("+00:00", "Z"),
+            }
+        ],
+    }
+
+
+def test_me_with_session_authentication(client, accountant) -> None:
+    client.force_login(accountant)
+    body = client.get("/api/v1/me/").json()
+    assert (body["username"], body["roles"], body["current_assignments"]) == (
+        "accountant",
+        ["accountant"],
+        [],
+    )
+
+
+def test_bad_token_is_refused(client) -> None:
+    assert client.get("/api/v1/me/", HTTP_AUTHORIZATION="Token nope").status_code == 401
+
+
+def test_schema_and_docs_for_staff(client, pit_boss) -> None:
+    client.force_login(pit_boss)
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert schema.status_code == 200
+    spec = schema.json()
+    assert spec["info"]["title"] == "Chemin de Fer back-office API"
+    assert "/api/v1/me/" in spec["paths"]
+    assert client.get("/api/docs/").status_code == 200

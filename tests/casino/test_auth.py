@@ -1,0 +1,129 @@
+"""Login page, logout, home page, and the audit of every authentication event."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from audit.models import AuditEvent
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "correct horse battery staple"
+
+
+def test_login_page_renders_tablet_friendly(client) -> None:
+    response = client.get("/accounts/login/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert '<form method="post" action="/accounts/login/"' in html
+    assert 'autocomplete="current-password"' in html
+    assert "/static/css/app.css" in html and "/static/vendor/htmx.min.js" in html
+
+
+def test_static_assets_are_served(client) -> None:
+    css = client.get("/static/css/app.css")
+    assert css.status_code == 200
+    assert b"--touch: 44px" in b"".join(css.streaming_content)
+    assert client.get("/static/vendor/htmx.min.js").status_code == 200
+
+
+def test_successful_login_is_audited(client, croupier) -> None:
+    response = client.post("/accounts/login/", {"username": "croupier", "password": PASSWORD})
+    assert (response.status_code, response["Location"]) == (302, "/")
+    event = AuditEvent.objects.get(action="auth.login")
+    assert (event.actor, event.actor_label, event.object_type, event.object_id) == (
+        croupier,
+        "croupier",
+        "auth.user",
+        str(croupier.pk),
+    )
+    assert event.after["ip"] == "127.0.0.1"
+
+
+def test_failed_login_is_audited_without_the_password(client, croupier) -> None:
+    response = client.post("/accounts/login/", {"username": "croupier", "password": "wrong-password"})
+    assert response.status_code == 200
+    assert "Please enter a correct username and password" in response.content.decode()
+    event = AuditEvent.objects.get()
+    assert (event.action, event.actor, event.actor_label) == ("auth.login_failed", None, "anonymous")
+    assert event.after == {"username": "croupier", "ip": "127.0.0.1", "user_agent": ""}
+    assert "wrong-password" not in str(event.after)
+    assert "_auth_user_id" not in client.session
+
+
+def test_logout_is_audited(client, croupier) -> None:
+    client.post("/accounts/login/", {"username": "croupier", "password": PASSWORD})
+    response = client.post("/accounts/logout/")
+    assert (response.status_code, response["Location"]) == (302, "/accounts/login/")
+    assert list(AuditEvent.objects.values_list("action", "actor_label")) == [
+        ("auth.login", "croupier"),
+        ("auth.logout", "croupier"),
+    ]
+
+
+def test_logout_needs_post(client, croupier) -> None:
+    client.force_login(croupier)
+    assert client.get("/accounts/logout/").status_code == 405
+    assert client.get("/").status_code == 200  # still logged in
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"username": "x" * 5000, "password": "y"},
+        {"username": "\x00", "password": "\x00"},
+        {"username": ["a", "b"], "password": ""},
+    ],
+)
+def test_bad_login_input_never_gives_a_500(client, data) -> None:
+    response = client.post("/accounts/login/", data)
+    assert response.status_code == 200
+    assert "_auth_user_id" not in client.session
+
+
+def test_csrf_failure_shows_our_403_page(croupier) -> None:
+    client = Client(enforce_csrf_checks=True)
+    response = client.post("/accounts/login/", {"username": "croupier", "password": PASSWORD})
+    assert response.status_code == 403
+    assert "Form expired" in response.content.decode()
+    assert not AuditEvent.objects.exists()
+
+
+def test_home_needs_login(client) -> None:
+    response = client.get("/")
+    assert (response.status_code, response["Location"]) == (302, "/accounts/login/?next=/")
+
+
+def test_home_says_who_you_are_and_your_shift(client, croupier, table) -> None:
+    client.force_login(croupier)
+    html = client.get("/").content.decode()
+    assert '<strong data-testid="username">croupier</strong>' in html
+    assert '<span class="badge">Croupier</span>' in html
+    assert str(table) in html
+
+
+@pytest.mark.parametrize(
+    "persona,badge",
+    [
+        ("pit_boss", '<span class="badge">Pit boss</span>'),
+        ("accountant", '<span class="badge">Accountant</span>'),
+        ("outsider", '<span class="badge badge-muted">no role</span>'),
+    ],
+)
+def test_home_shows_each_role(client, request, persona, badge) -> None:
+    client.force_login(request.getfixturevalue(persona))
+    assert badge in client.get("/").content.decode()
+
+
+def test_other_croupier_sees_only_his_own_table(client, other_croupier, table, other_table) -> None:
+    client.force_login(other_croupier)
+    html = client.get("/").content.decode()
+    assert str(other_table) in html and str(table) not in html
+
+
+def test_logged_in_user_visiting_login_goes_home(client, pit_boss) -> None:
+    client.force_login(pit_boss)
+    response = client.get("/accounts/login/")
+    assert (response.status_code, response["Location"]) == (302, "/")

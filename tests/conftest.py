@@ -1,0 +1,132 @@
+"""Shared fixtures: staff personas, service-availability markers, and the test-only flush bypass."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.db.backends.base.operations import BaseDatabaseOperations
+
+from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory
+
+REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") == "1"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+# ----------------------------------------------------------------- append-only tables vs. test flush
+# pytest-django's transactional tests end with Django's `flush`, which TRUNCATEs (PostgreSQL) or
+# DELETEs (SQLite) every table, and the append-only triggers rightly refuse that. Tests, and only
+# tests, bypass them with a superuser-only switch, inside the flush's own transaction:
+#  - PostgreSQL: SET LOCAL session_replication_role = replica (ordinary triggers do not fire;
+#    reset automatically at COMMIT). Only a superuser may set it, which is why the application's
+#    role must never be one (docs/deployment.md).
+#  - SQLite: drop the triggers, flush, re-create them from their stored SQL, all in one transaction.
+_original_execute_sql_flush = BaseDatabaseOperations.execute_sql_flush
+
+
+@functools.wraps(_original_execute_sql_flush)
+def _execute_sql_flush_past_triggers(self: BaseDatabaseOperations, sql_list: list[str]) -> None:
+    if self.connection.vendor == "postgresql":
+        sql_list = ["SET LOCAL session_replication_role = replica", *sql_list]
+    elif self.connection.vendor == "sqlite":
+        with self.connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%append_only%'"
+            )
+            triggers = cursor.fetchall()
+        sql_list = [
+            *(f'DROP TRIGGER "{name}"' for name, _ in triggers),
+            *sql_list,
+            *(sql for _, sql in triggers),
+        ]
+    _original_execute_sql_flush(self, sql_list)
+
+
+BaseDatabaseOperations.execute_sql_flush = _execute_sql_flush_past_triggers
+
+
+# ------------------------------------------------------------------------ service-dependent markers
+@functools.cache
+def _redis_reachable(url: str) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+def redis_url() -> str:
+    return settings.CELERY_BROKER_URL if settings.CELERY_BROKER_URL.startswith("redis") else DEFAULT_REDIS_URL
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or (os.path.exists("/usr/bin/chromium") and "/usr/bin/chromium") or None
+
+
+def _missing_services(item: pytest.Item) -> list[str]:
+    missing = []
+    if item.get_closest_marker("postgres") and connection.vendor != "postgresql":
+        missing.append(f"PostgreSQL (the database is {connection.vendor})")
+    if item.get_closest_marker("redis") and not _redis_reachable(redis_url()):
+        missing.append(f"Redis at {redis_url()}")
+    if item.get_closest_marker("browser") and not chromium_path():
+        missing.append("Chromium (/usr/bin/chromium)")
+    return missing
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    missing = _missing_services(item)
+    if not missing:
+        return
+    if REQUIRE_SERVICES:
+        # CI sets REQUIRE_SERVICES=1: a missing service is a failure there, never a quiet skip.
+        pytest.fail(f"REQUIRE_SERVICES=1 but unavailable: {', '.join(missing)}", pytrace=False)
+    pytest.skip(f"unavailable: {', '.join(missing)}")
+
+
+# --------------------------------------------------------------------------------------- personas
+@pytest.fixture
+def table(db):
+    return TableFactory()
+
+
+@pytest.fixture
+def other_table(db, table):
+    return TableFactory(casino=table.casino)
+
+
+@pytest.fixture
+def croupier(db, table):
+    """A croupier assigned to ``table`` for a shift that covers now."""
+    user = UserFactory(username="croupier", roles=["croupier"])
+    CroupierAssignmentFactory(user=user, table=table)
+    return user
+
+
+@pytest.fixture
+def other_croupier(db, other_table):
+    """A croupier on shift now, but at another table."""
+    user = UserFactory(username="other_croupier", roles=["croupier"])
+    CroupierAssignmentFactory(user=user, table=other_table)
+    return user
+
+
+@pytest.fixture
+def pit_boss(db):
+    return UserFactory(username="pitboss", roles=["pit_boss"])
+
+
+@pytest.fixture
+def accountant(db):
+    return UserFactory(username="accountant", roles=["accountant"])
+
+
+@pytest.fixture
+def outsider(db):
+    """A staff account in no group at all."""
+    return UserFactory(username="outsider")

@@ -1,0 +1,178 @@
+"""factory_boy factories: valid rows by default, so a test changes only what it is about.
+
+They write rows directly (no services, no audit events) to keep setup cheap; tests of services
+and of the audit trail call the services themselves.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import factory
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.utils import timezone
+
+from tables import models as m
+
+NOW = timezone.now
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    password = factory.django.Password("correct horse battery staple")
+
+    @factory.post_generation
+    def roles(self, create: bool, extracted: Any, **kwargs: Any) -> None:
+        if create and extracted:
+            self.groups.set(Group.objects.filter(name__in=extracted))
+
+
+class CasinoFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.Casino
+
+    name = factory.Sequence(lambda n: f"Casino {n}")
+    levy_mode = m.Casino.LevyMode.PERCENTAGE
+    levy_rate_bp = 500
+
+
+def builtin_profile(slug: str = "casino") -> m.RuleProfile:
+    """The built-in profile row created by the data migration."""
+    return m.RuleProfile.objects.get(slug=slug)
+
+
+class TableFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.Table
+
+    casino = factory.SubFactory(CasinoFactory)
+    name = factory.Sequence(lambda n: f"Table {n}")
+    profile = factory.LazyFunction(builtin_profile)
+    seat_count = 12
+
+
+class CroupierAssignmentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.CroupierAssignment
+
+    user = factory.SubFactory(UserFactory, roles=["croupier"])
+    table = factory.SubFactory(TableFactory)
+    shift_start = factory.LazyFunction(lambda: NOW() - dt.timedelta(hours=1))
+    shift_end = factory.LazyFunction(lambda: NOW() + dt.timedelta(hours=7))
+
+
+class PlayerFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.Player
+
+    casino = factory.SubFactory(CasinoFactory)
+    display_name = factory.Faker("name")
+
+
+class TableSessionFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.TableSession
+
+    table = factory.SubFactory(TableFactory)
+    opened_at = factory.LazyFunction(NOW)
+    opened_by = factory.SubFactory(UserFactory)
+
+
+class SessionPauseFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.SessionPause
+
+    session = factory.SubFactory(TableSessionFactory)
+    started_at = factory.LazyFunction(NOW)
+    started_by = factory.SubFactory(UserFactory)
+
+
+class SeatFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.Seat
+
+    session = factory.SubFactory(TableSessionFactory)
+    player = factory.SubFactory(PlayerFactory, casino=factory.SelfAttribute("..session.table.casino"))
+    number = factory.Sequence(lambda n: n % 12 + 1)
+    joined_at = factory.LazyFunction(NOW)
+
+
+class SpectatorFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.Spectator
+
+    session = factory.SubFactory(TableSessionFactory)
+    player = factory.SubFactory(PlayerFactory, casino=factory.SelfAttribute("..session.table.casino"))
+    joined_at = factory.LazyFunction(NOW)
+
+
+class ShoeFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.Shoe
+
+    session = factory.SubFactory(TableSessionFactory)
+    table = factory.SelfAttribute("session.table")
+    number = factory.Sequence(lambda n: n + 1)
+    decks = 6
+    shuffled_at = factory.LazyFunction(NOW)
+
+
+class CoupFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.Coup
+
+    shoe = factory.SubFactory(ShoeFactory)
+    number = factory.Sequence(lambda n: n + 1)
+    banker = factory.SubFactory(PlayerFactory, casino=factory.SelfAttribute("..shoe.table.casino"))
+    bank = 200
+    created_at = factory.LazyFunction(NOW)
+
+
+class ShoeCardFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.ShoeCard
+
+    shoe = factory.SubFactory(ShoeFactory)
+    position = factory.Sequence(lambda n: n + 1)
+    card = "AS"
+    role = m.ShoeCard.Role.BURN
+    seen_at = factory.LazyFunction(NOW)
+
+
+class BetFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.Bet
+
+    coup = factory.SubFactory(CoupFactory)
+    seat = factory.SubFactory(SeatFactory, session=factory.SelfAttribute("..coup.shoe.session"))
+    spectator = None
+    amount = 50
+    betting_order = factory.Sequence(lambda n: n + 1)
+
+
+class CoupStepFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.CoupStep
+
+    coup = factory.SubFactory(CoupFactory)
+    index = factory.Sequence(lambda n: n + 1)
+    kind = m.CoupStep.Kind.BET
+    payload = factory.LazyFunction(lambda: {"amount": 50})
+    actor = factory.SubFactory(UserFactory)
+    created_at = factory.LazyFunction(NOW)
+
+
+class BankTaxFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.BankTax
+
+    coup = factory.SubFactory(CoupFactory)
+    basis = 200
+    amount = 10

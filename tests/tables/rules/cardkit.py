@@ -1,0 +1,42 @@
+"""Small builders for engine tests: hands with a given total, records in a line."""
+
+from __future__ import annotations
+
+from tables.rules.coup import Action, Bet, CoupRecord, Hand
+
+RANK_FOR_POINTS = {0: "K", 1: "A", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9"}
+
+
+def card(points: int, suit: str = "S") -> str:
+    return RANK_FOR_POINTS[points] + suit
+
+
+def two_cards(total: int, suits: str = "HD") -> tuple[str, str]:
+    """Two cards making ``total``: the total itself and a ten-value card (K)."""
+    return (card(total, suits[0]), "K" + suits[1])
+
+
+def record(
+    *,
+    player: tuple[str, ...],
+    player_action: str,
+    banker: tuple[str, ...],
+    banker_action: str,
+    profile: str = "casino",
+    bank: int = 100,
+    bets: tuple[tuple[str, int], ...] = (("seat-1", 60), ("seat-2", 40)),
+    banco: bool = False,
+    shoe_next: tuple[str, ...] = (),
+    **extra: object,
+) -> CoupRecord:
+    return CoupRecord(
+        id="t",
+        profile=profile,
+        bank=bank,
+        bets=tuple(Bet(p, a) for p, a in bets),
+        player=Hand(player, Action(player_action)),
+        banker=Hand(banker, Action(banker_action)),
+        banco=banco,
+        shoe_next=shoe_next,
+        **extra,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,84 @@
+"""Properties over random shoes and random (right or wrong) decisions."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tables.rules.cards import ALL_CARDS, shoe_alarms
+from tables.rules.coup import NON_GAME_CODES, Restored
+from tables.rules.judge import judge_coup, restore_coup, restored_record
+
+from .strategies import PlayedCoup, played_coups
+
+EXAMPLES = settings(max_examples=400, deadline=None)
+
+
+@EXAMPLES
+@given(played_coups())
+def test_machine_and_judge_find_the_same_violations(coup: PlayedCoup) -> None:
+    verdict = judge_coup(coup.record, coup.rules)
+    machine = Counter((v.code, v.side) for _, v in coup.state.violations)
+    judged = Counter((v.code, v.side) for v in verdict.violations if v.code not in NON_GAME_CODES)
+    assert machine == judged
+
+
+@EXAMPLES
+@given(played_coups())
+def test_settlement_sums_to_zero(coup: PlayedCoup) -> None:
+    s = judge_coup(coup.record, coup.rules).settlement
+    assert s is not None  # the machine never lets bets exceed the bank
+    assert s.banker_net + sum(s.punters.values()) + s.tax == 0
+    assert s.covered + s.uncovered == coup.record.bank
+    assert s.tax >= 0
+
+
+@EXAMPLES
+@given(played_coups())
+def test_a_restored_coup_has_no_violations_and_restoring_twice_changes_nothing(coup: PlayedCoup) -> None:
+    verdict = judge_coup(coup.record, coup.rules)
+    if verdict.restored is None:
+        assert verdict.violations == ()
+        return
+    restored = verdict.restored
+    if not isinstance(restored, Restored):
+        assert restored.needs_cards >= 1
+        return
+    fixed = restored_record(coup.record, restored)
+    again = judge_coup(fixed, coup.rules)
+    assert again.violations == () and again.restored is None
+    assert again.outcome is restored.outcome
+    twice = restore_coup(fixed, coup.rules)
+    assert isinstance(twice, Restored)
+    assert (twice.player_cards, twice.banker_cards, twice.outcome, twice.void_cards) == (
+        restored.player_cards,
+        restored.banker_cards,
+        restored.outcome,
+        (),
+    )
+
+
+@EXAMPLES
+@given(played_coups())
+def test_restoring_moves_cards_never_invents_them(coup: PlayedCoup) -> None:
+    verdict = judge_coup(coup.record, coup.rules)
+    rec = coup.record
+    available = Counter(rec.player.cards + rec.banker.cards + rec.shoe_next)
+    if isinstance(verdict.restored, Restored):
+        r = verdict.restored
+        used = Counter(r.player_cards + r.banker_cards + r.void_cards)
+        assert not used - available  # every card placed came from the table or the shoe
+        dealt = Counter(rec.player.cards + rec.banker.cards)
+        assert not dealt - used  # and every card dealt is somewhere: in a hand or void
+    assert shoe_alarms(coup.cards, coup.decks) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1, max_value=8), st.lists(st.sampled_from(ALL_CARDS), max_size=40))
+def test_shoe_alarm_exactly_when_a_card_is_seen_too_often(decks: int, cards: list[str]) -> None:
+    counts = Counter(cards)
+    alarms = shoe_alarms(cards, decks)
+    assert [a.card for a in alarms] == [c for c in ALL_CARDS if counts[c] > decks]
+    assert all(a.seen == counts[a.card] and a.held == decks for a in alarms)

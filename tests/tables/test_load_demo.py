@@ -1,0 +1,83 @@
+"""load_demo is idempotent, audited, and refuses to run with DEBUG off unless forced."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from audit.models import AuditEvent
+from audit.selectors import audit_chain_verify
+from tables.models import Casino, Player, Table
+from tables.selectors import assignments_current, user_roles
+
+pytestmark = pytest.mark.django_db
+
+
+def load() -> str:
+    out = io.StringIO()
+    call_command("load_demo", "--force", stdout=out)
+    return out.getvalue()
+
+
+def test_load_demo_is_idempotent_and_audited() -> None:
+    first = load()
+    counts = (
+        Casino.objects.count(),
+        Table.objects.count(),
+        Player.objects.count(),
+        AuditEvent.objects.count(),
+    )
+    assert counts == (1, 4, 4, 14)
+    assert load() == first
+    assert (
+        Casino.objects.count(),
+        Table.objects.count(),
+        Player.objects.count(),
+        AuditEvent.objects.count(),
+    ) == counts
+    assert audit_chain_verify().ok
+
+
+def test_load_demo_users_roles_passwords_and_shift() -> None:
+    out = load()
+    User = get_user_model()
+    for username, password, roles in [
+        ("croupier", "croupier-demo", ["croupier"]),
+        ("pitboss", "pitboss-demo", ["pit_boss"]),
+        ("accountant", "accountant-demo", ["accountant"]),
+        ("admin", "admin-demo", []),
+    ]:
+        user = User.objects.get(username=username)
+        assert user.check_password(password) and user_roles(user=user) == roles
+        assert f"{username:<11} {password:<16}" in out
+    assert User.objects.get(username="admin").is_superuser
+    shift = assignments_current(user=User.objects.get(username="croupier")).get()
+    assert shift.table.profile.slug == "casino"
+    assert sorted(Table.objects.values_list("profile__slug", flat=True)) == [
+        "casino",
+        "classic",
+        "club",
+        "home",
+    ]
+
+
+def test_load_demo_resets_a_changed_demo_password() -> None:
+    load()
+    User = get_user_model()
+    user = User.objects.get(username="pitboss")
+    user.set_password("something-else")
+    user.save()
+    load()
+    user.refresh_from_db()
+    assert user.check_password("pitboss-demo")
+    assert AuditEvent.objects.filter(action="auth.user.password_set", object_id=str(user.pk)).count() == 1
+
+
+def test_load_demo_refuses_with_debug_off() -> None:
+    with pytest.raises(CommandError, match="refusing with DEBUG off"):
+        call_command("load_demo", stdout=io.StringIO())
+    assert not Casino.objects.exists()

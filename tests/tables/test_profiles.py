@@ -1,0 +1,94 @@
+"""RuleProfile stores exactly the engine's Profile fields and converts back without loss."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from tables.builtin import builtin_profiles_ensure, profile_column_values
+from tables.models import ENGINE_ENUM_FIELDS, RuleProfile
+from tables.rules.profiles import BUILTIN, PROFILE_FIELDS, LevyMode, NaturalTie, Side
+from tests import factories as f
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_data_migration_created_exactly_the_builtin_profiles() -> None:
+    assert sorted(RuleProfile.objects.filter(casino__isnull=True).values_list("slug", flat=True)) == sorted(
+        BUILTIN
+    )
+
+
+@pytest.mark.parametrize("slug", sorted(BUILTIN))
+def test_each_db_profile_converts_back_equal_to_the_engine_builtin(slug: str) -> None:
+    assert RuleProfile.objects.get(slug=slug).as_engine() == BUILTIN[slug]
+
+
+def test_every_engine_field_has_a_column() -> None:
+    columns = {field.name for field in RuleProfile._meta.get_fields()}
+    assert set(PROFILE_FIELDS) - columns == set()
+
+
+def test_enum_columns_accept_exactly_the_engine_values() -> None:
+    for name, enum in ENGINE_ENUM_FIELDS.items():
+        field = RuleProfile._meta.get_field(name)
+        assert [value for value, _ in field.choices] == [member.value for member in enum], name
+
+
+def test_a_derived_profile_round_trips() -> None:
+    casino = f.CasinoFactory()
+    engine = dataclasses.replace(
+        BUILTIN["casino"],
+        slug="casino-deauville",
+        name="Deauville",
+        decks_allowed=(8,),
+        tax_rate_bp=400,
+        betting_from=Side.LEFT,
+        natural_tie=NaturalTie.STANDOFF,
+    )
+    row = RuleProfile.objects.create(
+        casino=casino,
+        derived_from=RuleProfile.objects.get(slug="casino"),
+        **profile_column_values(engine, set(PROFILE_FIELDS)),
+    )
+    row.refresh_from_db()
+    assert row.as_engine() == engine
+    assert (row.is_builtin, row.derived_from.slug) == (False, "casino")
+
+
+def test_builtin_profiles_ensure_never_overwrites_an_edited_profile() -> None:
+    RuleProfile.objects.filter(slug="classic").update(name="Classic (house)")
+    from django.apps import apps
+
+    assert builtin_profiles_ensure(apps) == 0
+    assert RuleProfile.objects.get(slug="classic").name == "Classic (house)"
+
+
+def test_builtin_profiles_ensure_recreates_a_missing_one() -> None:
+    RuleProfile.objects.filter(slug="home").delete()
+    from django.apps import apps
+
+    assert builtin_profiles_ensure(apps) == 1
+    assert RuleProfile.objects.get(slug="home").as_engine() == BUILTIN["home"]
+
+
+@pytest.mark.parametrize(
+    "changes,message",
+    [
+        ({"decks_allowed": ["six"]}, "A list of positive whole deck counts"),
+        ({"decks_allowed": [0]}, "A list of positive whole deck counts"),
+        (
+            {"levy_mode": LevyMode.PERCENTAGE.value, "tax_rate_bp": 0},
+            "A percentage levy needs a rate above zero.",
+        ),
+    ],
+)
+def test_full_clean_explains_a_bad_profile(changes: dict, message: str) -> None:
+    profile = RuleProfile.objects.get(slug="classic")
+    for name, value in changes.items():
+        setattr(profile, name, value)
+    with pytest.raises(ValidationError) as info:
+        profile.full_clean()
+    assert message in str(info.value)

@@ -1,0 +1,57 @@
+"""The role groups exist with the permissions later work will check."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group
+
+from tables.roles import ROLE_PERMISSIONS, Role
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _perms(group: Group) -> set[str]:
+    return {
+        f"{p.content_type.app_label}.{p.codename}" for p in group.permissions.select_related("content_type")
+    }
+
+
+def test_the_data_migration_created_the_three_roles_with_their_permissions() -> None:
+    assert sorted(Group.objects.values_list("name", flat=True)) == ["accountant", "croupier", "pit_boss"]
+    for role, perms in ROLE_PERMISSIONS.items():
+        assert _perms(Group.objects.get(name=role)) == set(perms), role
+
+
+def test_croupier_records_coups_but_cannot_approve_or_rewrite_history(croupier) -> None:
+    assert croupier.has_perms(["tables.add_coup", "tables.add_coupstep", "tables.add_bet", "tables.add_shoe"])
+    assert not croupier.has_perm("tables.approve_correction")
+    assert not croupier.has_perm("tables.change_coupstep")
+    assert not croupier.has_perm("tables.delete_coupstep")
+    assert not croupier.has_perm("audit.view_auditevent")
+
+
+def test_pit_boss_sees_everything_and_approves_corrections(pit_boss) -> None:
+    assert pit_boss.has_perms(["tables.approve_correction", "tables.view_coupstep", "audit.view_auditevent"])
+    assert not pit_boss.has_perm("tables.add_coupstep")
+
+
+def test_accountant_only_views_and_exports(accountant) -> None:
+    perms = _perms(Group.objects.get(name=Role.ACCOUNTANT))
+    assert {p.split(".")[1].split("_")[0] for p in perms} == {"view", "export"}
+    assert accountant.has_perm("tables.export_coups")
+    assert not accountant.has_perm("tables.approve_correction")
+
+
+def test_outsider_has_no_permission(outsider) -> None:
+    assert outsider.get_all_permissions() == set()
+
+
+def test_other_croupier_is_assigned_elsewhere(croupier, other_croupier, table, other_table) -> None:
+    assert list(croupier.assignments.values_list("table", flat=True)) == [table.pk]
+    assert list(other_croupier.assignments.values_list("table", flat=True)) == [other_table.pk]
+
+
+def test_personas_are_distinct_users(croupier, other_croupier, pit_boss, accountant, outsider) -> None:
+    assert len({u.pk for u in (croupier, other_croupier, pit_boss, accountant, outsider)}) == 5
+    assert UserFactory(username="croupier") == croupier  # get_or_create by username
