@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
-from audit.models import AuditEvent
+from audit.models import AuditEvent, ChainVerification
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 
@@ -97,3 +97,11 @@ class AuditedUserAdmin(AuditedModelAdmin, UserAdmin):
 @admin.register(Group)
 class AuditedGroupAdmin(AuditedModelAdmin, GroupAdmin):
     pass
+
+
+@admin.register(ChainVerification)
+class ChainVerificationAdmin(ReadOnlyAdmin):
+    list_display = ("finished_at", "head_seq", "ok", "first_broken_seq", "broken_count", "requested_by")
+    list_filter = ("ok",)
+    search_fields = ("head_hash", "first_broken_reason", "requested_by__username")
+    ordering = ("-finished_at",)

@@ -57,3 +57,52 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.action} by {self.actor_label}"
+
+
+class ChainVerification(models.Model):
+    """The result of one walk of the chain (``audit_chain_verify``), kept so that the pit boss's
+    dashboard can say "verified up to seq N at time T: OK / broken at seq K". Append-only
+    (migration 0003): a result, once stored, is history like the events it describes."""
+
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="empty: the nightly run",
+    )
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField()
+    checked = models.PositiveBigIntegerField(help_text="events walked")
+    head_seq = models.PositiveBigIntegerField(null=True, blank=True, help_text="the last event checked")
+    head_hash = models.CharField(max_length=64)
+    ok = models.BooleanField()
+    broken_count = models.PositiveIntegerField(default=0)
+    first_broken_seq = models.PositiveBigIntegerField(null=True, blank=True)
+    first_broken_reason = models.CharField(max_length=300, blank=True, default="")
+
+    class Meta:
+        ordering = ["-finished_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(ok=True, broken_count=0, first_broken_seq__isnull=True))
+                | (Q(ok=False, broken_count__gt=0, first_broken_seq__isnull=False)),
+                name="chainverification_ok_consistent",
+                violation_error_message="A verification is OK exactly when nothing was broken.",
+            ),
+            models.CheckConstraint(
+                condition=Q(finished_at__gte=models.F("started_at")),
+                name="chainverification_finishes_after_start",
+                violation_error_message="A verification finishes after it starts.",
+            ),
+            models.CheckConstraint(
+                condition=Q(head_hash__regex=HEX64),
+                name="chainverification_head_hash_hex64",
+                violation_error_message="Hashes are 64 lowercase hex digits.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        state = "OK" if self.ok else f"broken at seq {self.first_broken_seq}"
+        return f"verified up to seq {self.head_seq}: {state}"

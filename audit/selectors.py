@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
 
 from audit.canonical import GENESIS_HASH, event_hash
-from audit.models import AuditEvent
+from audit.models import AuditEvent, ChainVerification
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,3 +64,51 @@ def audit_chain_verify(*, chunk_size: int = 2000) -> ChainReport:
         expected_seq = event.seq + 1
         expected_prev = event.hash
     return report
+
+
+# ----------------------------------------------------------------- the review dashboard's reads
+
+
+@dataclass(frozen=True, slots=True)
+class ChainState:
+    """What the dashboard shows of the trail: its length, its head, the last verification."""
+
+    events: int
+    head_seq: int | None
+    head_hash: str
+    head_at: dt.datetime | None
+    last_verification: ChainVerification | None
+    pending_since: dt.datetime | None  # a verification asked for and not finished yet
+
+
+def audit_chain_state() -> ChainState:
+    head = AuditEvent.objects.order_by("-seq").values("seq", "hash", "occurred_at").first()
+    last = ChainVerification.objects.select_related("requested_by").first()
+    asked = (
+        AuditEvent.objects.filter(action="audit.chainverification.request")
+        .order_by("-seq")
+        .values_list("occurred_at", flat=True)
+        .first()
+    )
+    return ChainState(
+        events=AuditEvent.objects.count(),
+        head_seq=head["seq"] if head else None,
+        head_hash=head["hash"] if head else GENESIS_HASH,
+        head_at=head["occurred_at"] if head else None,
+        last_verification=last,
+        pending_since=asked if asked is not None and (last is None or asked > last.started_at) else None,
+    )
+
+
+def audit_events_between(
+    *, start: dt.datetime | None = None, end: dt.datetime | None = None
+) -> QuerySet[AuditEvent]:
+    """Events with ``start <= occurred_at < end`` (either bound optional), in ``seq`` order: what
+    the audit-trail export streams. ``occurred_at`` never decreases along ``seq``, so the result
+    is one unbroken stretch of the chain."""
+    events = AuditEvent.objects.order_by("seq")
+    if start is not None:
+        events = events.filter(occurred_at__gte=start)
+    if end is not None:
+        events = events.filter(occurred_at__lt=end)
+    return events

@@ -7,13 +7,17 @@ describes a change that did not happen.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
-from django.db import connection, models
+from django.core.exceptions import PermissionDenied
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, event_hash, to_jsonable
-from audit.models import AuditEvent
+from audit.models import AuditEvent, ChainVerification
+from audit.selectors import ChainReport
+from audit.snapshot import model_snapshot
 
 # Arbitrary but fixed key for pg_advisory_xact_lock: "audit" in ASCII.
 _CHAIN_LOCK_KEY = 0x6175646974
@@ -31,7 +35,7 @@ def _actor_and_label(actor: Any) -> tuple[Any, str]:
     return actor, actor.get_username()
 
 
-def _lock_chain_head() -> None:
+def audit_chain_lock() -> None:
     """Serialise appenders until this transaction ends, so two events never share a predecessor.
 
     PostgreSQL: a transaction-scoped advisory lock (released at COMMIT/ROLLBACK). SQLite: every
@@ -63,7 +67,7 @@ def audit_record(
         raise ValueError("an audit event needs an action")
     user, label = _actor_and_label(actor)
 
-    _lock_chain_head()
+    audit_chain_lock()
     head = AuditEvent.objects.order_by("-seq").values("seq", "hash").first()
     event = AuditEvent(
         seq=(head["seq"] + 1) if head else 1,
@@ -82,3 +86,48 @@ def audit_record(
     event.hash = event_hash(event)
     event.save(force_insert=True)
     return event
+
+
+# ------------------------------------------------------------------------- chain verifications
+
+
+@transaction.atomic
+def chain_verification_record(
+    *, report: ChainReport, started_at: dt.datetime, requested_by: Any = None
+) -> ChainVerification:
+    """Store the result of one verification run (the nightly task's or one asked for on the
+    dashboard) and audit it: who asked, how far the chain was checked, where it broke."""
+    first = report.first_broken
+    verification = ChainVerification.objects.create(
+        requested_by=requested_by if getattr(requested_by, "is_authenticated", False) else None,
+        started_at=started_at,
+        finished_at=max(timezone.now(), started_at),
+        checked=report.checked,
+        head_seq=report.head_seq,
+        head_hash=report.head_hash,
+        ok=report.ok,
+        broken_count=len(report.broken),
+        first_broken_seq=first.seq if first else None,
+        first_broken_reason=first.reason[:300] if first else "",
+    )
+    audit_record(
+        actor=requested_by,
+        action="audit.chainverification.record",
+        target=verification,
+        after=model_snapshot(verification),
+    )
+    return verification
+
+
+@transaction.atomic
+def chain_verification_request(*, actor: Any) -> None:
+    """Ask for a verification of the whole chain now: audited, then run by a Celery task once
+    this transaction commits (in-process when there is no broker). The caller checks that the
+    actor may ask (the pit boss's dashboard)."""
+    if not getattr(actor, "is_authenticated", False):
+        raise PermissionDenied("Log in to ask for a verification.")
+    from audit.tasks import audit_chain_verify_task
+
+    audit_record(actor=actor, action="audit.chainverification.request", target=None)
+    actor_id = actor.pk
+    transaction.on_commit(lambda: audit_chain_verify_task.delay(requested_by_id=actor_id))

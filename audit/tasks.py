@@ -5,17 +5,26 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from audit.selectors import audit_chain_verify
+from audit.services import chain_verification_record
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(name="audit.verify_chain")
-def audit_chain_verify_task() -> dict[str, object]:
-    """Re-verify the whole chain (scheduled by beat); a break is logged at ERROR for alerting."""
+def audit_chain_verify_task(requested_by_id: int | None = None) -> dict[str, object]:
+    """Re-verify the whole chain (scheduled by beat, or asked for on the dashboard) and store the
+    result (``ChainVerification``); a break is logged at ERROR for alerting."""
+    started_at = timezone.now()
     report = audit_chain_verify()
     first = report.first_broken
     if first is not None:
         logger.error("audit chain BROKEN at seq=%s id=%s: %s", first.seq, first.id, first.reason)
+    requested_by = (
+        get_user_model().objects.filter(pk=requested_by_id).first() if requested_by_id is not None else None
+    )
+    chain_verification_record(report=report, started_at=started_at, requested_by=requested_by)
     return {"ok": report.ok, "checked": report.checked, "head_seq": report.head_seq}

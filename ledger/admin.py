@@ -1,1 +1,73 @@
-"""Ledger admin: nothing to show until the ledger models exist."""
+"""Ledger admin: everything read-only. Chips move only through ledger.services (transactions and
+entries are append-only in the database too; an account's balance follows its entries)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from audit.admin import ReadOnlyAdmin
+from ledger.models import Account, Entry, FeeHour, Series, SeriesEntrant, Transaction
+
+
+class EntryInline(admin.TabularInline):
+    model = Entry
+    fields = ("account", "amount")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Account)
+class AccountAdmin(ReadOnlyAdmin):
+    list_display = ("name", "kind", "casino", "balance", "overdraft_allowed", "opened_at")
+    list_filter = ("casino", "kind", "overdraft_allowed")
+    search_fields = ("name", "player__display_name", "player__membership_number", "table__name")
+
+
+@admin.register(Transaction)
+class TransactionAdmin(ReadOnlyAdmin):
+    list_display = ("id", "posted_at", "kind", "casino", "actor", "coup", "memo")
+    list_filter = ("casino", "kind")
+    search_fields = ("idempotency_key", "memo")
+    date_hierarchy = "posted_at"
+    inlines = [EntryInline]
+
+
+@admin.register(Entry)
+class EntryAdmin(ReadOnlyAdmin):
+    list_display = ("id", "transaction", "account", "amount")
+    list_filter = ("account__casino", "account__kind", "transaction__kind")
+    search_fields = ("account__name", "transaction__idempotency_key")
+
+
+@admin.register(FeeHour)
+class FeeHourAdmin(ReadOnlyAdmin):
+    list_display = ("session", "hour_start", "total", "billed_at")
+    list_filter = ("session__table__casino",)
+    search_fields = ("session__table__name",)
+    date_hierarchy = "hour_start"
+
+
+class SeriesEntrantInline(admin.TabularInline):
+    model = SeriesEntrant
+    fields = ("player", "chips_before", "joined_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Series)
+class SeriesAdmin(ReadOnlyAdmin):
+    list_display = ("session", "coups_planned", "start_chips", "started_at", "ended_at", "end_reason")
+    list_filter = ("end_reason", "session__table")
+    search_fields = ("session__table__name", "entrants__player__display_name")
+    inlines = [SeriesEntrantInline]

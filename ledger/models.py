@@ -1,5 +1,326 @@
-"""The chip ledger (coming next): double-entry, append-only.
+"""The chip ledger: double-entry accounts, transactions and entries; home series.
 
-Its entry table will be protected exactly like the audit trail, with
-``audit.db_triggers.append_only_operation("ledger_entry")`` in its migration.
+Sign convention (docs/ledger.md): an account's balance is the chips it holds; an entry's amount is
+positive when chips go *into* its account and negative when they leave it. Every transaction's
+entries sum to zero, so the balances of a casino sum to zero too: the cage is the counterpart of
+every chip in circulation and is the one account whose balance is normally negative.
+
+What the database itself guarantees (constraints here, triggers in migration 0002):
+
+- an entry is never zero, a transaction never touches one account twice, a key posts once;
+- on PostgreSQL a deferred constraint trigger rejects, at COMMIT, a transaction whose entries do
+  not sum to zero or that touches another casino's account;
+- transactions, entries and fee-billing markers are append-only (UPDATE/DELETE/TRUNCATE refused);
+  an account's only mutable column is ``balance``, and an account is never deleted;
+- a balance never goes below zero, except the cage's and a player account's opened with
+  ``overdraft_allowed`` (a casino whose tables all allow borrowing).
 """
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.db.models.functions import Now
+
+from tables.models import Casino, Coup, CoupStep, Player, Table, TableSession
+
+
+def _check(condition: Q, name: str, message: str) -> models.CheckConstraint:
+    return models.CheckConstraint(condition=condition, name=name, violation_error_message=message)
+
+
+class AccountKind(models.TextChoices):
+    PLAYER = "player"  # the chips a player holds in front of him (not in play)
+    BANK = "bank"  # the bank in play at one table
+    RESERVE = "reserve"  # a banker's personal reserve (uncovered part, chips above the house limit)
+    LEVY = "levy"  # the house's percentage levy on banker wins
+    FEE = "fee"  # hourly fees
+    CARD_MONEY = "card_money", "card money"  # club card money
+    CAGE = "cage"  # counterpart of every chip in circulation
+
+
+PER_PLAYER_KINDS = (AccountKind.PLAYER, AccountKind.RESERVE)
+PER_CASINO_KINDS = (AccountKind.LEVY, AccountKind.FEE, AccountKind.CARD_MONEY, AccountKind.CAGE)
+
+
+class Account(models.Model):
+    Kind = AccountKind
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="ledger_accounts")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    player = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_accounts"
+    )
+    table = models.ForeignKey(
+        Table, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_accounts"
+    )
+    name = models.CharField(max_length=200)
+    balance = models.BigIntegerField(default=0, help_text="maintained by ledger.services only")
+    overdraft_allowed = models.BooleanField(
+        default=False, help_text="player accounts of casinos whose tables all allow borrowing"
+    )
+    opened_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["casino", "kind", "name"]
+        constraints = [
+            _check(Q(kind__in=AccountKind.values), "account_kind_valid", "Unknown account kind."),
+            _check(
+                (Q(kind__in=PER_PLAYER_KINDS) & Q(player__isnull=False, table__isnull=True))
+                | (Q(kind=AccountKind.BANK) & Q(player__isnull=True, table__isnull=False))
+                | (Q(kind__in=PER_CASINO_KINDS) & Q(player__isnull=True, table__isnull=True)),
+                "account_owner_matches_kind",
+                "Player and reserve accounts name a player, a bank account a table, the others neither.",
+            ),
+            _check(
+                Q(overdraft_allowed=False) | Q(kind=AccountKind.PLAYER),
+                "account_overdraft_only_player",
+                "Only a player account may be overdrawn.",
+            ),
+            _check(
+                Q(balance__gte=0)
+                | Q(kind=AccountKind.CAGE)
+                | Q(kind=AccountKind.PLAYER, overdraft_allowed=True),
+                "account_balance_not_negative",
+                "This account cannot hold fewer than zero chips.",
+            ),
+            models.UniqueConstraint(
+                fields=["casino", "kind", "player"],
+                condition=Q(kind__in=PER_PLAYER_KINDS),
+                name="account_one_per_player_and_kind",
+                violation_error_message="This player already has an account of this kind.",
+            ),
+            models.UniqueConstraint(
+                fields=["casino", "kind", "table"],
+                condition=Q(kind=AccountKind.BANK),
+                name="account_one_bank_per_table",
+                violation_error_message="This table already has a bank account.",
+            ),
+            models.UniqueConstraint(
+                fields=["casino", "kind"],
+                condition=Q(kind__in=PER_CASINO_KINDS),
+                name="account_one_per_casino_and_kind",
+                violation_error_message="This casino already has an account of this kind.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TransactionKind(models.TextChoices):
+    BUY_IN = "buy_in", "buy-in at the cage"
+    CASH_OUT = "cash_out", "cash-out at the cage"
+    BANK_FUND = "bank_fund", "bank declared"
+    COUP_SETTLEMENT = "coup_settlement", "coup settlement"
+    COUP_PROVISIONAL = "coup_provisional", "provisional coup settlement"
+    COUP_REVERSAL = "coup_reversal", "reversal of a provisional settlement"
+    BANK_CLOSE = "bank_close", "bank closed"
+    RESERVE_RETURN = "reserve_return", "reserve returned"
+    HOURLY_FEE = "hourly_fee", "hourly fee"
+    CARD_MONEY = "card_money", "card money"
+
+
+COUP_KINDS = (
+    TransactionKind.BANK_FUND,
+    TransactionKind.COUP_SETTLEMENT,
+    TransactionKind.COUP_PROVISIONAL,
+    TransactionKind.COUP_REVERSAL,
+)
+
+
+class Transaction(models.Model):
+    """One posting: a set of entries that sum to zero. Append-only; a mistake is reversed by a
+    new transaction pointing at it (``reverses``), never edited."""
+
+    Kind = TransactionKind
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="ledger_transactions")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    # Set by the database (its clock, at the INSERT): the entry trigger accepts entries only while
+    # posted_at is not earlier than the current database transaction's start, i.e. only from the
+    # database transaction that created their transaction.
+    posted_at = models.DateTimeField(db_default=Now())
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    memo = models.CharField(max_length=300, blank=True, default="")
+    idempotency_key = models.CharField(max_length=200, unique=True)
+    coup = models.ForeignKey(
+        Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions"
+    )
+    coup_step = models.ForeignKey(
+        CoupStep, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions"
+    )
+    reverses = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversals"
+    )
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            _check(Q(kind__in=TransactionKind.values), "transaction_kind_valid", "Unknown transaction kind."),
+            _check(~Q(idempotency_key=""), "transaction_key_set", "A transaction needs an idempotency key."),
+            _check(
+                Q(kind__in=COUP_KINDS, coup__isnull=False) | (~Q(kind__in=COUP_KINDS) & Q(coup__isnull=True)),
+                "transaction_coup_matches_kind",
+                "Bank and coup postings name their coup; the others none.",
+            ),
+            _check(
+                Q(kind=TransactionKind.COUP_REVERSAL, reverses__isnull=False)
+                | (~Q(kind=TransactionKind.COUP_REVERSAL) & Q(reverses__isnull=True)),
+                "transaction_reversal_names_original",
+                "A reversal names the transaction it reverses (and only a reversal does).",
+            ),
+            _check(
+                ~Q(reverses=F("id")), "transaction_not_self_reversing", "A transaction cannot reverse itself."
+            ),
+            models.UniqueConstraint(
+                fields=["reverses"],
+                condition=Q(reverses__isnull=False),
+                name="transaction_reversed_once",
+                violation_error_message="This transaction was already reversed.",
+            ),
+            models.UniqueConstraint(
+                fields=["coup"],
+                condition=Q(kind=TransactionKind.COUP_SETTLEMENT),
+                name="transaction_coup_settled_once",
+                violation_error_message="This coup is already settled.",
+            ),
+        ]
+        indexes = [models.Index(fields=["casino", "kind", "posted_at"], name="ledger_txn_casino_kind_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.pk}"
+
+
+class Entry(models.Model):
+    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="entries")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
+    amount = models.BigIntegerField(help_text="chips into the account (+) or out of it (-)")
+
+    class Meta:
+        ordering = ["transaction", "id"]
+        verbose_name_plural = "entries"
+        constraints = [
+            _check(~Q(amount=0), "entry_amount_not_zero", "An entry moves at least one chip."),
+            models.UniqueConstraint(
+                fields=["transaction", "account"],
+                name="entry_one_per_account_per_transaction",
+                violation_error_message="A transaction touches each account once.",
+            ),
+        ]
+        indexes = [models.Index(fields=["account", "transaction"], name="ledger_entry_account_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.amount:+d} {self.account}"
+
+
+class FeeHour(models.Model):
+    """Marks one clock hour of one session as completely billed (hourly fees). Append-only.
+
+    The postings themselves are idempotent by key; this marker only spares the beat task from
+    re-examining hours that are done."""
+
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="fee_hours")
+    hour_start = models.DateTimeField()
+    billed_at = models.DateTimeField()
+    total = models.BigIntegerField(help_text="chips charged for this hour")
+
+    class Meta:
+        ordering = ["session", "hour_start"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "hour_start"],
+                name="feehour_once_per_session_hour",
+                violation_error_message="This hour is already billed.",
+            ),
+            _check(Q(total__gte=0), "feehour_total_not_negative", "A fee cannot be negative."),
+        ]
+
+    def __str__(self) -> str:
+        return f"fees of {self.session} at {self.hour_start:%Y-%m-%d %H:%M}"
+
+
+# ------------------------------------------------------------------------------------ home series
+
+
+class SeriesEndReason(models.TextChoices):
+    COMPLETED = "completed", "all coups played"
+    NO_BANK = "no_bank", "nobody can open a bank"
+    NO_BETS = "no_bets", "nobody bets against the bank"
+    ABANDONED = "abandoned", "abandoned"
+
+
+class Series(models.Model):
+    """A home series (docs/rules.md §10): a fixed number of coups from equal starting chips."""
+
+    EndReason = SeriesEndReason
+
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="series")
+    coups_planned = models.PositiveIntegerField(default=12)
+    start_chips = models.PositiveIntegerField(default=100)
+    min_bank = models.PositiveIntegerField(default=2)
+    min_bet = models.PositiveIntegerField(default=1)
+    started_at = models.DateTimeField()
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.CharField(max_length=12, choices=EndReason.choices, blank=True, default="")
+
+    class Meta:
+        ordering = ["-started_at"]
+        verbose_name_plural = "series"
+        constraints = [
+            _check(Q(coups_planned__gte=1), "series_coups_positive", "A series has at least one coup."),
+            _check(Q(start_chips__gte=1), "series_chips_positive", "A series starts with at least one chip."),
+            _check(
+                Q(min_bank__gte=1) & Q(min_bet__gte=1),
+                "series_minimums_positive",
+                "Minimum bank and bet are at least one chip.",
+            ),
+            _check(
+                Q(ended_at__isnull=True, end_reason="")
+                | (Q(ended_at__isnull=False) & Q(end_reason__in=SeriesEndReason.values)),
+                "series_end_consistent",
+                "An ended series has an end reason, a running one has none.",
+            ),
+            _check(
+                Q(ended_at__isnull=True) | Q(ended_at__gte=F("started_at")),
+                "series_ends_after_start",
+                "A series ends after it starts.",
+            ),
+            models.UniqueConstraint(
+                fields=["session"],
+                condition=Q(ended_at__isnull=True),
+                name="series_one_running_per_session",
+                violation_error_message="This session already has a series running.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"series at {self.session}"
+
+
+class SeriesEntrant(models.Model):
+    """A player in a series, with what he held before his buy-in (standings count from there)."""
+
+    series = models.ForeignKey(Series, on_delete=models.PROTECT, related_name="entrants")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="series_entries")
+    chips_before = models.BigIntegerField(help_text="player + reserve balance before the buy-in")
+    joined_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["series", "joined_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["series", "player"],
+                name="seriesentrant_once_per_series",
+                violation_error_message="This player is already in the series.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.series}"

@@ -69,7 +69,7 @@ class Casino(models.Model):
     name = models.CharField(max_length=120, unique=True)
     currency_label = models.CharField(max_length=20, default="chips")
     chip_unit = models.PositiveIntegerField(default=1, help_text="smallest chip; taxes round to it")
-    house_limit = models.PositiveIntegerField(
+    house_limit = models.PositiveBigIntegerField(
         null=True, blank=True, help_text="largest bank staked; empty = none"
     )
     levy_mode = models.CharField(max_length=20, choices=LevyMode.choices, default=LevyMode.PERCENTAGE)
@@ -542,12 +542,21 @@ class Shoe(models.Model):
     shuffled_at = models.DateTimeField()
     cut_by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     cut_card_position = models.PositiveIntegerField(null=True, blank=True)
-    stop_card_position = models.PositiveIntegerField(null=True, blank=True)
+    stop_card_position = models.PositiveIntegerField(
+        null=True, blank=True, help_text="cards under the stop card, counted from the bottom (7-10)"
+    )
     burnt_cards = models.JSONField(default=list, blank=True, help_text='card codes, e.g. ["KD", "4C"]')
     state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
     closed_at = models.DateTimeField(null=True, blank=True)
     close_reason = models.CharField(max_length=200, blank=True)
     alarm = models.BooleanField(default=False, help_text="a card was seen more often than the shoe holds")
+    stop_reached = models.BooleanField(default=False, help_text="the stop card came out: last coup")
+    early_reshuffle = models.BooleanField(
+        default=False, help_text="closed before 5/6 of it was dealt (flagged for the pit boss)"
+    )
+    # a shoe that carries an imported history (import_coups): its burn cards and where it was
+    # reshuffled are unknown, so those two checks are not made
+    imported = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["session", "number"]
@@ -593,9 +602,9 @@ class Shoe(models.Model):
 
 
 class CoupState(models.TextChoices):
-    BETTING = "betting"
-    DEALING = "dealing"
-    AWAITING_APPROVAL = "awaiting_approval", "awaiting approval"
+    OPEN = "open"  # steps are being recorded
+    AWAITING_CORRECTION = "awaiting_correction", "awaiting correction"  # revealed, flagged, not restored
+    AWAITING_APPROVAL = "awaiting_approval", "awaiting approval"  # restored, settlement provisional
     SETTLED = "settled"
     VOID = "void"
 
@@ -606,10 +615,16 @@ class Coup(models.Model):
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups")
     number = models.PositiveIntegerField()
     banker = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="banks")
-    bank = models.PositiveIntegerField()
-    state = models.CharField(max_length=20, choices=State.choices, default=State.BETTING)
+    bank = models.PositiveBigIntegerField()
+    state = models.CharField(max_length=20, choices=State.choices, default=State.OPEN)
+    bank_turn = models.ForeignKey("BankTurn", on_delete=models.PROTECT, related_name="coups")
+    # The rules the coup is played and judged under, copied at its start (engine profile, levy
+    # terms, house limit): replaying it later gives the same verdict even if the table's profile
+    # or the casino's levy has changed since.
+    rules = models.JSONField()
     first_coup_of_bank = models.BooleanField(default=False)
     flagged = models.BooleanField(default=False, help_text="played wrongly: restored only after approval")
+    alarm = models.BooleanField(default=False, help_text="a card was seen more often than the shoe holds")
     step_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField()
     settled_at = models.DateTimeField(null=True, blank=True)
@@ -698,7 +713,7 @@ class Bet(models.Model):
     spectator = models.ForeignKey(
         Spectator, null=True, blank=True, on_delete=models.PROTECT, related_name="bets"
     )
-    amount = models.PositiveIntegerField()
+    amount = models.PositiveBigIntegerField()
     banco = models.BooleanField(default=False)
     banco_suivi = models.BooleanField(default=False)
     betting_order = models.PositiveIntegerField()
@@ -731,19 +746,30 @@ class Bet(models.Model):
 
 
 class StepKind(models.TextChoices):
-    BANK = "bank", "bank declared"
+    """The engine's steps (tables.rules.machine.StepKind) plus the correction workflow's."""
+
+    BANK_DECLARED = "bank_declared", "bank declared"
     BET = "bet"
     BANCO = "banco"
-    WITHDRAW = "withdraw", "bet withdrawn"
-    NO_MORE_BETS = "no_more_bets", "no more bets"
-    CARD = "card", "card dealt"
-    PLAYER_ACTION = "player_action", "player draws/stands"
-    BANKER_ACTION = "banker_action", "banker draws/stands"
-    SHOW = "show", "hands shown"
-    SETTLE = "settle"
-    CORRECTION = "correction"
-    APPROVAL = "approval", "correction approved"
-    VOID = "void", "coup voided"
+    BETS_CLOSED = "bets_closed", "no more bets"
+    CARD_TO_PLAYER = "card_to_player", "card to the player"
+    CARD_TO_BANKER = "card_to_banker", "card to the banker"
+    PLAYER_NATURAL = "player_natural", "player shows a natural"
+    PLAYER_DRAW = "player_draw", "player draws"
+    PLAYER_STAND = "player_stand", "player stands"
+    BANKER_NATURAL = "banker_natural", "banker shows a natural"
+    BANKER_DRAW = "banker_draw", "banker draws"
+    BANKER_STAND = "banker_stand", "banker stands"
+    REVEAL = "reveal", "hands shown"
+    CORRECTION = "correction", "game restored"
+    CORRECTION_APPROVED = "correction_approved", "correction approved"
+    CORRECTION_REJECTED = "correction_rejected", "correction rejected"
+
+
+#: the workflow's own steps: everything else is a step of the game, replayed through the engine
+CORRECTION_KINDS = frozenset(
+    {StepKind.CORRECTION, StepKind.CORRECTION_APPROVED, StepKind.CORRECTION_REJECTED}
+)
 
 
 class CoupStep(models.Model):
@@ -778,7 +804,7 @@ class CoupStep(models.Model):
             _check(_one_of("kind", StepKind), "coupstep_kind_valid", "Unknown step kind."),
             _check(~Q(corrects=F("id")), "coupstep_not_self_correcting", "A step cannot correct itself."),
             _check(
-                Q(kind="correction") | Q(corrects__isnull=True),
+                Q(kind__in=sorted(k.value for k in CORRECTION_KINDS)) | Q(corrects__isnull=True),
                 "coupstep_only_corrections_correct",
                 "Only a correction step points at a corrected step.",
             ),
@@ -798,8 +824,8 @@ class BankTax(models.Model):
     """The percentage tax levied on one banker win."""
 
     coup = models.OneToOneField(Coup, on_delete=models.PROTECT, related_name="tax")
-    basis = models.PositiveIntegerField(help_text="the covered stake the banker won")
-    amount = models.PositiveIntegerField()
+    basis = models.PositiveBigIntegerField(help_text="the covered stake the banker won")
+    amount = models.PositiveBigIntegerField()
 
     class Meta:
         verbose_name_plural = "bank taxes"
@@ -813,3 +839,156 @@ class BankTax(models.Model):
 
     def __str__(self) -> str:
         return f"tax {self.amount} on {self.coup}"
+
+
+# ------------------------------------------------------------------------------------ bank & alarms
+
+
+class BankTurnStart(models.TextChoices):
+    LOT = "lot", "by lot"
+    AUCTION = "auction", "by auction"
+    ACCEPTANCE = "acceptance", "by acceptance in turn"
+    ROTATION = "rotation", "in rotation after a lost bank"
+    PASSED = "passed", "passed by the previous banker"
+    NEW_BANK = "new_bank", "new bank from the minimum"
+    IMPORTED = "imported", "from an imported history"
+
+
+class BankTurnEnd(models.TextChoices):
+    LOST = "lost"
+    PASSED = "passed"
+    LEFT = "left", "banker left the table"
+    SESSION_CLOSED = "session_closed", "session closed"
+
+
+class BankTurn(models.Model):
+    """One player's holding of the bank, from taking it to losing or passing it.
+
+    ``required_minimum`` is the smallest bank he may declare next: the profile minimum (or the
+    auction amount) at the start, then the mandatory continuation after each win or stand-off.
+    """
+
+    Start = BankTurnStart
+    End = BankTurnEnd
+
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="bank_turns")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="bank_turns")
+    seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="bank_turns")
+    started_at = models.DateTimeField()
+    started_how = models.CharField(max_length=12, choices=Start.choices)
+    required_minimum = models.PositiveBigIntegerField()
+    # where the bank's rotation counts from when this bank ends: his own seat, except when he took
+    # a passed bank out of turn, where the passer's first neighbour keeps his ordinary turn
+    rotation_from = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="+")
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.CharField(max_length=16, choices=End.choices, blank=True)
+
+    class Meta:
+        ordering = ["session", "started_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session"],
+                condition=Q(ended_at__isnull=True),
+                name="bankturn_one_open_per_session",
+                violation_error_message="This table already has a banker.",
+            ),
+            _check(Q(required_minimum__gte=1), "bankturn_minimum_positive", "A bank is at least one chip."),
+            _check(_one_of("started_how", BankTurnStart), "bankturn_start_valid", "Unknown start."),
+            _check(
+                Q(ended_at__isnull=True, end_reason="")
+                | (Q(ended_at__isnull=False) & _one_of("end_reason", BankTurnEnd)),
+                "bankturn_end_consistent",
+                "An ended bank has an end reason, an open one has none.",
+            ),
+            _check(
+                Q(ended_at__isnull=True) | Q(ended_at__gte=F("started_at")),
+                "bankturn_ends_after_start",
+                "A bank ends after it starts.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} banks at {self.session}"
+
+
+class BankOffer(models.Model):
+    """The bank offered to a seated player after it was lost or passed, and his answer."""
+
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="bank_offers")
+    after_turn = models.ForeignKey(
+        BankTurn, null=True, blank=True, on_delete=models.PROTECT, related_name="offers_after"
+    )
+    seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="bank_offers")
+    required_minimum = models.PositiveBigIntegerField()
+    accepted = models.BooleanField()
+    answered_at = models.DateTimeField()
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["session", "answered_at"]
+        constraints = [
+            _check(Q(required_minimum__gte=1), "bankoffer_minimum_positive", "A bank is at least one chip."),
+        ]
+
+    def __str__(self) -> str:
+        return f"bank offered to {self.seat}: {'accepted' if self.accepted else 'refused'}"
+
+
+class ShoeAlarmKind(models.TextChoices):
+    IMPOSSIBLE_CARD = "impossible_card", "impossible card"
+    EARLY_RESHUFFLE = "early_reshuffle", "reshuffled before 5/6 dealt"
+
+
+class ShoeAlarm(models.Model):
+    """Game protection: a card seen more often than the shoe holds, or a shoe closed too early."""
+
+    Kind = ShoeAlarmKind
+
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="alarms")
+    coup = models.ForeignKey(Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="alarms")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    card = models.CharField(max_length=2, blank=True)
+    detail = models.CharField(max_length=200)
+    raised_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-raised_at"]
+        constraints = [
+            _check(_one_of("kind", ShoeAlarmKind), "shoealarm_kind_valid", "Unknown alarm kind."),
+            _check(
+                ~Q(kind="impossible_card") | Q(card__regex=CARD_CODE_REGEX),
+                "shoealarm_card_named",
+                "An impossible-card alarm names the card.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} on {self.shoe}"
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a client request carrying an Idempotency-Key: a replay gets it back.
+
+    Claimed (inserted) before the work runs, inside the same transaction, so a concurrent replay
+    waits on the unique index and then finds the finished response.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    key = models.CharField(max_length=128)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and body")
+    status_code = models.PositiveSmallIntegerField(default=0)
+    response = models.JSONField(default=dict)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "key"],
+                name="idempotency_key_unique_per_user",
+                violation_error_message="This idempotency key was already used.",
+            ),
+            _check(~Q(key=""), "idempotency_key_set", "An idempotency key cannot be empty."),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}:{self.key}"

@@ -43,6 +43,7 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     # Oversees: sees everything, including the audit trail, approves corrections, assigns croupiers.
     Role.PIT_BOSS: (
         *_VIEW_EVERYTHING,
+        "tables.add_player",
         "tables.change_table",
         "tables.change_tablesession",
         "tables.change_coup",

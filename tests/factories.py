@@ -15,6 +15,7 @@ from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from tables import models as m
+from tables.coup_state import table_rules_snapshot
 
 NOW = timezone.now
 
@@ -124,14 +125,29 @@ class ShoeFactory(factory.django.DjangoModelFactory):
     shuffled_at = factory.LazyFunction(NOW)
 
 
+class BankTurnFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = m.BankTurn
+
+    session = factory.SubFactory(TableSessionFactory)
+    seat = factory.SubFactory(SeatFactory, session=factory.SelfAttribute("..session"))
+    player = factory.SelfAttribute("seat.player")
+    rotation_from = factory.SelfAttribute("seat")
+    started_at = factory.LazyFunction(NOW)
+    started_how = m.BankTurn.Start.LOT
+    required_minimum = 1
+
+
 class CoupFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = m.Coup
 
     shoe = factory.SubFactory(ShoeFactory)
     number = factory.Sequence(lambda n: n + 1)
-    banker = factory.SubFactory(PlayerFactory, casino=factory.SelfAttribute("..shoe.table.casino"))
+    bank_turn = factory.SubFactory(BankTurnFactory, session=factory.SelfAttribute("..shoe.session"))
+    banker = factory.SelfAttribute("bank_turn.player")
     bank = 200
+    rules = factory.LazyAttribute(lambda o: table_rules_snapshot(o.shoe.table))
     created_at = factory.LazyFunction(NOW)
 
 

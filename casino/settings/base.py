@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -119,6 +120,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "tables.apis.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Chemin de Fer back-office API",
@@ -142,7 +144,18 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Re-verify the audit chain every night; a break is logged at ERROR (hook alerting to it).
     "audit-verify-chain": {"task": "audit.verify_chain", "schedule": 24 * 60 * 60},
+    # Stored answers to idempotent API requests are kept this long, then forgotten.
+    # Five past every hour, bill the hourly fees of every hour just finished (idempotent per hour).
+    "ledger-bill-due-hourly-fees": {
+        "task": "ledger.bill_due_hourly_fees",
+        "schedule": crontab(minute=5),
+    },
+    "tables-purge-idempotency-records": {
+        "task": "tables.purge_idempotency_records",
+        "schedule": 24 * 60 * 60,
+    },
 }
+IDEMPOTENCY_RETENTION_DAYS = env.int("IDEMPOTENCY_RETENTION_DAYS", default=7)
 HEALTHZ_BROKER_TIMEOUT = env.float("HEALTHZ_BROKER_TIMEOUT", default=2.0)
 
 # --- logging --------------------------------------------------------------------------------

@@ -93,6 +93,9 @@ class CoupState:
     player_action: Action | None = None
     banker_action: Action | None = None
     revealed: bool = False
+    # replaying a recorded history rather than a live table: what happened is recorded even where
+    # a live table would refuse it (bets beyond the bank are flagged, not refused)
+    historical: bool = False
     steps: int = 0
     violations: tuple[tuple[int, Violation], ...] = ()  # (step number, violation)
 
@@ -113,7 +116,7 @@ class CoupState:
             return Phase.BETTING
         if len(self.player_cards) + len(self.banker_cards) < 4 and self.player_action is None:
             return Phase.DEALING
-        if self.player_action is None:
+        if self.player_action is None and self.banker_action is None:
             return Phase.PLAYER_TO_ACT
         if self.revealed:
             return Phase.DONE
@@ -138,14 +141,17 @@ def new_coup(
     minimum_bank: int = 1,
     house_limit: int | None = None,
     first_coup_of_bank: bool = False,
+    historical: bool = False,
 ) -> CoupState:
     """A coup waiting for its bank. ``minimum_bank`` is the mandatory continuation (§6) when the
-    banker won or tied the previous coup, else the profile's minimum."""
+    banker won or tied the previous coup, else the profile's minimum. ``historical`` replays a
+    recorded history (an import): see :class:`CoupState`."""
     return CoupState(
         rules=rules,
         minimum_bank=max(minimum_bank, rules.profile.min_bank),
         house_limit=house_limit,
         first_coup_of_bank=first_coup_of_bank,
+        historical=historical,
     )
 
 
@@ -172,7 +178,7 @@ def next_steps(state: CoupState) -> tuple[NextStep, ...]:
         return (NextStep(StepKind.BANK_DECLARED),)
     if phase is Phase.BETTING:
         steps = []
-        if not state.banco and state.uncovered > 0:
+        if not state.banco and (state.uncovered > 0 or state.historical):
             steps += [NextStep(StepKind.BET), NextStep(StepKind.BANCO)]
         if state.bets:
             steps.append(NextStep(StepKind.BETS_CLOSED))
@@ -211,8 +217,10 @@ def _player_choices(state: CoupState) -> tuple[NextStep, ...]:
             NextStep(StepKind.PLAYER_STAND, shown),
         )
     if state.banker_two >= 8:
-        # the banker's natural will decide: whatever the player says is moot
-        return (NextStep(StepKind.PLAYER_DRAW), NextStep(StepKind.PLAYER_STAND))
+        # the banker's natural will decide: whatever the player says is moot; a recorded history
+        # may show the banker's natural before the player spoke (his action is then "none")
+        moot = (NextStep(StepKind.PLAYER_DRAW), NextStep(StepKind.PLAYER_STAND))
+        return (*moot, NextStep(StepKind.BANKER_NATURAL)) if state.historical else moot
     req = _player_requirement(state)
     return (
         NextStep(
@@ -248,7 +256,7 @@ def _playing_choices(state: CoupState) -> tuple[NextStep, ...]:
     reveal = NextStep(StepKind.REVEAL)
     player_owed_card = pa is Action.DRAW and len(state.player_cards) == 2
 
-    if pa is Action.NATURAL:
+    if pa is Action.NATURAL or pa is None:
         return (reveal,)
     if ba is Action.NATURAL:
         return (reveal, card_to_player) if player_owed_card else (reveal,)
@@ -302,6 +310,9 @@ def apply(state: CoupState, step: Step) -> CoupState:
         new = _declare(state, step)
     elif kind is StepKind.BET:
         new = _bet(state, step)
+        if new.uncovered < 0 <= state.uncovered:  # only a historical replay gets here
+            over = Violation(Code.BETS_EXCEED_BANK, "punters", f"{new.covered} > {new.bank}")
+            violations = (*violations, (n, over))
     elif kind is StepKind.BANCO:
         new = _banco(state, step)
     elif kind is StepKind.BETS_CLOSED:
@@ -326,7 +337,8 @@ def apply(state: CoupState, step: Step) -> CoupState:
         banker_action = state.banker_action
         if banker_action is None:
             banker_action = Action.NATURAL if state.banker_two >= 8 else Action.NONE
-        new = replace(state, revealed=True, banker_action=banker_action)
+        player_action = state.player_action or Action.NONE
+        new = replace(state, revealed=True, banker_action=banker_action, player_action=player_action)
     return replace(new, steps=n, violations=violations)
 
 
@@ -368,8 +380,8 @@ def _bet(state: CoupState, step: Step) -> CoupState:
         raise IllegalStep(f"spectators may not bet under the {profile.slug} profile")
     if amount < profile.min_bet:
         raise IllegalStep(f"the minimum bet is {profile.min_bet}")
-    if amount > state.uncovered:
-        raise IllegalStep(f"only {state.uncovered} of the bank is left to cover")
+    if amount > state.uncovered and not state.historical:
+        raise IllegalStep(f"only {max(state.uncovered, 0)} of the bank is left to cover")
     return replace(
         state,
         bets=(*state.bets, Bet(step.punter, amount, step.spectator)),
@@ -420,6 +432,51 @@ def to_record(state: CoupState, *, coup_id: object = None, shoe_next: tuple[str,
     )
 
 
+def record_steps(record: CoupRecord, *, banker: str = "banker") -> list[Step]:
+    """The steps that replay a recorded coup (an import of history) on a historical state.
+
+    ``banker`` names the banker (records do not). Raises :class:`IllegalStep` from ``replay`` when a
+    record cannot have happened step by step (e.g. a banker who drew after the player's natural
+    was shown); ``judge_coup`` can still judge such a record."""
+    steps = [Step(StepKind.BANK_DECLARED, amount=record.bank, punter=banker)]
+    if record.banco:
+        bet = record.bets[0]
+        steps.append(Step(StepKind.BANCO, callers=(BancoCaller(bet.punter, spectator=bet.spectator),)))
+    else:
+        steps += [
+            Step(StepKind.BET, punter=b.punter, amount=b.amount, spectator=b.spectator, order=i)
+            for i, b in enumerate(record.bets)
+        ]
+    steps.append(Step(StepKind.BETS_CLOSED))
+    pc, bc = record.player.cards, record.banker.cards
+    steps += [
+        Step(StepKind.CARD_TO_PLAYER, card=pc[0]),
+        Step(StepKind.CARD_TO_BANKER, card=bc[0]),
+        Step(StepKind.CARD_TO_PLAYER, card=pc[1]),
+        Step(StepKind.CARD_TO_BANKER, card=bc[1]),
+    ]
+    pa, ba = record.player.action, record.banker.action
+    if pa is not Action.NONE:
+        steps.append(Step(_PLAYER_STEP[pa]))
+    if ba is Action.NATURAL and pa is not Action.NATURAL:
+        steps.append(Step(StepKind.BANKER_NATURAL))
+    if len(pc) == 3:
+        steps.append(Step(StepKind.CARD_TO_PLAYER, card=pc[2]))
+    if ba is Action.DRAW or ba is Action.STAND:
+        steps.append(Step(StepKind.BANKER_DRAW if ba is Action.DRAW else StepKind.BANKER_STAND))
+    if len(bc) == 3:
+        steps.append(Step(StepKind.CARD_TO_BANKER, card=bc[2]))
+    steps.append(Step(StepKind.REVEAL))
+    return steps
+
+
+_PLAYER_STEP = {
+    Action.NATURAL: StepKind.PLAYER_NATURAL,
+    Action.DRAW: StepKind.PLAYER_DRAW,
+    Action.STAND: StepKind.PLAYER_STAND,
+}
+
+
 __all__ = [
     "CoupState",
     "IllegalStep",
@@ -430,6 +487,7 @@ __all__ = [
     "apply",
     "new_coup",
     "next_steps",
+    "record_steps",
     "replay",
     "requirement",
     "to_record",

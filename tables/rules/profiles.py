@@ -179,3 +179,45 @@ def get_profile(slug: str) -> Profile:
         return BUILTIN[slug]
     except KeyError:
         raise KeyError(f"unknown profile {slug!r} (known: {', '.join(BUILTIN)})") from None
+
+
+def profile_to_dict(profile: Profile) -> dict[str, object]:
+    """A JSON-ready copy of every setting (enums as their values, tuples as lists)."""
+    out: dict[str, object] = {}
+    for f in fields(Profile):
+        value = getattr(profile, f.name)
+        if isinstance(value, StrEnum):
+            value = value.value
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[f.name] = value
+    return out
+
+
+def profile_from_dict(data: dict[str, object]) -> Profile:
+    """The inverse of :func:`profile_to_dict`; unknown keys are refused, missing ones default."""
+    unknown = set(data) - set(PROFILE_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown profile settings: {', '.join(sorted(unknown))}")
+    values: dict[str, object] = {}
+    for f in fields(Profile):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        kind = _ENUM_FIELDS.get(f.name)
+        if kind is not None:
+            value = kind(value)
+        elif f.name == "decks_allowed":
+            value = tuple(int(d) for d in value)  # type: ignore[union-attr]
+        values[f.name] = value
+    return Profile(**values)  # type: ignore[arg-type]
+
+
+_ENUM_FIELDS: dict[str, type[StrEnum]] = {
+    "betting_from": Side,
+    "bank_passes_to": Side,
+    "player_tableau": PlayerTableau,
+    "natural_tie": NaturalTie,
+    "levy_mode": LevyMode,
+    "levy_rounding": Rounding,
+}

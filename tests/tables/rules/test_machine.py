@@ -219,3 +219,39 @@ def test_home_single_punter_has_options_on_one_to_seven() -> None:
 def test_to_record_needs_a_finished_coup() -> None:
     with pytest.raises(IllegalStep, match="not finished"):
         to_record(betting())
+
+
+def test_every_example_record_replays_as_history() -> None:
+    """The interchange examples (malformed one aside) replay step by step into themselves, the
+    bets beyond the bank flagged rather than refused."""
+    import json
+    from pathlib import Path
+
+    from tables.rules.interchange import record_from_dict
+    from tables.rules.machine import record_steps
+
+    data = Path(__file__).resolve().parents[2] / "data" / "coups.jsonl"
+    replayed = 0
+    for line in data.read_text().splitlines():
+        raw = json.loads(line)
+        if raw["id"] == "bad-card":
+            continue
+        rec = record_from_dict(raw, known_profiles=BUILTIN)
+        rules = Rules.for_profile(BUILTIN[rec.profile])
+        state = replay(new_coup(rules, historical=True), record_steps(rec))
+        assert to_record(state, coup_id=rec.id, shoe_next=rec.shoe_next) == rec
+        replayed += 1
+        if rec.id == "bets-exceed-bank":
+            assert [(v.code.value, v.detail) for _, v in state.violations] == [
+                ("BETS_EXCEED_BANK", "120 > 100")
+            ]
+    assert replayed == 10
+
+
+def test_live_tables_refuse_what_history_only_records() -> None:
+    s = apply(new_coup(CASINO), Step(K.BANK_DECLARED, amount=100, punter="b"))
+    s = apply(s, Step(K.BET, punter="a", amount=80))
+    with pytest.raises(IllegalStep, match="only 20 of the bank"):
+        apply(s, Step(K.BET, punter="c", amount=40))
+    live = dealt(("5D", "9H", "KC", "QS"))
+    assert "banker_natural" not in kinds(live)  # live: the player speaks first

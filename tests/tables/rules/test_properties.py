@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from tables.rules.cards import ALL_CARDS, shoe_alarms
 from tables.rules.coup import NON_GAME_CODES, Restored
 from tables.rules.judge import judge_coup, restore_coup, restored_record
+from tables.rules.machine import new_coup, record_steps, replay, to_record
 
 from .strategies import PlayedCoup, played_coups
 
@@ -82,3 +83,14 @@ def test_shoe_alarm_exactly_when_a_card_is_seen_too_often(decks: int, cards: lis
     alarms = shoe_alarms(cards, decks)
     assert [a.card for a in alarms] == [c for c in ALL_CARDS if counts[c] > decks]
     assert all(a.seen == counts[a.card] and a.held == decks for a in alarms)
+
+
+@EXAMPLES
+@given(played_coups())
+def test_a_record_replays_step_by_step_into_the_same_record(coup: PlayedCoup) -> None:
+    """What an import does: record → steps → historical replay → the same record and verdict."""
+    rec = coup.record
+    state = replay(new_coup(coup.rules, historical=True), record_steps(rec))
+    again = to_record(state, coup_id=rec.id, shoe_next=rec.shoe_next)
+    assert again == rec
+    assert judge_coup(again, coup.rules) == judge_coup(rec, coup.rules)

@@ -1,5 +1,7 @@
-"""Writes for tables and staff. Each function is one atomic state change that records its own
-audit event inside the same transaction (audit.services.audit_record).
+"""Writes that set up the floor: casinos, tables, players, staff and their shifts.
+
+Each function is one atomic state change that records its own audit event inside the same
+transaction (audit.services.audit_record).
 
 Preconditions that need more than one row (and so cannot be DB constraints) are checked here and
 raise ``django.core.exceptions.ValidationError`` with a message fit for the croupier's screen.
@@ -12,13 +14,12 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, Group
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
-from tables.models import Casino, CroupierAssignment, Player, RuleProfile, Table, TableSession
+from tables.models import Casino, CroupierAssignment, Player, RuleProfile, Table
 from tables.roles import Role
 
 User = get_user_model()
@@ -62,6 +63,9 @@ def table_create(
 def player_create(
     *, actor: AbstractBaseUser | None, casino: Casino, display_name: str, membership_number: str = ""
 ) -> Player:
+    """A new player of the casino. ``actor`` None is the system itself (imports, the demo)."""
+    if actor is not None and not actor.has_perm("tables.add_player"):
+        raise PermissionDenied("You may not register players.")
     player = Player(
         casino=casino, display_name=display_name.strip(), membership_number=membership_number.strip()
     )
@@ -92,54 +96,6 @@ def croupier_assignment_create(
         after=model_snapshot(assignment),
     )
     return assignment
-
-
-@transaction.atomic
-def table_session_open(
-    *, actor: AbstractBaseUser, table: Table, at: dt.datetime | None = None
-) -> TableSession:
-    # Lock the table row so two tablets opening the same table queue up instead of racing; the
-    # partial unique constraint would refuse the second one anyway.
-    table = Table.objects.select_for_update().get(pk=table.pk)
-    if TableSession.objects.filter(table=table, closed_at__isnull=True).exists():
-        raise ValidationError("This table already has an open session.")
-    before = model_snapshot(table)
-    session = TableSession.objects.create(table=table, opened_at=at or timezone.now(), opened_by=actor)
-    table.state = Table.State.OPEN
-    table.save(update_fields=["state"])
-    audit_record(
-        actor=actor,
-        action="tables.tablesession.open",
-        target=session,
-        before={"table": before},
-        after={"table": model_snapshot(table), "session": model_snapshot(session)},
-    )
-    return session
-
-
-@transaction.atomic
-def table_session_close(
-    *, actor: AbstractBaseUser, session: TableSession, reason: str = "", at: dt.datetime | None = None
-) -> TableSession:
-    session = TableSession.objects.select_for_update().select_related("table").get(pk=session.pk)
-    if session.closed_at is not None:
-        raise ValidationError("This session is already closed.")
-    before = model_snapshot(session)
-    session.closed_at = at or timezone.now()
-    session.closed_by = actor
-    session.close_reason = reason
-    session.save(update_fields=["closed_at", "closed_by", "close_reason"])
-    table = session.table
-    table.state = Table.State.CLOSED
-    table.save(update_fields=["state"])
-    audit_record(
-        actor=actor,
-        action="tables.tablesession.close",
-        target=session,
-        before=before,
-        after=model_snapshot(session),
-    )
-    return session
 
 
 @transaction.atomic

@@ -1,0 +1,177 @@
+"""Benchmark: posting a settled coup to the ledger on PostgreSQL.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/chemin .venv/bin/python bench/ledger_bench.py [N]
+
+Creates a throw-away database next to DATABASE_URL's (``bench_ledger_<pid>``), plays N coups
+(default 500) at a casino table with 3-5 punters and random outcomes, and prints the median and
+p95 of ``ledger.services.coup_settle`` — one database transaction each, COMMIT included (the
+deferred balance trigger runs there) — and, for comparison, of ``bank_fund``. Target (issue):
+median under 10 ms for coup_settle.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings.test")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from ledger import services as ledger  # noqa: E402
+from ledger.selectors import ledger_drift, trial_balance, unbalanced_transactions  # noqa: E402
+from tables import models as m  # noqa: E402
+from tables.rules.coup import Bet, Outcome  # noqa: E402
+from tables.rules.settlement import LevyTerms, settle  # noqa: E402
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def setup_floor():
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.create_user("bench", password="bench-only-not-a-secret")
+    casino = m.Casino.objects.create(name="Bench", levy_mode="percentage", levy_rate_bp=500)
+    profile = m.RuleProfile.objects.get(slug="casino")
+    table = m.Table.objects.create(casino=casino, name="T1", profile=profile)
+    now = timezone.now()
+    session = m.TableSession.objects.create(table=table, opened_at=now, opened_by=user)
+    shoe = m.Shoe.objects.create(session=session, table=table, number=1, decks=6, shuffled_at=now)
+    players, seats = [], []
+    for n in range(1, 7):
+        player = m.Player.objects.create(casino=casino, display_name=f"Player {n}")
+        seats.append(m.Seat.objects.create(session=session, player=player, number=n, joined_at=now))
+        players.append(player)
+        ledger.cage_buy_in(casino=casino, player=player, amount=10**7, actor=user, key=f"bench:buyin:{n}")
+    return user, casino, table, session, shoe, players, seats
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 500
+    if connection.vendor != "postgresql":
+        sys.exit("this benchmark needs PostgreSQL (DATABASE_URL=postgres://...)")
+    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = f"bench_ledger_{os.getpid()}"
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        run(n)
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+def run(n: int) -> None:
+    rnd = random.Random(3)
+    user, casino, table, session, shoe, players, seats = setup_floor()
+    levy = LevyTerms.for_profile(table.profile.as_engine())
+    banker_index, turn, bank_held = 0, None, 0
+    settle_ms: list[float] = []
+    settle_cpu_ms: list[float] = []  # this process's CPU only: the Django/Python side
+    fund_ms: list[float] = []
+    for number in range(1, n + 1):
+        banker, seat = players[banker_index], seats[banker_index]
+        if turn is None:
+            turn = m.BankTurn.objects.create(
+                session=session,
+                player=banker,
+                seat=seat,
+                rotation_from=seat,
+                started_at=timezone.now(),
+                started_how="lot",
+                required_minimum=1,
+            )
+        bank = bank_held + rnd.choice([0, 0, 50, 100]) if bank_held else rnd.randrange(200, 1000)
+        coup = m.Coup.objects.create(
+            shoe=shoe,
+            number=number,
+            banker=banker,
+            bank=bank,
+            bank_turn=turn,
+            rules={},
+            state="settled",
+            created_at=timezone.now(),
+            settled_at=timezone.now(),
+        )
+        t0 = time.perf_counter()
+        with transaction.atomic():
+            ledger.bank_fund(coup=coup, amount=coup.bank, actor=user, key=f"coup:{coup.pk}:bank")
+        fund_ms.append((time.perf_counter() - t0) * 1000)
+
+        others = [i for i in range(len(players)) if i != banker_index]
+        punters = rnd.sample(others, rnd.randint(3, 5))
+        room, bets = bank, []
+        for i in punters:
+            amount = rnd.randint(1, max(1, room // 3))
+            bets.append(Bet(f"seat-{i + 1}", amount))
+            room -= amount
+        outcome = rnd.choice([Outcome.BANKER, Outcome.PLAYER, Outcome.TIE])
+        result = settle(outcome=outcome, bank=bank, bets=bets, levy=levy, uncovered_to_reserve=False)
+        punter_map = {f"seat-{i + 1}": players[i] for i in punters}
+
+        t0, c0 = time.perf_counter(), time.process_time()
+        with transaction.atomic():
+            ledger.coup_settle(
+                coup=coup,
+                settlement=result,
+                punters=punter_map,
+                uncovered_to_reserve=False,
+                house_limit=None,
+                actor=user,
+                key=f"coup:{coup.pk}:settle",
+            )
+        settle_ms.append((time.perf_counter() - t0) * 1000)
+        settle_cpu_ms.append((time.process_time() - c0) * 1000)
+
+        if result.next_bank_min is None:  # lost: the bank returns to him and passes on
+            turn.ended_at, turn.end_reason = timezone.now(), "lost"
+            turn.save(update_fields=["ended_at", "end_reason"])
+            with transaction.atomic():
+                ledger.bank_close(table=table, banker=banker, actor=user, key=f"turn:{turn.pk}:close")
+            turn, bank_held = None, 0
+            banker_index = (banker_index + 1) % len(players)
+        else:
+            bank_held = result.next_bank_min
+
+    # calibration: what one trivial ORM query costs on this machine (coup_settle makes 9 ORM
+    # queries and 6 raw ones: lock, savepoints)
+    t0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(300):
+        m.Casino.objects.filter(pk=casino.pk).first()
+    orm_wall, orm_cpu = (time.perf_counter() - t0) / 0.3, (time.process_time() - c0) / 0.3
+
+    report = trial_balance(casino=casino)
+    assert report.balanced and not ledger_drift() and not unbalanced_transactions()
+    print(f"coups posted: {n} (3-5 punters each), PostgreSQL {connection.pg_version}")
+    rows = (
+        ("coup_settle", settle_ms),
+        ("  of which client CPU", settle_cpu_ms),
+        ("bank_fund (when a bank changes)", fund_ms),
+    )
+    for label, values in rows:
+        print(
+            f"{label:32s} median {statistics.median(values):6.2f} ms   p95 {percentile(values, 0.95):6.2f} ms"
+            f"   max {max(values):6.2f} ms"
+        )
+    print(f"calibration: one trivial ORM select  {orm_wall:6.2f} ms   client CPU {orm_cpu:.2f} ms")
+    verdict = "OK" if statistics.median(settle_ms) < 10 else "ABOVE TARGET"
+    print(f"target: coup_settle median < 10 ms: {verdict}")
+    print(f"trial balance: debits {report.debits} = credits {report.credits}")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"load average while measuring: {load} ({os.cpu_count()} CPUs)")
+
+
+if __name__ == "__main__":
+    main()

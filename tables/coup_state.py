@@ -1,0 +1,176 @@
+"""Between the database and the rules engine: a coup's recorded steps replayed into engine state.
+
+The ``CoupStep`` rows are the truth (append-only); the engine state is always rebuilt from them,
+never stored, so there is one history and no second copy to drift. Replaying twenty steps costs
+well under a millisecond.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.core.exceptions import ValidationError
+
+from tables.models import CORRECTION_KINDS, Casino, Coup, CoupStep, Table
+from tables.rules.cards import CardError, parse_card
+from tables.rules.coup import CoupRecord, NeedsCards, Restored, Verdict
+from tables.rules.judge import Rules, judge_coup, restore_coup
+from tables.rules.machine import CoupState, Step, StepKind, new_coup, replay, to_record
+from tables.rules.profiles import LevyMode, Profile, Rounding, Side, profile_from_dict, profile_to_dict
+from tables.rules.settlement import BancoCaller, LevyTerms
+
+#: the order a spectator bets in: after every seat (seat turns are 1..seat_count)
+SPECTATOR_TURN = 100
+
+
+def engine_rules(table: Table) -> Rules:
+    return Rules.for_profile(table.profile.as_engine())
+
+
+def levy_terms(*, casino: Casino, profile: Profile) -> LevyTerms:
+    """The percentage levy at a table: the profile must levy a percentage (casino) and the casino
+    must charge one (a casino on hourly fees charges by time instead); rate, rounding and chip
+    unit are the casino's, the first-coup exemption the profile's."""
+    if profile.levy_mode is not LevyMode.PERCENTAGE or casino.levy_mode != Casino.LevyMode.PERCENTAGE:
+        return LevyTerms(chip_unit=casino.chip_unit)
+    return LevyTerms(
+        rate_bp=casino.levy_rate_bp,
+        rounding=Rounding(casino.levy_rounding),
+        chip_unit=casino.chip_unit,
+        first_coup_exempt=profile.first_coup_exempt,
+    )
+
+
+def seat_key(number: int) -> str:
+    """How the engine and the coup records name a seated punter (or banker)."""
+    return f"seat-{number}"
+
+
+def spectator_key(spectator_id: int) -> str:
+    return f"spectator-{spectator_id}"
+
+
+def betting_turn(*, seat_number: int, banker_seat_number: int, seat_count: int, betting_from: Side) -> int:
+    """A seat's place in the betting order, 1 = first to bet.
+
+    Seats are numbered clockwise, so the banker's left neighbour is the next number up: betting
+    from the left runs up the seat numbers from the banker, from the right runs down.
+    """
+    if betting_from is Side.LEFT:
+        return (seat_number - banker_seat_number) % seat_count
+    return (banker_seat_number - seat_number) % seat_count
+
+
+def step_from_row(kind: str, payload: dict[str, Any]) -> Step:
+    """The engine step a recorded ``CoupStep`` stands for."""
+    engine_kind = StepKind(kind)
+    if engine_kind is StepKind.BANK_DECLARED:
+        return Step(engine_kind, amount=payload["amount"], punter=payload["banker"])
+    if engine_kind is StepKind.BET:
+        return Step(
+            engine_kind,
+            amount=payload["amount"],
+            punter=payload["punter"],
+            spectator=payload["spectator"],
+            order=payload["order"],
+        )
+    if engine_kind is StepKind.BANCO:
+        return Step(
+            engine_kind,
+            callers=tuple(
+                BancoCaller(c["punter"], spectator=c["spectator"], suivi=c["suivi"], order=c["order"])
+                for c in payload["callers"]
+            ),
+        )
+    if engine_kind in (StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER):
+        return Step(engine_kind, card=payload["card"])
+    return Step(engine_kind)
+
+
+def game_steps(rows: Iterable[CoupStep]) -> list[Step]:
+    return [step_from_row(r.kind, r.payload) for r in rows if r.kind not in CORRECTION_KINDS]
+
+
+def rules_snapshot(*, profile: Profile, levy: LevyTerms, house_limit: int | None) -> dict[str, Any]:
+    """What a coup stores of the rules it is played under (``Coup.rules``)."""
+    return {
+        "profile": profile_to_dict(profile),
+        "levy": {
+            "rate_bp": levy.rate_bp,
+            "rounding": levy.rounding.value,
+            "chip_unit": levy.chip_unit,
+            "first_coup_exempt": levy.first_coup_exempt,
+        },
+        "house_limit": house_limit,
+    }
+
+
+def table_rules_snapshot(table: Table) -> dict[str, Any]:
+    profile = table.profile.as_engine()
+    return rules_snapshot(
+        profile=profile,
+        levy=levy_terms(casino=table.casino, profile=profile),
+        house_limit=table.casino.house_limit,
+    )
+
+
+def coup_rules(coup: Coup) -> Rules:
+    """The compiled rules the coup was started under (memoised on the instance)."""
+    cached = getattr(coup, "_engine_rules", None)
+    if cached is None:
+        cached = Rules.for_profile(profile_from_dict(coup.rules["profile"]))
+        coup._engine_rules = cached
+    return cached
+
+
+def coup_levy(coup: Coup) -> LevyTerms:
+    levy = coup.rules["levy"]
+    return LevyTerms(
+        rate_bp=levy["rate_bp"],
+        rounding=Rounding(levy["rounding"]),
+        chip_unit=levy["chip_unit"],
+        first_coup_exempt=levy["first_coup_exempt"],
+    )
+
+
+def coup_replay(coup: Coup, rows: Sequence[CoupStep]) -> CoupState:
+    """The engine state after the coup's recorded game steps."""
+    first = rows[0].payload if rows else {}
+    start = new_coup(
+        coup_rules(coup),
+        minimum_bank=first.get("minimum", 1),
+        house_limit=coup.rules["house_limit"],
+        first_coup_of_bank=coup.first_coup_of_bank,
+        historical=first.get("historical", False),
+    )
+    return replay(start, game_steps(rows))
+
+
+def coup_record(coup: Coup, state: CoupState, *, shoe_next: tuple[str, ...] = ()) -> CoupRecord:
+    """The interchange record of a revealed coup (what exports and ``validate_coups`` read)."""
+    return to_record(state, coup_id=coup_record_id(coup), shoe_next=shoe_next)
+
+
+def coup_record_id(coup: Coup) -> str:
+    return f"T{coup.shoe.table_id}-shoe{coup.shoe.number}-coup{coup.number}"
+
+
+def coup_verdict(coup: Coup, state: CoupState, *, shoe_next: tuple[str, ...] = ()) -> Verdict:
+    return judge_coup(coup_record(coup, state, shoe_next=shoe_next), state.rules, levy=coup_levy(coup))
+
+
+def coup_restore(coup: Coup, state: CoupState, cards: tuple[str, ...]) -> Restored | NeedsCards:
+    """The engine's restoration of a revealed coup with ``cards`` as the next cards of the shoe."""
+    return restore_coup(coup_record(coup, state, shoe_next=cards), state.rules)
+
+
+def cards_parse(cards: list[str] | tuple[str, ...], *, field: str = "cards") -> list[str]:
+    """Canonical codes for cards as typed (``9h``, ``td``, ``10D``); a clear error otherwise."""
+    codes = []
+    for text in cards:
+        try:
+            codes.append(parse_card(text))
+        except CardError as exc:
+            raise ValidationError({field: str(exc)}) from None
+    return codes

@@ -1,0 +1,319 @@
+"""Accounting exports: streaming generators over the database, reads only (docs/review.md).
+
+Each generator yields ``bytes`` chunks of a few hundred lines, read from the database with
+server-side iteration, so a view can hand it to ``StreamingHttpResponse`` and an export of a
+million rows never sits in memory. The export itself is audited by the view's service call
+(``tables.review_services.export_record``) before the first byte is streamed.
+
+- ``percentage_tax_csv``: per day and table, the coups settled, banker wins, covered stakes, levy.
+- ``fees_csv``: every hourly-fee and card-money charge on a player, per session/player/hour.
+- ``audit_jsonl``: the audit trail with every field needed to re-verify its hash chain offline.
+- ``coup_records_jsonl``: one coup record (docs/coup-record.md) per revealed coup, for
+  ``manage.py validate_coups``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from django.db.models import Prefetch
+from django.utils import timezone
+
+from audit.canonical import to_jsonable
+from audit.selectors import audit_events_between
+from ledger.models import Account, Entry, Transaction
+from tables.coup_state import coup_record, coup_replay
+from tables.models import Coup, CoupStep, Table, TableSession
+from tables.review_selectors import Period, settled_coup_facts
+from tables.rules.coup import CoupRecord
+
+#: lines per streamed chunk: one write per line would cost more than producing the line
+CHUNK_LINES = 500
+
+#: the coup states that have been revealed (a void or unfinished coup has no record)
+REVEALED_STATES = (Coup.State.AWAITING_CORRECTION, Coup.State.AWAITING_APPROVAL, Coup.State.SETTLED)
+
+
+def _chunks(lines: Iterable[bytes]) -> Iterator[bytes]:
+    buffer: list[bytes] = []
+    for line in lines:
+        buffer.append(line)
+        if len(buffer) >= CHUNK_LINES:
+            yield b"".join(buffer)
+            buffer.clear()
+    if buffer:
+        yield b"".join(buffer)
+
+
+def _prepend(first: bytes, rest: Iterable[bytes]) -> Iterator[bytes]:
+    yield first
+    yield from rest
+
+
+def _csv_line(row: Sequence[Any]) -> bytes:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerow(row)
+    return out.getvalue().encode("utf-8")
+
+
+def _local(at: dt.datetime | None) -> str:
+    """An instant as ISO 8601 in the casino's time zone (settings.TIME_ZONE), to the second."""
+    return timezone.localtime(at).replace(microsecond=0).isoformat() if at is not None else ""
+
+
+# ------------------------------------------------------------------------ (a) percentage tax
+TAX_HEADER = ("date", "table_id", "table", "coups", "banker_wins", "covered_stakes", "levy")
+
+
+def percentage_tax_rows(*, period: Period, table: Table | None = None) -> Iterator[tuple[Any, ...]]:
+    """Per local day (of settlement) and table: coups settled, banker wins (as settled: a
+    corrected coup counts with its approved restoration), covered stakes, levy (BankTax).
+    Ordered by day, then table name. Holds one small counter per day and table."""
+    totals: dict[tuple[dt.date, int], list[Any]] = {}
+    for fact in settled_coup_facts(period=period, table=table):
+        day = timezone.localtime(fact.settled_at).date()
+        row = totals.setdefault((day, fact.table_id), [fact.table_name, 0, 0, 0, 0])
+        row[1] += 1
+        row[2] += fact.outcome == "banker"
+        row[3] += fact.covered
+        row[4] += fact.levy
+    for (day, table_id), (name, coups, wins, covered, levy) in sorted(
+        totals.items(), key=lambda item: (item[0][0], item[1][0], item[0][1])
+    ):
+        yield (day.isoformat(), table_id, name, coups, wins, covered, levy)
+
+
+def percentage_tax_csv(*, period: Period, table: Table | None = None) -> Iterator[bytes]:
+    lines = (_csv_line(row) for row in percentage_tax_rows(period=period, table=table))
+    return _chunks(_prepend(_csv_line(TAX_HEADER), lines))
+
+
+# ---------------------------------------------------------------- (b) hourly fees, card money
+FEES_HEADER = (
+    "posted_at", "kind", "transaction_id", "session_id", "table_id", "table", "hour_start",
+    "player_id", "player", "amount",
+)  # fmt: skip
+
+# The ledger names its fee postings by idempotency key (ledger.services): the session, and for an
+# hourly fee the clock hour (UTC) it bills. Transactions carry no session column, so this is how a
+# charge is tied to its session and hour.
+_HOURLY_KEY = re.compile(r"^hourly_fee:session:(?P<session>\d+):(?:player:\d+|table):(?P<hour>[0-9T:\-]+Z)$")
+_CARD_MONEY_KEY = re.compile(r"^card_money:session:(?P<session>\d+):player:\d+$")
+
+
+def _fee_key_parts(key: str) -> tuple[int | None, dt.datetime | None]:
+    match = _HOURLY_KEY.match(key)
+    if match:
+        hour = dt.datetime.strptime(match["hour"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+        return int(match["session"]), hour
+    match = _CARD_MONEY_KEY.match(key)
+    if match:
+        return int(match["session"]), None
+    return None, None
+
+
+def fees_rows(*, period: Period, table: Table | None = None) -> Iterator[tuple[Any, ...]]:
+    """One row per player charged by an hourly-fee or card-money transaction posted in the period
+    (a table-hour fee shared among several players gives one row each), oldest first. ``amount``
+    is what the player paid, in chips."""
+    start, end = period.bounds
+    entries = (
+        Entry.objects.filter(
+            transaction__kind__in=[Transaction.Kind.HOURLY_FEE, Transaction.Kind.CARD_MONEY],
+            transaction__posted_at__gte=start,
+            transaction__posted_at__lt=end,
+            account__kind=Account.Kind.PLAYER,
+        )
+        .select_related("transaction", "account__player")
+        .order_by("transaction__posted_at", "transaction_id", "id")
+    )
+    sessions: dict[int, TableSession | None] = {}
+    for entry in entries.iterator(chunk_size=2000):
+        txn = entry.transaction
+        session_id, hour = _fee_key_parts(txn.idempotency_key)
+        if session_id is not None and session_id not in sessions:
+            sessions[session_id] = TableSession.objects.select_related("table").filter(pk=session_id).first()
+        session = sessions.get(session_id) if session_id is not None else None
+        if table is not None and (session is None or session.table_id != table.pk):
+            continue
+        player = entry.account.player
+        yield (
+            _local(txn.posted_at),
+            txn.kind,
+            txn.pk,
+            session_id or "",
+            session.table_id if session else "",
+            session.table.name if session else "",
+            _local(hour),
+            player.pk if player else "",
+            player.display_name if player else "",
+            -entry.amount,
+        )
+
+
+def fees_csv(*, period: Period, table: Table | None = None) -> Iterator[bytes]:
+    lines = (_csv_line(row) for row in fees_rows(period=period, table=table))
+    return _chunks(_prepend(_csv_line(FEES_HEADER), lines))
+
+
+# ------------------------------------------------------------------------------ (c) audit trail
+def audit_event_dict(event: Any) -> dict[str, Any]:
+    """Every field the hash covers, in the form it is hashed (docs/audit.md), plus the links."""
+    return {
+        "seq": event.seq,
+        "occurred_at": to_jsonable(event.occurred_at),
+        "actor_id": event.actor_id,
+        "actor_label": event.actor_label,
+        "action": event.action,
+        "object_type": event.object_type,
+        "object_id": event.object_id,
+        "before": event.before,
+        "after": event.after,
+        "prev_hash": event.prev_hash,
+        "hash": event.hash,
+    }
+
+
+def audit_jsonl(*, period: Period) -> Iterator[bytes]:
+    """The events that occurred in the period, in ``seq`` order, one JSON object a line (keys
+    sorted). The first line's ``prev_hash`` links the stretch to the event before it."""
+    start, end = period.bounds
+    events = audit_events_between(start=start, end=end).iterator(chunk_size=2000)
+    return _chunks(orjson.dumps(audit_event_dict(e), option=orjson.OPT_SORT_KEYS) + b"\n" for e in events)
+
+
+# --------------------------------------------------------------------------- (d) coup records
+def record_to_dict(record: CoupRecord, *, chip_unit: int = 1) -> dict[str, Any]:
+    """A coup record as the interchange format's JSON object (docs/coup-record.md)."""
+    data: dict[str, Any] = {
+        "id": record.id,
+        "profile": record.profile,
+        "bank": record.bank,
+        "bets": [
+            {"punter": b.punter, "amount": b.amount, **({"spectator": True} if b.spectator else {})}
+            for b in record.bets
+        ],
+        "banco": record.banco,
+        "first_coup_of_bank": record.first_coup_of_bank,
+        "player": {"cards": list(record.player.cards), "action": record.player.action.value},
+        "banker": {"cards": list(record.banker.cards), "action": record.banker.action.value},
+        "shoe_next": list(record.shoe_next),
+    }
+    if record.house_limit is not None:
+        data["house_limit"] = record.house_limit
+    if chip_unit != 1:
+        data["chip_unit"] = chip_unit
+    return data
+
+
+def correction_cards(steps: Sequence[CoupStep]) -> tuple[str, ...]:
+    """The cards the shoe supplied to restore the coup: those of its latest correction, unless
+    that correction was rejected (then none is standing)."""
+    corrections = [s for s in steps if s.kind == CoupStep.Kind.CORRECTION]
+    if not corrections:
+        return ()
+    latest = corrections[-1]
+    rejected = any(s.kind == CoupStep.Kind.CORRECTION_REJECTED and s.corrects_id == latest.pk for s in steps)
+    return () if rejected else tuple(latest.payload.get("cards", []))
+
+
+def coup_record_dicts(*, period: Period, table: Table | None = None) -> Iterator[dict[str, Any]]:
+    """One record per coup revealed (created in the period), oldest first; a flagged coup's
+    ``shoe_next`` holds the cards its correction took from the shoe."""
+    start, end = period.bounds
+    coups = Coup.objects.filter(state__in=REVEALED_STATES, created_at__gte=start, created_at__lt=end)
+    if table is not None:
+        coups = coups.filter(shoe__table=table)
+    coups = (
+        coups.select_related("shoe")
+        .prefetch_related(Prefetch("steps", queryset=CoupStep.objects.order_by("index")))
+        .order_by("created_at", "pk")
+    )
+    for coup in coups.iterator(chunk_size=500):
+        steps = list(coup.steps.all())
+        state = coup_replay(coup, steps)
+        record = coup_record(coup, state, shoe_next=correction_cards(steps))
+        yield record_to_dict(record, chip_unit=coup.rules["levy"]["chip_unit"])
+
+
+def coup_records_jsonl(*, period: Period, table: Table | None = None) -> Iterator[bytes]:
+    return _chunks(orjson.dumps(d) + b"\n" for d in coup_record_dicts(period=period, table=table))
+
+
+# ---------------------------------------------------------------------------------- registry
+@dataclass(frozen=True)
+class ExportKind:
+    slug: str
+    title: str
+    description: str
+    action: str  # the audit action recording that it was exported
+    extension: str
+    content_type: str
+    by_table: bool  # the table filter applies
+    stream: Callable[..., Iterator[bytes]]
+
+    def filename(self, period: Period, table: Table | None = None) -> str:
+        scope = f"_table-{table.pk}" if table is not None and self.by_table else ""
+        return f"{self.slug}_{period.label}{scope}.{self.extension}"
+
+    def rows(self, period: Period, table: Table | None) -> Iterator[bytes]:
+        if self.by_table:
+            return self.stream(period=period, table=table)
+        return self.stream(period=period)
+
+
+CSV = "text/csv; charset=utf-8"
+JSONL = "application/x-ndjson; charset=utf-8"
+
+EXPORTS: dict[str, ExportKind] = {
+    e.slug: e
+    for e in (
+        ExportKind(
+            slug="percentage-tax",
+            description="Per day and table: coups settled, banker wins, covered stakes, levy. CSV.",
+            title="Percentage-tax report",
+            action="tables.banktax.export",
+            extension="csv",
+            content_type=CSV,
+            by_table=True,
+            stream=percentage_tax_csv,
+        ),
+        ExportKind(
+            slug="fees",
+            description="Hourly fees and card money charged per session, player and hour (ledger). CSV.",
+            title="Hourly-fee and card-money report",
+            action="ledger.transaction.export",
+            extension="csv",
+            content_type=CSV,
+            by_table=True,
+            stream=fees_csv,
+        ),
+        ExportKind(
+            slug="audit-trail",
+            description="Every event, with all it takes to re-verify the hash chain offline. JSON Lines.",
+            title="Audit trail",
+            action="audit.auditevent.export",
+            extension="jsonl",
+            content_type=JSONL,
+            by_table=False,
+            stream=audit_jsonl,
+        ),
+        ExportKind(
+            slug="coup-records",
+            description="One coup record per revealed coup, for manage.py validate_coups. JSON Lines.",
+            title="Coup records",
+            action="tables.coup.export",
+            extension="jsonl",
+            content_type=JSONL,
+            by_table=True,
+            stream=coup_records_jsonl,
+        ),
+    )
+}

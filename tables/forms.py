@@ -1,0 +1,172 @@
+"""Input parsing for the croupier's screens: POST data to the values a service takes.
+
+No rules here: whether a bet fits the bank, a card exists or a seat is taken is the services' and
+the engine's to say (their ValidationError messages are shown next to the control).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+
+from tables.rules.cards import RANKS, SUITS
+from tables.rules.machine import StepKind
+from tables.services import Caller, StepRequest
+
+_RANK_CHOICES = [(r, r) for r in RANKS]
+_SUIT_CHOICES = [(s, s) for s in SUITS]
+_PUNTER = re.compile(r"^(seat|spectator)-(\d+)$")
+
+
+def _punter(key: str) -> tuple[int | None, int | None]:
+    match = _PUNTER.match(key)
+    if match is None:
+        raise forms.ValidationError(f"Unknown punter {key!r}.")
+    number = int(match.group(2))
+    return (number, None) if match.group(1) == "seat" else (None, number)
+
+
+class KeysField(forms.Field):
+    """Several values of one name (``callers=seat-3&callers=spectator-7``), as strings."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: Any) -> list[str]:
+        return [str(v) for v in value or [] if str(v)]
+
+
+class CardField(forms.Form):
+    """A card typed (``9h``, ``td``, ``10d``) or tapped on the picker (rank, then suit)."""
+
+    card = forms.CharField(required=False, max_length=4, strip=True)
+    rank = forms.ChoiceField(required=False, choices=_RANK_CHOICES)
+    suit = forms.ChoiceField(required=False, choices=_SUIT_CHOICES)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("suit") and not data.get("rank") and not data.get("card"):
+            self.add_error("card", "Tap the rank first, then the suit.")
+        return data
+
+    def card_text(self) -> str:
+        """What was entered, as typed; the service reads it into a card code (or says why not)."""
+        data = self.cleaned_data
+        if data.get("card"):
+            return data["card"]
+        if data.get("rank") and data.get("suit"):
+            return data["rank"] + data["suit"]
+        return ""
+
+
+class StepForm(CardField):
+    """One step of the coup."""
+
+    kind = forms.ChoiceField(choices=[(k.value, k.value) for k in StepKind if k != StepKind.BANK_DECLARED])
+    expected_step = forms.IntegerField(min_value=0)
+    confirm = forms.BooleanField(required=False)
+    amount = forms.IntegerField(required=False, min_value=1, error_messages={"min_value": "At least 1 chip."})
+    punter = forms.CharField(required=False, max_length=40)
+    callers = KeysField(required=False)  # "seat-N" / "spectator-N": the service checks who is there
+    suivi = forms.CharField(required=False, max_length=40)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        kind = data.get("kind")
+        if kind == StepKind.BET:
+            if not data.get("punter"):
+                self.add_error("punter", "Who bets?")
+            if data.get("amount") is None and "amount" not in self.errors:
+                self.add_error("amount", "How much?")
+        if kind == StepKind.BANCO and not data.get("callers") and not data.get("punter"):
+            self.add_error("callers", "Who called banco?")
+        return data
+
+    def step_request(self) -> StepRequest:
+        data = self.cleaned_data
+        kind = StepKind(data["kind"])
+        if kind is StepKind.BET:
+            try:
+                seat, spectator = _punter(data["punter"])
+            except forms.ValidationError as exc:
+                raise forms.ValidationError({"punter": exc.messages}) from None
+            return StepRequest(kind=kind, amount=data["amount"], seat=seat, spectator=spectator)
+        if kind is StepKind.BANCO:
+            named = [*data.get("callers", []), *([data["punter"]] if data.get("punter") else [])]
+            keys = list(dict.fromkeys(named))
+            if data.get("suivi") and data["suivi"] not in keys:
+                keys.append(data["suivi"])
+            callers = []
+            for key in keys:
+                try:
+                    seat, spectator = _punter(key)
+                except forms.ValidationError as exc:
+                    raise forms.ValidationError({"callers": exc.messages}) from None
+                callers.append(Caller(seat=seat, spectator=spectator, suivi=key == data.get("suivi")))
+            return StepRequest(kind=kind, callers=tuple(callers))
+        if kind in (StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER):
+            return StepRequest(kind=kind, card=self.card_text())
+        return StepRequest(kind=kind)
+
+
+class BankForm(forms.Form):
+    amount = forms.IntegerField(min_value=1, error_messages={"required": "How much is the bank?"})
+
+
+class SeatForm(forms.Form):
+    """A player sits down: an existing player of the casino, or a new one by display name."""
+
+    number = forms.IntegerField(min_value=1, error_messages={"required": "Which seat?"})
+    player = forms.IntegerField(required=False)
+    new_name = forms.CharField(required=False, max_length=80, strip=True)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not data.get("player") and not data.get("new_name"):
+            self.add_error("player", "Pick a player or type a new player's name.")
+        return data
+
+
+class SpectatorForm(forms.Form):
+    player = forms.IntegerField(required=False)
+    new_name = forms.CharField(required=False, max_length=80, strip=True)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not data.get("player") and not data.get("new_name"):
+            self.add_error("player", "Pick a player or type a new player's name.")
+        return data
+
+
+class ShoeForm(forms.Form):
+    decks = forms.IntegerField(min_value=1, error_messages={"required": "How many decks?"})
+    cut_by = forms.IntegerField(required=False)
+    cut_card_position = forms.IntegerField(required=False, min_value=1)
+    stop_card_position = forms.IntegerField(required=False, min_value=1)
+    burnt_cards = forms.CharField(required=False, max_length=200)
+
+    def burnt(self) -> list[str]:
+        """The burnt cards as typed, separated by spaces or commas."""
+        return [c for c in re.split(r"[\s,;]+", self.cleaned_data.get("burnt_cards") or "") if c]
+
+
+class SeatChoiceForm(forms.Form):
+    """A seat (by its row id) and, for an auction, the bank he puts up."""
+
+    seat = forms.IntegerField(error_messages={"required": "Which player?"})
+    amount = forms.IntegerField(required=False, min_value=1)
+    answer = forms.ChoiceField(required=False, choices=[("accept", "accept"), ("refuse", "refuse")])
+
+
+class RestoreForm(CardField):
+    """The cards dealt from the shoe to complete the restored game, one added at a time."""
+
+    cards = forms.CharField(required=False, max_length=200)
+    action = forms.ChoiceField(
+        choices=[("add", "add"), ("undo", "undo"), ("preview", "preview"), ("submit", "submit")],
+        required=False,
+    )
+
+    def card_list(self) -> list[str]:
+        return [c for c in (self.cleaned_data.get("cards") or "").split() if c]

@@ -1,0 +1,100 @@
+"""Where the game floor hands money to the ledger: the only module in ``tables`` that calls it.
+
+Every call runs inside the caller's transaction (the coup step or bank change that causes it) and
+carries an idempotency key derived from that cause, so a retried request can never post twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ledger import services as ledger
+from tables.coup_state import coup_rules, seat_key, spectator_key
+from tables.models import BankTurn, Bet, Casino, Coup, Player, Seat, TableSession
+from tables.rules.coup import Settlement
+from tables.rules.profiles import LevyMode
+
+
+def coup_punters(coup: Coup) -> dict[str, Player]:
+    """The engine's punter keys of a coup's bets (``seat-4``, ``spectator-17``), to players."""
+    players: dict[str, Player] = {}
+    for bet in Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player"):
+        if bet.seat_id is not None:
+            players[seat_key(bet.seat.number)] = bet.seat.player
+        else:
+            players[spectator_key(bet.spectator_id)] = bet.spectator.player
+    return players
+
+
+def bank_fund(*, coup: Coup, actor: Any) -> None:
+    """The banker's declared bank moves into the table's bank (only what it does not hold yet)."""
+    ledger.bank_fund(coup=coup, amount=coup.bank, actor=actor, key=f"coup:{coup.pk}:bank")
+
+
+def coup_settle(
+    *,
+    coup: Coup,
+    settlement: Settlement,
+    actor: Any,
+    key: str,
+    provisional: bool = False,
+    punters: Mapping[str, Player] | None = None,
+) -> None:
+    # the rules the coup was played under (its snapshot), not the table's current ones
+    ledger.coup_settle(
+        coup=coup,
+        settlement=settlement,
+        punters=punters if punters is not None else coup_punters(coup),
+        uncovered_to_reserve=coup_rules(coup).profile.uncovered_to_reserve,
+        house_limit=coup.rules["house_limit"],
+        actor=actor,
+        key=key,
+        provisional=provisional,
+    )
+
+
+def coup_settlement_replace(*, coup: Coup, settlement: Settlement, actor: Any, key: str) -> None:
+    ledger.coup_settlement_replace(
+        coup=coup,
+        settlement=settlement,
+        punters=coup_punters(coup),
+        uncovered_to_reserve=coup_rules(coup).profile.uncovered_to_reserve,
+        house_limit=coup.rules["house_limit"],
+        actor=actor,
+        key=key,
+    )
+
+
+def coup_provisional_reverse(*, coup: Coup, actor: Any, key: str) -> None:
+    ledger.coup_provisional_reverse(coup=coup, actor=actor, key=key)
+
+
+def bank_return(*, turn: BankTurn, actor: Any) -> None:
+    """A bank ended: what the table's bank holds, and the banker's reserve, go back to him."""
+    ledger.bank_close(
+        table=turn.session.table, banker=turn.player, actor=actor, key=f"bankturn:{turn.pk}:close"
+    )
+
+
+def bet_check_affordable(*, coup: Coup, player: Player, amount: int, already_staked: int) -> None:
+    """Where the profile forbids borrowing, a bet must be covered by the player's own chips."""
+    if coup_rules(coup).profile.borrowing_allowed:
+        return
+    ledger.bet_check_affordable(
+        casino=coup.shoe.table.casino, player=player, amount=amount, already_staked=already_staked
+    )
+
+
+def card_money_on_seat(*, seat: Seat, actor: Any) -> None:
+    """Club: card money is charged once per seated player per session (idempotent by key)."""
+    table = seat.session.table
+    if table.profile.levy_mode == LevyMode.CARD_MONEY:
+        ledger.card_money_charge(session=seat.session, player=seat.player, actor=actor)
+
+
+def hourly_fees_on_close(*, session: TableSession) -> None:
+    """A closing session's last (partial) hour is billable at once: enqueue its billing, and any
+    hour not billed yet, after the commit."""
+    if session.table.casino.levy_mode == Casino.LevyMode.HOURLY_FEE:
+        ledger.hourly_fees_enqueue_due(session=session)

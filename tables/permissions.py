@@ -1,0 +1,73 @@
+"""Who may do what, checked per object. Services call these (so the API, the tablet screens and
+the management commands share one rule); views call them too, to hide what a user cannot do.
+
+- a croupier acts only at the table he is assigned to for the current shift;
+- a pit boss reads everything and approves corrections (never his own);
+- an accountant reads everything and changes nothing;
+- anybody else (including anonymous users) sees nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.utils import timezone
+
+from tables.models import CroupierAssignment, Table
+from tables.roles import Role
+
+APPROVE_CORRECTION = "tables.approve_correction"
+
+
+def _in_group(user: Any, role: Role) -> bool:
+    if not getattr(user, "is_authenticated", False):
+        return False
+    cache = getattr(user, "_role_cache", None)
+    if cache is None:
+        cache = set(user.groups.values_list("name", flat=True))
+        user._role_cache = cache
+    return role.value in cache
+
+
+def is_croupier_at(user: Any, table: Table | int, at: dt.datetime | None = None) -> bool:
+    """Is ``user`` a croupier on shift at ``table`` at ``at`` (default now)?"""
+    if not _in_group(user, Role.CROUPIER):
+        return False
+    at = at or timezone.now()
+    table_id = table if isinstance(table, int) else table.pk
+    return CroupierAssignment.objects.filter(
+        user=user, table_id=table_id, shift_start__lte=at, shift_end__gt=at
+    ).exists()
+
+
+def check_croupier_at(user: Any, table: Table | int) -> None:
+    if not is_croupier_at(user, table):
+        raise PermissionDenied("Only the croupier assigned to this table for the current shift may do this.")
+
+
+def can_approve(user: Any) -> bool:
+    return (
+        bool(getattr(user, "is_authenticated", False))
+        and _in_group(user, Role.PIT_BOSS)
+        and user.has_perm(APPROVE_CORRECTION)
+    )
+
+
+def check_can_approve(user: Any) -> None:
+    if not can_approve(user):
+        raise PermissionDenied("Only a pit boss may approve or reject a correction.")
+
+
+def reads_everything(user: Any) -> bool:
+    return _in_group(user, Role.PIT_BOSS) or _in_group(user, Role.ACCOUNTANT)
+
+
+def can_read_table(user: Any, table: Table | int) -> bool:
+    return reads_everything(user) or is_croupier_at(user, table)
+
+
+def check_can_read_table(user: Any, table: Table | int) -> None:
+    if not can_read_table(user, table):
+        raise PermissionDenied("You may not see this table.")

@@ -1,0 +1,63 @@
+"""Parsing the review pages' input: a period and a table, a rejection's reason."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django import forms
+from django.utils import timezone
+
+from tables.models import Table
+from tables.review_selectors import Period
+
+#: the dashboard's default period: the last seven days, today included
+DEFAULT_DAYS = 7
+#: the longest period a page or an export covers (a regulator's year and a day of slack)
+MAX_DAYS = 367
+
+
+class PeriodForm(forms.Form):
+    start = forms.DateField(label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    table = forms.ModelChoiceField(
+        label="Table",
+        queryset=Table.objects.select_related("casino").order_by("casino__name", "name"),
+        required=False,
+        empty_label="All tables",
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        today = timezone.localdate()
+        end = data.get("end") or today
+        start = data.get("start") or end - dt.timedelta(days=DEFAULT_DAYS - 1)
+        if start > end:
+            raise forms.ValidationError("The period starts after it ends.")
+        if (end - start).days + 1 > MAX_DAYS:
+            raise forms.ValidationError(f"A period covers at most {MAX_DAYS} days.")
+        data["start"], data["end"] = start, end
+        return data
+
+    @property
+    def period(self) -> Period:
+        return Period(start=self.cleaned_data["start"], end=self.cleaned_data["end"])
+
+    @property
+    def selected_table(self) -> Table | None:
+        return self.cleaned_data.get("table")
+
+
+class RejectForm(forms.Form):
+    reason = forms.CharField(
+        label="Reason",
+        max_length=500,
+        widget=forms.TextInput(attrs={"placeholder": "Why the correction is wrong"}),
+        error_messages={"required": "Say why the correction is rejected."},
+    )
+
+    def clean_reason(self) -> str:
+        reason = self.cleaned_data["reason"].strip()
+        if not reason:
+            raise forms.ValidationError("Say why the correction is rejected.")
+        return reason

@@ -1,0 +1,234 @@
+"""The pit boss's and accounting's pages (docs/review.md). Thin: parse, check who may, call one
+service or selector, render.
+
+Approve and reject answer htmx with the re-rendered queue row or coup review (``return=row`` /
+``return=detail``), a refusal with the same fragment showing why (status 400/403/409, which
+base.html's htmx-config swaps in), and plain form posts with a redirect (or the page again with
+the error), so the pages work without JavaScript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET, require_POST
+
+from audit.selectors import audit_chain_state
+from audit.services import chain_verification_request
+from tables import services
+from tables.exports import EXPORTS
+from tables.models import Coup
+from tables.review_forms import PeriodForm, RejectForm
+from tables.review_selectors import (
+    QUEUE_PAGE_SIZE,
+    Period,
+    coup_review,
+    dashboard,
+    queue_row_after_decision,
+    queue_rows,
+    review_queue,
+    review_queue_count,
+)
+from tables.review_services import (
+    can_export,
+    can_review_corrections,
+    can_see_dashboard,
+    can_verify_audit,
+    export_record,
+)
+from tables.services import CoupConflict
+
+#: the status of a refused decision (base.html's htmx-config swaps 400, 403 and 409 answers in)
+_REFUSAL_STATUS: dict[type[Exception], int] = {PermissionDenied: 403, CoupConflict: 409, ValidationError: 400}
+
+
+def _allow(allowed: bool) -> None:
+    if not allowed:
+        raise PermissionDenied("Your role does not allow this page.")
+
+
+def _nav(request: HttpRequest) -> dict[str, Any]:
+    user = request.user
+    return {
+        "nav_queue": can_review_corrections(user),
+        "nav_dashboard": can_see_dashboard(user),
+        "nav_exports": can_export(user),
+        "nav_queue_count": review_queue_count() if can_review_corrections(user) else 0,
+    }
+
+
+def _message(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return " ".join(exc.messages)
+    if isinstance(exc, CoupConflict):
+        return exc.message
+    return str(exc) or "Not allowed."
+
+
+# ------------------------------------------------------------------------------- corrections
+@login_required
+@require_GET
+def queue(request: HttpRequest) -> HttpResponse:
+    _allow(can_review_corrections(request.user))
+    page = Paginator(review_queue(), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = queue_rows(page.object_list, user=request.user)
+    context = {"page": page, "rows": rows, "active": "queue", **_nav(request)}
+    return render(request, "review/queue.html", context)
+
+
+@login_required
+@require_GET
+def coup_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    _allow(can_review_corrections(request.user))
+    coup = get_object_or_404(Coup, pk=pk)
+    review = coup_review(coup=coup, user=request.user)
+    return render(
+        request, "review/coup.html", {"review": review, "reject_form": RejectForm(), **_nav(request)}
+    )
+
+
+def _decide(
+    request: HttpRequest, pk: int, decide: Callable[[Coup], Any], *, done: str, form: RejectForm | None = None
+) -> HttpResponse:
+    """Run one decision (approve/reject) and answer htmx or the plain form post."""
+    _allow(can_review_corrections(request.user))
+    coup = get_object_or_404(Coup, pk=pk)
+    as_row = request.POST.get("return") == "row"
+    error, status = "", 200
+    try:
+        if form is not None and not form.is_valid():
+            raise ValidationError(list(form.errors["reason"]))
+        decide(coup)
+    except (PermissionDenied, CoupConflict, ValidationError) as exc:
+        error = _message(exc)
+        status = _REFUSAL_STATUS[next(t for t in _REFUSAL_STATUS if isinstance(exc, t))]
+    if request.htmx:
+        waiting = review_queue_count()  # the navigation's counter, swapped out of band
+        if as_row:
+            row = queue_row_after_decision(coup=coup, user=request.user)
+            context = {"row": row, "error": error, "oob_queue_count": waiting}
+            return render(request, "review/_queue_row.html", context, status=status)
+        review = coup_review(coup=coup, user=request.user)
+        context = {
+            "review": review,
+            "reject_form": form or RejectForm(),
+            "error": error,
+            "done": "" if error else done,
+            "oob_queue_count": waiting,
+        }
+        return render(request, "review/_coup_body.html", context, status=status)
+    if error:
+        review = coup_review(coup=coup, user=request.user)
+        context = {"review": review, "reject_form": form or RejectForm(), "error": error, **_nav(request)}
+        return render(request, "review/coup.html", context, status=status)
+    messages.success(request, done)
+    return redirect("review:queue" if as_row else reverse("review:coup", args=[coup.pk]))
+
+
+@login_required
+@require_POST
+def coup_approve(request: HttpRequest, pk: int) -> HttpResponse:
+    def approve(coup: Coup) -> Any:
+        return services.correction_approve(actor=request.user, coup=coup)
+
+    return _decide(request, pk, approve, done="Correction approved: the restored settlement is final.")
+
+
+@login_required
+@require_POST
+def coup_reject(request: HttpRequest, pk: int) -> HttpResponse:
+    form = RejectForm(request.POST)
+
+    def reject(coup: Coup) -> Any:
+        return services.correction_reject(actor=request.user, coup=coup, reason=form.cleaned_data["reason"])
+
+    return _decide(
+        request, pk, reject, form=form, done="Correction rejected: the croupier must restore the coup again."
+    )
+
+
+# ------------------------------------------------------------------------------- dashboard
+@login_required
+@require_GET
+def dashboard_view(request: HttpRequest) -> HttpResponse:
+    _allow(can_see_dashboard(request.user))
+    week = Period.last_days()
+    form = PeriodForm(request.GET or None, initial={"start": week.start, "end": week.end})
+    if form.is_bound and form.is_valid():
+        period, table = form.period, form.selected_table
+    else:
+        period, table = week, None
+    data = dashboard(
+        period=period,
+        table=table,
+        flagged_page=request.GET.get("flagged_page", 1),
+        alarms_page=request.GET.get("alarms_page", 1),
+    )
+    context = {
+        "form": form,
+        "data": data,
+        "filter_query": urlencode({k: v for k, v in request.GET.items() if k in ("start", "end", "table")}),
+        "active": "dashboard",
+        "can_verify": can_verify_audit(request.user),
+        **_nav(request),
+    }
+    return render(request, "review/dashboard.html", context)
+
+
+@login_required
+@require_POST
+def audit_verify(request: HttpRequest) -> HttpResponse:
+    _allow(can_verify_audit(request.user))
+    chain_verification_request(actor=request.user)  # the task runs once this has committed
+    if request.htmx:
+        return render(request, "review/_audit_panel.html", {"chain": audit_chain_state(), "can_verify": True})
+    messages.success(request, "Audit verification requested.")
+    return redirect(reverse("review:dashboard") + "#audit")
+
+
+# ------------------------------------------------------------------------------- exports
+@login_required
+@require_GET
+def exports_page(request: HttpRequest) -> HttpResponse:
+    _allow(can_export(request.user))
+    week = Period.last_days()
+    form = PeriodForm(initial={"start": week.start, "end": week.end}, auto_id=False)
+    return render(
+        request,
+        "review/exports.html",
+        {"form": form, "exports": EXPORTS.values(), "active": "exports", **_nav(request)},
+    )
+
+
+@login_required
+@require_POST
+def export_download(request: HttpRequest, kind: str) -> HttpResponse:
+    _allow(can_export(request.user))
+    export = EXPORTS.get(kind)
+    if export is None:
+        raise Http404("No such export.")
+    form = PeriodForm(request.POST, auto_id=False)
+    if not form.is_valid():
+        context = {
+            "form": form,
+            "exports": EXPORTS.values(),
+            "failed": export,
+            "active": "exports",
+            **_nav(request),
+        }
+        return render(request, "review/exports.html", context, status=400)
+    period, table = form.period, form.selected_table
+    export_record(actor=request.user, export=export, period=period, table=table)  # audited before streaming
+    response = StreamingHttpResponse(export.rows(period, table), content_type=export.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{export.filename(period, table)}"'
+    response["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,75 @@
+"""Writes for the game floor, one atomic state change each (see the modules for the details).
+
+``from tables import services`` gives all of them; the modules group them by what they change.
+"""
+
+from tables.services.banks import (
+    bank_auction_award,
+    bank_first_assign,
+    bank_new_from_minimum,
+    bank_offer_answer,
+    bank_pass,
+)
+from tables.services.corrections import correction_approve, correction_reject, correction_submit
+from tables.services.coups import (
+    Caller,
+    ConfirmationRequired,
+    CoupConflict,
+    StepRequest,
+    StepResult,
+    coup_start,
+    coup_step_record,
+)
+from tables.services.floor import (
+    seat_leave,
+    seat_take,
+    session_pause_end,
+    session_pause_start,
+    spectator_join,
+    spectator_leave,
+    table_session_close,
+    table_session_open,
+)
+from tables.services.setup import (
+    casino_create,
+    croupier_assignment_create,
+    player_create,
+    staff_member_create,
+    staff_password_set,
+    table_create,
+)
+from tables.services.shoes import shoe_close, shoe_start
+
+__all__ = [
+    "Caller",
+    "ConfirmationRequired",
+    "CoupConflict",
+    "StepRequest",
+    "StepResult",
+    "bank_auction_award",
+    "bank_first_assign",
+    "bank_new_from_minimum",
+    "bank_offer_answer",
+    "bank_pass",
+    "casino_create",
+    "correction_approve",
+    "correction_reject",
+    "correction_submit",
+    "coup_start",
+    "coup_step_record",
+    "croupier_assignment_create",
+    "player_create",
+    "seat_leave",
+    "seat_take",
+    "session_pause_end",
+    "session_pause_start",
+    "shoe_close",
+    "shoe_start",
+    "spectator_join",
+    "spectator_leave",
+    "staff_member_create",
+    "staff_password_set",
+    "table_create",
+    "table_session_close",
+    "table_session_open",
+]

@@ -1,0 +1,244 @@
+"""Who holds the bank: the first banker, passing it, losing it, offering it in turn (docs/rules.md §7).
+
+A bank is a ``BankTurn``. While one is open the table has a banker; when it ends (lost, passed,
+banker left, table closed) the chips in the bank and the banker's reserve go back to him, and the
+bank is offered to the seated players in rotation (``selectors.bank_rotation``), refusals
+skipped, until one accepts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from audit.services import audit_record
+from audit.snapshot import model_snapshot
+from tables import money
+from tables.models import BankOffer, BankTurn, Coup, Seat, Table, TableSession
+from tables.permissions import check_croupier_at
+from tables.selectors import bank_rotation
+from tables.services.locking import lock_session, require_open
+
+FIRST_BANKER_WAYS = {
+    Table.FirstBanker.LOT: BankTurn.Start.LOT,
+    Table.FirstBanker.AUCTION: BankTurn.Start.AUCTION,
+    Table.FirstBanker.ACCEPTANCE: BankTurn.Start.ACCEPTANCE,
+}
+
+
+def bank_turn_end(
+    *, actor: AbstractBaseUser | None, turn: BankTurn, reason: str, at: dt.datetime | None = None
+) -> BankTurn:
+    """End a bank; the caller holds the session's locks. The chips in the bank and the banker's
+    reserve go back to him in the same transaction."""
+    before = model_snapshot(turn)
+    turn.ended_at = at or timezone.now()
+    turn.end_reason = reason
+    turn.save(update_fields=["ended_at", "end_reason"])
+    money.bank_return(turn=turn, actor=actor)
+    audit_record(
+        actor=actor, action=f"tables.bank.{reason}", target=turn, before=before, after=model_snapshot(turn)
+    )
+    return turn
+
+
+def _seated(session: TableSession, seat: Seat) -> Seat:
+    seat = Seat.objects.select_related("player").get(pk=seat.pk)
+    if seat.session_id != session.pk or seat.left_at is not None:
+        raise ValidationError("That player is not seated at this table.")
+    return seat
+
+
+def _open_turn(
+    *,
+    actor: AbstractBaseUser,
+    session: TableSession,
+    seat: Seat,
+    how: str,
+    minimum: int,
+    rotation_from: Seat | None = None,
+) -> BankTurn:
+    turn = BankTurn.objects.create(
+        session=session,
+        player=seat.player,
+        seat=seat,
+        started_at=timezone.now(),
+        started_how=how,
+        required_minimum=minimum,
+        rotation_from=rotation_from or seat,
+    )
+    audit_record(actor=actor, action="tables.bank.take", target=turn, after=model_snapshot(turn))
+    return turn
+
+
+@transaction.atomic
+def bank_first_assign(
+    *, actor: AbstractBaseUser, session: TableSession, seat: Seat, amount: int | None = None
+) -> BankTurn:
+    """The session's first banker, chosen by lot or by auction (the table's setting): the croupier
+    records the winner (and, for an auction, the bank he bid: his first bank must be at least that)."""
+    session = lock_session(session)
+    table = session.table
+    check_croupier_at(actor, table)
+    require_open(session)
+    if BankTurn.objects.filter(session=session).exists():
+        raise ValidationError("The first banker has already been chosen at this session.")
+    how = FIRST_BANKER_WAYS[Table.FirstBanker(table.first_banker_method)]
+    if how is BankTurn.Start.ACCEPTANCE:
+        raise ValidationError("At this table the bank is offered in turn: record each answer instead.")
+    profile = table.profile
+    minimum = profile.min_bank
+    if how is BankTurn.Start.AUCTION:
+        if amount is None or amount < profile.min_bank:
+            raise ValidationError(f"An auction needs the winning bank, at least {profile.min_bank}.")
+        minimum = amount
+    elif amount is not None:
+        raise ValidationError("Only an auction names the bank in advance.")
+    return _open_turn(actor=actor, session=session, seat=_seated(session, seat), how=how, minimum=minimum)
+
+
+@transaction.atomic
+def bank_offer_answer(
+    *, actor: AbstractBaseUser, session: TableSession, seat: Seat, accept: bool
+) -> BankOffer:
+    """Record the answer of the player the bank is offered to now (refusals are skipped)."""
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    require_open(session)
+    rotation = bank_rotation(session=session)
+    if rotation is None:
+        raise ValidationError("The bank is held: there is nothing to offer.")
+    if rotation.offer_to is None or rotation.offer_to.pk != seat.pk:
+        who = f"seat {rotation.offer_to.number}" if rotation.offer_to else "nobody (everyone refused)"
+        raise ValidationError(f"The bank is offered in turn: it goes to {who} now.")
+    offer = BankOffer.objects.create(
+        session=session,
+        after_turn=rotation.previous,
+        seat=rotation.offer_to,
+        required_minimum=rotation.required_minimum,
+        accepted=accept,
+        answered_at=timezone.now(),
+        recorded_by=actor,
+    )
+    audit_record(actor=actor, action="tables.bank.offer", target=offer, after=model_snapshot(offer))
+    if accept:
+        first_in_turn = rotation.candidates[0].pk == seat.pk if rotation.candidates else True
+        # a farther player taking a passed bank leaves the first neighbour his ordinary turn
+        keep_anchor = rotation.how == BankTurn.Start.PASSED and not first_in_turn and rotation.previous
+        _open_turn(
+            actor=actor,
+            session=session,
+            seat=_seated(session, seat),
+            how=rotation.how,
+            minimum=rotation.required_minimum,
+            rotation_from=rotation.previous.rotation_from if keep_anchor else None,
+        )
+    return offer
+
+
+@transaction.atomic
+def bank_auction_award(
+    *, actor: AbstractBaseUser, session: TableSession, seat: Seat, amount: int
+) -> BankTurn:
+    """A passed bank awarded by informal auction: to whoever puts up at least the same amount."""
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    require_open(session)
+    rotation = bank_rotation(session=session)
+    if rotation is None:
+        raise ValidationError("The bank is held: there is nothing to auction.")
+    if rotation.how != BankTurn.Start.PASSED:
+        raise ValidationError("Only a passed bank is auctioned; a lost bank goes round in turn.")
+    if amount < rotation.required_minimum:
+        raise ValidationError(f"The bank must be at least {rotation.required_minimum}.")
+    return _open_turn(
+        actor=actor, session=session, seat=_seated(session, seat), how=BankTurn.Start.AUCTION, minimum=amount
+    )
+
+
+@transaction.atomic
+def bank_new_from_minimum(*, actor: AbstractBaseUser, session: TableSession, seat: Seat) -> BankTurn:
+    """Nobody accepted the required amount: the first neighbour may open a new bank from the
+    profile's minimum (docs/rules.md §7)."""
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    require_open(session)
+    rotation = bank_rotation(session=session)
+    if rotation is None:
+        raise ValidationError("The bank is held.")
+    if rotation.offer_to is not None:
+        raise ValidationError(
+            f"The bank is still being offered: seat {rotation.offer_to.number} answers next."
+        )
+    if not rotation.order or rotation.order[0].pk != seat.pk:
+        raise ValidationError("Only the first neighbour may open a new bank from the minimum.")
+    return _open_turn(
+        actor=actor,
+        session=session,
+        seat=_seated(session, seat),
+        how=BankTurn.Start.NEW_BANK,
+        minimum=session.table.profile.min_bank,
+    )
+
+
+@transaction.atomic
+def bank_pass(*, actor: AbstractBaseUser, session: TableSession) -> BankTurn:
+    """The banker gives up the bank between coups (after a win or a stand-off)."""
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    require_open(session)
+    turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
+    if turn is None:
+        raise ValidationError("Nobody holds the bank.")
+    if Coup.objects.filter(
+        bank_turn=turn, state__in=[Coup.State.OPEN, Coup.State.AWAITING_CORRECTION]
+    ).exists():
+        raise ValidationError("Finish the coup (and restore it if it was flagged) before passing the bank.")
+    return bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.PASSED)
+
+
+def bank_after_coup(
+    *, actor: AbstractBaseUser | None, coup: Coup, outcome: str, next_bank_min: int | None
+) -> None:
+    """After a coup's (provisional or final) settlement: a losing banker loses the bank; a winning
+    or tying one must continue with at least the mandatory continuation. Caller holds the locks."""
+    turn = BankTurn.objects.select_for_update().get(pk=coup.bank_turn_id)
+    if turn.ended_at is not None:
+        return  # the bank already moved on (a correction approved after play went on)
+    if outcome == "player":
+        bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.LOST)
+        return
+    minimum = max(next_bank_min or 0, coup.shoe.table.profile.min_bank)
+    if minimum != turn.required_minimum:
+        before = model_snapshot(turn)
+        turn.required_minimum = minimum
+        turn.save(update_fields=["required_minimum"])
+        audit_record(
+            actor=actor, action="tables.bank.continue", target=turn, before=before, after=model_snapshot(turn)
+        )
+
+
+@transaction.atomic
+def bank_assign_imported(
+    *, actor: AbstractBaseUser, session: TableSession, seat: Seat, minimum: int
+) -> BankTurn:
+    """Importing a recorded history: the history names each coup's bank but not how the bank
+    went round, so the importer hands the bank to the recorded banker directly (the previous bank,
+    if any, is closed as passed). Live tables use the offer-in-turn services above."""
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    require_open(session)
+    turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
+    if turn is not None:
+        bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.PASSED)
+    return _open_turn(
+        actor=actor,
+        session=session,
+        seat=_seated(session, seat),
+        how=BankTurn.Start.IMPORTED,
+        minimum=minimum,
+    )

@@ -1,0 +1,448 @@
+"""Recording a coup step by step, every step checked by the rules engine as it is entered.
+
+One step is one transaction: the table, shoe and coup rows are locked (tables.services.locking),
+the coup's recorded steps are replayed through the engine, the new step is applied, and the step
+row, its side effects (bets, cards seen, the settlement at the reveal) and its audit event are
+written together — or nothing is.
+
+Three kinds of refusal, each with nothing written:
+- ``ValidationError``: the step cannot be recorded (bad card, bet above what is left of the bank,
+  a fourth card…);
+- ``CoupConflict``: the client's view is stale (another tablet moved the coup on) or the coup is
+  over;
+- ``ConfirmationRequired``: the step breaks the rules. If it did happen at the table the croupier
+  confirms it, and it is recorded with its violation and the coup flagged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F, Max, Sum
+from django.utils import timezone
+
+from audit.services import audit_record
+from tables import money
+from tables.coup_state import (
+    SPECTATOR_TURN,
+    betting_turn,
+    cards_parse,
+    coup_replay,
+    coup_rules,
+    coup_verdict,
+    seat_key,
+    spectator_key,
+    table_rules_snapshot,
+)
+from tables.models import (
+    BankTax,
+    BankTurn,
+    Bet,
+    Coup,
+    CoupStep,
+    Seat,
+    SessionPause,
+    Shoe,
+    ShoeCard,
+    Spectator,
+    TableSession,
+)
+from tables.permissions import check_croupier_at
+from tables.rules.coup import Outcome, Verdict, Violation
+from tables.rules.interchange import verdict_to_dict
+from tables.rules.machine import CoupState, IllegalStep, Step, StepKind, apply, new_coup
+from tables.rules.settlement import BancoCaller, banco_winner
+from tables.services.banks import bank_after_coup
+from tables.services.locking import lock_coup, lock_session, require_open
+from tables.services.shoes import card_record, shoe_close_locked
+
+
+class CoupConflict(Exception):
+    """The request does not fit the coup's current state (HTTP 409)."""
+
+    def __init__(self, message: str, *, current_step: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.current_step = current_step
+
+
+class ConfirmationRequired(Exception):
+    """The step breaks the rules: record it only if it really happened (resend with confirm)."""
+
+    def __init__(self, violation: Violation) -> None:
+        super().__init__(f"{violation.code}: confirm that this happened at the table")
+        self.violation = violation
+
+
+@dataclass(frozen=True)
+class Caller:
+    """One banco caller, by seat number or spectator id."""
+
+    seat: int | None = None
+    spectator: int | None = None
+    suivi: bool = False
+
+
+@dataclass(frozen=True)
+class StepRequest:
+    """A step as the croupier (or a smart shoe) enters it."""
+
+    kind: StepKind
+    amount: int | None = None
+    seat: int | None = None  # bet: the seat number betting
+    spectator: int | None = None  # bet: the spectator (id) betting
+    card: str | None = None
+    callers: tuple[Caller, ...] = ()
+
+
+@dataclass(frozen=True)
+class StepResult:
+    coup: Coup
+    step: CoupStep
+    state: CoupState
+    violation: Violation | None = None
+    verdict: Verdict | None = None
+
+
+# --------------------------------------------------------------------------------- starting a coup
+@transaction.atomic
+def coup_start(
+    *,
+    actor: AbstractBaseUser,
+    session: TableSession,
+    amount: int,
+    idempotency_key: str = "",
+    rules: dict[str, Any] | None = None,
+    first_coup_of_bank: bool | None = None,
+    history: bool = False,
+) -> StepResult:
+    """The banker declares his bank: the coup begins with it (its first step).
+
+    ``history`` (with ``rules`` and ``first_coup_of_bank``) is for an import of recorded history:
+    the coup is judged under the rules the history names, what happened is recorded even where a
+    live table would refuse it (flagged instead), and an earlier coup still awaiting its
+    correction does not hold the table up — it did not, back then.
+    """
+    session = lock_session(session)
+    table = session.table
+    check_croupier_at(actor, table)
+    require_open(session)
+    shoe = Shoe.objects.select_for_update().filter(table=table, state=Shoe.State.OPEN).first()
+    if shoe is None or shoe.session_id != session.pk:
+        raise ValidationError("Start a shoe first.")
+    turn = BankTurn.objects.select_related("seat").filter(session=session, ended_at__isnull=True).first()
+    if turn is None:
+        raise ValidationError("Nobody holds the bank: choose the banker first.")
+    blocking = [Coup.State.OPEN] if history else [Coup.State.OPEN, Coup.State.AWAITING_CORRECTION]
+    pending = Coup.objects.filter(shoe__session=session, state__in=blocking).first()
+    if pending is not None:
+        verb = "finish" if pending.state == Coup.State.OPEN else "restore"
+        raise ValidationError(f"First {verb} coup {pending.number} of shoe {pending.shoe.number}.")
+    if SessionPause.objects.filter(session=session, ended_at__isnull=True).exists():
+        raise ValidationError("The table is paused.")
+    if first_coup_of_bank is None:
+        first_coup_of_bank = not Coup.objects.filter(bank_turn=turn).exists()
+    now = timezone.now()
+    number = (Coup.objects.filter(shoe=shoe).aggregate(n=Max("number"))["n"] or 0) + 1
+    coup = Coup(
+        shoe=shoe,
+        number=number,
+        banker=turn.player,
+        bank=amount if type(amount) is int and amount > 0 else 1,
+        bank_turn=turn,
+        rules=rules or table_rules_snapshot(table),
+        first_coup_of_bank=first_coup_of_bank,
+        step_count=1,
+        created_at=now,
+    )
+    state = new_coup(
+        coup_rules(coup),
+        minimum_bank=turn.required_minimum,
+        house_limit=coup.rules["house_limit"],
+        first_coup_of_bank=first_coup_of_bank,
+        historical=history,
+    )
+    banker = seat_key(turn.seat.number)
+    try:
+        state = apply(state, Step(StepKind.BANK_DECLARED, amount=amount, punter=banker))
+    except IllegalStep as exc:
+        raise ValidationError({"amount": str(exc)}) from None
+    coup.save()
+    payload: dict[str, Any] = {"amount": amount, "banker": banker, "minimum": turn.required_minimum}
+    if history:
+        payload["historical"] = True
+    step = CoupStep.objects.create(
+        coup=coup,
+        index=1,
+        kind=CoupStep.Kind.BANK_DECLARED,
+        payload=payload,
+        actor=actor,
+        created_at=now,
+        idempotency_key=idempotency_key,
+    )
+    money.bank_fund(coup=coup, actor=actor)
+    audit_record(
+        actor=actor,
+        action="tables.coup.start",
+        target=coup,
+        after={"shoe": shoe.pk, "number": number, "banker": turn.player_id, "step": 1, **payload},
+    )
+    return StepResult(coup=coup, step=step, state=state)
+
+
+# ------------------------------------------------------------------------------------- every step
+@transaction.atomic
+def coup_step_record(
+    *,
+    actor: AbstractBaseUser,
+    coup: Coup | int,
+    request: StepRequest,
+    expected_step: int,
+    confirm: bool = False,
+    idempotency_key: str = "",
+) -> StepResult:
+    """Record one step of the coup. ``expected_step`` is the step count the client last saw."""
+    coup = lock_coup(coup)
+    table = coup.shoe.table
+    check_croupier_at(actor, table)
+    if coup.state != Coup.State.OPEN:
+        raise CoupConflict(
+            f"This coup is {coup.state.replace('_', ' ')}: no more steps.", current_step=coup.step_count
+        )
+    if expected_step != coup.step_count:
+        raise CoupConflict(
+            f"Stale step: the coup is at step {coup.step_count}, not {expected_step}.",
+            current_step=coup.step_count,
+        )
+    if request.kind is StepKind.BANK_DECLARED:
+        raise ValidationError("The bank is declared when the coup starts.")
+    rows = list(coup.steps.order_by("index"))
+    state = coup_replay(coup, rows)
+    step, payload, bet = _engine_step(coup, state, request)
+    try:
+        new_state = apply(state, step)
+    except IllegalStep as exc:
+        raise ValidationError(str(exc)) from None
+    fresh = new_state.violations[len(state.violations) :]
+    violation = fresh[0][1] if fresh else None
+    if violation is not None and not confirm:
+        raise ConfirmationRequired(violation)
+
+    verdict = None
+    if request.kind is StepKind.REVEAL:
+        verdict = coup_verdict(coup, new_state)
+        payload["verdict"] = verdict_to_dict(verdict)
+    now = timezone.now()
+    index = coup.step_count + 1
+    row = CoupStep.objects.create(
+        coup=coup,
+        index=index,
+        kind=request.kind.value,
+        payload=payload,
+        actor=actor,
+        created_at=now,
+        violations=[violation.code.value] if violation else [],
+        idempotency_key=idempotency_key,
+    )
+    Coup.objects.filter(pk=coup.pk).update(
+        step_count=F("step_count") + 1, flagged=coup.flagged or bool(violation)
+    )
+    coup.step_count, coup.flagged = index, coup.flagged or bool(violation)
+
+    if bet is not None:
+        _bet_write(coup, request, bet, new_state)
+    if request.kind in (StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER):
+        role = ShoeCard.Role.PLAYER if request.kind is StepKind.CARD_TO_PLAYER else ShoeCard.Role.BANKER
+        card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role)
+    if verdict is not None:
+        _reveal(actor=actor, coup=coup, verdict=verdict, state=new_state)
+
+    audit_record(
+        actor=actor,
+        action="tables.coup.step",
+        target=coup,
+        after={
+            "index": index,
+            "kind": request.kind.value,
+            "payload": payload,
+            "violation": violation.code.value if violation else None,
+            "confirmed": bool(violation),
+        },
+    )
+    return StepResult(coup=coup, step=row, state=new_state, violation=violation, verdict=verdict)
+
+
+def _reveal(*, actor: AbstractBaseUser, coup: Coup, verdict: Verdict, state: CoupState) -> None:
+    """The hands are shown: a clean coup is settled now; a flagged one waits to be restored."""
+    shoe = coup.shoe
+    if verdict.violations:
+        coup.state = Coup.State.AWAITING_CORRECTION
+        coup.save(update_fields=["state"])
+    else:
+        settlement = verdict.settlement
+        assert settlement is not None  # live bets never exceed the bank: the engine refuses them
+        money.coup_settle(coup=coup, settlement=settlement, actor=actor, key=f"coup:{coup.pk}:settle")
+        if settlement.tax:
+            BankTax.objects.create(coup=coup, basis=settlement.covered, amount=settlement.tax)
+        coup.state, coup.settled_at = Coup.State.SETTLED, timezone.now()
+        coup.save(update_fields=["state", "settled_at"])
+        bank_after_coup(
+            actor=actor, coup=coup, outcome=verdict.outcome.value, next_bank_min=settlement.next_bank_min
+        )
+    shoe.refresh_from_db(fields=["stop_reached", "state"])
+    if shoe.stop_reached and shoe.state == Shoe.State.OPEN:
+        shoe_close_locked(actor=actor, shoe=shoe, reason="stop card reached")
+
+
+def _engine_step(coup: Coup, state: CoupState, request: StepRequest) -> tuple[Step, dict[str, Any], Any]:
+    """Translate a request into the engine's step and the payload stored for it."""
+    kind = request.kind
+    if kind is StepKind.BET:
+        who = _bettor(coup, seat=request.seat, spectator=request.spectator)
+        if type(request.amount) is not int or request.amount <= 0:
+            raise ValidationError({"amount": "A bet is a positive whole number of chips."})
+        # API-FIX: a bet above what is left of the bank is refused on its ``amount`` field (the
+        # engine refuses it too, but without naming the field a client should correct)
+        live_betting = not state.historical and not state.bets_closed and not state.banco
+        if live_betting and 0 < state.uncovered < request.amount:
+            raise ValidationError({"amount": f"only {state.uncovered} of the bank is left to cover"})
+        staked = (
+            Bet.objects.filter(coup=coup, withdrawn=False, **who.filter).aggregate(s=Sum("amount"))["s"] or 0
+        )
+        money.bet_check_affordable(coup=coup, player=who.player, amount=request.amount, already_staked=staked)
+        payload = {
+            "punter": who.key,
+            "amount": request.amount,
+            "spectator": who.spectator,
+            "order": who.order,
+        }
+        step = Step(kind, amount=request.amount, punter=who.key, spectator=who.spectator, order=who.order)
+        return step, payload, who
+    if kind is StepKind.BANCO:
+        if not request.callers:
+            raise ValidationError({"callers": "Name who called banco."})
+        callers = []
+        people = []
+        for c in request.callers:
+            who = _bettor(coup, seat=c.seat, spectator=c.spectator)
+            callers.append(BancoCaller(who.key, spectator=who.spectator, suivi=c.suivi, order=who.order))
+            people.append(who)
+        step = Step(kind, callers=tuple(callers))
+        winner = next(p for p in people if p.key == _banco_winner_key(state, step))
+        if any(c.suivi for c in request.callers):
+            _check_suivi(coup, request, people)
+        money.bet_check_affordable(coup=coup, player=winner.player, amount=coup.bank, already_staked=0)
+        payload = {
+            "callers": [
+                {"punter": c.punter, "spectator": c.spectator, "suivi": c.suivi, "order": c.order}
+                for c in callers
+            ],
+            "winner": winner.key,
+        }
+        return step, payload, winner
+    if kind in (StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER):
+        if not request.card:
+            raise ValidationError({"card": "Which card?"})
+        card = cards_parse([request.card], field="card")[0]
+        return Step(kind, card=card), {"card": card}, None
+    return Step(kind), {}, None
+
+
+@dataclass(frozen=True)
+class _Bettor:
+    key: str
+    player: Any
+    spectator: bool
+    order: int
+    seat: Seat | None
+    standing: Spectator | None
+
+    @property
+    def filter(self) -> dict[str, Any]:
+        return {"seat": self.seat} if self.seat is not None else {"spectator": self.standing}
+
+
+def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
+    if (seat is None) == (spectator is None):
+        raise ValidationError({"seat": "Give either the seat number or the spectator, not both."})
+    session_id = coup.shoe.session_id
+    table = coup.shoe.table
+    if seat is not None:
+        row = (
+            Seat.objects.select_related("player")
+            .filter(session_id=session_id, number=seat, left_at__isnull=True)
+            .first()
+        )
+        if row is None:
+            raise ValidationError({"seat": f"Nobody sits at seat {seat}."})
+        banker_seat = coup.bank_turn.seat.number
+        order = betting_turn(
+            seat_number=seat,
+            banker_seat_number=banker_seat,
+            seat_count=table.seat_count,
+            betting_from=table.profile.betting_from,
+        )
+        return _Bettor(seat_key(seat), row.player, False, order, row, None)
+    standing = (
+        Spectator.objects.select_related("player")
+        .filter(session_id=session_id, pk=spectator, left_at__isnull=True)
+        .first()
+    )
+    if standing is None:
+        raise ValidationError({"spectator": "No such spectator at this table."})
+    return _Bettor(spectator_key(standing.pk), standing.player, True, SPECTATOR_TURN, None, standing)
+
+
+def _banco_winner_key(state: CoupState, step: Step) -> str:
+    return banco_winner(step.callers, banco_suivi=state.rules.profile.banco_suivi).punter
+
+
+def _check_suivi(coup: Coup, request: StepRequest, people: list[_Bettor]) -> None:
+    """A banco suivi belongs to the punter who called banco on the previous coup and lost it."""
+    previous = (
+        Coup.objects.filter(shoe__session_id=coup.shoe.session_id)
+        .exclude(pk=coup.pk)
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    loser = None
+    if previous is not None:
+        banco = (
+            Bet.objects.filter(coup=previous, banco=True, withdrawn=False)
+            .select_related("seat", "spectator")
+            .first()
+        )
+        reveal = previous.steps.filter(kind=CoupStep.Kind.REVEAL).first()
+        if (
+            banco is not None
+            and reveal is not None
+            and reveal.payload["verdict"]["outcome"] == Outcome.BANKER
+        ):
+            loser = banco.seat.player_id if banco.seat_id else banco.spectator.player_id
+    for caller, who in zip(request.callers, people, strict=True):
+        if caller.suivi and who.player.pk != loser:
+            raise ValidationError({"callers": f"{who.player} did not lose a banco on the previous coup."})
+
+
+def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupState) -> None:
+    order = (Bet.objects.filter(coup=coup).aggregate(n=Max("betting_order"))["n"] or 0) + 1
+    if request.kind is StepKind.BANCO:
+        # banco withdraws every other bet; the rows stay, marked, so the history is complete
+        Bet.objects.filter(coup=coup, withdrawn=False).update(withdrawn=True)
+        Bet.objects.create(
+            coup=coup,
+            seat=who.seat,
+            spectator=who.standing,
+            amount=coup.bank,
+            banco=True,
+            banco_suivi=state.banco_suivi,
+            betting_order=order,
+        )
+        return
+    Bet.objects.create(
+        coup=coup, seat=who.seat, spectator=who.standing, amount=request.amount, betting_order=order
+    )

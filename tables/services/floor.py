@@ -1,0 +1,218 @@
+"""Writes at the table between coups: sessions, pauses, seats and spectators.
+
+Each function is one atomic state change, checks who may make it (tables.permissions) and records
+its audit event in the same transaction. Rows are locked table first, then session, so two
+tablets at one table queue up instead of racing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from audit.services import audit_record
+from audit.snapshot import model_snapshot
+from tables import money
+from tables.models import (
+    BankTurn,
+    Coup,
+    Player,
+    Seat,
+    SessionPause,
+    Shoe,
+    Spectator,
+    Table,
+    TableSession,
+)
+from tables.permissions import check_croupier_at
+from tables.services.banks import bank_turn_end
+from tables.services.locking import lock_session, require_open
+
+
+@transaction.atomic
+def table_session_open(
+    *, actor: AbstractBaseUser, table: Table, at: dt.datetime | None = None
+) -> TableSession:
+    check_croupier_at(actor, table)
+    # Lock the table row so two tablets opening the same table queue up instead of racing; the
+    # partial unique constraint would refuse the second one anyway.
+    table = Table.objects.select_for_update().get(pk=table.pk)
+    if TableSession.objects.filter(table=table, closed_at__isnull=True).exists():
+        raise ValidationError("This table already has an open session.")
+    before = model_snapshot(table)
+    session = TableSession.objects.create(table=table, opened_at=at or timezone.now(), opened_by=actor)
+    table.state = Table.State.OPEN
+    table.save(update_fields=["state"])
+    audit_record(
+        actor=actor,
+        action="tables.tablesession.open",
+        target=session,
+        before={"table": before},
+        after={"table": model_snapshot(table), "session": model_snapshot(session)},
+    )
+    return session
+
+
+@transaction.atomic
+def table_session_close(
+    *, actor: AbstractBaseUser, session: TableSession, reason: str = "", at: dt.datetime | None = None
+) -> TableSession:
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    if session.closed_at is not None:
+        raise ValidationError("This session is already closed.")
+    if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN).exists():
+        raise ValidationError("A coup is still being played: finish it before closing the table.")
+    now = at or timezone.now()
+    for shoe in Shoe.objects.select_for_update().filter(session=session, state=Shoe.State.OPEN):
+        shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, now, "session closed"
+        shoe.save(update_fields=["state", "closed_at", "close_reason"])
+    turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
+    if turn is not None:
+        bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.SESSION_CLOSED, at=now)
+    for seat in Seat.objects.select_for_update().filter(session=session, left_at__isnull=True):
+        seat.left_at = now
+        seat.save(update_fields=["left_at"])
+    Spectator.objects.filter(session=session, left_at__isnull=True).update(left_at=now)
+    SessionPause.objects.filter(session=session, ended_at__isnull=True).update(ended_at=now, ended_by=actor)
+    before = model_snapshot(session)
+    session.closed_at = now
+    session.closed_by = actor
+    session.close_reason = reason
+    session.save(update_fields=["closed_at", "closed_by", "close_reason"])
+    table = session.table
+    table.state = Table.State.CLOSED
+    table.save(update_fields=["state"])
+    money.hourly_fees_on_close(session=session)
+    audit_record(
+        actor=actor,
+        action="tables.tablesession.close",
+        target=session,
+        before=before,
+        after=model_snapshot(session),
+    )
+    return session
+
+
+@transaction.atomic
+def session_pause_start(*, actor: AbstractBaseUser, session: TableSession) -> SessionPause:
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    require_open(session)
+    if SessionPause.objects.filter(session=session, ended_at__isnull=True).exists():
+        raise ValidationError("The table is already paused.")
+    if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN).exists():
+        raise ValidationError("Finish the coup in play before pausing.")
+    pause = SessionPause.objects.create(session=session, started_at=timezone.now(), started_by=actor)
+    audit_record(actor=actor, action="tables.session.pause", target=pause, after=model_snapshot(pause))
+    return pause
+
+
+@transaction.atomic
+def session_pause_end(*, actor: AbstractBaseUser, session: TableSession) -> SessionPause:
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    pause = SessionPause.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
+    if pause is None:
+        raise ValidationError("The table is not paused.")
+    before = model_snapshot(pause)
+    pause.ended_at, pause.ended_by = timezone.now(), actor
+    pause.save(update_fields=["ended_at", "ended_by"])
+    audit_record(
+        actor=actor, action="tables.session.resume", target=pause, before=before, after=model_snapshot(pause)
+    )
+    return pause
+
+
+@transaction.atomic
+def seat_take(*, actor: AbstractBaseUser, session: TableSession, player: Player, number: int) -> Seat:
+    session = lock_session(session)
+    table = session.table
+    check_croupier_at(actor, table)
+    require_open(session)
+    if player.casino_id != table.casino_id:
+        raise ValidationError("This player belongs to another casino.")
+    if not 1 <= number <= table.seat_count:
+        raise ValidationError(f"Seats at this table are numbered 1 to {table.seat_count}.")
+    seated = Seat.objects.filter(session=session, left_at__isnull=True)
+    if seated.filter(number=number).exists():
+        raise ValidationError(f"Seat {number} is taken.")
+    if seated.filter(player=player).exists():
+        raise ValidationError(f"{player} is already seated at this table.")
+    if seated.count() >= table.profile.seats_max:
+        raise ValidationError(f"The {table.profile.slug} profile seats at most {table.profile.seats_max}.")
+    if Spectator.objects.filter(session=session, player=player, left_at__isnull=True).exists():
+        raise ValidationError(f"{player} is standing as a spectator: let him leave first.")
+    seat = Seat.objects.create(session=session, player=player, number=number, joined_at=timezone.now())
+    money.card_money_on_seat(seat=seat, actor=actor)
+    audit_record(actor=actor, action="tables.seat.take", target=seat, after=model_snapshot(seat))
+    return seat
+
+
+@transaction.atomic
+def seat_leave(*, actor: AbstractBaseUser, seat: Seat) -> Seat:
+    session = lock_session(seat.session_id)
+    check_croupier_at(actor, session.table)
+    seat = Seat.objects.select_for_update().get(pk=seat.pk)
+    if seat.left_at is not None:
+        raise ValidationError("This player has already left.")
+    if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN, bets__seat=seat).exists():
+        raise ValidationError("This player has a bet in the coup being played.")
+    turn = (
+        BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True, seat=seat).first()
+    )
+    if turn is not None:
+        if Coup.objects.filter(bank_turn=turn, state=Coup.State.OPEN).exists():
+            raise ValidationError("The banker cannot leave during a coup.")
+        bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.LEFT)
+    before = model_snapshot(seat)
+    seat.left_at = timezone.now()
+    seat.save(update_fields=["left_at"])
+    audit_record(
+        actor=actor, action="tables.seat.leave", target=seat, before=before, after=model_snapshot(seat)
+    )
+    return seat
+
+
+@transaction.atomic
+def spectator_join(*, actor: AbstractBaseUser, session: TableSession, player: Player) -> Spectator:
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    require_open(session)
+    if player.casino_id != session.table.casino_id:
+        raise ValidationError("This player belongs to another casino.")
+    if Seat.objects.filter(session=session, player=player, left_at__isnull=True).exists():
+        raise ValidationError(f"{player} is seated at this table.")
+    if Spectator.objects.filter(session=session, player=player, left_at__isnull=True).exists():
+        raise ValidationError(f"{player} is already standing at this table.")
+    spectator = Spectator.objects.create(session=session, player=player, joined_at=timezone.now())
+    audit_record(
+        actor=actor, action="tables.spectator.join", target=spectator, after=model_snapshot(spectator)
+    )
+    return spectator
+
+
+@transaction.atomic
+def spectator_leave(*, actor: AbstractBaseUser, spectator: Spectator) -> Spectator:
+    session = lock_session(spectator.session_id)
+    check_croupier_at(actor, session.table)
+    spectator = Spectator.objects.select_for_update().get(pk=spectator.pk)
+    if spectator.left_at is not None:
+        raise ValidationError("This spectator has already left.")
+    if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN, bets__spectator=spectator).exists():
+        raise ValidationError("This spectator has a bet in the coup being played.")
+    before = model_snapshot(spectator)
+    spectator.left_at = timezone.now()
+    spectator.save(update_fields=["left_at"])
+    audit_record(
+        actor=actor,
+        action="tables.spectator.leave",
+        target=spectator,
+        before=before,
+        after=model_snapshot(spectator),
+    )
+    return spectator

@@ -1,0 +1,150 @@
+"""Idempotent requests: the first response to a (user, Idempotency-Key) pair is kept and replayed.
+
+A client that did not hear the answer to a POST (the tablet lost the network) sends it again with
+the same key; it must get the answer of the first attempt, and the work must not run twice.
+
+One transaction does three things, in this order:
+
+1. **claim** the key: INSERT an ``IdempotencyRecord`` (unique on user and key). A concurrent
+   replay of the same key blocks on that unique index until the first transaction ends; then it
+   either finds the finished response (first one committed) or claims the key itself (first one
+   rolled back);
+2. run the **work** (one service call and the rendering of its response);
+3. **store** the status and body on the record.
+
+A refused request (any 4xx) rolls back with its work — nothing of it is stored, so a retry runs
+again (after the client fixed what was refused). An unexpected error rolls back the same way.
+The same key with another request (method, path or body) is refused: :class:`IdempotencyKeyReused`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from audit.services import audit_record
+from tables.models import IdempotencyRecord
+
+HEADER = "Idempotency-Key"
+#: a key is 1-64 visible ASCII characters (a UUID fits); 64 because the coup step that a request
+#: records keeps the key too (``CoupStep.idempotency_key``)
+KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,64}$")
+
+
+class IdempotencyKeyReused(Exception):
+    """The key was already used by this user for a different request (HTTP 422)."""
+
+    code = "idempotency_key_reused"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This Idempotency-Key was already used for a different request: use a new key for a new request."
+        )
+
+
+class IdempotencyInProgress(Exception):
+    """The key is claimed but has no response yet (cannot happen while the claim and the response
+    are written in one transaction; kept as a guard, HTTP 409)."""
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotentResponse:
+    status: int
+    body: Any
+    replayed: bool
+
+
+class _Refused(Exception):
+    """The work answered with an error: roll everything back, keep nothing, pass the answer on."""
+
+    def __init__(self, status: int, body: Any) -> None:
+        super().__init__(status)
+        self.status = status
+        self.body = body
+
+
+def idempotency_key_check(key: str | None) -> str:
+    """The request's key, or a ValidationError naming the header (HTTP 400)."""
+    if not key:
+        raise ValidationError({HEADER: f"This header is required on every POST ({HEADER}: a new UUID)."})
+    if not KEY_PATTERN.match(key):
+        raise ValidationError({HEADER: "A key is 1 to 64 visible ASCII characters, without spaces."})
+    return key
+
+
+def request_fingerprint(*, method: str, path: str, body: Any) -> str:
+    """SHA-256 of the method, the path and the body as a JSON value (key order and whitespace do not
+    matter; values do)."""
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(f"{method.upper()}\n{path}\n{canonical}".encode()).hexdigest()
+
+
+def idempotent_run(
+    *,
+    user: AbstractBaseUser,
+    key: str,
+    fingerprint: str,
+    work: Callable[[], tuple[int, Any]],
+) -> IdempotentResponse:
+    """Run ``work`` once for (``user``, ``key``); replay its first response afterwards.
+
+    ``work`` returns ``(status, body)`` with a JSON-ready body. It runs inside the transaction that
+    holds the claim, so the services it calls join it (their ``atomic`` blocks become savepoints).
+    """
+    key = idempotency_key_check(key)
+    claimed = False
+    try:
+        with transaction.atomic():
+            record = IdempotencyRecord.objects.create(
+                user=user, key=key, fingerprint=fingerprint, created_at=timezone.now()
+            )
+            claimed = True
+            status, body = work()
+            if status >= 400:
+                raise _Refused(status, body)
+            record.status_code, record.response = status, body
+            record.save(update_fields=["status_code", "response"])
+    except _Refused as refused:
+        return IdempotentResponse(refused.status, refused.body, replayed=False)
+    except IntegrityError:
+        if claimed:
+            raise  # the work's own conflict, not the claim's
+        stored = IdempotencyRecord.objects.filter(user=user, key=key).first()
+        if stored is None:
+            raise
+        return _replay(stored, fingerprint)
+    return IdempotentResponse(status, body, replayed=False)
+
+
+def _replay(stored: IdempotencyRecord, fingerprint: str) -> IdempotentResponse:
+    if stored.fingerprint != fingerprint:
+        raise IdempotencyKeyReused()
+    if not stored.status_code:
+        raise IdempotencyInProgress("This request is still being processed: retry in a moment.")
+    return IdempotentResponse(stored.status_code, stored.response, replayed=True)
+
+
+@transaction.atomic
+def idempotency_records_purge(*, before: Any, actor: Any = None) -> int:
+    """Forget the stored responses of requests older than ``before``: a client retries within
+    minutes, not days, and the records are a cache of answers, not history (the coup steps and
+    the audit trail are). The purge itself is audited."""
+    stale = IdempotencyRecord.objects.filter(created_at__lt=before)
+    count = stale.count()
+    if count:
+        stale.delete()
+        audit_record(
+            actor=actor,
+            action="tables.idempotencyrecord.purge",
+            after={"before": before.isoformat(), "deleted": count},
+        )
+    return count

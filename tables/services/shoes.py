@@ -1,0 +1,161 @@
+"""The shoe: starting one, every card seen coming out of it, closing it (docs/rules.md §8).
+
+Every card that leaves the shoe is a ``ShoeCard`` row, counted against what a shoe of that many
+decks holds: a card seen more often is impossible and raises an alarm on the shoe and the coup
+(game protection, not a rules violation — the step is still recorded). Closing a shoe before 5/6
+of it was dealt is flagged for the pit boss.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from audit.services import audit_record
+from audit.snapshot import model_snapshot
+from tables.coup_state import cards_parse
+from tables.models import Coup, Player, Seat, Shoe, ShoeAlarm, ShoeCard, TableSession
+from tables.permissions import check_croupier_at
+from tables.services.locking import lock_session, require_open
+
+#: a shoe may not be reshuffled before this share of it has been dealt
+RESHUFFLE_AT = 5 / 6
+
+
+def shoe_size(shoe: Shoe) -> int:
+    return 52 * shoe.decks
+
+
+def card_record(*, shoe: Shoe, coup: Coup | None, card: str, role: str) -> ShoeCard:
+    """A card seen coming out of ``shoe`` (the caller holds the shoe's lock). Raises the shoe alarm
+    when the shoe cannot hold another one of it, and marks the stop card once it is reached."""
+    now = timezone.now()
+    position = ShoeCard.objects.filter(shoe=shoe).count() + 1
+    seen = ShoeCard.objects.create(shoe=shoe, position=position, card=card, coup=coup, role=role, seen_at=now)
+    copies = ShoeCard.objects.filter(shoe=shoe, card=card).count()
+    changed = []
+    if copies > shoe.decks:
+        ShoeAlarm.objects.create(
+            shoe=shoe,
+            coup=coup,
+            kind=ShoeAlarm.Kind.IMPOSSIBLE_CARD,
+            card=card,
+            detail=f"{card} seen {copies} times; a {shoe.decks}-deck shoe holds {shoe.decks}",
+            raised_at=now,
+        )
+        if not shoe.alarm:
+            shoe.alarm = True
+            changed.append("alarm")
+        if coup is not None and not coup.alarm:
+            Coup.objects.filter(pk=coup.pk).update(alarm=True)
+            coup.alarm = True
+    if (
+        shoe.stop_card_position is not None
+        and not shoe.stop_reached
+        and position >= shoe_size(shoe) - shoe.stop_card_position
+    ):
+        shoe.stop_reached = True
+        changed.append("stop_reached")
+    if changed:
+        shoe.save(update_fields=changed)
+    return seen
+
+
+@transaction.atomic
+def shoe_start(
+    *,
+    actor: AbstractBaseUser,
+    session: TableSession,
+    decks: int,
+    burnt_cards: list[str] | tuple[str, ...] = (),
+    cut_by: Player | None = None,
+    cut_card_position: int | None = None,
+    stop_card_position: int | None = None,
+    imported: bool = False,
+) -> Shoe:
+    """Start a shoe. ``imported`` marks a shoe that carries an imported history, whose burn cards
+    are unknown (import_coups)."""
+    session = lock_session(session)
+    table = session.table
+    check_croupier_at(actor, table)
+    require_open(session)
+    profile = table.profile
+    if Shoe.objects.filter(table=table, state=Shoe.State.OPEN).exists():
+        raise ValidationError("This table already has a shoe in play: close it first.")
+    if imported:
+        pass  # an imported history's shoes are unknown: the importer picks a deck count
+    elif profile.decks_per_seated_player:
+        seated = Seat.objects.filter(session=session, left_at__isnull=True).count()
+        if decks != seated:
+            raise ValidationError(
+                {"decks": f"The {profile.slug} profile plays one deck per seated player ({seated})."}
+            )
+    elif decks not in profile.decks_allowed:
+        allowed = " or ".join(str(d) for d in profile.decks_allowed)
+        raise ValidationError({"decks": f"The {profile.slug} profile plays {allowed} decks."})
+    burnt = cards_parse(list(burnt_cards), field="burnt_cards")
+    if not imported and not profile.burn_cards_min <= len(burnt) <= profile.burn_cards_max:
+        lo, hi = profile.burn_cards_min, profile.burn_cards_max
+        expected = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        raise ValidationError({"burnt_cards": f"The {profile.slug} profile burns {expected} cards."})
+    size = 52 * decks
+    for name, value in (("cut_card_position", cut_card_position), ("stop_card_position", stop_card_position)):
+        if value is not None and not 1 <= value < size:
+            raise ValidationError({name: f"A position in a {decks}-deck shoe is between 1 and {size - 1}."})
+    if cut_by is not None and cut_by.casino_id != table.casino_id:
+        raise ValidationError({"cut_by": "This player belongs to another casino."})
+    number = (
+        Shoe.objects.filter(session=session).order_by("-number").values_list("number", flat=True).first() or 0
+    ) + 1
+    shoe = Shoe.objects.create(
+        session=session,
+        table=table,
+        number=number,
+        decks=decks,
+        shuffled_at=timezone.now(),
+        cut_by=cut_by,
+        cut_card_position=cut_card_position,
+        stop_card_position=stop_card_position,
+        burnt_cards=burnt,
+        imported=imported,
+    )
+    for card in burnt:
+        card_record(shoe=shoe, coup=None, card=card, role=ShoeCard.Role.BURN)
+    shoe.refresh_from_db()
+    audit_record(actor=actor, action="tables.shoe.start", target=shoe, after=model_snapshot(shoe))
+    return shoe
+
+
+def shoe_close_locked(*, actor: AbstractBaseUser | None, shoe: Shoe, reason: str) -> Shoe:
+    """Close ``shoe`` (the caller holds its locks); flag a reshuffle before 5/6 was dealt."""
+    before = model_snapshot(shoe)
+    dealt = ShoeCard.objects.filter(shoe=shoe).count()
+    now = timezone.now()
+    if dealt < RESHUFFLE_AT * shoe_size(shoe) and not shoe.imported:
+        shoe.early_reshuffle = True
+        ShoeAlarm.objects.create(
+            shoe=shoe,
+            kind=ShoeAlarm.Kind.EARLY_RESHUFFLE,
+            detail=f"closed after {dealt} of {shoe_size(shoe)} cards ({reason or 'no reason given'})",
+            raised_at=now,
+        )
+    shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, now, reason
+    shoe.save(update_fields=["state", "closed_at", "close_reason", "early_reshuffle"])
+    audit_record(
+        actor=actor, action="tables.shoe.close", target=shoe, before=before, after=model_snapshot(shoe)
+    )
+    return shoe
+
+
+@transaction.atomic
+def shoe_close(*, actor: AbstractBaseUser, shoe: Shoe, reason: str = "") -> Shoe:
+    lock_session(shoe.session_id)
+    shoe = Shoe.objects.select_for_update().get(pk=shoe.pk)
+    check_croupier_at(actor, shoe.table_id)
+    if shoe.state != Shoe.State.OPEN:
+        raise ValidationError("This shoe is already closed.")
+    if Coup.objects.filter(shoe=shoe, state=Coup.State.OPEN).exists():
+        raise ValidationError("A coup is being played from this shoe: finish it first.")
+    return shoe_close_locked(actor=actor, shoe=shoe, reason=reason)

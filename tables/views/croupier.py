@@ -1,0 +1,573 @@
+"""The croupier's tablet screens: his table, the seating, the shoe, the bank and the coup.
+
+Thin views: parse the POST (tables.forms), call one service, render. Every write goes through
+tables.services, which checks who may make it; the views check it too, first, so a user who may
+only read never reaches a service. With htmx a POST answers with the part of the screen it changed
+(the coup panel, or the whole table body); without JavaScript it redirects to the table page.
+
+What a refusal looks like:
+- ``ValidationError`` (bad card, bet above the bank…): the same screen with the message next to
+  the control that sent it, status 400, nothing written;
+- ``CoupConflict`` (another tablet moved the coup on): the current state, with a notice, 409;
+- ``ConfirmationRequired`` (the step breaks the rules): a confirm panel naming the violation; the
+  croupier resends with ``confirm=1`` if it really happened;
+- ``PermissionDenied``: the 403 page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from tables import forms, selectors, services
+from tables.coup_state import cards_parse
+from tables.models import Coup, Player, Seat, Spectator, Table, TableSession
+from tables.permissions import can_approve, check_can_read_table, is_croupier_at, reads_everything
+from tables.rules.coup import Code, NeedsCards, Restored, Violation
+from tables.rules.machine import StepKind
+from tables.views import display
+
+SERIES_TEMPLATE = "ledger/_series_standings.html"
+CONFLICT_NOTICE = "Another tablet moved this coup on: here is where it stands now."
+
+TablePart = str  # "page" (full page), "body" (seating + coup panel), "panel" (the coup panel)
+
+
+@dataclass(frozen=True)
+class ScreenError:
+    """A refusal, shown next to the control that sent it (``where``)."""
+
+    where: str
+    messages: list[str]
+
+
+@dataclass(frozen=True)
+class ConfirmPanel:
+    violation: str
+    step_label: str
+    fields: list[tuple[str, str]]  # the POST to resend, with confirm=1
+
+
+@dataclass
+class RestorePanel:
+    """A flagged coup being restored: what was played, the engine's restoration so far."""
+
+    violations: list[str]
+    cards: list[display.CardFace]
+    codes: str  # the cards added so far, space separated, for the next POST
+    needs_cards: int
+    restored: Restored | None
+    player_cards: list[display.CardFace] = field(default_factory=list)
+    banker_cards: list[display.CardFace] = field(default_factory=list)
+    void_cards: list[display.CardFace] = field(default_factory=list)
+    unused: int = 0  # cards added that the restored game does not take
+    outcome: str = ""
+    played_player: list[display.CardFace] = field(default_factory=list)
+    played_banker: list[display.CardFace] = field(default_factory=list)
+    played_outcome: str = ""
+    played_totals: tuple[int | None, int | None] = (None, None)
+
+
+def _messages(exc: ValidationError) -> list[str]:
+    if hasattr(exc, "error_dict"):
+        return [m for messages in exc.message_dict.values() for m in messages]
+    return list(exc.messages)
+
+
+def _form_checked(form: Any) -> None:
+    """Raise the form's errors as one ValidationError (shown next to its control)."""
+    if not form.is_valid():
+        errors = form.errors.get_json_data()
+        raise ValidationError([e["message"] for errs in errors.values() for e in errs])
+
+
+def _table(table_id: int) -> Table:
+    return get_object_or_404(Table.objects.select_related("casino", "profile"), pk=table_id)
+
+
+def _series_template() -> str | None:
+    try:
+        get_template(SERIES_TEMPLATE)
+    except TemplateDoesNotExist:
+        return None
+    return SERIES_TEMPLATE
+
+
+def _series_context(floor: selectors.TableFloor) -> dict[str, Any]:
+    """The home profile's series standings, from the ledger's partial once it exists."""
+    template = _series_template() if floor.table.profile.series_coups else None
+    if template is None or floor.session is None:
+        return {"series_template": None}
+    from ledger.models import Series
+    from ledger.selectors import series_standings
+
+    series = Series.objects.filter(session=floor.session).order_by("-started_at").first()
+    return {
+        "series_template": template,
+        "series": series,
+        "standings": series_standings(series=series) if series is not None else [],
+    }
+
+
+def _side(kind: str) -> str:
+    return "banker" if "banker" in kind else "player"
+
+
+def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
+    view = selectors.coup_view(coup=coup)
+    violations = [
+        f"{step.get_kind_display().capitalize()}: "
+        + display.violation_text(Violation(Code(code), _side(step.kind)), view.state)
+        for step in view.steps
+        for code in step.violations
+    ]
+    preview = selectors.correction_preview(coup=coup, cards=codes)
+    panel = RestorePanel(
+        violations=violations,
+        cards=display.card_faces(codes),
+        codes=" ".join(codes),
+        needs_cards=preview.needs_cards if isinstance(preview, NeedsCards) else 0,
+        restored=preview if isinstance(preview, Restored) else None,
+        played_player=display.card_faces(view.state.player_cards),
+        played_banker=display.card_faces(view.state.banker_cards),
+        played_outcome=display.OUTCOME_LABELS.get((view.verdict or {}).get("outcome", ""), ""),
+        played_totals=((view.verdict or {}).get("player_total"), (view.verdict or {}).get("banker_total")),
+    )
+    if isinstance(preview, Restored):
+        played_p, played_b = len(view.state.player_cards), len(view.state.banker_cards)
+        panel.player_cards = display.card_faces(preview.player_cards, new_from=played_p)
+        panel.banker_cards = display.card_faces(preview.banker_cards, new_from=played_b)
+        panel.void_cards = display.card_faces(preview.void_cards)
+        panel.unused = len(codes) - len(preview.extra_cards)
+        panel.outcome = display.OUTCOME_LABELS[preview.outcome.value]
+    return panel
+
+
+#: where each refusal is shown (tables/_errors.html "here"), by what the coup panel shows
+_PANEL_CONTROLS = {
+    "shoe": {"shoe"},
+    "offer": {"bank", "bank-auction"},
+    "declare": {"declare", "bank", "shoe-close"},
+    "restore": {"restore"},
+}
+_BODY_CONTROLS = {"session", "pause", "seat", "seating", "spectator", "coup"}
+
+
+def _mode(floor: selectors.TableFloor, playing: bool, restoring: bool) -> str:
+    """What the coup panel shows now: one thing at a time."""
+    if floor.session is None:
+        return "closed"
+    if floor.pause is not None:
+        return "paused"
+    if playing:
+        return "coup"
+    if restoring:
+        return "restore"
+    if floor.shoe is None:
+        return "shoe"
+    if floor.rotation is not None:
+        return "offer"
+    return "declare" if floor.bank is not None else "none"
+
+
+def _shown_in(where: str, mode: str) -> bool:
+    if where in _BODY_CONTROLS:
+        return True
+    if mode == "coup":  # the step controls: a kind, or a bettor's row
+        return where in {k.value for k in StepKind} or where.startswith(("bet:", "banco:"))
+    return where in _PANEL_CONTROLS.get(mode, set())
+
+
+def _context(
+    request: HttpRequest,
+    table: Table,
+    *,
+    error: ScreenError | None = None,
+    notice: str = "",
+    confirm: ConfirmPanel | None = None,
+    restore_codes: list[str] | None = None,
+) -> dict[str, Any]:
+    floor = selectors.table_floor(table=table)
+    screen = restore = None
+    coup = floor.coup
+    if coup is not None and coup.state == Coup.State.OPEN:
+        view = selectors.coup_view(coup=coup)
+        screen = display.coup_screen(
+            view,
+            seats=selectors.coup_betting_order(coup=view.coup, seats=floor.seats),
+            spectators=floor.spectators,
+            names=selectors.coup_punter_names(coup=coup),
+        )
+    elif coup is not None:
+        restore = _restore_panel(coup, restore_codes or [])
+    mode = _mode(floor, screen is not None, restore is not None)
+    if error is not None and not _shown_in(error.where, mode):
+        error = ScreenError("coup", error.messages)  # its control is not on screen: show it on top
+    last = floor.last_result
+    return {
+        "table": table,
+        "profile": table.profile,
+        "floor": floor,
+        "can_act": is_croupier_at(request.user, table),
+        "can_approve": can_approve(request.user),
+        "mode": mode,
+        "screen": screen,
+        "restore": restore,
+        "last": last,
+        "last_player": display.card_faces(last.player_cards) if last else [],
+        "last_banker": display.card_faces(last.banker_cards) if last else [],
+        "last_outcome": display.OUTCOME_LABELS.get(last.outcome, "") if last else "",
+        "free_seats": [n for n in range(1, table.seat_count + 1) if n not in {s.number for s in floor.seats}],
+        "picker_ranks": display.PICKER_RANKS,
+        "picker_suits": display.PICKER_SUITS,
+        "error": error,
+        "notice": notice,
+        "confirm": confirm,
+        "posted": request.POST if request.method == "POST" else {},
+        **_series_context(floor),
+    }
+
+
+def _render(
+    request: HttpRequest, table: Table, *, part: TablePart = "page", status: int = 200, **kw: Any
+) -> HttpResponse:
+    if not request.htmx:
+        part = "page"
+    template = {
+        "page": "tables/table.html",
+        "body": "tables/_table_body.html",
+        "panel": "tables/_coup_panel_response.html",
+    }[part]
+    return render(request, template, _context(request, table, **kw), status=status)
+
+
+def _forbidden(request: HttpRequest) -> HttpResponse:
+    response = render(request, "403.html", status=403)
+    if request.htmx:  # the whole page becomes the 403 page, not a corner of it
+        response["HX-Retarget"] = "body"
+        response["HX-Reswap"] = "innerHTML"
+    return response
+
+
+def _done(request: HttpRequest, table: Table, part: TablePart) -> HttpResponse:
+    if request.htmx:
+        return _render(request, table, part=part)
+    response = HttpResponseRedirect(reverse("floor:table", args=[table.pk]))
+    response.status_code = 303  # See Other: the browser GETs the table page after its POST
+    return response
+
+
+def _session(table: Table) -> TableSession:
+    session = selectors.table_open_session(table=table)
+    if session is None:
+        raise ValidationError("Open the table first.")
+    return session
+
+
+def _seat(table: Table, seat_id: int | None) -> Seat:
+    seat = Seat.objects.filter(pk=seat_id, session__table=table, left_at__isnull=True).first()
+    if seat is None:
+        raise ValidationError("That player is not seated at this table.")
+    return seat
+
+
+def _player(table: Table, player_id: int | None) -> Player:
+    player = Player.objects.filter(pk=player_id, casino_id=table.casino_id).first()
+    if player is None:
+        raise ValidationError("No such player in this casino.")
+    return player
+
+
+def _coup(table: Table, coup_id: int) -> Coup:
+    return get_object_or_404(Coup, pk=coup_id, shoe__table=table)
+
+
+# ---------------------------------------------------------------------------------- reading
+@login_required
+@require_GET
+def mine(request: HttpRequest) -> HttpResponse:
+    """ "My table for this shift": straight to it when there is exactly one."""
+    tables = selectors.croupier_tables(user=request.user)
+    if len(tables) == 1 and not reads_everything(request.user):
+        return redirect("floor:table", table_id=tables[0].pk)
+    overview = list(selectors.tables_overview()) if reads_everything(request.user) else []
+    return render(request, "tables/mine.html", {"tables": tables, "overview": overview})
+
+
+@login_required
+@require_GET
+def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = _table(table_id)
+    check_can_read_table(request.user, table)
+    part = request.GET.get("part", "page")
+    return _render(request, table, part=part if part in ("panel", "body") else "page")
+
+
+# ---------------------------------------------------------------------------------- writing
+def table_action(where: str, part: TablePart) -> Callable[..., Callable[..., HttpResponse]]:
+    """A POST at the table: croupier on shift only; refusals re-render the screen (see the module
+    docstring); success re-renders ``part`` (htmx) or redirects to the table page."""
+
+    def decorator(action: Callable[..., None]) -> Callable[..., HttpResponse]:
+        @login_required
+        @require_POST
+        @wraps(action)
+        def view(request: HttpRequest, table_id: int, **kwargs: Any) -> HttpResponse:
+            table = _table(table_id)
+            if not is_croupier_at(request.user, table):
+                return _forbidden(request)
+            try:
+                action(request, table, **kwargs)
+            except PermissionDenied:
+                return _forbidden(request)
+            except services.CoupConflict:
+                return _render(request, table, part=part, status=409, notice=CONFLICT_NOTICE)
+            except ValidationError as exc:
+                error = ScreenError(where, _messages(exc))
+                return _render(request, table, part=part, status=400, error=error)
+            return _done(request, table, part)
+
+        return view
+
+    return decorator
+
+
+@table_action("session", "body")
+def session_open(request: HttpRequest, table: Table) -> None:
+    services.table_session_open(actor=request.user, table=table)
+
+
+@table_action("session", "body")
+def session_close(request: HttpRequest, table: Table) -> None:
+    reason = request.POST.get("reason", "").strip()[:200]
+    services.table_session_close(actor=request.user, session=_session(table), reason=reason)
+
+
+@table_action("pause", "body")
+def pause(request: HttpRequest, table: Table) -> None:
+    services.session_pause_start(actor=request.user, session=_session(table))
+
+
+@table_action("pause", "body")
+def resume(request: HttpRequest, table: Table) -> None:
+    services.session_pause_end(actor=request.user, session=_session(table))
+
+
+@table_action("seat", "body")
+def seat_take(request: HttpRequest, table: Table) -> None:
+    form = forms.SeatForm(request.POST)
+    _form_checked(form)
+    session = _session(table)
+    data = form.cleaned_data
+    with transaction.atomic():  # a new player is created only if he does sit down
+        if data["player"]:
+            player = _player(table, data["player"])
+        else:
+            player = services.player_create(
+                actor=request.user, casino=table.casino, display_name=data["new_name"]
+            )
+        services.seat_take(actor=request.user, session=session, player=player, number=data["number"])
+
+
+@table_action("seating", "body")
+def seat_leave(request: HttpRequest, table: Table, seat_id: int) -> None:
+    services.seat_leave(actor=request.user, seat=_seat(table, seat_id))
+
+
+@table_action("spectator", "body")
+def spectator_join(request: HttpRequest, table: Table) -> None:
+    form = forms.SpectatorForm(request.POST)
+    _form_checked(form)
+    session = _session(table)
+    data = form.cleaned_data
+    with transaction.atomic():
+        if data["player"]:
+            player = _player(table, data["player"])
+        else:
+            player = services.player_create(
+                actor=request.user, casino=table.casino, display_name=data["new_name"]
+            )
+        services.spectator_join(actor=request.user, session=session, player=player)
+
+
+@table_action("seating", "body")
+def spectator_leave(request: HttpRequest, table: Table, spectator_id: int) -> None:
+    spectator = Spectator.objects.filter(pk=spectator_id, session__table=table, left_at__isnull=True).first()
+    if spectator is None:
+        raise ValidationError("That spectator is not at this table.")
+    services.spectator_leave(actor=request.user, spectator=spectator)
+
+
+@table_action("shoe", "panel")
+def shoe_start(request: HttpRequest, table: Table) -> None:
+    form = forms.ShoeForm(request.POST)
+    _form_checked(form)
+    data = form.cleaned_data
+    services.shoe_start(
+        actor=request.user,
+        session=_session(table),
+        decks=data["decks"],
+        burnt_cards=form.burnt(),
+        cut_by=_player(table, data["cut_by"]) if data["cut_by"] else None,
+        cut_card_position=data["cut_card_position"],
+        stop_card_position=data["stop_card_position"],
+    )
+
+
+@table_action("shoe-close", "panel")
+def shoe_close(request: HttpRequest, table: Table) -> None:
+    shoe = selectors.table_floor(table=table).shoe
+    if shoe is None:
+        raise ValidationError("There is no shoe in play.")
+    services.shoe_close(actor=request.user, shoe=shoe, reason=request.POST.get("reason", "").strip()[:200])
+
+
+@table_action("bank", "panel")
+def bank_first(request: HttpRequest, table: Table) -> None:
+    form = forms.SeatChoiceForm(request.POST)
+    _form_checked(form)
+    session = _session(table)
+    seat = _seat(table, form.cleaned_data["seat"])
+    amount = form.cleaned_data["amount"]
+    services.bank_first_assign(actor=request.user, session=session, seat=seat, amount=amount)
+
+
+@table_action("bank", "panel")
+def bank_offer(request: HttpRequest, table: Table) -> None:
+    form = forms.SeatChoiceForm(request.POST)
+    _form_checked(form)
+    session = _session(table)
+    seat = _seat(table, form.cleaned_data["seat"])
+    accept = form.cleaned_data["answer"] == "accept"
+    services.bank_offer_answer(actor=request.user, session=session, seat=seat, accept=accept)
+
+
+@table_action("bank-auction", "panel")
+def bank_auction(request: HttpRequest, table: Table) -> None:
+    form = forms.SeatChoiceForm(request.POST)
+    _form_checked(form)
+    amount = form.cleaned_data["amount"]
+    if amount is None:
+        raise ValidationError("What bank does he put up?")
+    session = _session(table)
+    seat = _seat(table, form.cleaned_data["seat"])
+    services.bank_auction_award(actor=request.user, session=session, seat=seat, amount=amount)
+
+
+@table_action("bank", "panel")
+def bank_new(request: HttpRequest, table: Table) -> None:
+    form = forms.SeatChoiceForm(request.POST)
+    _form_checked(form)
+    session = _session(table)
+    seat = _seat(table, form.cleaned_data["seat"])
+    services.bank_new_from_minimum(actor=request.user, session=session, seat=seat)
+
+
+@table_action("bank", "panel")
+def bank_pass(request: HttpRequest, table: Table) -> None:
+    services.bank_pass(actor=request.user, session=_session(table))
+
+
+@table_action("declare", "panel")
+def coup_start(request: HttpRequest, table: Table) -> None:
+    form = forms.BankForm(request.POST)
+    _form_checked(form)
+    services.coup_start(actor=request.user, session=_session(table), amount=form.cleaned_data["amount"])
+
+
+# ---------------------------------------------------------------------------------- the coup
+def _where(post: Any) -> str:
+    """Which control sent a step: the bettor's row for a bet or banco, else the step's kind."""
+    kind = post.get("kind", "")
+    if kind in (StepKind.BET, StepKind.BANCO) and post.get("punter"):
+        return f"{kind}:{post.get('punter')}"
+    return kind or "coup"
+
+
+@login_required
+@require_POST
+def coup_step(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse:
+    """One step of the coup, checked by the engine as it is entered."""
+    table = _table(table_id)
+    if not is_croupier_at(request.user, table):
+        return _forbidden(request)
+    coup = _coup(table, coup_id)
+    form = forms.StepForm(request.POST)
+    try:
+        _form_checked(form)
+        step = form.step_request()
+        services.coup_step_record(
+            actor=request.user,
+            coup=coup,
+            request=step,
+            expected_step=form.cleaned_data["expected_step"],
+            confirm=form.cleaned_data["confirm"],
+        )
+    except PermissionDenied:
+        return _forbidden(request)
+    except services.CoupConflict:
+        return _render(request, table, part="panel", status=409, notice=CONFLICT_NOTICE)
+    except services.ConfirmationRequired as exc:
+        state = selectors.coup_view(coup=coup).state
+        resend = [
+            (name, value)
+            for name, values in request.POST.lists()
+            if name not in ("csrfmiddlewaretoken", "confirm")
+            for value in values
+        ]
+        confirm = ConfirmPanel(
+            violation=display.violation_text(exc.violation, state),
+            step_label=display.BUTTON_LABELS.get(step.kind, step.kind.value),
+            fields=[*resend, ("confirm", "1")],
+        )
+        return _render(request, table, part="panel", confirm=confirm)
+    except ValidationError as exc:
+        error = ScreenError(_where(request.POST), _messages(exc))
+        return _render(request, table, part="panel", status=400, error=error)
+    return _done(request, table, "panel")
+
+
+@login_required
+@require_POST
+def coup_restore(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse:
+    """Restore a flagged coup: add the cards dealt to complete it, preview, submit."""
+    table = _table(table_id)
+    if not is_croupier_at(request.user, table):
+        return _forbidden(request)
+    coup = _coup(table, coup_id)
+    form = forms.RestoreForm(request.POST)
+    codes: list[str] = []
+    try:
+        _form_checked(form)
+        codes = cards_parse(form.card_list())
+        action = form.cleaned_data["action"] or "preview"
+        if action == "add":
+            typed = form.card_text()
+            if not typed:
+                raise ValidationError("Tap the rank then the suit, or type the card.")
+            codes = [*codes, *cards_parse([typed], field="card")]
+        elif action == "undo":
+            codes = codes[:-1]
+        elif action == "submit":
+            services.correction_submit(actor=request.user, coup=coup, cards=codes)
+            return _done(request, table, "panel")
+    except PermissionDenied:
+        return _forbidden(request)
+    except services.CoupConflict:
+        return _render(request, table, part="panel", status=409, notice=CONFLICT_NOTICE)
+    except ValidationError as exc:
+        error = ScreenError("restore", _messages(exc))
+        return _render(request, table, part="panel", status=400, error=error, restore_codes=codes)
+    return _render(request, table, part="panel", restore_codes=codes)

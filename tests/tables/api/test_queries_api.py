@@ -1,0 +1,89 @@
+"""The SQL a step POST costs is bounded, and does not grow with the coup (docs/api.md, "Cost").
+
+The bounds are the counts measured when they were set, plus a margin of 2: token lookup, the
+idempotency claim and its response, the service's locks (table, shoe, coup), its permission check,
+the coup's steps (one query, however many), the step's writes and audit event, and the coup view
+rendered back. The reveal adds the settlement (ledger, tax, bank), the first coup of a bank the
+opening of its ledger accounts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.tables.play import open_floor
+
+from .conftest import Api
+
+pytestmark = pytest.mark.django_db
+
+MARGIN = 2
+MEASURED = {
+    "bank_declared": 37,
+    "bet": 25,
+    "banco": 26,
+    "bets_closed": 21,
+    "card_to_player": 25,  # 24, and 25 when the next step is an option (the advice reads the shoe)
+    "card_to_banker": 25,
+    "player_draw": 21,
+    "player_stand": 21,
+    "banker_draw": 21,
+    "banker_natural": 21,
+    "reveal": 53,  # three punters paid and a levy
+}
+#: the first coup of a new bank opens the bank's ledger accounts
+FIRST_BANK_DECLARED = 56
+
+
+def test_each_step_post_costs_a_bounded_number_of_queries(
+    croupier, table, django_assert_max_num_queries
+) -> None:
+    floor = open_floor(croupier, table, spectators=1)
+    api = Api(croupier)
+    first = True
+
+    def post(path: str, body: dict[str, Any], kind: str) -> dict[str, Any]:
+        nonlocal first
+        bound = (FIRST_BANK_DECLARED if first else MEASURED[kind]) + MARGIN
+        first = False
+        with django_assert_max_num_queries(bound):
+            return api.ok(api.post(path, body))
+
+    def step(coup: int) -> Callable[..., dict[str, Any]]:
+        return lambda kind, **f: post(
+            f"/coups/{coup}/steps/", {"step": api.seen[coup], "kind": kind, **f}, kind
+        )
+
+    s = step(post(f"/tables/{table.pk}/coups/", {"bank": 200}, "bank_declared")["coup"]["id"])
+    for seat, amount in ((2, 120), (3, 50), (4, 30)):
+        s("bet", seat=seat, amount=amount)
+    s("bets_closed")
+    for kind, card in (
+        ("card_to_player", "2H"),
+        ("card_to_banker", "AS"),
+        ("card_to_player", "3C"),
+        ("card_to_banker", "2D"),
+    ):
+        s(kind, card=card)
+    s("player_draw")
+    s("card_to_player", card="9H")
+    s("banker_draw")
+    s("card_to_banker", card="5S")
+    assert s("reveal")["coup"]["state"] == "settled"
+
+    s = step(post(f"/tables/{table.pk}/coups/", {"bank": 390}, "bank_declared")["coup"]["id"])
+    s("banco", callers=[{"spectator": floor.spectators[0].pk}, {"seat": 3}])
+    s("bets_closed")
+    for kind, card in (
+        ("card_to_player", "4H"),
+        ("card_to_banker", "5D"),
+        ("card_to_player", "AC"),
+        ("card_to_banker", "3S"),
+    ):
+        s(kind, card=card)
+    s("player_stand")
+    s("banker_natural")
+    assert s("reveal")["coup"]["state"] == "settled"

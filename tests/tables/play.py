@@ -1,0 +1,137 @@
+"""Drive a table through the real services, as a croupier would: shared by service, API and
+screen tests so they all exercise the same paths."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledger import services as ledger
+from tables import services
+from tables.models import BankTurn, Coup, Player, Seat, Shoe, Spectator, Table, TableSession
+from tables.rules.machine import StepKind
+from tables.services import Caller, StepRequest
+from tests.factories import PlayerFactory
+
+K = StepKind
+
+
+@dataclass
+class Floor:
+    croupier: Any
+    table: Table
+    session: TableSession
+    seats: dict[int, Seat]
+    spectators: list[Spectator] = field(default_factory=list)
+    shoe: Shoe | None = None
+
+    @property
+    def players(self) -> dict[int, Player]:
+        return {n: s.player for n, s in self.seats.items()}
+
+
+def open_floor(
+    croupier: Any,
+    table: Table,
+    *,
+    seats: Iterable[int] = (1, 2, 3, 4),
+    spectators: int = 0,
+    chips: int = 1000,
+    decks: int | None = None,
+    burnt: tuple[str, ...] | None = None,
+    banker_seat: int | None = 1,
+    stop_card_position: int | None = None,
+) -> Floor:
+    """Open a session, seat players (each bought in for ``chips``), start a shoe and give the bank
+    to ``banker_seat`` by lot."""
+    session = services.table_session_open(actor=croupier, table=table)
+    floor = Floor(croupier=croupier, table=table, session=session, seats={})
+    for n in seats:
+        player = PlayerFactory(casino=table.casino, display_name=f"Player {n}")
+        if chips:
+            ledger.cage_buy_in(
+                casino=table.casino, player=player, amount=chips, actor=croupier, key=f"buyin:{player.pk}"
+            )
+        floor.seats[n] = services.seat_take(actor=croupier, session=session, player=player, number=n)
+    for _ in range(spectators):
+        player = PlayerFactory(casino=table.casino)
+        if chips:
+            ledger.cage_buy_in(
+                casino=table.casino, player=player, amount=chips, actor=croupier, key=f"buyin:{player.pk}"
+            )
+        floor.spectators.append(services.spectator_join(actor=croupier, session=session, player=player))
+    profile = table.profile
+    if decks is None:
+        decks = len(floor.seats) if profile.decks_per_seated_player else profile.decks_allowed[0]
+    if burnt is None:
+        burnt = ("2C", "3C", "4C")[: profile.burn_cards_min]
+    floor.shoe = services.shoe_start(
+        actor=croupier,
+        session=session,
+        decks=decks,
+        burnt_cards=burnt,
+        stop_card_position=stop_card_position,
+    )
+    if banker_seat is not None:
+        services.bank_first_assign(actor=croupier, session=session, seat=floor.seats[banker_seat])
+    return floor
+
+
+def bank_turn(floor: Floor) -> BankTurn | None:
+    return BankTurn.objects.filter(session=floor.session, ended_at__isnull=True).first()
+
+
+def step(
+    floor: Floor, coup: Coup, kind: StepKind, *, confirm: bool = False, **fields: Any
+) -> services.StepResult:
+    coup.refresh_from_db()
+    return services.coup_step_record(
+        actor=floor.croupier,
+        coup=coup,
+        request=StepRequest(kind=kind, **fields),
+        expected_step=coup.step_count,
+        confirm=confirm,
+    )
+
+
+def play(
+    floor: Floor,
+    *,
+    bank: int,
+    bets: Iterable[tuple[int, int]] = (),
+    banco: Iterable[Caller] = (),
+    cards: tuple[str, str, str, str],
+    player: str,
+    player_card: str | None = None,
+    banker: str | None = None,
+    banker_card: str | None = None,
+    confirm: bool = False,
+) -> Coup:
+    """One whole coup: ``bets`` as (seat, amount); ``player``/``banker`` the decisions as step kinds'
+    suffixes (``natural``, ``draw``, ``stand``); cards P1 B1 P2 B2, then third cards."""
+    coup = services.coup_start(actor=floor.croupier, session=floor.session, amount=bank).coup
+    for seat, amount in bets:
+        step(floor, coup, K.BET, seat=seat, amount=amount)
+    callers = tuple(banco)
+    if callers:
+        step(floor, coup, K.BANCO, callers=callers)
+    step(floor, coup, K.BETS_CLOSED)
+    p1, b1, p2, b2 = cards
+    for kind, card in (
+        (K.CARD_TO_PLAYER, p1),
+        (K.CARD_TO_BANKER, b1),
+        (K.CARD_TO_PLAYER, p2),
+        (K.CARD_TO_BANKER, b2),
+    ):
+        step(floor, coup, kind, card=card)
+    step(floor, coup, StepKind(f"player_{player}"), confirm=confirm)
+    if player_card is not None:
+        step(floor, coup, K.CARD_TO_PLAYER, card=player_card, confirm=confirm)
+    if banker is not None:
+        step(floor, coup, StepKind(f"banker_{banker}"), confirm=confirm)
+    if banker_card is not None:
+        step(floor, coup, K.CARD_TO_BANKER, card=banker_card, confirm=confirm)
+    step(floor, coup, K.REVEAL)
+    coup.refresh_from_db()
+    return coup

@@ -1,0 +1,195 @@
+"""The dashboard's figures for a known history, its filters and pages, and the audit verification
+asked for on demand (a Celery task run once the request has committed)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from fractions import Fraction
+
+import pytest
+from django.db import connection, transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from audit.models import AuditEvent, ChainVerification
+from audit.services import audit_record
+from tables import services
+from tables.review_selectors import Period, expected_levy_per_unit, hold_vs_expected
+from tables.rules.odds import profile_odds
+from tables.rules.profiles import CASINO
+from tests.tables.play import play
+
+from .conftest import play_flagged
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_numbers_for_a_known_history(client, pit_boss, history, table) -> None:
+    services.shoe_close(actor=history.floor.croupier, shoe=history.floor.shoe, reason="shoe damaged")
+    client.force_login(pit_boss)
+    response = client.get(reverse("review:dashboard"))
+    assert response.status_code == 200
+    data = response.context["data"]
+
+    # croupier: 3 coups, 14 + 12 + 9 steps of the game, one of them confirmed against the rules
+    [rate] = data.rates
+    assert (rate.username, rate.coups, rate.steps, rate.wrong_steps) == ("croupier", 3, 35, 1)
+    assert rate.rate == Fraction(1, 3) and rate.rate_display == "33.3 %"
+
+    # hold: levy 10 + 20 on covered 200 + 400 + 100, beside the engine's 6-deck expectation
+    [hold] = data.hold
+    assert (hold.table, hold.coups, hold.covered, hold.levy) == (table, 3, 700, 30)
+    assert hold.hold == Fraction(30, 700) and hold.hold_display == "4.286 %"
+    expected = profile_odds(CASINO, decks=6).expected_levy_per_unit
+    assert hold.expected == expected and 0.0225 < float(expected) < 0.0235
+    assert hold.difference_display == f"{float(Fraction(30, 700) - expected) * 100:+.3f} pt"
+
+    [flagged] = data.flagged.object_list
+    assert flagged == history.flagged
+    assert [(s.index, s.violations) for s in flagged.wrong_steps] == [(11, ["BANKER_SHOULD_DRAW"])]
+    [alarm] = data.alarms.object_list
+    assert (alarm.kind, alarm.detail) == ("early_reshuffle", "closed after 19 of 312 cards (shoe damaged)")
+    assert data.queue_count == 0
+
+    html = response.content.decode()
+    assert 'data-testid="corrections-waiting">0<' in html
+    assert "BANKER_SHOULD_DRAW" in html and "reshuffled before 5/6 dealt" in html
+    assert "33.3 %" in html and "4.286 %" in html
+
+
+def test_open_tables_show_the_shoe_the_banker_and_the_bank(client, accountant, awaiting, table) -> None:
+    client.force_login(accountant)
+    data = client.get(reverse("review:dashboard")).context["data"]
+    [row] = data.open_tables
+    # 3 burnt + 6 cards of coup 1 + 5 of coup 2 + the 4C its correction took from the shoe
+    assert (row.table, row.shoe.number, row.cards_dealt, row.cards_left) == (table, 1, 15, 297)
+    assert not row.shoe.stop_reached
+    assert (row.banker.display_name, row.bank, row.required_minimum) == ("Player 1", 400, 780)
+    assert row.coup_in_play == awaiting.flagged  # awaiting approval
+    assert data.queue_count == 1
+
+
+def test_filters_by_period_and_table(client, pit_boss, history, table, other_table) -> None:
+    client.force_login(pit_boss)
+    yesterday = (timezone.localdate() - dt.timedelta(days=1)).isoformat()
+    data = client.get(reverse("review:dashboard"), {"start": yesterday, "end": yesterday}).context["data"]
+    assert (data.rates, data.hold, list(data.flagged.object_list)) == ([], [], [])
+    data = client.get(reverse("review:dashboard"), {"table": other_table.pk}).context["data"]
+    assert (data.table, data.rates, data.hold, data.open_tables) == (other_table, [], [], [])
+    data = client.get(reverse("review:dashboard"), {"table": table.pk}).context["data"]
+    assert [h.table for h in data.hold] == [table]
+    bad = client.get(reverse("review:dashboard"), {"start": "2026-02-10", "end": "2026-02-01"})
+    assert bad.status_code == 200 and "The period starts after it ends." in bad.content.decode()
+    assert bad.context["data"].period == Period.last_days()
+
+
+def test_flagged_coups_and_alarms_are_paginated_newest_first(client, pit_boss, awaiting, monkeypatch) -> None:
+    monkeypatch.setattr("tables.review_selectors.DASHBOARD_PAGE_SIZE", 1)
+    newer = play_flagged(awaiting.floor, bank=780, bets=((2, 100),))
+    client.force_login(pit_boss)
+    table_id = awaiting.floor.table.pk
+    page1 = client.get(reverse("review:dashboard"), {"table": table_id})
+    page2 = client.get(reverse("review:dashboard"), {"table": table_id, "flagged_page": 2})
+    assert list(page1.context["data"].flagged.object_list) == [newer]
+    assert list(page2.context["data"].flagged.object_list) == [awaiting.flagged]
+    html = page1.content.decode()
+    assert f'href="?table={table_id}&amp;flagged_page=2#flagged"' in html
+
+
+def test_the_expected_levy_is_computed_once_per_profile_and_deck_count(monkeypatch) -> None:
+    calls = []
+    real = profile_odds
+
+    def counting(profile, *, decks):
+        calls.append((profile.slug, decks))
+        return real(profile, decks=decks)
+
+    expected_levy_per_unit.cache_clear()
+    monkeypatch.setattr("tables.review_selectors.profile_odds", counting)
+    first = expected_levy_per_unit(CASINO, 8, 500)
+    assert expected_levy_per_unit(CASINO, 8, 500) == first
+    assert expected_levy_per_unit(CASINO, 8, 0) == 0  # no percentage levy: nothing to compute
+    assert calls == [("casino", 8)]
+    expected_levy_per_unit.cache_clear()
+
+
+def test_hold_weights_the_expectation_by_the_stakes_of_each_shoe_size(croupier, pit_boss, table) -> None:
+    from tests.tables.play import open_floor
+
+    floor = open_floor(croupier, table)  # 6 decks
+    play(floor, bank=200, bets=[(2, 200)], cards=("2H", "AS", "3C", "2D"), player="draw", player_card="9H",
+         banker="draw", banker_card="5S")  # fmt: skip
+    services.shoe_close(actor=croupier, shoe=floor.shoe, reason="new shoe")
+    services.shoe_start(actor=croupier, session=floor.session, decks=8, burnt_cards=["2C", "3C", "4C"])
+    play(floor, bank=390, bets=[(2, 100)], cards=("2H", "AS", "3C", "2D"), player="draw", player_card="9H",
+         banker="draw", banker_card="5S")  # fmt: skip
+    today = timezone.localdate()
+    [row] = hold_vs_expected(period=Period(today, today))
+    six, eight = (profile_odds(CASINO, decks=d).expected_levy_per_unit for d in (6, 8))
+    assert (row.covered, row.levy) == (300, 15)
+    assert row.expected == (200 * six + 100 * eight) / 300
+
+
+# ------------------------------------------------------------------------------ audit verification
+def test_verify_on_demand_stores_and_shows_the_result(
+    client, pit_boss, django_capture_on_commit_callbacks
+) -> None:
+    with transaction.atomic():
+        audit_record(actor=None, action="test.event")
+    client.force_login(pit_boss)  # a login event: seq 2
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client.post(reverse("review:audit_verify"), HTTP_HX_REQUEST="true")
+    assert len(callbacks) == 1  # the task is enqueued only once the request's transaction commits
+    assert not ChainVerification.objects.exists()
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section class="card audit-panel" id="audit"')
+    assert 'data-testid="audit-pending">A verification asked for at' in html
+    callbacks[0]()  # the commit: the task runs in-process (no broker)
+    verification = ChainVerification.objects.get()
+    assert (verification.ok, verification.checked, verification.head_seq) == (True, 3, 3)
+    assert verification.requested_by == pit_boss
+    assert list(AuditEvent.objects.order_by("seq").values_list("action", flat=True))[-2:] == [
+        "audit.chainverification.request",
+        "audit.chainverification.record",
+    ]
+    html = client.get(reverse("review:dashboard")).content.decode()
+    assert "audit-pending" not in html
+    assert (
+        f"verified up to seq 3 at {timezone.localtime(verification.finished_at):%Y-%m-%d %H:%M:%S}:" in html
+    )
+    assert '<strong class="ok">OK</strong>' in html and "asked by pitboss" in html
+    assert 'data-testid="audit-length">4<' in html  # the stored result is itself audited
+
+
+@pytest.mark.postgres  # the edit bypasses the append-only triggers the PostgreSQL way
+def test_a_broken_chain_is_shown_where_it_breaks(
+    client, pit_boss, django_capture_on_commit_callbacks
+) -> None:
+    with transaction.atomic():
+        for n in range(4):
+            audit_record(actor=None, action=f"test.event.{n}")
+    with connection.cursor() as cursor:  # a database administrator's edit, triggers bypassed
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute("UPDATE audit_auditevent SET action = 'forged' WHERE seq = 3")
+        cursor.execute("SET LOCAL session_replication_role = DEFAULT")
+    client.force_login(pit_boss)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("review:audit_verify"))
+    assert response["Location"] == reverse("review:dashboard") + "#audit"
+    response = client.get(response["Location"])
+    verification = ChainVerification.objects.get()
+    assert (verification.ok, verification.first_broken_seq, verification.broken_count) == (False, 3, 1)
+    html = response.content.decode()
+    assert '<strong class="broken">broken at seq 3</strong>' in html
+    assert "content does not match its hash" in html
+
+
+def test_the_nightly_task_stores_its_result_too() -> None:
+    from audit.tasks import audit_chain_verify_task
+
+    with transaction.atomic():
+        audit_record(actor=None, action="test.event")
+    assert audit_chain_verify_task.delay().get() == {"ok": True, "checked": 1, "head_seq": 1}
+    verification = ChainVerification.objects.get()
+    assert (verification.requested_by, verification.head_seq, verification.ok) == (None, 1, True)
+    assert AuditEvent.objects.order_by("-seq").first().actor_label == "system"

@@ -1,0 +1,333 @@
+"""The coup workflow through the services: steps checked by the engine, settlement, refusals."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from audit.models import AuditEvent
+from tables import services
+from tables.models import BankTax, Bet, Coup, CoupStep, Shoe, ShoeAlarm, ShoeCard
+from tables.rules.coup import Code
+from tables.selectors import coup_view
+from tables.services import Caller, ConfirmationRequired, CoupConflict, StepRequest
+
+from .play import K, bank_turn, open_floor, play, step
+
+pytestmark = pytest.mark.django_db
+
+
+def counts() -> tuple[int, ...]:
+    return (
+        CoupStep.objects.count(),
+        Coup.objects.count(),
+        Bet.objects.count(),
+        ShoeCard.objects.count(),
+        AuditEvent.objects.count(),
+    )
+
+
+def test_a_clean_casino_coup_is_settled_with_its_levy(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    coup = play(
+        floor,
+        bank=200,
+        bets=[(2, 120), (3, 50), (4, 30)],
+        cards=("2H", "AS", "3C", "2D"),
+        player="draw",
+        player_card="9H",
+        banker="draw",
+        banker_card="5S",
+    )
+    assert (coup.state, coup.flagged, coup.step_count) == (Coup.State.SETTLED, False, 14)
+    assert [s.kind for s in coup.steps.order_by("index")] == [
+        "bank_declared", "bet", "bet", "bet", "bets_closed", "card_to_player", "card_to_banker",
+        "card_to_player", "card_to_banker", "player_draw", "card_to_player", "banker_draw",
+        "card_to_banker", "reveal",
+    ]  # fmt: skip
+    verdict = coup.steps.get(kind="reveal").payload["verdict"]
+    assert (verdict["outcome"], verdict["player_total"], verdict["banker_total"]) == ("banker", 4, 8)
+    assert verdict["settlement"]["tax"] == 10
+    tax = BankTax.objects.get(coup=coup)
+    assert (tax.basis, tax.amount) == (200, 10)
+    assert bank_turn(floor).required_minimum == 390  # 200 + 200 - 10: the mandatory continuation
+    cards = list(ShoeCard.objects.filter(coup=coup).order_by("position").values_list("card", "role"))
+    assert cards == [
+        ("2H", "player"), ("AS", "banker"), ("3C", "player"),
+        ("2D", "banker"), ("9H", "player"), ("5S", "banker"),
+    ]  # fmt: skip
+    assert ShoeCard.objects.filter(shoe=floor.shoe).first().role == "burn"
+
+
+def test_every_step_is_audited_in_the_same_transaction(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    before = AuditEvent.objects.filter(action="tables.coup.step").count()
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=100).coup
+    step(floor, coup, K.BET, seat=2, amount=100)
+    events = AuditEvent.objects.filter(action="tables.coup.step").order_by("seq")
+    assert events.count() == before + 1
+    assert events.last().after["kind"] == "bet"
+    assert AuditEvent.objects.filter(action="tables.coup.start", object_id=str(coup.pk)).count() == 1
+
+
+def test_a_step_against_the_rules_needs_confirmation_and_nothing_is_written(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=100).coup
+    step(floor, coup, K.BET, seat=2, amount=100)
+    step(floor, coup, K.BETS_CLOSED)
+    for kind, card in (
+        (K.CARD_TO_PLAYER, "TH"),
+        (K.CARD_TO_BANKER, "3S"),
+        (K.CARD_TO_PLAYER, "2C"),
+        (K.CARD_TO_BANKER, "2H"),
+    ):
+        step(floor, coup, kind, card=card)
+    step(floor, coup, K.PLAYER_DRAW)
+    step(floor, coup, K.CARD_TO_PLAYER, card="6D")
+    before = counts()
+    with pytest.raises(ConfirmationRequired) as caught:
+        step(floor, coup, K.BANKER_STAND)  # 5 against a 6: he must draw
+    assert caught.value.violation.code is Code.BANKER_SHOULD_DRAW
+    assert counts() == before
+    coup.refresh_from_db()
+    assert (coup.step_count, coup.flagged) == (9, False)
+    result = step(floor, coup, K.BANKER_STAND, confirm=True)
+    assert result.violation.code is Code.BANKER_SHOULD_DRAW
+    assert result.step.violations == ["BANKER_SHOULD_DRAW"]
+    coup.refresh_from_db()
+    assert coup.flagged
+
+
+def test_flagged_coup_is_restored_then_approved_by_another_person(croupier, pit_boss, table) -> None:
+    floor = open_floor(croupier, table)
+    coup = play(
+        floor,
+        bank=100,
+        bets=[(2, 60), (3, 40)],
+        cards=("TH", "3S", "2C", "2H"),
+        player="draw",
+        player_card="6D",
+        banker="stand",
+        confirm=True,
+    )
+    assert coup.state == Coup.State.AWAITING_CORRECTION
+    view = coup_view(coup=coup)
+    assert view.restoration.needs_cards == 1  # the banker's missing card
+    with pytest.raises(ValidationError, match="needs 1 more card"):
+        services.correction_submit(actor=croupier, coup=coup, cards=[])
+    with pytest.raises(ValidationError, match="takes 1 card"):
+        services.correction_submit(actor=croupier, coup=coup, cards=["4C", "9D"])
+    result = services.correction_submit(actor=croupier, coup=coup, cards=["4c"])
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.AWAITING_APPROVAL
+    correction = result.step
+    assert correction.corrects.kind == "banker_stand" and correction.corrects.violations == [
+        "BANKER_SHOULD_DRAW"
+    ]
+    assert correction.payload["restored"]["banker_cards"] == ["3S", "2H", "4C"]
+    assert correction.payload["restored"]["outcome"] == "banker"
+    assert ShoeCard.objects.filter(coup=coup, card="4C", role="banker").exists()
+
+    # the croupier cannot approve; nor can the pit boss approve a correction he submitted himself
+    with pytest.raises(PermissionDenied):
+        services.correction_approve(actor=croupier, coup=coup)
+    approved = services.correction_approve(actor=pit_boss, coup=coup)
+    coup.refresh_from_db()
+    assert (coup.state, approved.step.kind, approved.step.corrects_id) == (
+        Coup.State.SETTLED,
+        "correction_approved",
+        correction.pk,
+    )
+    assert BankTax.objects.get(coup=coup).amount == 5
+    # the original steps are untouched: the wrong one is still there, still flagged
+    assert coup.steps.get(kind="banker_stand").violations == ["BANKER_SHOULD_DRAW"]
+
+
+def test_rejected_correction_goes_back_to_the_croupier(croupier, pit_boss, table) -> None:
+    floor = open_floor(croupier, table)
+    coup = play(
+        floor, bank=100, bets=[(2, 100)], cards=("4D", "3H", "3C", "TD"), player="draw", player_card="2S",
+        banker="draw", banker_card="6H", confirm=True,
+    )  # fmt: skip
+    services.correction_submit(actor=croupier, coup=coup, cards=[])
+    with pytest.raises(ValidationError):
+        services.correction_reject(actor=pit_boss, coup=coup, reason="  ")
+    services.correction_reject(actor=pit_boss, coup=coup, reason="wrong card entered")
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.AWAITING_CORRECTION
+    kinds = list(coup.steps.order_by("index").values_list("kind", flat=True))
+    assert kinds[-2:] == ["correction", "correction_rejected"]
+    services.correction_submit(actor=croupier, coup=coup, cards=[])
+    services.correction_approve(actor=pit_boss, coup=coup)
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.SETTLED
+
+
+def test_stale_step_and_finished_coup_are_conflicts(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=100).coup
+    step(floor, coup, K.BET, seat=2, amount=50)
+    before = counts()
+    with pytest.raises(CoupConflict, match="Stale step: the coup is at step 2, not 1"):
+        services.coup_step_record(
+            actor=croupier, coup=coup, request=StepRequest(kind=K.BET, seat=3, amount=10), expected_step=1
+        )
+    assert counts() == before
+
+
+def test_another_tables_croupier_is_refused_and_nothing_changes(croupier, other_croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=100).coup
+    before = counts()
+    with pytest.raises(PermissionDenied):
+        services.coup_step_record(
+            actor=other_croupier,
+            coup=coup,
+            request=StepRequest(kind=K.BET, seat=2, amount=10),
+            expected_step=1,
+        )
+    with pytest.raises(PermissionDenied):
+        services.coup_start(actor=other_croupier, session=floor.session, amount=100)
+    assert counts() == before
+
+
+@pytest.mark.parametrize(
+    ("request_fields", "message"),
+    [
+        ({"kind": K.BET, "seat": 2, "amount": 101}, "only 100 of the bank is left"),
+        ({"kind": K.BET, "seat": 9, "amount": 10}, "Nobody sits at seat 9"),
+        ({"kind": K.BET, "seat": 1, "amount": 10}, "cannot bet against his own bank"),
+        ({"kind": K.BET, "seat": 2, "amount": 0}, "positive whole number"),
+        ({"kind": K.CARD_TO_PLAYER, "card": "9H"}, "card_to_player is not possible now"),
+        ({"kind": K.BETS_CLOSED}, "bets_closed is not possible now"),
+    ],
+)
+def test_illegal_steps_are_refused_with_nothing_written(croupier, table, request_fields, message) -> None:
+    floor = open_floor(croupier, table)
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=100).coup
+    before = counts()
+    with pytest.raises(ValidationError, match=message):
+        services.coup_step_record(
+            actor=croupier, coup=coup, request=StepRequest(**request_fields), expected_step=1
+        )
+    assert counts() == before
+
+
+def test_the_bank_must_reach_the_mandatory_minimum(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    play(
+        floor,
+        bank=100,
+        bets=[(2, 100)],
+        cards=("2H", "AS", "3C", "6D"),
+        player="draw",
+        player_card="KH",
+        banker="stand",
+    )
+    assert bank_turn(floor).required_minimum == 195
+    with pytest.raises(ValidationError, match="at least 195"):
+        services.coup_start(actor=croupier, session=floor.session, amount=150)
+
+
+def test_banco_withdraws_the_other_bets(croupier, table) -> None:
+    floor = open_floor(croupier, table, spectators=1)
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=100).coup
+    step(floor, coup, K.BET, seat=2, amount=30)
+    spec = floor.spectators[0]
+    step(floor, coup, K.BANCO, callers=(Caller(spectator=spec.pk), Caller(seat=3)))
+    bets = list(
+        Bet.objects.filter(coup=coup)
+        .order_by("betting_order")
+        .values_list("seat__number", "amount", "banco", "withdrawn")
+    )
+    assert bets == [(2, 30, False, True), (3, 100, True, False)]
+
+
+def test_bank_lost_goes_round_in_rotation_refusals_skipped(croupier, table) -> None:
+    floor = open_floor(croupier, table, seats=(1, 2, 3, 4))
+    # casino profile: the bank passes to the banker's right, i.e. down the seat numbers: 4, 3, 2
+    play(floor, bank=100, bets=[(2, 100)], cards=("9H", "AS", "KC", "2D"), player="natural")
+    assert bank_turn(floor) is None
+    services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=False)
+    with pytest.raises(ValidationError, match="goes to seat 3"):
+        services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[2], accept=True)
+    services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[3], accept=True)
+    turn = bank_turn(floor)
+    assert (turn.seat.number, turn.started_how, turn.required_minimum) == (3, "rotation", 1)
+
+
+def test_passed_bank_keeps_its_minimum(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    play(
+        floor,
+        bank=100,
+        bets=[(2, 100)],
+        cards=("2H", "AS", "3C", "6D"),
+        player="draw",
+        player_card="KH",
+        banker="stand",
+    )
+    services.bank_pass(actor=croupier, session=floor.session)
+    services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=True)
+    turn = bank_turn(floor)
+    assert (turn.started_how, turn.required_minimum) == ("passed", 195)
+    with pytest.raises(ValidationError, match="at least 195"):
+        services.coup_start(actor=croupier, session=floor.session, amount=100)
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=195).coup
+    assert coup.first_coup_of_bank
+
+
+def test_impossible_card_raises_the_shoe_alarm(croupier, club_table) -> None:
+    floor = open_floor(croupier, club_table, seats=(1, 2))  # club: one deck per seated player
+    assert floor.shoe.decks == 2
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=10).coup
+    step(floor, coup, K.BET, seat=2, amount=10)
+    step(floor, coup, K.BETS_CLOSED)
+    step(floor, coup, K.CARD_TO_PLAYER, card="AS")
+    step(floor, coup, K.CARD_TO_BANKER, card="AS")
+    assert not ShoeAlarm.objects.exists()
+    step(floor, coup, K.CARD_TO_PLAYER, card="AS")  # a third ace of spades from two decks
+    alarm = ShoeAlarm.objects.get()
+    assert (alarm.kind, alarm.card, alarm.coup_id) == ("impossible_card", "AS", coup.pk)
+    assert alarm.detail == "AS seen 3 times; a 2-deck shoe holds 2"
+    coup.refresh_from_db()
+    floor.shoe.refresh_from_db()
+    assert coup.alarm and floor.shoe.alarm
+
+
+def test_stop_card_ends_the_shoe_after_the_coup_and_early_close_is_flagged(croupier, table) -> None:
+    floor = open_floor(croupier, table, stop_card_position=311)  # 6 decks: the stop card after card 1
+    assert floor.shoe.stop_card_position == 311
+    play(
+        floor,
+        bank=100,
+        bets=[(2, 100)],
+        cards=("2H", "AS", "3C", "6D"),
+        player="draw",
+        player_card="KH",
+        banker="stand",
+    )
+    floor.shoe.refresh_from_db()
+    assert (floor.shoe.state, floor.shoe.close_reason, floor.shoe.stop_reached) == (
+        "closed",
+        "stop card reached",
+        True,
+    )
+    assert floor.shoe.early_reshuffle  # closed after 9 of 312 cards
+    assert ShoeAlarm.objects.filter(shoe=floor.shoe, kind="early_reshuffle").count() == 1
+    with pytest.raises(ValidationError, match="Start a shoe first"):
+        services.coup_start(actor=croupier, session=floor.session, amount=200)
+    shoe = services.shoe_start(
+        actor=croupier, session=floor.session, decks=8, burnt_cards=["2C", "3D", "4H", "5S"]
+    )
+    assert (shoe.number, shoe.state) == (2, Shoe.State.OPEN)
+
+
+def test_shoe_follows_the_profile(croupier, table) -> None:
+    session = services.table_session_open(actor=croupier, table=table)
+    with pytest.raises(ValidationError, match="plays 6 or 8 decks"):
+        services.shoe_start(actor=croupier, session=session, decks=4, burnt_cards=["2C", "3C", "4C"])
+    with pytest.raises(ValidationError, match="burns 3 to 4 cards"):
+        services.shoe_start(actor=croupier, session=session, decks=6, burnt_cards=[])
+    with pytest.raises(ValidationError, match="bad card"):
+        services.shoe_start(actor=croupier, session=session, decks=6, burnt_cards=["2C", "3C", "1X"])
