@@ -7,9 +7,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from audit.models import AuditEvent
 from ledger import services as ledger
+from ledger.models import Transaction
 from tables import services
-from tables.models import BankTurn, Coup, Player, Seat, Shoe, Spectator, Table, TableSession
+from tables.models import (
+    BankTurn,
+    Bet,
+    Coup,
+    CoupStep,
+    IdempotencyRecord,
+    Player,
+    Seat,
+    Shoe,
+    ShoeCard,
+    Spectator,
+    Table,
+    TableSession,
+)
 from tables.rules.machine import StepKind
 from tables.services import Caller, StepRequest
 from tests.factories import PlayerFactory
@@ -135,3 +150,15 @@ def play(
     step(floor, coup, K.REVEAL)
     coup.refresh_from_db()
     return coup
+
+
+#: every table a refused request must leave alone, from the coup's own rows to the audit trail
+GUARDED_MODELS: tuple[type, ...] = (
+    CoupStep, Coup, Bet, ShoeCard, Shoe, BankTurn, Seat, Spectator, Player,
+    AuditEvent, IdempotencyRecord, Transaction,
+)  # fmt: skip
+
+
+def row_counts() -> dict[str, int]:
+    """How many rows each guarded table holds: compare before and after a refusal."""
+    return {model.__name__: model.objects.count() for model in GUARDED_MODELS}

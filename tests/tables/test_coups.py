@@ -7,24 +7,14 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from audit.models import AuditEvent
 from tables import services
-from tables.models import BankTax, Bet, Coup, CoupStep, Shoe, ShoeAlarm, ShoeCard
+from tables.models import BankTax, Bet, Coup, Shoe, ShoeAlarm, ShoeCard
 from tables.rules.coup import Code
 from tables.selectors import coup_view
 from tables.services import Caller, ConfirmationRequired, CoupConflict, StepRequest
 
-from .play import K, bank_turn, open_floor, play, step
+from .play import K, bank_turn, open_floor, play, row_counts, step
 
 pytestmark = pytest.mark.django_db
-
-
-def counts() -> tuple[int, ...]:
-    return (
-        CoupStep.objects.count(),
-        Coup.objects.count(),
-        Bet.objects.count(),
-        ShoeCard.objects.count(),
-        AuditEvent.objects.count(),
-    )
 
 
 def test_a_clean_casino_coup_is_settled_with_its_levy(croupier, table) -> None:
@@ -84,11 +74,11 @@ def test_a_step_against_the_rules_needs_confirmation_and_nothing_is_written(crou
         step(floor, coup, kind, card=card)
     step(floor, coup, K.PLAYER_DRAW)
     step(floor, coup, K.CARD_TO_PLAYER, card="6D")
-    before = counts()
+    before = row_counts()
     with pytest.raises(ConfirmationRequired) as caught:
         step(floor, coup, K.BANKER_STAND)  # 5 against a 6: he must draw
     assert caught.value.violation.code is Code.BANKER_SHOULD_DRAW
-    assert counts() == before
+    assert row_counts() == before
     coup.refresh_from_db()
     assert (coup.step_count, coup.flagged) == (9, False)
     result = step(floor, coup, K.BANKER_STAND, confirm=True)
@@ -167,18 +157,18 @@ def test_stale_step_and_finished_coup_are_conflicts(croupier, table) -> None:
     floor = open_floor(croupier, table)
     coup = services.coup_start(actor=croupier, session=floor.session, amount=100).coup
     step(floor, coup, K.BET, seat=2, amount=50)
-    before = counts()
+    before = row_counts()
     with pytest.raises(CoupConflict, match="Stale step: the coup is at step 2, not 1"):
         services.coup_step_record(
             actor=croupier, coup=coup, request=StepRequest(kind=K.BET, seat=3, amount=10), expected_step=1
         )
-    assert counts() == before
+    assert row_counts() == before
 
 
 def test_another_tables_croupier_is_refused_and_nothing_changes(croupier, other_croupier, table) -> None:
     floor = open_floor(croupier, table)
     coup = services.coup_start(actor=croupier, session=floor.session, amount=100).coup
-    before = counts()
+    before = row_counts()
     with pytest.raises(PermissionDenied):
         services.coup_step_record(
             actor=other_croupier,
@@ -188,7 +178,7 @@ def test_another_tables_croupier_is_refused_and_nothing_changes(croupier, other_
         )
     with pytest.raises(PermissionDenied):
         services.coup_start(actor=other_croupier, session=floor.session, amount=100)
-    assert counts() == before
+    assert row_counts() == before
 
 
 @pytest.mark.parametrize(
@@ -205,12 +195,12 @@ def test_another_tables_croupier_is_refused_and_nothing_changes(croupier, other_
 def test_illegal_steps_are_refused_with_nothing_written(croupier, table, request_fields, message) -> None:
     floor = open_floor(croupier, table)
     coup = services.coup_start(actor=croupier, session=floor.session, amount=100).coup
-    before = counts()
+    before = row_counts()
     with pytest.raises(ValidationError, match=message):
         services.coup_step_record(
             actor=croupier, coup=coup, request=StepRequest(**request_fields), expected_step=1
         )
-    assert counts() == before
+    assert row_counts() == before
 
 
 def test_the_bank_must_reach_the_mandatory_minimum(croupier, table) -> None:

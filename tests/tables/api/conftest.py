@@ -12,9 +12,7 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from audit.models import AuditEvent
-from ledger.models import Transaction
-from tables.models import Bet, Coup, CoupStep, IdempotencyRecord, ShoeCard
+from tests.tables.play import row_counts
 
 V1 = "/api/v1"
 
@@ -62,23 +60,15 @@ class Api:
 
     def refuse(self, path: str, body: Any = None, *, status: int, key: str | None = None) -> Any:
         """POST what must be refused with ``status``, and prove that it wrote nothing."""
-        before = counts()
+        before = row_counts()
         response = self.post(path, body, key=key)
         assert response.status_code == status, (response.status_code, response.content[:2000])
-        assert counts() == before
+        assert row_counts() == before
         return response.json()
 
     def ok(self, response: Any, status: int = 201) -> dict[str, Any]:
         assert response.status_code == status, (response.status_code, response.content[:2000])
         return response.json()
-
-
-def counts() -> dict[str, int]:
-    """Rows a refused request must not have written."""
-    return {
-        model.__name__: model.objects.count()
-        for model in (CoupStep, Coup, Bet, ShoeCard, AuditEvent, IdempotencyRecord, Transaction)
-    }
 
 
 @pytest.fixture

@@ -15,9 +15,9 @@ from tables.rules.interchange import record_from_dict
 from tables.rules.judge import Rules, judge_coup
 from tables.rules.profiles import BUILTIN
 from tests.factories import CroupierAssignmentFactory, UserFactory
-from tests.tables.play import open_floor
+from tests.tables.play import open_floor, row_counts
 
-from .conftest import Api, counts
+from .conftest import Api
 
 pytestmark = pytest.mark.django_db
 
@@ -165,7 +165,7 @@ def coup_banker_stood_wrongly(api: Api, table_id: int, bank: int) -> dict[str, A
         {"kind": "banker_draw", "violation": None},
         {"kind": "banker_stand", "violation": {"code": "BANKER_SHOULD_DRAW", "side": "banker", "detail": ""}},
     ]
-    before = counts()
+    before = row_counts()
     refused = api.step(cid, "banker_stand")
     assert refused.status_code == 422
     assert refused.json() == {
@@ -173,7 +173,7 @@ def coup_banker_stood_wrongly(api: Api, table_id: int, bank: int) -> dict[str, A
         "detail": "BANKER_SHOULD_DRAW: confirm that this happened at the table",
         "violation": {"code": "BANKER_SHOULD_DRAW", "side": "banker", "detail": ""},
     }
-    assert counts() == before
+    assert row_counts() == before
     body = api.ok(api.step(cid, "banker_stand", confirm=True))
     assert body["step"]["violations"] == ["BANKER_SHOULD_DRAW"]
     assert body["coup"]["flagged"] is True
@@ -188,13 +188,13 @@ def coup_banker_stood_wrongly(api: Api, table_id: int, bank: int) -> dict[str, A
 
 
 def correct_with_one_card(croupier: Api, pit_boss: Api, coup_id: int, accountant: Api) -> dict[str, Any]:
-    before = counts()
+    before = row_counts()
     missing = croupier.post(f"/coups/{coup_id}/correction/", {"cards": []})
     assert missing.status_code == 400
     assert missing.json() == {"cards": ["The restored game needs 1 more card from the shoe: deal them."]}
     bad = croupier.post(f"/coups/{coup_id}/correction/", {"cards": ["1X"]})
     assert bad.status_code == 400 and list(bad.json()) == ["cards"]
-    assert counts() == before
+    assert row_counts() == before
     body = croupier.ok(croupier.post(f"/coups/{coup_id}/correction/", {"cards": ["4c"]}))
     assert body["step"]["kind"] == "correction" and body["step"]["corrects"] == 11
     coup = body["coup"]
@@ -226,9 +226,9 @@ def coup_player_drew_wrongly(api: Api, table_id: int, bank: int) -> dict[str, An
     api.ok(api.step(cid, "bet", seat=2, amount=100))
     api.ok(api.step(cid, "bets_closed"))
     deal(api, cid, "4D", "3H", "3C", "TD")
-    before = counts()
+    before = row_counts()
     assert api.step(cid, "player_draw").json()["violation"]["code"] == "PLAYER_SHOULD_STAND"
-    assert counts() == before
+    assert row_counts() == before
     api.ok(api.step(cid, "player_draw", confirm=True))
     api.ok(api.step(cid, "card_to_player", card="2S"))
     api.ok(api.step(cid, "banker_draw"))
@@ -354,10 +354,10 @@ def test_a_pit_boss_never_approves_his_own_correction(croupier, table) -> None:
     api = Api(both)
     flagged = coup_banker_stood_wrongly(api, table.pk, 100)
     api.ok(api.post(f"/coups/{flagged['id']}/correction/", {"cards": ["4C"]}))
-    before = counts()
+    before = row_counts()
     own = api.post(f"/coups/{flagged['id']}/correction/approve/")
     assert own.status_code == 403
     assert own.json() == {"detail": "You submitted this correction: another person must review it."}
     assert api.post(f"/coups/{flagged['id']}/correction/reject/", {"reason": "mine"}).status_code == 403
-    assert counts() == before
+    assert row_counts() == before
     assert floor.session.table_id == table.pk

@@ -8,9 +8,9 @@ import pytest
 
 from tables.models import CoupStep, IdempotencyRecord
 from tests.factories import CroupierAssignmentFactory, UserFactory
-from tests.tables.play import open_floor
+from tests.tables.play import open_floor, row_counts
 
-from .conftest import Api, counts
+from .conftest import Api
 
 pytestmark = pytest.mark.django_db
 
@@ -24,10 +24,10 @@ def coup(croupier, table) -> int:
 
 
 def refused(api: Api, coup: int, status: int, *, key: str | None = None, **body) -> dict:
-    before = counts()
+    before = row_counts()
     response = api.post(f"/coups/{coup}/steps/", body, key=key)
     assert response.status_code == status, response.content
-    assert counts() == before
+    assert row_counts() == before
     return response.json()
 
 
@@ -37,13 +37,13 @@ def test_a_replay_returns_the_first_response_and_does_nothing(croupier, coup) ->
     body = {"step": 1, "kind": "bet", "seat": 2, "amount": 40}
     first = api.post(f"/coups/{coup}/steps/", body, key="tablet-7-0001")
     assert first.status_code == 201 and "Idempotent-Replayed" not in first
-    after_first = counts()
+    after_first = row_counts()
     # same body, keys in another order: the same request
     again = api.post(
         f"/coups/{coup}/steps/", {"amount": 40, "seat": 2, "kind": "bet", "step": 1}, key="tablet-7-0001"
     )
     assert (again.status_code, again.json(), again["Idempotent-Replayed"]) == (201, first.json(), "true")
-    assert counts() == after_first
+    assert row_counts() == after_first
     assert CoupStep.objects.filter(coup_id=coup, kind="bet").count() == 1
     assert IdempotencyRecord.objects.filter(user=croupier, key="tablet-7-0001").count() == 1
     step = CoupStep.objects.get(coup_id=coup, kind="bet")
@@ -54,10 +54,10 @@ def test_a_replayed_coup_start_starts_no_second_coup(croupier, table) -> None:
     open_floor(croupier, table)
     api = Api(croupier)
     first = api.post(f"/tables/{table.pk}/coups/", {"bank": 100}, key="start-1")
-    after = counts()
+    after = row_counts()
     again = api.post(f"/tables/{table.pk}/coups/", {"bank": 100}, key="start-1")
     assert (first.status_code, again.status_code, again.json()) == (201, 201, first.json())
-    assert counts() == after and after["Coup"] == 1
+    assert row_counts() == after and after["Coup"] == 1
 
 
 def test_the_same_key_for_another_request_is_refused(croupier, table, coup) -> None:
@@ -68,7 +68,7 @@ def test_the_same_key_for_another_request_is_refused(croupier, table, coup) -> N
         (f"/coups/{coup}/steps/", {"step": 1, "kind": "bet", "seat": 2, "amount": 41}),
         (f"/tables/{table.pk}/session/pause/", {}),  # another path
     ):
-        before = counts()
+        before = row_counts()
         response = api.post(path, body, key="k-1")
         assert response.status_code == 422
         assert response.json() == {
@@ -76,7 +76,7 @@ def test_the_same_key_for_another_request_is_refused(croupier, table, coup) -> N
             "detail": "This Idempotency-Key was already used for a different request: "
             "use a new key for a new request.",
         }
-        assert counts() == before
+        assert row_counts() == before
 
 
 def test_a_key_is_per_user(croupier, table, coup) -> None:
@@ -184,7 +184,7 @@ def test_who_may_read_a_coup(croupier, other_croupier, pit_boss, accountant, out
 
 def test_corrections_by_the_wrong_people(croupier, other_croupier, pit_boss, accountant, coup) -> None:
     # nothing to restore yet: the croupier's request is a conflict, the others' are forbidden
-    before = counts()
+    before = row_counts()
     assert Api(croupier).post(f"/coups/{coup}/correction/", {"cards": []}).status_code == 409
     assert Api(other_croupier).post(f"/coups/{coup}/correction/", {"cards": []}).status_code == 403
     assert Api(pit_boss).post(f"/coups/{coup}/correction/", {"cards": []}).status_code == 403
@@ -192,13 +192,13 @@ def test_corrections_by_the_wrong_people(croupier, other_croupier, pit_boss, acc
     assert Api(croupier).post(f"/coups/{coup}/correction/reject/", {"reason": "no"}).status_code == 403
     assert Api(pit_boss).post(f"/coups/{coup}/correction/approve/").status_code == 409
     assert Api(pit_boss).post("/coups/999999/correction/approve/").status_code == 404
-    assert counts() == before
+    assert row_counts() == before
 
 
 def test_unknown_coup_is_not_found(croupier) -> None:
-    before = counts()
+    before = row_counts()
     assert Api(croupier).post("/coups/999999/steps/", {"step": 1, "kind": "bets_closed"}).status_code == 404
-    assert counts() == before
+    assert row_counts() == before
 
 
 # ------------------------------------------------------------------------------------- bad input
@@ -289,21 +289,21 @@ def test_bad_step_bodies_are_field_errors(croupier, coup, body, errors) -> None:
 
 
 def test_malformed_json_is_a_bad_request(croupier, coup) -> None:
-    before = counts()
+    before = row_counts()
     response = Api(croupier).client.post(
         f"/api/v1/coups/{coup}/steps/", "{not json", content_type="application/json", HTTP_IDEMPOTENCY_KEY="j"
     )
     assert response.status_code == 400 and response.json()["detail"].startswith("JSON parse error")
-    assert counts() == before
+    assert row_counts() == before
 
 
 @pytest.mark.parametrize("bank", [0, -5, "ten", 2**31])
 def test_bad_banks_are_field_errors(croupier, table, bank) -> None:
     open_floor(croupier, table)
-    before = counts()
+    before = row_counts()
     response = Api(croupier).post(f"/tables/{table.pk}/coups/", {"bank": bank})
     assert response.status_code == 400 and list(response.json()) == ["bank"]
-    assert counts() == before
+    assert row_counts() == before
 
 
 def test_a_bank_below_the_minimum_is_refused(croupier, table) -> None:
@@ -311,7 +311,7 @@ def test_a_bank_below_the_minimum_is_refused(croupier, table) -> None:
     from tables.models import BankTurn
 
     BankTurn.objects.filter(session=floor.session).update(required_minimum=150)
-    before = counts()
+    before = row_counts()
     response = Api(croupier).post(f"/tables/{table.pk}/coups/", {"bank": 100})
     assert (response.status_code, response.json()) == (400, {"amount": ["the bank must be at least 150"]})
-    assert counts() == before
+    assert row_counts() == before

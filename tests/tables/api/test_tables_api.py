@@ -8,8 +8,9 @@ import pytest
 from audit.selectors import audit_chain_verify
 from ledger import services as ledger
 from tables.models import BankTurn, Player, ShoeAlarm, TableSession
+from tests.tables.play import row_counts
 
-from .conftest import Api, counts
+from .conftest import Api
 
 pytestmark = pytest.mark.django_db
 
@@ -177,7 +178,7 @@ def test_only_the_tables_croupier_acts_there(
     from tests.tables.play import open_floor
 
     open_floor(croupier, table, spectators=1)
-    before = counts()
+    before = row_counts()
     for user in (other_croupier, pit_boss, accountant, outsider):
         response = Api(user).post(f"/tables/{table.pk}/{path}", body)
         assert response.status_code == 403, (user, response.content)
@@ -186,4 +187,4 @@ def test_only_the_tables_croupier_acts_there(
         }
     assert Api().post(f"/tables/{table.pk}/{path}", body).status_code == 401
     assert Api(croupier).post(f"/tables/999999/{path}", body).status_code == 404
-    assert counts() == before
+    assert row_counts() == before

@@ -16,17 +16,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from audit.models import AuditEvent
-from ledger.models import Transaction
 from tables import services
-from tables.models import Coup, CoupStep
+from tables.models import Coup
 from tests.factories import CroupierAssignmentFactory, UserFactory
 from tests.tables.play import Floor, open_floor, play
-
-
-def counts() -> tuple[int, int, int]:
-    """What a refused action must leave unchanged: steps, audit events, ledger postings."""
-    return CoupStep.objects.count(), AuditEvent.objects.count(), Transaction.objects.count()
 
 
 def play_clean(floor: Floor) -> Coup:

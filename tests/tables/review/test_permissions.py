@@ -10,8 +10,7 @@ from django.utils import timezone
 
 from audit.models import ChainVerification
 from tables.models import Coup
-
-from .conftest import counts
+from tests.tables.play import row_counts
 
 pytestmark = pytest.mark.django_db
 
@@ -68,10 +67,10 @@ def test_only_a_pit_boss_approves_or_rejects_and_nothing_changes_otherwise(
     for persona in ("croupier", "other_croupier", "accountant", "outsider", None):
         client.logout()
         _login(client, request, persona)  # logging in and out are audit events of their own
-        before = counts()
+        before = row_counts()
         response = client.post(reverse(decision, args=[awaiting.flagged.pk]), {"reason": "no"}, **headers)
         assert response.status_code == (302 if persona is None else 403), persona
-        assert counts() == before, persona
+        assert row_counts() == before, persona
     awaiting.flagged.refresh_from_db()
     assert awaiting.flagged.state == Coup.State.AWAITING_APPROVAL
 
@@ -79,11 +78,11 @@ def test_only_a_pit_boss_approves_or_rejects_and_nothing_changes_otherwise(
 @pytest.mark.parametrize("persona", ["croupier", "accountant", "outsider"])
 def test_refused_verification_and_export_write_nothing(client, request, persona) -> None:
     _login(client, request, persona)
-    before = counts()
+    before = row_counts()
     assert client.post(reverse("review:audit_verify")).status_code == 403
     if persona != "accountant":
         assert client.post(reverse("review:export", args=["audit-trail"]), _period()).status_code == 403
-    assert counts() == before
+    assert row_counts() == before
     assert not ChainVerification.objects.exists()
 
 

@@ -10,8 +10,9 @@ from ledger.models import Transaction
 from tables import services
 from tables.models import BankTax, Coup, CoupStep
 from tables.review_selectors import SELF_REVIEW_REFUSAL
+from tests.tables.play import row_counts
 
-from .conftest import counts, play_flagged
+from .conftest import play_flagged
 
 pytestmark = pytest.mark.django_db
 
@@ -96,7 +97,8 @@ def test_the_review_page_shows_the_coup_as_recorded_and_as_restored(client, pit_
 def test_approve_with_htmx_settles_the_coup_and_re_renders_the_review(client, pit_boss, awaiting) -> None:
     client.force_login(pit_boss)
     coup = awaiting.flagged
-    steps, events, txns = counts()
+    before = row_counts()
+    steps, events, txns = before["CoupStep"], before["AuditEvent"], before["Transaction"]
     response = client.post(reverse("review:coup_approve", args=[coup.pk]), {"return": "detail"}, **HTMX)
     assert response.status_code == 200
     coup.refresh_from_db()
@@ -141,7 +143,7 @@ def test_approve_without_javascript_redirects_with_a_message(client, pit_boss, a
 
 def test_reject_needs_a_reason_and_nothing_changes_without_one(client, pit_boss, awaiting) -> None:
     client.force_login(pit_boss)
-    before = counts()
+    before = row_counts()
     plain = client.post(reverse("review:coup_reject", args=[awaiting.flagged.pk]), {"reason": "   "})
     assert plain.status_code == 400
     assert "Say why the correction is rejected." in plain.content.decode()
@@ -149,7 +151,7 @@ def test_reject_needs_a_reason_and_nothing_changes_without_one(client, pit_boss,
         reverse("review:coup_reject", args=[awaiting.flagged.pk]), {"return": "detail"}, **HTMX
     )
     assert htmx.status_code == 400 and "Say why the correction is rejected." in htmx.content.decode()
-    assert counts() == before
+    assert row_counts() == before
     awaiting.flagged.refresh_from_db()
     assert awaiting.flagged.state == Coup.State.AWAITING_APPROVAL
 
@@ -157,7 +159,8 @@ def test_reject_needs_a_reason_and_nothing_changes_without_one(client, pit_boss,
 def test_reject_sends_the_coup_back_to_the_croupier(client, pit_boss, awaiting) -> None:
     client.force_login(pit_boss)
     coup = awaiting.flagged
-    steps, _, txns = counts()
+    before = row_counts()
+    steps, txns = before["CoupStep"], before["Transaction"]
     response = client.post(
         reverse("review:coup_reject", args=[coup.pk]),
         {"reason": "4C was not the next card", "return": "detail"},
@@ -197,14 +200,14 @@ def test_a_pit_boss_cannot_approve_his_own_correction(client, boss_croupier, awa
     assert '<button type="button" class="button" disabled>Approve</button>' in html
     row = next(r for r in client.get(reverse("review:queue")).context["rows"] if r.coup.pk == coup.pk)
     assert row.refusal == SELF_REVIEW_REFUSAL
-    before = counts()
+    before = row_counts()
     refused = client.post(reverse("review:coup_approve", args=[coup.pk]))
     assert refused.status_code == 403
     assert "You submitted this correction: another person must review it." in refused.content.decode()
     refused = client.post(reverse("review:coup_reject", args=[coup.pk]), {"reason": "mine"}, **HTMX)
     assert refused.status_code == 403 and "another person must review it" in refused.content.decode()
     assert refused.content.decode().lstrip().startswith('<section class="coup-review"')  # the fragment
-    assert counts() == before
+    assert row_counts() == before
     coup.refresh_from_db()
     assert coup.state == Coup.State.AWAITING_APPROVAL
 

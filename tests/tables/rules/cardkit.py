@@ -40,3 +40,16 @@ def record(
         shoe_next=shoe_next,
         **extra,  # type: ignore[arg-type]
     )
+
+
+def record_kwargs(rec: CoupRecord) -> dict[str, object]:
+    """The keyword arguments of :func:`record` that rebuild ``rec`` (to vary one of them)."""
+    return {
+        "profile": rec.profile,
+        "bank": rec.bank,
+        "bets": tuple((b.punter, b.amount) for b in rec.bets),
+        "player": rec.player.cards,
+        "player_action": rec.player.action.value,
+        "banker": rec.banker.cards,
+        "banker_action": rec.banker.action.value,
+    }

@@ -16,7 +16,7 @@ from tables.rules.settlement import (
     spectator_bank_share,
 )
 
-from .cardkit import record
+from .cardkit import record, record_kwargs
 
 
 @pytest.mark.parametrize(
@@ -138,21 +138,10 @@ def test_club_active_punter_stood_on_five_and_lost_reimburses_the_others() -> No
     assert dict(s.punters) == {"seat-2": -90, "seat-5": 0, "seat-9": 0}
     assert dict(s.reimbursed) == {"seat-5": 30, "seat-9": 20}
     # drawing on 5 and losing: each loses his own stake
-    drew = record(**{**_as_kwargs(rec), "player": ("2H", "3C", "KD"), "player_action": "draw"})
+    drew = record(**{**record_kwargs(rec), "player": ("2H", "3C", "KD"), "player_action": "draw"})
     s2 = judge_coup(drew, rules).settlement
     assert s2 is not None and dict(s2.punters) == {"seat-2": -40, "seat-5": -30, "seat-9": -20}
 
-
-def _as_kwargs(rec):
-    return {
-        "profile": rec.profile,
-        "bank": rec.bank,
-        "bets": tuple((b.punter, b.amount) for b in rec.bets),
-        "player": rec.player.cards,
-        "player_action": rec.player.action.value,
-        "banker": rec.banker.cards,
-        "banker_action": rec.banker.action.value,
-    }
 
 
 def test_club_spectator_share_of_the_bank() -> None:

@@ -14,7 +14,7 @@ from tables.rules.judge import Rules, judge_coup
 from tables.rules.profiles import BUILTIN, CASINO
 from tables.rules.tableau import Requirement
 
-from .cardkit import card, record, two_cards
+from .cardkit import card, record, record_kwargs, two_cards
 
 # Banker rows: banker two-card total -> requirement against the player's third card 0..9, then
 # "|" and the requirement when the player stood. D draw, S stand, O option.
@@ -204,17 +204,5 @@ def test_banco_free_play_frees_both_sides(slug: str) -> None:
     )
     assert judge_coup(rec, rules).violations == ()
     # without banco the same play is two violations
-    plain = judge_coup(record(**{**_fields(rec), "banco": False}), rules)
+    plain = judge_coup(record(**{**record_kwargs(rec), "banco": False}), rules)
     assert [v.code for v in plain.violations] == [Code.PLAYER_SHOULD_STAND, Code.BANKER_SHOULD_DRAW]
-
-
-def _fields(rec):
-    return {
-        "profile": rec.profile,
-        "bank": rec.bank,
-        "bets": tuple((b.punter, b.amount) for b in rec.bets),
-        "player": rec.player.cards,
-        "player_action": rec.player.action.value,
-        "banker": rec.banker.cards,
-        "banker_action": rec.banker.action.value,
-    }

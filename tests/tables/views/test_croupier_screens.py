@@ -9,30 +9,13 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from audit.models import AuditEvent
-from tables.models import BankTurn, Bet, Coup, CoupStep, Player, Seat, SessionPause, Shoe, ShoeCard, Spectator
+from tables.models import BankTurn, Bet, Coup, Seat, SessionPause, Shoe, ShoeCard, Spectator
 from tests.factories import PlayerFactory, UserFactory
-from tests.tables.play import Floor, open_floor, play
+from tests.tables.play import Floor, open_floor, play, row_counts
 
 from .conftest import HTMX
 
 pytestmark = pytest.mark.django_db
-
-
-def counts() -> tuple[int, ...]:
-    """Every row a refused request must leave alone."""
-    return (
-        CoupStep.objects.count(),
-        Coup.objects.count(),
-        Bet.objects.count(),
-        ShoeCard.objects.count(),
-        BankTurn.objects.count(),
-        Seat.objects.count(),
-        Spectator.objects.count(),
-        Player.objects.count(),
-        Shoe.objects.count(),
-        AuditEvent.objects.count(),
-    )
 
 
 def page_url(table: Any) -> str:
@@ -78,17 +61,17 @@ def test_anonymous_users_are_sent_to_log_in(floor, table) -> None:
     for url in (reverse("floor:mine"), page_url(table)):
         response = client.get(url)
         assert response.status_code == 302 and response.url.startswith(reverse("login"))
-    before = counts()
+    before = row_counts()
     response = client.post(reverse("floor:coup_start", args=[table.pk]), {"amount": 100})
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
-    assert counts() == before
+    assert row_counts() == before
 
 
 def test_another_tables_croupier_gets_the_403_page_and_nothing_changes(
     floor, table, as_croupier, as_other_croupier
 ) -> None:
     coup = start(as_croupier, floor)
-    before = counts()
+    before = row_counts()
     response = as_other_croupier.get(page_url(table))
     assert response.status_code == 403
     assert b"Not allowed" in response.content
@@ -100,7 +83,7 @@ def test_another_tables_croupier_gets_the_403_page_and_nothing_changes(
     # htmx swaps the whole page for the 403 page, not a corner of the screen
     assert (response["HX-Retarget"], response["HX-Reswap"]) == ("body", "innerHTML")
     assert as_other_croupier.post(reverse("floor:pause", args=[table.pk])).status_code == 403
-    assert counts() == before
+    assert row_counts() == before
 
 
 @pytest.mark.parametrize("reader", ["as_pit_boss", "as_accountant"])
@@ -116,14 +99,14 @@ def test_pit_boss_and_accountant_read_the_table_but_change_nothing(
     assert 'hx-trigger="every 10s"' in html  # a reader's screen follows the table by itself
     assert step_url(coup) not in html  # no step form at all
     assert reverse("floor:seat_take", args=[table.pk]) not in html
-    before = counts()
+    before = row_counts()
     assert send(client, coup, kind="bet", punter="seat-2", amount=10).status_code == 403
     assert client.post(reverse("floor:bank_pass", args=[table.pk])).status_code == 403
     assert (
         client.post(reverse("floor:seat_take", args=[table.pk]), {"number": 9, "new_name": "X"}).status_code
         == 403
     )
-    assert counts() == before
+    assert row_counts() == before
 
 
 def test_my_table_goes_straight_to_the_croupiers_table(floor, table, as_croupier) -> None:
@@ -179,13 +162,13 @@ def test_a_floor_change_answers_htmx_with_the_table_body(floor, table, as_croupi
 
 
 def test_seating_a_new_player_is_all_or_nothing(floor, table, as_croupier) -> None:
-    before = counts()
+    before = row_counts()
     response = as_croupier.post(
         reverse("floor:seat_take", args=[table.pk]), {"number": 2, "new_name": "Late Larry"}, **HTMX
     )
     assert response.status_code == 400
     assert "Seat 2 is taken." in response.content.decode()
-    assert counts() == before  # the new player was not created either
+    assert row_counts() == before  # the new player was not created either
 
 
 def test_seating_an_existing_player_and_a_spectator_leaving(floor, table, as_croupier) -> None:
@@ -215,7 +198,7 @@ def test_only_the_legal_next_steps_are_offered(floor, table, as_croupier) -> Non
 
 def test_a_step_against_the_rules_asks_for_confirmation_first(floor, table, as_croupier) -> None:
     coup = to_banker_decision(as_croupier, floor)
-    before = counts()
+    before = row_counts()
     response = send(as_croupier, coup, kind="banker_stand")
     html = response.content.decode()
     assert response.status_code == 200
@@ -223,7 +206,7 @@ def test_a_step_against_the_rules_asks_for_confirmation_first(floor, table, as_c
     assert "The banker must draw on 5 against the player&#x27;s third card 6♦" in html
     assert '<input type="hidden" name="confirm" value="1">' in html
     assert '<input type="hidden" name="expected_step" value="9">' in html
-    assert counts() == before  # asked, not written
+    assert row_counts() == before  # asked, not written
 
     response = send(as_croupier, coup, kind="banker_stand", confirm="1")
     assert response.status_code == 200
@@ -244,7 +227,7 @@ def test_going_back_from_the_confirm_panel_renders_the_current_coup(floor, table
 def test_a_stale_tablet_is_told_and_shown_where_the_coup_is(floor, table, as_croupier) -> None:
     coup = start(as_croupier, floor)
     send(as_croupier, coup, kind="bet", punter="seat-2", amount=40)
-    before = counts()
+    before = row_counts()
     response = as_croupier.post(
         step_url(coup), {"kind": "bet", "punter": "seat-3", "amount": 10, "expected_step": 1}, **HTMX
     )
@@ -253,7 +236,7 @@ def test_a_stale_tablet_is_told_and_shown_where_the_coup_is(floor, table, as_cro
     assert "Another tablet moved this coup on" in html
     assert 'data-testid="staked-seat-2">40<' in html  # the current state, re-rendered
     assert '<input type="hidden" name="expected_step" value="2">' in html
-    assert counts() == before
+    assert row_counts() == before
 
 
 @pytest.mark.parametrize(
@@ -272,14 +255,14 @@ def test_a_bad_card_is_refused_next_to_the_picker_and_nothing_is_written(
     coup = start(as_croupier, floor)
     send(as_croupier, coup, kind="bet", punter="seat-2", amount=100)
     send(as_croupier, coup, kind="bets_closed")
-    before = counts()
+    before = row_counts()
     response = send(as_croupier, coup, kind="card_to_player", **data)
     html = response.content.decode()
     assert response.status_code == 400
     assert message in html
     assert 'data-testid="error"' in html
     assert html.index('data-testid="error"') > html.index('data-testid="card-form-card_to_player"')
-    assert counts() == before
+    assert row_counts() == before
 
 
 def test_cards_are_read_as_typed_or_tapped(floor, as_croupier) -> None:
@@ -294,7 +277,7 @@ def test_cards_are_read_as_typed_or_tapped(floor, as_croupier) -> None:
 
 def test_a_bet_above_the_bank_is_refused_in_its_row(floor, as_croupier) -> None:
     coup = start(as_croupier, floor, 100)
-    before = counts()
+    before = row_counts()
     response = send(as_croupier, coup, kind="bet", punter="seat-2", amount=150)
     html = response.content.decode()
     assert response.status_code == 400
@@ -303,7 +286,7 @@ def test_a_bet_above_the_bank_is_refused_in_its_row(floor, as_croupier) -> None:
     assert html.index('data-testid="bettor-seat-4"') < html.index('data-testid="bettor-seat-2"')
     row = html[html.index('data-testid="bettor-seat-2"') : html.index('class="banco-multi"')]
     assert "only 100 of the bank is left" in row
-    assert counts() == before
+    assert row_counts() == before
 
 
 def test_a_banco_by_several_callers_and_the_settlement_shown(croupier, table, as_croupier) -> None:
@@ -361,7 +344,7 @@ def test_a_flagged_coup_is_restored_through_the_screen(floor, table, as_croupier
     assert "Banker stands: The banker must draw on 5" in html
     url = reverse("floor:coup_restore", args=[table.pk, coup.pk])
 
-    before = counts()
+    before = row_counts()
     response = as_croupier.post(url, {"action": "add", "card": "5x", "cards": ""}, **HTMX)
     assert response.status_code == 400 and "bad card" in response.content.decode()
     response = as_croupier.post(url, {"action": "add", "rank": "4", "suit": "C", "cards": ""}, **HTMX)
@@ -374,7 +357,7 @@ def test_a_flagged_coup_is_restored_through_the_screen(floor, table, as_croupier
     assert 'data-testid="submit-restore"' not in response.content.decode()
     response = as_croupier.post(url, {"action": "undo", "cards": "4C 9D"}, **HTMX)
     assert '<input type="hidden" name="cards" value="4C">' in response.content.decode()
-    assert counts() == before  # previews write nothing
+    assert row_counts() == before  # previews write nothing
 
     response = as_croupier.post(url, {"action": "submit", "cards": "4C"}, **HTMX)
     assert response.status_code == 200
@@ -390,12 +373,12 @@ def test_submitting_an_incomplete_restoration_is_refused(floor, table, as_croupi
         floor, bank=100, bets=[(2, 100)], cards=("TH", "3S", "2C", "2H"),
         player="draw", player_card="6D", banker="stand", confirm=True,
     )  # fmt: skip
-    before = counts()
+    before = row_counts()
     url = reverse("floor:coup_restore", args=[table.pk, coup.pk])
     response = as_croupier.post(url, {"action": "submit", "cards": ""}, **HTMX)
     assert response.status_code == 400
     assert "needs 1 more card from the shoe" in response.content.decode()
-    assert counts() == before
+    assert row_counts() == before
 
 
 # --------------------------------------------------------------------------------------- the bank
@@ -405,10 +388,10 @@ def test_a_lost_bank_is_offered_in_rotation_refusals_skipped(floor, table, as_cr
     assert 'data-testid="offer-to">Seat 4 · Player 4<' in html
     offer = reverse("floor:bank_offer", args=[table.pk])
     as_croupier.post(offer, {"seat": floor.seats[4].pk, "answer": "refuse"}, **HTMX)
-    before = counts()
+    before = row_counts()
     response = as_croupier.post(offer, {"seat": floor.seats[2].pk, "answer": "accept"}, **HTMX)
     assert response.status_code == 400 and "it goes to seat 3 now" in response.content.decode()
-    assert counts() == before
+    assert row_counts() == before
     response = as_croupier.post(offer, {"seat": floor.seats[3].pk, "answer": "accept"}, **HTMX)
     assert 'data-testid="banker">Player 3<' in response.content.decode()
     turn = BankTurn.objects.get(session=floor.session, ended_at__isnull=True)
@@ -479,13 +462,13 @@ def test_shoe_errors_are_shown_next_to_the_shoe_form(croupier, table, as_croupie
     floor = open_floor(croupier, table, banker_seat=None)
     html = as_croupier.post(reverse("floor:shoe_close", args=[table.pk]), {"reason": "new cards"}, **HTMX)
     assert "Reshuffled before 5/6 dealt" in html.content.decode()  # closed after 3 cards
-    before = counts()
+    before = row_counts()
     url = reverse("floor:shoe_start", args=[table.pk])
     response = as_croupier.post(url, {"decks": 4, "burnt_cards": "2c 3c 4c", "stop_card_position": 8}, **HTMX)
     assert response.status_code == 400 and "plays 6 or 8 decks" in response.content.decode()
     response = as_croupier.post(url, {"decks": 6, "burnt_cards": "2c 3c 1x", "stop_card_position": 8}, **HTMX)
     assert response.status_code == 400 and "bad card" in response.content.decode()
-    assert counts() == before
+    assert row_counts() == before
     response = as_croupier.post(
         url, {"decks": 8, "burnt_cards": "2c, 3c 4c", "stop_card_position": 8}, **HTMX
     )
@@ -531,10 +514,10 @@ def test_pause_and_resume(floor, table, as_croupier) -> None:
     html = as_croupier.post(reverse("floor:pause", args=[table.pk]), **HTMX).content.decode()
     assert 'data-testid="paused"' in html and 'id="table-body"' in html
     assert SessionPause.objects.filter(session=floor.session, ended_at__isnull=True).exists()
-    before = counts()
+    before = row_counts()
     response = as_croupier.post(reverse("floor:coup_start", args=[table.pk]), {"amount": 100}, **HTMX)
     assert response.status_code == 400 and "The table is paused." in response.content.decode()
-    assert counts() == before
+    assert row_counts() == before
     as_croupier.post(reverse("floor:resume", args=[table.pk]), **HTMX)
     assert not SessionPause.objects.filter(session=floor.session, ended_at__isnull=True).exists()
 
