@@ -14,9 +14,11 @@ import contextlib
 import gc
 import io
 import os
+import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -29,7 +31,16 @@ from bench.coupgen import write_jsonl  # noqa: E402
 from tables.rules.interchange import RecordError, record_from_dict  # noqa: E402
 from tables.rules.judge import Rules, judge_coup  # noqa: E402
 from tables.rules.profiles import BUILTIN  # noqa: E402
-from tables.rules.validator import validate_lines  # noqa: E402
+from tables.rules.validator import stream_lines, validate_lines  # noqa: E402
+
+
+def _feed(child: subprocess.Popen, path: Path, repeat: int) -> None:
+    assert child.stdin is not None
+    for _ in range(repeat):
+        with path.open("rb") as f:
+            while block := f.read(1 << 20):
+                child.stdin.write(block)
+    child.stdin.close()
 
 
 def main() -> None:
@@ -59,13 +70,36 @@ def main() -> None:
         print(f"  exit status {done.returncode} (1 expected: the generator writes malformed lines)")
         print(f"  summary: {done.stderr.strip()}")
 
+        # (1b) constant memory: the same file five times through stdin (a million lines at 200k)
+        repeat = 5
+        t0 = time.perf_counter()
+        child = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "validate_coups", "-"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
+        feeder = threading.Thread(target=_feed, args=(child, path, repeat))
+        feeder.start()
+        assert child.stderr is not None
+        err = child.stderr.read()
+        child.wait()
+        feeder.join()
+        wall = time.perf_counter() - t0
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(
+            f"validate_coups on {repeat * n:,} lines from stdin: {repeat * n / wall:,.0f} records/s,"
+            f" peak RSS of the command {peak_mb:.0f} MB ({err.decode().strip()})"
+        )
+
         # (2) the same pipeline in-process
         best = None
         for _ in range(3):
             out = io.BytesIO()
             with path.open("rb") as f:
                 t0 = time.perf_counter()
-                validate_lines(f, out)
+                validate_lines(stream_lines(f), out)
                 dt = time.perf_counter() - t0
             best = dt if best is None else min(best, dt)
         assert best is not None

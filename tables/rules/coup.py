@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from tables.rules.frozen import fast_init
+
 
 class Outcome(StrEnum):
     PLAYER = "player"
@@ -46,6 +48,7 @@ class Code(StrEnum):
 NON_GAME_CODES = frozenset({Code.BETS_EXCEED_BANK, Code.WRONG_ACTIVE_PUNTER})
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Bet:
     punter: str
@@ -53,12 +56,14 @@ class Bet:
     spectator: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Hand:
     cards: tuple[str, ...]
     action: Action
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CoupRecord:
     """One coup as it was played. ``bets`` are in betting order; ``shoe_next`` are the cards that
@@ -78,6 +83,7 @@ class CoupRecord:
     active_punter: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Violation:
     code: Code
@@ -85,6 +91,7 @@ class Violation:
     detail: str = ""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """Who gains what. ``banker_net`` is after the levy; ``punters`` maps each bettor to his gain
@@ -101,6 +108,7 @@ class Settlement:
     reimbursed: Mapping[str, int] = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Restored:
     """The coup as it should have gone (docs/rules.md §9)."""
@@ -116,6 +124,7 @@ class Restored:
     extra_cards: tuple[str, ...] = ()  # cards taken from ``shoe_next`` to complete the game
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NeedsCards:
     """The correct game needs cards the record does not supply: at least ``needs_cards`` more
@@ -124,6 +133,7 @@ class NeedsCards:
     needs_cards: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Verdict:
     id: object

@@ -85,6 +85,8 @@ def single_punter(record: CoupRecord) -> bool:
     if len(bets) == 1:
         return True
     first = bets[0].punter
+    if bets[-1].punter != first:  # the common case, answered without a loop
+        return False
     return all(b.punter == first for b in bets)
 
 

@@ -8,7 +8,7 @@ line would cost more than judging the coup.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -20,6 +20,18 @@ from tables.rules.profiles import BUILTIN, Profile
 
 _FLUSH_EVERY = 512
 _COLLECT_EVERY_FLUSHES = 128
+
+
+def stream_lines(stream: BinaryIO, *, chunk: int = 1 << 20) -> Iterator[bytes]:
+    """The lines of a binary stream, read a megabyte at a time: splitting big blocks in C is
+    cheaper than reading line by line, and memory stays bounded by the block size."""
+    rest = b""
+    while block := stream.read(chunk):
+        lines = (rest + block).split(b"\n")
+        rest = lines.pop()
+        yield from lines
+    if rest:
+        yield rest
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from tables.rules.profiles import BUILTIN, get_profile
-from tables.rules.validator import validate_lines
+from tables.rules.validator import stream_lines, validate_lines
 
 
 class _TextSink:
@@ -50,7 +50,7 @@ class Command(BaseCommand):
         out: BinaryIO = getattr(raw_out, "buffer", None) or _TextSink(raw_out)  # type: ignore[assignment]
         name = options["file"]
         if name == "-":
-            summary = validate_lines(sys.stdin.buffer, out, profile=profile)
+            summary = validate_lines(stream_lines(sys.stdin.buffer), out, profile=profile)
         else:
             path = Path(name)
             try:
@@ -58,7 +58,7 @@ class Command(BaseCommand):
             except OSError as exc:
                 raise CommandError(f"cannot read {name}: {exc.strerror}") from None
             with stream:
-                summary = validate_lines(stream, out, profile=profile)
+                summary = validate_lines(stream_lines(stream), out, profile=profile)
         self.stderr.write(
             f"{summary.lines} records, {summary.flagged} with violations, {summary.malformed} malformed"
         )

@@ -35,3 +35,19 @@ def test_whole_file_summary() -> None:
         summary = validate_lines(lines, out)
     assert (summary.lines, summary.malformed, summary.flagged) == (11, 1, 6)
     assert len(out.getvalue().splitlines()) == 11
+
+
+def test_stream_lines_splits_across_blocks_exactly() -> None:
+    from tables.rules.validator import stream_lines
+
+    data = b"one\ntwo\n\nthree-is-long\nfour"
+    for chunk in (1, 2, 3, 5, 100):
+        assert list(stream_lines(io.BytesIO(data), chunk=chunk)) == [
+            b"one",
+            b"two",
+            b"",
+            b"three-is-long",
+            b"four",
+        ]
+    assert list(stream_lines(io.BytesIO(b"a\n"), chunk=1)) == [b"a"]
+    assert list(stream_lines(io.BytesIO(b""))) == []

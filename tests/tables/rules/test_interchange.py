@@ -68,6 +68,8 @@ MALFORMED = [
     ),
     (with_(player={"cards": ["2H", "3c"], "action": "stand"}), "bad card '3c'"),
     (with_(player={"cards": ["2H", "10C"], "action": "stand"}), "bad card '10C'"),
+    (with_(player={"cards": [["AS"], "3C"], "action": "stand"}), "bad card ['AS']"),
+    (with_(banker={"cards": ["7D", 7], "action": "stand"}), "bad card 7"),
     (with_(player={"cards": ["2H", "3C"], "action": "hit"}), "player: unknown action 'hit'"),
     (
         with_(player={"cards": ["2H", "3C", "4C"], "action": "stand"}),
