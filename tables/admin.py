@@ -1,5 +1,10 @@
-"""Admin for tables: every list has columns, search and filters; every change is audited
-(AuditedModelAdmin); recorded coup steps are read-only (append-only in the database too)."""
+"""Admin for tables: every list has columns, search and filters.
+
+Only the floor's set-up is edited here (casinos, rule profiles, tables, players, croupier shifts),
+every change audited (AuditedModelAdmin). What happens at a table — sessions, seats, shoes, cards,
+coups, bets, banks, taxes — is written by the services alone, checked by the rules engine and
+audited there: in the admin it is read-only, so there is no back door around the rules.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +37,7 @@ class TableAdmin(AuditedModelAdmin):
 
 
 @admin.register(m.TableSession)
-class TableSessionAdmin(AuditedModelAdmin):
+class TableSessionAdmin(ReadOnlyAdmin):
     list_display = ("table", "opened_at", "opened_by", "closed_at", "closed_by")
     search_fields = ("table__name", "close_reason")
     list_filter = ("table__casino", "table")
@@ -40,7 +45,7 @@ class TableSessionAdmin(AuditedModelAdmin):
 
 
 @admin.register(m.SessionPause)
-class SessionPauseAdmin(AuditedModelAdmin):
+class SessionPauseAdmin(ReadOnlyAdmin):
     list_display = ("session", "started_at", "started_by", "ended_at", "ended_by")
     search_fields = ("session__table__name",)
     list_filter = ("session__table",)
@@ -62,35 +67,35 @@ class PlayerAdmin(AuditedModelAdmin):
 
 
 @admin.register(m.Seat)
-class SeatAdmin(AuditedModelAdmin):
+class SeatAdmin(ReadOnlyAdmin):
     list_display = ("session", "number", "player", "joined_at", "left_at")
     search_fields = ("player__display_name",)
     list_filter = ("session__table",)
 
 
 @admin.register(m.Spectator)
-class SpectatorAdmin(AuditedModelAdmin):
+class SpectatorAdmin(ReadOnlyAdmin):
     list_display = ("session", "player", "joined_at", "left_at")
     search_fields = ("player__display_name",)
     list_filter = ("session__table",)
 
 
 @admin.register(m.Shoe)
-class ShoeAdmin(AuditedModelAdmin):
+class ShoeAdmin(ReadOnlyAdmin):
     list_display = ("table", "session", "number", "decks", "state", "shuffled_at", "alarm")
     search_fields = ("table__name",)
     list_filter = ("state", "alarm", "table")
 
 
 @admin.register(m.ShoeCard)
-class ShoeCardAdmin(AuditedModelAdmin):
+class ShoeCardAdmin(ReadOnlyAdmin):
     list_display = ("shoe", "position", "card", "role", "coup", "seen_at")
     search_fields = ("card",)
     list_filter = ("role", "shoe__table")
 
 
 @admin.register(m.Coup)
-class CoupAdmin(AuditedModelAdmin):
+class CoupAdmin(ReadOnlyAdmin):
     list_display = ("shoe", "number", "banker", "bank", "state", "flagged", "step_count", "created_at")
     search_fields = ("banker__display_name",)
     list_filter = ("state", "flagged", "first_coup_of_bank", "shoe__table")
@@ -98,7 +103,7 @@ class CoupAdmin(AuditedModelAdmin):
 
 
 @admin.register(m.Bet)
-class BetAdmin(AuditedModelAdmin):
+class BetAdmin(ReadOnlyAdmin):
     list_display = (
         "coup",
         "betting_order",
@@ -121,7 +126,44 @@ class CoupStepAdmin(ReadOnlyAdmin):
 
 
 @admin.register(m.BankTax)
-class BankTaxAdmin(AuditedModelAdmin):
+class BankTaxAdmin(ReadOnlyAdmin):
     list_display = ("coup", "basis", "amount")
     search_fields = ("coup__shoe__table__name",)
     list_filter = ("coup__shoe__table",)
+
+
+@admin.register(m.BankTurn)
+class BankTurnAdmin(ReadOnlyAdmin):
+    list_display = (
+        "session",
+        "player",
+        "seat",
+        "started_at",
+        "started_how",
+        "required_minimum",
+        "ended_at",
+        "end_reason",
+    )
+    search_fields = ("player__display_name", "session__table__name")
+    list_filter = ("started_how", "end_reason")
+
+
+@admin.register(m.BankOffer)
+class BankOfferAdmin(ReadOnlyAdmin):
+    list_display = ("session", "seat", "required_minimum", "accepted", "answered_at", "recorded_by")
+    search_fields = ("seat__player__display_name", "session__table__name")
+    list_filter = ("accepted",)
+
+
+@admin.register(m.ShoeAlarm)
+class ShoeAlarmAdmin(ReadOnlyAdmin):
+    list_display = ("raised_at", "kind", "shoe", "coup", "card", "detail")
+    search_fields = ("detail", "card", "shoe__table__name")
+    list_filter = ("kind",)
+
+
+@admin.register(m.IdempotencyRecord)
+class IdempotencyRecordAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "user", "key", "status_code")
+    search_fields = ("key", "user__username")
+    list_filter = ("status_code",)

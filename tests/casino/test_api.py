@@ -58,3 +58,18 @@ def test_schema_and_docs_for_staff(client, pit_boss) -> None:
     assert spec["info"]["title"] == "Chemin de Fer back-office API"
     assert "/api/v1/me/" in spec["paths"]
     assert client.get("/api/docs/").status_code == 200
+
+
+def test_swagger_ui_loads_its_assets_from_this_server(client, pit_boss) -> None:
+    """No CDN: the machines the back-office runs on need not reach the internet."""
+    import re
+
+    from django.contrib.staticfiles import finders
+
+    client.force_login(pit_boss)
+    page = client.get("/api/docs/").content.decode()
+    assets = re.findall(r'(?:src|href)="([^"]+\.(?:js|css|png))"', page)
+    assert assets, page[:500]
+    assert all(a.startswith("/static/") for a in assets), assets
+    for asset in assets:
+        assert finders.find(asset.removeprefix("/static/")), asset
