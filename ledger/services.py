@@ -20,14 +20,15 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
+from django.db.models import Q
 from django.utils import timezone
 
 from audit.services import audit_chain_lock, audit_record
 from audit.snapshot import model_snapshot
 from ledger import fees as feecalc
 from ledger import selectors
-from ledger.models import PER_PLAYER_KINDS, Account, Entry, FeeHour, Series, SeriesEntrant, Transaction
+from ledger import sql as hot_sql
+from ledger.models import Account, Entry, FeeHour, Series, SeriesEntrant, Transaction
 from tables.models import Casino, Coup, CoupStep, Player, RuleProfile, Seat, SessionPause, Table, TableSession
 from tables.rules.coup import Settlement
 
@@ -113,17 +114,8 @@ def _accounts_lock(
     owners: dict[str, set[int]] = {}
     for kind, player_id, table_id in wanted:
         owners.setdefault(kind, set()).update(i for i in (player_id, table_id) if i is not None)
-    condition = Q()
-    for kind, ids in owners.items():
-        if kind in PER_PLAYER_KINDS:
-            condition |= Q(kind=kind, player_id__in=ids)
-        elif kind == Kind.BANK:
-            condition |= Q(kind=kind, table_id__in=ids)
-        else:
-            condition |= Q(kind=kind)
     found = {
-        (a.kind, a.player_id, a.table_id): a
-        for a in Account.objects.select_for_update().filter(condition, casino=casino).order_by("pk")
+        (a.kind, a.player_id, a.table_id): a for a in hot_sql.accounts_lock(casino.pk, owners)
     }  # exactly the wanted accounts: each (kind, owner) names one
     players, tables = players or {}, tables or {}
     for kind, player_id, table_id in sorted(wanted - found.keys(), key=repr):
@@ -175,7 +167,7 @@ def _existing(
 ) -> Transaction | None:
     """The transaction already posted under ``key``; IdempotencyConflict if it is another kind of
     posting (a key reused by mistake)."""
-    txn = Transaction.objects.filter(idempotency_key=key).order_by().first()
+    txn = hot_sql.transaction_by_key(key)
     return _replay_checked(txn, key, casino=casino, kind=kind, coup=coup) if txn is not None else None
 
 
@@ -238,18 +230,17 @@ def _post(
             raise ValidationError(_integrity_message(error)) from error
         txns.append(txn)
 
-    Entry.objects.bulk_create(
-        Entry(transaction=txn, account_id=pk, amount=amount)
-        for txn, posting in zip(txns, postings, strict=True)
-        for pk, amount in sorted(posting.entries.items())
+    hot_sql.entries_insert(
+        [
+            (txn.pk, pk, amount)
+            for txn, posting in zip(txns, postings, strict=True)
+            for pk, amount in sorted(posting.entries.items())
+        ]
     )
     moved = {pk: delta for pk, delta in net.items() if delta != 0}
-    if moved:
-        Account.objects.filter(pk__in=moved).update(
-            balance=F("balance") + Case(*(When(pk=pk, then=Value(d)) for pk, d in moved.items()), default=0)
-        )
-        for pk, delta in moved.items():
-            accounts[pk].balance += delta
+    hot_sql.balances_add(moved)
+    for pk, delta in moved.items():
+        accounts[pk].balance += delta
 
     for txn, posting in zip(txns, postings, strict=True):
         audit_record(
@@ -391,29 +382,10 @@ def _by_pk(accounts: Mapping[_Spec, Account]) -> dict[int, Account]:
 
 
 def _coup_context(coup: Coup) -> Coup:
-    """The coup with its table, casino, profile, banker and bank turn, and whether a later coup of
-    its bank turn has started (one query, read under the ledger lock, never a stale instance)."""
-    later = Coup.objects.filter(bank_turn_id=OuterRef("bank_turn_id"), pk__gt=OuterRef("pk"))
-    return (
-        Coup.objects.select_related("shoe__table__casino", "banker")
-        .only(*_COUP_CONTEXT_FIELDS)
-        .annotate(turn_ended_at=F("bank_turn__ended_at"), later_coup_started=Exists(later))
-        .get(pk=coup.pk)
-    )
-
-
-#: what the coup services read (a slim select: this runs on every posting of a coup)
-_COUP_CONTEXT_FIELDS = (
-    "number",
-    "bank",
-    "banker__casino_id",
-    "banker__display_name",
-    "bank_turn_id",
-    "shoe__table__name",
-    "shoe__table__casino__name",
-    "shoe__table__casino__house_limit",
-    "shoe__table__profile_id",
-)
+    """The coup with its table, casino, banker and bank turn, and whether a later coup of its bank
+    turn has started (one query, read under the ledger lock, never a stale instance; in SQL, as it
+    runs on every posting of a coup: ledger/sql.py)."""
+    return hot_sql.coup_context(coup.pk)
 
 
 def _check_holder(bank: Account, banker: Player, table: Table) -> None:
@@ -430,7 +402,7 @@ def _bank_still_in_play(coup: Coup) -> bool:
     ended and no later coup of that turn has started. When it has moved on (a correction reviewed
     after play went on), the banker's side of a late posting goes to his player account, where
     bank_close returned his chips."""
-    return coup.turn_ended_at is None and not coup.later_coup_started  # see _coup_context
+    return not coup.turn_ended and not coup.later_coup_started  # see _coup_context
 
 
 @transaction.atomic
@@ -636,12 +608,7 @@ def coup_settle(
     coup = _coup_context(coup)
     casino = coup.shoe.table.casino
     # one read: a replay of this key, and the coup's standing (unreversed) settlements
-    prior = list(
-        Transaction.objects.filter(
-            Q(idempotency_key=key)
-            | Q(coup=coup, kind__in=[TKind.COUP_SETTLEMENT, TKind.COUP_PROVISIONAL], reversals__isnull=True)
-        )
-    )
+    prior = hot_sql.coup_settle_prior(key, coup.pk)
     for txn in prior:
         if txn.idempotency_key == key:
             return _replay_checked(txn, key, casino=casino, kind=kind, coup=coup)

@@ -115,11 +115,16 @@ def table_rules_snapshot(table: Table) -> dict[str, Any]:
     )
 
 
+def snapshot_rules(snapshot: dict[str, Any]) -> Rules:
+    """The engine's compiled rules for a stored rules snapshot."""
+    return Rules.for_profile(profile_from_dict(snapshot["profile"]))
+
+
 def coup_rules(coup: Coup) -> Rules:
     """The compiled rules the coup was started under (memoised on the instance)."""
     cached = getattr(coup, "_engine_rules", None)
     if cached is None:
-        cached = Rules.for_profile(profile_from_dict(coup.rules["profile"]))
+        cached = snapshot_rules(coup.rules)
         coup._engine_rules = cached
     return cached
 

@@ -32,9 +32,9 @@ from tables.coup_state import (
     betting_turn,
     cards_parse,
     coup_replay,
-    coup_rules,
     coup_verdict,
     seat_key,
+    snapshot_rules,
     spectator_key,
     table_rules_snapshot,
 )
@@ -146,23 +146,11 @@ def coup_start(
         raise ValidationError("The table is paused.")
     if first_coup_of_bank is None:
         first_coup_of_bank = not Coup.objects.filter(bank_turn=turn).exists()
-    now = timezone.now()
-    number = (Coup.objects.filter(shoe=shoe).aggregate(n=Max("number"))["n"] or 0) + 1
-    coup = Coup(
-        shoe=shoe,
-        number=number,
-        banker=turn.player,
-        bank=amount if type(amount) is int and amount > 0 else 1,
-        bank_turn=turn,
-        rules=rules or table_rules_snapshot(table),
-        first_coup_of_bank=first_coup_of_bank,
-        step_count=1,
-        created_at=now,
-    )
+    snapshot = rules or table_rules_snapshot(table)
     state = new_coup(
-        coup_rules(coup),
+        snapshot_rules(snapshot),
         minimum_bank=turn.required_minimum,
-        house_limit=coup.rules["house_limit"],
+        house_limit=snapshot["house_limit"],
         first_coup_of_bank=first_coup_of_bank,
         historical=history,
     )
@@ -171,7 +159,19 @@ def coup_start(
         state = apply(state, Step(StepKind.BANK_DECLARED, amount=amount, punter=banker))
     except IllegalStep as exc:
         raise ValidationError({"amount": str(exc)}) from None
-    coup.save()
+    now = timezone.now()
+    number = (Coup.objects.filter(shoe=shoe).aggregate(n=Max("number"))["n"] or 0) + 1
+    coup = Coup.objects.create(
+        shoe=shoe,
+        number=number,
+        banker=turn.player,
+        bank=amount,
+        bank_turn=turn,
+        rules=snapshot,
+        first_coup_of_bank=first_coup_of_bank,
+        step_count=1,
+        created_at=now,
+    )
     payload: dict[str, Any] = {"amount": amount, "banker": banker, "minimum": turn.required_minimum}
     if history:
         payload["historical"] = True

@@ -84,15 +84,14 @@ def shoe_start(
     profile = table.profile
     if Shoe.objects.filter(table=table, state=Shoe.State.OPEN).exists():
         raise ValidationError("This table already has a shoe in play: close it first.")
-    if imported:
-        pass  # an imported history's shoes are unknown: the importer picks a deck count
-    elif profile.decks_per_seated_player:
+    # an imported history's shoes are unknown: the importer picks the deck count
+    if not imported and profile.decks_per_seated_player:
         seated = Seat.objects.filter(session=session, left_at__isnull=True).count()
         if decks != seated:
             raise ValidationError(
                 {"decks": f"The {profile.slug} profile plays one deck per seated player ({seated})."}
             )
-    elif decks not in profile.decks_allowed:
+    elif not imported and decks not in profile.decks_allowed:
         allowed = " or ".join(str(d) for d in profile.decks_allowed)
         raise ValidationError({"decks": f"The {profile.slug} profile plays {allowed} decks."})
     burnt = cards_parse(list(burnt_cards), field="burnt_cards")

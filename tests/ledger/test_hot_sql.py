@@ -1,0 +1,172 @@
+"""ledger/sql.py: the hot-path queries written in SQL read and write exactly what their ORM forms
+did (compared here with the ORM), and the database still refuses what it refused."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
+
+from ledger import services as ledger
+from ledger import sql as hot_sql
+from ledger.models import Account, Entry, Transaction
+from tables import models as m
+from tables.rules.coup import Outcome
+from tests.ledger.builders import rig
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_coup_context_is_the_orm_coup_with_its_relations_in_one_query(django_assert_num_queries) -> None:
+    r = rig("casino", players=2, chips=100)
+    banker = r.players[0]
+    coup = r.coup(banker, 50)
+    with django_assert_num_queries(1):
+        context = ledger._coup_context(coup)
+        table = context.shoe.table
+        read = (
+            context.pk,
+            context.number,
+            context.bank,
+            context.bank_turn_id,
+            context.banker.pk,
+            context.banker.casino_id,
+            str(context.banker),
+            table.pk,
+            table.name,
+            table.profile_id,
+            table.casino.pk,
+            table.casino.name,
+            table.casino.house_limit,
+        )
+    orm = m.Coup.objects.select_related("shoe__table__casino", "banker").get(pk=coup.pk)
+    assert read == (
+        orm.pk,
+        orm.number,
+        orm.bank,
+        orm.bank_turn_id,
+        banker.pk,
+        r.casino.pk,
+        banker.display_name,
+        r.table.pk,
+        r.table.name,
+        r.table.profile_id,
+        r.casino.pk,
+        r.casino.name,
+        r.casino.house_limit,
+    )
+    assert context.get_deferred_fields() >= {"rules", "state", "created_at"}
+    assert context.state == "settled"  # a field not read is loaded on access, as after only()
+
+
+def test_the_coup_context_tells_whether_the_bank_is_still_in_play() -> None:
+    r = rig("casino", players=2, chips=100)
+    banker = r.players[0]
+    first = r.coup(banker, 50)
+    assert ledger._bank_still_in_play(ledger._coup_context(first))
+    second = r.coup(banker, 50)  # a later coup of the same bank turn started
+    assert not ledger._bank_still_in_play(ledger._coup_context(first))
+    assert ledger._bank_still_in_play(ledger._coup_context(second))
+    r.end_turn()
+    context = ledger._coup_context(second)
+    assert (context.turn_ended, context.later_coup_started) == (True, False)
+    assert not ledger._bank_still_in_play(context)
+    with pytest.raises(m.Coup.DoesNotExist):
+        hot_sql.coup_context(second.pk + 1000)
+
+
+def test_a_transaction_read_by_key_equals_the_orm_row() -> None:
+    r = rig("casino", players=1, chips=100)
+    key = f"test:buyin:{r.players[0].pk}"
+    read = hot_sql.transaction_by_key(key)
+    orm = Transaction.objects.get(idempotency_key=key)
+    fields = [f.attname for f in Transaction._meta.concrete_fields]
+    assert [getattr(read, f) for f in fields] == [getattr(orm, f) for f in fields]
+    assert read.posted_at.tzinfo is not None  # converted as the ORM converts it (SQLite too)
+    assert read._state.adding is False and read == orm
+    assert hot_sql.transaction_by_key("no such key") is None
+
+
+def test_the_prior_read_finds_the_key_and_the_standing_settlements_only() -> None:
+    r = rig("home", players=2, chips=100)
+    banker, p1 = r.players
+    coup = r.coup(banker, 20, state="awaiting_approval")
+    ledger.bank_fund(coup=coup, amount=20, actor=r.actor, key="b")
+    assert hot_sql.coup_settle_prior("k", coup.pk) == []
+    provisional = ledger.coup_settle(
+        coup=coup,
+        settlement=r.settlement("banker", 20, [(p1, 5)]),
+        punters=r.punters(),
+        uncovered_to_reserve=r.profile.uncovered_to_reserve,
+        house_limit=None,
+        actor=r.actor,
+        key="k",
+        provisional=True,
+    )
+    assert hot_sql.coup_settle_prior("other", coup.pk) == [provisional]
+    assert hot_sql.coup_settle_prior("b", coup.pk) == [  # the key, whatever its kind
+        Transaction.objects.get(idempotency_key="b"),
+        provisional,
+    ]
+    reversal = ledger.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected")
+    assert hot_sql.coup_settle_prior("other", coup.pk) == []  # reversed: no longer standing
+    assert hot_sql.coup_settle_prior("rejected", coup.pk) == [reversal]
+
+
+def test_the_account_lock_reads_exactly_the_wanted_accounts_in_id_order() -> None:
+    r = rig("casino", players=3, chips=100)
+    other = rig("casino", players=1, chips=100)  # another casino's accounts are never read
+    a, b, c = r.players
+    r.play(a, 50, Outcome.BANKER, [(b, 10)], close_if_lost=False)  # opens the bank, levy, reserve
+    owners = {"player": {a.pk, c.pk}, "reserve": {a.pk}, "bank": {r.table.pk}, "levy": set(), "cage": set()}
+    locked = hot_sql.accounts_lock(r.casino.pk, owners)
+    expected = Account.objects.filter(
+        Q(kind="player", player__in=[a, c])
+        | Q(kind="reserve", player=a)
+        | Q(kind="bank", table=r.table)
+        | Q(kind__in=["levy", "cage"]),
+        casino=r.casino,
+    ).order_by("pk")
+    assert locked == list(expected) and len(locked) == 6
+    assert [x.balance for x in locked] == [x.balance for x in expected]
+    assert not {x.casino_id for x in locked} & {other.casino.pk}
+    assert hot_sql.accounts_lock(r.casino.pk, {}) == []
+
+
+def _wallet(r) -> Account:
+    return Account.objects.get(casino=r.casino, kind="player", player=r.players[0])
+
+
+def test_a_balance_update_adds_the_deltas_and_still_meets_the_balance_check() -> None:
+    r = rig("home", players=2, chips=100)
+    wallet, cage = _wallet(r), Account.objects.get(casino=r.casino, kind="cage")
+    with transaction.atomic():
+        hot_sql.balances_add({wallet.pk: -30, cage.pk: 30})
+        wallet.refresh_from_db()
+        cage.refresh_from_db()
+        assert (wallet.balance, cage.balance) == (70, -170)
+        transaction.set_rollback(True)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        hot_sql.balances_add({wallet.pk: -101, cage.pk: 101})  # a home wallet cannot be overdrawn
+    with pytest.raises(RuntimeError, match="1 accounts updated, 2 expected"), transaction.atomic():
+        hot_sql.balances_add({wallet.pk: 1, 10**9: -1})
+    wallet.refresh_from_db()
+    assert wallet.balance == 100
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_entries_written_in_sql_are_still_checked_at_commit() -> None:
+    r = rig("casino", players=2, chips=100)
+    a, b = (Account.objects.get(casino=r.casino, kind="player", player=p) for p in r.players)
+    with pytest.raises(IntegrityError, match="does not balance: its entries sum to 1"), transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO ledger_transaction (casino_id, kind, memo, idempotency_key) "
+                "VALUES (%s, 'hourly_fee', '', 'sql') RETURNING id",
+                [r.casino.pk],
+            )
+            (txn_id,) = cursor.fetchone()
+        hot_sql.entries_insert([(txn_id, a.pk, 10), (txn_id, b.pk, -9)])
+    assert not Transaction.objects.filter(idempotency_key="sql").exists()
+    assert not Entry.objects.filter(transaction_id=txn_id).exists()
