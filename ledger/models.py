@@ -120,10 +120,12 @@ class TransactionKind(models.TextChoices):
     RESERVE_RETURN = "reserve_return", "reserve returned"
     HOURLY_FEE = "hourly_fee", "hourly fee"
     CARD_MONEY = "card_money", "card money"
+    BANK_SHARE = "bank_share", "a spectator's share of a bank taken out"
 
 
 COUP_KINDS = (
     TransactionKind.BANK_FUND,
+    TransactionKind.BANK_SHARE,
     TransactionKind.COUP_SETTLEMENT,
     TransactionKind.COUP_PROVISIONAL,
     TransactionKind.COUP_REVERSAL,

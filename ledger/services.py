@@ -406,7 +406,14 @@ def _bank_still_in_play(coup: Coup) -> bool:
 
 
 @transaction.atomic
-def bank_fund(*, coup: Coup, amount: int, actor: Any, key: str) -> Transaction | None:
+def bank_fund(
+    *,
+    coup: Coup,
+    amount: int,
+    actor: Any,
+    key: str,
+    shares: Sequence[tuple[Player, int]] = (),
+) -> Transaction | None:
     """Bank declared: the table's bank account is brought up to the coup's bank, moving the
     increase from the banker's player account and, where he may not borrow and it is short, from
     his reserve. InsufficientChips when he has not got it.
@@ -414,6 +421,9 @@ def bank_fund(*, coup: Coup, amount: int, actor: Any, key: str) -> Transaction |
     ``amount`` is the increase over what the bank account holds (``coup.bank`` itself is accepted
     too: the posting is always ``coup.bank`` minus what the bank holds, and any other value is
     refused). Nothing to add posts nothing and returns None.
+
+    ``shares``: club spectators putting up part of a new bank with the banker's consent (seed 002):
+    each (player, chips) comes from that player's account, the banker puts up the rest.
     """
     if type(amount) is not int or amount < 0:
         raise ValidationError(f"A bank is raised by a whole number of chips, not {amount!r}.")
@@ -424,8 +434,13 @@ def bank_fund(*, coup: Coup, amount: int, actor: Any, key: str) -> Transaction |
     if (txn := _existing(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
         return txn
     specs = [_spec(Kind.BANK, table=table), _spec(Kind.PLAYER, banker), _spec(Kind.RESERVE, banker)]
+    share_specs = [_spec(Kind.PLAYER, player) for player, _ in shares]
     accounts = _accounts_lock(
-        casino=casino, specs=specs, actor=actor, players={banker.pk: banker}, tables={table.pk: table}
+        casino=casino,
+        specs=[*specs, *share_specs],
+        actor=actor,
+        players={banker.pk: banker, **{player.pk: player for player, _ in shares}},
+        tables={table.pk: table},
     )
     # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
     if (txn := _existing(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
@@ -445,6 +460,23 @@ def bank_fund(*, coup: Coup, amount: int, actor: Any, key: str) -> Transaction |
         )
     if increase == 0:
         return None
+    shared = 0
+    share_entries: dict[int, int] = {}
+    for (player, chips), spec in zip(shares, share_specs, strict=True):
+        if type(chips) is not int or chips <= 0 or player.pk == banker.pk:
+            raise ValidationError("A spectator's share of a bank is a positive number of chips.")
+        account = accounts[spec]
+        if account.balance < chips and not _may_go_negative(account):
+            raise InsufficientChips(
+                f"{player} has only {account.balance} chips: a share of {chips} is refused."
+            )
+        share_entries[account.pk] = share_entries.get(account.pk, 0) - chips
+        shared += chips
+    if shared >= increase:
+        raise ValidationError(
+            "The spectators put up part of the bank, not all of it: the banker puts up the rest."
+        )
+    increase -= shared
     if wallet.overdraft_allowed and RuleProfile.objects.get(pk=table.profile_id).borrowing_allowed:
         from_wallet, from_reserve = increase, 0
     else:
@@ -453,12 +485,55 @@ def bank_fund(*, coup: Coup, amount: int, actor: Any, key: str) -> Transaction |
         if from_reserve > reserve.balance:
             has = bank.balance + max(wallet.balance, 0) + reserve.balance
             raise InsufficientChips(f"{banker} has only {has} chips; a bank of {coup.bank} is refused.")
-    entries = {bank.pk: increase, wallet.pk: -from_wallet, reserve.pk: -from_reserve}
+    entries = {
+        bank.pk: increase + shared,
+        wallet.pk: -from_wallet,
+        reserve.pk: -from_reserve,
+        **share_entries,
+    }
     posting = _Posting(
         TKind.BANK_FUND,
         key,
         {pk: a for pk, a in entries.items() if a},
         f"coup {coup.number}: bank of {coup.bank} declared by {banker}",
+        coup=coup,
+    )
+    return _post(casino=casino, actor=actor, postings=[posting], accounts=_by_pk(accounts))[0]
+
+
+@transaction.atomic
+def bank_share_out(*, coup: Coup, player: Player, amount: int, actor: Any, key: str) -> Transaction | None:
+    """A club spectator takes his share out of the bank (seed 002), before a deal: from the
+    table's bank account to his player account. ``coup`` is the bank's last coup (the posting
+    belongs to that bank). Nothing to take posts nothing."""
+    if type(amount) is not int or amount < 0:
+        raise ValidationError(f"A share is a whole number of chips, not {amount!r}.")
+    _lock_ledger()
+    coup = _coup_context(coup)
+    table = coup.shoe.table
+    casino = table.casino
+    if (txn := _existing(key, casino=casino, kind=TKind.BANK_SHARE, coup=coup)) is not None:
+        return txn
+    if amount == 0:
+        return None
+    specs = [_spec(Kind.BANK, table=table), _spec(Kind.PLAYER, player)]
+    accounts = _accounts_lock(
+        casino=casino, specs=specs, actor=actor, players={player.pk: player}, tables={table.pk: table}
+    )
+    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    if (txn := _existing(key, casino=casino, kind=TKind.BANK_SHARE, coup=coup)) is not None:
+        return txn
+    bank, wallet = (accounts[s] for s in specs)
+    _check_holder(bank, coup.banker, table)
+    if amount > bank.balance:
+        raise ValidationError(
+            f"The bank holds {bank.balance} chips: a share of {amount} cannot come out of it."
+        )
+    posting = _Posting(
+        TKind.BANK_SHARE,
+        key,
+        {bank.pk: -amount, wallet.pk: amount},
+        f"coup {coup.number}: {player} takes his share of the bank, {amount}",
         coup=coup,
     )
     return _post(casino=casino, actor=actor, postings=[posting], accounts=_by_pk(accounts))[0]

@@ -375,9 +375,7 @@ class TableListView(GenericAPIView):
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         assert page is not None
-        return self.get_paginated_response(
-            [table_summary_data(t) for t in page]
-        )
+        return self.get_paginated_response([table_summary_data(t) for t in page])
 
 
 class TableDetailView(ApiView):
@@ -644,6 +642,41 @@ class BankNewView(TableAction):
     def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
         session = _open_session(table)
         return services.bank_new_from_minimum(actor=actor, session=session, seat=_seat(session, data["seat"]))
+
+
+def _spectator(session: TableSession, spectator_id: int) -> Spectator:
+    spectator = Spectator.objects.filter(session=session, pk=spectator_id, left_at__isnull=True).first()
+    if spectator is None:
+        raise Http404("No such spectator at this table.")
+    return spectator
+
+
+class BankShareView(TableAction):
+    """Club: a spectator puts up part of a new bank, with the banker's consent (before its first coup)."""
+
+    input = s.BankShareIn
+    status_code = http.HTTP_201_CREATED
+
+    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+        session = _open_session(table)
+        return services.bank_share_contribute(
+            actor=actor,
+            session=session,
+            spectator=_spectator(session, data["spectator"]),
+            amount=data["amount"],
+        )
+
+
+class BankShareOutView(TableAction):
+    """Club: before a deal, the spectator takes his proportional share out of the bank."""
+
+    input = s.BankShareOutIn
+
+    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+        session = _open_session(table)
+        return services.bank_share_withdraw(
+            actor=actor, session=session, spectator=_spectator(session, data["spectator"])
+        )
 
 
 class CoupStartView(TableAction):

@@ -159,6 +159,13 @@ class SeatChoiceForm(forms.Form):
     answer = forms.ChoiceField(required=False, choices=[("accept", "accept"), ("refuse", "refuse")])
 
 
+class BankShareForm(forms.Form):
+    """Club: a spectator (by his row id) and, when he puts up part of a new bank, how much."""
+
+    spectator = forms.IntegerField(error_messages={"required": "Which spectator?"})
+    amount = forms.IntegerField(required=False, min_value=1)
+
+
 class RestoreForm(CardField):
     """The cards dealt from the shoe to complete the restored game, one added at a time."""
 

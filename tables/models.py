@@ -911,6 +911,39 @@ class BankTurn(models.Model):
         return f"{self.player} banks at {self.session}"
 
 
+class BankShare(models.Model):
+    """A club spectator's part of a bank (seed 002): put up with the banker's consent before the
+    bank's first coup (the chips move when that bank is declared), and his proportional share of
+    the bank taken out before a later deal, or paid out when the bank ends."""
+
+    turn = models.ForeignKey(BankTurn, on_delete=models.PROTECT, related_name="shares")
+    spectator = models.ForeignKey(Spectator, on_delete=models.PROTECT, related_name="bank_shares")
+    contributed = models.PositiveBigIntegerField()
+    contributed_at = models.DateTimeField()
+    withdrawn = models.PositiveBigIntegerField(null=True, blank=True, help_text="chips he took out")
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["turn", "contributed_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["turn", "spectator"],
+                name="bankshare_once_per_bank",
+                violation_error_message="This spectator already has a share of this bank.",
+            ),
+            _check(Q(contributed__gte=1), "bankshare_contributed_positive", "A share is at least one chip."),
+            _check(
+                Q(withdrawn__isnull=True, withdrawn_at__isnull=True)
+                | Q(withdrawn__isnull=False, withdrawn_at__isnull=False),
+                "bankshare_withdrawal_consistent",
+                "A share taken out says how much and when.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.spectator} has {self.contributed} in {self.turn}"
+
+
 class BankOffer(models.Model):
     """The bank offered to a seated player after it was lost or passed, and his answer."""
 

@@ -10,8 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ledger import services as ledger
+from ledger.models import Account
+from ledger.selectors import account_balance
 from tables.coup_state import coup_rules, seat_key, spectator_key
-from tables.models import BankTurn, Bet, Casino, Coup, Player, Seat, TableSession
+from tables.models import BankShare, BankTurn, Bet, Casino, Coup, Player, Seat, Table, TableSession
 from tables.rules.coup import Settlement
 from tables.rules.profiles import LevyMode
 
@@ -28,8 +30,30 @@ def coup_punters(coup: Coup) -> dict[str, Player]:
 
 
 def bank_fund(*, coup: Coup, actor: Any) -> None:
-    """The banker's declared bank moves into the table's bank (only what it does not hold yet)."""
-    ledger.bank_fund(coup=coup, amount=coup.bank, actor=actor, key=f"coup:{coup.pk}:bank")
+    """The banker's declared bank moves into the table's bank (only what it does not hold yet);
+    on a new bank, the club spectators who put up part of it pay their part."""
+    shares = (
+        [
+            (share.spectator.player, share.contributed)
+            for share in BankShare.objects.filter(
+                turn_id=coup.bank_turn_id, withdrawn__isnull=True
+            ).select_related("spectator__player")
+        ]
+        if coup.first_coup_of_bank
+        else []
+    )
+    ledger.bank_fund(coup=coup, amount=coup.bank, actor=actor, key=f"coup:{coup.pk}:bank", shares=shares)
+
+
+def bank_holding(*, table: Table) -> int:
+    """The chips the table's bank account holds now."""
+    return account_balance(casino=table.casino, kind=Account.Kind.BANK, table=table)
+
+
+def bank_share_out(*, coup: Coup, player: Player, amount: int, share: BankShare, actor: Any) -> None:
+    ledger.bank_share_out(
+        coup=coup, player=player, amount=amount, actor=actor, key=f"bankshare:{share.pk}:out"
+    )
 
 
 def coup_settle(

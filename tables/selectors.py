@@ -13,6 +13,7 @@ from django.utils import timezone
 from tables.coup_state import cards_parse, coup_replay, coup_restore, levy_terms
 from tables.models import (
     BankOffer,
+    BankShare,
     BankTurn,
     Coup,
     CoupStep,
@@ -300,6 +301,8 @@ class TableFloor:
     shoe_coups: list[Coup]  # the latest shoe's coups, newest first
     players_available: list[Player]
     cards_dealt: int = 0  # cards out of the open shoe, burnt ones included
+    bank_shares: list[BankShare] = field(default_factory=list)  # club: spectators' parts of the bank
+    bank_is_new: bool = False  # the bank has not been played yet (spectators may put up part of it)
 
 
 def table_floor(*, table: Table) -> TableFloor:
@@ -323,6 +326,7 @@ def table_floor(*, table: Table) -> TableFloor:
         coups.filter(state__in=[Coup.State.SETTLED, Coup.State.AWAITING_APPROVAL]).order_by("-pk").first()
     )
     busy = {s.player_id for s in seats} | {s.player_id for s in spectators}
+    turn = bank_open_turn(session=session)
     return TableFloor(
         table=table,
         session=session,
@@ -332,17 +336,24 @@ def table_floor(*, table: Table) -> TableFloor:
         shoe=shoe,
         last_shoe=last_shoe,
         alarms=list(ShoeAlarm.objects.filter(shoe__session=session).select_related("shoe", "coup")),
-        bank=bank_open_turn(session=session),
+        bank=turn,
         rotation=bank_rotation(session=session),
         coup=coup,
         last_result=coup_result(coup=finished) if finished is not None else None,
         awaiting_approval=list(coups.filter(state=Coup.State.AWAITING_APPROVAL).order_by("pk")),
         shoe_coups=list(coups.filter(shoe=last_shoe).order_by("-number")) if last_shoe else [],
         players_available=[
-            p for p in Player.objects.filter(casino_id=table.casino_id).order_by("display_name")
+            p
+            for p in Player.objects.filter(casino_id=table.casino_id).order_by("display_name")
             if p.pk not in busy
         ],
         cards_dealt=ShoeCard.objects.filter(shoe=shoe).count() if shoe is not None else 0,
+        bank_shares=list(
+            BankShare.objects.filter(turn=turn, withdrawn__isnull=True).select_related("spectator__player")
+        )
+        if turn is not None
+        else [],
+        bank_is_new=turn is not None and not Coup.objects.filter(bank_turn=turn).exists(),
     )
 
 

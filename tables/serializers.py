@@ -105,6 +105,15 @@ class BankAuctionIn(SeatIn):
     amount = chips()
 
 
+class BankShareIn(StrictSerializer):
+    spectator = WholeNumberField(min_value=1, help_text="the spectator (id) putting up part of the bank")
+    amount = chips(help_text="his part of the new bank")
+
+
+class BankShareOutIn(StrictSerializer):
+    spectator = WholeNumberField(min_value=1, help_text="the spectator (id) taking his share out")
+
+
 class CoupStartIn(StrictSerializer):
     bank = chips(help_text="the bank the banker declares (the coup's first step)")
 

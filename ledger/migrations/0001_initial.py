@@ -7,214 +7,588 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('tables', '0001_initial'),
+        ("tables", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Account',
+            name="Account",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('player', 'Player'), ('bank', 'Bank'), ('reserve', 'Reserve'), ('levy', 'Levy'), ('fee', 'Fee'), ('card_money', 'card money'), ('cage', 'Cage')], max_length=12)),
-                ('name', models.CharField(max_length=200)),
-                ('balance', models.BigIntegerField(default=0, help_text='maintained by ledger.services only')),
-                ('overdraft_allowed', models.BooleanField(default=False, help_text='player accounts of casinos whose tables all allow borrowing')),
-                ('opened_at', models.DateTimeField()),
-                ('casino', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='ledger_accounts', to='tables.casino')),
-                ('player', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='ledger_accounts', to='tables.player')),
-                ('table', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='ledger_accounts', to='tables.table')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("player", "Player"),
+                            ("bank", "Bank"),
+                            ("reserve", "Reserve"),
+                            ("levy", "Levy"),
+                            ("fee", "Fee"),
+                            ("card_money", "card money"),
+                            ("cage", "Cage"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "balance",
+                    models.BigIntegerField(default=0, help_text="maintained by ledger.services only"),
+                ),
+                (
+                    "overdraft_allowed",
+                    models.BooleanField(
+                        default=False, help_text="player accounts of casinos whose tables all allow borrowing"
+                    ),
+                ),
+                ("opened_at", models.DateTimeField()),
+                (
+                    "casino",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="ledger_accounts",
+                        to="tables.casino",
+                    ),
+                ),
+                (
+                    "player",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="ledger_accounts",
+                        to="tables.player",
+                    ),
+                ),
+                (
+                    "table",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="ledger_accounts",
+                        to="tables.table",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['casino', 'kind', 'name'],
+                "ordering": ["casino", "kind", "name"],
             },
         ),
         migrations.CreateModel(
-            name='FeeHour',
+            name="FeeHour",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('hour_start', models.DateTimeField()),
-                ('billed_at', models.DateTimeField()),
-                ('total', models.BigIntegerField(help_text='chips charged for this hour')),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='fee_hours', to='tables.tablesession')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("hour_start", models.DateTimeField()),
+                ("billed_at", models.DateTimeField()),
+                ("total", models.BigIntegerField(help_text="chips charged for this hour")),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="fee_hours",
+                        to="tables.tablesession",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['session', 'hour_start'],
+                "ordering": ["session", "hour_start"],
             },
         ),
         migrations.CreateModel(
-            name='Series',
+            name="Series",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('coups_planned', models.PositiveIntegerField(default=12)),
-                ('start_chips', models.PositiveIntegerField(default=100)),
-                ('min_bank', models.PositiveIntegerField(default=2)),
-                ('min_bet', models.PositiveIntegerField(default=1)),
-                ('started_at', models.DateTimeField()),
-                ('ended_at', models.DateTimeField(blank=True, null=True)),
-                ('end_reason', models.CharField(blank=True, choices=[('completed', 'all coups played'), ('no_bank', 'nobody can open a bank'), ('no_bets', 'nobody bets against the bank'), ('abandoned', 'abandoned')], default='', max_length=12)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='series', to='tables.tablesession')),
-                ('started_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("coups_planned", models.PositiveIntegerField(default=12)),
+                ("start_chips", models.PositiveIntegerField(default=100)),
+                ("min_bank", models.PositiveIntegerField(default=2)),
+                ("min_bet", models.PositiveIntegerField(default=1)),
+                ("started_at", models.DateTimeField()),
+                ("ended_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "end_reason",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("completed", "all coups played"),
+                            ("no_bank", "nobody can open a bank"),
+                            ("no_bets", "nobody bets against the bank"),
+                            ("abandoned", "abandoned"),
+                        ],
+                        default="",
+                        max_length=12,
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="series",
+                        to="tables.tablesession",
+                    ),
+                ),
+                (
+                    "started_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'series',
-                'ordering': ['-started_at'],
+                "verbose_name_plural": "series",
+                "ordering": ["-started_at"],
             },
         ),
         migrations.CreateModel(
-            name='SeriesEntrant',
+            name="SeriesEntrant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('chips_before', models.BigIntegerField(help_text='player + reserve balance before the buy-in')),
-                ('joined_at', models.DateTimeField()),
-                ('player', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='series_entries', to='tables.player')),
-                ('series', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='entrants', to='ledger.series')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "chips_before",
+                    models.BigIntegerField(help_text="player + reserve balance before the buy-in"),
+                ),
+                ("joined_at", models.DateTimeField()),
+                (
+                    "player",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="series_entries",
+                        to="tables.player",
+                    ),
+                ),
+                (
+                    "series",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="entrants",
+                        to="ledger.series",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['series', 'joined_at', 'id'],
+                "ordering": ["series", "joined_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Transaction',
+            name="Transaction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('buy_in', 'buy-in at the cage'), ('cash_out', 'cash-out at the cage'), ('bank_fund', 'bank declared'), ('coup_settlement', 'coup settlement'), ('coup_provisional', 'provisional coup settlement'), ('coup_reversal', 'reversal of a provisional settlement'), ('bank_close', 'bank closed'), ('reserve_return', 'reserve returned'), ('hourly_fee', 'hourly fee'), ('card_money', 'card money')], max_length=20)),
-                ('posted_at', models.DateTimeField(db_default=django.db.models.functions.datetime.Now())),
-                ('memo', models.CharField(blank=True, default='', max_length=300)),
-                ('idempotency_key', models.CharField(max_length=200, unique=True)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('casino', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='ledger_transactions', to='tables.casino')),
-                ('coup', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='ledger_transactions', to='tables.coup')),
-                ('coup_step', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='ledger_transactions', to='tables.coupstep')),
-                ('reverses', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='reversals', to='ledger.transaction')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("buy_in", "buy-in at the cage"),
+                            ("cash_out", "cash-out at the cage"),
+                            ("bank_fund", "bank declared"),
+                            ("coup_settlement", "coup settlement"),
+                            ("coup_provisional", "provisional coup settlement"),
+                            ("coup_reversal", "reversal of a provisional settlement"),
+                            ("bank_close", "bank closed"),
+                            ("reserve_return", "reserve returned"),
+                            ("hourly_fee", "hourly fee"),
+                            ("card_money", "card money"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("posted_at", models.DateTimeField(db_default=django.db.models.functions.datetime.Now())),
+                ("memo", models.CharField(blank=True, default="", max_length=300)),
+                ("idempotency_key", models.CharField(max_length=200, unique=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "casino",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="ledger_transactions",
+                        to="tables.casino",
+                    ),
+                ),
+                (
+                    "coup",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="ledger_transactions",
+                        to="tables.coup",
+                    ),
+                ),
+                (
+                    "coup_step",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="ledger_transactions",
+                        to="tables.coupstep",
+                    ),
+                ),
+                (
+                    "reverses",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="reversals",
+                        to="ledger.transaction",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Entry',
+            name="Entry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('amount', models.BigIntegerField(help_text='chips into the account (+) or out of it (-)')),
-                ('account', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='entries', to='ledger.account')),
-                ('transaction', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='entries', to='ledger.transaction')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("amount", models.BigIntegerField(help_text="chips into the account (+) or out of it (-)")),
+                (
+                    "account",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="entries",
+                        to="ledger.account",
+                    ),
+                ),
+                (
+                    "transaction",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="entries",
+                        to="ledger.transaction",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'entries',
-                'ordering': ['transaction', 'id'],
+                "verbose_name_plural": "entries",
+                "ordering": ["transaction", "id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='account',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['player', 'bank', 'reserve', 'levy', 'fee', 'card_money', 'cage'])), name='account_kind_valid', violation_error_message='Unknown account kind.'),
+            model_name="account",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("kind__in", ["player", "bank", "reserve", "levy", "fee", "card_money", "cage"])
+                ),
+                name="account_kind_valid",
+                violation_error_message="Unknown account kind.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='account',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('kind__in', ('player', 'reserve')), ('player__isnull', False), ('table__isnull', True)), models.Q(('kind', 'bank'), ('player__isnull', True), ('table__isnull', False)), models.Q(('kind__in', ('levy', 'fee', 'card_money', 'cage')), ('player__isnull', True), ('table__isnull', True)), _connector='OR'), name='account_owner_matches_kind', violation_error_message='Player and reserve accounts name a player, a bank account a table, the others neither.'),
+            model_name="account",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(
+                        ("kind__in", ("player", "reserve")),
+                        ("player__isnull", False),
+                        ("table__isnull", True),
+                    ),
+                    models.Q(("kind", "bank"), ("player__isnull", True), ("table__isnull", False)),
+                    models.Q(
+                        ("kind__in", ("levy", "fee", "card_money", "cage")),
+                        ("player__isnull", True),
+                        ("table__isnull", True),
+                    ),
+                    _connector="OR",
+                ),
+                name="account_owner_matches_kind",
+                violation_error_message="Player and reserve accounts name a player, a bank account a table, the others neither.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='account',
-            constraint=models.CheckConstraint(condition=models.Q(('overdraft_allowed', False), ('kind', 'player'), _connector='OR'), name='account_overdraft_only_player', violation_error_message='Only a player account may be overdrawn.'),
+            model_name="account",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("overdraft_allowed", False), ("kind", "player"), _connector="OR"),
+                name="account_overdraft_only_player",
+                violation_error_message="Only a player account may be overdrawn.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='account',
-            constraint=models.CheckConstraint(condition=models.Q(('balance__gte', 0), ('kind', 'cage'), models.Q(('kind', 'player'), ('overdraft_allowed', True)), _connector='OR'), name='account_balance_not_negative', violation_error_message='This account cannot hold fewer than zero chips.'),
+            model_name="account",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("balance__gte", 0),
+                    ("kind", "cage"),
+                    models.Q(("kind", "player"), ("overdraft_allowed", True)),
+                    _connector="OR",
+                ),
+                name="account_balance_not_negative",
+                violation_error_message="This account cannot hold fewer than zero chips.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='account',
-            constraint=models.UniqueConstraint(condition=models.Q(('kind__in', ('player', 'reserve'))), fields=('casino', 'kind', 'player'), name='account_one_per_player_and_kind', violation_error_message='This player already has an account of this kind.'),
+            model_name="account",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("kind__in", ("player", "reserve"))),
+                fields=("casino", "kind", "player"),
+                name="account_one_per_player_and_kind",
+                violation_error_message="This player already has an account of this kind.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='account',
-            constraint=models.UniqueConstraint(condition=models.Q(('kind', 'bank')), fields=('casino', 'kind', 'table'), name='account_one_bank_per_table', violation_error_message='This table already has a bank account.'),
+            model_name="account",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("kind", "bank")),
+                fields=("casino", "kind", "table"),
+                name="account_one_bank_per_table",
+                violation_error_message="This table already has a bank account.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='account',
-            constraint=models.UniqueConstraint(condition=models.Q(('kind__in', ('levy', 'fee', 'card_money', 'cage'))), fields=('casino', 'kind'), name='account_one_per_casino_and_kind', violation_error_message='This casino already has an account of this kind.'),
+            model_name="account",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("kind__in", ("levy", "fee", "card_money", "cage"))),
+                fields=("casino", "kind"),
+                name="account_one_per_casino_and_kind",
+                violation_error_message="This casino already has an account of this kind.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='feehour',
-            constraint=models.UniqueConstraint(fields=('session', 'hour_start'), name='feehour_once_per_session_hour', violation_error_message='This hour is already billed.'),
+            model_name="feehour",
+            constraint=models.UniqueConstraint(
+                fields=("session", "hour_start"),
+                name="feehour_once_per_session_hour",
+                violation_error_message="This hour is already billed.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='feehour',
-            constraint=models.CheckConstraint(condition=models.Q(('total__gte', 0)), name='feehour_total_not_negative', violation_error_message='A fee cannot be negative.'),
+            model_name="feehour",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("total__gte", 0)),
+                name="feehour_total_not_negative",
+                violation_error_message="A fee cannot be negative.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='series',
-            constraint=models.CheckConstraint(condition=models.Q(('coups_planned__gte', 1)), name='series_coups_positive', violation_error_message='A series has at least one coup.'),
+            model_name="series",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("coups_planned__gte", 1)),
+                name="series_coups_positive",
+                violation_error_message="A series has at least one coup.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='series',
-            constraint=models.CheckConstraint(condition=models.Q(('start_chips__gte', 1)), name='series_chips_positive', violation_error_message='A series starts with at least one chip.'),
+            model_name="series",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("start_chips__gte", 1)),
+                name="series_chips_positive",
+                violation_error_message="A series starts with at least one chip.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='series',
-            constraint=models.CheckConstraint(condition=models.Q(('min_bank__gte', 1), ('min_bet__gte', 1)), name='series_minimums_positive', violation_error_message='Minimum bank and bet are at least one chip.'),
+            model_name="series",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("min_bank__gte", 1), ("min_bet__gte", 1)),
+                name="series_minimums_positive",
+                violation_error_message="Minimum bank and bet are at least one chip.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='series',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('end_reason', ''), ('ended_at__isnull', True)), models.Q(('ended_at__isnull', False), ('end_reason__in', ['completed', 'no_bank', 'no_bets', 'abandoned'])), _connector='OR'), name='series_end_consistent', violation_error_message='An ended series has an end reason, a running one has none.'),
+            model_name="series",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("end_reason", ""), ("ended_at__isnull", True)),
+                    models.Q(
+                        ("ended_at__isnull", False),
+                        ("end_reason__in", ["completed", "no_bank", "no_bets", "abandoned"]),
+                    ),
+                    _connector="OR",
+                ),
+                name="series_end_consistent",
+                violation_error_message="An ended series has an end reason, a running one has none.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='series',
-            constraint=models.CheckConstraint(condition=models.Q(('ended_at__isnull', True), ('ended_at__gte', models.F('started_at')), _connector='OR'), name='series_ends_after_start', violation_error_message='A series ends after it starts.'),
+            model_name="series",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("ended_at__isnull", True), ("ended_at__gte", models.F("started_at")), _connector="OR"
+                ),
+                name="series_ends_after_start",
+                violation_error_message="A series ends after it starts.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='series',
-            constraint=models.UniqueConstraint(condition=models.Q(('ended_at__isnull', True)), fields=('session',), name='series_one_running_per_session', violation_error_message='This session already has a series running.'),
+            model_name="series",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("ended_at__isnull", True)),
+                fields=("session",),
+                name="series_one_running_per_session",
+                violation_error_message="This session already has a series running.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='seriesentrant',
-            constraint=models.UniqueConstraint(fields=('series', 'player'), name='seriesentrant_once_per_series', violation_error_message='This player is already in the series.'),
+            model_name="seriesentrant",
+            constraint=models.UniqueConstraint(
+                fields=("series", "player"),
+                name="seriesentrant_once_per_series",
+                violation_error_message="This player is already in the series.",
+            ),
         ),
         migrations.AddIndex(
-            model_name='transaction',
-            index=models.Index(fields=['casino', 'kind', 'posted_at'], name='ledger_txn_casino_kind_idx'),
+            model_name="transaction",
+            index=models.Index(fields=["casino", "kind", "posted_at"], name="ledger_txn_casino_kind_idx"),
         ),
         migrations.AddConstraint(
-            model_name='transaction',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['buy_in', 'cash_out', 'bank_fund', 'coup_settlement', 'coup_provisional', 'coup_reversal', 'bank_close', 'reserve_return', 'hourly_fee', 'card_money'])), name='transaction_kind_valid', violation_error_message='Unknown transaction kind.'),
+            model_name="transaction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "kind__in",
+                        [
+                            "buy_in",
+                            "cash_out",
+                            "bank_fund",
+                            "coup_settlement",
+                            "coup_provisional",
+                            "coup_reversal",
+                            "bank_close",
+                            "reserve_return",
+                            "hourly_fee",
+                            "card_money",
+                        ],
+                    )
+                ),
+                name="transaction_kind_valid",
+                violation_error_message="Unknown transaction kind.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transaction',
-            constraint=models.CheckConstraint(condition=models.Q(('idempotency_key', ''), _negated=True), name='transaction_key_set', violation_error_message='A transaction needs an idempotency key.'),
+            model_name="transaction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("idempotency_key", ""), _negated=True),
+                name="transaction_key_set",
+                violation_error_message="A transaction needs an idempotency key.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transaction',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('coup__isnull', False), ('kind__in', ('bank_fund', 'coup_settlement', 'coup_provisional', 'coup_reversal'))), models.Q(models.Q(('kind__in', ('bank_fund', 'coup_settlement', 'coup_provisional', 'coup_reversal')), _negated=True), ('coup__isnull', True)), _connector='OR'), name='transaction_coup_matches_kind', violation_error_message='Bank and coup postings name their coup; the others none.'),
+            model_name="transaction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(
+                        ("coup__isnull", False),
+                        ("kind__in", ("bank_fund", "coup_settlement", "coup_provisional", "coup_reversal")),
+                    ),
+                    models.Q(
+                        models.Q(
+                            (
+                                "kind__in",
+                                ("bank_fund", "coup_settlement", "coup_provisional", "coup_reversal"),
+                            ),
+                            _negated=True,
+                        ),
+                        ("coup__isnull", True),
+                    ),
+                    _connector="OR",
+                ),
+                name="transaction_coup_matches_kind",
+                violation_error_message="Bank and coup postings name their coup; the others none.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transaction',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('kind', 'coup_reversal'), ('reverses__isnull', False)), models.Q(models.Q(('kind', 'coup_reversal'), _negated=True), ('reverses__isnull', True)), _connector='OR'), name='transaction_reversal_names_original', violation_error_message='A reversal names the transaction it reverses (and only a reversal does).'),
+            model_name="transaction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("kind", "coup_reversal"), ("reverses__isnull", False)),
+                    models.Q(models.Q(("kind", "coup_reversal"), _negated=True), ("reverses__isnull", True)),
+                    _connector="OR",
+                ),
+                name="transaction_reversal_names_original",
+                violation_error_message="A reversal names the transaction it reverses (and only a reversal does).",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transaction',
-            constraint=models.CheckConstraint(condition=models.Q(('reverses', models.F('id')), _negated=True), name='transaction_not_self_reversing', violation_error_message='A transaction cannot reverse itself.'),
+            model_name="transaction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("reverses", models.F("id")), _negated=True),
+                name="transaction_not_self_reversing",
+                violation_error_message="A transaction cannot reverse itself.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transaction',
-            constraint=models.UniqueConstraint(condition=models.Q(('reverses__isnull', False)), fields=('reverses',), name='transaction_reversed_once', violation_error_message='This transaction was already reversed.'),
+            model_name="transaction",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("reverses__isnull", False)),
+                fields=("reverses",),
+                name="transaction_reversed_once",
+                violation_error_message="This transaction was already reversed.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transaction',
-            constraint=models.UniqueConstraint(condition=models.Q(('kind', 'coup_settlement')), fields=('coup',), name='transaction_coup_settled_once', violation_error_message='This coup is already settled.'),
+            model_name="transaction",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("kind", "coup_settlement")),
+                fields=("coup",),
+                name="transaction_coup_settled_once",
+                violation_error_message="This coup is already settled.",
+            ),
         ),
         migrations.AddIndex(
-            model_name='entry',
-            index=models.Index(fields=['account', 'transaction'], name='ledger_entry_account_idx'),
+            model_name="entry",
+            index=models.Index(fields=["account", "transaction"], name="ledger_entry_account_idx"),
         ),
         migrations.AddConstraint(
-            model_name='entry',
-            constraint=models.CheckConstraint(condition=models.Q(('amount', 0), _negated=True), name='entry_amount_not_zero', violation_error_message='An entry moves at least one chip.'),
+            model_name="entry",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("amount", 0), _negated=True),
+                name="entry_amount_not_zero",
+                violation_error_message="An entry moves at least one chip.",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='entry',
-            constraint=models.UniqueConstraint(fields=('transaction', 'account'), name='entry_one_per_account_per_transaction', violation_error_message='A transaction touches each account once.'),
+            model_name="entry",
+            constraint=models.UniqueConstraint(
+                fields=("transaction", "account"),
+                name="entry_one_per_account_per_transaction",
+                violation_error_message="A transaction touches each account once.",
+            ),
         ),
     ]

@@ -9,6 +9,8 @@ from tables.services.banks import (
     bank_new_from_minimum,
     bank_offer_answer,
     bank_pass,
+    bank_share_contribute,
+    bank_share_withdraw,
 )
 from tables.services.corrections import correction_approve, correction_reject, correction_submit
 from tables.services.coups import (
@@ -51,6 +53,8 @@ __all__ = [
     "bank_new_from_minimum",
     "bank_offer_answer",
     "bank_pass",
+    "bank_share_contribute",
+    "bank_share_withdraw",
     "casino_create",
     "correction_approve",
     "correction_reject",

@@ -18,8 +18,9 @@ from django.utils import timezone
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from tables import money
-from tables.models import BankOffer, BankTurn, Coup, Seat, Table, TableSession
+from tables.models import BankOffer, BankShare, BankTurn, Coup, Seat, Spectator, Table, TableSession
 from tables.permissions import check_croupier_at
+from tables.rules.settlement import spectator_bank_share
 from tables.selectors import bank_rotation
 from tables.services.locking import lock_session, require_open
 
@@ -36,6 +37,8 @@ def bank_turn_end(
     """End a bank; the caller holds the session's locks. The chips in the bank and the banker's
     reserve go back to him in the same transaction."""
     before = model_snapshot(turn)
+    for share in BankShare.objects.select_for_update().filter(turn=turn, withdrawn__isnull=True):
+        _share_pay_out(actor=actor, share=share)  # the spectators' part first: the rest is his
     turn.ended_at = at or timezone.now()
     turn.end_reason = reason
     turn.save(update_fields=["ended_at", "end_reason"])
@@ -242,3 +245,102 @@ def bank_assign_imported(
         how=BankTurn.Start.IMPORTED,
         minimum=minimum,
     )
+
+
+# ------------------------------------------------------------------ club: a spectator's share of the bank
+@transaction.atomic
+def bank_share_contribute(
+    *, actor: AbstractBaseUser, session: TableSession, spectator: Spectator, amount: int
+) -> BankShare:
+    """A club spectator puts up part of a new bank, with the banker's consent (seed 002). The
+    chips move when the bank's first coup declares it: the spectator's from his account, the rest
+    from the banker's."""
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    require_open(session)
+    profile = session.table.profile
+    if not profile.spectators_share_bank:
+        raise ValidationError(f"Under the {profile.slug} profile a spectator does not share the bank.")
+    turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
+    if turn is None:
+        raise ValidationError("Nobody holds the bank.")
+    if Coup.objects.filter(bank_turn=turn).exists():
+        raise ValidationError("A spectator puts up part of a bank before its first coup.")
+    spectator = Spectator.objects.select_related("player").get(pk=spectator.pk)
+    if spectator.session_id != session.pk or spectator.left_at is not None:
+        raise ValidationError("That spectator is not at this table.")
+    if type(amount) is not int or amount <= 0:
+        raise ValidationError({"amount": "A share is a positive whole number of chips."})
+    if BankShare.objects.filter(turn=turn, spectator=spectator).exists():
+        raise ValidationError("This spectator already has a share of this bank.")
+    share = BankShare.objects.create(
+        turn=turn, spectator=spectator, contributed=amount, contributed_at=timezone.now()
+    )
+    audit_record(
+        actor=actor, action="tables.bank.share_contribute", target=share, after=model_snapshot(share)
+    )
+    return share
+
+
+@transaction.atomic
+def bank_share_withdraw(*, actor: AbstractBaseUser, session: TableSession, spectator: Spectator) -> BankShare:
+    """Before a deal, the spectator takes out his proportional share of the bank: bank 10 with 3
+    from him grows to 80, he takes 80 x 3/10 = 24 and the banker goes on with 56 (or tops it up)."""
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    require_open(session)
+    turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
+    share = (
+        BankShare.objects.select_for_update()
+        .filter(turn=turn, spectator=spectator, withdrawn__isnull=True)
+        .first()
+        if turn is not None
+        else None
+    )
+    if share is None:
+        raise ValidationError("This spectator has no share in the bank.")
+    if Coup.objects.filter(
+        bank_turn=turn, state__in=[Coup.State.OPEN, Coup.State.AWAITING_CORRECTION]
+    ).exists():
+        raise ValidationError("A share is taken out before a deal: finish (and restore) the coup first.")
+    taken = _share_pay_out(actor=actor, share=share)
+    remaining = money.bank_holding(table=session.table)
+    minimum = max(remaining, session.table.profile.min_bank)
+    if taken and minimum != turn.required_minimum:
+        before = model_snapshot(turn)
+        turn.required_minimum = minimum
+        turn.save(update_fields=["required_minimum"])
+        audit_record(
+            actor=actor, action="tables.bank.continue", target=turn, before=before, after=model_snapshot(turn)
+        )
+    return share
+
+
+def _share_pay_out(*, actor: AbstractBaseUser | None, share: BankShare) -> int:
+    """Pay a spectator his proportional share of what the bank holds now (the caller holds the
+    locks); before the bank's first coup nothing has moved yet, so there is nothing to pay."""
+    coups = Coup.objects.filter(bank_turn=share.turn).order_by("created_at", "pk")
+    first, last = coups.first(), coups.last()
+    amount = 0
+    if first is not None:
+        table = share.turn.session.table
+        amount = spectator_bank_share(
+            bank=money.bank_holding(table=table),
+            contributed=share.contributed,
+            initial_bank=first.bank,
+            chip_unit=table.casino.chip_unit,
+        )
+        money.bank_share_out(
+            coup=last, player=share.spectator.player, amount=amount, share=share, actor=actor
+        )
+    before = model_snapshot(share)
+    share.withdrawn, share.withdrawn_at = amount, timezone.now()
+    share.save(update_fields=["withdrawn", "withdrawn_at"])
+    audit_record(
+        actor=actor,
+        action="tables.bank.share_withdraw",
+        target=share,
+        before=before,
+        after=model_snapshot(share),
+    )
+    return amount

@@ -480,6 +480,36 @@ def bank_pass(request: HttpRequest, table: Table) -> None:
     services.bank_pass(actor=request.user, session=_session(table))
 
 
+def _spectator(table: Table, spectator_id: int) -> Spectator:
+    spectator = Spectator.objects.filter(
+        pk=spectator_id, session=_session(table), left_at__isnull=True
+    ).first()
+    if spectator is None:
+        raise ValidationError("That spectator is not at this table.")
+    return spectator
+
+
+@table_action("share", "panel")
+def bank_share(request: HttpRequest, table: Table) -> None:
+    form = forms.BankShareForm(request.POST)
+    _form_checked(form)
+    amount = form.cleaned_data["amount"]
+    if amount is None:
+        raise ValidationError("How much of the bank does he put up?")
+    spectator = _spectator(table, form.cleaned_data["spectator"])
+    services.bank_share_contribute(
+        actor=request.user, session=_session(table), spectator=spectator, amount=amount
+    )
+
+
+@table_action("share", "panel")
+def bank_share_out(request: HttpRequest, table: Table) -> None:
+    form = forms.BankShareForm(request.POST)
+    _form_checked(form)
+    spectator = _spectator(table, form.cleaned_data["spectator"])
+    services.bank_share_withdraw(actor=request.user, session=_session(table), spectator=spectator)
+
+
 @table_action("declare", "panel")
 def coup_start(request: HttpRequest, table: Table) -> None:
     form = forms.BankForm(request.POST)

@@ -188,3 +188,19 @@ def test_only_the_tables_croupier_acts_there(
     assert Api().post(f"/tables/{table.pk}/{path}", body).status_code == 401
     assert Api(croupier).post(f"/tables/999999/{path}", body).status_code == 404
     assert row_counts() == before
+
+
+def test_a_club_spectator_shares_the_bank_through_the_api(croupier, club_table) -> None:
+    from tests.tables.play import open_floor, play
+
+    floor = open_floor(croupier, club_table, seats=(1, 2), spectators=1)
+    spectator = floor.spectators[0]
+    api = Api(croupier)
+    t = f"/tables/{club_table.pk}"
+    api.refuse(f"{t}/bank/share/", {"spectator": spectator.pk, "amount": 0}, status=400)
+    api.refuse(f"{t}/bank/share/", {"spectator": 999999, "amount": 3}, status=404)
+    api.ok(api.post(f"{t}/bank/share/", {"spectator": spectator.pk, "amount": 3}))
+    play(floor, bank=10, bets=[(2, 10)], cards=("2H", "4D", "3C", "5S"), player="stand", banker="natural")
+    state = api.ok(api.post(f"{t}/bank/share/out/", {"spectator": spectator.pk}), 200)
+    assert state["bank"]["required_minimum"] == 14  # the bank of 20 less his 6 (20 x 3/10)
+    api.refuse(f"{t}/bank/share/out/", {"spectator": spectator.pk}, status=400)  # taken already
