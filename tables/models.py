@@ -859,6 +859,7 @@ class BankTurnEnd(models.TextChoices):
     PASSED = "passed"
     LEFT = "left", "banker left the table"
     SESSION_CLOSED = "session_closed", "session closed"
+    SERIES_ENDED = "series_ended", "the series ended"
 
 
 class BankTurn(models.Model):

@@ -1,4 +1,5 @@
-"""Where the game floor hands money to the ledger: the only module in ``tables`` that calls it.
+"""Where the game floor hands the money of coups, banks and fees to the ledger (a home series
+and an import's buy-ins call the ledger's own services directly: services/series.py, imports.py).
 
 Every call runs inside the caller's transaction (the coup step or bank change that causes it) and
 carries an idempotency key derived from that cause, so a retried request can never post twice.
@@ -32,16 +33,14 @@ def coup_punters(coup: Coup) -> dict[str, Player]:
 def bank_fund(*, coup: Coup, actor: Any) -> None:
     """The banker's declared bank moves into the table's bank (only what it does not hold yet);
     on a new bank, the club spectators who put up part of it pay their part."""
-    shares = (
-        [
+    shares: list[tuple[Player, int]] = []
+    if coup.first_coup_of_bank and coup_rules(coup).profile.spectators_share_bank:
+        shares = [
             (share.spectator.player, share.contributed)
             for share in BankShare.objects.filter(
                 turn_id=coup.bank_turn_id, withdrawn__isnull=True
             ).select_related("spectator__player")
         ]
-        if coup.first_coup_of_bank
-        else []
-    )
     ledger.bank_fund(coup=coup, amount=coup.bank, actor=actor, key=f"coup:{coup.pk}:bank", shares=shares)
 
 

@@ -32,6 +32,7 @@ from tables.services.floor import (
     table_session_close,
     table_session_open,
 )
+from tables.services.series import series_begin, series_finish
 from tables.services.setup import (
     casino_create,
     croupier_assignment_create,
@@ -65,6 +66,8 @@ __all__ = [
     "player_create",
     "seat_leave",
     "seat_take",
+    "series_begin",
+    "series_finish",
     "session_pause_end",
     "session_pause_start",
     "shoe_close",

@@ -58,6 +58,7 @@ from tables.rules.machine import CoupState, IllegalStep, Step, StepKind, apply, 
 from tables.rules.settlement import BancoCaller, banco_winner
 from tables.services.banks import bank_after_coup
 from tables.services.locking import lock_coup, lock_session, require_open
+from tables.services.series import series_check_coup_allowed
 from tables.services.shoes import card_record, shoe_close_locked
 
 
@@ -144,6 +145,8 @@ def coup_start(
         raise ValidationError(f"First {verb} coup {pending.number} of shoe {pending.shoe.number}.")
     if SessionPause.objects.filter(session=session, ended_at__isnull=True).exists():
         raise ValidationError("The table is paused.")
+    if not history:
+        series_check_coup_allowed(session=session)
     if first_coup_of_bank is None:
         first_coup_of_bank = not Coup.objects.filter(bank_turn=turn).exists()
     snapshot = rules or table_rules_snapshot(table)

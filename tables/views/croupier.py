@@ -111,12 +111,16 @@ def _series_context(floor: selectors.TableFloor) -> dict[str, Any]:
     if template is None or floor.session is None:
         return {"series_template": None}
     from ledger.models import Series
-    from ledger.selectors import series_standings
+    from ledger.selectors import series_can_continue, series_standings
 
     series = Series.objects.filter(session=floor.session).order_by("-started_at").first()
+    running = series is not None and series.ended_at is None
     return {
         "series_template": template,
         "series": series,
+        "series_running": running,
+        "series_status": series_can_continue(series=series)[1] if running else "",
+        "series_end_reasons": Series.EndReason.choices,
         "standings": series_standings(series=series) if series is not None else [],
     }
 
@@ -487,6 +491,17 @@ def _spectator(table: Table, spectator_id: int) -> Spectator:
     if spectator is None:
         raise ValidationError("That spectator is not at this table.")
     return spectator
+
+
+@table_action("series", "body")
+def series_begin(request: HttpRequest, table: Table) -> None:
+    services.series_begin(actor=request.user, session=_session(table))
+
+
+@table_action("series", "body")
+def series_finish(request: HttpRequest, table: Table) -> None:
+    reason = request.POST.get("reason", "")
+    services.series_finish(actor=request.user, session=_session(table), reason=reason)
 
 
 @table_action("share", "panel")

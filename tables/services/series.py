@@ -1,0 +1,78 @@
+"""A home series at the table (seed 003): 12 coups, 100 chips each, standings with shared places.
+
+The chips are the ledger's (ledger.services.series_start / series_end, ledger.selectors
+series_standings / series_can_continue); these services are the croupier's side: who may start and
+end a series, and what ending one does to the bank in play.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from ledger import services as ledger
+from ledger.models import Series
+from ledger.selectors import series_can_continue
+from tables.models import BankTurn, Coup, Seat, TableSession
+from tables.permissions import check_croupier_at
+from tables.services.banks import bank_turn_end
+from tables.services.locking import lock_session, require_open
+
+
+def series_running(*, session: TableSession) -> Series | None:
+    return Series.objects.filter(session=session, ended_at__isnull=True).first()
+
+
+@transaction.atomic
+def series_begin(*, actor: AbstractBaseUser, session: TableSession) -> Series:
+    """Start the profile's series with every seated player, each bought in for the starting chips."""
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    require_open(session)
+    profile = session.table.profile
+    if not profile.series_coups:
+        raise ValidationError(f"The {profile.slug} profile plays no series.")
+    if series_running(session=session) is not None:
+        raise ValidationError("A series is already being played at this table.")
+    if Coup.objects.filter(
+        shoe__session=session, state__in=[Coup.State.OPEN, Coup.State.AWAITING_CORRECTION]
+    ).exists():
+        raise ValidationError("Finish the coup in play before starting a series.")
+    seated = [
+        s.player for s in Seat.objects.filter(session=session, left_at__isnull=True).select_related("player")
+    ]
+    if len(seated) < profile.seats_min:
+        raise ValidationError(f"A series needs at least {profile.seats_min} seated players.")
+    return ledger.series_start(session=session, players=seated, actor=actor)
+
+
+@transaction.atomic
+def series_finish(*, actor: AbstractBaseUser, session: TableSession, reason: str) -> Series:
+    """End the series: the bank in play ends (its chips back to the banker), every reserve goes back
+    to its owner, and the standings compare what each holds. ``completed`` needs every coup played;
+    ``no_bank`` that nobody can open a bank; ``no_bets`` and ``abandoned`` are the table's word."""
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    series = series_running(session=session)
+    if series is None:
+        raise ValidationError("No series is being played at this table.")
+    if Coup.objects.filter(
+        shoe__session=session, state__in=[Coup.State.OPEN, Coup.State.AWAITING_CORRECTION]
+    ).exists():
+        raise ValidationError("Finish (and restore) the coup in play before ending the series.")
+    turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
+    if turn is not None:
+        bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.SERIES_ENDED)
+    return ledger.series_end(series=series, reason=reason, actor=actor)
+
+
+def series_check_coup_allowed(*, session: TableSession) -> None:
+    """While a series runs, a new coup needs a coup left to play and somebody able to bank and bet
+    (seed 003's early end); otherwise the croupier ends the series."""
+    series = series_running(session=session)
+    if series is None:
+        return
+    ok, why = series_can_continue(series=series)
+    if not ok:
+        raise ValidationError(f"{why} End the series to see the final standings.")
