@@ -44,6 +44,7 @@ from tables import serializers as s
 from tables import services
 from tables.coup_state import coup_record
 from tables.models import (
+    UNFINISHED_COUP_STATES,
     Coup,
     CoupStep,
     Seat,
@@ -347,11 +348,7 @@ def table_data(table: Table) -> dict[str, Any]:
             "offer_to": rotation.offer_to.number if rotation.offer_to else None,
         }
     coups = Coup.objects.filter(shoe__session=session).order_by("-created_at", "-pk")
-    data["current_coup"] = (
-        coups.filter(state__in=[Coup.State.OPEN, Coup.State.AWAITING_CORRECTION])
-        .values_list("pk", flat=True)
-        .first()
-    )
+    data["current_coup"] = coups.filter(state__in=UNFINISHED_COUP_STATES).values_list("pk", flat=True).first()
     data["last_coup"] = coups.values_list("pk", flat=True).first()
     return data
 

@@ -26,7 +26,7 @@ import orjson
 from django.db.models import Prefetch
 from django.utils import timezone
 
-from audit.canonical import to_jsonable
+from audit.canonical import event_content, to_jsonable
 from audit.selectors import audit_events_between
 from ledger.models import Account, Entry, Transaction
 from tables.coup_state import coup_record, coup_replay
@@ -166,19 +166,7 @@ def fees_csv(*, period: Period, table: Table | None = None) -> Iterator[bytes]:
 # ------------------------------------------------------------------------------ (c) audit trail
 def audit_event_dict(event: Any) -> dict[str, Any]:
     """Every field the hash covers, in the form it is hashed (docs/audit.md), plus the links."""
-    return {
-        "seq": event.seq,
-        "occurred_at": to_jsonable(event.occurred_at),
-        "actor_id": event.actor_id,
-        "actor_label": event.actor_label,
-        "action": event.action,
-        "object_type": event.object_type,
-        "object_id": event.object_id,
-        "before": event.before,
-        "after": event.after,
-        "prev_hash": event.prev_hash,
-        "hash": event.hash,
-    }
+    return {**to_jsonable(event_content(event)), "prev_hash": event.prev_hash, "hash": event.hash}
 
 
 def audit_jsonl(*, period: Period) -> Iterator[bytes]:

@@ -609,6 +609,10 @@ class CoupState(models.TextChoices):
     VOID = "void"
 
 
+#: a coup the table cannot move on from: being played, or flagged and not restored yet
+UNFINISHED_COUP_STATES = (CoupState.OPEN, CoupState.AWAITING_CORRECTION)
+
+
 class Coup(models.Model):
     State = CoupState
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from tables.coup_state import cards_parse, coup_replay, coup_restore, levy_terms
 from tables.models import (
+    UNFINISHED_COUP_STATES,
     BankOffer,
     BankShare,
     BankTurn,
@@ -321,7 +322,7 @@ def table_floor(*, table: Table) -> TableFloor:
     last_shoe = shoes.first()
     shoe = last_shoe if last_shoe is not None and last_shoe.state == Shoe.State.OPEN else None
     coups = Coup.objects.filter(shoe__session=session).select_related("shoe", "banker")
-    coup = coups.filter(state__in=[Coup.State.OPEN, Coup.State.AWAITING_CORRECTION]).order_by("-pk").first()
+    coup = coups.filter(state__in=UNFINISHED_COUP_STATES).order_by("-pk").first()
     finished = (
         coups.filter(state__in=[Coup.State.SETTLED, Coup.State.AWAITING_APPROVAL]).order_by("-pk").first()
     )

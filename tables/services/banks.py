@@ -18,7 +18,17 @@ from django.utils import timezone
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from tables import money
-from tables.models import BankOffer, BankShare, BankTurn, Coup, Seat, Spectator, Table, TableSession
+from tables.models import (
+    UNFINISHED_COUP_STATES,
+    BankOffer,
+    BankShare,
+    BankTurn,
+    Coup,
+    Seat,
+    Spectator,
+    Table,
+    TableSession,
+)
 from tables.permissions import check_croupier_at
 from tables.rules.settlement import spectator_bank_share
 from tables.selectors import bank_rotation
@@ -197,9 +207,7 @@ def bank_pass(*, actor: AbstractBaseUser, session: TableSession) -> BankTurn:
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is None:
         raise ValidationError("Nobody holds the bank.")
-    if Coup.objects.filter(
-        bank_turn=turn, state__in=[Coup.State.OPEN, Coup.State.AWAITING_CORRECTION]
-    ).exists():
+    if Coup.objects.filter(bank_turn=turn, state__in=UNFINISHED_COUP_STATES).exists():
         raise ValidationError("Finish the coup (and restore it if it was flagged) before passing the bank.")
     return bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.PASSED)
 
@@ -299,9 +307,7 @@ def bank_share_withdraw(*, actor: AbstractBaseUser, session: TableSession, spect
     )
     if share is None:
         raise ValidationError("This spectator has no share in the bank.")
-    if Coup.objects.filter(
-        bank_turn=turn, state__in=[Coup.State.OPEN, Coup.State.AWAITING_CORRECTION]
-    ).exists():
+    if Coup.objects.filter(bank_turn=turn, state__in=UNFINISHED_COUP_STATES).exists():
         raise ValidationError("A share is taken out before a deal: finish (and restore) the coup first.")
     taken = _share_pay_out(actor=actor, share=share)
     remaining = money.bank_holding(table=session.table)

@@ -39,6 +39,7 @@ from tables.coup_state import (
     table_rules_snapshot,
 )
 from tables.models import (
+    UNFINISHED_COUP_STATES,
     BankTax,
     BankTurn,
     Bet,
@@ -138,7 +139,7 @@ def coup_start(
     turn = BankTurn.objects.select_related("seat").filter(session=session, ended_at__isnull=True).first()
     if turn is None:
         raise ValidationError("Nobody holds the bank: choose the banker first.")
-    blocking = [Coup.State.OPEN] if history else [Coup.State.OPEN, Coup.State.AWAITING_CORRECTION]
+    blocking = [Coup.State.OPEN] if history else UNFINISHED_COUP_STATES
     pending = Coup.objects.filter(shoe__session=session, state__in=blocking).first()
     if pending is not None:
         verb = "finish" if pending.state == Coup.State.OPEN else "restore"

@@ -14,7 +14,7 @@ from django.db import transaction
 from ledger import services as ledger
 from ledger.models import Series
 from ledger.selectors import series_can_continue
-from tables.models import BankTurn, Coup, Seat, TableSession
+from tables.models import UNFINISHED_COUP_STATES, BankTurn, Coup, Seat, TableSession
 from tables.permissions import check_croupier_at
 from tables.services.banks import bank_turn_end
 from tables.services.locking import lock_session, require_open
@@ -35,9 +35,7 @@ def series_begin(*, actor: AbstractBaseUser, session: TableSession) -> Series:
         raise ValidationError(f"The {profile.slug} profile plays no series.")
     if series_running(session=session) is not None:
         raise ValidationError("A series is already being played at this table.")
-    if Coup.objects.filter(
-        shoe__session=session, state__in=[Coup.State.OPEN, Coup.State.AWAITING_CORRECTION]
-    ).exists():
+    if Coup.objects.filter(shoe__session=session, state__in=UNFINISHED_COUP_STATES).exists():
         raise ValidationError("Finish the coup in play before starting a series.")
     seated = [
         s.player for s in Seat.objects.filter(session=session, left_at__isnull=True).select_related("player")
@@ -57,9 +55,7 @@ def series_finish(*, actor: AbstractBaseUser, session: TableSession, reason: str
     series = series_running(session=session)
     if series is None:
         raise ValidationError("No series is being played at this table.")
-    if Coup.objects.filter(
-        shoe__session=session, state__in=[Coup.State.OPEN, Coup.State.AWAITING_CORRECTION]
-    ).exists():
+    if Coup.objects.filter(shoe__session=session, state__in=UNFINISHED_COUP_STATES).exists():
         raise ValidationError("Finish (and restore) the coup in play before ending the series.")
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is not None:
