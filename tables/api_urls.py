@@ -41,5 +41,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(C + "correction/", apis.CorrectionSubmitView.as_view(), name="correction"),
     path(C + "correction/approve/", apis.CorrectionApproveView.as_view(), name="correction-approve"),
     path(C + "correction/reject/", apis.CorrectionRejectView.as_view(), name="correction-reject"),
+    path(C + "void/", apis.CoupVoidView.as_view(), name="coup-void"),
     path("corrections/", apis.CorrectionsPendingView.as_view(), name="corrections"),
 ]

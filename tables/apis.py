@@ -761,6 +761,16 @@ class CorrectionApproveView(CoupAction):
         return services.correction_approve(actor=actor, coup=coup, idempotency_key=key)
 
 
+class CoupVoidView(CoupAction):
+    """A pit boss voids a flagged coup that cannot be restored (``reason`` required): every bet is
+    returned and the bank stays as declared."""
+
+    input = s.RejectIn
+
+    def act(self, *, actor: AbstractBaseUser, coup: Coup, data: dict[str, Any], key: str) -> Any:
+        return services.coup_void(actor=actor, coup=coup, reason=data["reason"], idempotency_key=key)
+
+
 class CorrectionRejectView(CoupAction):
     """A pit boss rejects the correction (``reason`` required): it goes back to the croupier."""
 

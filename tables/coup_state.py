@@ -57,7 +57,7 @@ def betting_turn(*, seat_number: int, banker_seat_number: int, seat_count: int, 
     Seats are numbered clockwise, so the banker's left neighbour is the next number up: betting
     from the left runs up the seat numbers from the banker, from the right runs down.
     """
-    if betting_from is Side.LEFT:
+    if betting_from == Side.LEFT:  # a str from the database, or the enum itself
         return (seat_number - banker_seat_number) % seat_count
     return (banker_seat_number - seat_number) % seat_count
 
@@ -154,7 +154,9 @@ def coup_replay(coup: Coup, rows: Sequence[CoupStep]) -> CoupState:
 
 def coup_record(coup: Coup, state: CoupState, *, shoe_next: tuple[str, ...] = ()) -> CoupRecord:
     """The interchange record of a revealed coup (what exports and ``validate_coups`` read)."""
-    return to_record(state, coup_id=coup_record_id(coup), shoe_next=shoe_next)
+    return to_record(
+        state, coup_id=coup_record_id(coup), shoe_next=shoe_next, chip_unit=coup.rules["levy"]["chip_unit"]
+    )
 
 
 def coup_record_id(coup: Coup) -> str:

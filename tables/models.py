@@ -768,11 +768,12 @@ class StepKind(models.TextChoices):
     CORRECTION = "correction", "game restored"
     CORRECTION_APPROVED = "correction_approved", "correction approved"
     CORRECTION_REJECTED = "correction_rejected", "correction rejected"
+    COUP_VOIDED = "coup_voided", "coup voided by a pit boss"
 
 
 #: the workflow's own steps: everything else is a step of the game, replayed through the engine
 CORRECTION_KINDS = frozenset(
-    {StepKind.CORRECTION, StepKind.CORRECTION_APPROVED, StepKind.CORRECTION_REJECTED}
+    {StepKind.CORRECTION, StepKind.CORRECTION_APPROVED, StepKind.CORRECTION_REJECTED, StepKind.COUP_VOIDED}
 )
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.db.models import Q, Sum
+
 from ledger import services as ledger
 from ledger.models import Account
 from ledger.selectors import account_balance
@@ -100,12 +102,22 @@ def bank_return(*, turn: BankTurn, actor: Any) -> None:
     )
 
 
-def bet_check_affordable(*, coup: Coup, player: Player, amount: int, already_staked: int) -> None:
-    """Where the profile forbids borrowing, a bet must be covered by the player's own chips."""
+def bet_check_affordable(*, coup: Coup, player: Player, amount: int, banco: bool = False) -> None:
+    """Where the coup's profile forbids borrowing, a bet must be covered by the player's own chips,
+    counting what he already has at stake in every coup being played (he may sit at two tables).
+    A banco replaces the player's earlier bets in this coup, so those do not count."""
     if coup_rules(coup).profile.borrowing_allowed:
         return
+    staked = Bet.objects.filter(coup__state=Coup.State.OPEN, withdrawn=False).filter(
+        Q(seat__player=player) | Q(spectator__player=player)
+    )
+    if banco:
+        staked = staked.exclude(coup=coup)
     ledger.bet_check_affordable(
-        casino=coup.shoe.table.casino, player=player, amount=amount, already_staked=already_staked
+        casino=coup.shoe.table.casino,
+        player=player,
+        amount=amount,
+        already_staked=staked.aggregate(total=Sum("amount"))["total"] or 0,
     )
 
 

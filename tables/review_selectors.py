@@ -20,7 +20,7 @@ from django.db.models.fields.json import KT
 from django.utils import timezone
 
 from audit.selectors import ChainState, audit_chain_state
-from tables.coup_state import coup_levy, coup_replay, coup_restore, coup_verdict
+from tables.coup_state import coup_levy, coup_record, coup_replay, coup_restore, coup_verdict
 from tables.models import (
     CORRECTION_KINDS,
     BankTax,
@@ -35,13 +35,11 @@ from tables.models import (
     TableSession,
 )
 from tables.permissions import can_approve
-from tables.rules.coup import Action, Code, NeedsCards, Outcome, Restored, Settlement
-from tables.rules.coup import Bet as EngineBet
+from tables.rules.coup import Action, Code, NeedsCards, Restored, Settlement
+from tables.rules.judge import coup_settlement
 from tables.rules.machine import CoupState as EngineCoupState
 from tables.rules.odds import profile_odds
 from tables.rules.profiles import LevyMode, Profile, profile_from_dict
-from tables.rules.settlement import active_punter, settle
-from tables.rules.tableau import Requirement
 
 #: what each violation code means, in the pit boss's words
 VIOLATION_TEXT: dict[str, str] = {
@@ -294,33 +292,12 @@ def _settlement_view(s: Settlement, names: dict[str, str]) -> SettlementView:
 def settlement_as_played(coup: Coup, state: EngineCoupState) -> Settlement | None:
     """What the table would have paid had the coup stood as played: the engine's settlement of
     the outcome as played (the verdict's own settlement is the restored one)."""
-    bets: tuple[EngineBet, ...] = state.bets
     if state.bank is None or state.covered > state.bank:
         return None
+    record = coup_record(coup, state)
     outcome = coup_verdict(coup, state).outcome
-    profile = state.rules.profile
-    reimbursing = None
-    p2, b2 = state.player_two, state.banker_two
-    single = len({b.punter for b in bets}) == 1
-    if (
-        profile.option_stand_reimburses
-        and outcome is Outcome.BANKER
-        and state.player_action is Action.STAND
-        and p2 < 8
-        and b2 < 8
-        and state.rules.tableau.player_requirement(p2, single_punter=single, banco=state.banco)
-        is Requirement.OPTION
-    ):
-        reimbursing = active_punter(bets)
-    return settle(
-        outcome=outcome,
-        bank=state.bank,
-        bets=bets,
-        levy=coup_levy(coup),
-        uncovered_to_reserve=profile.uncovered_to_reserve,
-        first_coup_of_bank=state.first_coup_of_bank,
-        house_limit=state.house_limit,
-        reimbursing_punter=reimbursing,
+    return coup_settlement(
+        record, state.rules, outcome=outcome, player_action=record.player.action, levy=coup_levy(coup)
     )
 
 

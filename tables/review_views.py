@@ -27,6 +27,7 @@ from audit.services import chain_verification_request
 from tables import services
 from tables.exports import EXPORTS
 from tables.models import Coup
+from tables.permissions import can_approve
 from tables.review_forms import PeriodForm, RejectForm
 from tables.review_selectors import (
     QUEUE_PAGE_SIZE,
@@ -91,9 +92,13 @@ def coup_detail(request: HttpRequest, pk: int) -> HttpResponse:
     _allow(can_review_corrections(request.user))
     coup = get_object_or_404(Coup, pk=pk)
     review = coup_review(coup=coup, user=request.user)
-    return render(
-        request, "review/coup.html", {"review": review, "reject_form": RejectForm(), **_nav(request)}
-    )
+    context = {
+        "review": review,
+        "reject_form": RejectForm(),
+        "can_void": can_approve(request.user),
+        **_nav(request),
+    }
+    return render(request, "review/coup.html", context)
 
 
 def _decide(
@@ -124,11 +129,18 @@ def _decide(
             "error": error,
             "done": "" if error else done,
             "oob_queue_count": waiting,
+            "can_void": can_approve(request.user),
         }
         return render(request, "review/_coup_body.html", context, status=status)
     if error:
         review = coup_review(coup=coup, user=request.user)
-        context = {"review": review, "reject_form": form or RejectForm(), "error": error, **_nav(request)}
+        context = {
+            "review": review,
+            "reject_form": form or RejectForm(),
+            "error": error,
+            "can_void": can_approve(request.user),
+            **_nav(request),
+        }
         return render(request, "review/coup.html", context, status=status)
     messages.success(request, done)
     return redirect("review:queue" if as_row else reverse("review:coup", args=[coup.pk]))
@@ -153,6 +165,19 @@ def coup_reject(request: HttpRequest, pk: int) -> HttpResponse:
 
     return _decide(
         request, pk, reject, form=form, done="Correction rejected: the croupier must restore the coup again."
+    )
+
+
+@login_required
+@require_POST
+def coup_void(request: HttpRequest, pk: int) -> HttpResponse:
+    form = RejectForm(request.POST)
+
+    def void(coup: Coup) -> Any:
+        return services.coup_void(actor=request.user, coup=coup, reason=form.cleaned_data["reason"])
+
+    return _decide(
+        request, pk, void, form=form, done="Coup voided: every bet returned, the bank as declared."
     )
 
 

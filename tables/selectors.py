@@ -10,7 +10,15 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from tables.coup_state import cards_parse, coup_replay, coup_restore, levy_terms
+from tables.coup_state import (
+    betting_turn,
+    cards_parse,
+    coup_levy,
+    coup_replay,
+    coup_restore,
+    seat_key,
+    spectator_key,
+)
 from tables.models import (
     UNFINISHED_COUP_STATES,
     BankOffer,
@@ -226,7 +234,7 @@ def coup_advice(*, coup: Coup, state: EngineCoupState) -> Advice | None:
             unseen=unseen,
             banco=state.banco,
         )
-    levy = levy_terms(casino=coup.shoe.table.casino, profile=state.rules.profile)
+    levy = coup_levy(coup)  # the terms the coup was started under
     exempt = coup.first_coup_of_bank and levy.first_coup_exempt
     return advise_banker(
         tableau,
@@ -257,7 +265,6 @@ def corrections_pending(*, casino_id: int | None = None) -> QuerySet[Coup]:
 
 # ------------------------------------------------------------------ the croupier's table screen
 # Appended for the croupier screens (tables/views/): reads only, grouped so a view makes one call.
-from tables.coup_state import betting_turn, seat_key, spectator_key  # noqa: E402
 from tables.models import Bet, Player, SessionPause, Shoe, ShoeAlarm, Spectator  # noqa: E402
 
 

@@ -20,6 +20,7 @@ from tables.rules.coup import (
     NeedsCards,
     Outcome,
     Restored,
+    Settlement,
     Verdict,
     Violation,
 )
@@ -174,34 +175,11 @@ def judge_coup(record: CoupRecord, rules: Rules, *, levy: LevyTerms | None = Non
             settled_outcome = restored.outcome
             player_action = restored.player_action
 
-    if covered > record.bank:
-        settlement = None
-    else:
-        reimbursing = None
-        # club rule: standing on one's option and losing makes the active punter answer for the
-        # others' stakes; not when a banker natural decided the coup before the choice mattered
-        if (
-            profile.option_stand_reimburses
-            and settled_outcome is Outcome.BANKER
-            and player_action is _A_STAND
-            and p2 < 8
-            and b2 < 8
-            and rules.tableau.player_requirement(p2, single_punter=single_punter(record), banco=record.banco)
-            is _OPTION
-        ):
-            reimbursing = record.active_punter or active_punter(record.bets)
-        if levy is None:
-            levy = rules.levy_at(record.chip_unit)
-        settlement = settle(
-            outcome=settled_outcome,
-            bank=record.bank,
-            bets=record.bets,
-            levy=levy,
-            uncovered_to_reserve=profile.uncovered_to_reserve,
-            first_coup_of_bank=record.first_coup_of_bank,
-            house_limit=record.house_limit,
-            reimbursing_punter=reimbursing,
-        )
+    settlement = (
+        None
+        if covered > record.bank
+        else coup_settlement(record, rules, outcome=settled_outcome, player_action=player_action, levy=levy)
+    )
 
     return Verdict(
         id=record.id,
@@ -211,6 +189,45 @@ def judge_coup(record: CoupRecord, rules: Rules, *, levy: LevyTerms | None = Non
         violations=tuple(violations),
         settlement=settlement,
         restored=restored,
+    )
+
+
+def coup_settlement(
+    record: CoupRecord,
+    rules: Rules,
+    *,
+    outcome: Outcome,
+    player_action: Action,
+    levy: LevyTerms | None = None,
+) -> Settlement:
+    """The settlement of ``record`` had it ended with ``outcome`` after the player's
+    ``player_action`` (as played, or as restored). The bets must not exceed the bank."""
+    pc, bc = record.player.cards, record.banker.cards
+    p2 = (POINTS[pc[0]] + POINTS[pc[1]]) % 10
+    b2 = (POINTS[bc[0]] + POINTS[bc[1]]) % 10
+    profile = rules.profile
+    reimbursing = None
+    # club rule: standing on one's option and losing makes the active punter answer for the
+    # others' stakes; not when a banker natural decided the coup before the choice mattered
+    if (
+        profile.option_stand_reimburses
+        and outcome is Outcome.BANKER
+        and player_action is _A_STAND
+        and p2 < 8
+        and b2 < 8
+        and rules.tableau.player_requirement(p2, single_punter=single_punter(record), banco=record.banco)
+        is _OPTION
+    ):
+        reimbursing = record.active_punter or active_punter(record.bets)
+    return settle(
+        outcome=outcome,
+        bank=record.bank,
+        bets=record.bets,
+        levy=levy if levy is not None else rules.levy_at(record.chip_unit),
+        uncovered_to_reserve=profile.uncovered_to_reserve,
+        first_coup_of_bank=record.first_coup_of_bank,
+        house_limit=record.house_limit,
+        reimbursing_punter=reimbursing,
     )
 
 

@@ -413,22 +413,28 @@ def _banco(state: CoupState, step: Step) -> CoupState:
 
 
 # ---------------------------------------------------------------------- the finished coup
-def to_record(state: CoupState, *, coup_id: object = None, shoe_next: tuple[str, ...] = ()) -> CoupRecord:
+def to_record(
+    state: CoupState, *, coup_id: object = None, shoe_next: tuple[str, ...] = (), chip_unit: int = 1
+) -> CoupRecord:
     """The interchange record of a revealed coup (what ``judge_coup`` and exports read)."""
     if state.phase is not Phase.DONE:
         raise IllegalStep("the coup is not finished")
     assert state.bank is not None and state.player_action is not None and state.banker_action is not None
+    # a record lists the bets in betting order (who bet first wins a tie for the active punter),
+    # which need not be the order the croupier entered them in
+    ranked = sorted(range(len(state.bets)), key=state.bet_orders.__getitem__)
     return CoupRecord(
         id=coup_id,
         profile=state.rules.profile.slug,
         bank=state.bank,
-        bets=state.bets,
+        bets=tuple(state.bets[i] for i in ranked),
         player=Hand(state.player_cards, state.player_action),
         banker=Hand(state.banker_cards, state.banker_action),
         banco=state.banco,
         first_coup_of_bank=state.first_coup_of_bank,
         shoe_next=shoe_next,
         house_limit=state.house_limit,
+        chip_unit=chip_unit,
     )
 
 

@@ -12,7 +12,7 @@ from tables.services.banks import (
     bank_share_contribute,
     bank_share_withdraw,
 )
-from tables.services.corrections import correction_approve, correction_reject, correction_submit
+from tables.services.corrections import correction_approve, correction_reject, correction_submit, coup_void
 from tables.services.coups import (
     Caller,
     ConfirmationRequired,
@@ -25,9 +25,11 @@ from tables.services.coups import (
 from tables.services.floor import (
     seat_leave,
     seat_take,
+    seat_take_new_player,
     session_pause_end,
     session_pause_start,
     spectator_join,
+    spectator_join_new_player,
     spectator_leave,
     table_session_close,
     table_session_open,
@@ -62,10 +64,12 @@ __all__ = [
     "correction_submit",
     "coup_start",
     "coup_step_record",
+    "coup_void",
     "croupier_assignment_create",
     "player_create",
     "seat_leave",
     "seat_take",
+    "seat_take_new_player",
     "series_begin",
     "series_finish",
     "session_pause_end",
@@ -73,6 +77,7 @@ __all__ = [
     "shoe_close",
     "shoe_start",
     "spectator_join",
+    "spectator_join_new_player",
     "spectator_leave",
     "staff_member_create",
     "staff_password_set",

@@ -59,6 +59,12 @@ def bank_turn_end(
     return turn
 
 
+def _within_house_limit(table: Table, amount: int) -> None:
+    limit = table.casino.house_limit
+    if limit is not None and amount > limit:
+        raise ValidationError(f"A bank may not exceed the house limit of {limit}.")
+
+
 def _seated(session: TableSession, seat: Seat) -> Seat:
     seat = Seat.objects.select_related("player").get(pk=seat.pk)
     if seat.session_id != session.pk or seat.left_at is not None:
@@ -101,13 +107,14 @@ def bank_first_assign(
     if BankTurn.objects.filter(session=session).exists():
         raise ValidationError("The first banker has already been chosen at this session.")
     how = FIRST_BANKER_WAYS[Table.FirstBanker(table.first_banker_method)]
-    if how is BankTurn.Start.ACCEPTANCE:
+    if how == BankTurn.Start.ACCEPTANCE:
         raise ValidationError("At this table the bank is offered in turn: record each answer instead.")
     profile = table.profile
     minimum = profile.min_bank
-    if how is BankTurn.Start.AUCTION:
+    if how == BankTurn.Start.AUCTION:
         if amount is None or amount < profile.min_bank:
             raise ValidationError(f"An auction needs the winning bank, at least {profile.min_bank}.")
+        _within_house_limit(table, amount)
         minimum = amount
     elif amount is not None:
         raise ValidationError("Only an auction names the bank in advance.")
@@ -125,6 +132,10 @@ def bank_offer_answer(
     rotation = bank_rotation(session=session)
     if rotation is None:
         raise ValidationError("The bank is held: there is nothing to offer.")
+    if rotation.previous is None and session.table.first_banker_method != Table.FirstBanker.ACCEPTANCE:
+        raise ValidationError(
+            f"At this table the first banker is chosen {session.table.get_first_banker_method_display()}."
+        )
     if rotation.offer_to is None or rotation.offer_to.pk != seat.pk:
         who = f"seat {rotation.offer_to.number}" if rotation.offer_to else "nobody (everyone refused)"
         raise ValidationError(f"The bank is offered in turn: it goes to {who} now.")
@@ -139,7 +150,7 @@ def bank_offer_answer(
     )
     audit_record(actor=actor, action="tables.bank.offer", target=offer, after=model_snapshot(offer))
     if accept:
-        first_in_turn = rotation.candidates[0].pk == seat.pk if rotation.candidates else True
+        first_in_turn = rotation.order[0].pk == seat.pk  # the first neighbour, refusals or not
         # a farther player taking a passed bank leaves the first neighbour his ordinary turn
         keep_anchor = rotation.how == BankTurn.Start.PASSED and not first_in_turn and rotation.previous
         _open_turn(
@@ -168,6 +179,7 @@ def bank_auction_award(
         raise ValidationError("Only a passed bank is auctioned; a lost bank goes round in turn.")
     if amount < rotation.required_minimum:
         raise ValidationError(f"The bank must be at least {rotation.required_minimum}.")
+    _within_house_limit(session.table, amount)
     return _open_turn(
         actor=actor, session=session, seat=_seated(session, seat), how=BankTurn.Start.AUCTION, minimum=amount
     )
@@ -218,8 +230,13 @@ def bank_after_coup(
     """After a coup's (provisional or final) settlement: a losing banker loses the bank; a winning
     or tying one must continue with at least the mandatory continuation. Caller holds the locks."""
     turn = BankTurn.objects.select_for_update().get(pk=coup.bank_turn_id)
-    if turn.ended_at is not None:
-        return  # the bank already moved on (a correction approved after play went on)
+    if (
+        turn.ended_at is not None
+        or Coup.objects.filter(bank_turn=turn, created_at__gt=coup.created_at).exists()
+    ):
+        # the bank already moved on (a correction of an older coup, after play went on): the
+        # bank in play now is a later coup's business
+        return
     if outcome == "player":
         bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.LOST)
         return
@@ -330,10 +347,17 @@ def _share_pay_out(*, actor: AbstractBaseUser | None, share: BankShare) -> int:
     amount = 0
     if first is not None:
         table = share.turn.session.table
+        # the bank now belongs to those still in it: the first bank less the parts already taken
+        # out (bank 10 with 3 from A and 2 from B; A took his 24 of 80: B owns 2/7 of the 56 left)
+        gone = sum(
+            BankShare.objects.filter(turn=share.turn, withdrawn__isnull=False).values_list(
+                "contributed", flat=True
+            )
+        )
         amount = spectator_bank_share(
             bank=money.bank_holding(table=table),
             contributed=share.contributed,
-            initial_bank=first.bank,
+            initial_bank=first.bank - gone,
             chip_unit=table.casino.chip_unit,
         )
         money.bank_share_out(

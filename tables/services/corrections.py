@@ -65,7 +65,8 @@ def _restoration(coup: Coup, cards: list[str]) -> tuple[Restored, Settlement, li
             {"cards": f"The restored game takes {used} card(s) from the shoe, not {len(cards)}."}
         )
     settlement = coup_verdict(coup, state, shoe_next=tuple(cards)).settlement
-    assert settlement is not None
+    if settlement is None:  # only an imported history gets here: a live table refuses such bets
+        raise ValidationError("The bets exceeded the bank: the coup cannot be settled; a pit boss voids it.")
     return restored, settlement, rows
 
 
@@ -202,4 +203,40 @@ def correction_reject(
         after={"index": step.index, "correction": correction.index, "reason": reason.strip()},
     )
     rows = list(coup.steps.order_by("index"))
+    return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))
+
+
+@transaction.atomic
+def coup_void(
+    *, actor: AbstractBaseUser, coup: Coup | int, reason: str, idempotency_key: str = ""
+) -> StepResult:
+    """A pit boss voids a flagged coup that cannot be restored (bets beyond the bank, cards no longer
+    to be had): all bets are returned and the bank stays as it was declared — no money moves, the
+    coup's steps stay, a new step says who voided it and why."""
+    coup = lock_coup(coup)
+    check_can_approve(actor)
+    if coup.state != Coup.State.AWAITING_CORRECTION:
+        raise CoupConflict(
+            f"This coup is {coup.state.replace('_', ' ')}: only a coup awaiting its correction is voided."
+        )
+    if not reason.strip():
+        raise ValidationError({"reason": "Say why the coup is voided."})
+    rows = list(coup.steps.order_by("index"))
+    first_wrong = next((r for r in rows if r.violations), None)
+    step = _step_append(
+        coup=coup,
+        actor=actor,
+        kind=CoupStep.Kind.COUP_VOIDED,
+        payload={"reason": reason.strip()},
+        corrects=first_wrong,
+        idempotency_key=idempotency_key,
+    )
+    coup.state = Coup.State.VOID
+    coup.save(update_fields=["state"])
+    audit_record(
+        actor=actor,
+        action="tables.coup.void",
+        target=coup,
+        after={"index": step.index, "reason": reason.strip()},
+    )
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))

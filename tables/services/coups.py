@@ -22,7 +22,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Max, Sum
+from django.db.models import F, Max
 from django.utils import timezone
 
 from audit.services import audit_record
@@ -314,10 +314,7 @@ def _engine_step(coup: Coup, state: CoupState, request: StepRequest) -> tuple[St
         live_betting = not state.historical and not state.bets_closed and not state.banco
         if live_betting and 0 < state.uncovered < request.amount:
             raise ValidationError({"amount": f"only {state.uncovered} of the bank is left to cover"})
-        staked = (
-            Bet.objects.filter(coup=coup, withdrawn=False, **who.filter).aggregate(s=Sum("amount"))["s"] or 0
-        )
-        money.bet_check_affordable(coup=coup, player=who.player, amount=request.amount, already_staked=staked)
+        money.bet_check_affordable(coup=coup, player=who.player, amount=request.amount)
         payload = {
             "punter": who.key,
             "amount": request.amount,
@@ -339,7 +336,7 @@ def _engine_step(coup: Coup, state: CoupState, request: StepRequest) -> tuple[St
         winner = next(p for p in people if p.key == _banco_winner_key(state, step))
         if any(c.suivi for c in request.callers):
             _check_suivi(coup, request, people)
-        money.bet_check_affordable(coup=coup, player=winner.player, amount=coup.bank, already_staked=0)
+        money.bet_check_affordable(coup=coup, player=winner.player, amount=coup.bank, banco=True)
         payload = {
             "callers": [
                 {"punter": c.punter, "spectator": c.spectator, "suivi": c.suivi, "order": c.order}

@@ -31,6 +31,8 @@ from tables.models import (
 from tables.permissions import check_croupier_at
 from tables.services.banks import bank_turn_end
 from tables.services.locking import lock_session, require_open
+from tables.services.setup import player_create
+from tables.services.shoes import shoe_close_locked
 
 
 @transaction.atomic
@@ -69,8 +71,8 @@ def table_session_close(
         raise ValidationError("A coup is still being played: finish it before closing the table.")
     now = at or timezone.now()
     for shoe in Shoe.objects.select_for_update().filter(session=session, state=Shoe.State.OPEN):
-        shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, now, "session closed"
-        shoe.save(update_fields=["state", "closed_at", "close_reason"])
+        # audited, and flagged if less than 5/6 of it was dealt, like any other closing shoe
+        shoe_close_locked(actor=actor, shoe=shoe, reason="session closed")
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is not None:
         bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.SESSION_CLOSED, at=now)
@@ -216,3 +218,25 @@ def spectator_leave(*, actor: AbstractBaseUser, spectator: Spectator) -> Spectat
         after=model_snapshot(spectator),
     )
     return spectator
+
+
+@transaction.atomic
+def seat_take_new_player(
+    *, actor: AbstractBaseUser, session: TableSession, display_name: str, number: int
+) -> Seat:
+    """A newcomer registered and seated in one go: he exists only if he does sit down. The table's
+    row is locked first, as by every writer at a table, before the registration takes the audit
+    chain's lock."""
+    session = lock_session(session)
+    player = player_create(actor=actor, casino=session.table.casino, display_name=display_name)
+    return seat_take(actor=actor, session=session, player=player, number=number)
+
+
+@transaction.atomic
+def spectator_join_new_player(
+    *, actor: AbstractBaseUser, session: TableSession, display_name: str
+) -> Spectator:
+    """A newcomer registered and standing as a spectator, in one go (see seat_take_new_player)."""
+    session = lock_session(session)
+    player = player_create(actor=actor, casino=session.table.casino, display_name=display_name)
+    return spectator_join(actor=actor, session=session, player=player)

@@ -83,6 +83,9 @@ def record_verdict(record: CoupRecord, profile: Profile) -> Verdict:
 def coup_import(
     *, actor: AbstractBaseUser, table: Table, record: CoupRecord, buy_in: int = 0
 ) -> ImportedCoup:
+    # the table's row first, as every writer at a table takes it: the import's player creations
+    # and buy-ins take the audit chain's lock, which must come after it (no deadlock with a tablet)
+    Table.objects.select_for_update().get(pk=table.pk)
     profile = record_profile(record.profile)
     verdict = record_verdict(record, profile)
     session = TableSession.objects.filter(table=table, closed_at__isnull=True).first()

@@ -23,7 +23,6 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
@@ -375,14 +374,13 @@ def seat_take(request: HttpRequest, table: Table) -> None:
     _form_checked(form)
     session = _session(table)
     data = form.cleaned_data
-    with transaction.atomic():  # a new player is created only if he does sit down
-        if data["player"]:
-            player = _player(table, data["player"])
-        else:
-            player = services.player_create(
-                actor=request.user, casino=table.casino, display_name=data["new_name"]
-            )
+    if data["player"]:
+        player = _player(table, data["player"])
         services.seat_take(actor=request.user, session=session, player=player, number=data["number"])
+    else:
+        services.seat_take_new_player(
+            actor=request.user, session=session, display_name=data["new_name"], number=data["number"]
+        )
 
 
 @table_action("seating", "body")
@@ -396,14 +394,10 @@ def spectator_join(request: HttpRequest, table: Table) -> None:
     _form_checked(form)
     session = _session(table)
     data = form.cleaned_data
-    with transaction.atomic():
-        if data["player"]:
-            player = _player(table, data["player"])
-        else:
-            player = services.player_create(
-                actor=request.user, casino=table.casino, display_name=data["new_name"]
-            )
-        services.spectator_join(actor=request.user, session=session, player=player)
+    if data["player"]:
+        services.spectator_join(actor=request.user, session=session, player=_player(table, data["player"]))
+    else:
+        services.spectator_join_new_player(actor=request.user, session=session, display_name=data["new_name"])
 
 
 @table_action("seating", "body")

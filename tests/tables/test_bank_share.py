@@ -74,3 +74,30 @@ def test_shares_follow_the_rules(croupier, club_table, table) -> None:
         services.bank_share_contribute(
             actor=croupier, session=other.session, spectator=other.spectators[0], amount=3
         )
+
+
+def test_two_spectators_each_get_their_own_proportion(croupier, club_table) -> None:
+    floor = open_floor(croupier, club_table, seats=(1, 2), spectators=2, chips=1000)
+    a, b = floor.spectators
+    services.bank_share_contribute(actor=croupier, session=floor.session, spectator=a, amount=3)
+    services.bank_share_contribute(actor=croupier, session=floor.session, spectator=b, amount=2)
+    play(floor, bank=10, bets=[(2, 10)], cards=WINS[0], player="stand", banker="natural")  # bank 20
+    services.bank_pass(actor=croupier, session=floor.session)
+    paid = dict(BankShare.objects.values_list("spectator_id", "withdrawn"))
+    assert paid == {a.pk: 6, b.pk: 4}  # 20 x 3/10 and 20 x 2/10
+    assert balance(floor, Account.Kind.PLAYER, floor.players[1]) == 1000 - 5 + 10  # his 5 of 10 won 5
+
+
+def test_a_later_share_counts_from_what_is_left_after_an_earlier_one(croupier, club_table) -> None:
+    floor = open_floor(croupier, club_table, seats=(1, 2), spectators=2, chips=1000)
+    a, b = floor.spectators
+    services.bank_share_contribute(actor=croupier, session=floor.session, spectator=a, amount=3)
+    services.bank_share_contribute(actor=croupier, session=floor.session, spectator=b, amount=2)
+    bank = 10
+    for cards in WINS:
+        play(floor, bank=bank, bets=[(2, bank)], cards=cards, player="stand", banker="natural")
+        bank *= 2
+    assert services.bank_share_withdraw(actor=croupier, session=floor.session, spectator=a).withdrawn == 24
+    # B owns 2 of the 7 chips left of the first bank: 2/7 of the 56 still in it
+    assert services.bank_share_withdraw(actor=croupier, session=floor.session, spectator=b).withdrawn == 16
+    assert bank_turn(floor).required_minimum == 40

@@ -321,3 +321,107 @@ def test_shoe_follows_the_profile(croupier, table) -> None:
         services.shoe_start(actor=croupier, session=session, decks=6, burnt_cards=[])
     with pytest.raises(ValidationError, match="bad card"):
         services.shoe_start(actor=croupier, session=session, decks=6, burnt_cards=["2C", "3C", "1X"])
+
+
+def test_a_late_correction_leaves_the_bank_in_play_alone(croupier, pit_boss, table) -> None:
+    floor = open_floor(croupier, table)
+    first = play(
+        floor, bank=100, bets=[(2, 100)], cards=("TH", "3S", "2C", "2H"), player="draw", player_card="6D",
+        banker="stand", confirm=True,
+    )  # fmt: skip
+    services.correction_submit(actor=croupier, coup=first, cards=["4C"])  # restored: the banker won
+    assert bank_turn(floor).required_minimum == 195
+    play(
+        floor,
+        bank=200,
+        bets=[(2, 200)],
+        cards=("2H", "AS", "3C", "6D"),
+        player="draw",
+        player_card="KH",
+        banker="stand",
+    )
+    turn = bank_turn(floor)
+    assert turn.required_minimum == 390
+    services.correction_reject(actor=pit_boss, coup=first, reason="the card was the 5D")
+    services.correction_submit(actor=croupier, coup=first, cards=["5D"])  # now the player wins
+    after = bank_turn(floor)
+    assert after is not None and after.pk == turn.pk and after.required_minimum == 390
+
+
+def test_a_punter_cannot_stake_the_same_chips_at_two_home_tables(croupier, home_table) -> None:
+    from tests.factories import CroupierAssignmentFactory, TableFactory, builtin_profile
+
+    second = TableFactory(casino=home_table.casino, profile=builtin_profile("home"))
+    CroupierAssignmentFactory(user=croupier, table=second)
+    one = open_floor(croupier, home_table, seats=(1, 2, 3), chips=100)
+    two = open_floor(croupier, second, seats=(1, 3, 4), chips=100)
+    player = one.players[2]
+    services.seat_leave(actor=croupier, seat=two.seats[3])
+    services.seat_take(actor=croupier, session=two.session, player=player, number=2)  # he sits at both
+    coup = services.coup_start(actor=croupier, session=one.session, amount=100).coup
+    step(one, coup, K.BET, seat=2, amount=100)  # all his 100 chips at the first table
+    other = services.coup_start(actor=croupier, session=two.session, amount=50).coup
+    with pytest.raises(ValidationError, match="a bet of 10 besides the 100 already staked is refused"):
+        step(two, other, K.BET, seat=2, amount=10)
+
+
+def test_the_first_in_betting_order_plays_on_equal_stakes(croupier, club_table) -> None:
+    floor = open_floor(croupier, club_table, seats=(1, 2, 3))
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=10).coup
+    step(floor, coup, K.BET, seat=3, amount=5)  # entered first, but seat 2 bets first (club: from the left)
+    step(floor, coup, K.BET, seat=2, amount=5)
+    step(floor, coup, K.BETS_CLOSED)
+    for kind, card in (
+        (K.CARD_TO_PLAYER, "2H"),
+        (K.CARD_TO_BANKER, "4D"),
+        (K.CARD_TO_PLAYER, "3C"),
+        (K.CARD_TO_BANKER, "3S"),
+    ):
+        step(floor, coup, kind, card=card)
+    step(floor, coup, K.PLAYER_STAND)  # his option on 5
+    step(floor, coup, K.BANKER_STAND)  # club: free on 7
+    result = step(floor, coup, K.REVEAL)
+    assert result.verdict.settlement.punters == {"seat-2": -10, "seat-3": 0}  # seat 2 answers for both
+
+
+def test_a_farther_player_taking_a_passed_bank_leaves_the_first_neighbour_his_turn(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    play(
+        floor,
+        bank=100,
+        bets=[(2, 100)],
+        cards=("2H", "AS", "3C", "6D"),
+        player="draw",
+        player_card="KH",
+        banker="stand",
+    )
+    services.bank_pass(actor=croupier, session=floor.session)
+    services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=False)
+    services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[3], accept=True)
+    turn = bank_turn(floor)
+    assert (turn.seat.number, turn.rotation_from.number) == (3, 1)
+
+
+def test_the_first_banker_is_chosen_the_table_s_way(croupier, table) -> None:
+    table.casino.house_limit = 500
+    table.casino.save()
+    floor = open_floor(croupier, table, banker_seat=None)
+    with pytest.raises(ValidationError, match="chosen by lot"):
+        services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[1], accept=True)
+    table.first_banker_method = "auction"
+    table.save()
+    with pytest.raises(ValidationError, match="house limit of 500"):
+        services.bank_first_assign(actor=croupier, session=floor.session, seat=floor.seats[1], amount=600)
+
+
+def test_closing_the_session_closes_the_shoe_like_any_other(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    services.table_session_close(actor=croupier, session=floor.session)
+    floor.shoe.refresh_from_db()
+    assert (floor.shoe.state, floor.shoe.close_reason, floor.shoe.early_reshuffle) == (
+        "closed",
+        "session closed",
+        True,
+    )
+    assert ShoeAlarm.objects.filter(shoe=floor.shoe, kind="early_reshuffle").count() == 1
+    assert AuditEvent.objects.filter(action="tables.shoe.close", object_id=str(floor.shoe.pk)).count() == 1

@@ -100,3 +100,31 @@ def test_a_line_that_fails_midway_leaves_nothing_behind(croupier, table, tmp_pat
     assert Coup.objects.count() == 2  # only the good line again
     assert CoupStep.objects.count() == steps + 11
     assert Transaction.objects.count() > txns and AuditEvent.objects.count() > events
+
+
+def test_a_coup_whose_bets_exceeded_the_bank_is_voided_by_a_pit_boss(
+    croupier, pit_boss, table, tmp_path
+) -> None:
+    from django.core.exceptions import PermissionDenied, ValidationError
+
+    from tables import services
+
+    line = (DATA / "coups.jsonl").read_text().splitlines()[8]  # bets-exceed-bank
+    path = tmp_path / "one.jsonl"
+    path.write_text(line + "\n")
+    lines, _summary, _code = run(path, table, croupier)
+    coup = Coup.objects.get(pk=lines[0]["coup"])
+    assert coup.state == "awaiting_correction"
+    with pytest.raises(ValidationError, match="bets exceeded the bank"):
+        services.correction_submit(actor=croupier, coup=coup, cards=[])
+    with pytest.raises(PermissionDenied):
+        services.coup_void(actor=croupier, coup=coup, reason="bets beyond the bank")
+    with pytest.raises(ValidationError, match="Say why"):
+        services.coup_void(actor=pit_boss, coup=coup, reason=" ")
+    result = services.coup_void(actor=pit_boss, coup=coup, reason="bets beyond the bank")
+    coup.refresh_from_db()
+    assert (coup.state, result.step.kind, result.step.payload) == (
+        "void",
+        "coup_voided",
+        {"reason": "bets beyond the bank"},
+    )

@@ -272,6 +272,14 @@ def test_every_step_kind_through_the_api_in_one_session(croupier, table, pit_bos
     approved = correct_with_one_card(api, boss, flagged["id"], reader)
     assert approved["step"]["payload"]["settlement"]["next_bank_min"] == 856  # 761 + 100 - 5
 
+    # a flagged coup nobody can restore (say the shoe's next card is gone): a pit boss voids it;
+    # every bet is returned and the bank stays as declared
+    unrestorable = coup_player_drew_wrongly(api, table.pk, 856)
+    api.refuse(f"/coups/{unrestorable['id']}/void/", {"reason": "cards gone"}, status=403)
+    voided = boss.ok(boss.post(f"/coups/{unrestorable['id']}/void/", {"reason": "the next card is gone"}))
+    assert (voided["step"]["kind"], voided["coup"]["state"]) == ("coup_voided", "void")
+    assert api.ok(api.get(f"/tables/{table.pk}/"), 200)["bank"]["required_minimum"] == 856
+
     wrong = coup_player_drew_wrongly(api, table.pk, 856)
     api.ok(api.post(f"/coups/{wrong['id']}/correction/", {"cards": []}))
     assert boss.refuse(f"/coups/{wrong['id']}/correction/reject/", {"reason": " "}, status=400) == {
@@ -310,7 +318,7 @@ def test_every_step_kind_through_the_api_in_one_session(croupier, table, pit_bos
 
     recorded = set(CoupStep.objects.values_list("kind", flat=True))
     assert recorded == {k.value for k in StepKind}
-    assert Coup.objects.filter(shoe=floor.shoe).count() == 5
+    assert Coup.objects.filter(shoe=floor.shoe).count() == 6  # the voided one included
     assert audit_chain_verify().ok
 
 
@@ -322,8 +330,9 @@ def test_record_export_matches_the_approved_restoration(croupier, table, pit_bos
     record = reader.ok(reader.get(f"/coups/{flagged}/record/"), 200)
     assert record == {
         "id": f"T{table.pk}-shoe1-coup1", "profile": "casino", "bank": 100,
-        "bets": [{"punter": "seat-2", "amount": 60, "spectator": False},
-                 {"punter": "seat-4", "amount": 40, "spectator": False}],
+        # in betting order: the casino bets from the banker's right (seat 1: 12, 11, ... 4, 3, 2)
+        "bets": [{"punter": "seat-4", "amount": 40, "spectator": False},
+                 {"punter": "seat-2", "amount": 60, "spectator": False}],
         "banco": False, "first_coup_of_bank": True,
         "player": {"cards": ["TH", "2C", "6D"], "action": "draw"},
         "banker": {"cards": ["3S", "2H"], "action": "stand"},

@@ -116,8 +116,9 @@ def test_coup_records_export_is_the_interchange_format(client, pit_boss, history
     assert lines == [
         {
             "id": f"T{t}-shoe1-coup1", "profile": "casino", "bank": 200,
-            "bets": [{"punter": "seat-2", "amount": 120}, {"punter": "seat-3", "amount": 50},
-                     {"punter": "seat-4", "amount": 30}],
+            # in betting order: from the banker's right (seat 1: 12, 11, ... 4, 3, 2)
+            "bets": [{"punter": "seat-4", "amount": 30}, {"punter": "seat-3", "amount": 50},
+                     {"punter": "seat-2", "amount": 120}],
             "banco": False, "first_coup_of_bank": True,
             "player": {"cards": ["2H", "3C", "9H"], "action": "draw"},
             "banker": {"cards": ["AS", "2D", "5S"], "action": "draw"},
@@ -125,7 +126,7 @@ def test_coup_records_export_is_the_interchange_format(client, pit_boss, history
         },
         {
             "id": f"T{t}-shoe1-coup2", "profile": "casino", "bank": 400,
-            "bets": [{"punter": "seat-2", "amount": 240}, {"punter": "seat-3", "amount": 160}],
+            "bets": [{"punter": "seat-3", "amount": 160}, {"punter": "seat-2", "amount": 240}],
             "banco": False, "first_coup_of_bank": False,
             "player": {"cards": ["TH", "2C", "6D"], "action": "draw"},
             "banker": {"cards": ["3S", "2H"], "action": "stand"},

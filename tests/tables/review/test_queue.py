@@ -82,10 +82,10 @@ def test_the_review_page_shows_the_coup_as_recorded_and_as_restored(client, pit_
     assert (restored.extra_cards, restored.void_cards) == (("4C",), ())
     sp, sr = review.settlement_played, review.settlement_restored
     assert (sp.covered, sp.tax, sp.banker_net, [(p.who, p.amount) for p in sp.punters]) == (
-        400, 0, -400, [("seat 2 · Player 2", 240), ("seat 3 · Player 3", 160)]
+        400, 0, -400, [("seat 3 · Player 3", 160), ("seat 2 · Player 2", 240)]  # betting order
     )  # fmt: skip
     assert (sr.covered, sr.tax, sr.banker_net, [(p.who, p.amount) for p in sr.punters]) == (
-        400, 20, 380, [("seat 2 · Player 2", -240), ("seat 3 · Player 3", -160)]
+        400, 20, 380, [("seat 3 · Player 3", -160), ("seat 2 · Player 2", -240)]
     )  # fmt: skip
     assert review.correction.actor.username == "croupier" and review.refusal == ""
     html = response.content.decode()

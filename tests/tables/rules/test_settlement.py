@@ -143,7 +143,6 @@ def test_club_active_punter_stood_on_five_and_lost_reimburses_the_others() -> No
     assert s2 is not None and dict(s2.punters) == {"seat-2": -40, "seat-5": -30, "seat-9": -20}
 
 
-
 def test_club_spectator_share_of_the_bank() -> None:
     """Seed 002: bank 10 with 3 from a spectator; after three wins it is 80; he takes 24."""
     assert spectator_bank_share(bank=80, contributed=3, initial_bank=10) == 24
