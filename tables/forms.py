@@ -114,29 +114,24 @@ class BankForm(forms.Form):
     amount = forms.IntegerField(min_value=1, error_messages={"required": "How much is the bank?"})
 
 
-class SeatForm(forms.Form):
+class SpectatorForm(forms.Form):
+    """A player joins: an existing player of the casino, or a new one by display name."""
+
+    player = forms.IntegerField(required=False)
+    new_name = forms.CharField(required=False, max_length=80, strip=True)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not data.get("player") and not data.get("new_name"):
+            self.add_error("player", "Pick a player or type a new player's name.")
+        return data
+
+
+class SeatForm(SpectatorForm):
     """A player sits down: an existing player of the casino, or a new one by display name."""
 
     number = forms.IntegerField(min_value=1, error_messages={"required": "Which seat?"})
-    player = forms.IntegerField(required=False)
-    new_name = forms.CharField(required=False, max_length=80, strip=True)
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        if not data.get("player") and not data.get("new_name"):
-            self.add_error("player", "Pick a player or type a new player's name.")
-        return data
-
-
-class SpectatorForm(forms.Form):
-    player = forms.IntegerField(required=False)
-    new_name = forms.CharField(required=False, max_length=80, strip=True)
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        if not data.get("player") and not data.get("new_name"):
-            self.add_error("player", "Pick a player or type a new player's name.")
-        return data
+    field_order = ["number", "player", "new_name"]
 
 
 class ShoeForm(forms.Form):

@@ -15,7 +15,6 @@ from collections import Counter
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from audit.services import audit_record
@@ -26,28 +25,9 @@ from tables.permissions import check_can_approve, check_croupier_at
 from tables.rules.coup import NeedsCards, Restored, Settlement
 from tables.rules.interchange import restored_to_dict, settlement_to_dict
 from tables.services.banks import bank_after_coup
-from tables.services.coups import CoupConflict, StepResult
+from tables.services.coups import CoupConflict, StepResult, step_append
 from tables.services.locking import lock_coup
 from tables.services.shoes import card_record
-
-
-def _step_append(
-    *, coup: Coup, actor: AbstractBaseUser, kind: str, payload: dict, corrects: CoupStep, idempotency_key: str
-) -> CoupStep:
-    index = coup.step_count + 1
-    step = CoupStep.objects.create(
-        coup=coup,
-        index=index,
-        kind=kind,
-        payload=payload,
-        actor=actor,
-        created_at=timezone.now(),
-        corrects=corrects,
-        idempotency_key=idempotency_key,
-    )
-    Coup.objects.filter(pk=coup.pk).update(step_count=F("step_count") + 1)
-    coup.step_count = index
-    return step
 
 
 def _restoration(coup: Coup, cards: list[str]) -> tuple[Restored, Settlement, list[CoupStep]]:
@@ -91,7 +71,7 @@ def correction_submit(
     codes = cards_parse(list(cards))
     restored, settlement, rows = _restoration(coup, codes)
     first_wrong = next(r for r in rows if r.violations)
-    step = _step_append(
+    step = step_append(
         coup=coup,
         actor=actor,
         kind=CoupStep.Kind.CORRECTION,
@@ -151,7 +131,7 @@ def correction_approve(*, actor: AbstractBaseUser, coup: Coup | int, idempotency
     correction = _pending_review(actor, coup)
     # recomputed from the recorded steps, not read back from the stored payload
     restored, settlement, rows = _restoration(coup, correction.payload["cards"])
-    step = _step_append(
+    step = step_append(
         coup=coup,
         actor=actor,
         kind=CoupStep.Kind.CORRECTION_APPROVED,
@@ -185,7 +165,7 @@ def correction_reject(
     correction = _pending_review(actor, coup)
     if not reason.strip():
         raise ValidationError({"reason": "Say why the correction is rejected."})
-    step = _step_append(
+    step = step_append(
         coup=coup,
         actor=actor,
         kind=CoupStep.Kind.CORRECTION_REJECTED,
@@ -223,7 +203,7 @@ def coup_void(
         raise ValidationError({"reason": "Say why the coup is voided."})
     rows = list(coup.steps.order_by("index"))
     first_wrong = next((r for r in rows if r.violations), None)
-    step = _step_append(
+    step = step_append(
         coup=coup,
         actor=actor,
         kind=CoupStep.Kind.COUP_VOIDED,

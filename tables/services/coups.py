@@ -240,22 +240,15 @@ def coup_step_record(
     if request.kind is StepKind.REVEAL:
         verdict = coup_verdict(coup, new_state)
         payload["verdict"] = verdict_to_dict(verdict)
-    now = timezone.now()
-    index = coup.step_count + 1
-    row = CoupStep.objects.create(
+    row = step_append(
         coup=coup,
-        index=index,
+        actor=actor,
         kind=request.kind.value,
         payload=payload,
-        actor=actor,
-        created_at=now,
-        violations=[violation.code.value] if violation else [],
+        violation=violation,
         idempotency_key=idempotency_key,
     )
-    Coup.objects.filter(pk=coup.pk).update(
-        step_count=F("step_count") + 1, flagged=coup.flagged or bool(violation)
-    )
-    coup.step_count, coup.flagged = index, coup.flagged or bool(violation)
+    index = row.index
 
     if bet is not None:
         _bet_write(coup, request, bet, new_state)
@@ -278,6 +271,36 @@ def coup_step_record(
         },
     )
     return StepResult(coup=coup, step=row, state=new_state, violation=violation, verdict=verdict)
+
+
+def step_append(
+    *,
+    coup: Coup,
+    actor: AbstractBaseUser,
+    kind: str,
+    payload: dict[str, Any],
+    idempotency_key: str = "",
+    violation: Violation | None = None,
+    corrects: CoupStep | None = None,
+) -> CoupStep:
+    """Append the coup's next step (the caller holds the coup's lock): the append-only row, the
+    step counter and the flag move together, so the counter always equals the last index."""
+    index = coup.step_count + 1
+    flagged = coup.flagged or violation is not None
+    step = CoupStep.objects.create(
+        coup=coup,
+        index=index,
+        kind=kind,
+        payload=payload,
+        actor=actor,
+        created_at=timezone.now(),
+        violations=[violation.code.value] if violation else [],
+        corrects=corrects,
+        idempotency_key=idempotency_key,
+    )
+    Coup.objects.filter(pk=coup.pk).update(step_count=F("step_count") + 1, flagged=flagged)
+    coup.step_count, coup.flagged = index, flagged
+    return step
 
 
 def _reveal(*, actor: AbstractBaseUser, coup: Coup, verdict: Verdict, state: CoupState) -> None:

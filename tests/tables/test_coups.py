@@ -17,6 +17,19 @@ from .play import K, bank_turn, open_floor, play, row_counts, step
 pytestmark = pytest.mark.django_db
 
 
+def banker_wins(floor, bank: int) -> Coup:
+    """A clean coup: seat 2 covers the whole bank, player 5 draws a king, banker 7 stands."""
+    return play(
+        floor,
+        bank=bank,
+        bets=[(2, bank)],
+        cards=("2H", "AS", "3C", "6D"),
+        player="draw",
+        player_card="KH",
+        banker="stand",
+    )
+
+
 def test_a_clean_casino_coup_is_settled_with_its_levy(croupier, table) -> None:
     floor = open_floor(croupier, table)
     coup = play(
@@ -205,15 +218,7 @@ def test_illegal_steps_are_refused_with_nothing_written(croupier, table, request
 
 def test_the_bank_must_reach_the_mandatory_minimum(croupier, table) -> None:
     floor = open_floor(croupier, table)
-    play(
-        floor,
-        bank=100,
-        bets=[(2, 100)],
-        cards=("2H", "AS", "3C", "6D"),
-        player="draw",
-        player_card="KH",
-        banker="stand",
-    )
+    banker_wins(floor, 100)
     assert bank_turn(floor).required_minimum == 195
     with pytest.raises(ValidationError, match="at least 195"):
         services.coup_start(actor=croupier, session=floor.session, amount=150)
@@ -248,15 +253,7 @@ def test_bank_lost_goes_round_in_rotation_refusals_skipped(croupier, table) -> N
 
 def test_passed_bank_keeps_its_minimum(croupier, table) -> None:
     floor = open_floor(croupier, table)
-    play(
-        floor,
-        bank=100,
-        bets=[(2, 100)],
-        cards=("2H", "AS", "3C", "6D"),
-        player="draw",
-        player_card="KH",
-        banker="stand",
-    )
+    banker_wins(floor, 100)
     services.bank_pass(actor=croupier, session=floor.session)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=True)
     turn = bank_turn(floor)
@@ -288,15 +285,7 @@ def test_impossible_card_raises_the_shoe_alarm(croupier, club_table) -> None:
 def test_stop_card_ends_the_shoe_after_the_coup_and_early_close_is_flagged(croupier, table) -> None:
     floor = open_floor(croupier, table, stop_card_position=311)  # 6 decks: the stop card after card 1
     assert floor.shoe.stop_card_position == 311
-    play(
-        floor,
-        bank=100,
-        bets=[(2, 100)],
-        cards=("2H", "AS", "3C", "6D"),
-        player="draw",
-        player_card="KH",
-        banker="stand",
-    )
+    banker_wins(floor, 100)
     floor.shoe.refresh_from_db()
     assert (floor.shoe.state, floor.shoe.close_reason, floor.shoe.stop_reached) == (
         "closed",
@@ -331,15 +320,7 @@ def test_a_late_correction_leaves_the_bank_in_play_alone(croupier, pit_boss, tab
     )  # fmt: skip
     services.correction_submit(actor=croupier, coup=first, cards=["4C"])  # restored: the banker won
     assert bank_turn(floor).required_minimum == 195
-    play(
-        floor,
-        bank=200,
-        bets=[(2, 200)],
-        cards=("2H", "AS", "3C", "6D"),
-        player="draw",
-        player_card="KH",
-        banker="stand",
-    )
+    banker_wins(floor, 200)
     turn = bank_turn(floor)
     assert turn.required_minimum == 390
     services.correction_reject(actor=pit_boss, coup=first, reason="the card was the 5D")
@@ -386,15 +367,7 @@ def test_the_first_in_betting_order_plays_on_equal_stakes(croupier, club_table) 
 
 def test_a_farther_player_taking_a_passed_bank_leaves_the_first_neighbour_his_turn(croupier, table) -> None:
     floor = open_floor(croupier, table)
-    play(
-        floor,
-        bank=100,
-        bets=[(2, 100)],
-        cards=("2H", "AS", "3C", "6D"),
-        player="draw",
-        player_card="KH",
-        banker="stand",
-    )
+    banker_wins(floor, 100)
     services.bank_pass(actor=croupier, session=floor.session)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=False)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[3], accept=True)
