@@ -4,6 +4,8 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from casino import api, views
+from reports import urls as reports_urls
+from review import urls as review_urls
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -14,7 +16,9 @@ urlpatterns = [
     path("api/v1/me/", api.MeView.as_view(), name="api-me"),
     path("api/v1/", include("tables.api_urls")),
     path("table/", include("tables.urls")),
-    path("review/", include("tables.review_urls")),
+    # The back office: the pit boss's pages (review) and accounting's exports (reports) share the
+    # /review/ prefix and one URL namespace, "review" (two includes cannot share a namespace).
+    path("review/", include(([*review_urls.urlpatterns, *reports_urls.urlpatterns], "review"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

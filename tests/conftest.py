@@ -1,4 +1,5 @@
-"""Shared fixtures: staff personas, service-availability markers, and the test-only flush bypass."""
+"""Shared fixtures: staff personas (and the tables of each profile the croupier works at),
+service-availability markers, and the test-only flush bypass."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.backends.base.operations import BaseDatabaseOperations
 
-from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory
+from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory, builtin_profile
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") == "1"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -130,3 +131,25 @@ def accountant(db):
 def outsider(db):
     """A staff account in no group at all."""
     return UserFactory(username="outsider")
+
+
+# ------------------------------------------ a table of each profile the croupier persona works at
+def _table_for(croupier, table, slug: str):
+    other = TableFactory(casino=table.casino, profile=builtin_profile(slug))
+    CroupierAssignmentFactory(user=croupier, table=other)
+    return other
+
+
+@pytest.fixture
+def club_table(croupier, table):
+    return _table_for(croupier, table, "club")
+
+
+@pytest.fixture
+def home_table(croupier, table):
+    return _table_for(croupier, table, "home")
+
+
+@pytest.fixture
+def classic_table(croupier, table):
+    return _table_for(croupier, table, "classic")

@@ -41,6 +41,8 @@ INSTALLED_APPS = [
     "audit",
     "tables",
     "ledger",
+    "review",
+    "reports",
 ]
 
 MIDDLEWARE = [

@@ -7,12 +7,11 @@ from django.urls import reverse
 
 from audit.models import AuditEvent
 from ledger.models import Transaction
+from review.wording import SELF_REVIEW_REFUSAL
 from tables import services
 from tables.models import BankTax, Coup, CoupStep
-from tables.review_selectors import SELF_REVIEW_REFUSAL
+from tests.review.history import play_flagged
 from tests.tables.play import row_counts
-
-from .conftest import play_flagged
 
 pytestmark = pytest.mark.django_db
 
@@ -41,7 +40,7 @@ def test_the_queue_lists_coups_awaiting_approval_oldest_first(client, pit_boss, 
 
 
 def test_the_queue_is_paginated(client, pit_boss, awaiting, monkeypatch) -> None:
-    monkeypatch.setattr("tables.review_views.QUEUE_PAGE_SIZE", 1)
+    monkeypatch.setattr("review.views.QUEUE_PAGE_SIZE", 1)
     second = play_flagged(awaiting.floor, bank=780, bets=((2, 100),))
     services.correction_submit(actor=awaiting.floor.croupier, coup=second, cards=["4C"])
     client.force_login(pit_boss)

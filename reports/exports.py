@@ -3,7 +3,7 @@
 Each generator yields ``bytes`` chunks of a few hundred lines, read from the database with
 server-side iteration, so a view can hand it to ``StreamingHttpResponse`` and an export of a
 million rows never sits in memory. The export itself is audited by the view's service call
-(``tables.review_services.export_record``) before the first byte is streamed.
+(``reports.services.export_record``) before the first byte is streamed.
 
 - ``percentage_tax_csv``: per day and table, the coups settled, banker wins, covered stakes, levy.
 - ``fees_csv``: every hourly-fee and card-money charge on a player, per session/player/hour.
@@ -29,9 +29,10 @@ from django.utils import timezone
 from audit.canonical import event_content, to_jsonable
 from audit.selectors import audit_events_between
 from ledger.models import Account, Entry, Transaction
+from review.period import Period
+from review.selectors.dashboard import settled_coup_facts
 from tables.coup_state import coup_record, coup_replay
 from tables.models import Coup, CoupStep, Table, TableSession
-from tables.review_selectors import Period, settled_coup_facts
 from tables.rules.coup import CoupRecord
 
 #: lines per streamed chunk: one write per line would cost more than producing the line

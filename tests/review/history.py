@@ -1,4 +1,5 @@
-"""A small known history for the review pages, played through the real services (tests/tables/play.py).
+"""A small known history for the back-office pages (review and reports), played through the real
+services (tests/tables/play.py). Its fixtures are imported by tests/review/ and tests/reports/ conftests.
 
 At ``table`` (casino profile: 5 % levy rounded down, 6 decks), banker seat 1:
 

@@ -18,7 +18,7 @@ from audit.models import AuditEvent
 from ledger import services as ledger
 from ledger.models import Transaction
 from ledger.selectors import clock_hour_floor
-from tables import exports
+from reports import exports
 from tables.models import CoupStep
 from tables.rules.validator import validate_lines
 from tests.tables.play import open_floor
@@ -182,8 +182,8 @@ def test_the_validate_coups_command_reads_the_export(client, pit_boss, history, 
 
 
 def test_a_rejected_correction_leaves_no_shoe_next(pit_boss, awaiting) -> None:
+    from review.period import Period
     from tables import services
-    from tables.review_selectors import Period
 
     services.correction_reject(actor=pit_boss, coup=awaiting.flagged, reason="wrong card")
     today = timezone.localdate()

@@ -12,14 +12,13 @@ from django.db import connections
 from django.urls import reverse
 
 from audit.models import ChainVerification
+from review.period import Period
 from tables import services
 from tables.models import Coup
-from tables.review_selectors import Period
 from tests.conftest import chromium_path
 from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory
+from tests.review.history import play_clean, play_flagged
 from tests.tables.play import open_floor
-
-from .conftest import play_clean, play_flagged
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

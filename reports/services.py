@@ -1,8 +1,5 @@
-"""Who may use the pit boss's and accounting's pages, and the one write they make of their own:
-recording that an export was taken. Approving and rejecting corrections are
-``tables.services.correction_approve`` / ``correction_reject``; asking for an audit verification
-is ``audit.services.chain_verification_request``.
-"""
+"""Who may take accounting's exports, and the one write the exports make: recording that an export
+was taken (audited before the first byte is streamed)."""
 
 from __future__ import annotations
 
@@ -13,27 +10,12 @@ from django.db import transaction
 
 from audit.models import AuditEvent
 from audit.services import audit_record
-from tables.exports import ExportKind
+from reports.exports import ExportKind
+from review.period import Period
 from tables.models import Table
-from tables.permissions import can_approve, reads_everything
-from tables.review_selectors import Period
+from tables.permissions import reads_everything
 
 EXPORT_PERMISSION = "tables.export_coups"
-
-
-def can_review_corrections(user: Any) -> bool:
-    """The corrections queue and a coup's review page: pit bosses."""
-    return can_approve(user)
-
-
-def can_see_dashboard(user: Any) -> bool:
-    """The dashboard: pit bosses, and accountants read-only."""
-    return reads_everything(user)
-
-
-def can_verify_audit(user: Any) -> bool:
-    """Asking for an audit verification writes (a request event, a stored result): pit bosses."""
-    return can_approve(user)
 
 
 def can_export(user: Any) -> bool:

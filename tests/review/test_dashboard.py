@@ -13,13 +13,13 @@ from django.utils import timezone
 
 from audit.models import AuditEvent, ChainVerification
 from audit.services import audit_record
+from review.period import Period
+from review.selectors.dashboard import expected_levy_per_unit, hold_vs_expected
 from tables import services
-from tables.review_selectors import Period, expected_levy_per_unit, hold_vs_expected
 from tables.rules.odds import profile_odds
 from tables.rules.profiles import CASINO
+from tests.review.history import play_flagged
 from tests.tables.play import play
-
-from .conftest import play_flagged
 
 pytestmark = pytest.mark.django_db
 
@@ -84,7 +84,7 @@ def test_filters_by_period_and_table(client, pit_boss, history, table, other_tab
 
 
 def test_flagged_coups_and_alarms_are_paginated_newest_first(client, pit_boss, awaiting, monkeypatch) -> None:
-    monkeypatch.setattr("tables.review_selectors.DASHBOARD_PAGE_SIZE", 1)
+    monkeypatch.setattr("review.selectors.dashboard.DASHBOARD_PAGE_SIZE", 1)
     newer = play_flagged(awaiting.floor, bank=780, bets=((2, 100),))
     client.force_login(pit_boss)
     table_id = awaiting.floor.table.pk
@@ -105,7 +105,7 @@ def test_the_expected_levy_is_computed_once_per_profile_and_deck_count(monkeypat
         return real(profile, decks=decks)
 
     expected_levy_per_unit.cache_clear()
-    monkeypatch.setattr("tables.review_selectors.profile_odds", counting)
+    monkeypatch.setattr("review.selectors.dashboard.profile_odds", counting)
     first = expected_levy_per_unit(CASINO, 8, 500)
     assert expected_levy_per_unit(CASINO, 8, 500) == first
     assert expected_levy_per_unit(CASINO, 8, 0) == 0  # no percentage levy: nothing to compute

@@ -1,4 +1,4 @@
-"""Parsing the review pages' input: a period and a table, a rejection's reason."""
+"""Parsing the back office's input: a period and a table (dashboard, exports), a rejection's reason."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 from django import forms
 from django.utils import timezone
 
+from review.period import Period
 from tables.models import Table
-from tables.review_selectors import Period
 
 #: the dashboard's default period: the last seven days, today included
 DEFAULT_DAYS = 7

@@ -1,5 +1,5 @@
-"""The pit boss's and accounting's pages (docs/review.md). Thin: parse, check who may, call one
-service or selector, render.
+"""The pit boss's pages (docs/review.md): the corrections queue, a coup's review, the dashboard, the
+audit verification. Thin: parse, check who may, call one service or selector, render.
 
 Approve and reject answer htmx with the re-rendered queue row or coup review (``return=row`` /
 ``return=detail``), a refusal with the same fragment showing why (status 400/403/409, which
@@ -16,7 +16,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -24,47 +24,26 @@ from django.views.decorators.http import require_GET, require_POST
 
 from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
-from tables import services
-from tables.exports import EXPORTS
-from tables.models import Coup
-from tables.permissions import can_approve
-from tables.review_forms import PeriodForm, RejectForm
-from tables.review_selectors import (
+from review.forms import PeriodForm, RejectForm
+from review.pages import allow_page, nav_context
+from review.period import Period
+from review.selectors.coup_review import coup_review
+from review.selectors.dashboard import dashboard
+from review.selectors.queue import (
     QUEUE_PAGE_SIZE,
-    Period,
-    coup_review,
-    dashboard,
     queue_row_after_decision,
     queue_rows,
     review_queue,
     review_queue_count,
 )
-from tables.review_services import (
-    can_export,
-    can_review_corrections,
-    can_see_dashboard,
-    can_verify_audit,
-    export_record,
-)
+from review.services import can_review_corrections, can_see_dashboard, can_verify_audit
+from tables import services
+from tables.models import Coup
+from tables.permissions import can_approve
 from tables.services import CoupConflict
 
 #: the status of a refused decision (base.html's htmx-config swaps 400, 403 and 409 answers in)
 _REFUSAL_STATUS: dict[type[Exception], int] = {PermissionDenied: 403, CoupConflict: 409, ValidationError: 400}
-
-
-def _allow(allowed: bool) -> None:
-    if not allowed:
-        raise PermissionDenied("Your role does not allow this page.")
-
-
-def _nav(request: HttpRequest) -> dict[str, Any]:
-    user = request.user
-    return {
-        "nav_queue": can_review_corrections(user),
-        "nav_dashboard": can_see_dashboard(user),
-        "nav_exports": can_export(user),
-        "nav_queue_count": review_queue_count() if can_review_corrections(user) else 0,
-    }
 
 
 def _message(exc: Exception) -> str:
@@ -79,24 +58,24 @@ def _message(exc: Exception) -> str:
 @login_required
 @require_GET
 def queue(request: HttpRequest) -> HttpResponse:
-    _allow(can_review_corrections(request.user))
+    allow_page(can_review_corrections(request.user))
     page = Paginator(review_queue(), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = queue_rows(page.object_list, user=request.user)
-    context = {"page": page, "rows": rows, "active": "queue", **_nav(request)}
+    context = {"page": page, "rows": rows, "active": "queue", **nav_context(request)}
     return render(request, "review/queue.html", context)
 
 
 @login_required
 @require_GET
 def coup_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    _allow(can_review_corrections(request.user))
+    allow_page(can_review_corrections(request.user))
     coup = get_object_or_404(Coup, pk=pk)
     review = coup_review(coup=coup, user=request.user)
     context = {
         "review": review,
         "reject_form": RejectForm(),
         "can_void": can_approve(request.user),
-        **_nav(request),
+        **nav_context(request),
     }
     return render(request, "review/coup.html", context)
 
@@ -105,7 +84,7 @@ def _decide(
     request: HttpRequest, pk: int, decide: Callable[[Coup], Any], *, done: str, form: RejectForm | None = None
 ) -> HttpResponse:
     """Run one decision (approve/reject) and answer htmx or the plain form post."""
-    _allow(can_review_corrections(request.user))
+    allow_page(can_review_corrections(request.user))
     coup = get_object_or_404(Coup, pk=pk)
     as_row = request.POST.get("return") == "row"
     error, status = "", 200
@@ -139,7 +118,7 @@ def _decide(
             "reject_form": form or RejectForm(),
             "error": error,
             "can_void": can_approve(request.user),
-            **_nav(request),
+            **nav_context(request),
         }
         return render(request, "review/coup.html", context, status=status)
     messages.success(request, done)
@@ -185,7 +164,7 @@ def coup_void(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def dashboard_view(request: HttpRequest) -> HttpResponse:
-    _allow(can_see_dashboard(request.user))
+    allow_page(can_see_dashboard(request.user))
     week = Period.last_days()
     form = PeriodForm(request.GET or None, initial={"start": week.start, "end": week.end})
     if form.is_bound and form.is_valid():
@@ -204,7 +183,7 @@ def dashboard_view(request: HttpRequest) -> HttpResponse:
         "filter_query": urlencode({k: v for k, v in request.GET.items() if k in ("start", "end", "table")}),
         "active": "dashboard",
         "can_verify": can_verify_audit(request.user),
-        **_nav(request),
+        **nav_context(request),
     }
     return render(request, "review/dashboard.html", context)
 
@@ -212,48 +191,9 @@ def dashboard_view(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def audit_verify(request: HttpRequest) -> HttpResponse:
-    _allow(can_verify_audit(request.user))
+    allow_page(can_verify_audit(request.user))
     chain_verification_request(actor=request.user)  # the task runs once this has committed
     if request.htmx:
         return render(request, "review/_audit_panel.html", {"chain": audit_chain_state(), "can_verify": True})
     messages.success(request, "Audit verification requested.")
     return redirect(reverse("review:dashboard") + "#audit")
-
-
-# ------------------------------------------------------------------------------- exports
-@login_required
-@require_GET
-def exports_page(request: HttpRequest) -> HttpResponse:
-    _allow(can_export(request.user))
-    week = Period.last_days()
-    form = PeriodForm(initial={"start": week.start, "end": week.end}, auto_id=False)
-    return render(
-        request,
-        "review/exports.html",
-        {"form": form, "exports": EXPORTS.values(), "active": "exports", **_nav(request)},
-    )
-
-
-@login_required
-@require_POST
-def export_download(request: HttpRequest, kind: str) -> HttpResponse:
-    _allow(can_export(request.user))
-    export = EXPORTS.get(kind)
-    if export is None:
-        raise Http404("No such export.")
-    form = PeriodForm(request.POST, auto_id=False)
-    if not form.is_valid():
-        context = {
-            "form": form,
-            "exports": EXPORTS.values(),
-            "failed": export,
-            "active": "exports",
-            **_nav(request),
-        }
-        return render(request, "review/exports.html", context, status=400)
-    period, table = form.period, form.selected_table
-    export_record(actor=request.user, export=export, period=period, table=table)  # audited before streaming
-    response = StreamingHttpResponse(export.rows(period, table), content_type=export.content_type)
-    response["Content-Disposition"] = f'attachment; filename="{export.filename(period, table)}"'
-    response["Cache-Control"] = "no-store"
-    return response

@@ -1,0 +1,53 @@
+"""Accounting's pages (docs/review.md): the exports page and an export's download. Thin: parse,
+check who may, record the export (audited), stream it."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET, require_POST
+
+from reports.exports import EXPORTS
+from reports.services import can_export, export_record
+from review.forms import PeriodForm
+from review.pages import allow_page, nav_context
+from review.period import Period
+
+
+@login_required
+@require_GET
+def exports_page(request: HttpRequest) -> HttpResponse:
+    allow_page(can_export(request.user))
+    week = Period.last_days()
+    form = PeriodForm(initial={"start": week.start, "end": week.end}, auto_id=False)
+    return render(
+        request,
+        "review/exports.html",
+        {"form": form, "exports": EXPORTS.values(), "active": "exports", **nav_context(request)},
+    )
+
+
+@login_required
+@require_POST
+def export_download(request: HttpRequest, kind: str) -> HttpResponse:
+    allow_page(can_export(request.user))
+    export = EXPORTS.get(kind)
+    if export is None:
+        raise Http404("No such export.")
+    form = PeriodForm(request.POST, auto_id=False)
+    if not form.is_valid():
+        context = {
+            "form": form,
+            "exports": EXPORTS.values(),
+            "failed": export,
+            "active": "exports",
+            **nav_context(request),
+        }
+        return render(request, "review/exports.html", context, status=400)
+    period, table = form.period, form.selected_table
+    export_record(actor=request.user, export=export, period=period, table=table)  # audited before streaming
+    response = StreamingHttpResponse(export.rows(period, table), content_type=export.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{export.filename(period, table)}"'
+    response["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,232 @@
+"""Reads for a coup's review page (docs/review.md): the coup as recorded, step by step, beside the
+rules engine's restoration of it, and both settlements. No writes here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from review.selectors.queue import review_refusal
+from review.wording import violation_items
+from tables.coup_state import coup_levy, coup_record, coup_replay, coup_restore, coup_verdict
+from tables.models import Bet, Coup, CoupStep
+from tables.rules.coup import Action, NeedsCards, Restored, Settlement
+from tables.rules.judge import coup_settlement
+from tables.rules.machine import CoupState as EngineCoupState
+
+
+@dataclass(frozen=True)
+class StepLine:
+    step: CoupStep
+    label: str
+    detail: str
+    violations: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Hands:
+    """Two hands, their totals and the outcome (the coup as played, or as restored)."""
+
+    player_cards: tuple[str, ...]
+    banker_cards: tuple[str, ...]
+    player_total: int
+    banker_total: int
+    outcome: str
+    player_action: str
+    banker_action: str
+    void_cards: tuple[str, ...] = ()
+    extra_cards: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SettlementLine:
+    who: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class SettlementView:
+    covered: int
+    uncovered: int
+    tax: int
+    banker_net: int
+    punters: list[SettlementLine]
+    next_bank_min: int | None
+
+
+@dataclass(frozen=True)
+class CoupReview:
+    coup: Coup
+    steps: list[StepLine]
+    violations: list[tuple[str, str]]
+    played: Hands | None
+    restored: Hands | None
+    needs_cards: int | None  # the restoration needs this many more cards (no correction yet)
+    settlement_played: SettlementView | None
+    settlement_restored: SettlementView | None
+    correction: CoupStep | None  # the latest correction submitted
+    decision: CoupStep | None  # its approval or rejection, if any
+    refusal: str  # why the viewer may not approve/reject ("" when he may)
+
+    @property
+    def awaiting_approval(self) -> bool:
+        return self.coup.state == Coup.State.AWAITING_APPROVAL
+
+
+def _names(coup: Coup) -> dict[str, str]:
+    """Engine punter keys (``seat-4``, ``spectator-17``) to ``seat 4 · Name`` for the screen."""
+    names: dict[str, str] = {}
+    for bet in Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player"):
+        if bet.seat_id is not None:
+            names[f"seat-{bet.seat.number}"] = f"seat {bet.seat.number} · {bet.seat.player.display_name}"
+        else:
+            names[f"spectator-{bet.spectator_id}"] = f"spectator · {bet.spectator.player.display_name}"
+    if coup.bank_turn_id is not None:
+        seat = coup.bank_turn.seat
+        names[f"seat-{seat.number}"] = f"seat {seat.number} · {coup.banker.display_name} (banker)"
+    return names
+
+
+def _step_detail(step: CoupStep, names: dict[str, str]) -> str:
+    p = step.payload or {}
+    kind = step.kind
+    if kind == CoupStep.Kind.BANK_DECLARED:
+        return f"bank {p.get('amount')} by {names.get(p.get('banker', ''), p.get('banker', ''))}"
+    if kind == CoupStep.Kind.BET:
+        return f"{names.get(p.get('punter', ''), p.get('punter', ''))} bets {p.get('amount')}"
+    if kind == CoupStep.Kind.BANCO:
+        callers = ", ".join(names.get(c["punter"], c["punter"]) for c in p.get("callers", []))
+        return f"banco by {callers}; plays: {names.get(p.get('winner', ''), p.get('winner', ''))}"
+    if kind in (CoupStep.Kind.CARD_TO_PLAYER, CoupStep.Kind.CARD_TO_BANKER):
+        return p.get("card", "")
+    if kind == CoupStep.Kind.REVEAL:
+        v = p.get("verdict") or {}
+        return f"player {v.get('player_total')}, banker {v.get('banker_total')}: {v.get('outcome')}"
+    if kind == CoupStep.Kind.CORRECTION:
+        cards = ", ".join(p.get("cards", [])) or "none"
+        restored = p.get("restored") or {}
+        return f"cards from the shoe: {cards}; restored outcome: {restored.get('outcome', '?')}"
+    if kind == CoupStep.Kind.CORRECTION_REJECTED:
+        return f"reason: {p.get('reason', '')}"
+    if kind == CoupStep.Kind.CORRECTION_APPROVED:
+        return "restored settlement is final"
+    return ""
+
+
+def _hands_played(coup: Coup, state: EngineCoupState) -> Hands:
+    verdict = coup_verdict(coup, state)  # its totals and outcome are the coup as played
+    return Hands(
+        player_cards=state.player_cards,
+        banker_cards=state.banker_cards,
+        player_total=verdict.player_total,
+        banker_total=verdict.banker_total,
+        outcome=verdict.outcome.value,
+        player_action=(state.player_action or Action.NONE).value,
+        banker_action=(state.banker_action or Action.NONE).value,
+    )
+
+
+def _hands_restored(restored: Restored) -> Hands:
+    return Hands(
+        player_cards=restored.player_cards,
+        banker_cards=restored.banker_cards,
+        player_total=restored.player_total,
+        banker_total=restored.banker_total,
+        outcome=restored.outcome.value,
+        player_action=restored.player_action.value,
+        banker_action=restored.banker_action.value,
+        void_cards=restored.void_cards,
+        extra_cards=restored.extra_cards,
+    )
+
+
+def _settlement_view(s: Settlement, names: dict[str, str]) -> SettlementView:
+    return SettlementView(
+        covered=s.covered,
+        uncovered=s.uncovered,
+        tax=s.tax,
+        banker_net=s.banker_net,
+        punters=[SettlementLine(names.get(k, k), v) for k, v in s.punters.items()],
+        next_bank_min=s.next_bank_min,
+    )
+
+
+def settlement_as_played(coup: Coup, state: EngineCoupState) -> Settlement | None:
+    """What the table would have paid had the coup stood as played: the engine's settlement of
+    the outcome as played (the verdict's own settlement is the restored one)."""
+    if state.bank is None or state.covered > state.bank:
+        return None
+    record = coup_record(coup, state)
+    outcome = coup_verdict(coup, state).outcome
+    return coup_settlement(
+        record, state.rules, outcome=outcome, player_action=record.player.action, levy=coup_levy(coup)
+    )
+
+
+def coup_review(*, coup: Coup, user: Any) -> CoupReview:
+    """A coup as recorded, step by step, beside the engine's restoration of it."""
+    coup = Coup.objects.select_related(
+        "shoe", "shoe__table", "shoe__table__casino", "banker", "bank_turn", "bank_turn__seat"
+    ).get(pk=coup.pk)
+    rows = list(coup.steps.select_related("actor").order_by("index"))
+    names = _names(coup)
+    steps = [
+        StepLine(
+            step=r,
+            label=r.get_kind_display(),
+            detail=_step_detail(r, names),
+            violations=violation_items(r.violations),
+        )
+        for r in rows
+    ]
+    state = coup_replay(coup, rows)
+    corrections = [r for r in rows if r.kind == CoupStep.Kind.CORRECTION]
+    correction = corrections[-1] if corrections else None
+    decision = next(
+        (
+            r
+            for r in rows
+            if correction is not None
+            and r.corrects_id == correction.pk
+            and r.kind in (CoupStep.Kind.CORRECTION_APPROVED, CoupStep.Kind.CORRECTION_REJECTED)
+        ),
+        None,
+    )
+    revealed = any(r.kind == CoupStep.Kind.REVEAL for r in rows)
+    played = _hands_played(coup, state) if revealed else None
+    restored_hands: Hands | None = None
+    needs_cards: int | None = None
+    settlement_played = settlement_restored = None
+    if revealed:
+        sp = settlement_as_played(coup, state)
+        settlement_played = _settlement_view(sp, names) if sp is not None else None
+        if coup.flagged:
+            # the cards of the correction under review (or approved); none after a rejection
+            cards: tuple[str, ...] = ()
+            if correction is not None and (
+                decision is None or decision.kind == CoupStep.Kind.CORRECTION_APPROVED
+            ):
+                cards = tuple(correction.payload.get("cards", []))
+            restored = coup_restore(coup, state, cards)
+            if isinstance(restored, NeedsCards):
+                needs_cards = restored.needs_cards
+            else:
+                restored_hands = _hands_restored(restored)
+                sr = coup_verdict(coup, state, shoe_next=cards).settlement
+                settlement_restored = _settlement_view(sr, names) if sr is not None else None
+    refusal = ""
+    if coup.state == Coup.State.AWAITING_APPROVAL and correction is not None:
+        refusal = review_refusal(user=user, submitted_by_id=correction.actor_id)
+    return CoupReview(
+        coup=coup,
+        steps=steps,
+        violations=violation_items([code for r in rows for code in r.violations]),
+        played=played,
+        restored=restored_hands,
+        needs_cards=needs_cards,
+        settlement_played=settlement_played,
+        settlement_restored=settlement_restored,
+        correction=correction,
+        decision=decision,
+        refusal=refusal,
+    )

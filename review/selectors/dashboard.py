@@ -1,0 +1,349 @@
+"""Reads for the dashboard (docs/review.md): open tables, flagged coups, shoe alarms, croupier error
+rates, the real hold beside the levy the odds engine expects; and the settled coups' facts the
+percentage-tax export sums. No writes here."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
+from django.db.models.fields.json import KT
+
+from audit.selectors import ChainState, audit_chain_state
+from review.period import Period
+from review.selectors.queue import review_queue_count
+from review.wording import percent
+from tables.models import (
+    CORRECTION_KINDS,
+    BankTax,
+    BankTurn,
+    Bet,
+    Coup,
+    CoupStep,
+    Player,
+    Shoe,
+    ShoeAlarm,
+    Table,
+    TableSession,
+)
+from tables.rules.odds import profile_odds
+from tables.rules.profiles import LevyMode, Profile, profile_from_dict
+
+#: rows per page of the dashboard's lists
+DASHBOARD_PAGE_SIZE = 10
+
+
+@dataclass(frozen=True)
+class OpenTable:
+    table: Table
+    session: TableSession
+    shoe: Shoe | None
+    cards_dealt: int
+    cards_left: int
+    banker: Player | None
+    bank: int | None  # the bank of the latest coup of this bank turn
+    required_minimum: int | None
+    coup_in_play: Coup | None
+
+
+def open_tables(*, table: Table | None = None) -> list[OpenTable]:
+    """Tables with an open session: the shoe in play (cards dealt, left, stop card), who holds
+    the bank and what it is."""
+    sessions = TableSession.objects.filter(closed_at__isnull=True).select_related(
+        "table", "table__casino", "table__profile"
+    )
+    if table is not None:
+        sessions = sessions.filter(table=table)
+    result = []
+    for session in sessions.order_by("table__casino__name", "table__name"):
+        shoe = (
+            Shoe.objects.filter(session=session, state=Shoe.State.OPEN).annotate(dealt=Count("cards")).first()
+        )
+        turn = (
+            BankTurn.objects.filter(session=session, ended_at__isnull=True).select_related("player").first()
+        )
+        last = Coup.objects.filter(bank_turn=turn).order_by("-created_at", "-pk").first() if turn else None
+        in_play = (
+            Coup.objects.filter(shoe__session=session)
+            .exclude(state__in=[Coup.State.SETTLED, Coup.State.VOID])
+            .order_by("-created_at", "-pk")
+            .first()
+        )
+        result.append(
+            OpenTable(
+                table=session.table,
+                session=session,
+                shoe=shoe,
+                cards_dealt=shoe.dealt if shoe else 0,
+                cards_left=52 * shoe.decks - shoe.dealt if shoe else 0,
+                banker=turn.player if turn else None,
+                bank=last.bank if last else None,
+                required_minimum=turn.required_minimum if turn else None,
+                coup_in_play=in_play,
+            )
+        )
+    return result
+
+
+def flagged_coups(*, period: Period, table: Table | None = None) -> QuerySet[Coup]:
+    """Coups played wrongly in the period, newest first, their wrong steps as ``wrong_steps``."""
+    start, end = period.bounds
+    coups = Coup.objects.filter(flagged=True, created_at__gte=start, created_at__lt=end)
+    if table is not None:
+        coups = coups.filter(shoe__table=table)
+    return (
+        coups.select_related("shoe", "shoe__table", "banker")
+        .prefetch_related(
+            Prefetch(
+                "steps",
+                queryset=CoupStep.objects.exclude(violations=[]).select_related("actor").order_by("index"),
+                to_attr="wrong_steps",
+            )
+        )
+        .order_by("-created_at", "-pk")
+    )
+
+
+def shoe_alarms(*, period: Period, table: Table | None = None) -> QuerySet[ShoeAlarm]:
+    """Impossible cards and early reshuffles raised in the period, newest first."""
+    start, end = period.bounds
+    alarms = ShoeAlarm.objects.filter(raised_at__gte=start, raised_at__lt=end)
+    if table is not None:
+        alarms = alarms.filter(shoe__table=table)
+    return alarms.select_related("shoe", "shoe__table", "coup").order_by("-raised_at", "-pk")
+
+
+@dataclass(frozen=True)
+class CroupierRate:
+    user_id: int
+    username: str
+    coups: int  # coups in which he recorded at least one step of the game
+    steps: int  # steps of the game he recorded
+    wrong_steps: int  # of which confirmed against the rules (recorded with a violation)
+
+    @property
+    def rate(self) -> Fraction | None:
+        """Wrong steps per coup recorded (shown as a percentage)."""
+        return Fraction(self.wrong_steps, self.coups) if self.coups else None
+
+    @property
+    def rate_display(self) -> str:
+        return percent(self.rate, 1)
+
+
+def croupier_error_rates(*, period: Period, table: Table | None = None) -> list[CroupierRate]:
+    """Per person who recorded steps of the game in the period (the correction workflow's own
+    steps are not counted): coups, steps, steps confirmed against the rules. Imported
+    histories are left out: no croupier recorded them live."""
+    start, end = period.bounds
+    steps = CoupStep.objects.filter(
+        created_at__gte=start, created_at__lt=end, coup__shoe__imported=False
+    ).exclude(kind__in=[k.value for k in CORRECTION_KINDS])
+    if table is not None:
+        steps = steps.filter(coup__shoe__table=table)
+    rows = (
+        steps.values("actor_id", "actor__username")
+        .annotate(
+            coups=Count("coup", distinct=True),
+            steps=Count("id"),
+            wrong=Count("id", filter=~Q(violations=[])),
+        )
+        .order_by("actor__username")
+    )
+    return [
+        CroupierRate(r["actor_id"], r["actor__username"], r["coups"], r["steps"], r["wrong"]) for r in rows
+    ]
+
+
+@functools.lru_cache(maxsize=64)
+def expected_levy_per_unit(profile: Profile, decks: int, rate_bp: int) -> Fraction:
+    """The odds engine's expected levy per unit of covered stake for a fresh shoe of ``decks``
+    decks, at the levy rate the casino actually charged (memoised: ~20 ms each)."""
+    if rate_bp == 0:
+        return Fraction(0)
+    charged = replace(profile, levy_mode=LevyMode.PERCENTAGE, tax_rate_bp=rate_bp)
+    return profile_odds(charged, decks=decks).expected_levy_per_unit
+
+
+@dataclass(frozen=True)
+class HoldRow:
+    table: Table
+    coups: int
+    covered: int
+    levy: int
+    expected_levy: Fraction  # sum of covered * expected levy per unit, over the shoes' deck counts
+
+    @property
+    def hold(self) -> Fraction | None:
+        """Levy collected per unit of covered stake."""
+        return Fraction(self.levy, self.covered) if self.covered else None
+
+    @property
+    def expected(self) -> Fraction | None:
+        """Expected levy per unit of covered stake (weighted by the stakes of each shoe size)."""
+        return self.expected_levy / self.covered if self.covered else None
+
+    @property
+    def hold_display(self) -> str:
+        return percent(self.hold, 3)
+
+    @property
+    def expected_display(self) -> str:
+        return percent(self.expected, 3)
+
+    @property
+    def difference_display(self) -> str:
+        """Hold minus expected, in percentage points."""
+        if self.hold is None or self.expected is None:
+            return "—"
+        return f"{float(self.hold - self.expected) * 100:+.3f} pt"
+
+
+def _settled_in(period: Period) -> Q:
+    start, end = period.bounds
+    return Q(state=Coup.State.SETTLED, settled_at__gte=start, settled_at__lt=end)
+
+
+def hold_vs_expected(*, period: Period, table: Table | None = None) -> list[HoldRow]:
+    """Per table, the coups settled in the period: the levy collected (BankTax) over the covered
+    stakes, beside the odds engine's expected levy per unit covered."""
+    coups = Coup.objects.filter(_settled_in(period))
+    if table is not None:
+        coups = coups.filter(shoe__table=table)
+    groups = (
+        Bet.objects.filter(coup__in=coups, withdrawn=False)
+        .values("coup__shoe__table_id", "coup__shoe__decks", "coup__rules")
+        .annotate(covered=Sum("amount"), coups=Count("coup", distinct=True))
+        .order_by()
+    )
+    levies = dict(
+        BankTax.objects.filter(coup__in=coups)
+        .values("coup__shoe__table_id")
+        .annotate(levy=Sum("amount"))
+        .order_by()
+        .values_list("coup__shoe__table_id", "levy")
+    )
+    totals: dict[int, dict[str, Any]] = {}
+    for g in groups:
+        rules = g["coup__rules"]
+        rate = rules["levy"]["rate_bp"]
+        per_unit = expected_levy_per_unit(profile_from_dict(rules["profile"]), g["coup__shoe__decks"], rate)
+        t = totals.setdefault(g["coup__shoe__table_id"], {"coups": 0, "covered": 0, "expected": Fraction(0)})
+        t["coups"] += g["coups"]
+        t["covered"] += g["covered"]
+        t["expected"] += per_unit * g["covered"]
+    tables = Table.objects.in_bulk(list(totals))
+    rows = [
+        HoldRow(
+            table=tables[table_id],
+            coups=t["coups"],
+            covered=t["covered"],
+            levy=levies.get(table_id, 0),
+            expected_levy=t["expected"],
+        )
+        for table_id, t in totals.items()
+    ]
+    return sorted(rows, key=lambda r: (r.table.casino_id, r.table.name))
+
+
+# ---------------------------------------- settled coups (what the percentage-tax export sums)
+@dataclass(frozen=True, slots=True)
+class SettledCoupFacts:
+    coup_id: int
+    table_id: int
+    table_name: str
+    settled_at: dt.datetime
+    outcome: str  # as settled: the approved restoration's outcome for a corrected coup
+    covered: int
+    levy: int
+
+
+def settled_coup_facts(*, period: Period, table: Table | None = None) -> Iterator[SettledCoupFacts]:
+    """Every coup settled in the period, oldest first, streamed from the database."""
+    coups = Coup.objects.filter(_settled_in(period))
+    if table is not None:
+        coups = coups.filter(shoe__table=table)
+    covered = (
+        Bet.objects.filter(coup=OuterRef("pk"), withdrawn=False)
+        .order_by()
+        .values("coup")
+        .annotate(s=Sum("amount"))
+        .values("s")
+    )
+    revealed = CoupStep.objects.filter(coup=OuterRef("pk"), kind=CoupStep.Kind.REVEAL).values(
+        o=KT("payload__verdict__outcome")
+    )[:1]
+    approved = (
+        CoupStep.objects.filter(coup=OuterRef("pk"), kind=CoupStep.Kind.CORRECTION)
+        .order_by("-index")
+        .values(o=KT("payload__restored__outcome"))[:1]
+    )
+    rows = (
+        coups.annotate(
+            covered_sum=Subquery(covered, output_field=IntegerField()),
+            played=Subquery(revealed),
+            restored=Subquery(approved),
+        )
+        .order_by("settled_at", "pk")
+        .values_list(
+            "pk",
+            "shoe__table_id",
+            "shoe__table__name",
+            "settled_at",
+            "played",
+            "restored",
+            "covered_sum",
+            "tax__amount",
+        )
+    )
+    for pk, table_id, name, settled_at, played, restored, covered_sum, levy in rows.iterator(chunk_size=2000):
+        yield SettledCoupFacts(
+            coup_id=pk,
+            table_id=table_id,
+            table_name=name,
+            settled_at=settled_at,
+            outcome=restored or played or "",
+            covered=covered_sum or 0,
+            levy=levy or 0,
+        )
+
+
+# ------------------------------------------------------------------------------ the page
+def _page(items: QuerySet, number: Any) -> Page:
+    return Paginator(items, DASHBOARD_PAGE_SIZE).get_page(number)
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    period: Period
+    table: Table | None
+    open_tables: list[OpenTable]
+    queue_count: int
+    flagged: Page
+    alarms: Page
+    rates: list[CroupierRate]
+    hold: list[HoldRow]
+    chain: ChainState
+
+
+def dashboard(
+    *, period: Period, table: Table | None = None, flagged_page: Any = 1, alarms_page: Any = 1
+) -> Dashboard:
+    """Everything the dashboard shows for a period and (optionally) one table."""
+    return Dashboard(
+        period=period,
+        table=table,
+        open_tables=open_tables(table=table),
+        queue_count=review_queue_count(),
+        flagged=_page(flagged_coups(period=period, table=table), flagged_page),
+        alarms=_page(shoe_alarms(period=period, table=table), alarms_page),
+        rates=croupier_error_rates(period=period, table=table),
+        hold=hold_vs_expected(period=period, table=table),
+        chain=audit_chain_state(),
+    )

@@ -1,0 +1,105 @@
+"""Reads for the corrections queue (docs/review.md): the coups whose restored settlement waits for
+a pit boss, each row with its violations and whether the viewer may decide. No writes here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models.fields.json import KT
+
+from review.wording import PIT_BOSS_ONLY_REFUSAL, SELF_REVIEW_REFUSAL, violation_items
+from tables.models import Coup, CoupStep, Table
+from tables.permissions import can_approve
+
+#: rows per page of the queue
+QUEUE_PAGE_SIZE = 20
+
+
+def _latest_correction(field: Any) -> Subquery:
+    """A subquery for one value of the coup's latest correction step (a field or a JSON key)."""
+    steps = CoupStep.objects.filter(coup=OuterRef("pk"), kind=CoupStep.Kind.CORRECTION).order_by("-index")
+    return Subquery(steps.values(field)[:1] if isinstance(field, str) else steps.values(value=field)[:1])
+
+
+def _for_queue(coups: QuerySet[Coup]) -> QuerySet[Coup]:
+    return (
+        coups.select_related("shoe", "shoe__table", "banker")
+        .annotate(
+            submitted_by_id=_latest_correction("actor_id"),
+            submitted_by_name=_latest_correction("actor__username"),
+            submitted_at=_latest_correction("created_at"),
+            played_outcome=Subquery(
+                CoupStep.objects.filter(coup=OuterRef("pk"), kind=CoupStep.Kind.REVEAL).values(
+                    outcome=KT("payload__verdict__outcome")
+                )[:1]
+            ),
+            restored_outcome=_latest_correction(KT("payload__restored__outcome")),
+        )
+        .prefetch_related(
+            Prefetch(
+                "steps",
+                queryset=CoupStep.objects.exclude(violations=[]).order_by("index"),
+                to_attr="wrong_steps",
+            )
+        )
+    )
+
+
+def review_queue(*, table: Table | None = None) -> QuerySet[Coup]:
+    """Coups whose restored settlement waits for a pit boss, oldest coup first, each annotated
+    with who submitted the correction and when (``submitted_by_id``, ``submitted_by_name``,
+    ``submitted_at``), the outcome as played and as restored, its wrong steps prefetched as
+    ``wrong_steps``."""
+    coups = Coup.objects.filter(state=Coup.State.AWAITING_APPROVAL)
+    if table is not None:
+        coups = coups.filter(shoe__table=table)
+    return _for_queue(coups).order_by("created_at", "pk")
+
+
+def review_queue_count() -> int:
+    return Coup.objects.filter(state=Coup.State.AWAITING_APPROVAL).count()
+
+
+def review_refusal(*, user: Any, submitted_by_id: int | None) -> str:
+    """Why ``user`` may not approve or reject this correction ("" when he may): the services
+    check the same (tables.services.corrections)."""
+    if not can_approve(user):
+        return PIT_BOSS_ONLY_REFUSAL
+    if submitted_by_id == user.pk:
+        return SELF_REVIEW_REFUSAL
+    return ""
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    coup: Coup  # annotated by review_queue
+    violations: list[tuple[str, str]]
+    refusal: str
+    decided: CoupStep | None = None  # set when the row is re-rendered after a decision
+
+
+def queue_rows(coups: Iterable[Coup], *, user: Any) -> list[QueueRow]:
+    return [
+        QueueRow(
+            coup=c,
+            violations=violation_items([code for s in c.wrong_steps for code in s.violations]),
+            refusal=review_refusal(user=user, submitted_by_id=c.submitted_by_id),
+        )
+        for c in coups
+    ]
+
+
+def queue_row_after_decision(*, coup: Coup, user: Any) -> QueueRow:
+    """A queue row re-rendered after the pit boss decided (the coup has left the queue)."""
+    coup = _for_queue(Coup.objects.filter(pk=coup.pk)).get()
+    decided = (
+        coup.steps.filter(kind__in=[CoupStep.Kind.CORRECTION_APPROVED, CoupStep.Kind.CORRECTION_REJECTED])
+        .select_related("actor")
+        .order_by("-index")
+        .first()
+    )
+    row = queue_rows([coup], user=user)[0]
+    return replace(row, decided=decided)
