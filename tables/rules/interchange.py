@@ -7,6 +7,7 @@ and a malformed record raises :class:`RecordError` with a sentence a person can 
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Any
 
 from tables.rules.cards import POINTS
@@ -21,7 +22,7 @@ from tables.rules.coup import (
     Verdict,
 )
 
-_ACTIONS = {a.value: a for a in Action}
+_ACTIONS: dict[object, Action] = {a.value: a for a in Action}  # looked up with any JSON value
 _NATURAL = Action.NATURAL
 _DRAW = Action.DRAW
 _NONE = Action.NONE
@@ -51,7 +52,7 @@ def _hand(data: dict[str, Any], side: str) -> Hand:
         raise ValueError(f"{side} hand must have 2 or 3 cards, not {n}")
     if not _all_cards(cards):
         raise ValueError(f"bad card {_first_bad(cards)!r}")
-    action = _ACTIONS.get(raw.get("action"))  # type: ignore[arg-type]
+    action = _ACTIONS.get(raw.get("action"))
     if action is None:
         raise ValueError(f"{side}: unknown action {raw.get('action')!r}")
     return Hand(tuple(cards), action)
@@ -125,7 +126,9 @@ def _first_bad(values: list[Any]) -> object:
     return next(v for v in values if type(v) is not str or v not in POINTS)
 
 
-def record_from_dict(data: object, *, profile: str | None = None, known_profiles: object = ()) -> CoupRecord:
+def record_from_dict(
+    data: object, *, profile: str | None = None, known_profiles: Container[str] = ()
+) -> CoupRecord:
     """Build a :class:`CoupRecord` from a parsed JSON value, or raise :class:`RecordError`.
 
     ``profile`` overrides the record's own profile; ``known_profiles`` is the set of slugs a
@@ -141,7 +144,7 @@ def record_from_dict(data: object, *, profile: str | None = None, known_profiles
             profile = get("profile")
             if type(profile) is not str:
                 raise ValueError("no profile: give one in the record or with --profile")
-            if profile not in known_profiles:  # type: ignore[operator]
+            if profile not in known_profiles:
                 raise ValueError(f"unknown profile {profile!r}")
         bank = get("bank")
         if type(bank) is not int or bank <= 0:

@@ -351,7 +351,7 @@ def replay(state: CoupState, steps: Sequence[Step]) -> CoupState:
 def _card(step: Step) -> str:
     if step.card not in POINTS:
         raise IllegalStep(f"bad card {step.card!r}")
-    return step.card  # type: ignore[return-value]
+    return step.card
 
 
 def _declare(state: CoupState, step: Step) -> CoupState:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from enum import StrEnum
+from typing import Any
 
 
 class Side(StrEnum):
@@ -199,18 +200,20 @@ def profile_from_dict(data: dict[str, object]) -> Profile:
     unknown = set(data) - set(PROFILE_FIELDS)
     if unknown:
         raise ValueError(f"unknown profile settings: {', '.join(sorted(unknown))}")
-    values: dict[str, object] = {}
+    # the values are whatever the JSON held: the enum conversions and int() below, and the
+    # Profile's own validation, are what check them
+    values: dict[str, Any] = {}
     for f in fields(Profile):
         if f.name not in data:
             continue
-        value = data[f.name]
+        value: Any = data[f.name]
         kind = _ENUM_FIELDS.get(f.name)
         if kind is not None:
             value = kind(value)
         elif f.name == "decks_allowed":
-            value = tuple(int(d) for d in value)  # type: ignore[union-attr]
+            value = tuple(int(d) for d in value)
         values[f.name] = value
-    return Profile(**values)  # type: ignore[arg-type]
+    return Profile(**values)
 
 
 _ENUM_FIELDS: dict[str, type[StrEnum]] = {
