@@ -29,7 +29,7 @@ from django.utils import timezone
 from audit.canonical import event_content, to_jsonable
 from audit.selectors import audit_events_between
 from ledger.models import Account, Entry, Transaction
-from tables.coup_state import coup_record, coup_replay
+from tables.engine_bridge import coup_record, coup_replay
 from tables.models import Coup, CoupStep, Table, TableSession
 from tables.review_selectors import Period, settled_coup_facts
 from tables.rules.coup import CoupRecord

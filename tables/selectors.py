@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from tables.coup_state import (
+from tables.engine_bridge import (
     betting_turn,
     cards_parse,
     coup_levy,
@@ -37,8 +37,7 @@ from tables.roles import ROLE_LABELS, Role
 from tables.rules.advice import Advice, advise_banker, advise_player
 from tables.rules.cards import remaining_by_points
 from tables.rules.coup import NeedsCards, Restored
-from tables.rules.machine import CoupState as EngineCoupState
-from tables.rules.machine import NextStep, next_steps, requirement
+from tables.rules.machine import CoupProgress, NextStep, next_steps, requirement
 from tables.rules.profiles import Side
 from tables.rules.tableau import Requirement
 
@@ -181,7 +180,7 @@ class CoupView:
     """Everything a screen or an API client needs to know about a coup right now."""
 
     coup: Coup
-    state: EngineCoupState
+    state: CoupProgress
     steps: list[CoupStep]
     next_steps: tuple[NextStep, ...]
     requirement: tuple[str, Requirement] | None
@@ -213,7 +212,7 @@ def coup_view(*, coup: Coup) -> CoupView:
     )
 
 
-def coup_advice(*, coup: Coup, state: EngineCoupState) -> Advice | None:
+def coup_advice(*, coup: Coup, state: CoupProgress) -> Advice | None:
     """The engine's advice at an option point, computed from the chooser's information only: the
     cards he cannot see are the rest of the shoe plus the opponent's face-down cards."""
     need = requirement(state)

@@ -13,12 +13,12 @@ from typing import Any
 from tables.rules.cards import POINTS
 from tables.rules.coup import (
     Action,
-    Bet,
     CoupRecord,
     Hand,
     NeedsCards,
     Restored,
     Settlement,
+    Stake,
     Verdict,
 )
 
@@ -58,7 +58,7 @@ def _hand(data: dict[str, Any], side: str) -> Hand:
     return Hand(tuple(cards), action)
 
 
-def _bets(raw: object) -> tuple[Bet, ...]:
+def _bets(raw: object) -> tuple[Stake, ...]:
     if type(raw) is not list or not raw:
         raise ValueError("bets must be a non-empty list of {punter, amount}")
     bets = []
@@ -74,7 +74,7 @@ def _bets(raw: object) -> tuple[Bet, ...]:
         spectator = item.get("spectator", False)
         if spectator is not False and spectator is not True:
             raise ValueError(f"bet {n}: spectator must be true or false")
-        bets.append(Bet(punter, amount, spectator))
+        bets.append(Stake(punter, amount, spectator))
     return tuple(bets)
 
 

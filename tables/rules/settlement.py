@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tables.rules.coup import Bet, Outcome, Settlement
+from tables.rules.coup import Outcome, Settlement, Stake
 from tables.rules.profiles import LevyMode, Profile, Rounding
 
 
@@ -50,7 +50,7 @@ class LevyTerms:
         return (covered * self.rate_bp + 5_000 * unit) // (10_000 * unit) * unit
 
 
-def stakes_by_punter(bets: Sequence[Bet]) -> dict[str, int]:
+def stakes_by_punter(bets: Sequence[Stake]) -> dict[str, int]:
     """Each bettor's total stake, in the order each first bet (a punter may bet twice)."""
     totals: dict[str, int] = {}
     for bet in bets:
@@ -58,7 +58,7 @@ def stakes_by_punter(bets: Sequence[Bet]) -> dict[str, int]:
     return totals
 
 
-def active_punter(bets: Sequence[Bet]) -> str:
+def active_punter(bets: Sequence[Stake]) -> str:
     """Who plays the single player hand for everybody.
 
     The largest stake plays; on equal stakes the earlier in betting order. Only a seated bettor
@@ -107,7 +107,7 @@ def settle(
     *,
     outcome: Outcome,
     bank: int,
-    bets: Sequence[Bet],
+    bets: Sequence[Stake],
     levy: LevyTerms,
     uncovered_to_reserve: bool,
     first_coup_of_bank: bool = False,
