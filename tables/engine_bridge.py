@@ -17,11 +17,8 @@ from tables.rules.cards import CardError, parse_card
 from tables.rules.coup import CoupRecord, NeedsCards, Restored, Verdict
 from tables.rules.judge import Rules, judge_coup, restore_coup
 from tables.rules.machine import CoupProgress, Move, Step, new_coup, replay, to_record
-from tables.rules.profiles import LevyMode, Profile, Rounding, Side, profile_from_dict, profile_to_dict
+from tables.rules.profiles import LevyMode, Profile, Rounding, profile_from_dict, profile_to_dict
 from tables.rules.settlement import BancoCaller, LevyTerms
-
-#: the order a spectator bets in: after every seat (seat turns are 1..seat_count)
-SPECTATOR_TURN = 100
 
 
 def engine_rules(table: Table) -> Rules:
@@ -49,17 +46,6 @@ def seat_key(number: int) -> str:
 
 def spectator_key(spectator_id: int) -> str:
     return f"spectator-{spectator_id}"
-
-
-def betting_turn(*, seat_number: int, banker_seat_number: int, seat_count: int, betting_from: Side) -> int:
-    """A seat's place in the betting order, 1 = first to bet.
-
-    Seats are numbered clockwise, so the banker's left neighbour is the next number up: betting
-    from the left runs up the seat numbers from the banker, from the right runs down.
-    """
-    if betting_from == Side.LEFT:  # a str from the database, or the enum itself
-        return (seat_number - banker_seat_number) % seat_count
-    return (banker_seat_number - seat_number) % seat_count
 
 
 def step_from_row(kind: str, payload: dict[str, Any]) -> Step:

@@ -926,7 +926,7 @@ class BankTurn(models.Model):
 
 
 class BankShare(models.Model):
-    """A club spectator's part of a bank (seed 002): put up with the banker's consent before the
+    """A club spectator's part of a bank (docs/rules.md §6): put up with the banker's consent before the
     bank's first coup (the chips move when that bank is declared), and his proportional share of
     the bank taken out before a later deal, or paid out when the bank ends."""
 

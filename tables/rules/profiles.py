@@ -101,7 +101,7 @@ class Profile:
 
 CASINO = Profile(
     slug="casino",
-    name="Casino (seed 000)",
+    name="Casino",
     decks_allowed=(6, 8),
     burn_cards_min=3,
     burn_cards_max=4,
@@ -118,7 +118,7 @@ CASINO = Profile(
 
 CLASSIC = Profile(
     slug="classic",
-    name="Classic (seed 001)",
+    name="Classic",
     decks_allowed=(6,),
     seats_min=2,
     seats_max=30,
@@ -130,7 +130,7 @@ CLASSIC = Profile(
 
 CLUB = Profile(
     slug="club",
-    name="Club (seed 002)",
+    name="Club",
     decks_allowed=(),
     decks_per_seated_player=True,
     seats_min=2,
@@ -151,7 +151,7 @@ CLUB = Profile(
 
 HOME = Profile(
     slug="home",
-    name="Home series (seed 003)",
+    name="Home series",
     decks_allowed=(6,),
     seats_min=3,
     seats_max=12,

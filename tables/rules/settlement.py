@@ -116,9 +116,10 @@ def settle(
 ) -> Settlement:
     """Settle one coup.
 
-    ``reimbursing_punter`` is the club rule (seed 002): the active punter who stood on his option
-    and lost owes the other punters their lost stakes himself. The bank still collects every
-    stake; he pays the others back, so their net is zero and his loss is everybody's.
+    ``reimbursing_punter`` is the club rule (docs/rules.md §6, "Club: standing on one's option"):
+    the active punter who stood on his option and lost owes the other punters their lost stakes
+    himself. The bank still collects every stake; he pays the others back, so their net is zero and
+    his loss is everybody's.
     """
     stakes: dict[str, int] = {}
     covered = 0
@@ -164,7 +165,7 @@ def settle(
 
 
 def spectator_bank_share(*, bank: int, contributed: int, initial_bank: int, chip_unit: int = 1) -> int:
-    """A club spectator's proportional share of the bank (seed 002): bank 10 with 3 from a
+    """A club spectator's proportional share of the bank (docs/rules.md §6): bank 10 with 3 from a
     spectator, after three wins the bank is 80 and his share is 80 * 3/10 = 24.
 
     Rounded down to the chip unit: the odd chip stays in the bank, which the banker keeps playing.

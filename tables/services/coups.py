@@ -28,8 +28,6 @@ from django.utils import timezone
 from audit.services import audit_record
 from tables import money
 from tables.engine_bridge import (
-    SPECTATOR_TURN,
-    betting_turn,
     cards_parse,
     coup_replay,
     coup_verdict,
@@ -56,6 +54,8 @@ from tables.permissions import check_croupier_at
 from tables.rules.coup import Outcome, Verdict, Violation
 from tables.rules.interchange import verdict_to_dict
 from tables.rules.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup
+from tables.rules.order import SPECTATOR_TURN, betting_turn
+from tables.rules.profiles import Side
 from tables.rules.settlement import BancoCaller, banco_winner
 from tables.services.banks import bank_after_coup
 from tables.services.locking import lock_coup, lock_session, require_open
@@ -405,10 +405,10 @@ def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
             raise ValidationError({"seat": f"Nobody sits at seat {seat}."})
         banker_seat = coup.bank_turn.seat.number
         order = betting_turn(
-            seat_number=seat,
-            banker_seat_number=banker_seat,
+            seat=seat,
+            banker_seat=banker_seat,
             seat_count=table.seat_count,
-            betting_from=table.profile.betting_from,
+            betting_from=Side(table.profile.betting_from),
         )
         return _Bettor(seat_key(seat), row.player, False, order, row, None)
     standing = (

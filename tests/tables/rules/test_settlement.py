@@ -85,8 +85,9 @@ def test_tie_returns_everything() -> None:
     assert set(s.punters.values()) == {0}
 
 
-def test_uncovered_part_to_reserve_home_seed_example() -> None:
-    """Seed 003: bank 20 covered 12 -> reserve 8; a win gives 12; the next bank is at least 24."""
+def test_uncovered_part_to_reserve_home_example() -> None:
+    """The home rule sheet's example: bank 20 covered 12 -> reserve 8; a win gives 12; the next bank
+    is at least 24."""
     s = settle(
         outcome=Outcome.BANKER,
         bank=20,
@@ -144,7 +145,8 @@ def test_club_active_punter_stood_on_five_and_lost_reimburses_the_others() -> No
 
 
 def test_club_spectator_share_of_the_bank() -> None:
-    """Seed 002: bank 10 with 3 from a spectator; after three wins it is 80; he takes 24."""
+    """The club rule set's example: bank 10 with 3 from a spectator; after three wins it is 80; he
+    takes 24."""
     assert spectator_bank_share(bank=80, contributed=3, initial_bank=10) == 24
     assert 80 - spectator_bank_share(bank=80, contributed=3, initial_bank=10) == 56
     assert spectator_bank_share(bank=25, contributed=1, initial_bank=3) == 8  # 8.33 -> 8
