@@ -38,6 +38,7 @@ def record(
         banker=Hand(banker, Action(banker_action)),
         banco=banco,
         shoe_next=shoe_next,
+        # each test names the few record fields it sets beyond the hands: typed by CoupRecord itself
         **extra,  # type: ignore[arg-type]
     )
 
