@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip install --disable-pip-version-check -q
 HOST   ?= 127.0.0.1:8000
 
-.PHONY: run test lint worker beat venv
+.PHONY: run test lint typecheck worker beat venv
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { \
@@ -23,15 +23,21 @@ run: $(PY)
 	$(PY) manage.py load_demo
 	$(PY) manage.py runserver $(HOST)
 
-## test: install dev deps, lint, check migrations are up to date, run the suite
+## test: install dev deps, lint, type-check, check migrations are up to date, run the suite
 test: $(PY)
 	$(PIP) -r requirements/dev.txt
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	DJANGO_SETTINGS_MODULE=casino.settings.test $(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/pytest
 
 lint: $(PY)
 	$(VENV)/bin/ruff check .
+
+## typecheck: mypy over the tree (strict on tables/rules and the services; see pyproject.toml)
+typecheck: $(PY)
+	$(PIP) -r requirements/dev.txt
+	$(VENV)/bin/mypy
 
 ## worker / beat: Celery processes (need CELERY_BROKER_URL, e.g. redis://127.0.0.1:6379/0)
 worker: $(PY)

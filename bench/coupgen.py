@@ -10,12 +10,12 @@ import orjson
 
 from tables.rules.cards import ALL_CARDS
 from tables.rules.judge import Rules
-from tables.rules.machine import Step, StepKind, apply, new_coup, next_steps, to_record
+from tables.rules.machine import Move, Step, apply, new_coup, next_steps, to_record
 from tables.rules.profiles import BUILTIN
 from tables.rules.settlement import BancoCaller
 
 RULES = {slug: Rules.for_profile(p) for slug, p in BUILTIN.items()}
-CARDS = {StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER}
+CARDS = {Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER}
 
 
 def record_dicts(
@@ -34,9 +34,9 @@ def record_dicts(
         slug = slugs[i % len(slugs)]
         rules = RULES[slug]
         bank = rnd.randint(2, 400)
-        state = apply(new_coup(rules), Step(StepKind.BANK_DECLARED, amount=bank, punter="seat-0"))
+        state = apply(new_coup(rules), Step(Move.BANK_DECLARED, amount=bank, punter="seat-0"))
         if rnd.random() < 0.2:
-            state = apply(state, Step(StepKind.BANCO, callers=(BancoCaller("seat-1"),)))
+            state = apply(state, Step(Move.BANCO, callers=(BancoCaller("seat-1"),)))
         else:
             for k in range(rnd.randint(1, 5)):
                 if state.uncovered <= 0:
@@ -45,9 +45,9 @@ def record_dicts(
                 amount = rnd.randint(1, state.uncovered)
                 name = f"spectator-{k}" if spectator else f"seat-{k + 1}"
                 state = apply(
-                    state, Step(StepKind.BET, punter=name, amount=amount, spectator=spectator, order=k)
+                    state, Step(Move.BET, punter=name, amount=amount, spectator=spectator, order=k)
                 )
-        state = apply(state, Step(StepKind.BETS_CLOSED))
+        state = apply(state, Step(Move.BETS_CLOSED))
         while True:
             options = next_steps(state)
             if not options:

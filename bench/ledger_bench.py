@@ -33,7 +33,7 @@ from django.utils import timezone  # noqa: E402
 from ledger import services as ledger  # noqa: E402
 from ledger.selectors import ledger_drift, trial_balance, unbalanced_transactions  # noqa: E402
 from tables import models as m  # noqa: E402
-from tables.rules.coup import Bet, Outcome  # noqa: E402
+from tables.rules.coup import Outcome, Stake  # noqa: E402
 from tables.rules.settlement import LevyTerms, settle  # noqa: E402
 
 
@@ -115,7 +115,7 @@ def run(n: int) -> None:
         room, bets = bank, []
         for i in punters:
             amount = rnd.randint(1, max(1, room // 3))
-            bets.append(Bet(f"seat-{i + 1}", amount))
+            bets.append(Stake(f"seat-{i + 1}", amount))
             room -= amount
         outcome = rnd.choice([Outcome.BANKER, Outcome.PLAYER, Outcome.TIE])
         result = settle(outcome=outcome, bank=bank, bets=bets, levy=levy, uncovered_to_reserve=False)

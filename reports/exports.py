@@ -31,7 +31,7 @@ from audit.selectors import audit_events_between
 from ledger.models import Account, Entry, Transaction
 from review.period import Period
 from review.selectors.dashboard import settled_coup_facts
-from tables.coup_state import coup_record, coup_replay
+from tables.engine_bridge import coup_record, coup_replay
 from tables.models import Coup, CoupStep, Table, TableSession
 from tables.rules.coup import CoupRecord
 

@@ -42,7 +42,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from tables import serializers as s
 from tables import services
-from tables.coup_state import coup_record
+from tables.engine_bridge import coup_record
 from tables.models import (
     UNFINISHED_COUP_STATES,
     Coup,
@@ -57,7 +57,7 @@ from tables.models import (
     TableSession,
 )
 from tables.permissions import check_can_read_table, check_croupier_at, reads_everything
-from tables.rules.machine import Phase, StepKind
+from tables.rules.machine import Move, Phase
 from tables.selectors import (
     assignments_current,
     bank_open_turn,
@@ -706,7 +706,7 @@ class CoupStepView(ApiView):
     def post(self, request: Request, coup_id: int) -> Response:
         data = _valid(s.StepIn, request)
         step = StepRequest(
-            kind=StepKind(data["kind"]),
+            kind=Move(data["kind"]),
             amount=data.get("amount"),
             seat=data.get("seat"),
             spectator=data.get("spectator"),

@@ -12,7 +12,7 @@ from typing import Any
 from django import forms
 
 from tables.rules.cards import RANKS, SUITS
-from tables.rules.machine import StepKind
+from tables.rules.machine import Move
 from tables.services import Caller, StepRequest
 
 _RANK_CHOICES = [(r, r) for r in RANKS]
@@ -63,7 +63,7 @@ class CardField(forms.Form):
 class StepForm(CardField):
     """One step of the coup."""
 
-    kind = forms.ChoiceField(choices=[(k.value, k.value) for k in StepKind if k != StepKind.BANK_DECLARED])
+    kind = forms.ChoiceField(choices=[(k.value, k.value) for k in Move if k != Move.BANK_DECLARED])
     expected_step = forms.IntegerField(min_value=0)
     confirm = forms.BooleanField(required=False)
     amount = forms.IntegerField(required=False, min_value=1, error_messages={"min_value": "At least 1 chip."})
@@ -74,25 +74,25 @@ class StepForm(CardField):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         kind = data.get("kind")
-        if kind == StepKind.BET:
+        if kind == Move.BET:
             if not data.get("punter"):
                 self.add_error("punter", "Who bets?")
             if data.get("amount") is None and "amount" not in self.errors:
                 self.add_error("amount", "How much?")
-        if kind == StepKind.BANCO and not data.get("callers") and not data.get("punter"):
+        if kind == Move.BANCO and not data.get("callers") and not data.get("punter"):
             self.add_error("callers", "Who called banco?")
         return data
 
     def step_request(self) -> StepRequest:
         data = self.cleaned_data
-        kind = StepKind(data["kind"])
-        if kind is StepKind.BET:
+        kind = Move(data["kind"])
+        if kind is Move.BET:
             try:
                 seat, spectator = _punter(data["punter"])
             except forms.ValidationError as exc:
                 raise forms.ValidationError({"punter": exc.messages}) from None
             return StepRequest(kind=kind, amount=data["amount"], seat=seat, spectator=spectator)
-        if kind is StepKind.BANCO:
+        if kind is Move.BANCO:
             named = [*data.get("callers", []), *([data["punter"]] if data.get("punter") else [])]
             keys = list(dict.fromkeys(named))
             if data.get("suivi") and data["suivi"] not in keys:
@@ -105,7 +105,7 @@ class StepForm(CardField):
                     raise forms.ValidationError({"callers": exc.messages}) from None
                 callers.append(Caller(seat=seat, spectator=spectator, suivi=key == data.get("suivi")))
             return StepRequest(kind=kind, callers=tuple(callers))
-        if kind in (StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER):
+        if kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
             return StepRequest(kind=kind, card=self.card_text())
         return StepRequest(kind=kind)
 

@@ -19,6 +19,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from tables.rules import profiles as engine
+from tables.rules.machine import Move
 
 CARD_CODE_REGEX = r"^[A2-9TJQK][SHDC]$"
 
@@ -750,21 +751,23 @@ class Bet(models.Model):
 
 
 class StepKind(models.TextChoices):
-    """The engine's steps (tables.rules.machine.StepKind) plus the correction workflow's."""
+    """Every kind of ``CoupStep``: the game's steps, whose values belong to the engine
+    (``tables.rules.machine.Move``; the check below keeps the two in step), plus the correction
+    workflow's own. The labels are the screens' and the admin's."""
 
-    BANK_DECLARED = "bank_declared", "bank declared"
-    BET = "bet"
-    BANCO = "banco"
-    BETS_CLOSED = "bets_closed", "no more bets"
-    CARD_TO_PLAYER = "card_to_player", "card to the player"
-    CARD_TO_BANKER = "card_to_banker", "card to the banker"
-    PLAYER_NATURAL = "player_natural", "player shows a natural"
-    PLAYER_DRAW = "player_draw", "player draws"
-    PLAYER_STAND = "player_stand", "player stands"
-    BANKER_NATURAL = "banker_natural", "banker shows a natural"
-    BANKER_DRAW = "banker_draw", "banker draws"
-    BANKER_STAND = "banker_stand", "banker stands"
-    REVEAL = "reveal", "hands shown"
+    BANK_DECLARED = Move.BANK_DECLARED.value, "bank declared"
+    BET = Move.BET.value, "Bet"
+    BANCO = Move.BANCO.value, "Banco"
+    BETS_CLOSED = Move.BETS_CLOSED.value, "no more bets"
+    CARD_TO_PLAYER = Move.CARD_TO_PLAYER.value, "card to the player"
+    CARD_TO_BANKER = Move.CARD_TO_BANKER.value, "card to the banker"
+    PLAYER_NATURAL = Move.PLAYER_NATURAL.value, "player shows a natural"
+    PLAYER_DRAW = Move.PLAYER_DRAW.value, "player draws"
+    PLAYER_STAND = Move.PLAYER_STAND.value, "player stands"
+    BANKER_NATURAL = Move.BANKER_NATURAL.value, "banker shows a natural"
+    BANKER_DRAW = Move.BANKER_DRAW.value, "banker draws"
+    BANKER_STAND = Move.BANKER_STAND.value, "banker stands"
+    REVEAL = Move.REVEAL.value, "hands shown"
     CORRECTION = "correction", "game restored"
     CORRECTION_APPROVED = "correction_approved", "correction approved"
     CORRECTION_REJECTED = "correction_rejected", "correction rejected"
@@ -775,6 +778,11 @@ class StepKind(models.TextChoices):
 CORRECTION_KINDS = frozenset(
     {StepKind.CORRECTION, StepKind.CORRECTION_APPROVED, StepKind.CORRECTION_REJECTED, StepKind.COUP_VOIDED}
 )
+
+# A game step the engine knows but the model does not (or the other way round) would be refused
+# by the database or replayed as nothing: fail at import instead.
+if {(k.name, k.value) for k in StepKind if k not in CORRECTION_KINDS} != {(m.name, m.value) for m in Move}:
+    raise ImportError("tables.models.StepKind's game steps differ from tables.rules.machine.Move")
 
 
 class CoupStep(models.Model):
@@ -918,7 +926,7 @@ class BankTurn(models.Model):
 
 
 class BankShare(models.Model):
-    """A club spectator's part of a bank (seed 002): put up with the banker's consent before the
+    """A club spectator's part of a bank (docs/rules.md §6): put up with the banker's consent before the
     bank's first coup (the chips move when that bank is declared), and his proportional share of
     the bank taken out before a later deal, or paid out when the bank ends."""
 

@@ -15,7 +15,7 @@ from django.db.models import Q, Sum
 from ledger import services as ledger
 from ledger.models import Account
 from ledger.selectors import account_balance
-from tables.coup_state import coup_rules, seat_key, spectator_key
+from tables.engine_bridge import coup_rules, seat_key, spectator_key
 from tables.models import BankShare, BankTurn, Bet, Casino, Coup, Player, Seat, Table, TableSession
 from tables.rules.coup import Settlement
 from tables.rules.profiles import LevyMode

@@ -10,8 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from tables.coup_state import (
-    betting_turn,
+from tables.engine_bridge import (
     cards_parse,
     coup_levy,
     coup_replay,
@@ -37,8 +36,8 @@ from tables.roles import ROLE_LABELS, Role
 from tables.rules.advice import Advice, advise_banker, advise_player
 from tables.rules.cards import remaining_by_points
 from tables.rules.coup import NeedsCards, Restored
-from tables.rules.machine import CoupState as EngineCoupState
-from tables.rules.machine import NextStep, next_steps, requirement
+from tables.rules.machine import CoupProgress, NextStep, next_steps, requirement
+from tables.rules.order import betting_order, rotation_order
 from tables.rules.profiles import Side
 from tables.rules.tableau import Requirement
 
@@ -150,15 +149,18 @@ def bank_rotation(*, session: TableSession) -> BankRotation | None:
         how, minimum, anchor = BankTurn.Start.PASSED, previous.required_minimum, previous.rotation_from.number
     else:
         how, minimum, anchor = BankTurn.Start.ROTATION, profile.min_bank, previous.rotation_from.number
-    seat_count = session.table.seat_count
-    clockwise = profile.bank_passes_to == Side.LEFT
-
-    def distance(seat: Seat) -> int:
-        step = (seat.number - anchor) if clockwise else (anchor - seat.number)
-        return step % seat_count or seat_count
-
     seats = Seat.objects.filter(session=session, left_at__isnull=True).select_related("player")
-    order = sorted((s for s in seats if previous is None or s.player_id != previous.player_id), key=distance)
+    # seat numbers are unique among the seated (a constraint): number -> seat is one to one
+    by_number = {s.number: s for s in seats if previous is None or s.player_id != previous.player_id}
+    order = [
+        by_number[n]
+        for n in rotation_order(
+            by_number,
+            anchor=anchor,
+            seat_count=session.table.seat_count,
+            passes_to=Side(profile.bank_passes_to),
+        )
+    ]
     refused = set(
         BankOffer.objects.filter(session=session, after_turn=previous, accepted=False).values_list(
             "seat_id", flat=True
@@ -181,7 +183,7 @@ class CoupView:
     """Everything a screen or an API client needs to know about a coup right now."""
 
     coup: Coup
-    state: EngineCoupState
+    state: CoupProgress
     steps: list[CoupStep]
     next_steps: tuple[NextStep, ...]
     requirement: tuple[str, Requirement] | None
@@ -213,7 +215,7 @@ def coup_view(*, coup: Coup) -> CoupView:
     )
 
 
-def coup_advice(*, coup: Coup, state: EngineCoupState) -> Advice | None:
+def coup_advice(*, coup: Coup, state: CoupProgress) -> Advice | None:
     """The engine's advice at an option point, computed from the chooser's information only: the
     cards he cannot see are the rest of the shoe plus the opponent's face-down cards."""
     need = requirement(state)
@@ -420,17 +422,14 @@ def coup_result(*, coup: Coup) -> CoupResult | None:
 def coup_betting_order(*, coup: Coup, seats: list[Seat]) -> list[Seat]:
     """The seats that may bet on ``coup`` (everybody but the banker), in betting order."""
     table = coup.shoe.table
-    banker_seat = coup.bank_turn.seat.number
-
-    def turn(seat: Seat) -> int:
-        return betting_turn(
-            seat_number=seat.number,
-            banker_seat_number=banker_seat,
-            seat_count=table.seat_count,
-            betting_from=Side(table.profile.betting_from),
-        )
-
-    return sorted((s for s in seats if s.number != banker_seat), key=turn)
+    by_number = {s.number: s for s in seats}  # the seated: numbers are unique (a constraint)
+    order = betting_order(
+        by_number,
+        banker_seat=coup.bank_turn.seat.number,
+        seat_count=table.seat_count,
+        betting_from=Side(table.profile.betting_from),
+    )
+    return [by_number[n] for n in order]
 
 
 def croupier_tables(*, user: AbstractBaseUser) -> list[Table]:

@@ -17,7 +17,7 @@ from rest_framework import serializers
 from tables.models import CoupStep, Player
 from tables.rules.coup import CoupRecord, NeedsCards, Restored, Violation
 from tables.rules.interchange import restored_to_dict
-from tables.rules.machine import StepKind
+from tables.rules.machine import Move
 from tables.selectors import CoupView
 
 #: the largest number of chips a request may name (PostgreSQL ``integer``)
@@ -126,12 +126,12 @@ class CallerIn(StrictSerializer):
 
 #: the keys each step kind takes besides ``step``, ``kind`` and ``confirm``
 STEP_FIELDS: dict[str, frozenset[str]] = {
-    StepKind.BET: frozenset({"amount", "seat", "spectator"}),
-    StepKind.BANCO: frozenset({"callers"}),
-    StepKind.CARD_TO_PLAYER: frozenset({"card"}),
-    StepKind.CARD_TO_BANKER: frozenset({"card"}),
+    Move.BET: frozenset({"amount", "seat", "spectator"}),
+    Move.BANCO: frozenset({"callers"}),
+    Move.CARD_TO_PLAYER: frozenset({"card"}),
+    Move.CARD_TO_BANKER: frozenset({"card"}),
 }
-STEP_KINDS = [k.value for k in StepKind if k is not StepKind.BANK_DECLARED]
+STEP_KINDS = [k.value for k in Move if k is not Move.BANK_DECLARED]
 _OPTIONAL_STEP_FIELDS = ("amount", "seat", "spectator", "card", "callers")
 
 

@@ -15,7 +15,7 @@ from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from tables import models as m
-from tables.coup_state import table_rules_snapshot
+from tables.engine_bridge import table_rules_snapshot
 
 NOW = timezone.now
 

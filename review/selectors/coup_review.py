@@ -8,11 +8,11 @@ from typing import Any
 
 from review.selectors.queue import review_refusal
 from review.wording import violation_items
-from tables.coup_state import coup_levy, coup_record, coup_replay, coup_restore, coup_verdict
+from tables.engine_bridge import coup_levy, coup_record, coup_replay, coup_restore, coup_verdict
 from tables.models import Bet, Coup, CoupStep
 from tables.rules.coup import Action, NeedsCards, Restored, Settlement
 from tables.rules.judge import coup_settlement
-from tables.rules.machine import CoupState as EngineCoupState
+from tables.rules.machine import CoupProgress
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def _step_detail(step: CoupStep, names: dict[str, str]) -> str:
     return ""
 
 
-def _hands_played(coup: Coup, state: EngineCoupState) -> Hands:
+def _hands_played(coup: Coup, state: CoupProgress) -> Hands:
     verdict = coup_verdict(coup, state)  # its totals and outcome are the coup as played
     return Hands(
         player_cards=state.player_cards,
@@ -151,7 +151,7 @@ def _settlement_view(s: Settlement, names: dict[str, str]) -> SettlementView:
     )
 
 
-def settlement_as_played(coup: Coup, state: EngineCoupState) -> Settlement | None:
+def settlement_as_played(coup: Coup, state: CoupProgress) -> Settlement | None:
     """What the table would have paid had the coup stood as played: the engine's settlement of
     the outcome as played (the verdict's own settlement is the restored one)."""
     if state.bank is None or state.covered > state.bank:

@@ -53,7 +53,7 @@ def is_natural(cards: tuple[str, ...] | list[str]) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class ShoeAlarm:
+class ImpossibleCard:
     """A card seen more often than the shoe holds: a game-protection alarm, not a rules violation."""
 
     card: str
@@ -65,12 +65,12 @@ class ShoeAlarm:
         return f"{self.card} seen {self.seen} times, the shoe holds {self.held}"
 
 
-def shoe_alarms(cards_seen: Iterable[str], decks: int) -> list[ShoeAlarm]:
+def shoe_alarms(cards_seen: Iterable[str], decks: int) -> list[ImpossibleCard]:
     """Every card seen more often than a shoe of ``decks`` decks holds, in card order."""
     if decks < 1:
         raise ValueError("a shoe holds at least one deck")
     counts = Counter(cards_seen)
-    return [ShoeAlarm(card, counts[card], decks) for card in ALL_CARDS if counts[card] > decks]
+    return [ImpossibleCard(card, counts[card], decks) for card in ALL_CARDS if counts[card] > decks]
 
 
 def remaining_by_points(cards_seen: Iterable[str], decks: int) -> tuple[int, ...]:

@@ -50,7 +50,9 @@ NON_GAME_CODES = frozenset({Code.BETS_EXCEED_BANK, Code.WRONG_ACTIVE_PUNTER})
 
 @fast_init
 @dataclass(frozen=True, slots=True)
-class Bet:
+class Stake:
+    """One bet in a coup: the punter's key, his chips, and whether he bets standing (a spectator)."""
+
     punter: str
     amount: int
     spectator: bool = False
@@ -72,7 +74,7 @@ class CoupRecord:
     id: object
     profile: str
     bank: int
-    bets: tuple[Bet, ...]
+    bets: tuple[Stake, ...]
     player: Hand
     banker: Hand
     banco: bool = False

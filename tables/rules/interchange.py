@@ -7,21 +7,22 @@ and a malformed record raises :class:`RecordError` with a sentence a person can 
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Any
 
 from tables.rules.cards import POINTS
 from tables.rules.coup import (
     Action,
-    Bet,
     CoupRecord,
     Hand,
     NeedsCards,
     Restored,
     Settlement,
+    Stake,
     Verdict,
 )
 
-_ACTIONS = {a.value: a for a in Action}
+_ACTIONS: dict[object, Action] = {a.value: a for a in Action}  # looked up with any JSON value
 _NATURAL = Action.NATURAL
 _DRAW = Action.DRAW
 _NONE = Action.NONE
@@ -51,13 +52,13 @@ def _hand(data: dict[str, Any], side: str) -> Hand:
         raise ValueError(f"{side} hand must have 2 or 3 cards, not {n}")
     if not _all_cards(cards):
         raise ValueError(f"bad card {_first_bad(cards)!r}")
-    action = _ACTIONS.get(raw.get("action"))  # type: ignore[arg-type]
+    action = _ACTIONS.get(raw.get("action"))
     if action is None:
         raise ValueError(f"{side}: unknown action {raw.get('action')!r}")
     return Hand(tuple(cards), action)
 
 
-def _bets(raw: object) -> tuple[Bet, ...]:
+def _bets(raw: object) -> tuple[Stake, ...]:
     if type(raw) is not list or not raw:
         raise ValueError("bets must be a non-empty list of {punter, amount}")
     bets = []
@@ -73,7 +74,7 @@ def _bets(raw: object) -> tuple[Bet, ...]:
         spectator = item.get("spectator", False)
         if spectator is not False and spectator is not True:
             raise ValueError(f"bet {n}: spectator must be true or false")
-        bets.append(Bet(punter, amount, spectator))
+        bets.append(Stake(punter, amount, spectator))
     return tuple(bets)
 
 
@@ -125,7 +126,9 @@ def _first_bad(values: list[Any]) -> object:
     return next(v for v in values if type(v) is not str or v not in POINTS)
 
 
-def record_from_dict(data: object, *, profile: str | None = None, known_profiles: object = ()) -> CoupRecord:
+def record_from_dict(
+    data: object, *, profile: str | None = None, known_profiles: Container[str] = ()
+) -> CoupRecord:
     """Build a :class:`CoupRecord` from a parsed JSON value, or raise :class:`RecordError`.
 
     ``profile`` overrides the record's own profile; ``known_profiles`` is the set of slugs a
@@ -141,7 +144,7 @@ def record_from_dict(data: object, *, profile: str | None = None, known_profiles
             profile = get("profile")
             if type(profile) is not str:
                 raise ValueError("no profile: give one in the record or with --profile")
-            if profile not in known_profiles:  # type: ignore[operator]
+            if profile not in known_profiles:
                 raise ValueError(f"unknown profile {profile!r}")
         bank = get("bank")
         if type(bank) is not int or bank <= 0:

@@ -19,13 +19,16 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from tables.rules.cards import POINTS
-from tables.rules.coup import Action, Bet, Code, CoupRecord, Hand, Violation
+from tables.rules.coup import Action, Code, CoupRecord, Hand, Stake, Violation
 from tables.rules.judge import Rules
 from tables.rules.settlement import BancoCaller, banco_winner
 from tables.rules.tableau import Requirement
 
 
-class StepKind(StrEnum):
+class Move(StrEnum):
+    """The kinds of step a croupier records in a coup (the model's ``CoupStep.Kind`` takes its game
+    steps from here)."""
+
     BANK_DECLARED = "bank_declared"
     BET = "bet"
     BANCO = "banco"
@@ -58,7 +61,7 @@ class IllegalStep(ValueError):
 class Step:
     """One thing that happened at the table. Only the fields its kind needs are set."""
 
-    kind: StepKind
+    kind: Move
     amount: int | None = None  # bank_declared, bet
     punter: str | None = None  # bank_declared (the banker), bet
     spectator: bool = False  # bet
@@ -71,19 +74,21 @@ class Step:
 class NextStep:
     """A step the croupier may record now, and the violation it would carry (None if clean)."""
 
-    kind: StepKind
+    kind: Move
     violation: Violation | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class CoupState:
+class CoupProgress:
+    """Where a coup stands after the steps applied so far (never stored: rebuilt from the steps)."""
+
     rules: Rules
     minimum_bank: int = 1
     house_limit: int | None = None
     first_coup_of_bank: bool = False
     banker: str | None = None
     bank: int | None = None
-    bets: tuple[Bet, ...] = ()
+    bets: tuple[Stake, ...] = ()
     bet_orders: tuple[int, ...] = ()
     banco: bool = False
     banco_suivi: bool = False  # the banco was a banco suivi
@@ -142,11 +147,11 @@ def new_coup(
     house_limit: int | None = None,
     first_coup_of_bank: bool = False,
     historical: bool = False,
-) -> CoupState:
+) -> CoupProgress:
     """A coup waiting for its bank. ``minimum_bank`` is the mandatory continuation (§6) when the
     banker won or tied the previous coup, else the profile's minimum. ``historical`` replays a
-    recorded history (an import): see :class:`CoupState`."""
-    return CoupState(
+    recorded history (an import): see :class:`CoupProgress`."""
+    return CoupProgress(
         rules=rules,
         minimum_bank=max(minimum_bank, rules.profile.min_bank),
         house_limit=house_limit,
@@ -156,7 +161,7 @@ def new_coup(
 
 
 # ---------------------------------------------------------------------- questions
-def requirement(state: CoupState) -> tuple[str, Requirement] | None:
+def requirement(state: CoupProgress) -> tuple[str, Requirement] | None:
     """What the tableau requires of whoever acts now: ``("player", DRAW)`` and so on, or None
     when nobody faces a draw/stand decision (betting, dealing, a natural to show, done)."""
     phase = state.phase
@@ -171,21 +176,21 @@ def requirement(state: CoupState) -> tuple[str, Requirement] | None:
     return None
 
 
-def next_steps(state: CoupState) -> tuple[NextStep, ...]:
+def next_steps(state: CoupProgress) -> tuple[NextStep, ...]:
     """Every step that may be recorded now, each with the violation it would carry."""
     phase = state.phase
     if phase is Phase.DECLARING:
-        return (NextStep(StepKind.BANK_DECLARED),)
+        return (NextStep(Move.BANK_DECLARED),)
     if phase is Phase.BETTING:
         steps = []
         if not state.banco and (state.uncovered > 0 or state.historical):
-            steps += [NextStep(StepKind.BET), NextStep(StepKind.BANCO)]
+            steps += [NextStep(Move.BET), NextStep(Move.BANCO)]
         if state.bets:
-            steps.append(NextStep(StepKind.BETS_CLOSED))
+            steps.append(NextStep(Move.BETS_CLOSED))
         return tuple(steps)
     if phase is Phase.DEALING:
         to_player = len(state.player_cards) == len(state.banker_cards)
-        return (NextStep(StepKind.CARD_TO_PLAYER if to_player else StepKind.CARD_TO_BANKER),)
+        return (NextStep(Move.CARD_TO_PLAYER if to_player else Move.CARD_TO_BANKER),)
     if phase is Phase.PLAYER_TO_ACT:
         return _player_choices(state)
     if phase is Phase.PLAYING:
@@ -193,67 +198,67 @@ def next_steps(state: CoupState) -> tuple[NextStep, ...]:
     return ()
 
 
-def _player_requirement(state: CoupState) -> Requirement:
+def _player_requirement(state: CoupProgress) -> Requirement:
     return state.rules.tableau.player_requirement(
         state.player_two, single_punter=_single(state), banco=state.banco
     )
 
 
-def _banker_requirement(state: CoupState) -> Requirement:
+def _banker_requirement(state: CoupProgress) -> Requirement:
     third = POINTS[state.player_cards[2]] if len(state.player_cards) == 3 else None
     return state.rules.tableau.banker_requirement(state.banker_two, third, banco=state.banco)
 
 
-def _single(state: CoupState) -> bool:
+def _single(state: CoupProgress) -> bool:
     return len({b.punter for b in state.bets}) == 1
 
 
-def _player_choices(state: CoupState) -> tuple[NextStep, ...]:
+def _player_choices(state: CoupProgress) -> tuple[NextStep, ...]:
     if state.player_two >= 8:
         shown = Violation(Code.NATURAL_NOT_SHOWN, "player")
         return (
-            NextStep(StepKind.PLAYER_NATURAL),
-            NextStep(StepKind.PLAYER_DRAW, shown),
-            NextStep(StepKind.PLAYER_STAND, shown),
+            NextStep(Move.PLAYER_NATURAL),
+            NextStep(Move.PLAYER_DRAW, shown),
+            NextStep(Move.PLAYER_STAND, shown),
         )
     if state.banker_two >= 8:
         # the banker's natural will decide: whatever the player says is moot; a recorded history
         # may show the banker's natural before the player spoke (his action is then "none")
-        moot = (NextStep(StepKind.PLAYER_DRAW), NextStep(StepKind.PLAYER_STAND))
-        return (*moot, NextStep(StepKind.BANKER_NATURAL)) if state.historical else moot
+        moot = (NextStep(Move.PLAYER_DRAW), NextStep(Move.PLAYER_STAND))
+        return (*moot, NextStep(Move.BANKER_NATURAL)) if state.historical else moot
     req = _player_requirement(state)
     return (
         NextStep(
-            StepKind.PLAYER_DRAW,
+            Move.PLAYER_DRAW,
             Violation(Code.PLAYER_SHOULD_STAND, "player") if req is Requirement.STAND else None,
         ),
         NextStep(
-            StepKind.PLAYER_STAND,
+            Move.PLAYER_STAND,
             Violation(Code.PLAYER_SHOULD_DRAW, "player") if req is Requirement.DRAW else None,
         ),
     )
 
 
-def _banker_decides_now(state: CoupState) -> bool:
+def _banker_decides_now(state: CoupProgress) -> bool:
     if state.banker_action is not None or state.player_action is Action.NATURAL:
         return False
     return state.player_action is Action.STAND or len(state.player_cards) == 3
 
 
-def _playing_choices(state: CoupState) -> tuple[NextStep, ...]:
+def _playing_choices(state: CoupProgress) -> tuple[NextStep, ...]:
     pnat = state.player_two >= 8
     bnat = state.banker_two >= 8
     after_natural = pnat or bnat
     pa, ba = state.player_action, state.banker_action
     card_to_player = NextStep(
-        StepKind.CARD_TO_PLAYER,
+        Move.CARD_TO_PLAYER,
         Violation(Code.CARD_AFTER_NATURAL, "player") if after_natural else None,
     )
     card_to_banker = NextStep(
-        StepKind.CARD_TO_BANKER,
+        Move.CARD_TO_BANKER,
         Violation(Code.CARD_AFTER_NATURAL, "banker") if after_natural else None,
     )
-    reveal = NextStep(StepKind.REVEAL)
+    reveal = NextStep(Move.REVEAL)
     player_owed_card = pa is Action.DRAW and len(state.player_cards) == 2
 
     if pa is Action.NATURAL or pa is None:
@@ -267,7 +272,7 @@ def _playing_choices(state: CoupState) -> tuple[NextStep, ...]:
     # the player has announced draw or stand; the banker has not acted yet
     steps: list[NextStep] = []
     if bnat:
-        steps.append(NextStep(StepKind.BANKER_NATURAL))
+        steps.append(NextStep(Move.BANKER_NATURAL))
     if pnat:
         steps.append(reveal)  # the player's unshown natural still decides the coup
     if player_owed_card:
@@ -275,18 +280,18 @@ def _playing_choices(state: CoupState) -> tuple[NextStep, ...]:
         return tuple(steps)
     if bnat:
         shown = Violation(Code.NATURAL_NOT_SHOWN, "banker")
-        steps += [NextStep(StepKind.BANKER_DRAW, shown), NextStep(StepKind.BANKER_STAND, shown)]
+        steps += [NextStep(Move.BANKER_DRAW, shown), NextStep(Move.BANKER_STAND, shown)]
     elif pnat:
-        steps += [NextStep(StepKind.BANKER_DRAW), NextStep(StepKind.BANKER_STAND)]
+        steps += [NextStep(Move.BANKER_DRAW), NextStep(Move.BANKER_STAND)]
     else:
         req = _banker_requirement(state)
         steps += [
             NextStep(
-                StepKind.BANKER_DRAW,
+                Move.BANKER_DRAW,
                 Violation(Code.BANKER_SHOULD_STAND, "banker") if req is Requirement.STAND else None,
             ),
             NextStep(
-                StepKind.BANKER_STAND,
+                Move.BANKER_STAND,
                 Violation(Code.BANKER_SHOULD_DRAW, "banker") if req is Requirement.DRAW else None,
             ),
         ]
@@ -294,7 +299,7 @@ def _playing_choices(state: CoupState) -> tuple[NextStep, ...]:
 
 
 # ---------------------------------------------------------------------- applying a step
-def apply(state: CoupState, step: Step) -> CoupState:
+def apply(state: CoupProgress, step: Step) -> CoupProgress:
     """Apply ``step``; raise :class:`IllegalStep` (and change nothing) when it cannot be recorded."""
     allowed = {s.kind: s for s in next_steps(state)}
     option = allowed.get(step.kind)
@@ -306,32 +311,32 @@ def apply(state: CoupState, step: Step) -> CoupState:
     if option.violation is not None:
         violations = (*violations, (n, option.violation))
     kind = step.kind
-    if kind is StepKind.BANK_DECLARED:
+    if kind is Move.BANK_DECLARED:
         new = _declare(state, step)
-    elif kind is StepKind.BET:
+    elif kind is Move.BET:
         new = _bet(state, step)
         if new.uncovered < 0 <= state.uncovered:  # only a historical replay gets here
             over = Violation(Code.BETS_EXCEED_BANK, "punters", f"{new.covered} > {new.bank}")
             violations = (*violations, (n, over))
-    elif kind is StepKind.BANCO:
+    elif kind is Move.BANCO:
         new = _banco(state, step)
-    elif kind is StepKind.BETS_CLOSED:
+    elif kind is Move.BETS_CLOSED:
         new = replace(state, bets_closed=True)
-    elif kind is StepKind.CARD_TO_PLAYER:
+    elif kind is Move.CARD_TO_PLAYER:
         new = replace(state, player_cards=(*state.player_cards, _card(step)))
-    elif kind is StepKind.CARD_TO_BANKER:
+    elif kind is Move.CARD_TO_BANKER:
         new = replace(state, banker_cards=(*state.banker_cards, _card(step)))
-    elif kind is StepKind.PLAYER_NATURAL:
+    elif kind is Move.PLAYER_NATURAL:
         new = replace(state, player_action=Action.NATURAL)
-    elif kind is StepKind.PLAYER_DRAW:
+    elif kind is Move.PLAYER_DRAW:
         new = replace(state, player_action=Action.DRAW)
-    elif kind is StepKind.PLAYER_STAND:
+    elif kind is Move.PLAYER_STAND:
         new = replace(state, player_action=Action.STAND)
-    elif kind is StepKind.BANKER_NATURAL:
+    elif kind is Move.BANKER_NATURAL:
         new = replace(state, banker_action=Action.NATURAL)
-    elif kind is StepKind.BANKER_DRAW:
+    elif kind is Move.BANKER_DRAW:
         new = replace(state, banker_action=Action.DRAW)
-    elif kind is StepKind.BANKER_STAND:
+    elif kind is Move.BANKER_STAND:
         new = replace(state, banker_action=Action.STAND)
     else:  # REVEAL
         banker_action = state.banker_action
@@ -342,7 +347,7 @@ def apply(state: CoupState, step: Step) -> CoupState:
     return replace(new, steps=n, violations=violations)
 
 
-def replay(state: CoupState, steps: Sequence[Step]) -> CoupState:
+def replay(state: CoupProgress, steps: Sequence[Step]) -> CoupProgress:
     for step in steps:
         state = apply(state, step)
     return state
@@ -351,10 +356,10 @@ def replay(state: CoupState, steps: Sequence[Step]) -> CoupState:
 def _card(step: Step) -> str:
     if step.card not in POINTS:
         raise IllegalStep(f"bad card {step.card!r}")
-    return step.card  # type: ignore[return-value]
+    return step.card
 
 
-def _declare(state: CoupState, step: Step) -> CoupState:
+def _declare(state: CoupProgress, step: Step) -> CoupProgress:
     amount = step.amount
     if type(amount) is not int or amount <= 0:
         raise IllegalStep("the bank must be a positive whole number of chips")
@@ -367,7 +372,7 @@ def _declare(state: CoupState, step: Step) -> CoupState:
     return replace(state, bank=amount, banker=step.punter)
 
 
-def _bet(state: CoupState, step: Step) -> CoupState:
+def _bet(state: CoupProgress, step: Step) -> CoupProgress:
     profile = state.rules.profile
     amount = step.amount
     if not step.punter:
@@ -384,12 +389,12 @@ def _bet(state: CoupState, step: Step) -> CoupState:
         raise IllegalStep(f"only {max(state.uncovered, 0)} of the bank is left to cover")
     return replace(
         state,
-        bets=(*state.bets, Bet(step.punter, amount, step.spectator)),
+        bets=(*state.bets, Stake(step.punter, amount, step.spectator)),
         bet_orders=(*state.bet_orders, step.order),
     )
 
 
-def _banco(state: CoupState, step: Step) -> CoupState:
+def _banco(state: CoupProgress, step: Step) -> CoupProgress:
     profile = state.rules.profile
     if not step.callers:
         raise IllegalStep("banco needs at least one caller")
@@ -405,7 +410,7 @@ def _banco(state: CoupState, step: Step) -> CoupState:
     # banco withdraws every other bet: the caller covers the whole bank alone
     return replace(
         state,
-        bets=(Bet(winner.punter, state.bank, winner.spectator),),
+        bets=(Stake(winner.punter, state.bank, winner.spectator),),
         bet_orders=(winner.order,),
         banco=True,
         banco_suivi=winner.suivi and profile.banco_suivi,
@@ -414,7 +419,7 @@ def _banco(state: CoupState, step: Step) -> CoupState:
 
 # ---------------------------------------------------------------------- the finished coup
 def to_record(
-    state: CoupState, *, coup_id: object = None, shoe_next: tuple[str, ...] = (), chip_unit: int = 1
+    state: CoupProgress, *, coup_id: object = None, shoe_next: tuple[str, ...] = (), chip_unit: int = 1
 ) -> CoupRecord:
     """The interchange record of a revealed coup (what ``judge_coup`` and exports read)."""
     if state.phase is not Phase.DONE:
@@ -444,52 +449,52 @@ def record_steps(record: CoupRecord, *, banker: str = "banker") -> list[Step]:
     ``banker`` names the banker (records do not). Raises :class:`IllegalStep` from ``replay`` when a
     record cannot have happened step by step (e.g. a banker who drew after the player's natural
     was shown); ``judge_coup`` can still judge such a record."""
-    steps = [Step(StepKind.BANK_DECLARED, amount=record.bank, punter=banker)]
+    steps = [Step(Move.BANK_DECLARED, amount=record.bank, punter=banker)]
     if record.banco:
         bet = record.bets[0]
-        steps.append(Step(StepKind.BANCO, callers=(BancoCaller(bet.punter, spectator=bet.spectator),)))
+        steps.append(Step(Move.BANCO, callers=(BancoCaller(bet.punter, spectator=bet.spectator),)))
     else:
         steps += [
-            Step(StepKind.BET, punter=b.punter, amount=b.amount, spectator=b.spectator, order=i)
+            Step(Move.BET, punter=b.punter, amount=b.amount, spectator=b.spectator, order=i)
             for i, b in enumerate(record.bets)
         ]
-    steps.append(Step(StepKind.BETS_CLOSED))
+    steps.append(Step(Move.BETS_CLOSED))
     pc, bc = record.player.cards, record.banker.cards
     steps += [
-        Step(StepKind.CARD_TO_PLAYER, card=pc[0]),
-        Step(StepKind.CARD_TO_BANKER, card=bc[0]),
-        Step(StepKind.CARD_TO_PLAYER, card=pc[1]),
-        Step(StepKind.CARD_TO_BANKER, card=bc[1]),
+        Step(Move.CARD_TO_PLAYER, card=pc[0]),
+        Step(Move.CARD_TO_BANKER, card=bc[0]),
+        Step(Move.CARD_TO_PLAYER, card=pc[1]),
+        Step(Move.CARD_TO_BANKER, card=bc[1]),
     ]
     pa, ba = record.player.action, record.banker.action
     if pa is not Action.NONE:
         steps.append(Step(_PLAYER_STEP[pa]))
     if ba is Action.NATURAL and pa is not Action.NATURAL:
-        steps.append(Step(StepKind.BANKER_NATURAL))
+        steps.append(Step(Move.BANKER_NATURAL))
     if len(pc) == 3:
-        steps.append(Step(StepKind.CARD_TO_PLAYER, card=pc[2]))
+        steps.append(Step(Move.CARD_TO_PLAYER, card=pc[2]))
     if ba is Action.DRAW or ba is Action.STAND:
-        steps.append(Step(StepKind.BANKER_DRAW if ba is Action.DRAW else StepKind.BANKER_STAND))
+        steps.append(Step(Move.BANKER_DRAW if ba is Action.DRAW else Move.BANKER_STAND))
     if len(bc) == 3:
-        steps.append(Step(StepKind.CARD_TO_BANKER, card=bc[2]))
-    steps.append(Step(StepKind.REVEAL))
+        steps.append(Step(Move.CARD_TO_BANKER, card=bc[2]))
+    steps.append(Step(Move.REVEAL))
     return steps
 
 
 _PLAYER_STEP = {
-    Action.NATURAL: StepKind.PLAYER_NATURAL,
-    Action.DRAW: StepKind.PLAYER_DRAW,
-    Action.STAND: StepKind.PLAYER_STAND,
+    Action.NATURAL: Move.PLAYER_NATURAL,
+    Action.DRAW: Move.PLAYER_DRAW,
+    Action.STAND: Move.PLAYER_STAND,
 }
 
 
 __all__ = [
-    "CoupState",
+    "CoupProgress",
     "IllegalStep",
+    "Move",
     "NextStep",
     "Phase",
     "Step",
-    "StepKind",
     "apply",
     "new_coup",
     "next_steps",

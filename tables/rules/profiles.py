@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from enum import StrEnum
+from typing import Any
 
 
 class Side(StrEnum):
@@ -100,7 +101,7 @@ class Profile:
 
 CASINO = Profile(
     slug="casino",
-    name="Casino (seed 000)",
+    name="Casino",
     decks_allowed=(6, 8),
     burn_cards_min=3,
     burn_cards_max=4,
@@ -117,7 +118,7 @@ CASINO = Profile(
 
 CLASSIC = Profile(
     slug="classic",
-    name="Classic (seed 001)",
+    name="Classic",
     decks_allowed=(6,),
     seats_min=2,
     seats_max=30,
@@ -129,7 +130,7 @@ CLASSIC = Profile(
 
 CLUB = Profile(
     slug="club",
-    name="Club (seed 002)",
+    name="Club",
     decks_allowed=(),
     decks_per_seated_player=True,
     seats_min=2,
@@ -150,7 +151,7 @@ CLUB = Profile(
 
 HOME = Profile(
     slug="home",
-    name="Home series (seed 003)",
+    name="Home series",
     decks_allowed=(6,),
     seats_min=3,
     seats_max=12,
@@ -199,18 +200,20 @@ def profile_from_dict(data: dict[str, object]) -> Profile:
     unknown = set(data) - set(PROFILE_FIELDS)
     if unknown:
         raise ValueError(f"unknown profile settings: {', '.join(sorted(unknown))}")
-    values: dict[str, object] = {}
+    # the values are whatever the JSON held: the enum conversions and int() below, and the
+    # Profile's own validation, are what check them
+    values: dict[str, Any] = {}
     for f in fields(Profile):
         if f.name not in data:
             continue
-        value = data[f.name]
+        value: Any = data[f.name]
         kind = _ENUM_FIELDS.get(f.name)
         if kind is not None:
             value = kind(value)
         elif f.name == "decks_allowed":
-            value = tuple(int(d) for d in value)  # type: ignore[union-attr]
+            value = tuple(int(d) for d in value)
         values[f.name] = value
-    return Profile(**values)  # type: ignore[arg-type]
+    return Profile(**values)
 
 
 _ENUM_FIELDS: dict[str, type[StrEnum]] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tables.rules.coup import Bet, Outcome, Settlement
+from tables.rules.coup import Outcome, Settlement, Stake
 from tables.rules.profiles import LevyMode, Profile, Rounding
 
 
@@ -50,7 +50,7 @@ class LevyTerms:
         return (covered * self.rate_bp + 5_000 * unit) // (10_000 * unit) * unit
 
 
-def stakes_by_punter(bets: Sequence[Bet]) -> dict[str, int]:
+def stakes_by_punter(bets: Sequence[Stake]) -> dict[str, int]:
     """Each bettor's total stake, in the order each first bet (a punter may bet twice)."""
     totals: dict[str, int] = {}
     for bet in bets:
@@ -58,7 +58,7 @@ def stakes_by_punter(bets: Sequence[Bet]) -> dict[str, int]:
     return totals
 
 
-def active_punter(bets: Sequence[Bet]) -> str:
+def active_punter(bets: Sequence[Stake]) -> str:
     """Who plays the single player hand for everybody.
 
     The largest stake plays; on equal stakes the earlier in betting order. Only a seated bettor
@@ -107,7 +107,7 @@ def settle(
     *,
     outcome: Outcome,
     bank: int,
-    bets: Sequence[Bet],
+    bets: Sequence[Stake],
     levy: LevyTerms,
     uncovered_to_reserve: bool,
     first_coup_of_bank: bool = False,
@@ -116,9 +116,10 @@ def settle(
 ) -> Settlement:
     """Settle one coup.
 
-    ``reimbursing_punter`` is the club rule (seed 002): the active punter who stood on his option
-    and lost owes the other punters their lost stakes himself. The bank still collects every
-    stake; he pays the others back, so their net is zero and his loss is everybody's.
+    ``reimbursing_punter`` is the club rule (docs/rules.md §6, "Club: standing on one's option"):
+    the active punter who stood on his option and lost owes the other punters their lost stakes
+    himself. The bank still collects every stake; he pays the others back, so their net is zero and
+    his loss is everybody's.
     """
     stakes: dict[str, int] = {}
     covered = 0
@@ -164,7 +165,7 @@ def settle(
 
 
 def spectator_bank_share(*, bank: int, contributed: int, initial_bank: int, chip_unit: int = 1) -> int:
-    """A club spectator's proportional share of the bank (seed 002): bank 10 with 3 from a
+    """A club spectator's proportional share of the bank (docs/rules.md §6): bank 10 with 3 from a
     spectator, after three wins the bank is 80 and his share is 80 * 3/10 = 24.
 
     Rounded down to the chip unit: the odd chip stays in the bank, which the banker keeps playing.

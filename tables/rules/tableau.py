@@ -46,7 +46,7 @@ def _banker_row(total: int, *, option_3_vs_9: bool, option_5_vs_4: bool) -> tupl
 
 def _club_row(total: int) -> tuple[Requirement, ...]:
     """Club banker: he risks only his own money, so he is free at 5-7 whatever the player did,
-    but must draw at 0-4 (seed 002)."""
+    but must draw at 0-4 (docs/rules.md §5)."""
     return (D if total <= 4 else O,) * 11
 
 

@@ -30,6 +30,7 @@ from tables.models import (
     TableSession,
 )
 from tables.permissions import check_croupier_at
+from tables.rules.order import rotation_keeps_anchor
 from tables.rules.settlement import spectator_bank_share
 from tables.selectors import bank_rotation
 from tables.services.locking import lock_session, require_open
@@ -150,16 +151,18 @@ def bank_offer_answer(
     )
     audit_record(actor=actor, action="tables.bank.offer", target=offer, after=model_snapshot(offer))
     if accept:
-        first_in_turn = rotation.order[0].pk == seat.pk  # the first neighbour, refusals or not
-        # a farther player taking a passed bank leaves the first neighbour his ordinary turn
-        keep_anchor = rotation.how == BankTurn.Start.PASSED and not first_in_turn and rotation.previous
+        keeps_anchor = rotation_keeps_anchor(
+            passed=rotation.how == BankTurn.Start.PASSED,
+            taker=rotation.offer_to.number,
+            order=[s.number for s in rotation.order],  # the first neighbour first, refusals or not
+        )
         _open_turn(
             actor=actor,
             session=session,
             seat=_seated(session, seat),
             how=rotation.how,
             minimum=rotation.required_minimum,
-            rotation_from=rotation.previous.rotation_from if keep_anchor else None,
+            rotation_from=rotation.previous.rotation_from if keeps_anchor and rotation.previous else None,
         )
     return offer
 
@@ -277,7 +280,8 @@ def bank_assign_imported(
 def bank_share_contribute(
     *, actor: AbstractBaseUser, session: TableSession, spectator: Spectator, amount: int
 ) -> BankShare:
-    """A club spectator puts up part of a new bank, with the banker's consent (seed 002). The
+    """A club spectator puts up part of a new bank, with the banker's consent (docs/rules.md §6,
+    "Club: a spectator's share of the bank"). The
     chips move when the bank's first coup declares it: the spectator's from his account, the rest
     from the banker's."""
     session = lock_session(session)

@@ -27,9 +27,7 @@ from django.utils import timezone
 
 from audit.services import audit_record
 from tables import money
-from tables.coup_state import (
-    SPECTATOR_TURN,
-    betting_turn,
+from tables.engine_bridge import (
     cards_parse,
     coup_replay,
     coup_verdict,
@@ -55,7 +53,9 @@ from tables.models import (
 from tables.permissions import check_croupier_at
 from tables.rules.coup import Outcome, Verdict, Violation
 from tables.rules.interchange import verdict_to_dict
-from tables.rules.machine import CoupState, IllegalStep, Step, StepKind, apply, new_coup
+from tables.rules.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup
+from tables.rules.order import SPECTATOR_TURN, betting_turn
+from tables.rules.profiles import Side
 from tables.rules.settlement import BancoCaller, banco_winner
 from tables.services.banks import bank_after_coup
 from tables.services.locking import lock_coup, lock_session, require_open
@@ -93,7 +93,7 @@ class Caller:
 class StepRequest:
     """A step as the croupier (or a smart shoe) enters it."""
 
-    kind: StepKind
+    kind: Move
     amount: int | None = None
     seat: int | None = None  # bet: the seat number betting
     spectator: int | None = None  # bet: the spectator (id) betting
@@ -105,7 +105,7 @@ class StepRequest:
 class StepResult:
     coup: Coup
     step: CoupStep
-    state: CoupState
+    state: CoupProgress
     violation: Violation | None = None
     verdict: Verdict | None = None
 
@@ -160,7 +160,7 @@ def coup_start(
     )
     banker = seat_key(turn.seat.number)
     try:
-        state = apply(state, Step(StepKind.BANK_DECLARED, amount=amount, punter=banker))
+        state = apply(state, Step(Move.BANK_DECLARED, amount=amount, punter=banker))
     except IllegalStep as exc:
         raise ValidationError({"amount": str(exc)}) from None
     now = timezone.now()
@@ -222,7 +222,7 @@ def coup_step_record(
             f"Stale step: the coup is at step {coup.step_count}, not {expected_step}.",
             current_step=coup.step_count,
         )
-    if request.kind is StepKind.BANK_DECLARED:
+    if request.kind is Move.BANK_DECLARED:
         raise ValidationError("The bank is declared when the coup starts.")
     rows = list(coup.steps.order_by("index"))
     state = coup_replay(coup, rows)
@@ -237,7 +237,7 @@ def coup_step_record(
         raise ConfirmationRequired(violation)
 
     verdict = None
-    if request.kind is StepKind.REVEAL:
+    if request.kind is Move.REVEAL:
         verdict = coup_verdict(coup, new_state)
         payload["verdict"] = verdict_to_dict(verdict)
     row = step_append(
@@ -252,8 +252,8 @@ def coup_step_record(
 
     if bet is not None:
         _bet_write(coup, request, bet, new_state)
-    if request.kind in (StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER):
-        role = ShoeCard.Role.PLAYER if request.kind is StepKind.CARD_TO_PLAYER else ShoeCard.Role.BANKER
+    if request.kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
+        role = ShoeCard.Role.PLAYER if request.kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
         card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role)
     if verdict is not None:
         _reveal(actor=actor, coup=coup, verdict=verdict, state=new_state)
@@ -303,7 +303,7 @@ def step_append(
     return step
 
 
-def _reveal(*, actor: AbstractBaseUser, coup: Coup, verdict: Verdict, state: CoupState) -> None:
+def _reveal(*, actor: AbstractBaseUser, coup: Coup, verdict: Verdict, state: CoupProgress) -> None:
     """The hands are shown: a clean coup is settled now; a flagged one waits to be restored."""
     shoe = coup.shoe
     if verdict.violations:
@@ -325,10 +325,10 @@ def _reveal(*, actor: AbstractBaseUser, coup: Coup, verdict: Verdict, state: Cou
         shoe_close_locked(actor=actor, shoe=shoe, reason="stop card reached")
 
 
-def _engine_step(coup: Coup, state: CoupState, request: StepRequest) -> tuple[Step, dict[str, Any], Any]:
+def _engine_step(coup: Coup, state: CoupProgress, request: StepRequest) -> tuple[Step, dict[str, Any], Any]:
     """Translate a request into the engine's step and the payload stored for it."""
     kind = request.kind
-    if kind is StepKind.BET:
+    if kind is Move.BET:
         who = _bettor(coup, seat=request.seat, spectator=request.spectator)
         if type(request.amount) is not int or request.amount <= 0:
             raise ValidationError({"amount": "A bet is a positive whole number of chips."})
@@ -346,7 +346,7 @@ def _engine_step(coup: Coup, state: CoupState, request: StepRequest) -> tuple[St
         }
         step = Step(kind, amount=request.amount, punter=who.key, spectator=who.spectator, order=who.order)
         return step, payload, who
-    if kind is StepKind.BANCO:
+    if kind is Move.BANCO:
         if not request.callers:
             raise ValidationError({"callers": "Name who called banco."})
         callers = []
@@ -368,7 +368,7 @@ def _engine_step(coup: Coup, state: CoupState, request: StepRequest) -> tuple[St
             "winner": winner.key,
         }
         return step, payload, winner
-    if kind in (StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER):
+    if kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
         if not request.card:
             raise ValidationError({"card": "Which card?"})
         card = cards_parse([request.card], field="card")[0]
@@ -405,10 +405,10 @@ def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
             raise ValidationError({"seat": f"Nobody sits at seat {seat}."})
         banker_seat = coup.bank_turn.seat.number
         order = betting_turn(
-            seat_number=seat,
-            banker_seat_number=banker_seat,
+            seat=seat,
+            banker_seat=banker_seat,
             seat_count=table.seat_count,
-            betting_from=table.profile.betting_from,
+            betting_from=Side(table.profile.betting_from),
         )
         return _Bettor(seat_key(seat), row.player, False, order, row, None)
     standing = (
@@ -421,7 +421,7 @@ def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
     return _Bettor(spectator_key(standing.pk), standing.player, True, SPECTATOR_TURN, None, standing)
 
 
-def _banco_winner_key(state: CoupState, step: Step) -> str:
+def _banco_winner_key(state: CoupProgress, step: Step) -> str:
     return banco_winner(step.callers, banco_suivi=state.rules.profile.banco_suivi).punter
 
 
@@ -452,9 +452,9 @@ def _check_suivi(coup: Coup, request: StepRequest, people: list[_Bettor]) -> Non
             raise ValidationError({"callers": f"{who.player} did not lose a banco on the previous coup."})
 
 
-def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupState) -> None:
+def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgress) -> None:
     order = (Bet.objects.filter(coup=coup).aggregate(n=Max("betting_order"))["n"] or 0) + 1
-    if request.kind is StepKind.BANCO:
+    if request.kind is Move.BANCO:
         # banco withdraws every other bet; the rows stay, marked, so the history is complete
         Bet.objects.filter(coup=coup, withdrawn=False).update(withdrawn=True)
         Bet.objects.create(

@@ -28,7 +28,7 @@ from django.db import transaction
 from ledger import services as ledger
 from ledger.models import Account
 from ledger.selectors import account_balance
-from tables.coup_state import rules_snapshot, seat_key
+from tables.engine_bridge import rules_snapshot, seat_key
 from tables.models import (
     BankTurn,
     Coup,
@@ -43,7 +43,7 @@ from tables.models import (
 )
 from tables.rules.coup import CoupRecord, Restored, Verdict
 from tables.rules.judge import Rules, judge_coup
-from tables.rules.machine import StepKind, record_steps
+from tables.rules.machine import Move, record_steps
 from tables.rules.profiles import BUILTIN, Profile
 from tables.rules.settlement import LevyTerms
 from tables.services.banks import bank_assign_imported
@@ -230,14 +230,14 @@ class _Importer:
 
     def request(self, step: Any, seats: dict[str, Any]) -> StepRequest:
         kind = step.kind
-        if kind is StepKind.BET:
+        if kind is Move.BET:
             return StepRequest(kind=kind, amount=step.amount, **_where(seats[step.punter]))
-        if kind is StepKind.BANCO:
+        if kind is Move.BANCO:
             return StepRequest(
                 kind=kind,
                 callers=tuple(Caller(suivi=c.suivi, **_where(seats[c.punter])) for c in step.callers),
             )
-        if kind in (StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER):
+        if kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
             return StepRequest(kind=kind, card=step.card)
         return StepRequest(kind=kind)
 

@@ -1,4 +1,4 @@
-"""A home series at the table (seed 003): 12 coups, 100 chips each, standings with shared places.
+"""A home series at the table (docs/rules.md §10): 12 coups, 100 chips each, standings with shared places.
 
 The chips are the ledger's (ledger.services.series_start / series_end, ledger.selectors
 series_standings / series_can_continue); these services are the croupier's side: who may start and
@@ -65,7 +65,7 @@ def series_finish(*, actor: AbstractBaseUser, session: TableSession, reason: str
 
 def series_check_coup_allowed(*, session: TableSession) -> None:
     """While a series runs, a new coup needs a coup left to play and somebody able to bank and bet
-    (seed 003's early end); otherwise the croupier ends the series."""
+    (the home rule sheet's early end); otherwise the croupier ends the series."""
     series = series_running(session=session)
     if series is None:
         return

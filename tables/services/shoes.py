@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
-from tables.coup_state import cards_parse
+from tables.engine_bridge import cards_parse
 from tables.models import Coup, Player, Seat, Shoe, ShoeAlarm, ShoeCard, TableSession
 from tables.permissions import check_croupier_at
 from tables.services.locking import lock_session, require_open

@@ -31,11 +31,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from tables import forms, selectors, services
-from tables.coup_state import cards_parse
+from tables.engine_bridge import cards_parse
 from tables.models import Coup, Player, Seat, Spectator, Table, TableSession
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at, reads_everything
 from tables.rules.coup import Code, NeedsCards, Restored, Violation
-from tables.rules.machine import StepKind
+from tables.rules.machine import Move
 from tables.views import display
 
 SERIES_TEMPLATE = "ledger/_series_standings.html"
@@ -189,7 +189,7 @@ def _shown_in(where: str, mode: str) -> bool:
     if where in _BODY_CONTROLS:
         return True
     if mode == "coup":  # the step controls: a kind, or a bettor's row
-        return where in {k.value for k in StepKind} or where.startswith(("bet:", "banco:"))
+        return where in {k.value for k in Move} or where.startswith(("bet:", "banco:"))
     return where in _PANEL_CONTROLS.get(mode, set())
 
 
@@ -530,7 +530,7 @@ def coup_start(request: HttpRequest, table: Table) -> None:
 def _where(post: Any) -> str:
     """Which control sent a step: the bettor's row for a bet or banco, else the step's kind."""
     kind = post.get("kind", "")
-    if kind in (StepKind.BET, StepKind.BANCO) and post.get("punter"):
+    if kind in (Move.BET, Move.BANCO) and post.get("punter"):
         return f"{kind}:{post.get('punter')}"
     return kind or "coup"
 

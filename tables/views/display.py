@@ -10,7 +10,7 @@ from tables.models import Seat, Spectator
 from tables.rules.advice import Advice
 from tables.rules.cards import RANKS, SUITS, hand_total
 from tables.rules.coup import Code, Violation
-from tables.rules.machine import CoupState, NextStep, StepKind
+from tables.rules.machine import CoupProgress, Move, NextStep
 from tables.rules.tableau import Requirement
 from tables.selectors import CoupView
 
@@ -50,38 +50,38 @@ PICKER_RANKS = [(r, RANK_LABELS.get(r, r)) for r in RANKS]
 PICKER_SUITS = [(s, SUIT_SYMBOLS[s], SUIT_NAMES[s], s in "HD") for s in SUITS]
 
 BUTTON_LABELS = {
-    StepKind.BETS_CLOSED: "No more bets",
-    StepKind.PLAYER_NATURAL: "Player shows his natural",
-    StepKind.PLAYER_DRAW: "Player draws",
-    StepKind.PLAYER_STAND: "Player stands",
-    StepKind.BANKER_NATURAL: "Banker shows his natural",
-    StepKind.BANKER_DRAW: "Banker draws",
-    StepKind.BANKER_STAND: "Banker stands",
-    StepKind.REVEAL: "Show both hands",
-    StepKind.CARD_TO_PLAYER: "Card to the player",
-    StepKind.CARD_TO_BANKER: "Card to the banker",
+    Move.BETS_CLOSED: "No more bets",
+    Move.PLAYER_NATURAL: "Player shows his natural",
+    Move.PLAYER_DRAW: "Player draws",
+    Move.PLAYER_STAND: "Player stands",
+    Move.BANKER_NATURAL: "Banker shows his natural",
+    Move.BANKER_DRAW: "Banker draws",
+    Move.BANKER_STAND: "Banker stands",
+    Move.REVEAL: "Show both hands",
+    Move.CARD_TO_PLAYER: "Card to the player",
+    Move.CARD_TO_BANKER: "Card to the banker",
 }
 ACCESS_KEYS = {
-    StepKind.PLAYER_DRAW: "d",
-    StepKind.BANKER_DRAW: "d",
-    StepKind.PLAYER_STAND: "s",
-    StepKind.BANKER_STAND: "s",
-    StepKind.PLAYER_NATURAL: "n",
-    StepKind.BANKER_NATURAL: "n",
-    StepKind.REVEAL: "r",
-    StepKind.BETS_CLOSED: "c",
+    Move.PLAYER_DRAW: "d",
+    Move.BANKER_DRAW: "d",
+    Move.PLAYER_STAND: "s",
+    Move.BANKER_STAND: "s",
+    Move.PLAYER_NATURAL: "n",
+    Move.BANKER_NATURAL: "n",
+    Move.REVEAL: "r",
+    Move.BETS_CLOSED: "c",
 }
 DECISION_KINDS = (
-    StepKind.PLAYER_NATURAL,
-    StepKind.PLAYER_DRAW,
-    StepKind.PLAYER_STAND,
-    StepKind.BANKER_NATURAL,
-    StepKind.BANKER_DRAW,
-    StepKind.BANKER_STAND,
-    StepKind.REVEAL,
+    Move.PLAYER_NATURAL,
+    Move.PLAYER_DRAW,
+    Move.PLAYER_STAND,
+    Move.BANKER_NATURAL,
+    Move.BANKER_DRAW,
+    Move.BANKER_STAND,
+    Move.REVEAL,
 )
-CLOSE = StepKind.BETS_CLOSED
-CARD_KINDS = (StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER)
+CLOSE = Move.BETS_CLOSED
+CARD_KINDS = (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER)
 OUTCOME_LABELS = {"player": "Player wins", "banker": "Banker wins", "tie": "Stand-off"}
 PHASE_LABELS = {
     "declaring": "Bank to declare",
@@ -93,14 +93,14 @@ PHASE_LABELS = {
 }
 
 
-def _against(state: CoupState) -> str:
+def _against(state: CoupProgress) -> str:
     if len(state.player_cards) == 3:
         third = card_face(state.player_cards[2])
         return f"against the player's third card {third.label}"
     return "when the player stood"
 
 
-def violation_text(violation: Violation, state: CoupState) -> str:
+def violation_text(violation: Violation, state: CoupProgress) -> str:
     """The violation a step would carry, in the croupier's words."""
     code = violation.code
     p2 = state.player_two if len(state.player_cards) >= 2 else None
@@ -144,7 +144,7 @@ def code_text(code: str) -> str:
         return code
 
 
-def requirement_text(need: tuple[str, Requirement] | None, state: CoupState) -> str:
+def requirement_text(need: tuple[str, Requirement] | None, state: CoupProgress) -> str:
     """What the tableau requires of whoever acts now."""
     if need is None:
         return ""
@@ -246,7 +246,7 @@ class CoupScreen:
     history: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _button(step: NextStep, state: CoupState, primary: bool, advice: Advice | None = None) -> StepButton:
+def _button(step: NextStep, state: CoupProgress, primary: bool, advice: Advice | None = None) -> StepButton:
     return StepButton(
         kind=step.kind.value,
         label=BUTTON_LABELS.get(step.kind, step.kind.value),
@@ -310,7 +310,7 @@ def coup_screen(
         focus = clean_cards[0]
     elif only_clean is not None:
         focus = only_clean.value
-    elif StepKind.BET in kinds:
+    elif Move.BET in kinds:
         focus = "bet"
     else:
         focus = CLOSE.value if CLOSE in kinds else ""
@@ -329,9 +329,9 @@ def coup_screen(
         banker_total=hand_total(state.banker_cards) if len(state.banker_cards) >= 2 else None,
         requirement=requirement_text(view.requirement, state),
         advice=advice_view(view.advice),
-        betting=StepKind.BET in kinds or StepKind.BANCO in kinds,
+        betting=Move.BET in kinds or Move.BANCO in kinds,
         can_close=next(
-            (_button(s, state, StepKind.BET not in kinds) for s in view.next_steps if s.kind is CLOSE),
+            (_button(s, state, Move.BET not in kinds) for s in view.next_steps if s.kind is CLOSE),
             None,
         ),
         card_steps=[_button(s, state, True) for s in view.next_steps if s.kind in CARD_KINDS],

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from ledger import services as ledger
 from tables import models as m
-from tables.rules.coup import Bet, Outcome, Settlement
+from tables.rules.coup import Outcome, Settlement, Stake
 from tables.rules.settlement import LevyTerms, settle
 from tests.factories import CasinoFactory, PlayerFactory, TableFactory, UserFactory, builtin_profile
 
@@ -107,7 +107,7 @@ class Rig:
         return settle(
             outcome=Outcome(outcome),
             bank=bank,
-            bets=[Bet(self.key(p), amount) for p, amount in bets],
+            bets=[Stake(self.key(p), amount) for p, amount in bets],
             levy=LevyTerms.for_profile(profile, chip_unit=self.casino.chip_unit),
             uncovered_to_reserve=profile.uncovered_to_reserve,
             first_coup_of_bank=first_coup_of_bank,

@@ -81,7 +81,7 @@ def test_shared_places_are_1_1_3() -> None:
 def test_series_end_returns_bank_and_reserves_and_keeps_the_standings() -> None:
     r, series = home_series(3)
     a, b, c = r.players
-    r.play(a, 20, Outcome.BANKER, [(b, 7), (c, 5)])  # the seed 003 example: bank 24, reserve 8
+    r.play(a, 20, Outcome.BANKER, [(b, 7), (c, 5)])  # the home rule sheet's example: bank 24, reserve 8
     before = [(s.player, s.chips) for s in selectors.series_standings(series=series)]
     with pytest.raises(ValidationError, match="Only 1 of 12 coups"):  # coups recorded as tables rows
         ledger.series_end(series=series, reason="completed", actor=r.actor)

@@ -25,11 +25,11 @@ from tables.models import (
     Table,
     TableSession,
 )
-from tables.rules.machine import StepKind
+from tables.rules.machine import Move
 from tables.services import Caller, StepRequest
 from tests.factories import PlayerFactory
 
-K = StepKind
+K = Move
 
 
 @dataclass
@@ -98,7 +98,7 @@ def bank_turn(floor: Floor) -> BankTurn | None:
 
 
 def step(
-    floor: Floor, coup: Coup, kind: StepKind, *, confirm: bool = False, **fields: Any
+    floor: Floor, coup: Coup, kind: Move, *, confirm: bool = False, **fields: Any
 ) -> services.StepResult:
     coup.refresh_from_db()
     return services.coup_step_record(
@@ -140,11 +140,11 @@ def play(
         (K.CARD_TO_BANKER, b2),
     ):
         step(floor, coup, kind, card=card)
-    step(floor, coup, StepKind(f"player_{player}"), confirm=confirm)
+    step(floor, coup, Move(f"player_{player}"), confirm=confirm)
     if player_card is not None:
         step(floor, coup, K.CARD_TO_PLAYER, card=player_card, confirm=confirm)
     if banker is not None:
-        step(floor, coup, StepKind(f"banker_{banker}"), confirm=confirm)
+        step(floor, coup, Move(f"banker_{banker}"), confirm=confirm)
     if banker_card is not None:
         step(floor, coup, K.CARD_TO_BANKER, card=banker_card, confirm=confirm)
     step(floor, coup, K.REVEAL)

@@ -1,4 +1,4 @@
-"""Club: a spectator's share of the bank (seed 002), through the services and the ledger."""
+"""Club: a spectator's share of the bank (docs/rules.md §6), through the services and the ledger."""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
+from types import SimpleNamespace
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -92,3 +94,32 @@ def test_full_clean_explains_a_bad_profile(changes: dict, message: str) -> None:
     with pytest.raises(ValidationError) as info:
         profile.full_clean()
     assert message in str(info.value)
+
+
+def test_builtin_profile_names_say_which_profile_without_a_number() -> None:
+    names = dict(RuleProfile.objects.filter(casino__isnull=True).values_list("slug", "name"))
+    assert names == {"casino": "Casino", "classic": "Classic", "club": "Club", "home": "Home series"}
+
+
+def test_the_rename_migration_renames_only_builtins_still_named_as_installed() -> None:
+    from django.apps import apps
+    from django.db import connection
+
+    rename = importlib.import_module("tables.migrations.0009_builtin_profile_names")
+    for slug, (old, _new) in rename.RENAMES.items():
+        RuleProfile.objects.filter(slug=slug).update(name=old)
+    RuleProfile.objects.filter(slug="club").update(name="Our club rules")  # an administrator's name
+    editor = SimpleNamespace(connection=connection)
+
+    rename.forwards(apps, editor)
+    names = dict(RuleProfile.objects.filter(casino__isnull=True).values_list("slug", "name"))
+    assert names == {
+        "casino": "Casino",
+        "classic": "Classic",
+        "club": "Our club rules",
+        "home": "Home series",
+    }
+
+    rename.backwards(apps, editor)
+    assert RuleProfile.objects.get(slug="casino").name == rename.RENAMES["casino"][0]
+    assert RuleProfile.objects.get(slug="club").name == "Our club rules"

@@ -1,4 +1,5 @@
-"""A home series at the table (seed 003): started, played to its end, standings with shared places."""
+"""A home series at the table (docs/rules.md §10): started, played to its end, standings with shared
+places."""
 
 from __future__ import annotations
 

@@ -47,6 +47,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         profile = get_profile(options["profile"]) if options["profile"] else None
         raw_out = self.stdout._out
+        # _TextSink has only the write() the validator calls, not the rest of BinaryIO
         out: BinaryIO = getattr(raw_out, "buffer", None) or _TextSink(raw_out)  # type: ignore[assignment]
         name = options["file"]
         if name == "-":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tables.rules.coup import Action, Bet, CoupRecord, Hand
+from tables.rules.coup import Action, CoupRecord, Hand, Stake
 
 RANK_FOR_POINTS = {0: "K", 1: "A", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9"}
 
@@ -33,11 +33,12 @@ def record(
         id="t",
         profile=profile,
         bank=bank,
-        bets=tuple(Bet(p, a) for p, a in bets),
+        bets=tuple(Stake(p, a) for p, a in bets),
         player=Hand(player, Action(player_action)),
         banker=Hand(banker, Action(banker_action)),
         banco=banco,
         shoe_next=shoe_next,
+        # each test names the few record fields it sets beyond the hands: typed by CoupRecord itself
         **extra,  # type: ignore[arg-type]
     )
 

@@ -444,5 +444,5 @@ def test_advice_is_frozen_and_carries_the_assumption() -> None:
     assert advice.assumption == ASSUMPTION
     assert "Punto Banco" in ASSUMPTION
     with pytest.raises(dataclasses.FrozenInstanceError):
-        advice.choice = STAND  # type: ignore[misc]
+        advice.choice = STAND  # type: ignore[misc]  # assigning to a frozen field is what is tested
     assert not hasattr(advice, "__dict__")

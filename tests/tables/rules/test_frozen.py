@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tables.rules.coup import Bet, Settlement
+from tables.rules.coup import Settlement, Stake
 from tables.rules.frozen import fast_init
 
 
@@ -29,16 +29,16 @@ def test_fields_defaults_and_factories_behave_as_the_dataclass_says() -> None:
 
 
 def test_instances_stay_frozen() -> None:
-    bet = Bet("seat-1", 10)
+    bet = Stake("seat-1", 10)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        bet.amount = 20  # type: ignore[misc]
-    assert hash(bet) == hash(Bet("seat-1", 10, False))
-    assert dataclasses.replace(bet, amount=5) == Bet("seat-1", 5)
+        bet.amount = 20  # type: ignore[misc]  # assigning to a frozen field is what is tested
+    assert hash(bet) == hash(Stake("seat-1", 10, False))
+    assert dataclasses.replace(bet, amount=5) == Stake("seat-1", 5)
 
 
 def test_missing_arguments_are_still_an_error() -> None:
     with pytest.raises(TypeError):
-        Settlement(1, 2)  # type: ignore[call-arg]
+        Settlement(1, 2)  # type: ignore[call-arg]  # the missing arguments are what is tested
 
 
 def test_it_refuses_what_it_cannot_speed_up_safely() -> None:

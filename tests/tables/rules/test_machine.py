@@ -8,9 +8,9 @@ from tables.rules.coup import Code, Outcome
 from tables.rules.judge import Rules, judge_coup
 from tables.rules.machine import (
     IllegalStep,
+    Move,
     Phase,
     Step,
-    StepKind,
     apply,
     new_coup,
     next_steps,
@@ -22,7 +22,7 @@ from tables.rules.profiles import BUILTIN
 from tables.rules.settlement import BancoCaller
 from tables.rules.tableau import Requirement
 
-K = StepKind
+K = Move
 CASINO = Rules.for_profile(BUILTIN["casino"])
 HOME = Rules.for_profile(BUILTIN["home"])
 

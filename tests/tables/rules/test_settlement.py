@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tables.rules.coup import Bet, Outcome
+from tables.rules.coup import Outcome, Stake
 from tables.rules.judge import Rules, judge_coup
 from tables.rules.profiles import BUILTIN, CASINO, Rounding
 from tables.rules.settlement import (
@@ -59,7 +59,7 @@ def test_first_coup_exemption() -> None:
 def _settle(outcome: Outcome, **kw):
     defaults = {
         "bank": 200,
-        "bets": (Bet("seat-4", 120), Bet("seat-7", 50), Bet("spectator-2", 30, True)),
+        "bets": (Stake("seat-4", 120), Stake("seat-7", 50), Stake("spectator-2", 30, True)),
         "levy": LevyTerms.for_profile(CASINO),
         "uncovered_to_reserve": False,
     }
@@ -85,12 +85,13 @@ def test_tie_returns_everything() -> None:
     assert set(s.punters.values()) == {0}
 
 
-def test_uncovered_part_to_reserve_home_seed_example() -> None:
-    """Seed 003: bank 20 covered 12 -> reserve 8; a win gives 12; the next bank is at least 24."""
+def test_uncovered_part_to_reserve_home_example() -> None:
+    """The home rule sheet's example: bank 20 covered 12 -> reserve 8; a win gives 12; the next bank
+    is at least 24."""
     s = settle(
         outcome=Outcome.BANKER,
         bank=20,
-        bets=(Bet("seat-2", 7), Bet("seat-3", 5)),
+        bets=(Stake("seat-2", 7), Stake("seat-3", 5)),
         levy=LevyTerms.for_profile(BUILTIN["home"]),
         uncovered_to_reserve=True,
     )
@@ -98,7 +99,7 @@ def test_uncovered_part_to_reserve_home_seed_example() -> None:
     tie = settle(
         outcome=Outcome.TIE,
         bank=20,
-        bets=(Bet("seat-2", 7), Bet("seat-3", 5)),
+        bets=(Stake("seat-2", 7), Stake("seat-3", 5)),
         levy=LevyTerms(),
         uncovered_to_reserve=True,
     )
@@ -117,7 +118,7 @@ def test_bets_beyond_the_bank_cannot_be_settled() -> None:
 
 
 def test_a_punter_who_bet_twice_is_summed() -> None:
-    s = _settle(Outcome.PLAYER, bets=(Bet("a", 50), Bet("b", 20), Bet("a", 30)))
+    s = _settle(Outcome.PLAYER, bets=(Stake("a", 50), Stake("b", 20), Stake("a", 30)))
     assert dict(s.punters) == {"a": 80, "b": 20}
 
 
@@ -144,7 +145,8 @@ def test_club_active_punter_stood_on_five_and_lost_reimburses_the_others() -> No
 
 
 def test_club_spectator_share_of_the_bank() -> None:
-    """Seed 002: bank 10 with 3 from a spectator; after three wins it is 80; he takes 24."""
+    """The club rule set's example: bank 10 with 3 from a spectator; after three wins it is 80; he
+    takes 24."""
     assert spectator_bank_share(bank=80, contributed=3, initial_bank=10) == 24
     assert 80 - spectator_bank_share(bank=80, contributed=3, initial_bank=10) == 56
     assert spectator_bank_share(bank=25, contributed=1, initial_bank=3) == 8  # 8.33 -> 8
@@ -155,14 +157,14 @@ def test_club_spectator_share_of_the_bank() -> None:
 @pytest.mark.parametrize(
     ("bets", "expected"),
     [
-        ((Bet("a", 20), Bet("b", 30), Bet("c", 30)), "b"),  # largest; tie goes to the earlier
-        ((Bet("a", 20), Bet("s", 90, True), Bet("c", 30)), "c"),  # spectator never plays beside seated
-        ((Bet("s", 100, True),), "s"),  # ... unless he is the sole bettor (banco)
-        ((Bet("a", 20), Bet("b", 30), Bet("a", 15)), "a"),  # a's 35 in total
-        ((Bet("a", 10), Bet("b", 10)), "a"),
+        ((Stake("a", 20), Stake("b", 30), Stake("c", 30)), "b"),  # largest; tie goes to the earlier
+        ((Stake("a", 20), Stake("s", 90, True), Stake("c", 30)), "c"),  # spectator never plays beside seated
+        ((Stake("s", 100, True),), "s"),  # ... unless he is the sole bettor (banco)
+        ((Stake("a", 20), Stake("b", 30), Stake("a", 15)), "a"),  # a's 35 in total
+        ((Stake("a", 10), Stake("b", 10)), "a"),
     ],
 )
-def test_active_punter(bets: tuple[Bet, ...], expected: str) -> None:
+def test_active_punter(bets: tuple[Stake, ...], expected: str) -> None:
     assert active_punter(bets) == expected
 
 
@@ -201,7 +203,7 @@ def test_settlement_always_sums_to_zero_with_reimbursement() -> None:
         s = settle(
             outcome=outcome,
             bank=100,
-            bets=(Bet("a", 40), Bet("b", 35), Bet("c", 25)),
+            bets=(Stake("a", 40), Stake("b", 35), Stake("c", 25)),
             levy=LevyTerms(rate_bp=500),
             uncovered_to_reserve=True,
             reimbursing_punter="a",

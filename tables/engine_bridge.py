@@ -16,12 +16,9 @@ from tables.models import CORRECTION_KINDS, Casino, Coup, CoupStep, Table
 from tables.rules.cards import CardError, parse_card
 from tables.rules.coup import CoupRecord, NeedsCards, Restored, Verdict
 from tables.rules.judge import Rules, judge_coup, restore_coup
-from tables.rules.machine import CoupState, Step, StepKind, new_coup, replay, to_record
-from tables.rules.profiles import LevyMode, Profile, Rounding, Side, profile_from_dict, profile_to_dict
+from tables.rules.machine import CoupProgress, Move, Step, new_coup, replay, to_record
+from tables.rules.profiles import LevyMode, Profile, Rounding, profile_from_dict, profile_to_dict
 from tables.rules.settlement import BancoCaller, LevyTerms
-
-#: the order a spectator bets in: after every seat (seat turns are 1..seat_count)
-SPECTATOR_TURN = 100
 
 
 def engine_rules(table: Table) -> Rules:
@@ -51,23 +48,12 @@ def spectator_key(spectator_id: int) -> str:
     return f"spectator-{spectator_id}"
 
 
-def betting_turn(*, seat_number: int, banker_seat_number: int, seat_count: int, betting_from: Side) -> int:
-    """A seat's place in the betting order, 1 = first to bet.
-
-    Seats are numbered clockwise, so the banker's left neighbour is the next number up: betting
-    from the left runs up the seat numbers from the banker, from the right runs down.
-    """
-    if betting_from == Side.LEFT:  # a str from the database, or the enum itself
-        return (seat_number - banker_seat_number) % seat_count
-    return (banker_seat_number - seat_number) % seat_count
-
-
 def step_from_row(kind: str, payload: dict[str, Any]) -> Step:
     """The engine step a recorded ``CoupStep`` stands for."""
-    engine_kind = StepKind(kind)
-    if engine_kind is StepKind.BANK_DECLARED:
+    engine_kind = Move(kind)
+    if engine_kind is Move.BANK_DECLARED:
         return Step(engine_kind, amount=payload["amount"], punter=payload["banker"])
-    if engine_kind is StepKind.BET:
+    if engine_kind is Move.BET:
         return Step(
             engine_kind,
             amount=payload["amount"],
@@ -75,7 +61,7 @@ def step_from_row(kind: str, payload: dict[str, Any]) -> Step:
             spectator=payload["spectator"],
             order=payload["order"],
         )
-    if engine_kind is StepKind.BANCO:
+    if engine_kind is Move.BANCO:
         return Step(
             engine_kind,
             callers=tuple(
@@ -83,7 +69,7 @@ def step_from_row(kind: str, payload: dict[str, Any]) -> Step:
                 for c in payload["callers"]
             ),
         )
-    if engine_kind in (StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER):
+    if engine_kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
         return Step(engine_kind, card=payload["card"])
     return Step(engine_kind)
 
@@ -139,7 +125,7 @@ def coup_levy(coup: Coup) -> LevyTerms:
     )
 
 
-def coup_replay(coup: Coup, rows: Sequence[CoupStep]) -> CoupState:
+def coup_replay(coup: Coup, rows: Sequence[CoupStep]) -> CoupProgress:
     """The engine state after the coup's recorded game steps."""
     first = rows[0].payload if rows else {}
     start = new_coup(
@@ -152,7 +138,7 @@ def coup_replay(coup: Coup, rows: Sequence[CoupStep]) -> CoupState:
     return replay(start, game_steps(rows))
 
 
-def coup_record(coup: Coup, state: CoupState, *, shoe_next: tuple[str, ...] = ()) -> CoupRecord:
+def coup_record(coup: Coup, state: CoupProgress, *, shoe_next: tuple[str, ...] = ()) -> CoupRecord:
     """The interchange record of a revealed coup (what exports and ``validate_coups`` read)."""
     return to_record(
         state, coup_id=coup_record_id(coup), shoe_next=shoe_next, chip_unit=coup.rules["levy"]["chip_unit"]
@@ -163,11 +149,11 @@ def coup_record_id(coup: Coup) -> str:
     return f"T{coup.shoe.table_id}-shoe{coup.shoe.number}-coup{coup.number}"
 
 
-def coup_verdict(coup: Coup, state: CoupState, *, shoe_next: tuple[str, ...] = ()) -> Verdict:
+def coup_verdict(coup: Coup, state: CoupProgress, *, shoe_next: tuple[str, ...] = ()) -> Verdict:
     return judge_coup(coup_record(coup, state, shoe_next=shoe_next), state.rules, levy=coup_levy(coup))
 
 
-def coup_restore(coup: Coup, state: CoupState, cards: tuple[str, ...]) -> Restored | NeedsCards:
+def coup_restore(coup: Coup, state: CoupProgress, cards: tuple[str, ...]) -> Restored | NeedsCards:
     """The engine's restoration of a revealed coup with ``cards`` as the next cards of the shoe."""
     return restore_coup(coup_record(coup, state, shoe_next=cards), state.rules)
 
