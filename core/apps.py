@@ -1,3 +1,5 @@
+"""The core app's configuration."""
+
 from django.apps import AppConfig
 
 
