@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from casino import api, views
+from core import apis, views
 from reports import urls as reports_urls
 from review import urls as review_urls
 
@@ -13,8 +13,8 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
-    path("api/v1/me/", api.MeView.as_view(), name="api-me"),
-    path("api/v1/", include("tables.api_urls")),
+    path("api/v1/me/", apis.MeView.as_view(), name="api-me"),
+    path("api/v1/", include("tables.api.urls")),
     path("table/", include("tables.urls")),
     # The back office: the pit boss's pages (review) and accounting's exports (reports) share the
     # /review/ prefix and one URL namespace, "review" (two includes cannot share a namespace).
@@ -23,7 +23,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
 
-handler400 = "casino.views.bad_request"
-handler403 = "casino.views.permission_denied"
-handler404 = "casino.views.page_not_found"
+handler400 = "core.views.bad_request"
+handler403 = "core.views.permission_denied"
+handler404 = "core.views.page_not_found"
 # handler500 stays Django's default: it renders templates/500.html without a request context.

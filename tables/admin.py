@@ -160,10 +160,3 @@ class ShoeAlarmAdmin(ReadOnlyAdmin):
     list_display = ("raised_at", "kind", "shoe", "coup", "card", "detail")
     search_fields = ("detail", "card", "shoe__table__name")
     list_filter = ("kind",)
-
-
-@admin.register(m.IdempotencyRecord)
-class IdempotencyRecordAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "user", "key", "status_code")
-    search_fields = ("key", "user__username")
-    list_filter = ("status_code",)

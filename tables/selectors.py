@@ -32,6 +32,7 @@ from tables.models import (
     Table,
     TableSession,
 )
+from tables.permissions import reads_everything
 from tables.roles import ROLE_LABELS, Role
 from tables.rules.advice import Advice, advise_banker, advise_player
 from tables.rules.cards import remaining_by_points
@@ -443,3 +444,13 @@ def croupier_tables(*, user: AbstractBaseUser) -> list[Table]:
 def tables_overview() -> QuerySet[Table]:
     """Every table, open ones first, for the staff who read everything."""
     return Table.objects.select_related("casino", "profile").order_by("state", "casino__name", "name")
+
+
+def tables_readable(*, user: AbstractBaseUser) -> QuerySet[Table]:
+    """Pit bosses and accountants read every table; a croupier the tables of his current shifts."""
+    tables = Table.objects.select_related("casino", "profile").order_by("casino__name", "name", "pk")
+    if reads_everything(user):
+        return tables
+    if "croupier" not in user_roles(user=user):
+        return tables.none()
+    return tables.filter(pk__in=assignments_current(user=user).values("table_id"))

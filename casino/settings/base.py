@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's assets, served by us: the docs work offline
     "django_htmx",
+    "core",
     "audit",
     "tables",
     "ledger",
@@ -123,7 +124,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "tables.apis.api_exception_handler",
+    "EXCEPTION_HANDLER": "tables.api.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Chemin de Fer back-office API",
@@ -150,14 +151,14 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Re-verify the audit chain every night; a break is logged at ERROR (hook alerting to it).
     "audit-verify-chain": {"task": "audit.verify_chain", "schedule": 24 * 60 * 60},
-    # Stored answers to idempotent API requests are kept this long, then forgotten.
     # Five past every hour, bill the hourly fees of every hour just finished (idempotent per hour).
     "ledger-bill-due-hourly-fees": {
         "task": "ledger.bill_due_hourly_fees",
         "schedule": crontab(minute=5),
     },
-    "tables-purge-idempotency-records": {
-        "task": "tables.purge_idempotency_records",
+    # Stored answers to idempotent API requests are kept IDEMPOTENCY_RETENTION_DAYS, then forgotten.
+    "core-purge-idempotency-records": {
+        "task": "core.purge_idempotency_records",
         "schedule": 24 * 60 * 60,
     },
 }

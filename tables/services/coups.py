@@ -26,6 +26,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from audit.services import audit_record
+from core.errors import Conflict, DomainError
 from tables import money
 from tables.engine_bridge import (
     cards_parse,
@@ -63,21 +64,25 @@ from tables.services.series import series_check_coup_allowed
 from tables.services.shoes import card_record, shoe_close_locked
 
 
-class CoupConflict(Exception):
+class CoupConflict(Conflict):
     """The request does not fit the coup's current state (HTTP 409)."""
 
-    def __init__(self, message: str, *, current_step: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.current_step = current_step
+    code = "coup_conflict"
 
 
-class ConfirmationRequired(Exception):
+class ConfirmationRequired(DomainError):
     """The step breaks the rules: record it only if it really happened (resend with confirm)."""
+
+    status = 422
+    code = "confirmation_required"
 
     def __init__(self, violation: Violation) -> None:
         super().__init__(f"{violation.code}: confirm that this happened at the table")
         self.violation = violation
+
+    def body(self) -> dict[str, Any]:
+        v = self.violation  # the same shape as a coup's violations in the API (ViolationOut)
+        return {**super().body(), "violation": {"code": v.code.value, "side": v.side, "detail": v.detail}}
 
 
 @dataclass(frozen=True)

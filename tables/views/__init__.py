@@ -1,1 +1,1 @@
-"""The game floor's HTML screens (the REST API lives in tables/apis.py)."""
+"""The game floor's HTML screens (the REST API lives in tables/api/)."""

@@ -5,7 +5,7 @@ tables.services, which checks who may make it; the views check it too, first, so
 only read never reaches a service. With htmx a POST answers with the part of the screen it changed
 (the coup panel, or the whole table body); without JavaScript it redirects to the table page.
 
-What a refusal looks like:
+What a refusal looks like (by its status in core.errors, the API's mapping too):
 - ``ValidationError`` (bad card, bet above the bank…): the same screen with the message next to
   the control that sent it, status 400, nothing written;
 - ``CoupConflict`` (another tablet moved the coup on): the current state, with a notice, 409;
@@ -30,6 +30,7 @@ from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from core.errors import error_answer
 from tables import forms, selectors, services
 from tables.engine_bridge import cards_parse
 from tables.models import Coup, Player, Seat, Spectator, Table, TableSession
@@ -77,12 +78,6 @@ class RestorePanel:
     played_banker: list[display.CardFace] = field(default_factory=list)
     played_outcome: str = ""
     played_totals: tuple[int | None, int | None] = (None, None)
-
-
-def _messages(exc: ValidationError) -> list[str]:
-    if hasattr(exc, "error_dict"):
-        return [m for messages in exc.message_dict.values() for m in messages]
-    return list(exc.messages)
 
 
 def _form_checked(form: Any) -> None:
@@ -264,6 +259,26 @@ def _forbidden(request: HttpRequest) -> HttpResponse:
     return response
 
 
+#: the refusals a screen shows in place (see the module docstring); any other exception is a bug
+REFUSALS = (PermissionDenied, services.CoupConflict, ValidationError)
+
+
+def _refused(
+    request: HttpRequest, table: Table, exc: Exception, *, part: TablePart, where: str, **kw: Any
+) -> HttpResponse:
+    """One of REFUSALS as the screen shows it, by its status in core.errors: the 403 page, the
+    current state with a notice (409), or the messages next to the control that sent it (400,
+    rendered with ``kw``)."""
+    answer = error_answer(exc)
+    assert answer is not None, exc
+    if answer.status == 403:
+        return _forbidden(request)
+    if answer.status == 409:
+        return _render(request, table, part=part, status=409, notice=CONFLICT_NOTICE)
+    error = ScreenError(where, list(answer.messages))
+    return _render(request, table, part=part, status=answer.status, error=error, **kw)
+
+
 def _done(request: HttpRequest, table: Table, part: TablePart) -> HttpResponse:
     if request.htmx:
         return _render(request, table, part=part)
@@ -333,13 +348,8 @@ def table_action(where: str, part: TablePart) -> Callable[..., Callable[..., Htt
                 return _forbidden(request)
             try:
                 action(request, table, **kwargs)
-            except PermissionDenied:
-                return _forbidden(request)
-            except services.CoupConflict:
-                return _render(request, table, part=part, status=409, notice=CONFLICT_NOTICE)
-            except ValidationError as exc:
-                error = ScreenError(where, _messages(exc))
-                return _render(request, table, part=part, status=400, error=error)
+            except REFUSALS as exc:
+                return _refused(request, table, exc, part=part, where=where)
             return _done(request, table, part)
 
         return view
@@ -554,10 +564,6 @@ def coup_step(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse
             expected_step=form.cleaned_data["expected_step"],
             confirm=form.cleaned_data["confirm"],
         )
-    except PermissionDenied:
-        return _forbidden(request)
-    except services.CoupConflict:
-        return _render(request, table, part="panel", status=409, notice=CONFLICT_NOTICE)
     except services.ConfirmationRequired as exc:
         state = selectors.coup_view(coup=coup).state
         resend = [
@@ -572,9 +578,8 @@ def coup_step(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse
             fields=[*resend, ("confirm", "1")],
         )
         return _render(request, table, part="panel", confirm=confirm)
-    except ValidationError as exc:
-        error = ScreenError(_where(request.POST), _messages(exc))
-        return _render(request, table, part="panel", status=400, error=error)
+    except REFUSALS as exc:
+        return _refused(request, table, exc, part="panel", where=_where(request.POST))
     return _done(request, table, "panel")
 
 
@@ -602,11 +607,6 @@ def coup_restore(request: HttpRequest, table_id: int, coup_id: int) -> HttpRespo
         elif action == "submit":
             services.correction_submit(actor=request.user, coup=coup, cards=codes)
             return _done(request, table, "panel")
-    except PermissionDenied:
-        return _forbidden(request)
-    except services.CoupConflict:
-        return _render(request, table, part="panel", status=409, notice=CONFLICT_NOTICE)
-    except ValidationError as exc:
-        error = ScreenError("restore", _messages(exc))
-        return _render(request, table, part="panel", status=400, error=error, restore_codes=codes)
+    except REFUSALS as exc:
+        return _refused(request, table, exc, part="panel", where="restore", restore_codes=codes)
     return _render(request, table, part="panel", restore_codes=codes)

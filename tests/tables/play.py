@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audit.models import AuditEvent
+from core.models import IdempotencyRecord
 from ledger import services as ledger
 from ledger.models import Transaction
 from tables import services
@@ -16,7 +17,6 @@ from tables.models import (
     Bet,
     Coup,
     CoupStep,
-    IdempotencyRecord,
     Player,
     Seat,
     Shoe,

@@ -49,7 +49,7 @@ def post_add(client, instance: models.Model, **overrides: Any):
 
 
 @pytest.mark.parametrize(
-    "model", [m for m in admin.site._registry if m._meta.app_label in ("tables", "audit")]
+    "model", [m for m in admin.site._registry if m._meta.app_label in ("tables", "audit", "core")]
 )
 def test_every_changelist_renders_with_search_and_filters(admin_client, model) -> None:
     url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")

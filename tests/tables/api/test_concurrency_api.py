@@ -11,7 +11,8 @@ import pytest
 from django.db import connection
 
 from audit.selectors import audit_chain_verify
-from tables.models import CoupStep, IdempotencyRecord
+from core.models import IdempotencyRecord
+from tables.models import CoupStep
 from tests.factories import CroupierAssignmentFactory, UserFactory
 from tests.tables.play import open_floor
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tables.models import CoupStep, IdempotencyRecord
+from core.models import IdempotencyRecord
+from tables.models import CoupStep
 from tests.factories import CroupierAssignmentFactory, UserFactory
 from tests.tables.play import open_floor, row_counts
 

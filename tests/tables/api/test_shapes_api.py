@@ -11,7 +11,7 @@ import pytest
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
-from tables import serializers as s
+from tables.api import outputs as s
 from tests.tables.play import open_floor
 
 from .conftest import Api

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from casino import views
+from core import views
 
 urlpatterns = [
     path("", views.home, name="home"),

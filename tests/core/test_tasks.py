@@ -1,4 +1,4 @@
-"""Periodic tasks of the game floor."""
+"""Periodic tasks of core."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from audit.models import AuditEvent
-from tables.models import IdempotencyRecord
-from tables.tasks import purge_idempotency_records
+from core.models import IdempotencyRecord
+from core.tasks import purge_idempotency_records
 
 pytestmark = pytest.mark.django_db
 

@@ -32,7 +32,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from audit.services import audit_record
-from tables.models import IdempotencyRecord
+from core.errors import Conflict, DomainError
+from core.models import IdempotencyRecord
 
 HEADER = "Idempotency-Key"
 #: a key is 1-64 visible ASCII characters (a UUID fits); 64 because the coup step that a request
@@ -40,9 +41,10 @@ HEADER = "Idempotency-Key"
 KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,64}$")
 
 
-class IdempotencyKeyReused(Exception):
+class IdempotencyKeyReused(DomainError):
     """The key was already used by this user for a different request (HTTP 422)."""
 
+    status = 422
     code = "idempotency_key_reused"
 
     def __init__(self) -> None:
@@ -51,9 +53,11 @@ class IdempotencyKeyReused(Exception):
         )
 
 
-class IdempotencyInProgress(Exception):
+class IdempotencyInProgress(Conflict):
     """The key is claimed but has no response yet (cannot happen while the claim and the response
     are written in one transaction; kept as a guard, HTTP 409)."""
+
+    code = "idempotency_in_progress"
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +148,7 @@ def idempotency_records_purge(*, before: Any, actor: Any = None) -> int:
         stale.delete()
         audit_record(
             actor=actor,
-            action="tables.idempotencyrecord.purge",
+            action="tables.idempotencyrecord.purge",  # the name it has always had in the audit trail
             after={"before": before.isoformat(), "deleted": count},
         )
     return count

@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from casino.health import IN_PROCESS, broker_status, database_status
+from core.health import IN_PROCESS, broker_status, database_status
 from tables.selectors import staff_profile
 
 

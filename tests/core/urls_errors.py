@@ -16,6 +16,6 @@ def forbidden(request):
 
 urlpatterns = [path("boom/", boom), path("forbidden/", forbidden), *project_urls]
 
-handler400 = "casino.views.bad_request"
-handler403 = "casino.views.permission_denied"
-handler404 = "casino.views.page_not_found"
+handler400 = "core.views.bad_request"
+handler403 = "core.views.permission_denied"
+handler404 = "core.views.page_not_found"

@@ -1,4 +1,4 @@
-"""Celery tasks for the game floor: thin wrappers around services."""
+"""Celery tasks of core: thin wrappers around its services."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from tables.services.idempotency import idempotency_records_purge
+from core.services.idempotency import idempotency_records_purge
 
 
-@shared_task(name="tables.purge_idempotency_records")
+@shared_task(name="core.purge_idempotency_records")
 def purge_idempotency_records() -> int:
     """Daily: drop stored answers to requests older than the retention (idempotent by nature)."""
     days = settings.IDEMPOTENCY_RETENTION_DAYS

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client, override_settings
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.casino.urls_errors")]
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.core.urls_errors")]
 
 
 def test_404(client) -> None:

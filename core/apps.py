@@ -1,0 +1,8 @@
+"""The core app's configuration."""
+
+from django.apps import AppConfig
+
+
+class CoreConfig(AppConfig):
+    name = "core"
+    verbose_name = "Core"

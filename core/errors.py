@@ -1,0 +1,113 @@
+"""Domain errors and the one mapping from any refusal the services raise to an HTTP answer.
+
+A service refuses by raising: a :class:`DomainError` subclass (which carries its HTTP status and a
+stable code), Django's ``ValidationError`` (the input cannot be accepted), ``PermissionDenied``,
+``Http404``, or ``IntegrityError`` (a database constraint refused a write that raced another one).
+:func:`error_answer` turns each of them into the same ``(status, code, message, body)`` for every
+surface — the REST API renders ``body`` as JSON, the croupier's screens pick their page from
+``status`` and show ``messages`` — so a refusal means the same thing wherever it is met.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
+from django.db import IntegrityError
+from django.http import Http404
+
+#: what a constraint refusal says: nothing was written, the client's view is out of date
+INTEGRITY_MESSAGE = "This conflicts with a change recorded meanwhile: reload and retry."
+#: Django REST framework's own messages for a bare PermissionDenied / Http404 (same answer here)
+PERMISSION_DENIED_MESSAGE = "You do not have permission to perform this action."
+NOT_FOUND_MESSAGE = "Not found."
+
+
+class DomainError(Exception):
+    """A refusal of the domain: the request does not fit the rules or the current state.
+
+    Subclasses set ``status`` (the HTTP status it answers with) and ``code`` (a stable, machine-
+    readable name a client may branch on); ``message`` is for people.
+    """
+
+    status: ClassVar[int] = 400
+    code: ClassVar[str] = "domain_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def body(self) -> dict[str, Any]:
+        """The JSON answer of the API."""
+        return {"code": self.code, "detail": self.message}
+
+
+class Conflict(DomainError):
+    """The request does not fit the current state, which moved on meanwhile (HTTP 409); the
+    answer says where it stands (``current_step``, when the refusal is about a coup)."""
+
+    status = 409
+    code = "conflict"
+
+    def __init__(self, message: str, *, current_step: int | None = None) -> None:
+        super().__init__(message)
+        self.current_step = current_step
+
+    def body(self) -> dict[str, Any]:
+        return {"detail": self.message, "current_step": self.current_step}
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorAnswer:
+    """A refusal as every surface shows it."""
+
+    status: int
+    code: str
+    messages: tuple[str, ...]
+    body: dict[str, Any]
+
+    @property
+    def message(self) -> str:
+        return " ".join(self.messages)
+
+
+def validation_messages(exc: ValidationError) -> list[str]:
+    """Every message of a ValidationError, field errors included, in order."""
+    if hasattr(exc, "error_dict"):
+        return [m for messages in exc.message_dict.values() for m in messages]
+    return list(exc.messages)
+
+
+def validation_body(exc: ValidationError) -> dict[str, Any]:
+    """``{"field": ["message"]}`` for field errors, ``{"detail": "..."}`` for the others."""
+    if hasattr(exc, "error_dict"):
+        return {
+            ("non_field_errors" if field == NON_FIELD_ERRORS else field): messages
+            for field, messages in exc.message_dict.items()
+        }
+    return {"detail": " ".join(exc.messages)}
+
+
+def _detail(exc: Exception, default: str) -> str:
+    # as Django REST framework words it: the exception's first argument, else its default message
+    return str(exc.args[0]) if exc.args else default
+
+
+def error_answer(exc: BaseException) -> ErrorAnswer | None:
+    """The answer to a refusal, or None when ``exc`` is not one (a bug: let it become a 500)."""
+    if isinstance(exc, DomainError):
+        return ErrorAnswer(exc.status, exc.code, (exc.message,), exc.body())
+    if isinstance(exc, ValidationError):
+        return ErrorAnswer(400, "invalid", tuple(validation_messages(exc)), validation_body(exc))
+    if isinstance(exc, PermissionDenied):
+        detail = _detail(exc, PERMISSION_DENIED_MESSAGE)
+        return ErrorAnswer(403, "permission_denied", (detail,), {"detail": detail})
+    if isinstance(exc, Http404):
+        detail = _detail(exc, NOT_FOUND_MESSAGE)
+        return ErrorAnswer(404, "not_found", (detail,), {"detail": detail})
+    if isinstance(exc, IntegrityError):
+        return ErrorAnswer(
+            409, "write_conflict", (INTEGRITY_MESSAGE,), {"detail": INTEGRITY_MESSAGE, "current_step": None}
+        )
+    return None

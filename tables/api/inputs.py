@@ -1,0 +1,166 @@
+"""What a request to the REST API may carry: the input serializers.
+
+No business logic here: inputs are checked for shape only (types, ranges, which keys a step kind
+takes); whether a step, a bet or a card is allowed is the services' and the engine's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rest_framework import serializers
+
+from tables.models import Player
+from tables.rules.machine import Move
+
+#: the largest number of chips a request may name (PostgreSQL ``integer``)
+MAX_CHIPS = 2_147_483_647
+#: the largest id a request may name (``BigAutoField``)
+MAX_ID = 2**63 - 1
+
+
+class StrictSerializer(serializers.Serializer):
+    """Refuses keys it does not know, so a misspelt field is an error, never silently dropped."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+        return super().to_internal_value(data)
+
+
+class WholeNumberField(serializers.IntegerField):
+    """A JSON integer: ``"10"``, ``10.0`` and ``true`` are refused rather than converted."""
+
+    default_error_messages = {"invalid": "A whole number is required."}
+
+    def to_internal_value(self, data: Any) -> int:
+        if type(data) is not int:
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+def chips(**kwargs: Any) -> WholeNumberField:
+    return WholeNumberField(min_value=1, max_value=MAX_CHIPS, **kwargs)
+
+
+class EmptyIn(StrictSerializer):
+    """No body (or ``{}``)."""
+
+
+class ReasonIn(StrictSerializer):
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class PlayerCreateIn(StrictSerializer):
+    display_name = serializers.CharField(max_length=80)
+    membership_number = serializers.CharField(max_length=40, required=False, allow_blank=True, default="")
+
+
+class SeatTakeIn(StrictSerializer):
+    player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    number = WholeNumberField(min_value=1, max_value=12)
+
+
+class SpectatorJoinIn(StrictSerializer):
+    player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+
+
+class ShoeStartIn(StrictSerializer):
+    decks = WholeNumberField(min_value=1, max_value=52)
+    burnt_cards = serializers.ListField(
+        child=serializers.CharField(max_length=8), required=False, default=list, max_length=10
+    )
+    cut_by = serializers.PrimaryKeyRelatedField(
+        queryset=Player.objects.all(), required=False, allow_null=True, default=None
+    )
+    cut_card_position = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
+    stop_card_position = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
+
+
+class SeatIn(StrictSerializer):
+    seat = WholeNumberField(min_value=1, max_value=12, help_text="the seat number (1-12)")
+
+
+class BankFirstIn(SeatIn):
+    amount = chips(required=False, allow_null=True, default=None, help_text="auction only: the winning bid")
+
+
+class BankOfferIn(SeatIn):
+    accept = serializers.BooleanField()
+
+
+class BankAuctionIn(SeatIn):
+    amount = chips()
+
+
+class BankShareIn(StrictSerializer):
+    spectator = WholeNumberField(min_value=1, help_text="the spectator (id) putting up part of the bank")
+    amount = chips(help_text="his part of the new bank")
+
+
+class BankShareOutIn(StrictSerializer):
+    spectator = WholeNumberField(min_value=1, help_text="the spectator (id) taking his share out")
+
+
+class CoupStartIn(StrictSerializer):
+    bank = chips(help_text="the bank the banker declares (the coup's first step)")
+
+
+class CallerIn(StrictSerializer):
+    seat = WholeNumberField(min_value=1, max_value=12, required=False, allow_null=True, default=None)
+    spectator = WholeNumberField(min_value=1, max_value=MAX_ID, required=False, allow_null=True, default=None)
+    suivi = serializers.BooleanField(required=False, default=False)
+
+
+#: the keys each step kind takes besides ``step``, ``kind`` and ``confirm``
+STEP_FIELDS: dict[str, frozenset[str]] = {
+    Move.BET: frozenset({"amount", "seat", "spectator"}),
+    Move.BANCO: frozenset({"callers"}),
+    Move.CARD_TO_PLAYER: frozenset({"card"}),
+    Move.CARD_TO_BANKER: frozenset({"card"}),
+}
+STEP_KINDS = [k.value for k in Move if k is not Move.BANK_DECLARED]
+_OPTIONAL_STEP_FIELDS = ("amount", "seat", "spectator", "card", "callers")
+
+
+class StepIn(StrictSerializer):
+    step = WholeNumberField(
+        min_value=0, max_value=MAX_ID, help_text="the coup's step count as the client last saw it"
+    )
+    kind = serializers.ChoiceField(choices=STEP_KINDS)
+    amount = chips(required=False, help_text="bet")
+    seat = WholeNumberField(min_value=1, max_value=12, required=False, help_text="bet: the seat betting")
+    spectator = WholeNumberField(
+        min_value=1, max_value=MAX_ID, required=False, help_text="bet: the spectator (id) betting"
+    )
+    card = serializers.CharField(max_length=8, required=False, help_text="card_to_*: e.g. 9H, TD, 10d")
+    callers = CallerIn(many=True, required=False, help_text="banco: everybody who called it")
+    confirm = serializers.BooleanField(
+        required=False, default=False, help_text="record a step that breaks the rules (it happened)"
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        allowed = STEP_FIELDS.get(attrs["kind"], frozenset())
+        extra = [name for name in _OPTIONAL_STEP_FIELDS if name in attrs and name not in allowed]
+        if extra:
+            raise serializers.ValidationError(
+                {name: [f"A {attrs['kind']} step does not take this field."] for name in extra}
+            )
+        return attrs
+
+
+class CorrectionIn(StrictSerializer):
+    cards = serializers.ListField(
+        child=serializers.CharField(max_length=8),
+        required=False,
+        default=list,
+        max_length=6,
+        help_text="the cards dealt from the shoe to complete the restored game, in order",
+    )
+
+
+class RejectIn(StrictSerializer):
+    reason = serializers.CharField(max_length=500)

@@ -1,0 +1,107 @@
+"""What every view of the REST API builds on: :class:`ApiView`, the two kinds of POST
+(:class:`TableAction` at a table, :class:`CoupAction` on a coup) and the lookups they share.
+
+Thin views: parse the request, check the permission, call one service or selector, render the
+result with tables.api.read_models. Every POST is idempotent (tables.api.idempotency) and runs as
+one transaction with its service; refusals are rendered by tables.api.errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from rest_framework import serializers
+from rest_framework import status as http
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tables.api import inputs, outputs
+from tables.api.idempotency import idempotency_key, idempotent
+from tables.api.read_models import step_result_data, table_data
+from tables.api.schema import ApiSchema
+from tables.models import Coup, Seat, Spectator, Table, TableSession
+from tables.permissions import check_croupier_at
+from tables.selectors import table_open_session
+
+
+class ApiView(APIView):
+    schema = ApiSchema()
+    parser_classes = [JSONParser]
+    input: type[serializers.Serializer] = inputs.EmptyIn
+    output: type[serializers.Serializer] = outputs.TableOut
+    status_code: int = http.HTTP_200_OK
+
+
+# ========================================================================================== lookups
+def valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    serializer = serializer_class(data=request.data if request.data is not None else {})
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def table_get(table_id: int) -> Table:
+    return get_object_or_404(Table.objects.select_related("casino", "profile"), pk=table_id)
+
+
+def open_session(table: Table) -> TableSession:
+    session = table_open_session(table=table)
+    if session is None:
+        raise DjangoValidationError("This table has no open session.")
+    return session
+
+
+def seat_at(session: TableSession, number: int) -> Seat:
+    seat = Seat.objects.filter(session=session, number=number, left_at__isnull=True).first()
+    if seat is None:
+        raise DjangoValidationError({"seat": f"Nobody sits at seat {number}."})
+    return seat
+
+
+def spectator_at(session: TableSession, spectator_id: int) -> Spectator:
+    spectator = Spectator.objects.filter(session=session, pk=spectator_id, left_at__isnull=True).first()
+    if spectator is None:
+        raise Http404("No such spectator at this table.")
+    return spectator
+
+
+# =========================================================================================== writes
+class TableAction(ApiView):
+    """A POST at a table: only the croupier on shift there; the service re-checks in its transaction."""
+
+    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+        raise NotImplementedError
+
+    def render(self, table: Table, result: Any) -> Any:
+        table.refresh_from_db(fields=["state"])  # opening or closing the session changed it
+        return table_data(table)
+
+    @idempotent
+    def post(self, request: Request, table_id: int, **kwargs: Any) -> Response:
+        table = table_get(table_id)
+        check_croupier_at(request.user, table)
+        data = {**valid(self.input, request), **kwargs}
+        result = self.act(actor=request.user, table=table, data=data, key=idempotency_key(request))
+        return Response(self.render(table, result), status=self.status_code)
+
+
+class CoupAction(ApiView):
+    """A POST on a coup's correction; the service checks who may make it."""
+
+    output = outputs.StepResultOut
+    status_code = http.HTTP_201_CREATED
+
+    def act(self, *, actor: AbstractBaseUser, coup: Coup, data: dict[str, Any], key: str) -> Any:
+        raise NotImplementedError
+
+    @idempotent
+    def post(self, request: Request, coup_id: int) -> Response:
+        coup = get_object_or_404(Coup, pk=coup_id)
+        data = valid(self.input, request)
+        result = self.act(actor=request.user, coup=coup, data=data, key=idempotency_key(request))
+        return Response(step_result_data(result), status=self.status_code)

@@ -1,0 +1,80 @@
+"""Corrections of flagged coups: the pit bosses' queue, a restoration submitted, approved or
+rejected, and a coup that cannot be restored voided."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied
+from django.db.models import Prefetch, QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework.generics import GenericAPIView
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from tables import services
+from tables.api import inputs, outputs
+from tables.api.read_models import pending_correction_data
+from tables.api.schema import ApiSchema
+from tables.api.views.base import CoupAction
+from tables.models import Coup, CoupStep
+from tables.permissions import reads_everything
+from tables.selectors import corrections_pending
+
+
+class CorrectionsPendingView(GenericAPIView):
+    """Restored coups waiting for a pit boss's approval, oldest first (pit bosses, accountants)."""
+
+    schema = ApiSchema()
+    serializer_class = outputs.PendingCorrectionOut
+
+    def get_queryset(self) -> QuerySet[Coup]:
+        latest = CoupStep.objects.filter(kind=CoupStep.Kind.CORRECTION).select_related("actor", "corrects")
+        return corrections_pending().prefetch_related(
+            Prefetch("steps", queryset=latest.order_by("-index"), to_attr="corrections_submitted")
+        )
+
+    @extend_schema(responses=outputs.PendingCorrectionOut(many=True), operation_id="corrections_pending")
+    def get(self, request: Request) -> Response:
+        if not reads_everything(request.user):
+            raise PermissionDenied("Only pit bosses and accountants see the corrections queue.")
+        page = self.paginate_queryset(self.get_queryset())
+        assert page is not None
+        return self.get_paginated_response([pending_correction_data(coup) for coup in page])
+
+
+class CorrectionSubmitView(CoupAction):
+    """The croupier restores a flagged coup with the cards dealt to complete it (the coup's
+    ``restoration.needs_cards`` says how many). Its settlement is provisional until approved."""
+
+    input = inputs.CorrectionIn
+
+    def act(self, *, actor: AbstractBaseUser, coup: Coup, data: dict[str, Any], key: str) -> Any:
+        return services.correction_submit(actor=actor, coup=coup, cards=data["cards"], idempotency_key=key)
+
+
+class CorrectionApproveView(CoupAction):
+    """A pit boss (never the one who submitted it) approves the correction: the settlement is final."""
+
+    def act(self, *, actor: AbstractBaseUser, coup: Coup, data: dict[str, Any], key: str) -> Any:
+        return services.correction_approve(actor=actor, coup=coup, idempotency_key=key)
+
+
+class CorrectionRejectView(CoupAction):
+    """A pit boss rejects the correction (``reason`` required): it goes back to the croupier."""
+
+    input = inputs.RejectIn
+
+    def act(self, *, actor: AbstractBaseUser, coup: Coup, data: dict[str, Any], key: str) -> Any:
+        return services.correction_reject(actor=actor, coup=coup, reason=data["reason"], idempotency_key=key)
+
+
+class CoupVoidView(CoupAction):
+    """A pit boss voids a flagged coup that cannot be restored (``reason`` required): every bet is
+    returned and the bank stays as declared."""
+
+    input = inputs.RejectIn
+
+    def act(self, *, actor: AbstractBaseUser, coup: Coup, data: dict[str, Any], key: str) -> Any:
+        return services.coup_void(actor=actor, coup=coup, reason=data["reason"], idempotency_key=key)

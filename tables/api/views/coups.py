@@ -1,0 +1,120 @@
+"""Coups: a new one started, read, its next step recorded, and a finished one as a record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import status as http
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from tables import services
+from tables.api import inputs, outputs
+from tables.api.idempotency import idempotency_key, idempotent
+from tables.api.read_models import coup_data, coup_record_data, step_result_data
+from tables.api.views.base import ApiView, TableAction, open_session, valid
+from tables.engine_bridge import coup_record
+from tables.models import Coup, Table
+from tables.permissions import check_can_read_table
+from tables.rules.machine import Move, Phase
+from tables.selectors import coup_view
+from tables.services import Caller, CoupConflict, StepRequest
+
+EXPORT_COUPS = "tables.export_coups"
+
+
+class CoupStartView(TableAction):
+    """A new coup: the banker declares his bank (the coup's first step)."""
+
+    input = inputs.CoupStartIn
+    output = outputs.StepResultOut
+    status_code = http.HTTP_201_CREATED
+
+    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+        return services.coup_start(
+            actor=actor, session=open_session(table), amount=data["bank"], idempotency_key=key
+        )
+
+    def render(self, table: Table, result: Any) -> Any:
+        return step_result_data(result)
+
+
+class CoupDetailView(ApiView):
+    """A coup's state: phase, bets, cards, the legal next steps (each with the violation it would
+    carry), the engine's advice at an option point, violations, verdict, restoration, correction."""
+
+    @extend_schema(
+        responses={200: outputs.CoupOut, 403: outputs.ErrorOut, 404: outputs.ErrorOut},
+        operation_id="coups_read",
+    )
+    def get(self, request: Request, coup_id: int) -> Response:
+        coup = get_object_or_404(Coup.objects.select_related("shoe"), pk=coup_id)
+        check_can_read_table(request.user, coup.shoe.table_id)
+        return Response(coup_data(coup_view(coup=coup)))
+
+
+class CoupRecordView(ApiView):
+    """The finished coup as an interchange record (docs/coup-record.md); pit bosses and accountants.
+    A restored coup carries the correction's cards as ``shoe_next``, so ``validate_coups`` restores
+    it the same way."""
+
+    @extend_schema(
+        responses={
+            200: outputs.CoupRecordOut,
+            403: outputs.ErrorOut,
+            404: outputs.ErrorOut,
+            409: outputs.ConflictOut,
+        },
+        operation_id="coups_record",
+    )
+    def get(self, request: Request, coup_id: int) -> Response:
+        coup = get_object_or_404(Coup, pk=coup_id)
+        if not request.user.has_perm(EXPORT_COUPS):
+            raise PermissionDenied("Only pit bosses and accountants export coup records.")
+        view = coup_view(coup=coup)
+        if view.state.phase is not Phase.DONE:
+            raise CoupConflict(
+                "The coup is not finished: it has no record yet.", current_step=coup.step_count
+            )
+        shoe_next = tuple(view.correction.payload["cards"]) if view.correction else ()
+        record = coup_record(view.coup, view.state, shoe_next=shoe_next)
+        return Response(coup_record_data(record))
+
+
+class CoupStepView(ApiView):
+    """Record the coup's next step. ``step`` is the step count the client last saw (409 if stale).
+    A step against the rules needs ``"confirm": true`` (422 ``confirmation_required`` otherwise);
+    confirmed, it is recorded with its violation and the coup is flagged."""
+
+    input = inputs.StepIn
+    output = outputs.StepResultOut
+    status_code = http.HTTP_201_CREATED
+
+    @idempotent
+    def post(self, request: Request, coup_id: int) -> Response:
+        data = valid(inputs.StepIn, request)
+        step = StepRequest(
+            kind=Move(data["kind"]),
+            amount=data.get("amount"),
+            seat=data.get("seat"),
+            spectator=data.get("spectator"),
+            card=data.get("card"),
+            callers=tuple(Caller(**caller) for caller in data.get("callers", ())),
+        )
+        try:
+            result = services.coup_step_record(
+                actor=request.user,
+                coup=coup_id,
+                request=step,
+                expected_step=data["step"],
+                confirm=data["confirm"],
+                idempotency_key=idempotency_key(request),
+            )
+        except Coup.DoesNotExist:
+            raise Http404("No such coup.") from None
+        return Response(step_result_data(result), status=self.status_code)

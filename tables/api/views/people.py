@@ -1,0 +1,68 @@
+"""The people at a table: new players, seats taken and left, spectators who join and leave."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import Http404
+from rest_framework import status as http
+
+from tables import services
+from tables.api import inputs, outputs
+from tables.api.read_models import player_data
+from tables.api.views.base import TableAction, open_session, seat_at
+from tables.models import Spectator, Table
+
+
+class PlayerCreateView(TableAction):
+    """A new player of the table's casino (to seat him or let him stand as a spectator)."""
+
+    input = inputs.PlayerCreateIn
+    output = outputs.PlayerOut
+    status_code = http.HTTP_201_CREATED
+
+    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+        return services.player_create(actor=actor, casino=table.casino, **data)
+
+    def render(self, table: Table, result: Any) -> Any:
+        return player_data(result)
+
+
+class SeatTakeView(TableAction):
+    """A player sits down at a seat."""
+
+    input = inputs.SeatTakeIn
+    status_code = http.HTTP_201_CREATED
+
+    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+        session = open_session(table)
+        return services.seat_take(actor=actor, session=session, player=data["player"], number=data["number"])
+
+
+class SeatLeaveView(TableAction):
+    """The player at this seat leaves (a banker between coups gives up the bank)."""
+
+    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+        return services.seat_leave(actor=actor, seat=seat_at(open_session(table), data["number"]))
+
+
+class SpectatorJoinView(TableAction):
+    """A player stands at the table as a spectator."""
+
+    input = inputs.SpectatorJoinIn
+    status_code = http.HTTP_201_CREATED
+
+    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+        return services.spectator_join(actor=actor, session=open_session(table), player=data["player"])
+
+
+class SpectatorLeaveView(TableAction):
+    """A spectator leaves."""
+
+    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+        session = open_session(table)
+        spectator = Spectator.objects.filter(session=session, pk=data["spectator_id"]).first()
+        if spectator is None:
+            raise Http404("No such spectator at this table.")
+        return services.spectator_leave(actor=actor, spectator=spectator)
