@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 
 from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from tables.models import TableSession
+from tables.money import fees
 from tables.services.idempotency import idempotency_records_purge
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="tables.purge_idempotency_records")
@@ -16,3 +21,34 @@ def purge_idempotency_records() -> int:
     """Daily: drop stored answers to requests older than the retention (idempotent by nature)."""
     days = settings.IDEMPOTENCY_RETENTION_DAYS
     return idempotency_records_purge(before=timezone.now() - dt.timedelta(days=days))
+
+
+# The hourly-fee tasks keep the names they were registered under when the ledger billed fees: the
+# beat schedule (settings CELERY_BEAT_SCHEDULE) and any message already queued name them.
+
+
+@shared_task(name="ledger.bill_hourly_fees")
+def bill_hourly_fees(session_id: int, hour_start_iso: str) -> dict[str, object]:
+    """Bill one finished clock hour of one session (idempotent: a second run charges nothing)."""
+    session = TableSession.objects.get(pk=session_id)
+    bill = fees.hourly_fees_bill(session=session, hour_start=dt.datetime.fromisoformat(hour_start_iso))
+    return {
+        "session": session_id,
+        "hour_start": hour_start_iso,
+        "total": bill.total,
+        "already_billed": bill.already_billed,
+        "failures": {str(k): v for k, v in bill.failures.items()},
+    }
+
+
+@shared_task(name="ledger.bill_due_hourly_fees")
+def bill_due_hourly_fees(now_iso: str | None = None) -> int:
+    """Beat: enqueue the billing of every finished hour of every session of an hourly-fee casino
+    not yet marked billed. Returns how many hours were enqueued."""
+    now = dt.datetime.fromisoformat(now_iso) if now_iso else timezone.now()
+    due = fees.hourly_fee_hours_due(now=now)
+    for session_id, hour_start in due:
+        bill_hourly_fees.delay(session_id, hour_start.isoformat())
+    if due:
+        logger.info("hourly fees: %d session-hour(s) enqueued", len(due))
+    return len(due)

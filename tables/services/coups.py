@@ -26,7 +26,6 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from audit.services import audit_record
-from tables import money
 from tables.coup_state import (
     SPECTATOR_TURN,
     betting_turn,
@@ -52,6 +51,7 @@ from tables.models import (
     Spectator,
     TableSession,
 )
+from tables.money import floor as money
 from tables.permissions import check_croupier_at
 from tables.rules.coup import Outcome, Verdict, Violation
 from tables.rules.interchange import verdict_to_dict
