@@ -4,7 +4,7 @@
 
 Creates a throw-away database next to DATABASE_URL's (``bench_ledger_<pid>``), plays N coups
 (default 500) at a casino table with 3-5 punters and random outcomes, and prints the median and
-p95 of ``ledger.services.coup_settle`` — one database transaction each, COMMIT included (the
+p95 of ``tables.money.settlement.coup_settle`` — one database transaction each, COMMIT included (the
 deferred balance trigger runs there) — and, for comparison, of ``bank_fund``. Target (issue):
 median under 10 ms for coup_settle.
 """
@@ -148,7 +148,8 @@ def run(n: int) -> None:
             bank_held = result.next_bank_min
 
     # calibration: what one trivial ORM query costs on this machine (coup_settle sends 15
-    # statements: 2 ORM INSERTs, 7 in SQL from ledger/sql.py and audit, 2 locks, 4 savepoints)
+    # statements: 2 ORM INSERTs, 7 in SQL from ledger/sql.py, tables/money/sql.py and audit,
+    # 2 locks, 4 savepoints)
     t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(300):
         m.Casino.objects.filter(pk=casino.pk).first()
