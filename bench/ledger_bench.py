@@ -4,7 +4,7 @@
 
 Creates a throw-away database next to DATABASE_URL's (``bench_ledger_<pid>``), plays N coups
 (default 500) at a casino table with 3-5 punters and random outcomes, and prints the median and
-p95 of ``ledger.services.coup_settle`` — one database transaction each, COMMIT included (the
+p95 of ``tables.money.settlement.coup_settle`` — one database transaction each, COMMIT included (the
 deferred balance trigger runs there) — and, for comparison, of ``bank_fund``. Target (issue):
 median under 10 ms for coup_settle.
 """
@@ -33,6 +33,8 @@ from django.utils import timezone  # noqa: E402
 from ledger import services as ledger  # noqa: E402
 from ledger.selectors import ledger_drift, trial_balance, unbalanced_transactions  # noqa: E402
 from tables import models as m  # noqa: E402
+from tables.money import banks  # noqa: E402
+from tables.money import settlement as coup_money  # noqa: E402
 from tables.rules.coup import Outcome, Stake  # noqa: E402
 from tables.rules.settlement import LevyTerms, settle  # noqa: E402
 
@@ -107,7 +109,7 @@ def run(n: int) -> None:
         )
         t0 = time.perf_counter()
         with transaction.atomic():
-            ledger.bank_fund(coup=coup, amount=coup.bank, actor=user, key=f"coup:{coup.pk}:bank")
+            banks.bank_fund(coup=coup, amount=coup.bank, actor=user, key=f"coup:{coup.pk}:bank")
         fund_ms.append((time.perf_counter() - t0) * 1000)
 
         others = [i for i in range(len(players)) if i != banker_index]
@@ -123,7 +125,7 @@ def run(n: int) -> None:
 
         t0, c0 = time.perf_counter(), time.process_time()
         with transaction.atomic():
-            ledger.coup_settle(
+            coup_money.coup_settle(
                 coup=coup,
                 settlement=result,
                 punters=punter_map,
@@ -139,14 +141,15 @@ def run(n: int) -> None:
             turn.ended_at, turn.end_reason = timezone.now(), "lost"
             turn.save(update_fields=["ended_at", "end_reason"])
             with transaction.atomic():
-                ledger.bank_close(table=table, banker=banker, actor=user, key=f"turn:{turn.pk}:close")
+                banks.bank_close(table=table, banker=banker, actor=user, key=f"turn:{turn.pk}:close")
             turn, bank_held = None, 0
             banker_index = (banker_index + 1) % len(players)
         else:
             bank_held = result.next_bank_min
 
     # calibration: what one trivial ORM query costs on this machine (coup_settle sends 15
-    # statements: 2 ORM INSERTs, 7 in SQL from ledger/sql.py and audit, 2 locks, 4 savepoints)
+    # statements: 2 ORM INSERTs, 7 in SQL from ledger/sql.py, tables/money/sql.py and audit,
+    # 2 locks, 4 savepoints)
     t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(300):
         m.Casino.objects.filter(pk=casino.pk).first()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from audit.admin import ReadOnlyAdmin
-from ledger.models import Account, Entry, FeeHour, Series, SeriesEntrant, Transaction
+from ledger.models import Account, Entry, Transaction
 
 
 class EntryInline(admin.TabularInline):
@@ -44,30 +44,3 @@ class EntryAdmin(ReadOnlyAdmin):
     list_display = ("id", "transaction", "account", "amount")
     list_filter = ("account__casino", "account__kind", "transaction__kind")
     search_fields = ("account__name", "transaction__idempotency_key")
-
-
-@admin.register(FeeHour)
-class FeeHourAdmin(ReadOnlyAdmin):
-    list_display = ("session", "hour_start", "total", "billed_at")
-    list_filter = ("session__table__casino",)
-    search_fields = ("session__table__name",)
-    date_hierarchy = "hour_start"
-
-
-class SeriesEntrantInline(admin.TabularInline):
-    model = SeriesEntrant
-    fields = ("player", "chips_before", "joined_at")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-
-@admin.register(Series)
-class SeriesAdmin(ReadOnlyAdmin):
-    list_display = ("session", "coups_planned", "start_chips", "started_at", "ended_at", "end_reason")
-    list_filter = ("end_reason", "session__table")
-    search_fields = ("session__table__name", "entrants__player__display_name")
-    inlines = [SeriesEntrantInline]

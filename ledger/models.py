@@ -1,4 +1,4 @@
-"""The chip ledger: double-entry accounts, transactions and entries; home series.
+"""The chip ledger: double-entry accounts, transactions and entries.
 
 Sign convention (docs/ledger.md): an account's balance is the chips it holds; an entry's amount is
 positive when chips go *into* its account and negative when they leave it. Every transaction's
@@ -10,10 +10,14 @@ What the database itself guarantees (constraints here, triggers in migration 000
 - an entry is never zero, a transaction never touches one account twice, a key posts once;
 - on PostgreSQL a deferred constraint trigger rejects, at COMMIT, a transaction whose entries do
   not sum to zero or that touches another casino's account;
-- transactions, entries and fee-billing markers are append-only (UPDATE/DELETE/TRUNCATE refused);
+- transactions and entries are append-only (UPDATE/DELETE/TRUNCATE refused);
   an account's only mutable column is ``balance``, and an account is never deleted;
 - a balance never goes below zero, except the cage's and a player account's opened with
   ``overdraft_allowed`` (a casino whose tables all allow borrowing).
+
+The ledger imports nothing from the game floor: its foreign keys name the floor's models by label
+("tables.Casino"), and the game's money rules (what a coup, a bank or a fee posts) live in
+tables/money/.
 """
 
 from __future__ import annotations
@@ -22,8 +26,6 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Now
-
-from tables.models import Casino, Coup, CoupStep, Player, Table, TableSession
 
 
 def _check(condition: Q, name: str, message: str) -> models.CheckConstraint:
@@ -47,13 +49,13 @@ PER_CASINO_KINDS = (AccountKind.LEVY, AccountKind.FEE, AccountKind.CARD_MONEY, A
 class Account(models.Model):
     Kind = AccountKind
 
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="ledger_accounts")
+    casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="ledger_accounts")
     kind = models.CharField(max_length=12, choices=Kind.choices)
     player = models.ForeignKey(
-        Player, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_accounts"
+        "tables.Player", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_accounts"
     )
     table = models.ForeignKey(
-        Table, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_accounts"
+        "tables.Table", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_accounts"
     )
     name = models.CharField(max_length=200)
     balance = models.BigIntegerField(default=0, help_text="maintained by ledger.services only")
@@ -138,7 +140,7 @@ class Transaction(models.Model):
 
     Kind = TransactionKind
 
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="ledger_transactions")
+    casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="ledger_transactions")
     kind = models.CharField(max_length=20, choices=Kind.choices)
     # Set by the database (its clock, at the INSERT): the entry trigger accepts entries only while
     # posted_at is not earlier than the current database transaction's start, i.e. only from the
@@ -150,10 +152,10 @@ class Transaction(models.Model):
     memo = models.CharField(max_length=300, blank=True, default="")
     idempotency_key = models.CharField(max_length=200, unique=True)
     coup = models.ForeignKey(
-        Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions"
+        "tables.Coup", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions"
     )
     coup_step = models.ForeignKey(
-        CoupStep, null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions"
+        "tables.CoupStep", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions"
     )
     reverses = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversals"
@@ -217,112 +219,3 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.amount:+d} {self.account}"
-
-
-class FeeHour(models.Model):
-    """Marks one clock hour of one session as completely billed (hourly fees). Append-only.
-
-    The postings themselves are idempotent by key; this marker only spares the beat task from
-    re-examining hours that are done."""
-
-    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="fee_hours")
-    hour_start = models.DateTimeField()
-    billed_at = models.DateTimeField()
-    total = models.BigIntegerField(help_text="chips charged for this hour")
-
-    class Meta:
-        ordering = ["session", "hour_start"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["session", "hour_start"],
-                name="feehour_once_per_session_hour",
-                violation_error_message="This hour is already billed.",
-            ),
-            _check(Q(total__gte=0), "feehour_total_not_negative", "A fee cannot be negative."),
-        ]
-
-    def __str__(self) -> str:
-        return f"fees of {self.session} at {self.hour_start:%Y-%m-%d %H:%M}"
-
-
-# ------------------------------------------------------------------------------------ home series
-
-
-class SeriesEndReason(models.TextChoices):
-    COMPLETED = "completed", "all coups played"
-    NO_BANK = "no_bank", "nobody can open a bank"
-    NO_BETS = "no_bets", "nobody bets against the bank"
-    ABANDONED = "abandoned", "abandoned"
-
-
-class Series(models.Model):
-    """A home series (docs/rules.md §10): a fixed number of coups from equal starting chips."""
-
-    EndReason = SeriesEndReason
-
-    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="series")
-    coups_planned = models.PositiveIntegerField(default=12)
-    start_chips = models.PositiveIntegerField(default=100)
-    min_bank = models.PositiveIntegerField(default=2)
-    min_bet = models.PositiveIntegerField(default=1)
-    started_at = models.DateTimeField()
-    started_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    ended_at = models.DateTimeField(null=True, blank=True)
-    end_reason = models.CharField(max_length=12, choices=EndReason.choices, blank=True, default="")
-
-    class Meta:
-        ordering = ["-started_at"]
-        verbose_name_plural = "series"
-        constraints = [
-            _check(Q(coups_planned__gte=1), "series_coups_positive", "A series has at least one coup."),
-            _check(Q(start_chips__gte=1), "series_chips_positive", "A series starts with at least one chip."),
-            _check(
-                Q(min_bank__gte=1) & Q(min_bet__gte=1),
-                "series_minimums_positive",
-                "Minimum bank and bet are at least one chip.",
-            ),
-            _check(
-                Q(ended_at__isnull=True, end_reason="")
-                | (Q(ended_at__isnull=False) & Q(end_reason__in=SeriesEndReason.values)),
-                "series_end_consistent",
-                "An ended series has an end reason, a running one has none.",
-            ),
-            _check(
-                Q(ended_at__isnull=True) | Q(ended_at__gte=F("started_at")),
-                "series_ends_after_start",
-                "A series ends after it starts.",
-            ),
-            models.UniqueConstraint(
-                fields=["session"],
-                condition=Q(ended_at__isnull=True),
-                name="series_one_running_per_session",
-                violation_error_message="This session already has a series running.",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"series at {self.session}"
-
-
-class SeriesEntrant(models.Model):
-    """A player in a series, with what he held before his buy-in (standings count from there)."""
-
-    series = models.ForeignKey(Series, on_delete=models.PROTECT, related_name="entrants")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="series_entries")
-    chips_before = models.BigIntegerField(help_text="player + reserve balance before the buy-in")
-    joined_at = models.DateTimeField()
-
-    class Meta:
-        ordering = ["series", "joined_at", "id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["series", "player"],
-                name="seriesentrant_once_per_series",
-                violation_error_message="This player is already in the series.",
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.player} in {self.series}"

@@ -155,6 +155,33 @@ class BankOfferAdmin(ReadOnlyAdmin):
     list_filter = ("accepted",)
 
 
+@admin.register(m.FeeHour)
+class FeeHourAdmin(ReadOnlyAdmin):
+    list_display = ("session", "hour_start", "total", "billed_at")
+    list_filter = ("session__table__casino",)
+    search_fields = ("session__table__name",)
+    date_hierarchy = "hour_start"
+
+
+class SeriesEntrantInline(admin.TabularInline):
+    model = m.SeriesEntrant
+    fields = ("player", "chips_before", "joined_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(m.Series)
+class SeriesAdmin(ReadOnlyAdmin):
+    list_display = ("session", "coups_planned", "start_chips", "started_at", "ended_at", "end_reason")
+    list_filter = ("end_reason", "session__table")
+    search_fields = ("session__table__name", "entrants__player__display_name")
+    inlines = [SeriesEntrantInline]
+
+
 @admin.register(m.ShoeAlarm)
 class ShoeAlarmAdmin(ReadOnlyAdmin):
     list_display = ("raised_at", "kind", "shoe", "coup", "card", "detail")

@@ -130,6 +130,12 @@ class Casino(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def players_may_borrow(self) -> bool:
+        """Whether the casino's player accounts may be overdrawn: it has tables and all of them allow
+        borrowing (the home profile does not). The ledger asks when it opens a player account."""
+        tables = Table.objects.filter(casino=self)
+        return tables.exists() and not tables.filter(profile__borrowing_allowed=False).exists()
+
 
 # --------------------------------------------------------------------------------------- rule profile
 
@@ -407,6 +413,33 @@ class SessionPause(models.Model):
 
     def __str__(self) -> str:
         return f"pause of {self.session} at {self.started_at:%H:%M}"
+
+
+class FeeHour(models.Model):
+    """Marks one clock hour of one session as completely billed (hourly fees). Append-only
+    (migration 0009's triggers).
+
+    The ledger's postings are idempotent by key; this game-side marker only spares the beat task
+    from re-examining hours that are done (tables/money/fees.py)."""
+
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="fee_hours")
+    hour_start = models.DateTimeField()
+    billed_at = models.DateTimeField()
+    total = models.BigIntegerField(help_text="chips charged for this hour")
+
+    class Meta:
+        ordering = ["session", "hour_start"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "hour_start"],
+                name="feehour_once_per_session_hour",
+                violation_error_message="This hour is already billed.",
+            ),
+            _check(Q(total__gte=0), "feehour_total_not_negative", "A fee cannot be negative."),
+        ]
+
+    def __str__(self) -> str:
+        return f"fees of {self.session} at {self.hour_start:%Y-%m-%d %H:%M}"
 
 
 class CroupierAssignment(models.Model):
@@ -979,6 +1012,89 @@ class BankOffer(models.Model):
 
     def __str__(self) -> str:
         return f"bank offered to {self.seat}: {'accepted' if self.accepted else 'refused'}"
+
+
+# ------------------------------------------------------------------------------------ home series
+
+
+class SeriesEndReason(models.TextChoices):
+    COMPLETED = "completed", "all coups played"
+    NO_BANK = "no_bank", "nobody can open a bank"
+    NO_BETS = "no_bets", "nobody bets against the bank"
+    ABANDONED = "abandoned", "abandoned"
+
+
+class Series(models.Model):
+    """A home series (docs/rules.md §10): a fixed number of coups from equal starting chips."""
+
+    EndReason = SeriesEndReason
+
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="series")
+    coups_planned = models.PositiveIntegerField(default=12)
+    start_chips = models.PositiveIntegerField(default=100)
+    min_bank = models.PositiveIntegerField(default=2)
+    min_bet = models.PositiveIntegerField(default=1)
+    started_at = models.DateTimeField()
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.CharField(max_length=12, choices=EndReason.choices, blank=True, default="")
+
+    class Meta:
+        ordering = ["-started_at"]
+        verbose_name_plural = "series"
+        constraints = [
+            _check(Q(coups_planned__gte=1), "series_coups_positive", "A series has at least one coup."),
+            _check(Q(start_chips__gte=1), "series_chips_positive", "A series starts with at least one chip."),
+            _check(
+                Q(min_bank__gte=1) & Q(min_bet__gte=1),
+                "series_minimums_positive",
+                "Minimum bank and bet are at least one chip.",
+            ),
+            _check(
+                Q(ended_at__isnull=True, end_reason="")
+                | (Q(ended_at__isnull=False) & Q(end_reason__in=SeriesEndReason.values)),
+                "series_end_consistent",
+                "An ended series has an end reason, a running one has none.",
+            ),
+            _check(
+                Q(ended_at__isnull=True) | Q(ended_at__gte=F("started_at")),
+                "series_ends_after_start",
+                "A series ends after it starts.",
+            ),
+            models.UniqueConstraint(
+                fields=["session"],
+                condition=Q(ended_at__isnull=True),
+                name="series_one_running_per_session",
+                violation_error_message="This session already has a series running.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"series at {self.session}"
+
+
+class SeriesEntrant(models.Model):
+    """A player in a series, with what he held before his buy-in (standings count from there)."""
+
+    series = models.ForeignKey(Series, on_delete=models.PROTECT, related_name="entrants")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="series_entries")
+    chips_before = models.BigIntegerField(help_text="player + reserve balance before the buy-in")
+    joined_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["series", "joined_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["series", "player"],
+                name="seriesentrant_once_per_series",
+                violation_error_message="This player is already in the series.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.series}"
 
 
 class ShoeAlarmKind(models.TextChoices):

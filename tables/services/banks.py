@@ -17,7 +17,6 @@ from django.utils import timezone
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
-from tables import money
 from tables.models import (
     UNFINISHED_COUP_STATES,
     BankOffer,
@@ -29,6 +28,7 @@ from tables.models import (
     Table,
     TableSession,
 )
+from tables.money import floor as money
 from tables.permissions import check_croupier_at
 from tables.rules.order import rotation_keeps_anchor
 from tables.rules.settlement import spectator_bank_share

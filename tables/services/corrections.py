@@ -18,9 +18,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import audit_record
-from tables import money
 from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict
 from tables.models import BankTax, Coup, CoupStep, ShoeCard
+from tables.money import floor as money
 from tables.permissions import check_can_approve, check_croupier_at
 from tables.rules.coup import NeedsCards, Restored, Settlement
 from tables.rules.interchange import restored_to_dict, settlement_to_dict

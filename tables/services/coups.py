@@ -27,7 +27,6 @@ from django.utils import timezone
 
 from audit.services import audit_record
 from core.errors import Conflict, DomainError
-from tables import money
 from tables.engine_bridge import (
     cards_parse,
     coup_replay,
@@ -51,6 +50,7 @@ from tables.models import (
     Spectator,
     TableSession,
 )
+from tables.money import floor as money
 from tables.permissions import check_croupier_at
 from tables.rules.coup import Outcome, Verdict, Violation
 from tables.rules.interchange import verdict_to_dict

@@ -16,7 +16,6 @@ from django.utils import timezone
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
-from tables import money
 from tables.models import (
     BankTurn,
     Coup,
@@ -28,6 +27,7 @@ from tables.models import (
     Table,
     TableSession,
 )
+from tables.money import floor as money
 from tables.permissions import check_croupier_at
 from tables.services.banks import bank_turn_end
 from tables.services.locking import lock_session, require_open

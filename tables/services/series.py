@@ -1,8 +1,8 @@
 """A home series at the table (docs/rules.md §10): 12 coups, 100 chips each, standings with shared places.
 
-The chips are the ledger's (ledger.services.series_start / series_end, ledger.selectors
-series_standings / series_can_continue); these services are the croupier's side: who may start and
-end a series, and what ending one does to the bank in play.
+Its money is tables/money/series.py's (series_start / series_end, series_standings /
+series_can_continue); these services are the croupier's side: who may start and end a series, and
+what ending one does to the bank in play.
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ledger import services as ledger
-from ledger.models import Series
-from ledger.selectors import series_can_continue
-from tables.models import UNFINISHED_COUP_STATES, BankTurn, Coup, Seat, TableSession
+from tables.models import UNFINISHED_COUP_STATES, BankTurn, Coup, Seat, Series, TableSession
+from tables.money import series as series_money
+from tables.money.series import series_can_continue
 from tables.permissions import check_croupier_at
 from tables.services.banks import bank_turn_end
 from tables.services.locking import lock_session, require_open
@@ -42,7 +41,7 @@ def series_begin(*, actor: AbstractBaseUser, session: TableSession) -> Series:
     ]
     if len(seated) < profile.seats_min:
         raise ValidationError(f"A series needs at least {profile.seats_min} seated players.")
-    return ledger.series_start(session=session, players=seated, actor=actor)
+    return series_money.series_start(session=session, players=seated, actor=actor)
 
 
 @transaction.atomic
@@ -60,7 +59,7 @@ def series_finish(*, actor: AbstractBaseUser, session: TableSession, reason: str
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is not None:
         bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.SERIES_ENDED)
-    return ledger.series_end(series=series, reason=reason, actor=actor)
+    return series_money.series_end(series=series, reason=reason, actor=actor)
 
 
 def series_check_coup_allowed(*, session: TableSession) -> None:

@@ -104,8 +104,8 @@ def _series_context(floor: selectors.TableFloor) -> dict[str, Any]:
     template = _series_template() if floor.table.profile.series_coups else None
     if template is None or floor.session is None:
         return {"series_template": None}
-    from ledger.models import Series
-    from ledger.selectors import series_can_continue, series_standings
+    from tables.models import Series
+    from tables.money.series import series_can_continue, series_standings
 
     series = Series.objects.filter(session=floor.session).order_by("-started_at").first()
     running = series is not None and series.ended_at is None

@@ -16,6 +16,8 @@ from django.utils import timezone
 
 from ledger import services as ledger
 from tables import models as m
+from tables.money import banks
+from tables.money import settlement as coup_money
 from tables.rules.coup import Outcome, Settlement, Stake
 from tables.rules.settlement import LevyTerms, settle
 from tests.factories import CasinoFactory, PlayerFactory, TableFactory, UserFactory, builtin_profile
@@ -127,9 +129,9 @@ class Rig:
     ) -> tuple[m.Coup, Settlement]:
         """Fund, settle and (when the banker loses) close the bank: the ledger side of one coup."""
         coup = self.coup(banker, bank)
-        ledger.bank_fund(coup=coup, amount=coup.bank, actor=self.actor, key=f"coup:{coup.pk}:bank")
+        banks.bank_fund(coup=coup, amount=coup.bank, actor=self.actor, key=f"coup:{coup.pk}:bank")
         result = self.settlement(outcome, bank, bets)
-        ledger.coup_settle(
+        coup_money.coup_settle(
             coup=coup,
             settlement=result,
             punters=self.punters(),
@@ -147,7 +149,7 @@ class Rig:
         turn = self.turn
         self.end_turn()
         key = f"bankturn:{turn.pk}:close" if turn is not None else f"close:{next(_closes)}"
-        ledger.bank_close(table=self.table, banker=banker, actor=self.actor, key=key)
+        banks.bank_close(table=self.table, banker=banker, actor=self.actor, key=key)
 
 
 def rig(

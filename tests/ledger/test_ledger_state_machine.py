@@ -36,6 +36,9 @@ from ledger import selectors
 from ledger import services as ledger
 from ledger.models import Account, Transaction
 from tables import models as m
+from tables.money import banks, limits
+from tables.money import fees as money_fees
+from tables.money import settlement as coup_money
 from tables.rules.coup import Outcome, Settlement
 from tests.factories import UserFactory
 from tests.ledger.builders import Rig, rig
@@ -133,13 +136,13 @@ class LedgerMachine(RuleBasedStateMachine):
         return selectors.account_balance(casino=r.casino, kind="player", player=player)
 
     def holder(self, r: Rig) -> m.Player | None:
-        return selectors.bank_holder(table=r.table)
+        return banks.bank_holder(table=r.table)
 
     def borrowing(self, r: Rig) -> bool:
         return r.table.profile.borrowing_allowed
 
     def settle(self, r: Rig, coup: m.Coup, result: Settlement, *, key: str, provisional: bool) -> None:
-        ledger.coup_settle(
+        coup_money.coup_settle(
             coup=coup,
             settlement=result,
             punters=r.punters(),
@@ -178,7 +181,7 @@ class LedgerMachine(RuleBasedStateMachine):
         bank = data.draw(st.integers(low, high + 5), label="bank")
         coup = r.coup(banker, bank, state="awaiting_approval" if provisional else "settled")
         try:
-            ledger.bank_fund(coup=coup, amount=coup.bank, actor=self.actor, key=f"coup:{coup.pk}:bank")
+            banks.bank_fund(coup=coup, amount=coup.bank, actor=self.actor, key=f"coup:{coup.pk}:bank")
         except ledger.InsufficientChips:
             event("bank refused")
             assert not self.borrowing(r) and bank > available
@@ -192,7 +195,7 @@ class LedgerMachine(RuleBasedStateMachine):
                 continue
             amount = data.draw(st.integers(r.table.profile.min_bet, cap), label="stake")
             if not self.borrowing(r):
-                ledger.bet_check_affordable(casino=r.casino, player=punter, amount=amount, already_staked=0)
+                limits.bet_check_affordable(casino=r.casino, player=punter, amount=amount, already_staked=0)
             bets.append((punter, amount))
             room -= amount
         if not bets:
@@ -214,10 +217,10 @@ class LedgerMachine(RuleBasedStateMachine):
         item = data.draw(st.sampled_from(self.pending), label="pending")
         r, coup = item.rig, item.coup
         result = r.settlement(outcome, coup.bank, item.bets)
-        in_play = ledger._bank_still_in_play(ledger._coup_context(coup))
+        in_play = coup_money._bank_still_in_play(coup_money._coup_context(coup))
         try:
             with transaction.atomic():
-                ledger.coup_settlement_replace(
+                coup_money.coup_settlement_replace(
                     coup=coup,
                     settlement=result,
                     punters=r.punters(),
@@ -240,7 +243,7 @@ class LedgerMachine(RuleBasedStateMachine):
         r, coup = item.rig, item.coup
         try:
             with transaction.atomic():
-                ledger.coup_provisional_reverse(
+                coup_money.coup_provisional_reverse(
                     coup=coup, actor=self.actor, key=f"coup:{coup.pk}:rejected:{item.corrections}"
                 )
         except ledger.InsufficientChips:
@@ -292,7 +295,7 @@ class LedgerMachine(RuleBasedStateMachine):
             return
         r = self.rigs[1]
         start = selectors.clock_hour_floor(r.session.opened_at) + dt.timedelta(hours=hour)
-        bill = ledger.hourly_fees_bill(session=r.session, hour_start=start, actor=self.actor)
+        bill = money_fees.hourly_fees_bill(session=r.session, hour_start=start, actor=self.actor)
         assert bill.failures == {}
         if not bill.already_billed:
             self.books[r.casino.pk].fees += bill.total
@@ -301,7 +304,7 @@ class LedgerMachine(RuleBasedStateMachine):
         r = self.rigs[2]
         before = Transaction.objects.filter(kind="card_money").count()
         try:
-            ledger.card_money_charge(session=r.session, player=r.players[who], actor=self.actor)
+            money_fees.card_money_charge(session=r.session, player=r.players[who], actor=self.actor)
         except ValidationError:
             return
         if Transaction.objects.filter(kind="card_money").count() > before:

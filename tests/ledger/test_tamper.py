@@ -12,6 +12,9 @@ from audit.db_triggers import triggers_present
 from ledger import services as ledger
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import ledger_drift, unbalanced_transactions
+from ledger.services import posting
+from tables.money import banks
+from tables.money import settlement as coup_money
 from tables.rules.coup import Outcome
 from tests.ledger.builders import rig
 
@@ -37,7 +40,7 @@ def posted(db):
 
 @pytest.mark.django_db
 def test_triggers_are_installed() -> None:
-    for table in ("ledger_transaction", "ledger_entry", "ledger_feehour"):
+    for table in ("ledger_transaction", "ledger_entry", "tables_feehour"):
         assert triggers_present(connection, table)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -183,13 +186,13 @@ def unsettled(transactional_db):
     r = rig("casino", players=3, chips=1000)
     banker, p1, p2 = r.players
     coup = r.coup(banker, 100)
-    ledger.bank_fund(coup=coup, amount=100, actor=r.actor, key="race:bank")
+    banks.bank_fund(coup=coup, amount=100, actor=r.actor, key="race:bank")
     return r, coup, r.settlement("banker", 100, [(p1, 60), (p2, 30)])
 
 
 def _settle_from_thread(r, coup, result):
     def work(_: int) -> int:
-        txn = ledger.coup_settle(
+        txn = coup_money.coup_settle(
             coup=coup,
             settlement=result,
             punters=r.punters(),
@@ -216,7 +219,7 @@ def test_without_the_ledger_lock_a_race_still_posts_once(unsettled, monkeypatch)
     """Without the ledger lock (as if it were bypassed), the account row locks and the key still
     let only one of eight concurrent postings through; the others return it."""
     r, coup, result = unsettled
-    monkeypatch.setattr(ledger, "_lock_ledger", lambda: None)
+    monkeypatch.setattr(coup_money, "ledger_lock", lambda: None)
     ids, errors = _race(8, _settle_from_thread(r, coup, result))
     assert errors == [] and len(set(ids)) == 1 and len(ids) == 8
     assert Transaction.objects.filter(coup=coup).count() == 2  # bank_fund + one settlement
@@ -250,7 +253,7 @@ def test_a_replay_that_slips_past_the_read_is_caught_by_the_unique_key(unsettled
     first = ledger.transaction_post(
         casino=r.casino, kind="buy_in", entries=[(cage, -7), (wallet, 7)], idempotency_key="once", actor=None
     )
-    monkeypatch.setattr(ledger, "_existing", lambda *a, **k: None)  # as if read before the commit
+    monkeypatch.setattr(posting, "posting_find", lambda *a, **k: None)  # as if read before the commit
     with transaction.atomic():
         again = ledger.transaction_post(
             casino=r.casino,

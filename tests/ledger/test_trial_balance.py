@@ -83,11 +83,18 @@ def test_admin_is_read_only(client) -> None:
     admin = UserFactory(username="root", is_staff=True, is_superuser=True)
     client.force_login(admin)
     txn = Transaction.objects.filter(kind="coup_settlement").first()
-    for name in ("transaction", "entry", "account", "series", "feehour"):
-        model_admin = next(a for m, a in site._registry.items() if m._meta.label_lower == f"ledger.{name}")
+    # the series and the fee-hour markers are the game's since they moved to tables
+    for app, name in [
+        ("ledger", "transaction"),
+        ("ledger", "entry"),
+        ("ledger", "account"),
+        ("tables", "series"),
+        ("tables", "feehour"),
+    ]:
+        model_admin = next(a for m, a in site._registry.items() if m._meta.label_lower == f"{app}.{name}")
         assert model_admin.search_fields and model_admin.list_filter
-        assert client.get(reverse(f"admin:ledger_{name}_changelist")).status_code == 200
-        assert client.get(reverse(f"admin:ledger_{name}_add")).status_code == 403
+        assert client.get(reverse(f"admin:{app}_{name}_changelist")).status_code == 200
+        assert client.get(reverse(f"admin:{app}_{name}_add")).status_code == 403
     page = client.get(reverse("admin:ledger_transaction_change", args=[txn.pk]))
     assert page.status_code == 200 and b"Save" not in page.content
     account = Account.objects.first()
@@ -99,7 +106,7 @@ def test_admin_is_read_only(client) -> None:
 
 def test_the_hourly_fee_task_is_on_the_beat_schedule() -> None:
     from casino.celery import app
-    from ledger import tasks  # what the worker's autodiscovery imports
+    from tables import tasks  # what the worker's autodiscovery imports (the fee tasks are the game's)
 
     entry = app.conf.beat_schedule["ledger-bill-due-hourly-fees"]
     assert entry["task"] == "ledger.bill_due_hourly_fees"

@@ -15,11 +15,11 @@ from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, canonical_json
 from audit.models import AuditEvent
-from ledger import services as ledger
 from ledger.models import Transaction
 from ledger.selectors import clock_hour_floor
 from reports import exports
 from tables.models import CoupStep
+from tables.money import fees as ledger  # hourly_fees_bill, card_money_charge
 from tables.rules.validator import validate_lines
 from tests.tables.play import open_floor
 

@@ -7,9 +7,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from ledger.models import Series
-from ledger.selectors import series_standings
 from tables import services
+from tables.models import Series
+from tables.money.series import series_standings
 
 from .play import open_floor, play
 

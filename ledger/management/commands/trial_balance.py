@@ -12,8 +12,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from ledger.models import Account
 from ledger.selectors import ledger_drift, trial_balance, unbalanced_transactions
-from tables.models import Casino
 
 
 class Command(BaseCommand):
@@ -28,7 +28,9 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         casino = None
         if options["casino"] is not None:
-            casino = Casino.objects.filter(pk=options["casino"]).first()
+            # the casino model through the ledger's foreign key: the ledger does not import the floor
+            casinos = Account._meta.get_field("casino").related_model._default_manager
+            casino = casinos.filter(pk=options["casino"]).first()
             if casino is None:
                 raise CommandError(f"no casino with id {options['casino']}")
         report = trial_balance(casino=casino)

@@ -10,6 +10,8 @@ from audit.models import AuditEvent
 from ledger import selectors
 from ledger import services as ledger
 from ledger.models import Account, Transaction
+from tables.money import banks, limits
+from tables.money import settlement as coup_money
 from tables.rules.coup import Outcome
 from tests.ledger.builders import Rig, rig
 
@@ -45,7 +47,7 @@ def test_seed_003_worked_example_posts_every_account() -> None:
     banker, p1, p2 = r.players
     coup = r.coup(banker, 20)
 
-    funded = ledger.bank_fund(coup=coup, amount=20, actor=r.actor, key="coup:1:bank")
+    funded = banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="coup:1:bank")
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (80, 0, 20)
     assert entries_of(funded) == {
         f"player: {banker.display_name} (#{banker.pk})": -20,
@@ -54,7 +56,7 @@ def test_seed_003_worked_example_posts_every_account() -> None:
 
     result = r.settlement(Outcome.BANKER, 20, [(p1, 7), (p2, 5)])
     assert (result.covered, result.uncovered, result.tax, result.next_bank_min) == (12, 8, 0, 24)
-    settled = ledger.coup_settle(
+    settled = coup_money.coup_settle(
         coup=coup,
         settlement=result,
         punters=r.punters(),
@@ -79,7 +81,7 @@ def test_seed_003_worked_example_posts_every_account() -> None:
     assert selectors.player_available(casino=r.casino, player=banker) == 88
 
     # the bank ends: bank and reserve go back to him
-    closed = ledger.bank_close(table=r.table, banker=banker, actor=r.actor, key="turn:1:close")
+    closed = banks.bank_close(table=r.table, banker=banker, actor=r.actor, key="turn:1:close")
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (112, 0, 0)
     assert closed.kind == "bank_close" and casino_total(r) == 0
 
@@ -133,9 +135,9 @@ def test_club_option_stand_reimbursement_is_folded_in() -> None:
     r = rig("club", players=4, chips=100)
     banker, active, other, _ = r.players
     coup = r.coup(banker, 30)
-    ledger.bank_fund(coup=coup, amount=30, actor=r.actor, key="k:bank")
+    banks.bank_fund(coup=coup, amount=30, actor=r.actor, key="k:bank")
     result = r.settlement(Outcome.BANKER, 30, [(active, 20), (other, 10)], reimbursing=active)
-    ledger.coup_settle(
+    coup_money.coup_settle(
         coup=coup,
         settlement=result,
         punters=r.punters(),
@@ -153,12 +155,12 @@ def test_bank_fund_takes_the_reserve_when_the_player_account_is_short_and_refuse
     r.play(banker, 100, Outcome.BANKER, [(p1, 40)])  # bank 80, reserve 60, wallet 0
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (0, 60, 80)
     coup = r.coup(banker, 130)
-    ledger.bank_fund(coup=coup, amount=50, actor=r.actor, key="raise")
+    banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="raise")
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (0, 10, 130)
 
     coup2 = r.coup(banker, 200)
     with pytest.raises(ledger.InsufficientChips) as refused:
-        ledger.bank_fund(coup=coup2, amount=70, actor=r.actor, key="too-much")
+        banks.bank_fund(coup=coup2, amount=70, actor=r.actor, key="too-much")
     assert refused.value.messages == ["P1 has only 140 chips; a bank of 200 is refused."]
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (0, 10, 130)
     assert not Transaction.objects.filter(idempotency_key="too-much").exists()
@@ -169,17 +171,17 @@ def test_bank_fund_refuses_amounts_that_do_not_make_the_declared_bank() -> None:
     banker, _ = r.players
     coup = r.coup(banker, 50)
     with pytest.raises(ValidationError, match="50 chips are to be added, not 30"):
-        ledger.bank_fund(coup=coup, amount=30, actor=r.actor, key="wrong")
+        banks.bank_fund(coup=coup, amount=30, actor=r.actor, key="wrong")
     with pytest.raises(ValidationError, match="50 chips are to be added, not 0"):
-        ledger.bank_fund(coup=coup, amount=0, actor=r.actor, key="zero")
-    assert ledger.bank_fund(coup=coup, amount=50, actor=r.actor, key="right").kind == "bank_fund"
+        banks.bank_fund(coup=coup, amount=0, actor=r.actor, key="zero")
+    assert banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="right").kind == "bank_fund"
     # replay: same transaction, nothing more moved
-    again = ledger.bank_fund(coup=coup, amount=50, actor=r.actor, key="right")
+    again = banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="right")
     assert again == Transaction.objects.get(idempotency_key="right") and bank(r) == 50
     # the same bank continued: nothing to add, whether given as the increase (0) or the bank (50)
     following = r.coup(banker, 50)
-    assert ledger.bank_fund(coup=following, amount=0, actor=r.actor, key="next-0") is None
-    assert ledger.bank_fund(coup=following, amount=50, actor=r.actor, key="next-50") is None
+    assert banks.bank_fund(coup=following, amount=0, actor=r.actor, key="next-0") is None
+    assert banks.bank_fund(coup=following, amount=50, actor=r.actor, key="next-50") is None
     assert Transaction.objects.filter(kind="bank_fund").count() == 1
 
 
@@ -190,7 +192,7 @@ def test_a_bank_still_holding_another_bankers_chips_is_refused() -> None:
     r.end_turn()  # forgot bank_close
     coup = r.coup(second, 20)
     with pytest.raises(ValidationError, match="still holds 50 chips of P1"):
-        ledger.bank_fund(coup=coup, amount=20, actor=r.actor, key="x")
+        banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="x")
 
 
 def test_settling_an_unfunded_bank_is_refused() -> None:
@@ -198,7 +200,7 @@ def test_settling_an_unfunded_bank_is_refused() -> None:
     banker, p1 = r.players
     coup = r.coup(banker, 50)
     with pytest.raises(ValidationError, match="holds 0 chips but coup 1 was played for a bank of 50"):
-        ledger.coup_settle(
+        coup_money.coup_settle(
             coup=coup,
             settlement=r.settlement("banker", 50, [(p1, 10)]),
             punters=r.punters(),
@@ -214,7 +216,7 @@ def test_a_coup_is_settled_once_whatever_the_key() -> None:
     banker, p1 = r.players
     coup, result = r.play(banker, 50, Outcome.TIE, [(p1, 10)])
     with pytest.raises(ValidationError, match="already settled"):
-        ledger.coup_settle(
+        coup_money.coup_settle(
             coup=coup,
             settlement=result,
             punters=r.punters(),
@@ -229,10 +231,10 @@ def test_settlement_inconsistent_with_the_ledger_rules_is_refused() -> None:
     r = rig("home", players=2, chips=100)
     banker, p1 = r.players
     coup = r.coup(banker, 20)
-    ledger.bank_fund(coup=coup, amount=20, actor=r.actor, key="b")
+    banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="b")
     result = r.settlement("banker", 20, [(p1, 5)])
     with pytest.raises(ValueError, match="next bank is at least 10"):
-        ledger.coup_settle(
+        coup_money.coup_settle(
             coup=coup,
             settlement=result,
             punters=r.punters(),
@@ -245,9 +247,9 @@ def test_settlement_inconsistent_with_the_ledger_rules_is_refused() -> None:
 
 def _provisional(r: Rig, banker, bank_amount: int, outcome: str, bets) -> tuple:
     coup = r.coup(banker, bank_amount, state="awaiting_approval")
-    ledger.bank_fund(coup=coup, amount=bank_amount, actor=r.actor, key=f"coup:{coup.pk}:bank")
+    banks.bank_fund(coup=coup, amount=bank_amount, actor=r.actor, key=f"coup:{coup.pk}:bank")
     result = r.settlement(outcome, bank_amount, bets)
-    ledger.coup_settle(
+    coup_money.coup_settle(
         coup=coup,
         settlement=result,
         punters=r.punters(),
@@ -267,7 +269,7 @@ def test_provisional_then_approved_replacement_moves_nothing_twice() -> None:
     assert Transaction.objects.get(coup=coup, kind="coup_provisional").entries.count() == 4
     before = dict(Account.objects.values_list("pk", "balance"))
 
-    final = ledger.coup_settlement_replace(
+    final = coup_money.coup_settlement_replace(
         coup=coup,
         settlement=result,
         punters=r.punters(),
@@ -286,7 +288,7 @@ def test_provisional_then_approved_replacement_moves_nothing_twice() -> None:
     }
     assert selectors.transaction_entries(txn=final) == selectors.transaction_entries(txn=provisional)
     # replay
-    again = ledger.coup_settlement_replace(
+    again = coup_money.coup_settlement_replace(
         coup=coup,
         settlement=result,
         punters=r.punters(),
@@ -304,7 +306,7 @@ def test_replacement_with_another_outcome_moves_the_difference() -> None:
     coup, _ = _provisional(r, banker, 100, "banker", [(p1, 60), (p2, 40)])
     assert (bank(r), wallet(r, p1)) == (195, 940)
     restored = r.settlement("player", 100, [(p1, 60), (p2, 40)])
-    ledger.coup_settlement_replace(
+    coup_money.coup_settlement_replace(
         coup=coup,
         settlement=restored,
         punters=r.punters(),
@@ -322,12 +324,12 @@ def test_rejected_correction_is_reversed_and_a_new_one_may_follow() -> None:
     r = rig("home", players=3, chips=100)
     banker, p1, p2 = r.players
     coup, _ = _provisional(r, banker, 20, "banker", [(p1, 7), (p2, 5)])
-    ledger.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected:6")
+    coup_money.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected:6")
     assert (wallet(r, banker), reserve(r, banker), bank(r), wallet(r, p1)) == (80, 0, 20, 100)
     with pytest.raises(ValidationError, match="no provisional settlement to reverse"):
-        ledger.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected:7")
+        coup_money.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected:7")
     second = r.settlement("player", 20, [(p1, 7), (p2, 5)])
-    ledger.coup_settle(
+    coup_money.coup_settle(
         coup=coup,
         settlement=second,
         punters=r.punters(),
@@ -350,11 +352,11 @@ def test_correction_reviewed_after_the_bank_moved_on_settles_with_the_bankers_ac
     coup, _ = _provisional(r, banker, 20, "player", [(p1, 7), (p2, 5)])
     r.close(banker)  # the table plays on: the bank is lost
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (88, 0, 0)
-    ledger.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected")
+    coup_money.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected")
     assert (wallet(r, banker), wallet(r, p1), wallet(r, p2), bank(r)) == (100, 100, 100, 0)
     # a new correction, banker wins this time: his side goes to his account as well
     result = r.settlement("banker", 20, [(p1, 7), (p2, 5)])
-    ledger.coup_settle(
+    coup_money.coup_settle(
         coup=coup,
         settlement=result,
         punters=r.punters(),
@@ -364,7 +366,7 @@ def test_correction_reviewed_after_the_bank_moved_on_settles_with_the_bankers_ac
         key="correction:2",
         provisional=True,
     )
-    ledger.coup_settlement_replace(
+    coup_money.coup_settlement_replace(
         coup=coup,
         settlement=result,
         punters=r.punters(),
@@ -386,11 +388,11 @@ def test_correction_reviewed_after_the_bank_moved_on_settles_with_the_bankers_ac
 def test_bet_check_affordable() -> None:
     home = rig("home", players=2, chips=10)
     _, p1 = home.players
-    ledger.bet_check_affordable(casino=home.casino, player=p1, amount=6, already_staked=4)
+    limits.bet_check_affordable(casino=home.casino, player=p1, amount=6, already_staked=4)
     with pytest.raises(ledger.InsufficientChips, match="P2 has only 10 chips; a bet of 7 besides the 4"):
-        ledger.bet_check_affordable(casino=home.casino, player=p1, amount=7, already_staked=4)
+        limits.bet_check_affordable(casino=home.casino, player=p1, amount=7, already_staked=4)
     casino = rig("casino", players=2, chips=10)  # borrowing allowed: overdraft accounts
-    ledger.bet_check_affordable(casino=casino.casino, player=casino.players[1], amount=500, already_staked=0)
+    limits.bet_check_affordable(casino=casino.casino, player=casino.players[1], amount=500, already_staked=0)
 
 
 def test_every_posting_is_audited_in_its_transaction() -> None:

@@ -1,4 +1,4 @@
-"""Celery tasks for the ledger: thin wrappers around services and selectors."""
+"""Celery tasks for the game floor: thin wrappers around services."""
 
 from __future__ import annotations
 
@@ -8,17 +8,21 @@ import logging
 from celery import shared_task
 from django.utils import timezone
 
-from ledger import selectors, services
 from tables.models import TableSession
+from tables.money import fees
 
 logger = logging.getLogger(__name__)
+
+
+# The hourly-fee tasks keep the names they were registered under when the ledger billed fees: the
+# beat schedule (settings CELERY_BEAT_SCHEDULE) and any message already queued name them.
 
 
 @shared_task(name="ledger.bill_hourly_fees")
 def bill_hourly_fees(session_id: int, hour_start_iso: str) -> dict[str, object]:
     """Bill one finished clock hour of one session (idempotent: a second run charges nothing)."""
     session = TableSession.objects.get(pk=session_id)
-    bill = services.hourly_fees_bill(session=session, hour_start=dt.datetime.fromisoformat(hour_start_iso))
+    bill = fees.hourly_fees_bill(session=session, hour_start=dt.datetime.fromisoformat(hour_start_iso))
     return {
         "session": session_id,
         "hour_start": hour_start_iso,
@@ -33,7 +37,7 @@ def bill_due_hourly_fees(now_iso: str | None = None) -> int:
     """Beat: enqueue the billing of every finished hour of every session of an hourly-fee casino
     not yet marked billed. Returns how many hours were enqueued."""
     now = dt.datetime.fromisoformat(now_iso) if now_iso else timezone.now()
-    due = selectors.hourly_fee_hours_due(now=now)
+    due = fees.hourly_fee_hours_due(now=now)
     for session_id, hour_start in due:
         bill_hourly_fees.delay(session_id, hour_start.isoformat())
     if due:

@@ -1,5 +1,7 @@
-"""Where the game floor hands the money of coups, banks and fees to the ledger (a home series
-and an import's buy-ins call the ledger's own services directly: services/series.py, imports.py).
+"""Where the game floor hands the money of coups, banks and fees over: each call reads what the
+floor's rows say (the coup's bets and rules snapshot, the bank turn, the seat) and calls the money
+rule of its subject (banks, bank_share, settlement, limits, fees). A home series and an import's
+buy-ins call their services directly (tables/services/series.py, imports.py).
 
 Every call runs inside the caller's transaction (the coup step or bank change that causes it) and
 carries an idempotency key derived from that cause, so a retried request can never post twice.
@@ -12,11 +14,12 @@ from typing import Any
 
 from django.db.models import Q, Sum
 
-from ledger import services as ledger
 from ledger.models import Account
 from ledger.selectors import account_balance
 from tables.engine_bridge import coup_rules, seat_key, spectator_key
 from tables.models import BankShare, BankTurn, Bet, Casino, Coup, Player, Seat, Table, TableSession
+from tables.money import bank_share, banks, fees, limits
+from tables.money import settlement as coup_money  # its functions take a ``settlement``
 from tables.rules.coup import Settlement
 from tables.rules.profiles import LevyMode
 
@@ -43,7 +46,7 @@ def bank_fund(*, coup: Coup, actor: Any) -> None:
                 turn_id=coup.bank_turn_id, withdrawn__isnull=True
             ).select_related("spectator__player")
         ]
-    ledger.bank_fund(coup=coup, amount=coup.bank, actor=actor, key=f"coup:{coup.pk}:bank", shares=shares)
+    banks.bank_fund(coup=coup, amount=coup.bank, actor=actor, key=f"coup:{coup.pk}:bank", shares=shares)
 
 
 def bank_holding(*, table: Table) -> int:
@@ -52,7 +55,7 @@ def bank_holding(*, table: Table) -> int:
 
 
 def bank_share_out(*, coup: Coup, player: Player, amount: int, share: BankShare, actor: Any) -> None:
-    ledger.bank_share_out(
+    bank_share.bank_share_out(
         coup=coup, player=player, amount=amount, actor=actor, key=f"bankshare:{share.pk}:out"
     )
 
@@ -67,7 +70,7 @@ def coup_settle(
     punters: Mapping[str, Player] | None = None,
 ) -> None:
     # the rules the coup was played under (its snapshot), not the table's current ones
-    ledger.coup_settle(
+    coup_money.coup_settle(
         coup=coup,
         settlement=settlement,
         punters=punters if punters is not None else coup_punters(coup),
@@ -80,7 +83,7 @@ def coup_settle(
 
 
 def coup_settlement_replace(*, coup: Coup, settlement: Settlement, actor: Any, key: str) -> None:
-    ledger.coup_settlement_replace(
+    coup_money.coup_settlement_replace(
         coup=coup,
         settlement=settlement,
         punters=coup_punters(coup),
@@ -92,12 +95,12 @@ def coup_settlement_replace(*, coup: Coup, settlement: Settlement, actor: Any, k
 
 
 def coup_provisional_reverse(*, coup: Coup, actor: Any, key: str) -> None:
-    ledger.coup_provisional_reverse(coup=coup, actor=actor, key=key)
+    coup_money.coup_provisional_reverse(coup=coup, actor=actor, key=key)
 
 
 def bank_return(*, turn: BankTurn, actor: Any) -> None:
     """A bank ended: what the table's bank holds, and the banker's reserve, go back to him."""
-    ledger.bank_close(
+    banks.bank_close(
         table=turn.session.table, banker=turn.player, actor=actor, key=f"bankturn:{turn.pk}:close"
     )
 
@@ -113,7 +116,7 @@ def bet_check_affordable(*, coup: Coup, player: Player, amount: int, banco: bool
     )
     if banco:
         staked = staked.exclude(coup=coup)
-    ledger.bet_check_affordable(
+    limits.bet_check_affordable(
         casino=coup.shoe.table.casino,
         player=player,
         amount=amount,
@@ -125,11 +128,11 @@ def card_money_on_seat(*, seat: Seat, actor: Any) -> None:
     """Club: card money is charged once per seated player per session (idempotent by key)."""
     table = seat.session.table
     if table.profile.levy_mode == LevyMode.CARD_MONEY:
-        ledger.card_money_charge(session=seat.session, player=seat.player, actor=actor)
+        fees.card_money_charge(session=seat.session, player=seat.player, actor=actor)
 
 
 def hourly_fees_on_close(*, session: TableSession) -> None:
     """A closing session's last (partial) hour is billable at once: enqueue its billing, and any
     hour not billed yet, after the commit."""
     if session.table.casino.levy_mode == Casino.LevyMode.HOURLY_FEE:
-        ledger.hourly_fees_enqueue_due(session=session)
+        fees.hourly_fees_enqueue_due(session=session)

@@ -1,0 +1,228 @@
+"""Posting to the chip ledger. Every posting goes through one function, ``postings_write`` (public
+face for a single balanced posting: ``transaction_post``): it writes the transactions and their
+entries, moves the balances with one UPDATE and records the audit events, all in the caller's
+database transaction, with the accounts it touches already locked (``accounts.accounts_lock``).
+Every posting is idempotent by its key: posting a key again returns the first transaction and posts
+nothing. See docs/ledger.md for the entries each service writes.
+
+Lock order, the same for every poster: the audit chain's advisory lock (``ledger_lock``, which every
+posting needs anyway, for its audit event), then the accounts by ascending id. Taking the chain lock
+first means two postings never hold account locks while waiting for each other's audit lock, and a
+replayed key is found (``posting_find``) before anything is computed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from audit.services import audit_chain_lock, audit_record
+from ledger import selectors
+from ledger import sql as hot_sql
+from ledger.models import Account, Transaction
+from ledger.services.accounts import LedgerCasino, account_may_go_negative
+
+
+class InsufficientChips(ValidationError):
+    """A player (or account) does not hold the chips a posting needs."""
+
+
+class IdempotencyConflict(ValidationError):
+    """An idempotency key already names a different posting."""
+
+
+class UnbalancedTransaction(ValueError):
+    """Entries that do not sum to zero, or that are not whole chips: a bug in the caller."""
+
+
+def ledger_lock() -> None:
+    """Serialise postings behind the audit chain's lock (see the module docstring)."""
+    audit_chain_lock()
+
+
+@dataclass
+class Posting:
+    """One transaction to write: its kind, key and entries, and what it names (a coup, a coup step,
+    the transaction it reverses)."""
+
+    kind: str
+    key: str
+    entries: dict[int, int]  # account id -> amount (aggregated, no zeros)
+    memo: str = ""
+    coup: Any = None  # a tables.Coup
+    coup_step: Any = None  # a tables.CoupStep
+    reverses: Transaction | None = None
+
+
+def _aggregate(entries: Iterable[tuple[Account, int]]) -> dict[int, int]:
+    net: dict[int, int] = {}
+    for account, amount in entries:
+        if type(amount) is not int:  # chips are whole numbers: no bool, float or Decimal
+            raise UnbalancedTransaction(f"chips are integers, not {amount!r}")
+        net[account.pk] = net.get(account.pk, 0) + amount
+    net = {pk: amount for pk, amount in net.items() if amount != 0}
+    if sum(net.values()) != 0:
+        raise UnbalancedTransaction(f"entries must sum to zero, not {sum(net.values())}")
+    return net
+
+
+def posting_find(
+    key: str, *, casino: LedgerCasino, kind: str | Sequence[str], coup: Any = None
+) -> Transaction | None:
+    """The transaction already posted under ``key``; IdempotencyConflict if it is another kind of
+    posting (a key reused by mistake)."""
+    txn = hot_sql.transaction_by_key(key)
+    return posting_replay_checked(txn, key, casino=casino, kind=kind, coup=coup) if txn is not None else None
+
+
+def posting_replay_checked(
+    txn: Transaction, key: str, *, casino: LedgerCasino, kind: str | Sequence[str], coup: Any
+) -> Transaction:
+    """``txn``, found under ``key``; IdempotencyConflict if it is not the posting asked for."""
+    kinds = (kind,) if isinstance(kind, str) else tuple(kind)
+    if txn.casino_id != casino.pk or txn.kind not in kinds or (coup is not None and txn.coup_id != coup.pk):
+        raise IdempotencyConflict(
+            f"The idempotency key {key!r} was already used for {txn.get_kind_display()} #{txn.pk}."
+        )
+    return txn
+
+
+def _insufficient_message(account: Account, new_balance: int) -> str:
+    return f"{account.name} holds {account.balance} chips and cannot pay {account.balance - new_balance}."
+
+
+def postings_write(
+    *, casino: LedgerCasino, actor: Any, postings: Sequence[Posting], accounts: Mapping[int, Account]
+) -> list[Transaction]:
+    """Write ``postings`` (one or several transactions) and move the balances by their net.
+
+    ``accounts`` must hold every account touched, already locked FOR UPDATE in this transaction.
+    Balances move once, by the net of all postings, so a reversal and its replacement never leave
+    an account below zero in between.
+    """
+    net: dict[int, int] = {}
+    for posting in postings:
+        if sum(posting.entries.values()) != 0 or 0 in posting.entries.values():
+            raise UnbalancedTransaction(f"{posting.kind} entries must be non-zero and sum to zero")
+        for pk, amount in posting.entries.items():
+            if accounts[pk].casino_id != casino.pk:
+                raise UnbalancedTransaction(f"{accounts[pk]} belongs to another casino")
+            net[pk] = net.get(pk, 0) + amount
+    for pk, delta in net.items():
+        account = accounts[pk]
+        new_balance = account.balance + delta
+        if new_balance < 0 and delta < 0 and not account_may_go_negative(account):
+            raise InsufficientChips(_insufficient_message(account, new_balance))
+
+    txns: list[Transaction] = []
+    for posting in postings:
+        try:
+            with transaction.atomic():  # a savepoint: the UNIQUE key is the last word on replays
+                txn = Transaction.objects.create(
+                    casino=casino,
+                    kind=posting.kind,
+                    actor=actor if getattr(actor, "is_authenticated", False) else None,
+                    memo=posting.memo[:300],
+                    idempotency_key=posting.key,
+                    coup=posting.coup,
+                    coup_step=posting.coup_step,
+                    reverses=posting.reverses,
+                )
+        except IntegrityError as error:
+            replay = Transaction.objects.filter(idempotency_key=posting.key).first()
+            if replay is not None and len(postings) == 1:
+                return [replay]
+            raise ValidationError(_integrity_message(error)) from error
+        txns.append(txn)
+
+    hot_sql.entries_insert(
+        [
+            (txn.pk, pk, amount)
+            for txn, posting in zip(txns, postings, strict=True)
+            for pk, amount in sorted(posting.entries.items())
+        ]
+    )
+    moved = {pk: delta for pk, delta in net.items() if delta != 0}
+    hot_sql.balances_add(moved)
+    for pk, delta in moved.items():
+        accounts[pk].balance += delta
+
+    for txn, posting in zip(txns, postings, strict=True):
+        audit_record(
+            actor=actor,
+            action=f"ledger.transaction.{posting.kind}",
+            target=txn,
+            after={
+                "kind": txn.kind,
+                "idempotency_key": txn.idempotency_key,
+                "memo": txn.memo,
+                "coup": txn.coup_id,
+                "coup_step": txn.coup_step_id,
+                "reverses": txn.reverses_id,
+                "entries": [
+                    {"account": pk, "name": accounts[pk].name, "amount": amount}
+                    for pk, amount in sorted(posting.entries.items())
+                ],
+                "balances_after": {str(pk): accounts[pk].balance for pk in sorted(posting.entries)},
+            },
+        )
+    return txns
+
+
+_CONSTRAINT_MESSAGES = {
+    c.name: str(c.violation_error_message)
+    for c in Transaction._meta.constraints
+    if getattr(c, "violation_error_message", None)
+}
+
+
+def _integrity_message(error: IntegrityError) -> str:
+    text = str(error)
+    for name, message in _CONSTRAINT_MESSAGES.items():
+        if name in text:
+            return message
+    return f"The ledger refused this posting: {text.splitlines()[0] if text else error!r}"
+
+
+@transaction.atomic
+def transaction_post(
+    *,
+    casino: LedgerCasino,
+    kind: str,
+    entries: list[tuple[Account, int]],
+    idempotency_key: str,
+    actor: Any,
+    memo: str = "",
+    coup: Any = None,
+    coup_step: Any = None,
+    reverses: Transaction | None = None,
+) -> Transaction:
+    """Post one balanced transaction. Entries on the same account are added up and zero results
+    left out (a transaction with no entries is allowed: it records that nothing moved).
+
+    Posting the same ``idempotency_key`` again returns the existing transaction and posts nothing;
+    if that key names different entries, IdempotencyConflict. Raises InsufficientChips when an
+    account that may not go below zero would, UnbalancedTransaction when the entries do not sum
+    to zero.
+    """
+    if not idempotency_key:
+        raise ValueError("a posting needs an idempotency key")
+    net = _aggregate(entries)
+    ledger_lock()
+    existing = posting_find(idempotency_key, casino=casino, kind=kind, coup=coup)
+    if existing is not None:
+        if selectors.transaction_entries(txn=existing) != net:
+            raise IdempotencyConflict(
+                f"The idempotency key {idempotency_key!r} was already used for other entries."
+            )
+        return existing
+    locked = {a.pk: a for a in Account.objects.select_for_update().filter(pk__in=list(net)).order_by("pk")}
+    if len(locked) != len(net):
+        raise ValueError("unknown account in the entries")
+    # (a replay that raced past the check above is caught by the UNIQUE key in postings_write)
+    posting = Posting(kind, idempotency_key, net, memo, coup, coup_step, reverses)
+    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=locked)[0]

@@ -1,0 +1,292 @@
+"""The game side of hourly fees and card money: which session-hours are due and who is billed for
+them (the pure arithmetic, what an hour costs and how a table-hour is shared, is ledger/fees.py's),
+the fee postings, the FeeHour markers, and club card money charged once per seated player.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+from audit.services import audit_record
+from ledger import fees as feecalc
+from ledger.fees import HOUR
+from ledger.models import Account, Entry, Transaction
+from ledger.selectors import clock_hour_floor
+from ledger.services import (
+    InsufficientChips,
+    Posting,
+    account_may_go_negative,
+    account_spec,
+    accounts_by_pk,
+    accounts_lock,
+    ledger_lock,
+    posting_find,
+    postings_write,
+)
+from tables.models import Casino, FeeHour, Player, Seat, SessionPause, TableSession
+
+logger = logging.getLogger(__name__)
+
+Kind = Account.Kind
+TKind = Transaction.Kind
+
+
+def session_fee_hours(*, session: TableSession, now: dt.datetime) -> list[dt.datetime]:
+    """The clock hours of a session that are over (or that the closed session no longer reaches)
+    and so may be billed, in order (UTC)."""
+    end = session.closed_at if session.closed_at is not None else now
+    finished = session.closed_at is not None and session.closed_at <= now
+    hours = []
+    hour = clock_hour_floor(session.opened_at)
+    while hour < end:
+        if hour + HOUR <= now or finished:
+            hours.append(hour)
+        hour += HOUR  # UTC arithmetic: a DST change never skips or repeats an hour
+    return hours
+
+
+def hourly_fee_hours_due(*, now: dt.datetime | None = None) -> list[tuple[int, dt.datetime]]:
+    """(session id, hour start) of every finished hour of every session of an hourly-fee casino
+    that is not yet marked billed."""
+    now = now or timezone.now()
+    sessions = (
+        TableSession.objects.filter(table__casino__levy_mode="hourly_fee", opened_at__lt=now)
+        .annotate(last_billed=Max("fee_hours__hour_start"))
+        .filter(
+            Q(closed_at__isnull=True) | Q(last_billed__isnull=True) | Q(closed_at__gt=F("last_billed") + HOUR)
+        )
+        .order_by("id")
+    )
+    due: list[tuple[int, dt.datetime]] = []
+    for session in sessions:
+        billed = set(FeeHour.objects.filter(session=session).values_list("hour_start", flat=True))
+        due.extend((session.pk, h) for h in session_fee_hours(session=session, now=now) if h not in billed)
+    return due
+
+
+@dataclass
+class HourlyFeeBill:
+    session_id: int
+    hour_start: dt.datetime
+    charges: dict[int, int]  # player id -> chips charged
+    transactions: list[Transaction] = field(default_factory=list)
+    failures: dict[int, str] = field(default_factory=dict)  # player id -> why not charged
+    already_billed: bool = False
+    unallocated: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.charges.values())
+
+
+def _fee_key(session: TableSession, who: str, hour_start: dt.datetime) -> str:
+    return f"hourly_fee:session:{session.pk}:{who}:{hour_start.astimezone(dt.UTC):%Y-%m-%dT%H:%M:%SZ}"
+
+
+def _hour_fees(session: TableSession, hour_start: dt.datetime) -> feecalc.HourFees:
+    casino = session.table.casino
+    hour_end = hour_start + feecalc.HOUR
+    seats = Seat.objects.filter(session=session, joined_at__lt=hour_end).filter(
+        Q(left_at__isnull=True) | Q(left_at__gt=hour_start)
+    )
+    pauses = SessionPause.objects.filter(session=session, started_at__lt=hour_end).filter(
+        Q(ended_at__isnull=True) | Q(ended_at__gt=hour_start)
+    )
+    return feecalc.hour_fees(
+        terms=feecalc.FeeTerms(
+            amount=casino.hourly_fee_amount,
+            basis=casino.hourly_fee_basis,
+            billing=casino.hourly_fee_billing,
+            chip_unit=casino.chip_unit,
+        ),
+        hour_start=hour_start,
+        session_opened=session.opened_at,
+        session_closed=session.closed_at,
+        seats=[feecalc.SeatTime(s.player_id, s.joined_at, s.left_at) for s in seats],
+        pauses=[(p.started_at, p.ended_at) for p in pauses],
+    )
+
+
+@transaction.atomic
+def hourly_fees_bill(
+    *, session: TableSession, hour_start: dt.datetime, actor: Any = None, now: dt.datetime | None = None
+) -> HourlyFeeBill:
+    """Bill one finished clock hour of a session of an hourly-fee casino.
+
+    Per player-hour: one transaction per player (player → fee account), key
+    ``hourly_fee:session:S:player:P:HOUR``. Per table-hour: one transaction for the table
+    (key ``…:table:HOUR``), the fee shared among the players seated during the hour in proportion to
+    their seated, unpaused time (docs/ledger.md). A player who cannot pay (no overdraft) is left
+    unbilled and reported in ``failures``; the hour is then not marked billed, so the next run
+    retries him and, the other postings being idempotent, charges nobody twice.
+    """
+    session = TableSession.objects.select_related("table__casino").get(pk=session.pk)
+    casino = session.table.casino
+    now = now or timezone.now()
+    if casino.levy_mode != Casino.LevyMode.HOURLY_FEE:
+        raise ValidationError(f"{casino} does not charge hourly fees.")
+    if timezone.is_naive(hour_start) or clock_hour_floor(hour_start) != hour_start:
+        raise ValidationError(f"{hour_start} is not the start of a clock hour.")
+    hour_start = hour_start.astimezone(dt.UTC)
+    if hour_start not in session_fee_hours(session=session, now=now):
+        raise ValidationError("This hour is not over yet, or the session was not open in it.")
+    ledger_lock()
+    fees = _hour_fees(session, hour_start)
+    bill = HourlyFeeBill(
+        session_id=session.pk, hour_start=hour_start, charges={}, unallocated=fees.unallocated
+    )
+    if FeeHour.objects.filter(session=session, hour_start=hour_start).exists():
+        bill.already_billed = True
+        keys = [_fee_key(session, "table", hour_start)] + [
+            _fee_key(session, f"player:{pid}", hour_start) for pid in fees.charges
+        ]
+        bill.transactions = list(Transaction.objects.filter(idempotency_key__in=keys).order_by("id"))
+        for player_id, amount in Entry.objects.filter(
+            transaction__in=bill.transactions, account__kind=Kind.PLAYER
+        ).values_list("account__player_id", "amount"):
+            bill.charges[player_id] = bill.charges.get(player_id, 0) - amount
+        return bill
+    hour_label = f"{timezone.localtime(hour_start):%Y-%m-%d %H:%M}"
+    players = {p.pk: p for p in Player.objects.filter(pk__in=list(fees.charges))}
+    if casino.hourly_fee_basis == Casino.FeeBasis.PER_PLAYER_HOUR:
+        for player_id, amount in fees.charges.items():
+            try:
+                with transaction.atomic():
+                    txn = _fee_post(
+                        casino=casino,
+                        charges={player_id: amount},
+                        players=players,
+                        key=_fee_key(session, f"player:{player_id}", hour_start),
+                        memo=f"hourly fee {hour_label}, {session.table.name}: {players[player_id]}",
+                        actor=actor,
+                    )
+            except InsufficientChips as refusal:
+                bill.failures[player_id] = refusal.messages[0]
+                continue
+            bill.charges[player_id] = amount
+            bill.transactions.append(txn)
+    elif fees.charges:
+        try:
+            with transaction.atomic():
+                txn = _fee_post(
+                    casino=casino,
+                    charges=fees.charges,
+                    players=players,
+                    key=_fee_key(session, "table", hour_start),
+                    memo=f"table-hour fee {hour_label}, {session.table.name}: {fees.table_fee} shared",
+                    actor=actor,
+                )
+        except InsufficientChips as refusal:
+            bill.failures = dict.fromkeys(fees.charges, refusal.messages[0])
+        else:
+            bill.charges = dict(fees.charges)
+            bill.transactions.append(txn)
+    if bill.failures:
+        logger.error(
+            "hourly fees of session %s at %s not fully billed: %s", session.pk, hour_label, bill.failures
+        )
+        return bill
+    marker = FeeHour.objects.create(session=session, hour_start=hour_start, billed_at=now, total=bill.total)
+    audit_record(
+        actor=actor,
+        action="ledger.feehour.billed",
+        target=marker,
+        after={
+            "session": session.pk,
+            "hour_start": hour_start,
+            "charges": {str(k): v for k, v in sorted(bill.charges.items())},
+            "table_fee": fees.table_fee,
+            "unallocated": fees.unallocated,
+        },
+    )
+    return bill
+
+
+def _fee_post(
+    *,
+    casino: Casino,
+    charges: Mapping[int, int],
+    players: Mapping[int, Player],
+    key: str,
+    memo: str,
+    actor: Any,
+) -> Transaction:
+    if (txn := posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
+        return txn
+    specs = [account_spec(Kind.FEE), *(account_spec(Kind.PLAYER, players[pid]) for pid in charges)]
+    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players=players)
+    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    if (txn := posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
+        return txn
+    entries = {accounts[account_spec(Kind.FEE)].pk: sum(charges.values())}
+    for pid, amount in charges.items():
+        wallet = accounts[account_spec(Kind.PLAYER, players[pid])]
+        if wallet.balance < amount and not account_may_go_negative(wallet):
+            raise InsufficientChips(
+                f"{players[pid]} has only {wallet.balance} chips; an hourly fee of {amount} is refused."
+            )
+        entries[wallet.pk] = -amount
+    posting = Posting(TKind.HOURLY_FEE, key, entries, memo)
+    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
+        0
+    ]
+
+
+def hourly_fees_enqueue_due(*, session: TableSession) -> None:
+    """Ask the worker to bill the finished hours of ``session`` once this transaction commits
+    (for a service closing a session: its last, partial hour is billable at once)."""
+    from tables.tasks import bill_hourly_fees  # the task calls this module
+
+    def enqueue() -> None:
+        for hour in session_fee_hours(session=session, now=timezone.now()):
+            if not FeeHour.objects.filter(session=session, hour_start=hour).exists():
+                bill_hourly_fees.delay(session.pk, hour.isoformat())
+
+    transaction.on_commit(enqueue)
+
+
+@transaction.atomic
+def card_money_charge(*, session: TableSession, player: Player, actor: Any) -> Transaction | None:
+    """Club card money: the casino's ``card_money_amount``, once per seated player per session
+    (key ``card_money:session:S:player:P``). None when the amount is zero."""
+    session = TableSession.objects.select_related("table__casino", "table__profile").get(pk=session.pk)
+    casino = session.table.casino
+    if session.table.profile.levy_mode != "card_money":
+        raise ValidationError(f"{session.table.name} does not charge card money.")
+    if not Seat.objects.filter(session=session, player=player).exists():
+        raise ValidationError(f"{player} has not sat at this session.")
+    amount = casino.card_money_amount
+    if amount == 0:
+        return None
+    key = f"card_money:session:{session.pk}:player:{player.pk}"
+    ledger_lock()
+    if (txn := posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
+        return txn
+    specs = [account_spec(Kind.CARD_MONEY), account_spec(Kind.PLAYER, player)]
+    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players={player.pk: player})
+    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    if (txn := posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
+        return txn
+    house, wallet = (accounts[s] for s in specs)
+    if wallet.balance < amount and not account_may_go_negative(wallet):
+        raise InsufficientChips(
+            f"{player} has only {wallet.balance} chips; card money of {amount} is refused."
+        )
+    posting = Posting(
+        TKind.CARD_MONEY,
+        key,
+        {wallet.pk: -amount, house.pk: amount},
+        f"card money {session.table.name}: {player}",
+    )
+    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
+        0
+    ]

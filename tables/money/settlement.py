@@ -1,0 +1,340 @@
+"""A coup's money: the engine's Settlement posted against the table's bank account (each punter's
+delta, the levy, the uncovered part and any bank above the house limit to the banker's reserve),
+a restored coup's provisional settlement, its replacement once a pit boss approves and its
+reversal once he rejects. docs/ledger.md lists the entries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from ledger import selectors
+from ledger.models import Account, Transaction
+from ledger.services import (
+    AccountSpec,
+    Posting,
+    UnbalancedTransaction,
+    account_spec,
+    accounts_by_pk,
+    accounts_lock,
+    ledger_lock,
+    posting_find,
+    posting_replay_checked,
+    postings_write,
+)
+from tables.models import Coup, Player
+from tables.money import sql as hot_sql
+from tables.rules.coup import Settlement
+
+Kind = Account.Kind
+TKind = Transaction.Kind
+
+
+def _coup_context(coup: Coup) -> Coup:
+    """The coup with its table, casino, banker and bank turn, and whether a later coup of its bank
+    turn has started (one query, read under the ledger lock, never a stale instance; in SQL, as it
+    runs on every posting of a coup: tables/money/sql.py)."""
+    return hot_sql.coup_context(coup.pk)
+
+
+def _bank_still_in_play(coup: Coup) -> bool:
+    """Whether the coup's bank is still the one in the table's bank account: its bank turn has not
+    ended and no later coup of that turn has started. When it has moved on (a correction reviewed
+    after play went on), the banker's side of a late posting goes to his player account, where
+    bank_close returned his chips."""
+    return not coup.turn_ended and not coup.later_coup_started  # see _coup_context
+
+
+@dataclass
+class _CoupAccounts:
+    by_spec: dict[AccountSpec, Account]
+    punters: dict[str, Account]
+    bank: Account
+    reserve: Account
+    wallet: Account  # the banker's player account
+    levy: Account
+
+
+def _settlement_entries(
+    *, settlement: Settlement, accounts: _CoupAccounts, uncovered_to_reserve: bool, house_limit: int | None
+) -> dict[int, int]:
+    """The entries of one engine Settlement against the table's bank (docs/ledger.md)."""
+    bank, reserve = accounts.bank, accounts.reserve
+    entries: dict[int, int] = {}
+
+    def move(account: Account, amount: int) -> None:
+        entries[account.pk] = entries.get(account.pk, 0) + amount
+
+    for punter, delta in settlement.punters.items():
+        move(accounts.punters[punter], delta)
+        move(bank, -delta)
+    if settlement.tax:
+        move(bank, -settlement.tax)
+        move(accounts.levy, settlement.tax)
+    if uncovered_to_reserve and settlement.uncovered:
+        move(bank, -settlement.uncovered)
+        move(reserve, settlement.uncovered)
+    after = settlement.covered + settlement.uncovered + entries.get(bank.pk, 0)
+    if settlement.next_bank_min is not None:  # the banker goes on (win or stand-off)
+        if house_limit is not None and after > house_limit:
+            move(bank, house_limit - after)
+            move(reserve, after - house_limit)
+            after = house_limit
+        if after != settlement.next_bank_min:
+            raise ValueError(
+                f"the settlement leaves {after} chips in the bank but says the next bank is at least "
+                f"{settlement.next_bank_min}: were uncovered_to_reserve/house_limit the engine's?"
+            )
+    return {pk: a for pk, a in entries.items() if a}
+
+
+def _to_banker_wallet(entries: Mapping[int, int], accounts: _CoupAccounts) -> dict[int, int]:
+    """Move the bank's and the reserve's part of ``entries`` to the banker's player account."""
+    moved = dict(entries)
+    side = moved.pop(accounts.bank.pk, 0) + moved.pop(accounts.reserve.pk, 0)
+    moved[accounts.wallet.pk] = moved.get(accounts.wallet.pk, 0) + side
+    return {pk: a for pk, a in moved.items() if a}
+
+
+def _coup_accounts(
+    *,
+    coup: Coup,
+    settlement: Settlement | None,
+    punters: Mapping[str, Player],
+    actor: Any,
+    extra: Iterable[int] = (),
+) -> _CoupAccounts:
+    """Lock every account a coup posting may touch (and the accounts ``extra``), opening the
+    missing ones."""
+    table, banker = coup.shoe.table, coup.banker
+    punter_players: dict[str, Player] = {}
+    if settlement is not None:
+        if settlement.banker_net + sum(settlement.punters.values()) + settlement.tax != 0:
+            raise UnbalancedTransaction("the settlement does not sum to zero")
+        missing = sorted(set(settlement.punters) - set(punters))
+        if missing:
+            raise ValidationError(f"No player given for punter(s) {', '.join(missing)}.")
+        punter_players = {k: punters[k] for k in settlement.punters}
+        if any(p.pk == banker.pk for p in punter_players.values()):
+            raise ValidationError(f"{banker} cannot bet against his own bank.")
+    specs = [
+        account_spec(Kind.BANK, table=table),
+        account_spec(Kind.RESERVE, banker),
+        account_spec(Kind.PLAYER, banker),
+        account_spec(Kind.LEVY),
+        *(account_spec(Kind.PLAYER, p) for p in punter_players.values()),
+    ]
+    # Extra accounts (a provisional settlement's) first, then the named ones: both batches are
+    # locked in id order, and the ledger lock already held means no other poster interleaves.
+    extra = list(extra)
+    if extra:
+        list(Account.objects.select_for_update().filter(pk__in=extra).order_by("pk"))
+    by_spec = accounts_lock(
+        casino=table.casino,
+        specs=specs,
+        actor=actor,
+        players={p.pk: p for p in [banker, *punter_players.values()]},
+        tables={table.pk: table},
+    )
+    return _CoupAccounts(
+        by_spec=by_spec,
+        punters={k: by_spec[account_spec(Kind.PLAYER, p)] for k, p in punter_players.items()},
+        bank=by_spec[specs[0]],
+        reserve=by_spec[specs[1]],
+        wallet=by_spec[specs[2]],
+        levy=by_spec[specs[3]],
+    )
+
+
+def _live_provisional(coup: Coup) -> Transaction | None:
+    return Transaction.objects.filter(coup=coup, kind=TKind.COUP_PROVISIONAL, reversals__isnull=True).first()
+
+
+def _describe(settlement: Settlement) -> str:
+    if settlement.next_bank_min is None:
+        outcome = "punters win"
+    elif settlement.banker_net > 0 or settlement.tax > 0:
+        outcome = "bank wins"
+    else:
+        outcome = "stand-off"
+    return f"{outcome}, covered {settlement.covered}, levy {settlement.tax}"
+
+
+@transaction.atomic
+def coup_settle(
+    *,
+    coup: Coup,
+    settlement: Settlement,
+    punters: Mapping[str, Player],
+    uncovered_to_reserve: bool,
+    house_limit: int | None,
+    actor: Any,
+    key: str,
+    provisional: bool = False,
+) -> Transaction:
+    """Post the engine's Settlement of a coup against the table's bank account: each punter's
+    delta, the levy to the casino's levy account, the uncovered part to the banker's reserve
+    (``uncovered_to_reserve``, every outcome) and, when the banker goes on, any bank above
+    ``house_limit`` to his reserve. ``punters`` maps the settlement's punter keys to players.
+
+    The bank account must hold exactly the bank at stake (bank_fund first). A stand-off with
+    nothing to move posts a transaction with no entries. ``provisional`` marks the settlement of
+    a restored coup awaiting a pit boss (coup_settlement_replace / coup_provisional_reverse); a
+    coup has at most one live provisional settlement and one final settlement. A provisional
+    settlement posted after the coup's bank has moved on settles the banker's side against his
+    player account.
+    """
+    kind = TKind.COUP_PROVISIONAL if provisional else TKind.COUP_SETTLEMENT
+    ledger_lock()
+    coup = _coup_context(coup)
+    casino = coup.shoe.table.casino
+    # one read: a replay of this key, and the coup's standing (unreversed) settlements
+    prior = hot_sql.coup_settle_prior(key, coup.pk)
+    for txn in prior:
+        if txn.idempotency_key == key:
+            return posting_replay_checked(txn, key, casino=casino, kind=kind, coup=coup)
+    standing = {txn.kind for txn in prior}
+    if TKind.COUP_SETTLEMENT in standing:
+        raise ValidationError(f"Coup {coup.number} is already settled.")
+    if TKind.COUP_PROVISIONAL in standing:
+        raise ValidationError(
+            f"Coup {coup.number} has a provisional settlement awaiting review: approve or reject it."
+        )
+    accounts = _coup_accounts(coup=coup, settlement=settlement, punters=punters, actor=actor)
+    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    if (txn := posting_find(key, casino=casino, kind=kind, coup=coup)) is not None:
+        return txn
+    entries = _settlement_entries(
+        settlement=settlement,
+        accounts=accounts,
+        uncovered_to_reserve=uncovered_to_reserve,
+        house_limit=house_limit,
+    )
+    at_stake = settlement.covered + settlement.uncovered
+    if _bank_still_in_play(coup):
+        if accounts.bank.balance != at_stake:
+            raise ValidationError(
+                f"The bank of {coup.shoe.table.name} holds {accounts.bank.balance} chips but coup "
+                f"{coup.number} was played for a bank of {at_stake}: declare the bank (bank_fund) first."
+            )
+    elif provisional:
+        entries = _to_banker_wallet(entries, accounts)
+    else:
+        raise ValidationError(f"The bank of coup {coup.number} has moved on: it can no longer be settled.")
+    posting = Posting(kind, key, entries, f"coup {coup.number}: {_describe(settlement)}", coup=coup)
+    return postings_write(
+        casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts.by_spec)
+    )[0]
+
+
+def _reversal(
+    coup: Coup, provisional: Transaction, accounts: _CoupAccounts, *, in_play: bool, key: str
+) -> Posting:
+    entries = {pk: -amount for pk, amount in selectors.transaction_entries(txn=provisional).items()}
+    if not in_play:
+        entries = _to_banker_wallet(entries, accounts)
+    return Posting(
+        TKind.COUP_REVERSAL,
+        key,
+        entries,
+        f"coup {coup.number}: provisional settlement #{provisional.pk} reversed",
+        coup=coup,
+        reverses=provisional,
+    )
+
+
+def _with_extra(accounts: _CoupAccounts, extra: Iterable[int]) -> dict[int, Account]:
+    by_pk = accounts_by_pk(accounts.by_spec)
+    missing = [pk for pk in extra if pk not in by_pk]
+    by_pk.update((a.pk, a) for a in Account.objects.filter(pk__in=missing))  # locked by _coup_accounts
+    return by_pk
+
+
+@transaction.atomic
+def coup_settlement_replace(
+    *,
+    coup: Coup,
+    settlement: Settlement,
+    punters: Mapping[str, Player],
+    uncovered_to_reserve: bool,
+    house_limit: int | None,
+    actor: Any,
+    key: str,
+) -> Transaction:
+    """A pit boss approved a restored coup: reverse its live provisional settlement (a new
+    transaction with the entries negated, ``reverses`` → it, key ``<key>:reverse``) and post the
+    restored settlement for good (key ``<key>:settle``). New rows only; the balances move once, by
+    the net of the two (nothing, when the approved settlement is the provisional one). Once the
+    coup's bank has moved on, both settle the banker's side against his player account.
+    Returns the final settlement."""
+    ledger_lock()
+    coup = _coup_context(coup)
+    casino = coup.shoe.table.casino
+    if (
+        txn := posting_find(f"{key}:settle", casino=casino, kind=TKind.COUP_SETTLEMENT, coup=coup)
+    ) is not None:
+        return txn
+    if Transaction.objects.filter(coup=coup, kind=TKind.COUP_SETTLEMENT).exists():
+        raise ValidationError(f"Coup {coup.number} is already settled.")
+    provisional = _live_provisional(coup)
+    if provisional is None:
+        raise ValidationError(f"Coup {coup.number} has no provisional settlement to replace.")
+    old = selectors.transaction_entries(txn=provisional)
+    accounts = _coup_accounts(coup=coup, settlement=settlement, punters=punters, actor=actor, extra=old)
+    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    if (
+        txn := posting_find(f"{key}:settle", casino=casino, kind=TKind.COUP_SETTLEMENT, coup=coup)
+    ) is not None:
+        return txn
+    in_play = _bank_still_in_play(coup)
+    final = _settlement_entries(
+        settlement=settlement,
+        accounts=accounts,
+        uncovered_to_reserve=uncovered_to_reserve,
+        house_limit=house_limit,
+    )
+    if not in_play:
+        final = _to_banker_wallet(final, accounts)
+    postings = [
+        _reversal(coup, provisional, accounts, in_play=in_play, key=f"{key}:reverse"),
+        Posting(
+            TKind.COUP_SETTLEMENT,
+            f"{key}:settle",
+            final,
+            f"coup {coup.number} restored: {_describe(settlement)}",
+            coup=coup,
+        ),
+    ]
+    return postings_write(casino=casino, actor=actor, postings=postings, accounts=_with_extra(accounts, old))[
+        1
+    ]
+
+
+@transaction.atomic
+def coup_provisional_reverse(*, coup: Coup, actor: Any, key: str) -> Transaction:
+    """A pit boss rejected a restored coup: reverse its live provisional settlement (negated
+    entries, ``reverses`` → it); the coup then awaits a new correction. Once the coup's bank has
+    moved on, the banker's side is taken from / returned to his player account, where bank_close
+    returned his chips — InsufficientChips if he no longer has them and may not borrow."""
+    ledger_lock()
+    coup = _coup_context(coup)
+    casino = coup.shoe.table.casino
+    if (txn := posting_find(key, casino=casino, kind=TKind.COUP_REVERSAL, coup=coup)) is not None:
+        return txn
+    provisional = _live_provisional(coup)
+    if provisional is None:
+        raise ValidationError(f"Coup {coup.number} has no provisional settlement to reverse.")
+    old = selectors.transaction_entries(txn=provisional)
+    accounts = _coup_accounts(coup=coup, settlement=None, punters={}, actor=actor, extra=old)
+    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    if (txn := posting_find(key, casino=casino, kind=TKind.COUP_REVERSAL, coup=coup)) is not None:
+        return txn
+    posting = _reversal(coup, provisional, accounts, in_play=_bank_still_in_play(coup), key=key)
+    return postings_write(
+        casino=casino, actor=actor, postings=[posting], accounts=_with_extra(accounts, old)
+    )[0]

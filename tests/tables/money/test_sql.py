@@ -1,0 +1,99 @@
+"""tables/money/sql.py: the coup postings' hot-path queries written in SQL read exactly what their
+ORM forms did (compared here with the ORM)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger.models import Transaction
+from tables import models as m
+from tables.money import banks
+from tables.money import settlement as coup_money
+from tables.money import sql as hot_sql
+from tests.ledger.builders import rig
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_coup_context_is_the_orm_coup_with_its_relations_in_one_query(django_assert_num_queries) -> None:
+    r = rig("casino", players=2, chips=100)
+    banker = r.players[0]
+    coup = r.coup(banker, 50)
+    with django_assert_num_queries(1):
+        context = coup_money._coup_context(coup)
+        table = context.shoe.table
+        read = (
+            context.pk,
+            context.number,
+            context.bank,
+            context.bank_turn_id,
+            context.banker.pk,
+            context.banker.casino_id,
+            str(context.banker),
+            table.pk,
+            table.name,
+            table.profile_id,
+            table.casino.pk,
+            table.casino.name,
+            table.casino.house_limit,
+        )
+    orm = m.Coup.objects.select_related("shoe__table__casino", "banker").get(pk=coup.pk)
+    assert read == (
+        orm.pk,
+        orm.number,
+        orm.bank,
+        orm.bank_turn_id,
+        banker.pk,
+        r.casino.pk,
+        banker.display_name,
+        r.table.pk,
+        r.table.name,
+        r.table.profile_id,
+        r.casino.pk,
+        r.casino.name,
+        r.casino.house_limit,
+    )
+    assert context.get_deferred_fields() >= {"rules", "state", "created_at"}
+    assert context.state == "settled"  # a field not read is loaded on access, as after only()
+
+
+def test_the_coup_context_tells_whether_the_bank_is_still_in_play() -> None:
+    r = rig("casino", players=2, chips=100)
+    banker = r.players[0]
+    first = r.coup(banker, 50)
+    assert coup_money._bank_still_in_play(coup_money._coup_context(first))
+    second = r.coup(banker, 50)  # a later coup of the same bank turn started
+    assert not coup_money._bank_still_in_play(coup_money._coup_context(first))
+    assert coup_money._bank_still_in_play(coup_money._coup_context(second))
+    r.end_turn()
+    context = coup_money._coup_context(second)
+    assert (context.turn_ended, context.later_coup_started) == (True, False)
+    assert not coup_money._bank_still_in_play(context)
+    with pytest.raises(m.Coup.DoesNotExist):
+        hot_sql.coup_context(second.pk + 1000)
+
+
+def test_the_prior_read_finds_the_key_and_the_standing_settlements_only() -> None:
+    r = rig("home", players=2, chips=100)
+    banker, p1 = r.players
+    coup = r.coup(banker, 20, state="awaiting_approval")
+    banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="b")
+    assert hot_sql.coup_settle_prior("k", coup.pk) == []
+    provisional = coup_money.coup_settle(
+        coup=coup,
+        settlement=r.settlement("banker", 20, [(p1, 5)]),
+        punters=r.punters(),
+        uncovered_to_reserve=r.profile.uncovered_to_reserve,
+        house_limit=None,
+        actor=r.actor,
+        key="k",
+        provisional=True,
+    )
+    assert hot_sql.coup_settle_prior("other", coup.pk) == [provisional]
+    assert hot_sql.coup_settle_prior("b", coup.pk) == [  # the key, whatever its kind
+        Transaction.objects.get(idempotency_key="b"),
+        provisional,
+    ]
+    reversal = coup_money.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected")
+    assert hot_sql.coup_settle_prior("other", coup.pk) == []  # reversed: no longer standing
+    assert hot_sql.coup_settle_prior("rejected", coup.pk) == [reversal]
