@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 
 import orjson
 
 from tables.rules.cards import ALL_CARDS
+from tables.rules.interchange import record_to_dict
 from tables.rules.judge import Rules
 from tables.rules.machine import Move, Step, apply, new_coup, next_steps, to_record
 from tables.rules.profiles import BUILTIN
@@ -60,20 +62,8 @@ def record_dicts(
             else:
                 state = apply(state, Step(choice.kind))
         rec = to_record(state, coup_id=f"c{i}", shoe_next=tuple(shoe[-3:][::-1]))
-        yield {
-            "id": rec.id,
-            "profile": rec.profile,
-            "bank": rec.bank,
-            "bets": [
-                {"punter": b.punter, "amount": b.amount, **({"spectator": True} if b.spectator else {})}
-                for b in rec.bets
-            ],
-            "banco": rec.banco,
-            "first_coup_of_bank": rnd.random() < 0.3,
-            "player": {"cards": list(rec.player.cards), "action": rec.player.action.value},
-            "banker": {"cards": list(rec.banker.cards), "action": rec.banker.action.value},
-            "shoe_next": list(rec.shoe_next),
-        }
+        # the flag is drawn after the coup is played, as the generator always has (same records)
+        yield record_to_dict(replace(rec, first_coup_of_bank=rnd.random() < 0.3))
 
 
 def write_jsonl(path: str, n: int, *, seed: int = 7) -> None:

@@ -145,6 +145,26 @@ def coup_record(coup: Coup, state: CoupProgress, *, shoe_next: tuple[str, ...] =
     )
 
 
+def correction_cards(steps: Sequence[CoupStep]) -> tuple[str, ...]:
+    """The cards the shoe supplied to restore the coup: those of its latest correction, unless
+    that correction was rejected (then none is standing)."""
+    corrections = [s for s in steps if s.kind == CoupStep.Kind.CORRECTION]
+    if not corrections:
+        return ()
+    latest = corrections[-1]
+    rejected = any(s.kind == CoupStep.Kind.CORRECTION_REJECTED and s.corrects_id == latest.pk for s in steps)
+    return () if rejected else tuple(latest.payload.get("cards", []))
+
+
+def exported_record(coup: Coup, steps: Sequence[CoupStep], state: CoupProgress | None = None) -> CoupRecord:
+    """The record the exports and the API give of a finished coup (``steps``: all its rows, in
+    order; ``state``: their replay, when the caller has it). Its ``shoe_next`` holds the cards the
+    standing correction took from the shoe, so ``validate_coups`` restores the coup the same way."""
+    if state is None:
+        state = coup_replay(coup, steps)
+    return coup_record(coup, state, shoe_next=correction_cards(steps))
+
+
 def coup_record_id(coup: Coup) -> str:
     return f"T{coup.shoe.table_id}-shoe{coup.shoe.number}-coup{coup.number}"
 
