@@ -14,6 +14,7 @@ from tables.rules.interchange import record_to_dict
 from tables.rules.judge import Rules
 from tables.rules.machine import Move, Step, apply, new_coup, next_steps, to_record
 from tables.rules.profiles import BUILTIN
+from tables.rules.punters import seat_key, spectator_key
 from tables.rules.settlement import BancoCaller
 
 RULES = {slug: Rules.for_profile(p) for slug, p in BUILTIN.items()}
@@ -36,16 +37,16 @@ def record_dicts(
         slug = slugs[i % len(slugs)]
         rules = RULES[slug]
         bank = rnd.randint(2, 400)
-        state = apply(new_coup(rules), Step(Move.BANK_DECLARED, amount=bank, punter="seat-0"))
+        state = apply(new_coup(rules), Step(Move.BANK_DECLARED, amount=bank, punter=seat_key(0)))
         if rnd.random() < 0.2:
-            state = apply(state, Step(Move.BANCO, callers=(BancoCaller("seat-1"),)))
+            state = apply(state, Step(Move.BANCO, callers=(BancoCaller(seat_key(1)),)))
         else:
             for k in range(rnd.randint(1, 5)):
                 if state.uncovered <= 0:
                     break
                 spectator = rules.profile.spectators_bet and rnd.random() < 0.15
                 amount = rnd.randint(1, state.uncovered)
-                name = f"spectator-{k}" if spectator else f"seat-{k + 1}"
+                name = spectator_key(k) if spectator else seat_key(k + 1)
                 state = apply(
                     state, Step(Move.BET, punter=name, amount=amount, spectator=spectator, order=k)
                 )

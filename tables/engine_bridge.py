@@ -11,13 +11,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 
-from tables.models import CORRECTION_KINDS, Casino, Coup, CoupStep, Table
+from tables.models import CORRECTION_KINDS, Bet, Casino, Coup, CoupStep, Player, Table
 from tables.rules.cards import CardError, parse_card
 from tables.rules.coup import CoupRecord, NeedsCards, Restored, Verdict
 from tables.rules.judge import Rules, judge_coup, restore_coup
 from tables.rules.machine import CoupProgress, Move, Step, new_coup, replay, to_record
 from tables.rules.profiles import LevyMode, Profile, Rounding, profile_from_dict, profile_to_dict
+from tables.rules.punters import seat_key, spectator_key
 from tables.rules.settlement import BancoCaller, LevyTerms
 
 
@@ -39,13 +41,19 @@ def levy_terms(*, casino: Casino, profile: Profile) -> LevyTerms:
     )
 
 
-def seat_key(number: int) -> str:
-    """How the engine and the coup records name a seated punter (or banker)."""
-    return f"seat-{number}"
+def bet_punter_key(bet: Bet) -> str:
+    """The engine's key of a bet's punter (``tables.rules.punters``: ``seat-4``, ``spectator-17``)."""
+    return seat_key(bet.seat.number) if bet.seat_id is not None else spectator_key(bet.spectator_id)
 
 
-def spectator_key(spectator_id: int) -> str:
-    return f"spectator-{spectator_id}"
+def bet_player(bet: Bet) -> Player:
+    """Who placed a bet: the player in the seat, or the spectator's."""
+    return bet.seat.player if bet.seat_id is not None else bet.spectator.player
+
+
+def coup_bets(coup: Coup) -> QuerySet[Bet]:
+    """A coup's bets with what ``bet_punter_key`` and ``bet_player`` read, in one query."""
+    return Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player")
 
 
 def step_from_row(kind: str, payload: dict[str, Any]) -> Step:
