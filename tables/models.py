@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
+from tables.perms import COUP_PERMISSIONS
 from tables.profile_columns import ENGINE_ENUM_FIELDS, profile_from_columns
 from tables.rules import profiles as engine
 from tables.rules.machine import Move
@@ -654,10 +655,7 @@ class Coup(models.Model):
 
     class Meta:
         ordering = ["shoe", "number"]
-        permissions = [
-            ("approve_correction", "Can approve the correction of a wrongly played coup"),
-            ("export_coups", "Can export coup records"),
-        ]
+        permissions = COUP_PERMISSIONS
         constraints = [
             models.UniqueConstraint(
                 fields=["shoe", "number"],

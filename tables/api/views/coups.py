@@ -21,12 +21,11 @@ from tables.api.views.base import ApiView, TableAction, open_session, valid
 from tables.engine_bridge import exported_record
 from tables.models import Coup, Table
 from tables.permissions import check_can_read_table
+from tables.perms import EXPORT_COUPS
 from tables.rules.interchange import record_to_dict
 from tables.rules.machine import Move, Phase
 from tables.selectors import coup_view
 from tables.services import Caller, CoupConflict, StepRequest
-
-EXPORT_COUPS = "tables.export_coups"
 
 
 class CoupStartView(TableAction):
