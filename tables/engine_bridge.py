@@ -43,12 +43,20 @@ def levy_terms(*, casino: Casino, profile: Profile) -> LevyTerms:
 
 def bet_punter_key(bet: Bet) -> str:
     """The engine's key of a bet's punter (``tables.rules.punters``: ``seat-4``, ``spectator-17``)."""
-    return seat_key(bet.seat.number) if bet.seat_id is not None else spectator_key(bet.spectator_id)
+    if bet.seat_id is not None:
+        assert bet.seat is not None
+        return seat_key(bet.seat.number)
+    assert bet.spectator_id is not None  # a bet has a seat or a spectator (a DB constraint)
+    return spectator_key(bet.spectator_id)
 
 
 def bet_player(bet: Bet) -> Player:
     """Who placed a bet: the player in the seat, or the spectator's."""
-    return bet.seat.player if bet.seat_id is not None else bet.spectator.player
+    if bet.seat_id is not None:
+        assert bet.seat is not None
+        return bet.seat.player
+    assert bet.spectator is not None
+    return bet.spectator.player
 
 
 def coup_bets(coup: Coup) -> QuerySet[Bet]:

@@ -655,7 +655,7 @@ class Coup(models.Model):
 
     class Meta:
         ordering = ["shoe", "number"]
-        permissions = COUP_PERMISSIONS
+        permissions = [*COUP_PERMISSIONS]
         constraints = [
             models.UniqueConstraint(
                 fields=["shoe", "number"],

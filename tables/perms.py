@@ -26,10 +26,10 @@ APPROVE_CORRECTION = "tables.approve_correction"
 EXPORT_COUPS = "tables.export_coups"
 
 #: ``Coup.Meta.permissions``: codename and the label the admin shows
-COUP_PERMISSIONS = [
+COUP_PERMISSIONS: tuple[tuple[str, str], ...] = (
     (codename(APPROVE_CORRECTION), "Can approve the correction of a wrongly played coup"),
     (codename(EXPORT_COUPS), "Can export coup records"),
-]
+)
 
 # --- Django's model permissions the code checks or grants by name
 ADD_PLAYER = model_perm("add", "player")
