@@ -16,9 +16,8 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from tables.models import CroupierAssignment, Table
+from tables.perms import APPROVE_CORRECTION
 from tables.roles import Role
-
-APPROVE_CORRECTION = "tables.approve_correction"
 
 
 def _in_group(user: Any, role: Role) -> bool:
