@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from tables.models import CroupierAssignment, Table
 from tables.roles import Role
+from tables.wording import PIT_BOSS_ONLY_REFUSAL
 
 APPROVE_CORRECTION = "tables.approve_correction"
 
@@ -57,7 +58,7 @@ def can_approve(user: Any) -> bool:
 
 def check_can_approve(user: Any) -> None:
     if not can_approve(user):
-        raise PermissionDenied("Only a pit boss may approve or reject a correction.")
+        raise PermissionDenied(PIT_BOSS_ONLY_REFUSAL)
 
 
 def reads_everything(user: Any) -> bool:

@@ -28,6 +28,7 @@ from tables.services.banks import bank_after_coup
 from tables.services.coups import CoupConflict, StepResult, step_append
 from tables.services.locking import lock_coup
 from tables.services.shoes import card_record
+from tables.wording import SELF_REVIEW_REFUSAL
 
 
 def _restoration(coup: Coup, cards: list[str]) -> tuple[Restored, Settlement, list[CoupStep]]:
@@ -120,7 +121,7 @@ def _pending_review(actor: AbstractBaseUser, coup: Coup) -> CoupStep:
         raise CoupConflict(f"This coup is {coup.state.replace('_', ' ')}: no correction awaits approval.")
     correction = _latest_correction(coup)
     if correction.actor_id == actor.pk:
-        raise PermissionDenied("You submitted this correction: another person must review it.")
+        raise PermissionDenied(SELF_REVIEW_REFUSAL)
     return correction
 
 
