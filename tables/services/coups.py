@@ -36,7 +36,8 @@ from tables.engine_bridge import (
     spectator_key,
     table_rules_snapshot,
 )
-from tables.lifecycle import CoupConflict, coup_state_change
+from tables.lifecycle import CoupConflict as CoupConflict  # re-exported: the refusal of this module
+from tables.lifecycle import coup_state_change
 from tables.models import (
     UNFINISHED_COUP_STATES,
     BankTax,

@@ -3,6 +3,8 @@ and the pit boss's pages."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from tables.models import CoupStep
 from tables.rules.coup import Code, Violation
 from tables.rules.judge import Rules
@@ -38,7 +40,7 @@ def test_cards_read_with_their_suit() -> None:
 
 def test_a_step_detail_for_each_kind_that_has_one() -> None:
     names = {"seat-1": "seat 1 · Anna (banker)", "seat-2": "seat 2 · Ben"}
-    details = {
+    details: dict[str, tuple[dict[str, Any], str]] = {
         "bank_declared": (
             {"amount": 200, "banker": "seat-1", "minimum": 100},
             "bank 200 by seat 1 · Anna (banker)",
