@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
+from core.errors import DomainError, error_answer
 from review.forms import PeriodForm, RejectForm
 from review.pages import allow_page, nav_context
 from review.period import Period
@@ -40,18 +41,10 @@ from review.services import can_review_corrections, can_see_dashboard, can_verif
 from tables import services
 from tables.models import Coup
 from tables.permissions import can_approve
-from tables.services import CoupConflict
 
-#: the status of a refused decision (base.html's htmx-config swaps 400, 403 and 409 answers in)
-_REFUSAL_STATUS: dict[type[Exception], int] = {PermissionDenied: 403, CoupConflict: 409, ValidationError: 400}
-
-
-def _message(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        return " ".join(exc.messages)
-    if isinstance(exc, CoupConflict):
-        return exc.message
-    return str(exc) or "Not allowed."
+#: the refusals a decision answers with its page (by their status in core.errors.error_answer, as the
+#: croupier's screens and the API do; base.html's htmx-config swaps 400, 403 and 409 answers in)
+REFUSALS = (PermissionDenied, ValidationError, DomainError)
 
 
 # ------------------------------------------------------------------------------- corrections
@@ -92,9 +85,10 @@ def _decide(
         if form is not None and not form.is_valid():
             raise ValidationError(list(form.errors["reason"]))
         decide(coup)
-    except (PermissionDenied, CoupConflict, ValidationError) as exc:
-        error = _message(exc)
-        status = _REFUSAL_STATUS[next(t for t in _REFUSAL_STATUS if isinstance(exc, t))]
+    except REFUSALS as exc:
+        answer = error_answer(exc)
+        assert answer is not None, exc
+        error, status = answer.message, answer.status
     if request.htmx:
         waiting = review_queue_count()  # the navigation's counter, swapped out of band
         if as_row:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from review.selectors.queue import review_refusal
-from review.wording import violation_items
 from tables.engine_bridge import (
     bet_player,
     bet_punter_key,
@@ -23,6 +22,7 @@ from tables.rules.coup import Action, NeedsCards, Restored, Settlement
 from tables.rules.judge import coup_settlement
 from tables.rules.machine import CoupProgress
 from tables.rules.punters import seat_key
+from tables.wording import step_detail, violation_items
 
 
 @dataclass(frozen=True)
@@ -97,32 +97,6 @@ def _names(coup: Coup) -> dict[str, str]:
     return names
 
 
-def _step_detail(step: CoupStep, names: dict[str, str]) -> str:
-    p = step.payload or {}
-    kind = step.kind
-    if kind == CoupStep.Kind.BANK_DECLARED:
-        return f"bank {p.get('amount')} by {names.get(p.get('banker', ''), p.get('banker', ''))}"
-    if kind == CoupStep.Kind.BET:
-        return f"{names.get(p.get('punter', ''), p.get('punter', ''))} bets {p.get('amount')}"
-    if kind == CoupStep.Kind.BANCO:
-        callers = ", ".join(names.get(c["punter"], c["punter"]) for c in p.get("callers", []))
-        return f"banco by {callers}; plays: {names.get(p.get('winner', ''), p.get('winner', ''))}"
-    if kind in (CoupStep.Kind.CARD_TO_PLAYER, CoupStep.Kind.CARD_TO_BANKER):
-        return p.get("card", "")
-    if kind == CoupStep.Kind.REVEAL:
-        v = p.get("verdict") or {}
-        return f"player {v.get('player_total')}, banker {v.get('banker_total')}: {v.get('outcome')}"
-    if kind == CoupStep.Kind.CORRECTION:
-        cards = ", ".join(p.get("cards", [])) or "none"
-        restored = p.get("restored") or {}
-        return f"cards from the shoe: {cards}; restored outcome: {restored.get('outcome', '?')}"
-    if kind == CoupStep.Kind.CORRECTION_REJECTED:
-        return f"reason: {p.get('reason', '')}"
-    if kind == CoupStep.Kind.CORRECTION_APPROVED:
-        return "restored settlement is final"
-    return ""
-
-
 def _hands_played(coup: Coup, state: CoupProgress) -> Hands:
     verdict = coup_verdict(coup, state)  # its totals and outcome are the coup as played
     return Hands(
@@ -184,7 +158,7 @@ def coup_review(*, coup: Coup, user: Any) -> CoupReview:
         StepLine(
             step=r,
             label=r.get_kind_display(),
-            detail=_step_detail(r, names),
+            detail=step_detail(r.kind, r.payload, names),
             violations=violation_items(r.violations),
         )
         for r in rows

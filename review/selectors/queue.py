@@ -10,9 +10,9 @@ from typing import Any
 from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.fields.json import KT
 
-from review.wording import PIT_BOSS_ONLY_REFUSAL, SELF_REVIEW_REFUSAL, violation_items
 from tables.models import Coup, CoupStep, Table
 from tables.permissions import can_approve
+from tables.wording import PIT_BOSS_ONLY_REFUSAL, SELF_REVIEW_REFUSAL, violation_items
 
 #: rows per page of the queue
 QUEUE_PAGE_SIZE = 20

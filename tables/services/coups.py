@@ -26,7 +26,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from audit.services import audit_record
-from core.errors import Conflict, DomainError
+from core.errors import DomainError
 from tables.engine_bridge import (
     cards_parse,
     coup_replay,
@@ -34,6 +34,8 @@ from tables.engine_bridge import (
     snapshot_rules,
     table_rules_snapshot,
 )
+from tables.lifecycle import CoupConflict as CoupConflict  # re-exported: the refusal of this module
+from tables.lifecycle import coup_state_change
 from tables.models import (
     UNFINISHED_COUP_STATES,
     BankTax,
@@ -61,12 +63,6 @@ from tables.services.banks import bank_after_coup
 from tables.services.locking import lock_coup, lock_session, require_open
 from tables.services.series import series_check_coup_allowed
 from tables.services.shoes import card_record, shoe_close_locked
-
-
-class CoupConflict(Conflict):
-    """The request does not fit the coup's current state (HTTP 409)."""
-
-    code = "coup_conflict"
 
 
 class ConfirmationRequired(DomainError):
@@ -311,16 +307,14 @@ def _reveal(*, actor: AbstractBaseUser, coup: Coup, verdict: Verdict, state: Cou
     """The hands are shown: a clean coup is settled now; a flagged one waits to be restored."""
     shoe = coup.shoe
     if verdict.violations:
-        coup.state = Coup.State.AWAITING_CORRECTION
-        coup.save(update_fields=["state"])
+        coup_state_change(coup=coup, to=Coup.State.AWAITING_CORRECTION)
     else:
         settlement = verdict.settlement
         assert settlement is not None  # live bets never exceed the bank: the engine refuses them
         money.coup_settle(coup=coup, settlement=settlement, actor=actor, key=f"coup:{coup.pk}:settle")
         if settlement.tax:
             BankTax.objects.create(coup=coup, basis=settlement.covered, amount=settlement.tax)
-        coup.state, coup.settled_at = Coup.State.SETTLED, timezone.now()
-        coup.save(update_fields=["state", "settled_at"])
+        coup_state_change(coup=coup, to=Coup.State.SETTLED)
         bank_after_coup(
             actor=actor, coup=coup, outcome=verdict.outcome.value, next_bank_min=settlement.next_bank_min
         )

@@ -16,6 +16,7 @@ from django.utils import timezone
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from tables.engine_bridge import cards_parse
+from tables.lifecycle import shoe_transition_check
 from tables.models import Coup, Player, Seat, Shoe, ShoeAlarm, ShoeCard, TableSession
 from tables.permissions import check_croupier_at
 from tables.services.locking import lock_session, require_open
@@ -129,6 +130,7 @@ def shoe_start(
 
 def shoe_close_locked(*, actor: AbstractBaseUser | None, shoe: Shoe, reason: str) -> Shoe:
     """Close ``shoe`` (the caller holds its locks); flag a reshuffle before 5/6 was dealt."""
+    shoe_transition_check(shoe=shoe, to=Shoe.State.CLOSED)
     before = model_snapshot(shoe)
     dealt = ShoeCard.objects.filter(shoe=shoe).count()
     now = timezone.now()

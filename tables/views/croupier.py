@@ -31,7 +31,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from core.errors import error_answer
-from tables import forms, selectors, services
+from tables import forms, selectors, services, wording
 from tables.engine_bridge import cards_parse
 from tables.models import Coup, Player, Seat, Spectator, Table, TableSession
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at, reads_everything
@@ -127,7 +127,7 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
     view = selectors.coup_view(coup=coup)
     violations = [
         f"{step.get_kind_display().capitalize()}: "
-        + display.violation_text(Violation(Code(code), _side(step.kind)), view.state)
+        + wording.violation_text(Violation(Code(code), _side(step.kind)), view.state)
         for step in view.steps
         for code in step.violations
     ]
@@ -140,7 +140,7 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
         restored=preview if isinstance(preview, Restored) else None,
         played_player=display.card_faces(view.state.player_cards),
         played_banker=display.card_faces(view.state.banker_cards),
-        played_outcome=display.OUTCOME_LABELS.get((view.verdict or {}).get("outcome", ""), ""),
+        played_outcome=wording.OUTCOME_LABELS.get((view.verdict or {}).get("outcome", ""), ""),
         played_totals=((view.verdict or {}).get("player_total"), (view.verdict or {}).get("banker_total")),
     )
     if isinstance(preview, Restored):
@@ -149,7 +149,7 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
         panel.banker_cards = display.card_faces(preview.banker_cards, new_from=played_b)
         panel.void_cards = display.card_faces(preview.void_cards)
         panel.unused = len(codes) - len(preview.extra_cards)
-        panel.outcome = display.OUTCOME_LABELS[preview.outcome.value]
+        panel.outcome = wording.OUTCOME_LABELS[preview.outcome.value]
     return panel
 
 
@@ -226,7 +226,7 @@ def _context(
         "last": last,
         "last_player": display.card_faces(last.player_cards) if last else [],
         "last_banker": display.card_faces(last.banker_cards) if last else [],
-        "last_outcome": display.OUTCOME_LABELS.get(last.outcome, "") if last else "",
+        "last_outcome": wording.OUTCOME_LABELS.get(last.outcome, "") if last else "",
         "free_seats": [n for n in range(1, table.seat_count + 1) if n not in {s.number for s in floor.seats}],
         "picker_ranks": display.PICKER_RANKS,
         "picker_suits": display.PICKER_SUITS,
@@ -573,8 +573,8 @@ def coup_step(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse
             for value in values
         ]
         confirm = ConfirmPanel(
-            violation=display.violation_text(exc.violation, state),
-            step_label=display.BUTTON_LABELS.get(step.kind, step.kind.value),
+            violation=wording.violation_text(exc.violation, state),
+            step_label=wording.BUTTON_LABELS.get(step.kind, step.kind.value),
             fields=[*resend, ("confirm", "1")],
         )
         return _render(request, table, part="panel", confirm=confirm)

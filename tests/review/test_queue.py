@@ -7,9 +7,9 @@ from django.urls import reverse
 
 from audit.models import AuditEvent
 from ledger.models import Transaction
-from review.wording import SELF_REVIEW_REFUSAL
 from tables import services
 from tables.models import BankTax, Coup, CoupStep
+from tables.wording import SELF_REVIEW_REFUSAL
 from tests.review.history import play_flagged
 from tests.tables.play import row_counts
 
