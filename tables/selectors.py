@@ -142,22 +142,8 @@ def bank_open_turn(*, session: TableSession) -> BankTurn | None:
 
 
 def bank_rotation(*, session: TableSession) -> BankRotation | None:
-    """None while a banker holds the bank; otherwise who is offered it next."""
-    if BankTurn.objects.filter(session=session, ended_at__isnull=True).exists():
-        return None
-    previous = (
-        BankTurn.objects.filter(session=session)
-        .select_related("seat", "rotation_from")
-        .order_by("-started_at", "-pk")
-        .first()
-    )
-    seats = Seat.objects.filter(session=session, left_at__isnull=True).select_related("player")
-    refused = set(
-        BankOffer.objects.filter(session=session, after_turn=previous, accepted=False).values_list(
-            "seat_id", flat=True
-        )
-    )
-    return _rotation(table=session.table, previous=previous, seats=list(seats), refused=refused)
+    """None while a banker holds the bank; otherwise who is offered it next (the table now's)."""
+    return table_now(table=session.table).rotation
 
 
 def _rotation(

@@ -98,35 +98,36 @@ def test_a_paused_table_and_a_closed_shoe(croupier, table) -> None:
     assert [(a.kind, a.shoe) for a in now.alarms] == [("early_reshuffle", floor.shoe)]
 
 
+def _rotation(now: TableNow) -> tuple:
+    r = now.rotation
+    assert r is not None
+    return (r.how, r.required_minimum, _seat_numbers(r.order), _seat_numbers(r.candidates), r.offer_to.number)
+
+
 def test_the_rotation_while_nobody_holds_the_bank(croupier, table) -> None:
     table.first_banker_method = Table.FirstBanker.ACCEPTANCE
     table.save()
     floor = open_floor(croupier, table, banker_seat=None)
     now = table_now(table=table)
-    expected = bank_rotation(session=floor.session)
-    assert now.bank is None and now.bank_coup is None and now.rotation == expected
-    assert (now.rotation.how, now.rotation.required_minimum) == (BankTurn.Start.ACCEPTANCE, 1)
-    assert _seat_numbers(now.rotation.candidates) == _seat_numbers(now.rotation.order)
+    assert now.bank is None and now.bank_coup is None and now.rotation.previous is None
+    # the casino profile passes the bank to the right: from seat 12 down, the empty seats skipped
+    assert _rotation(now) == (BankTurn.Start.ACCEPTANCE, 1, [4, 3, 2, 1], [4, 3, 2, 1], 4)
 
-    # the first asked refuses: the bank goes on to the next one
-    first = now.rotation.offer_to
-    services.bank_offer_answer(actor=croupier, session=floor.session, seat=first, accept=False)
-    now = table_now(table=table)
-    assert now.rotation == bank_rotation(session=floor.session)
-    assert first in now.rotation.order and first not in now.rotation.candidates
-    assert now.rotation.offer_to == now.rotation.candidates[0] != first
+    # seat 4 refuses: the bank goes on to seat 3
+    services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=False)
+    assert _rotation(table_now(table=table)) == (BankTurn.Start.ACCEPTANCE, 1, [4, 3, 2, 1], [3, 2, 1], 3)
+    assert bank_rotation(session=floor.session) == table_now(table=table).rotation
 
 
 def test_the_rotation_after_a_passed_bank(croupier, table) -> None:
     floor = open_floor(croupier, table)
-    play_clean(floor)
+    play_clean(floor)  # seat 1 wins 200: he must go on with at least 390
     services.bank_pass(actor=croupier, session=floor.session)
-    rotation = table_now(table=table).rotation
-    assert rotation == bank_rotation(session=floor.session)
-    assert rotation.how == BankTurn.Start.PASSED and 1 not in _seat_numbers(rotation.order)
-    services.bank_offer_answer(actor=croupier, session=floor.session, seat=rotation.offer_to, accept=False)
-    rotation = table_now(table=table).rotation
-    assert rotation == bank_rotation(session=floor.session) and len(rotation.candidates) == 2
+    now = table_now(table=table)
+    assert now.bank is None and now.rotation.previous.seat == floor.seats[1]
+    assert _rotation(now) == (BankTurn.Start.PASSED, 390, [4, 3, 2], [4, 3, 2], 4)
+    services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=False)
+    assert _rotation(table_now(table=table)) == (BankTurn.Start.PASSED, 390, [4, 3, 2], [3, 2], 3)
 
 
 def test_the_croupiers_floor_is_the_table_now_and_more(croupier, table) -> None:
