@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tables import services
-from tables.models import BankTurn, Coup, Shoe, Table
+from tables.models import BankTurn, Coup, Seat, Shoe, Table
 from tables.rules.machine import Move
 from tables.selectors import TableNow, bank_rotation, table_floor, table_now, tables_now
 from tests.factories import CroupierAssignmentFactory, TableFactory
@@ -17,7 +17,7 @@ from tests.tables.play import open_floor, step
 pytestmark = pytest.mark.django_db
 
 
-def _seat_numbers(seats: list) -> list[int]:
+def _seat_numbers(seats: list[Seat]) -> list[int]:
     return [s.number for s in seats]
 
 
@@ -57,7 +57,7 @@ def test_a_coup_being_played(croupier, table) -> None:
     # 3 burnt cards and the 6 of the clean coup, out of 6 decks
     assert (now.cards_dealt, now.cards_left) == (9, 312 - 9)
     assert now.alarms == []
-    assert (now.bank.player.display_name, now.bank.seat.number) == ("Player 1", 1)
+    assert now.bank is not None and (now.bank.player.display_name, now.bank.seat.number) == ("Player 1", 1)
     assert now.rotation is None
     assert (now.coup, now.bank_coup, now.last_coup) == (in_play, in_play, in_play)
     assert now.awaiting_approval == []
@@ -88,6 +88,7 @@ def test_a_flagged_coup_is_in_play_until_restored_then_awaits_approval(croupier,
 def test_a_paused_table_and_a_closed_shoe(croupier, table) -> None:
     floor = open_floor(croupier, table)
     play_clean(floor)
+    assert floor.shoe is not None
     services.shoe_close(actor=croupier, shoe=floor.shoe, reason="shoe damaged")
     services.session_pause_start(actor=croupier, session=floor.session)
     now = table_now(table=table)
@@ -98,10 +99,11 @@ def test_a_paused_table_and_a_closed_shoe(croupier, table) -> None:
     assert [(a.kind, a.shoe) for a in now.alarms] == [("early_reshuffle", floor.shoe)]
 
 
-def _rotation(now: TableNow) -> tuple:
+def _rotation(now: TableNow) -> tuple[str, int, list[int], list[int], int | None]:
     r = now.rotation
     assert r is not None
-    return (r.how, r.required_minimum, _seat_numbers(r.order), _seat_numbers(r.candidates), r.offer_to.number)
+    asked = r.offer_to.number if r.offer_to else None
+    return (r.how, r.required_minimum, _seat_numbers(r.order), _seat_numbers(r.candidates), asked)
 
 
 def test_the_rotation_while_nobody_holds_the_bank(croupier, table) -> None:
@@ -109,7 +111,8 @@ def test_the_rotation_while_nobody_holds_the_bank(croupier, table) -> None:
     table.save()
     floor = open_floor(croupier, table, banker_seat=None)
     now = table_now(table=table)
-    assert now.bank is None and now.bank_coup is None and now.rotation.previous is None
+    assert now.bank is None and now.bank_coup is None
+    assert now.rotation is not None and now.rotation.previous is None
     # the casino profile passes the bank to the right: from seat 12 down, the empty seats skipped
     assert _rotation(now) == (BankTurn.Start.ACCEPTANCE, 1, [4, 3, 2, 1], [4, 3, 2, 1], 4)
 
@@ -124,7 +127,8 @@ def test_the_rotation_after_a_passed_bank(croupier, table) -> None:
     play_clean(floor)  # seat 1 wins 200: he must go on with at least 390
     services.bank_pass(actor=croupier, session=floor.session)
     now = table_now(table=table)
-    assert now.bank is None and now.rotation.previous.seat == floor.seats[1]
+    assert now.bank is None and now.rotation is not None and now.rotation.previous is not None
+    assert now.rotation.previous.seat == floor.seats[1]
     assert _rotation(now) == (BankTurn.Start.PASSED, 390, [4, 3, 2], [4, 3, 2], 4)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=False)
     assert _rotation(table_now(table=table)) == (BankTurn.Start.PASSED, 390, [4, 3, 2], [3, 2], 3)
@@ -138,7 +142,8 @@ def test_the_croupiers_floor_is_the_table_now_and_more(croupier, table) -> None:
     assert {name: getattr(screen, name) for name in TableNow.__dataclass_fields__} == {
         name: getattr(now, name) for name in TableNow.__dataclass_fields__
     }
-    assert screen.shoe_coups == [coup] and screen.last_result.coup == coup
+    assert screen.last_result is not None and screen.last_result.coup == coup
+    assert screen.shoe_coups == [coup]
     assert screen.bank_is_new is False  # the bank has been played
 
 
