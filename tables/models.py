@@ -553,6 +553,9 @@ class ShoeState(models.TextChoices):
 class Shoe(models.Model):
     State = ShoeState
 
+    #: a shoe of n decks holds 52 n cards: what it can deal, and what is left of it
+    CARDS_PER_DECK = 52
+
     session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="shoes")
     # Denormalised from session.table so "one open shoe per table" is a plain partial unique index;
     # services set it from the session and never change it.
@@ -619,6 +622,19 @@ class Shoe(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} shoe {self.number}"
+
+    @staticmethod
+    def size_of(decks: int) -> int:
+        """The cards a shoe of ``decks`` decks holds."""
+        return Shoe.CARDS_PER_DECK * decks
+
+    @property
+    def size(self) -> int:
+        return self.size_of(self.decks)
+
+    def cards_left(self, dealt: int) -> int:
+        """The cards still in the shoe once ``dealt`` came out of it (burnt ones included)."""
+        return self.size - dealt
 
 
 class CoupState(models.TextChoices):

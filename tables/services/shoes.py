@@ -26,7 +26,7 @@ RESHUFFLE_AT = 5 / 6
 
 
 def shoe_size(shoe: Shoe) -> int:
-    return 52 * shoe.decks
+    return shoe.size
 
 
 def card_record(*, shoe: Shoe, coup: Coup | None, card: str, role: str) -> ShoeCard:
@@ -100,7 +100,7 @@ def shoe_start(
         lo, hi = profile.burn_cards_min, profile.burn_cards_max
         expected = f"{lo}" if lo == hi else f"{lo} to {hi}"
         raise ValidationError({"burnt_cards": f"The {profile.slug} profile burns {expected} cards."})
-    size = 52 * decks
+    size = Shoe.size_of(decks)
     for name, value in (("cut_card_position", cut_card_position), ("stop_card_position", stop_card_position)):
         if value is not None and not 1 <= value < size:
             raise ValidationError({name: f"A position in a {decks}-deck shoe is between 1 and {size - 1}."})

@@ -436,7 +436,7 @@ def shoe_start(request: HttpRequest, table: Table) -> None:
 
 @table_action("shoe-close", "panel")
 def shoe_close(request: HttpRequest, table: Table) -> None:
-    shoe = selectors.table_floor(table=table).shoe
+    shoe = selectors.table_now(table=table).shoe
     if shoe is None:
         raise ValidationError("There is no shoe in play.")
     services.shoe_close(actor=request.user, shoe=shoe, reason=request.POST.get("reason", "").strip()[:200])
