@@ -28,10 +28,11 @@ def coup_punters(coup: Coup) -> dict[str, Player]:
     """The engine's punter keys of a coup's bets (``seat-4``, ``spectator-17``), to players."""
     players: dict[str, Player] = {}
     for bet in Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player"):
-        if bet.seat_id is not None:
+        if bet.seat is not None:
             players[seat_key(bet.seat.number)] = bet.seat.player
         else:
-            players[spectator_key(bet.spectator_id)] = bet.spectator.player
+            assert bet.spectator is not None  # bet_seat_xor_spectator
+            players[spectator_key(bet.spectator.pk)] = bet.spectator.player
     return players
 
 
