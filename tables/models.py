@@ -21,6 +21,9 @@ from django.db.models import F, Q
 from tables.rules import profiles as engine
 from tables.rules.machine import Move
 
+if typing.TYPE_CHECKING:
+    from tables.rules.judge import Rules
+
 CARD_CODE_REGEX = r"^[A2-9TJQK][SHDC]$"
 
 
@@ -666,6 +669,8 @@ class Coup(models.Model):
     step_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField()
     settled_at = models.DateTimeField(null=True, blank=True)
+    # Not a field: the compiled rules, once tables.engine_bridge.coup_rules has memoised them.
+    _engine_rules: Rules
 
     class Meta:
         ordering = ["shoe", "number"]

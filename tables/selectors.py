@@ -6,10 +6,11 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from core.types import Staff
 from tables.engine_bridge import (
     cards_parse,
     coup_levy,
@@ -43,7 +44,7 @@ from tables.rules.profiles import Side
 from tables.rules.tableau import Requirement
 
 
-def user_roles(*, user: AbstractBaseUser | AnonymousUser) -> list[str]:
+def user_roles(*, user: Staff | AnonymousUser) -> list[str]:
     """The user's role names (groups that are roles), in a stable order."""
     if not user.is_authenticated:
         return []
@@ -52,7 +53,7 @@ def user_roles(*, user: AbstractBaseUser | AnonymousUser) -> list[str]:
 
 
 def assignments_current(
-    *, user: AbstractBaseUser, at: dt.datetime | None = None
+    *, user: Staff, at: dt.datetime | None = None
 ) -> QuerySet[CroupierAssignment]:
     """The user's assignments whose shift covers ``at`` (default: now)."""
     at = at or timezone.now()
@@ -98,7 +99,7 @@ class StaffProfile:
         }
 
 
-def staff_profile(*, user: AbstractBaseUser) -> StaffProfile:
+def staff_profile(*, user: Staff) -> StaffProfile:
     """Who the logged-in user is, for the home page and /api/v1/me/."""
     roles = user_roles(user=user)
     return StaffProfile(
@@ -232,7 +233,7 @@ def coup_advice(*, coup: Coup, state: CoupProgress) -> Advice | None:
     if side == "player":
         return advise_player(
             tableau,
-            state.player_cards[:2],
+            (state.player_cards[0], state.player_cards[1]),  # an option comes after both are dealt
             single_punter=len({b.punter for b in state.bets}) == 1,
             unseen=unseen,
             banco=state.banco,
@@ -241,7 +242,7 @@ def coup_advice(*, coup: Coup, state: CoupProgress) -> Advice | None:
     exempt = coup.first_coup_of_bank and levy.first_coup_exempt
     return advise_banker(
         tableau,
-        state.banker_cards[:2],
+        (state.banker_cards[0], state.banker_cards[1]),
         state.player_cards[2] if len(state.player_cards) == 3 else None,
         unseen=unseen,
         levy_bp=0 if exempt else levy.rate_bp,
@@ -376,10 +377,11 @@ def coup_punter_names(*, coup: Coup) -> dict[str, str]:
         turn = BankTurn.objects.select_related("seat", "player").get(pk=coup.bank_turn_id)
         names[seat_key(turn.seat.number)] = turn.player.display_name
     for bet in Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player"):
-        if bet.seat_id is not None:
+        if bet.seat is not None:
             names[seat_key(bet.seat.number)] = bet.seat.player.display_name
         else:
-            names[spectator_key(bet.spectator_id)] = bet.spectator.player.display_name
+            assert bet.spectator is not None  # bet_seat_xor_spectator
+            names[spectator_key(bet.spectator.pk)] = bet.spectator.player.display_name
     return names
 
 
@@ -433,7 +435,7 @@ def coup_betting_order(*, coup: Coup, seats: list[Seat]) -> list[Seat]:
     return [by_number[n] for n in order]
 
 
-def croupier_tables(*, user: AbstractBaseUser) -> list[Table]:
+def croupier_tables(*, user: Staff) -> list[Table]:
     """The tables the user is assigned to for the current shift (a croupier's "my table")."""
     seen: dict[int, Table] = {}
     for assignment in assignments_current(user=user):
@@ -446,7 +448,7 @@ def tables_overview() -> QuerySet[Table]:
     return Table.objects.select_related("casino", "profile").order_by("state", "casino__name", "name")
 
 
-def tables_readable(*, user: AbstractBaseUser) -> QuerySet[Table]:
+def tables_readable(*, user: Staff) -> QuerySet[Table]:
     """Pit bosses and accountants read every table; a croupier the tables of his current shifts."""
     tables = Table.objects.select_related("casino", "profile").order_by("casino__name", "name", "pk")
     if reads_everything(user):
