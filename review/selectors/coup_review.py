@@ -77,9 +77,10 @@ def _names(coup: Coup) -> dict[str, str]:
     """Engine punter keys (``seat-4``, ``spectator-17``) to ``seat 4 · Name`` for the screen."""
     names: dict[str, str] = {}
     for bet in Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player"):
-        if bet.seat_id is not None:
+        if bet.seat is not None:
             names[f"seat-{bet.seat.number}"] = f"seat {bet.seat.number} · {bet.seat.player.display_name}"
         else:
+            assert bet.spectator is not None  # bet_seat_xor_spectator
             names[f"spectator-{bet.spectator_id}"] = f"spectator · {bet.spectator.player.display_name}"
     if coup.bank_turn_id is not None:
         seat = coup.bank_turn.seat
