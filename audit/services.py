@@ -53,7 +53,8 @@ def _chain_head() -> tuple[int, str] | None:
     answer it (docs/ledger.md, "Measured")."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT seq, hash FROM audit_auditevent ORDER BY seq DESC LIMIT 1")
-        return cursor.fetchone()
+        head: tuple[int, str] | None = cursor.fetchone()
+        return head
 
 
 def audit_record(

@@ -27,7 +27,8 @@ import django  # noqa: E402
 django.setup()
 
 from django.conf import settings  # noqa: E402
-from django.db import connection, transaction  # noqa: E402
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction  # noqa: E402
+from django.db.backends.postgresql.base import DatabaseWrapper as PostgreSQLWrapper  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from ledger import services as ledger  # noqa: E402
@@ -158,7 +159,9 @@ def run(n: int) -> None:
 
     report = trial_balance(casino=casino)
     assert report.balanced and not ledger_drift() and not unbalanced_transactions()
-    print(f"coups posted: {n} (3-5 punters each), PostgreSQL {connection.pg_version}")
+    database = connections[DEFAULT_DB_ALIAS]
+    assert isinstance(database, PostgreSQLWrapper)  # main() runs on nothing else
+    print(f"coups posted: {n} (3-5 punters each), PostgreSQL {database.pg_version}")
     rows = (
         ("coup_settle", settle_ms),
         ("  of which client CPU", settle_cpu_ms),

@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.types import request_staff
 from tables.selectors import staff_profile
 
 
@@ -31,5 +32,5 @@ class MeView(APIView):
 
     @extend_schema(responses=MeSerializer)
     def get(self, request: Request) -> Response:
-        profile = staff_profile(user=request.user)
+        profile = staff_profile(user=request_staff(request))
         return Response(MeSerializer(profile.as_dict()).data)

@@ -16,7 +16,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -25,6 +25,7 @@ from django.views.decorators.http import require_GET, require_POST
 from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
 from core.errors import DomainError, error_answer
+from core.types import AuthenticatedHttpRequest
 from review.forms import PeriodForm, RejectForm
 from review.pages import allow_page, nav_context
 from review.period import Period
@@ -50,7 +51,7 @@ REFUSALS = (PermissionDenied, ValidationError, DomainError)
 # ------------------------------------------------------------------------------- corrections
 @login_required
 @require_GET
-def queue(request: HttpRequest) -> HttpResponse:
+def queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_review_corrections(request.user))
     page = Paginator(review_queue(), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = queue_rows(page.object_list, user=request.user)
@@ -60,7 +61,7 @@ def queue(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def coup_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def coup_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     allow_page(can_review_corrections(request.user))
     coup = get_object_or_404(Coup, pk=pk)
     review = coup_review(coup=coup, user=request.user)
@@ -74,7 +75,12 @@ def coup_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _decide(
-    request: HttpRequest, pk: int, decide: Callable[[Coup], Any], *, done: str, form: RejectForm | None = None
+    request: AuthenticatedHttpRequest,
+    pk: int,
+    decide: Callable[[Coup], Any],
+    *,
+    done: str,
+    form: RejectForm | None = None,
 ) -> HttpResponse:
     """Run one decision (approve/reject) and answer htmx or the plain form post."""
     allow_page(can_review_corrections(request.user))
@@ -121,7 +127,7 @@ def _decide(
 
 @login_required
 @require_POST
-def coup_approve(request: HttpRequest, pk: int) -> HttpResponse:
+def coup_approve(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     def approve(coup: Coup) -> Any:
         return services.correction_approve(actor=request.user, coup=coup)
 
@@ -130,7 +136,7 @@ def coup_approve(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def coup_reject(request: HttpRequest, pk: int) -> HttpResponse:
+def coup_reject(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     form = RejectForm(request.POST)
 
     def reject(coup: Coup) -> Any:
@@ -143,7 +149,7 @@ def coup_reject(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def coup_void(request: HttpRequest, pk: int) -> HttpResponse:
+def coup_void(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     form = RejectForm(request.POST)
 
     def void(coup: Coup) -> Any:
@@ -157,7 +163,7 @@ def coup_void(request: HttpRequest, pk: int) -> HttpResponse:
 # ------------------------------------------------------------------------------- dashboard
 @login_required
 @require_GET
-def dashboard_view(request: HttpRequest) -> HttpResponse:
+def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_see_dashboard(request.user))
     week = Period.last_days()
     form = PeriodForm(request.GET or None, initial={"start": week.start, "end": week.end})
@@ -174,7 +180,9 @@ def dashboard_view(request: HttpRequest) -> HttpResponse:
     context = {
         "form": form,
         "data": data,
-        "filter_query": urlencode({k: v for k, v in request.GET.items() if k in ("start", "end", "table")}),
+        "filter_query": urlencode(
+            {k: v for k, v in request.GET.dict().items() if k in ("start", "end", "table")}
+        ),
         "active": "dashboard",
         "can_verify": can_verify_audit(request.user),
         **nav_context(request),
@@ -184,7 +192,7 @@ def dashboard_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def audit_verify(request: HttpRequest) -> HttpResponse:
+def audit_verify(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_verify_audit(request.user))
     chain_verification_request(actor=request.user)  # the task runs once this has committed
     if request.htmx:

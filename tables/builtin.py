@@ -38,7 +38,8 @@ def _permissions_ensure(apps: Apps, using: str) -> None:
     # models_module, which create_permissions reads as "no models": set it for the call.
     for app_config in apps.get_app_configs():
         saved = getattr(app_config, "models_module", None)
-        app_config.models_module = saved or True
+        # any true value will do: create_permissions only tests it (not a module, hence the ignore)
+        app_config.models_module = saved or True  # type: ignore[assignment]
         try:
             create_permissions(app_config, verbosity=0, apps=apps, using=using)
         finally:

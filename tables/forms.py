@@ -47,6 +47,7 @@ class CardField(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # forms.Form.clean returns cleaned_data
         if data.get("suit") and not data.get("rank") and not data.get("card"):
             self.add_error("card", "Tap the rank first, then the suit.")
         return data
@@ -123,6 +124,7 @@ class SpectatorForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # forms.Form.clean returns cleaned_data
         if not data.get("player") and not data.get("new_name"):
             self.add_error("player", "Pick a player or type a new player's name.")
         return data

@@ -9,7 +9,7 @@ are enforced by tables.services. Chips are integers everywhere.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -20,6 +20,9 @@ from tables.perms import COUP_PERMISSIONS
 from tables.profile_columns import ENGINE_ENUM_FIELDS, profile_from_columns
 from tables.rules import profiles as engine
 from tables.rules.machine import Move
+
+if TYPE_CHECKING:
+    from tables.rules.judge import Rules
 
 CARD_CODE_REGEX = r"^[A2-9TJQK][SHDC]$"
 
@@ -668,6 +671,8 @@ class Coup(models.Model):
     step_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField()
     settled_at = models.DateTimeField(null=True, blank=True)
+    # Not a field: the compiled rules, once tables.engine_bridge.coup_rules has memoised them.
+    _engine_rules: Rules
 
     class Meta:
         ordering = ["shoe", "number"]

@@ -7,11 +7,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from core.types import Staff
 from tables.engine_bridge import (
     bet_player,
     bet_punter_key,
@@ -52,7 +53,7 @@ from tables.rules.punters import seat_key
 from tables.rules.tableau import Requirement
 
 
-def user_roles(*, user: AbstractBaseUser | AnonymousUser) -> list[str]:
+def user_roles(*, user: Staff | AnonymousUser) -> list[str]:
     """The user's role names (groups that are roles), in a stable order."""
     if not user.is_authenticated:
         return []
@@ -61,7 +62,7 @@ def user_roles(*, user: AbstractBaseUser | AnonymousUser) -> list[str]:
 
 
 def assignments_current(
-    *, user: AbstractBaseUser, at: dt.datetime | None = None
+    *, user: Staff, at: dt.datetime | None = None
 ) -> QuerySet[CroupierAssignment]:
     """The user's assignments whose shift covers ``at`` (default: now)."""
     at = at or timezone.now()
@@ -107,7 +108,7 @@ class StaffProfile:
         }
 
 
-def staff_profile(*, user: AbstractBaseUser) -> StaffProfile:
+def staff_profile(*, user: Staff) -> StaffProfile:
     """Who the logged-in user is, for the home page and /api/v1/me/."""
     roles = user_roles(user=user)
     return StaffProfile(
@@ -235,7 +236,7 @@ def coup_advice(*, coup: Coup, state: CoupProgress) -> Advice | None:
     if side == "player":
         return advise_player(
             tableau,
-            state.player_cards[:2],
+            (state.player_cards[0], state.player_cards[1]),  # an option comes after both are dealt
             single_punter=len({b.punter for b in state.bets}) == 1,
             unseen=unseen,
             banco=state.banco,
@@ -244,7 +245,7 @@ def coup_advice(*, coup: Coup, state: CoupProgress) -> Advice | None:
     exempt = coup.first_coup_of_bank and levy.first_coup_exempt
     return advise_banker(
         tableau,
-        state.banker_cards[:2],
+        (state.banker_cards[0], state.banker_cards[1]),
         state.player_cards[2] if len(state.player_cards) == 3 else None,
         unseen=unseen,
         levy_bp=0 if exempt else levy.rate_bp,
@@ -586,7 +587,7 @@ def coup_betting_order(*, coup: Coup, seats: list[Seat]) -> list[Seat]:
     return [by_number[n] for n in order]
 
 
-def croupier_tables(*, user: AbstractBaseUser) -> list[Table]:
+def croupier_tables(*, user: Staff) -> list[Table]:
     """The tables the user is assigned to for the current shift (a croupier's "my table")."""
     seen: dict[int, Table] = {}
     for assignment in assignments_current(user=user):
@@ -599,7 +600,7 @@ def tables_overview() -> QuerySet[Table]:
     return Table.objects.select_related("casino", "profile").order_by("state", "casino__name", "name")
 
 
-def tables_readable(*, user: AbstractBaseUser) -> QuerySet[Table]:
+def tables_readable(*, user: Staff) -> QuerySet[Table]:
     """Pit bosses and accountants read every table; a croupier the tables of his current shifts."""
     tables = Table.objects.select_related("casino", "profile").order_by("casino__name", "name", "pk")
     if reads_everything(user):

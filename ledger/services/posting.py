@@ -123,7 +123,7 @@ def postings_write(
         try:
             with transaction.atomic():  # a savepoint: the UNIQUE key is the last word on replays
                 txn = Transaction.objects.create(
-                    casino=casino,
+                    casino_id=casino.pk,  # by id: the ledger does not know the floor's Casino type
                     kind=posting.kind,
                     actor=actor if getattr(actor, "is_authenticated", False) else None,
                     memo=posting.memo[:300],

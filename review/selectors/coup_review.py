@@ -87,7 +87,7 @@ def _names(coup: Coup) -> dict[str, str]:
     """Engine punter keys (``seat-4``, ``spectator-17``) to ``seat 4 · Name`` for the screen."""
     names: dict[str, str] = {}
     for bet in coup_bets(coup):
-        if bet.seat_id is not None:
+        if bet.seat is not None:
             names[bet_punter_key(bet)] = f"seat {bet.seat.number} · {bet_player(bet).display_name}"
         else:
             names[bet_punter_key(bet)] = f"spectator · {bet_player(bet).display_name}"

@@ -310,6 +310,7 @@ def settled_coup_facts(*, period: Period, table: Table | None = None) -> Iterato
         )
     )
     for pk, table_id, name, settled_at, played, restored, covered_sum, levy in rows.iterator(chunk_size=2000):
+        assert settled_at is not None  # _settled_in filters on it
         yield SettledCoupFacts(
             coup_id=pk,
             table_id=table_id,

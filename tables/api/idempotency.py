@@ -14,6 +14,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from core.services import idempotency
+from core.types import request_staff
 
 
 def _plain(data: Any) -> Any:
@@ -40,6 +41,7 @@ def idempotent(method: Callable[..., Response]) -> Callable[..., Response]:
     @functools.wraps(method)
     def handler(self: APIView, request: Request, *args: Any, **kwargs: Any) -> Response:
         key = idempotency.idempotency_key_check(request.headers.get(idempotency.HEADER))
+        assert request.method is not None  # None only for an HttpRequest built by hand
         fingerprint = idempotency.request_fingerprint(
             method=request.method, path=request.path, body=_request_body(request)
         )
@@ -48,7 +50,8 @@ def idempotent(method: Callable[..., Response]) -> Callable[..., Response]:
             response = method(self, request, *args, **kwargs)
             return response.status_code, _plain(response.data)
 
-        result = idempotency.idempotent_run(user=request.user, key=key, fingerprint=fingerprint, work=work)
+        user = request_staff(request)
+        result = idempotency.idempotent_run(user=user, key=key, fingerprint=fingerprint, work=work)
         response = Response(result.body, status=result.status)
         if result.replayed:
             response["Idempotent-Replayed"] = "true"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from tables import services
 from tables.api.outputs import EV_PLACES
@@ -28,6 +28,9 @@ from tables.selectors import (
     coup_view,
     table_now,
 )
+
+if TYPE_CHECKING:  # django-stubs-ext is a dev requirement
+    from django_stubs_ext import WithAnnotations
 
 
 def player_data(player: Player) -> dict[str, Any]:
@@ -155,6 +158,7 @@ def step_data(step: CoupStep, index_of: Mapping[int, int] | None = None) -> dict
     if step.corrects_id is not None:
         corrects = (index_of or {}).get(step.corrects_id)
         if corrects is None:
+            assert step.corrects is not None  # corrects_id is set
             corrects = step.corrects.index
     return {
         "index": step.index,
@@ -234,7 +238,13 @@ def step_result_data(result: services.StepResult) -> dict[str, Any]:
     return {"step": step_data(result.step), "coup": coup_data(coup_view(coup=result.coup))}
 
 
-def pending_correction_data(coup: Coup) -> dict[str, Any]:
+class PendingCorrections(TypedDict):
+    """What the corrections queue prefetches on each of its coups (tables.api.views.corrections)."""
+
+    corrections_submitted: list[CoupStep]  # latest first
+
+
+def pending_correction_data(coup: WithAnnotations[Coup, PendingCorrections]) -> dict[str, Any]:
     """A coup of the corrections queue (``coup.corrections_submitted``: its corrections, latest first)."""
     return {
         "coup": coup.pk,

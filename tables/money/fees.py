@@ -92,7 +92,7 @@ def _fee_key(session: TableSession, who: str, hour_start: dt.datetime) -> str:
     return f"hourly_fee:session:{session.pk}:{who}:{hour_start.astimezone(dt.UTC):%Y-%m-%dT%H:%M:%SZ}"
 
 
-def _hour_fees(session: TableSession, hour_start: dt.datetime) -> feecalc.HourFees:
+def _hour_fees(session: TableSession, hour_start: dt.datetime) -> feecalc.HourFees[int]:
     casino = session.table.casino
     hour_end = hour_start + feecalc.HOUR
     seats = Seat.objects.filter(session=session, joined_at__lt=hour_end).filter(

@@ -163,8 +163,7 @@ def _series_holdings(*, series: Series) -> dict[int, int]:
     ).values_list("player_id", "balance"):
         holdings[player_id] += balance
     bank = account_find(casino=table.casino, kind=Account.Kind.BANK, table=table)
-    holder = bank_holder_id(bank=bank) if bank is not None else None
-    if holder in holdings:
+    if bank is not None and (holder := bank_holder_id(bank=bank)) in holdings:
         holdings[holder] += bank.balance
     return holdings
 

@@ -35,14 +35,14 @@ Kind = Account.Kind
 TKind = Transaction.Kind
 
 
-def _coup_context(coup: Coup) -> Coup:
+def _coup_context(coup: Coup) -> hot_sql.CoupInContext:
     """The coup with its table, casino, banker and bank turn, and whether a later coup of its bank
     turn has started (one query, read under the ledger lock, never a stale instance; in SQL, as it
     runs on every posting of a coup: tables/money/sql.py)."""
     return hot_sql.coup_context(coup.pk)
 
 
-def _bank_still_in_play(coup: Coup) -> bool:
+def _bank_still_in_play(coup: hot_sql.CoupInContext) -> bool:
     """Whether the coup's bank is still the one in the table's bank account: its bank turn has not
     ended and no later coup of that turn has started. When it has moved on (a correction reviewed
     after play went on), the banker's side of a late posting goes to his player account, where
@@ -207,8 +207,8 @@ def coup_settle(
         )
     accounts = _coup_accounts(coup=coup, settlement=settlement, punters=punters, actor=actor)
     # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
-    if (txn := posting_find(key, casino=casino, kind=kind, coup=coup)) is not None:
-        return txn
+    if (found := posting_find(key, casino=casino, kind=kind, coup=coup)) is not None:
+        return found
     entries = _settlement_entries(
         settlement=settlement,
         accounts=accounts,

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from audit.services import audit_record
+from core.types import Staff
 from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict
 from tables.lifecycle import CoupConflict, coup_state_change
 from tables.models import BankTax, Coup, CoupStep, ShoeCard
@@ -52,13 +52,15 @@ def _restoration(coup: Coup, cards: list[str]) -> tuple[Restored, Settlement, li
 
 
 def _latest_correction(coup: Coup) -> CoupStep:
-    return coup.steps.filter(kind=CoupStep.Kind.CORRECTION).order_by("-index").first()
+    step = coup.steps.filter(kind=CoupStep.Kind.CORRECTION).order_by("-index").first()
+    assert step is not None  # only asked of a coup awaiting approval: a correction was submitted
+    return step
 
 
 @transaction.atomic
 def correction_submit(
     *,
-    actor: AbstractBaseUser,
+    actor: Staff,
     coup: Coup | int,
     cards: list[str] | tuple[str, ...] = (),
     idempotency_key: str = "",
@@ -114,7 +116,7 @@ def correction_submit(
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))
 
 
-def _pending_review(actor: AbstractBaseUser, coup: Coup) -> CoupStep:
+def _pending_review(actor: Staff, coup: Coup) -> CoupStep:
     check_can_approve(actor)
     if coup.state != Coup.State.AWAITING_APPROVAL:
         raise CoupConflict(f"This coup is {coup.state.replace('_', ' ')}: no correction awaits approval.")
@@ -125,7 +127,7 @@ def _pending_review(actor: AbstractBaseUser, coup: Coup) -> CoupStep:
 
 
 @transaction.atomic
-def correction_approve(*, actor: AbstractBaseUser, coup: Coup | int, idempotency_key: str = "") -> StepResult:
+def correction_approve(*, actor: Staff, coup: Coup | int, idempotency_key: str = "") -> StepResult:
     """A pit boss approves the restored coup: its settlement becomes final."""
     coup = lock_coup(coup)
     correction = _pending_review(actor, coup)
@@ -156,7 +158,7 @@ def correction_approve(*, actor: AbstractBaseUser, coup: Coup | int, idempotency
 
 @transaction.atomic
 def correction_reject(
-    *, actor: AbstractBaseUser, coup: Coup | int, reason: str, idempotency_key: str = ""
+    *, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = ""
 ) -> StepResult:
     """A pit boss rejects the restored coup: the provisional settlement is reversed and the coup
     waits for a new correction."""
@@ -186,7 +188,7 @@ def correction_reject(
 
 @transaction.atomic
 def coup_void(
-    *, actor: AbstractBaseUser, coup: Coup | int, reason: str, idempotency_key: str = ""
+    *, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = ""
 ) -> StepResult:
     """A pit boss voids a flagged coup that cannot be restored (bets beyond the bank, cards no longer
     to be had): all bets are returned and the bank stays as it was declared — no money moves, the

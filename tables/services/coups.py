@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Max
@@ -27,6 +26,7 @@ from django.utils import timezone
 
 from audit.services import audit_record
 from core.errors import DomainError
+from core.types import Staff
 from tables.engine_bridge import (
     cards_parse,
     coup_replay,
@@ -114,7 +114,7 @@ class StepResult:
 @transaction.atomic
 def coup_start(
     *,
-    actor: AbstractBaseUser,
+    actor: Staff,
     session: TableSession,
     amount: int,
     idempotency_key: str = "",
@@ -202,7 +202,7 @@ def coup_start(
 @transaction.atomic
 def coup_step_record(
     *,
-    actor: AbstractBaseUser,
+    actor: Staff,
     coup: Coup | int,
     request: StepRequest,
     expected_step: int,
@@ -276,7 +276,7 @@ def coup_step_record(
 def step_append(
     *,
     coup: Coup,
-    actor: AbstractBaseUser,
+    actor: Staff,
     kind: str,
     payload: dict[str, Any],
     idempotency_key: str = "",
@@ -303,7 +303,7 @@ def step_append(
     return step
 
 
-def _reveal(*, actor: AbstractBaseUser, coup: Coup, verdict: Verdict, state: CoupProgress) -> None:
+def _reveal(*, actor: Staff, coup: Coup, verdict: Verdict, state: CoupProgress) -> None:
     """The hands are shown: a clean coup is settled now; a flagged one waits to be restored."""
     shoe = coup.shoe
     if verdict.violations:
@@ -409,6 +409,7 @@ def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
             betting_from=Side(table.profile.betting_from),
         )
         return _Bettor(seat_key(seat), row.player, False, order, row, None)
+    assert spectator is not None  # one of seat and spectator (checked above)
     standing = (
         Spectator.objects.select_related("player")
         .filter(session_id=session_id, pk=spectator, left_at__isnull=True)
@@ -444,7 +445,9 @@ def _check_suivi(coup: Coup, request: StepRequest, people: list[_Bettor]) -> Non
             and reveal is not None
             and reveal.payload["verdict"]["outcome"] == Outcome.BANKER
         ):
-            loser = banco.seat.player_id if banco.seat_id else banco.spectator.player_id
+            punter = banco.seat or banco.spectator
+            assert punter is not None  # bet_seat_xor_spectator
+            loser = punter.player_id
     for caller, who in zip(request.callers, people, strict=True):
         if caller.suivi and who.player.pk != loser:
             raise ValidationError({"callers": f"{who.player} did not lose a banco on the previous coup."})
@@ -465,6 +468,7 @@ def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgre
             betting_order=order,
         )
         return
+    assert request.amount is not None  # a bet's amount is checked by _engine_step
     Bet.objects.create(
         coup=coup, seat=who.seat, spectator=who.standing, amount=request.amount, betting_order=order
     )

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from core.types import Staff
 from ledger import services as ledger
 from ledger.models import Account
 from ledger.selectors import account_balance
@@ -82,7 +82,7 @@ def record_verdict(record: CoupRecord, profile: Profile) -> Verdict:
 
 @transaction.atomic
 def coup_import(
-    *, actor: AbstractBaseUser, table: Table, record: CoupRecord, buy_in: int = 0
+    *, actor: Staff, table: Table, record: CoupRecord, buy_in: int = 0
 ) -> ImportedCoup:
     # the table's row first, as every writer at a table takes it: the import's player creations
     # and buy-ins take the audit chain's lock, which must come after it (no deadlock with a tablet)
@@ -139,7 +139,7 @@ def coup_import(
 
 @dataclass
 class _Importer:
-    actor: AbstractBaseUser
+    actor: Staff
     table: Table
     session: TableSession
     buy_in: int
@@ -244,5 +244,12 @@ class _Importer:
         return StepRequest(kind=kind)
 
 
-def _where(place: Seat | Spectator) -> dict[str, int]:
+class _Place(TypedDict, total=False):
+    """Where a punter is, as StepRequest and Caller take it: a seat number or a spectator id."""
+
+    seat: int
+    spectator: int
+
+
+def _where(place: Seat | Spectator) -> _Place:
     return {"seat": place.number} if isinstance(place, Seat) else {"spectator": place.pk}

@@ -23,7 +23,7 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
@@ -31,6 +31,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from core.errors import error_answer
+from core.types import AuthenticatedHttpRequest
 from tables import forms, selectors, services, wording
 from tables.engine_bridge import cards_parse
 from tables.models import Coup, Player, Seat, Spectator, Table, TableSession
@@ -113,7 +114,7 @@ def _series_context(floor: selectors.TableFloor) -> dict[str, Any]:
         "series_template": template,
         "series": series,
         "series_running": running,
-        "series_status": series_can_continue(series=series)[1] if running else "",
+        "series_status": series_can_continue(series=series)[1] if series is not None and running else "",
         "series_end_reasons": Series.EndReason.choices,
         "standings": series_standings(series=series) if series is not None else [],
     }
@@ -189,7 +190,7 @@ def _shown_in(where: str, mode: str) -> bool:
 
 
 def _context(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     table: Table,
     *,
     error: ScreenError | None = None,
@@ -239,7 +240,7 @@ def _context(
 
 
 def _render(
-    request: HttpRequest, table: Table, *, part: TablePart = "page", status: int = 200, **kw: Any
+    request: AuthenticatedHttpRequest, table: Table, *, part: TablePart = "page", status: int = 200, **kw: Any
 ) -> HttpResponse:
     if not request.htmx:
         part = "page"
@@ -251,7 +252,7 @@ def _render(
     return render(request, template, _context(request, table, **kw), status=status)
 
 
-def _forbidden(request: HttpRequest) -> HttpResponse:
+def _forbidden(request: AuthenticatedHttpRequest) -> HttpResponse:
     response = render(request, "403.html", status=403)
     if request.htmx:  # the whole page becomes the 403 page, not a corner of it
         response["HX-Retarget"] = "body"
@@ -264,7 +265,7 @@ REFUSALS = (PermissionDenied, services.CoupConflict, ValidationError)
 
 
 def _refused(
-    request: HttpRequest, table: Table, exc: Exception, *, part: TablePart, where: str, **kw: Any
+    request: AuthenticatedHttpRequest, table: Table, exc: Exception, *, part: TablePart, where: str, **kw: Any
 ) -> HttpResponse:
     """One of REFUSALS as the screen shows it, by its status in core.errors: the 403 page, the
     current state with a notice (409), or the messages next to the control that sent it (400,
@@ -279,7 +280,7 @@ def _refused(
     return _render(request, table, part=part, status=answer.status, error=error, **kw)
 
 
-def _done(request: HttpRequest, table: Table, part: TablePart) -> HttpResponse:
+def _done(request: AuthenticatedHttpRequest, table: Table, part: TablePart) -> HttpResponse:
     if request.htmx:
         return _render(request, table, part=part)
     response = HttpResponseRedirect(reverse("floor:table", args=[table.pk]))
@@ -295,14 +296,22 @@ def _session(table: Table) -> TableSession:
 
 
 def _seat(table: Table, seat_id: int | None) -> Seat:
-    seat = Seat.objects.filter(pk=seat_id, session__table=table, left_at__isnull=True).first()
+    seat = (  # no seat id (an empty form field): no seat, as a lookup by pk=None would find
+        Seat.objects.filter(pk=seat_id, session__table=table, left_at__isnull=True).first()
+        if seat_id is not None
+        else None
+    )
     if seat is None:
         raise ValidationError("That player is not seated at this table.")
     return seat
 
 
 def _player(table: Table, player_id: int | None) -> Player:
-    player = Player.objects.filter(pk=player_id, casino_id=table.casino_id).first()
+    player = (  # no player id: no player, as a lookup by pk=None would find
+        Player.objects.filter(pk=player_id, casino_id=table.casino_id).first()
+        if player_id is not None
+        else None
+    )
     if player is None:
         raise ValidationError("No such player in this casino.")
     return player
@@ -315,7 +324,7 @@ def _coup(table: Table, coup_id: int) -> Coup:
 # ---------------------------------------------------------------------------------- reading
 @login_required
 @require_GET
-def mine(request: HttpRequest) -> HttpResponse:
+def mine(request: AuthenticatedHttpRequest) -> HttpResponse:
     """ "My table for this shift": straight to it when there is exactly one."""
     tables = selectors.croupier_tables(user=request.user)
     if len(tables) == 1 and not reads_everything(request.user):
@@ -326,7 +335,7 @@ def mine(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_page(request: AuthenticatedHttpRequest, table_id: int) -> HttpResponse:
     table = _table(table_id)
     check_can_read_table(request.user, table)
     part = request.GET.get("part", "page")
@@ -342,7 +351,7 @@ def table_action(where: str, part: TablePart) -> Callable[..., Callable[..., Htt
         @login_required
         @require_POST
         @wraps(action)
-        def view(request: HttpRequest, table_id: int, **kwargs: Any) -> HttpResponse:
+        def view(request: AuthenticatedHttpRequest, table_id: int, **kwargs: Any) -> HttpResponse:
             table = _table(table_id)
             if not is_croupier_at(request.user, table):
                 return _forbidden(request)
@@ -358,28 +367,28 @@ def table_action(where: str, part: TablePart) -> Callable[..., Callable[..., Htt
 
 
 @table_action("session", "body")
-def session_open(request: HttpRequest, table: Table) -> None:
+def session_open(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.table_session_open(actor=request.user, table=table)
 
 
 @table_action("session", "body")
-def session_close(request: HttpRequest, table: Table) -> None:
+def session_close(request: AuthenticatedHttpRequest, table: Table) -> None:
     reason = request.POST.get("reason", "").strip()[:200]
     services.table_session_close(actor=request.user, session=_session(table), reason=reason)
 
 
 @table_action("pause", "body")
-def pause(request: HttpRequest, table: Table) -> None:
+def pause(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.session_pause_start(actor=request.user, session=_session(table))
 
 
 @table_action("pause", "body")
-def resume(request: HttpRequest, table: Table) -> None:
+def resume(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.session_pause_end(actor=request.user, session=_session(table))
 
 
 @table_action("seat", "body")
-def seat_take(request: HttpRequest, table: Table) -> None:
+def seat_take(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SeatForm(request.POST)
     _form_checked(form)
     session = _session(table)
@@ -394,12 +403,12 @@ def seat_take(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("seating", "body")
-def seat_leave(request: HttpRequest, table: Table, seat_id: int) -> None:
+def seat_leave(request: AuthenticatedHttpRequest, table: Table, seat_id: int) -> None:
     services.seat_leave(actor=request.user, seat=_seat(table, seat_id))
 
 
 @table_action("spectator", "body")
-def spectator_join(request: HttpRequest, table: Table) -> None:
+def spectator_join(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SpectatorForm(request.POST)
     _form_checked(form)
     session = _session(table)
@@ -411,7 +420,7 @@ def spectator_join(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("seating", "body")
-def spectator_leave(request: HttpRequest, table: Table, spectator_id: int) -> None:
+def spectator_leave(request: AuthenticatedHttpRequest, table: Table, spectator_id: int) -> None:
     spectator = Spectator.objects.filter(pk=spectator_id, session__table=table, left_at__isnull=True).first()
     if spectator is None:
         raise ValidationError("That spectator is not at this table.")
@@ -419,7 +428,7 @@ def spectator_leave(request: HttpRequest, table: Table, spectator_id: int) -> No
 
 
 @table_action("shoe", "panel")
-def shoe_start(request: HttpRequest, table: Table) -> None:
+def shoe_start(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.ShoeForm(request.POST)
     _form_checked(form)
     data = form.cleaned_data
@@ -435,7 +444,7 @@ def shoe_start(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("shoe-close", "panel")
-def shoe_close(request: HttpRequest, table: Table) -> None:
+def shoe_close(request: AuthenticatedHttpRequest, table: Table) -> None:
     shoe = selectors.table_now(table=table).shoe
     if shoe is None:
         raise ValidationError("There is no shoe in play.")
@@ -443,7 +452,7 @@ def shoe_close(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("bank", "panel")
-def bank_first(request: HttpRequest, table: Table) -> None:
+def bank_first(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SeatChoiceForm(request.POST)
     _form_checked(form)
     session = _session(table)
@@ -453,7 +462,7 @@ def bank_first(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("bank", "panel")
-def bank_offer(request: HttpRequest, table: Table) -> None:
+def bank_offer(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SeatChoiceForm(request.POST)
     _form_checked(form)
     session = _session(table)
@@ -463,7 +472,7 @@ def bank_offer(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("bank-auction", "panel")
-def bank_auction(request: HttpRequest, table: Table) -> None:
+def bank_auction(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SeatChoiceForm(request.POST)
     _form_checked(form)
     amount = form.cleaned_data["amount"]
@@ -475,7 +484,7 @@ def bank_auction(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("bank", "panel")
-def bank_new(request: HttpRequest, table: Table) -> None:
+def bank_new(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SeatChoiceForm(request.POST)
     _form_checked(form)
     session = _session(table)
@@ -484,7 +493,7 @@ def bank_new(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("bank", "panel")
-def bank_pass(request: HttpRequest, table: Table) -> None:
+def bank_pass(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.bank_pass(actor=request.user, session=_session(table))
 
 
@@ -498,18 +507,18 @@ def _spectator(table: Table, spectator_id: int) -> Spectator:
 
 
 @table_action("series", "body")
-def series_begin(request: HttpRequest, table: Table) -> None:
+def series_begin(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.series_begin(actor=request.user, session=_session(table))
 
 
 @table_action("series", "body")
-def series_finish(request: HttpRequest, table: Table) -> None:
+def series_finish(request: AuthenticatedHttpRequest, table: Table) -> None:
     reason = request.POST.get("reason", "")
     services.series_finish(actor=request.user, session=_session(table), reason=reason)
 
 
 @table_action("share", "panel")
-def bank_share(request: HttpRequest, table: Table) -> None:
+def bank_share(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.BankShareForm(request.POST)
     _form_checked(form)
     amount = form.cleaned_data["amount"]
@@ -522,7 +531,7 @@ def bank_share(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("share", "panel")
-def bank_share_out(request: HttpRequest, table: Table) -> None:
+def bank_share_out(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.BankShareForm(request.POST)
     _form_checked(form)
     spectator = _spectator(table, form.cleaned_data["spectator"])
@@ -530,7 +539,7 @@ def bank_share_out(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("declare", "panel")
-def coup_start(request: HttpRequest, table: Table) -> None:
+def coup_start(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.BankForm(request.POST)
     _form_checked(form)
     services.coup_start(actor=request.user, session=_session(table), amount=form.cleaned_data["amount"])
@@ -547,7 +556,7 @@ def _where(post: Any) -> str:
 
 @login_required
 @require_POST
-def coup_step(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse:
+def coup_step(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) -> HttpResponse:
     """One step of the coup, checked by the engine as it is entered."""
     table = _table(table_id)
     if not is_croupier_at(request.user, table):
@@ -585,7 +594,7 @@ def coup_step(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse
 
 @login_required
 @require_POST
-def coup_restore(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse:
+def coup_restore(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) -> HttpResponse:
     """Restore a flagged coup: add the cards dealt to complete it, preview, submit."""
     table = _table(table_id)
     if not is_croupier_at(request.user, table):

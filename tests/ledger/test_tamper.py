@@ -83,6 +83,7 @@ def test_truncate_is_refused(posted, table: str) -> None:
 @pytest.mark.django_db
 def test_an_account_is_never_deleted_and_only_its_balance_changes(posted) -> None:
     account = Account.objects.filter(kind="player").first()
+    assert account is not None
     assert "ledger_account is append-only: DELETE refused" in refused(
         'DELETE FROM "ledger_account" WHERE "id" = %s', [account.pk]
     )
@@ -95,7 +96,7 @@ def test_an_account_is_never_deleted_and_only_its_balance_changes(posted) -> Non
         assert "only the balance may change" in message
 
 
-def _commit_raw(statements: Callable[[object], None]) -> None:
+def _commit_raw(statements: Callable[[object], None]) -> str:
     with pytest.raises(IntegrityError) as info, transaction.atomic(), connection.cursor() as cursor:
         statements(cursor)
     return str(info.value)

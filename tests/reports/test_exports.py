@@ -11,6 +11,7 @@ import json
 
 import pytest
 from django.core.management import call_command
+from django.http import StreamingHttpResponse
 from django.urls import reverse
 from django.utils import timezone
 
@@ -34,7 +35,7 @@ def _today() -> dict[str, str]:
     return {"start": today, "end": today}
 
 
-def _download(client, kind: str, data: dict[str, str]) -> tuple[object, bytes]:
+def _download(client, kind: str, data: dict[str, str]) -> tuple[StreamingHttpResponse, bytes]:
     response = client.post(reverse("review:export", args=[kind]), data)
     assert response.status_code == 200, response.content[:500]
     assert response.streaming
@@ -284,6 +285,7 @@ def test_every_export_is_audited_with_who_what_and_when(client, pit_boss, table)
     for kind, action in expected.items():
         _download(client, kind, {**_today(), "table": table.pk})
         event = AuditEvent.objects.order_by("-seq").first()
+        assert event is not None
         scoped = kind != "audit-trail"
         suffix = f"_table-{table.pk}" if scoped else ""
         extension = "csv" if kind in ("percentage-tax", "fees") else "jsonl"

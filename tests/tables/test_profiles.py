@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db.models import Field
 
 from tables.builtin import builtin_profiles_ensure
 from tables.models import RuleProfile
@@ -37,6 +38,7 @@ def test_every_engine_field_has_a_column() -> None:
 def test_enum_columns_accept_exactly_the_engine_values() -> None:
     for name, enum in ENGINE_ENUM_FIELDS.items():
         field = RuleProfile._meta.get_field(name)
+        assert isinstance(field, Field) and field.choices is not None, name
         assert [value for value, _ in field.choices] == [member.value for member in enum], name
 
 
@@ -58,6 +60,7 @@ def test_a_derived_profile_round_trips() -> None:
     )
     row.refresh_from_db()
     assert row.as_engine() == engine
+    assert row.derived_from is not None
     assert (row.is_builtin, row.derived_from.slug) == (False, "casino")
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -13,6 +12,7 @@ from rest_framework import status as http
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.types import Staff, request_staff
 from tables import services
 from tables.api import inputs, outputs
 from tables.api.idempotency import idempotency_key, idempotent
@@ -35,7 +35,7 @@ class CoupStartView(TableAction):
     output = outputs.StepResultOut
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.coup_start(
             actor=actor, session=open_session(table), amount=data["bank"], idempotency_key=key
         )
@@ -106,7 +106,7 @@ class CoupStepView(ApiView):
         )
         try:
             result = services.coup_step_record(
-                actor=request.user,
+                actor=request_staff(request),
                 coup=coup_id,
                 request=step,
                 expected_step=data["step"],

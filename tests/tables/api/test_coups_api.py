@@ -11,6 +11,7 @@ import pytest
 
 from audit.selectors import audit_chain_verify
 from tables.models import Coup, CoupStep, StepKind
+from tables.rules.coup import Restored
 from tables.rules.interchange import record_from_dict
 from tables.rules.judge import Rules, judge_coup
 from tables.rules.profiles import BUILTIN
@@ -342,8 +343,10 @@ def test_record_export_matches_the_approved_restoration(croupier, table, pit_bos
     verdict = judge_coup(
         record_from_dict(record, known_profiles=BUILTIN), Rules.for_profile(BUILTIN["casino"])
     )
+    assert isinstance(verdict.restored, Restored)
     assert verdict.restored.banker_cards == ("3S", "2H", "4C")
     settlement = approved["step"]["payload"]["settlement"]
+    assert verdict.settlement is not None
     assert (verdict.settlement.tax, dict(verdict.settlement.punters)) == (
         settlement["tax"],
         settlement["punters"],
