@@ -19,6 +19,7 @@ from tables.models import CroupierAssignment, Table
 from tables.roles import Role
 
 APPROVE_CORRECTION = "tables.approve_correction"
+OPERATE_CAGE = "ledger.operate_cage"  # buy-ins and cash-outs at the cage (cage/permissions.py)
 
 
 def _in_group(user: Any, role: Role) -> bool:

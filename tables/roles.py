@@ -9,12 +9,14 @@ class Role(StrEnum):
     CROUPIER = "croupier"
     PIT_BOSS = "pit_boss"
     ACCOUNTANT = "accountant"
+    CASHIER = "cashier"
 
 
 ROLE_LABELS: dict[str, str] = {
     Role.CROUPIER: "Croupier",
     Role.PIT_BOSS: "Pit boss",
     Role.ACCOUNTANT: "Accountant",
+    Role.CASHIER: "Cashier",
 }
 
 _ALL_TABLES_MODELS = (
@@ -54,4 +56,12 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     ),
     # Reads and exports; changes nothing.
     Role.ACCOUNTANT: (*_VIEW_EVERYTHING, "tables.export_coups"),
+    # The cage: registers players, sells them chips and cashes them in; reads players' accounts.
+    Role.CASHIER: (
+        "tables.view_casino",
+        "tables.view_player",
+        "tables.add_player",
+        *(f"ledger.view_{m}" for m in ("account", "transaction", "entry")),
+        "ledger.operate_cage",
+    ),
 }

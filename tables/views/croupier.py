@@ -30,6 +30,7 @@ from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from cage.selectors import player_balances
 from core.errors import error_answer
 from tables import forms, selectors, services
 from tables.engine_bridge import cards_parse
@@ -234,6 +235,8 @@ def _context(
         "notice": notice,
         "confirm": confirm,
         "posted": request.POST if request.method == "POST" else {},
+        # the chips of everyone at the table, beside his name (one query)
+        "chips": player_balances(players=[p.player for p in (*floor.seats, *floor.spectators)]),
         **_series_context(floor),
     }
 
