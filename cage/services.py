@@ -15,11 +15,12 @@ is refused (IdempotencyConflict).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -33,9 +34,11 @@ from tables.services import player_create
 
 BUY_IN = Transaction.Kind.BUY_IN
 CASH_OUT = Transaction.Kind.CASH_OUT
-_POSTERS = {BUY_IN: ledger.cage_buy_in, CASH_OUT: ledger.cage_cash_out}
-_SIGN = {BUY_IN: 1, CASH_OUT: -1}  # the player's side of the posting
-_WHAT = {BUY_IN: "buy-in", CASH_OUT: "cash-out"}
+_POSTERS: dict[str, Callable[..., Transaction]] = {BUY_IN: ledger.cage_buy_in, CASH_OUT: ledger.cage_cash_out}
+_SIGN: dict[str, int] = {BUY_IN: 1, CASH_OUT: -1}  # the player's side of the posting
+_WHAT: dict[str, str] = {BUY_IN: "buy-in", CASH_OUT: "cash-out"}
+#: who acts: a staff member (checked), or None for the system itself (the demo data)
+Actor = AbstractBaseUser | AnonymousUser | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +54,7 @@ class CageReceipt:
     replayed: bool  # the key had already posted: nothing was written this time
 
 
-def cage_ledger_key(*, kind: str, actor: AbstractBaseUser | None, key: str) -> str:
+def cage_ledger_key(*, kind: str, actor: Actor, key: str) -> str:
     """The ledger's idempotency key for a cage posting of ``actor`` under the one-time ``key``."""
     return f"cage:{kind}:{actor.pk if actor is not None else 'system'}:{key}"
 
@@ -75,7 +78,7 @@ def _replay_check(txn: Transaction, *, kind: str, player: Player, amount: int, k
 
 
 def _cage_post(
-    *, kind: str, actor: AbstractBaseUser | None, casino: Casino, player: Player, amount: Any, key: str
+    *, kind: str, actor: Actor, casino: Casino, player: Player, amount: Any, key: str
 ) -> CageReceipt:
     if actor is not None:  # None is the system itself (the demo data), as in tables.services
         check_can_operate_cage(actor)
@@ -97,17 +100,13 @@ def _cage_post(
 
 
 @transaction.atomic
-def cage_buy_in(
-    *, actor: AbstractBaseUser | None, casino: Casino, player: Player, amount: int, key: str
-) -> CageReceipt:
+def cage_buy_in(*, actor: Actor, casino: Casino, player: Player, amount: int, key: str) -> CageReceipt:
     """The player buys ``amount`` chips at the cage (cage -amount, player +amount)."""
     return _cage_post(kind=BUY_IN, actor=actor, casino=casino, player=player, amount=amount, key=key)
 
 
 @transaction.atomic
-def cage_cash_out(
-    *, actor: AbstractBaseUser | None, casino: Casino, player: Player, amount: int, key: str
-) -> CageReceipt:
+def cage_cash_out(*, actor: Actor, casino: Casino, player: Player, amount: int, key: str) -> CageReceipt:
     """The player cashes ``amount`` chips in (player -amount, cage +amount); never more than he
     holds (InsufficientChips)."""
     return _cage_post(kind=CASH_OUT, actor=actor, casino=casino, player=player, amount=amount, key=key)
@@ -115,10 +114,13 @@ def cage_cash_out(
 
 @transaction.atomic
 def cage_player_register(
-    *, actor: AbstractBaseUser, casino: Casino, display_name: str, membership_number: str = ""
+    *, actor: AbstractBaseUser | AnonymousUser, casino: Casino, display_name: str, membership_number: str = ""
 ) -> Player:
     """A new player of the casino, registered at the cage (audited by tables.services)."""
-    check_can_operate_cage(actor)
+    check_can_operate_cage(actor)  # so an authenticated user from here on
     return player_create(
-        actor=actor, casino=casino, display_name=display_name, membership_number=membership_number
+        actor=cast(AbstractBaseUser, actor),
+        casino=casino,
+        display_name=display_name,
+        membership_number=membership_number,
     )

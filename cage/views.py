@@ -32,12 +32,17 @@ from tables.models import Casino, Player
 
 PLAYERS_PER_PAGE = 50
 HISTORY_PER_PAGE = 25
-KIND_VERBS = {services.BUY_IN: "Buy-in", services.CASH_OUT: "Cash-out"}
+KIND_VERBS: dict[str, str] = {services.BUY_IN: "Buy-in", services.CASH_OUT: "Cash-out"}
+
+
+def _htmx(request: HttpRequest) -> bool:
+    """Did htmx send it (django_htmx's middleware sets ``request.htmx``)?"""
+    return bool(getattr(request, "htmx", False))
 
 
 def _forbidden(request: HttpRequest) -> HttpResponse:
     response = render(request, "403.html", status=403)
-    if request.htmx:  # the whole page becomes the 403 page, not one row of it
+    if _htmx(request):  # the whole page becomes the 403 page, not one row of it
         response["HX-Retarget"] = "body"
         response["HX-Reswap"] = "innerHTML"
     return response
@@ -123,7 +128,7 @@ def player_row(request: HttpRequest, casino_id: int, player_id: int) -> HttpResp
     if not can_read_chips(request.user):
         return _forbidden(request)
     player = get_object_or_404(Player, pk=player_id, casino_id=casino_id)
-    if not request.htmx:
+    if not _htmx(request):
         return redirect("cage:players", casino_id=casino_id)
     return render(request, "cage/_player_row.html", _row_context(request, player.casino, _row(player)))
 
@@ -153,7 +158,7 @@ def _row_context(request: HttpRequest, casino: Casino, row: dict[str, Any]) -> d
 def _answer(
     request: HttpRequest, casino: Casino, player: Player, row: dict[str, Any], status: int = 200
 ) -> HttpResponse:
-    if request.htmx:
+    if _htmx(request):
         return render(request, "cage/_player_row.html", _row_context(request, casino, row), status=status)
     context = _page_context(request, casino, rows={player.pk: row})
     if player.pk not in {r["chips"].player.pk for r in context["rows"]}:
@@ -172,7 +177,7 @@ def _move(request: HttpRequest, casino_id: int, kind: str) -> HttpResponse:
         return HttpResponse("Which player?", status=400, content_type="text/plain")
     posted = {"kind": kind, "amount": form.data.get("amount", "")}
     if not form.is_valid():
-        messages_ = [m for errors in form.errors.values() for m in errors]
+        messages_ = [str(m) for errors in form.errors.values() for m in errors]
         return _answer(
             request, casino, player, _row(player, error=messages_, error_kind=kind, posted=posted), 400
         )
@@ -199,7 +204,7 @@ def _move(request: HttpRequest, casino_id: int, kind: str) -> HttpResponse:
             answer.status,
         )
     notice = _notice(receipt)
-    if request.htmx:
+    if _htmx(request):
         return _answer(request, casino, player, _row(player, balance=receipt.balance, notice=notice))
     messages.success(request, notice)
     response = HttpResponseRedirect(reverse("cage:players", args=[casino.pk]) + f"#player-{player.pk}")

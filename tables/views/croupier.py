@@ -236,7 +236,9 @@ def _context(
         "confirm": confirm,
         "posted": request.POST if request.method == "POST" else {},
         # the chips of everyone at the table, beside his name (one query)
-        "chips": player_balances(players=[p.player for p in (*floor.seats, *floor.spectators)]),
+        "chips": player_balances(
+            players=[s.player for s in floor.seats] + [s.player for s in floor.spectators]
+        ),
         **_series_context(floor),
     }
 

@@ -5,7 +5,7 @@ entries) to prove that a refusal wrote nothing."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.db import transaction
@@ -13,9 +13,26 @@ from django.test import Client
 
 from ledger import services as ledger
 from ledger.models import Account, Entry, Transaction
-from tables.models import Casino, Player
-from tests.factories import PlayerFactory, UserFactory
+from tables.models import Casino, Player, Seat, Spectator, TableSession
+from tests.factories import PlayerFactory, SeatFactory, SpectatorFactory, TableSessionFactory, UserFactory
 from tests.tables.play import row_counts
+
+
+# factory_boy's calls are typed as the factory: these say what they make
+def new_player(**fields: Any) -> Player:
+    return cast(Player, PlayerFactory(**fields))
+
+
+def new_session(**fields: Any) -> TableSession:
+    return cast(TableSession, TableSessionFactory(**fields))
+
+
+def new_seat(**fields: Any) -> Seat:
+    return cast(Seat, SeatFactory(**fields))
+
+
+def new_spectator(**fields: Any) -> Spectator:
+    return cast(Spectator, SpectatorFactory(**fields))
 
 
 def counts() -> dict[str, int]:
@@ -49,18 +66,18 @@ def casino(table) -> Casino:
 
 @pytest.fixture
 def dupont(casino) -> Player:
-    return PlayerFactory(casino=casino, display_name="M. Dupont", membership_number="M-1001")
+    return new_player(casino=casino, display_name="M. Dupont", membership_number="M-1001")
 
 
 @pytest.fixture
 def stranger(db) -> Player:
     """A player of another casino."""
-    return PlayerFactory(display_name="Elsewhere")
+    return new_player(display_name="Elsewhere")
 
 
 @pytest.fixture
 def superuser(db) -> Any:
-    user = UserFactory(username="root")
+    user: Any = UserFactory(username="root")
     user.is_superuser = user.is_staff = True
     user.save()
     return user

@@ -8,10 +8,9 @@ from django.utils import timezone
 
 from cage import services
 from ledger.models import Account, Transaction
-from tests.factories import SeatFactory, SpectatorFactory, TableSessionFactory
 from tests.tables.api.conftest import Api
 
-from .conftest import counts, key, owes
+from .conftest import counts, key, new_seat, new_session, new_spectator, owes
 
 pytestmark = pytest.mark.django_db
 
@@ -172,18 +171,18 @@ def test_a_croupier_reads_the_balances_of_the_players_at_his_table_only(
     services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=100, key=key())
     api = Api(croupier)
     assert api.get(balance_path(dupont)).status_code == 403  # nowhere yet
-    elsewhere = SeatFactory(session=TableSessionFactory(table=other_table), player=dupont, number=1)
+    elsewhere = new_seat(session=new_session(table=other_table), player=dupont, number=1)
     assert api.get(balance_path(dupont)).status_code == 403  # at another croupier's table
     elsewhere.left_at = timezone.now()
     elsewhere.save()
-    session = TableSessionFactory(table=table)
-    seat = SeatFactory(session=session, player=dupont, number=3)
+    session = new_session(table=table)
+    seat = new_seat(session=session, player=dupont, number=3)
     assert api.ok(api.get(balance_path(dupont)), 200)["balance"] == 100
     assert api.get(history_path(dupont)).status_code == 403  # his history is the back office's
     seat.left_at = timezone.now()
     seat.save()
     assert api.get(balance_path(dupont)).status_code == 403  # he left
-    SpectatorFactory(session=session, player=dupont)
+    new_spectator(session=session, player=dupont)
     assert api.get(balance_path(dupont)).status_code == 200  # standing at the table counts
 
 

@@ -13,9 +13,8 @@ from cage import selectors, services
 from ledger.models import Account, Transaction
 from ledger.selectors import account_balance, ledger_drift, trial_balance
 from ledger.services import IdempotencyConflict, InsufficientChips
-from tests.factories import PlayerFactory
 
-from .conftest import counts, key, owes
+from .conftest import counts, key, new_player, owes
 
 pytestmark = pytest.mark.django_db
 
@@ -47,6 +46,7 @@ def test_every_posting_is_audited_with_its_actor_in_the_same_transaction(cashier
     receipt = services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=500, key=key())
     event = AuditEvent.objects.get(action="ledger.transaction.buy_in")
     assert (event.actor, event.object_id) == (cashier, str(receipt.transaction.pk))
+    assert event.after is not None
     assert {e["amount"] for e in event.after["entries"]} == {500, -500}
     services.cage_cash_out(actor=cashier, casino=casino, player=dupont, amount=200, key=key())
     assert AuditEvent.objects.filter(action="ledger.transaction.cash_out", actor=cashier).count() == 1
@@ -76,7 +76,7 @@ def test_two_cashiers_may_use_the_same_key(cashier, superuser, casino, dupont) -
 def test_a_key_reused_for_another_posting_is_refused(cashier, casino, dupont, change) -> None:
     once = key()
     services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=500, key=once)
-    other = PlayerFactory(casino=casino) if change == "player" else dupont
+    other = new_player(casino=casino) if change == "player" else dupont
     amount = 600 if change == "amount" else 500
     before = counts()
     with pytest.raises(IdempotencyConflict, match="already used"):
@@ -185,7 +185,7 @@ def test_the_cage_registers_players_audited(cashier, casino) -> None:
 def test_player_balances_reads_many_players_in_one_query(
     cashier, casino, dupont, django_assert_num_queries
 ) -> None:
-    other, never = PlayerFactory(casino=casino), PlayerFactory(casino=casino)
+    other, never = new_player(casino=casino), new_player(casino=casino)
     services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=500, key=key())
     services.cage_buy_in(actor=cashier, casino=casino, player=other, amount=20, key=key())
     owes(casino, other, 70)
@@ -203,7 +203,8 @@ def test_player_chips_marker_and_the_history_with_its_running_balance(cashier, c
     owes(casino, dupont, 80)
     chips_ = selectors.player_chips(player=dupont)
     assert (chips_.balance, chips_.chips, chips_.marker) == (-30, 0, 30)
-    rows = [(e.transaction.kind, e.amount, e.balance_after) for e in selectors.player_history(player=dupont)]
+    history = selectors.player_history(player=dupont)
+    rows = [(e.transaction.kind, e.amount, e.balance_after) for e in history]  # type: ignore[attr-defined]
     assert rows == [
         ("hourly_fee", -80, -30),
         ("cash_out", -650, 50),
@@ -211,11 +212,11 @@ def test_player_chips_marker_and_the_history_with_its_running_balance(cashier, c
         ("buy_in", 500, 500),
     ]
     # a page of the history still carries the balance over the whole account
-    assert [e.balance_after for e in selectors.player_history(player=dupont)[1:3]] == [50, 700]
+    assert [e.balance_after for e in history[1:3]] == [50, 700]  # type: ignore[attr-defined]
 
 
 def test_cage_players_search_by_name_or_membership_number(casino, dupont, stranger) -> None:
-    PlayerFactory(casino=casino, display_name="Comte Orlov", membership_number="M-1003")
+    new_player(casino=casino, display_name="Comte Orlov", membership_number="M-1003")
     assert [p.display_name for p in selectors.cage_players(casino=casino)] == ["Comte Orlov", "M. Dupont"]
     assert list(selectors.cage_players(casino=casino, search="dupo")) == [dupont]
     assert [p.display_name for p in selectors.cage_players(casino=casino, search="m-1003")] == ["Comte Orlov"]

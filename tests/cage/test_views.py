@@ -14,12 +14,11 @@ from django.urls import reverse
 from cage import services
 from ledger.models import Transaction
 from tables.models import Player
-from tests.factories import PlayerFactory, SeatFactory, SpectatorFactory, TableSessionFactory
 
-from .conftest import counts, key, logged_in, owes
+from .conftest import counts, key, logged_in, new_player, new_seat, new_session, new_spectator, owes
 
 pytestmark = pytest.mark.django_db
-HTMX = {"HTTP_HX_REQUEST": "true"}
+HTMX = {"HX-Request": "true"}
 
 
 def page(casino) -> str:
@@ -31,11 +30,13 @@ def form_key(html: str, player, form: str = "buy_in") -> str:
     row = html[html.index(f'id="player-{player.pk}"') :]
     action = reverse(f"cage:{form}", args=[player.casino_id])
     block = row[row.index(f'action="{action}"') :]
-    return re.search(r'name="key" value="([0-9a-f]{32})"', block).group(1)
+    found = re.search(r'name="key" value="([0-9a-f]{32})"', block)
+    assert found is not None, "no key in the form"
+    return found.group(1)
 
 
 def test_the_list_shows_each_players_chips_and_marker(cashier, casino, dupont) -> None:
-    owing = PlayerFactory(casino=casino, display_name="Comte Orlov")
+    owing = new_player(casino=casino, display_name="Comte Orlov")
     services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=1500, key=key())
     owes(casino, owing, 40)
     html = logged_in(cashier).get(page(casino)).content.decode()
@@ -49,7 +50,7 @@ def test_the_list_shows_each_players_chips_and_marker(cashier, casino, dupont) -
 
 def test_the_cage_index_goes_to_the_only_casino(cashier, casino) -> None:
     response = logged_in(cashier).get(reverse("cage:index"))
-    assert response.status_code == 302 and response.url == page(casino)
+    assert response.status_code == 302 and response["Location"] == page(casino)
 
 
 def test_a_buy_in_asks_for_a_confirmation_then_posts_once(cashier, casino, dupont) -> None:
@@ -58,19 +59,19 @@ def test_a_buy_in_asks_for_a_confirmation_then_posts_once(cashier, casino, dupon
     url = reverse("cage:buy_in", args=[casino.pk])
     form = {"player": dupont.pk, "amount": "500", "key": once}
     before = counts()
-    asked = client.post(url, form, **HTMX)
+    asked = client.post(url, form, headers=HTMX)
     html = asked.content.decode()
     assert asked.status_code == 200 and counts() == before  # asked, not written
     assert "Buy-in of <strong>500</strong> chips for M. Dupont?" in html
     assert f'name="key" value="{once}"' in html and 'name="confirm" value="1"' in html
     assert "autofocus" in html  # Enter confirms
-    done = client.post(url, {**form, "confirm": "1"}, **HTMX).content.decode()
+    done = client.post(url, {**form, "confirm": "1"}, headers=HTMX).content.decode()
     assert "M. Dupont: bought in 500 chips. Chips now: 500." in done
     assert re.search(rf'data-testid="chips-{dupont.pk}">500<', done)
     assert form_key(done, dupont) != once  # the row's forms carry new keys
     # the double tap: the same confirmation again posts nothing
     after = counts()
-    twice = client.post(url, {**form, "confirm": "1"}, **HTMX).content.decode()
+    twice = client.post(url, {**form, "confirm": "1"}, headers=HTMX).content.decode()
     assert "Already recorded" in twice and counts() == after
     assert Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count() == 1
 
@@ -82,8 +83,8 @@ def test_without_javascript_the_confirmation_is_the_page_and_then_a_redirect(cas
     asked = client.post(url, form)
     assert asked.status_code == 200 and b"Confirm buy-in" in asked.content and b"<html" in asked.content
     done = client.post(url, {**form, "confirm": "1"})
-    assert done.status_code == 303 and done.url == f"{page(casino)}#player-{dupont.pk}"
-    assert "bought in 200 chips" in client.get(done.url).content.decode()
+    assert done.status_code == 303 and done["Location"] == f"{page(casino)}#player-{dupont.pk}"
+    assert "bought in 200 chips" in client.get(done["Location"]).content.decode()
 
 
 def test_a_cash_out_above_the_chips_is_refused_in_the_row(cashier, casino, dupont) -> None:
@@ -93,7 +94,7 @@ def test_a_cash_out_above_the_chips_is_refused_in_the_row(cashier, casino, dupon
     response = client.post(
         reverse("cage:cash_out", args=[casino.pk]),
         {"player": dupont.pk, "amount": "250", "key": key(), "confirm": "1"},
-        **HTMX,
+        headers=HTMX,
     )
     assert response.status_code == 400 and counts() == before
     html = response.content.decode()
@@ -102,7 +103,7 @@ def test_a_cash_out_above_the_chips_is_refused_in_the_row(cashier, casino, dupon
     ok = client.post(
         reverse("cage:cash_out", args=[casino.pk]),
         {"player": dupont.pk, "amount": "60", "key": key(), "confirm": "1"},
-        **HTMX,
+        headers=HTMX,
     )
     assert "cashed out 60 chips. Chips now: 40." in ok.content.decode()
 
@@ -114,7 +115,7 @@ def test_bad_amounts_are_refused_with_nothing_written(cashier, casino, dupont, a
     response = client.post(
         reverse("cage:buy_in", args=[casino.pk]),
         {"player": dupont.pk, "amount": amount, "key": key(), "confirm": "1"},
-        **HTMX,
+        headers=HTMX,
     )
     assert response.status_code == 400 and counts() == before
     assert f'data-testid="cage-error-{dupont.pk}"' in response.content.decode()
@@ -124,7 +125,9 @@ def test_another_casinos_player_and_unknown_players_are_refused(cashier, casino,
     client = logged_in(cashier)
     before = counts()
     url = reverse("cage:buy_in", args=[casino.pk])
-    response = client.post(url, {"player": stranger.pk, "amount": "5", "key": key(), "confirm": "1"}, **HTMX)
+    response = client.post(
+        url, {"player": stranger.pk, "amount": "5", "key": key(), "confirm": "1"}, headers=HTMX
+    )
     assert response.status_code == 400 and b"is not a player of" in response.content
     assert (
         client.post(url, {"player": 987654, "amount": "5", "key": key(), "confirm": "1"}).status_code == 404
@@ -163,15 +166,15 @@ def test_croupiers_and_outsiders_do_not_see_the_cage(croupier, outsider, casino,
         assert client.get(page(casino)).status_code == 403
         assert client.get(reverse("cage:history", args=[dupont.pk])).status_code == 403
     response = Client().get(page(casino))
-    assert response.status_code == 302 and response.url.startswith(reverse("login"))
+    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
 
 
 def test_the_cage_registers_a_new_player(cashier, casino) -> None:
     client = logged_in(cashier)
     response = client.post(reverse("cage:player_new", args=[casino.pk]), {"display_name": "Mme Leroy"})
     player = Player.objects.get(display_name="Mme Leroy")
-    assert response.status_code == 303 and response.url.endswith(f"#player-{player.pk}")
-    html = client.get(response.url).content.decode()
+    assert response.status_code == 303 and response["Location"].endswith(f"#player-{player.pk}")
+    html = client.get(response["Location"]).content.decode()
     assert "Mme Leroy is registered" in html and f'data-testid="buy-in-{player.pk}"' in html
     before = counts()
     refused = client.post(reverse("cage:player_new", args=[casino.pk]), {"display_name": "  "})
@@ -179,7 +182,7 @@ def test_the_cage_registers_a_new_player(cashier, casino) -> None:
 
 
 def test_the_search_finds_a_player(cashier, casino, dupont) -> None:
-    PlayerFactory(casino=casino, display_name="Comte Orlov")
+    new_player(casino=casino, display_name="Comte Orlov")
     html = logged_in(cashier).get(page(casino) + "?q=orlov").content.decode()
     assert "Comte Orlov" in html and "M. Dupont" not in html
 
@@ -202,15 +205,15 @@ def test_the_chip_history_page(cashier, casino, dupont) -> None:
 
 def test_the_row_comes_back_on_cancel(cashier, casino, dupont) -> None:
     url = reverse("cage:player_row", args=[casino.pk, dupont.pk])
-    response = logged_in(cashier).get(url, **HTMX)
+    response = logged_in(cashier).get(url, headers=HTMX)
     assert response.status_code == 200 and f'data-testid="buy-in-{dupont.pk}"' in response.content.decode()
 
 
 # ------------------------------------------------------------------------- the croupier's screen
 def test_the_croupiers_screen_shows_each_players_chips(croupier, cashier, table, casino, dupont) -> None:
-    session = TableSessionFactory(table=table)
-    SeatFactory(session=session, player=dupont, number=2)
-    standing = SpectatorFactory(session=session)
+    session = new_session(table=table)
+    new_seat(session=session, player=dupont, number=2)
+    standing = new_spectator(session=session)
     services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=2500, key=key())
     html = logged_in(croupier).get(reverse("floor:table", args=[table.pk])).content.decode()
     assert re.search(r'data-testid="chips-seat-2" title="Chips">2500<', html)

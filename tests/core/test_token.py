@@ -3,6 +3,8 @@ throttled per client (429), and never a 500 whatever the body."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.conf import settings
 from django.core.cache import cache
@@ -44,7 +46,7 @@ def test_the_right_password_gets_the_token_and_it_works(cashier) -> None:
 def test_a_token_handed_out_is_audited_without_the_token(cashier) -> None:
     token = post({"username": "cashier", "password": PASSWORD}, REMOTE_ADDR="10.0.0.7").json()["token"]
     event = AuditEvent.objects.get(action="auth.token.issue")
-    assert (event.actor, event.object_id) == (cashier, str(cashier.pk))
+    assert (event.actor, event.object_id) == (cashier, str(cashier.pk)) and event.after is not None
     assert event.after["created"] is True and event.after["ip"] == "10.0.0.7"
     assert token not in str(event.after) and PASSWORD not in str(event.after)
 
@@ -56,6 +58,7 @@ def test_a_wrong_password_or_user_is_refused_and_audited(cashier, username) -> N
     assert response.json() == {"detail": "Unable to log in with the username and password given."}
     assert not Token.objects.exists()
     event = AuditEvent.objects.get(action="auth.login_failed")
+    assert event.after is not None
     assert event.after["username"] == username and "wrong" not in str(event.after)
     assert not AuditEvent.objects.filter(action="auth.token.issue").exists()
 
@@ -115,7 +118,7 @@ def test_too_many_attempts_from_one_client_get_429(cashier) -> None:
 
 
 def test_the_token_endpoint_needs_no_authentication_and_no_idempotency_key(cashier) -> None:
-    other = UserFactory(username="someone")
+    other: Any = UserFactory(username="someone")
     client = APIClient()
     client.force_authenticate(other)  # ignored: the endpoint authenticates nobody
     response = post({"username": "cashier", "password": PASSWORD}, client)
