@@ -36,6 +36,7 @@ from tables import models as m  # noqa: E402
 from tables.money import banks  # noqa: E402
 from tables.money import settlement as coup_money  # noqa: E402
 from tables.rules.coup import Outcome, Stake  # noqa: E402
+from tables.rules.punters import seat_key  # noqa: E402
 from tables.rules.settlement import LevyTerms, settle  # noqa: E402
 
 
@@ -117,11 +118,11 @@ def run(n: int) -> None:
         room, bets = bank, []
         for i in punters:
             amount = rnd.randint(1, max(1, room // 3))
-            bets.append(Stake(f"seat-{i + 1}", amount))
+            bets.append(Stake(seat_key(i + 1), amount))
             room -= amount
         outcome = rnd.choice([Outcome.BANKER, Outcome.PLAYER, Outcome.TIE])
         result = settle(outcome=outcome, bank=bank, bets=bets, levy=levy, uncovered_to_reserve=False)
-        punter_map = {f"seat-{i + 1}": players[i] for i in punters}
+        punter_map = {seat_key(i + 1): players[i] for i in punters}
 
         t0, c0 = time.perf_counter(), time.process_time()
         with transaction.atomic():

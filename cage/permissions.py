@@ -16,7 +16,8 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from tables.models import CroupierAssignment, Player, Seat, Spectator
-from tables.permissions import OPERATE_CAGE, reads_everything
+from tables.permissions import reads_everything
+from tables.perms import OPERATE_CAGE
 from tables.roles import Role
 
 

@@ -8,7 +8,6 @@ profile or group an administrator has edited is never silently changed back.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from django.apps import apps as global_apps
@@ -16,24 +15,9 @@ from django.apps.registry import Apps
 from django.contrib.auth.management import create_permissions
 from django.db import DEFAULT_DB_ALIAS
 
+from tables.profile_columns import profile_to_columns
 from tables.roles import ROLE_PERMISSIONS
-from tables.rules.profiles import BUILTIN, Profile
-
-
-def profile_column_values(profile: Profile, model_fields: set[str]) -> dict[str, Any]:
-    """Engine profile → column values, limited to the columns ``model_fields`` has (an old
-    migration's historical model may predate a field the engine added since)."""
-    values: dict[str, Any] = {}
-    for f in dataclass_fields(Profile):
-        if f.name not in model_fields:
-            continue
-        value = getattr(profile, f.name)
-        if f.name == "decks_allowed":
-            value = list(value)
-        elif hasattr(value, "value"):  # StrEnum → its stored string
-            value = value.value
-        values[f.name] = value
-    return values
+from tables.rules.profiles import BUILTIN
 
 
 def builtin_profiles_ensure(apps: Apps, using: str = DEFAULT_DB_ALIAS) -> int:
@@ -44,7 +28,7 @@ def builtin_profiles_ensure(apps: Apps, using: str = DEFAULT_DB_ALIAS) -> int:
     for slug, profile in BUILTIN.items():
         if RuleProfile.objects.using(using).filter(slug=slug).exists():
             continue
-        RuleProfile.objects.using(using).create(**profile_column_values(profile, model_fields))
+        RuleProfile.objects.using(using).create(**profile_to_columns(profile, columns=model_fields))
         created += 1
     return created
 

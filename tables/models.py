@@ -8,8 +8,6 @@ are enforced by tables.services. Chips are integers everywhere.
 
 from __future__ import annotations
 
-import typing
-from dataclasses import fields as dataclass_fields
 from enum import StrEnum
 from typing import Any
 
@@ -18,6 +16,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
+from tables.perms import COUP_PERMISSIONS
+from tables.profile_columns import ENGINE_ENUM_FIELDS, profile_from_columns
 from tables.rules import profiles as engine
 from tables.rules.machine import Move
 
@@ -138,13 +138,6 @@ class Casino(models.Model):
 
 
 # --------------------------------------------------------------------------------------- rule profile
-
-#: engine Profile fields whose type is a StrEnum, with that enum (stored as its value)
-ENGINE_ENUM_FIELDS: dict[str, type[StrEnum]] = {
-    name: hint
-    for name, hint in typing.get_type_hints(engine.Profile).items()
-    if isinstance(hint, type) and issubclass(hint, StrEnum)
-}
 
 
 class RuleProfile(models.Model):
@@ -273,16 +266,9 @@ class RuleProfile(models.Model):
         return self.casino_id is None
 
     def as_engine(self) -> engine.Profile:
-        """The engine's frozen Profile with this row's settings (its __post_init__ validates)."""
-        values: dict[str, Any] = {}
-        for f in dataclass_fields(engine.Profile):
-            value = getattr(self, f.name)
-            if f.name in ENGINE_ENUM_FIELDS:
-                value = ENGINE_ENUM_FIELDS[f.name](value)
-            elif f.name == "decks_allowed":
-                value = tuple(int(d) for d in value)
-            values[f.name] = value
-        return engine.Profile(**values)
+        """The engine's frozen Profile with this row's settings (its __post_init__ validates); the
+        mapping both ways is ``tables.profile_columns``'s."""
+        return profile_from_columns(self)
 
     def clean(self) -> None:
         # Shape checks the DB cannot express (a JSON list of positive ints) plus the engine's own
@@ -669,10 +655,7 @@ class Coup(models.Model):
 
     class Meta:
         ordering = ["shoe", "number"]
-        permissions = [
-            ("approve_correction", "Can approve the correction of a wrongly played coup"),
-            ("export_coups", "Can export coup records"),
-        ]
+        permissions = [*COUP_PERMISSIONS]
         constraints = [
             models.UniqueConstraint(
                 fields=["shoe", "number"],

@@ -16,10 +16,8 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from tables.models import CroupierAssignment, Table
+from tables.perms import APPROVE_CORRECTION
 from tables.roles import Role
-
-APPROVE_CORRECTION = "tables.approve_correction"
-OPERATE_CAGE = "ledger.operate_cage"  # buy-ins and cash-outs at the cage (cage/permissions.py)
 
 
 def _in_group(user: Any, role: Role) -> bool:

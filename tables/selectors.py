@@ -11,12 +11,13 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from tables.engine_bridge import (
+    bet_player,
+    bet_punter_key,
     cards_parse,
+    coup_bets,
     coup_levy,
     coup_replay,
     coup_restore,
-    seat_key,
-    spectator_key,
 )
 from tables.models import (
     UNFINISHED_COUP_STATES,
@@ -40,6 +41,7 @@ from tables.rules.coup import NeedsCards, Restored
 from tables.rules.machine import CoupProgress, NextStep, next_steps, requirement
 from tables.rules.order import betting_order, rotation_order
 from tables.rules.profiles import Side
+from tables.rules.punters import seat_key
 from tables.rules.tableau import Requirement
 
 
@@ -268,7 +270,7 @@ def corrections_pending(*, casino_id: int | None = None) -> QuerySet[Coup]:
 
 # ------------------------------------------------------------------ the croupier's table screen
 # Appended for the croupier screens (tables/views/): reads only, grouped so a view makes one call.
-from tables.models import Bet, Player, SessionPause, Shoe, ShoeAlarm, Spectator  # noqa: E402
+from tables.models import Player, SessionPause, Shoe, ShoeAlarm, Spectator  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -375,11 +377,8 @@ def coup_punter_names(*, coup: Coup) -> dict[str, str]:
     if coup.bank_turn_id is not None:
         turn = BankTurn.objects.select_related("seat", "player").get(pk=coup.bank_turn_id)
         names[seat_key(turn.seat.number)] = turn.player.display_name
-    for bet in Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player"):
-        if bet.seat_id is not None:
-            names[seat_key(bet.seat.number)] = bet.seat.player.display_name
-        else:
-            names[spectator_key(bet.spectator_id)] = bet.spectator.player.display_name
+    for bet in coup_bets(coup):
+        names[bet_punter_key(bet)] = bet_player(bet).display_name
     return names
 
 

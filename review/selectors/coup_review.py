@@ -8,11 +8,21 @@ from typing import Any
 
 from review.selectors.queue import review_refusal
 from review.wording import violation_items
-from tables.engine_bridge import coup_levy, coup_record, coup_replay, coup_restore, coup_verdict
-from tables.models import Bet, Coup, CoupStep
+from tables.engine_bridge import (
+    bet_player,
+    bet_punter_key,
+    coup_bets,
+    coup_levy,
+    coup_record,
+    coup_replay,
+    coup_restore,
+    coup_verdict,
+)
+from tables.models import Coup, CoupStep
 from tables.rules.coup import Action, NeedsCards, Restored, Settlement
 from tables.rules.judge import coup_settlement
 from tables.rules.machine import CoupProgress
+from tables.rules.punters import seat_key
 
 
 @dataclass(frozen=True)
@@ -76,14 +86,14 @@ class CoupReview:
 def _names(coup: Coup) -> dict[str, str]:
     """Engine punter keys (``seat-4``, ``spectator-17``) to ``seat 4 · Name`` for the screen."""
     names: dict[str, str] = {}
-    for bet in Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player"):
+    for bet in coup_bets(coup):
         if bet.seat_id is not None:
-            names[f"seat-{bet.seat.number}"] = f"seat {bet.seat.number} · {bet.seat.player.display_name}"
+            names[bet_punter_key(bet)] = f"seat {bet.seat.number} · {bet_player(bet).display_name}"
         else:
-            names[f"spectator-{bet.spectator_id}"] = f"spectator · {bet.spectator.player.display_name}"
+            names[bet_punter_key(bet)] = f"spectator · {bet_player(bet).display_name}"
     if coup.bank_turn_id is not None:
         seat = coup.bank_turn.seat
-        names[f"seat-{seat.number}"] = f"seat {seat.number} · {coup.banker.display_name} (banker)"
+        names[seat_key(seat.number)] = f"seat {seat.number} · {coup.banker.display_name} (banker)"
     return names
 
 

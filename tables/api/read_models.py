@@ -28,7 +28,7 @@ from tables.models import (
     Spectator,
     Table,
 )
-from tables.rules.coup import CoupRecord, NeedsCards, Restored, Violation
+from tables.rules.coup import NeedsCards, Restored, Violation
 from tables.rules.interchange import restored_to_dict
 from tables.selectors import (
     CoupView,
@@ -237,24 +237,6 @@ def coup_data(view: CoupView) -> dict[str, Any]:
         "steps": [step_data(s, index_of) for s in view.steps],
         "created_at": coup.created_at,
         "settled_at": coup.settled_at,
-    }
-
-
-def coup_record_data(record: CoupRecord) -> dict[str, Any]:
-    """A ``CoupRecord`` as the interchange format's JSON object (docs/coup-record.md)."""
-    return {
-        "id": record.id,
-        "profile": record.profile,
-        "bank": record.bank,
-        "bets": [{"punter": b.punter, "amount": b.amount, "spectator": b.spectator} for b in record.bets],
-        "banco": record.banco,
-        "first_coup_of_bank": record.first_coup_of_bank,
-        "player": {"cards": list(record.player.cards), "action": record.player.action.value},
-        "banker": {"cards": list(record.banker.cards), "action": record.banker.action.value},
-        "shoe_next": list(record.shoe_next),
-        "house_limit": record.house_limit,
-        "chip_unit": record.chip_unit,
-        "active_punter": record.active_punter,
     }
 
 

@@ -31,9 +31,7 @@ from tables.engine_bridge import (
     cards_parse,
     coup_replay,
     coup_verdict,
-    seat_key,
     snapshot_rules,
-    spectator_key,
     table_rules_snapshot,
 )
 from tables.models import (
@@ -57,6 +55,7 @@ from tables.rules.interchange import verdict_to_dict
 from tables.rules.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup
 from tables.rules.order import SPECTATOR_TURN, betting_turn
 from tables.rules.profiles import Side
+from tables.rules.punters import seat_key, spectator_key
 from tables.rules.settlement import BancoCaller, banco_winner
 from tables.services.banks import bank_after_coup
 from tables.services.locking import lock_coup, lock_session, require_open

@@ -28,7 +28,7 @@ from django.db import transaction
 from ledger import services as ledger
 from ledger.models import Account
 from ledger.selectors import account_balance
-from tables.engine_bridge import rules_snapshot, seat_key
+from tables.engine_bridge import rules_snapshot
 from tables.models import (
     BankTurn,
     Coup,
@@ -45,6 +45,7 @@ from tables.rules.coup import CoupRecord, Restored, Verdict
 from tables.rules.judge import Rules, judge_coup
 from tables.rules.machine import Move, record_steps
 from tables.rules.profiles import BUILTIN, Profile
+from tables.rules.punters import key_seat_number, seat_key
 from tables.rules.settlement import LevyTerms
 from tables.services.banks import bank_assign_imported
 from tables.services.corrections import correction_submit
@@ -189,8 +190,9 @@ class _Importer:
         if current is not None:
             return current
         wanted = None
-        if name.startswith("seat-") and name[5:].isdigit() and 1 <= int(name[5:]) <= self.table.seat_count:
-            wanted = int(name[5:])
+        number = key_seat_number(name)
+        if number is not None and 1 <= number <= self.table.seat_count:
+            wanted = number
             holder = occupied.get(wanted)
             if holder is not None:
                 if holder.player.membership_number != f"IMP-{BANKER_NAME}":

@@ -20,6 +20,7 @@ from django.db import transaction
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from tables.models import Casino, CroupierAssignment, Player, RuleProfile, Table
+from tables.perms import ADD_PLAYER
 from tables.roles import Role
 
 User = get_user_model()
@@ -64,7 +65,7 @@ def player_create(
     *, actor: AbstractBaseUser | None, casino: Casino, display_name: str, membership_number: str = ""
 ) -> Player:
     """A new player of the casino. ``actor`` None is the system itself (imports, the demo)."""
-    if actor is not None and not actor.has_perm("tables.add_player"):
+    if actor is not None and not actor.has_perm(ADD_PLAYER):
         raise PermissionDenied("You may not register players.")
     player = Player(
         casino=casino, display_name=display_name.strip(), membership_number=membership_number.strip()

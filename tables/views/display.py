@@ -11,6 +11,7 @@ from tables.rules.advice import Advice
 from tables.rules.cards import RANKS, SUITS, hand_total
 from tables.rules.coup import Code, Violation
 from tables.rules.machine import CoupProgress, Move, NextStep
+from tables.rules.punters import seat_key, spectator_key
 from tables.rules.tableau import Requirement
 from tables.selectors import CoupView
 
@@ -272,12 +273,12 @@ def coup_screen(
         staked[bet.punter] = staked.get(bet.punter, 0) + bet.amount
     bettors = [
         Bettor(
-            key=f"seat-{s.number}",
+            key=seat_key(s.number),
             label=f"Seat {s.number}",
             name=s.player.display_name,
             seat=s.number,
             spectator=None,
-            staked=staked.get(f"seat-{s.number}", 0),
+            staked=staked.get(seat_key(s.number), 0),
             withdrawn=False,
         )
         for s in seats
@@ -285,12 +286,12 @@ def coup_screen(
     if profile.spectators_bet:
         bettors += [
             Bettor(
-                key=f"spectator-{s.pk}",
+                key=spectator_key(s.pk),
                 label="Standing",
                 name=s.player.display_name,
                 seat=None,
                 spectator=s.pk,
-                staked=staked.get(f"spectator-{s.pk}", 0),
+                staked=staked.get(spectator_key(s.pk), 0),
                 withdrawn=False,
             )
             for s in spectators

@@ -16,16 +16,16 @@ from rest_framework.response import Response
 from tables import services
 from tables.api import inputs, outputs
 from tables.api.idempotency import idempotency_key, idempotent
-from tables.api.read_models import coup_data, coup_record_data, step_result_data
+from tables.api.read_models import coup_data, step_result_data
 from tables.api.views.base import ApiView, TableAction, open_session, valid
-from tables.engine_bridge import coup_record
+from tables.engine_bridge import exported_record
 from tables.models import Coup, Table
 from tables.permissions import check_can_read_table
+from tables.perms import EXPORT_COUPS
+from tables.rules.interchange import record_to_dict
 from tables.rules.machine import Move, Phase
 from tables.selectors import coup_view
 from tables.services import Caller, CoupConflict, StepRequest
-
-EXPORT_COUPS = "tables.export_coups"
 
 
 class CoupStartView(TableAction):
@@ -59,9 +59,9 @@ class CoupDetailView(ApiView):
 
 
 class CoupRecordView(ApiView):
-    """The finished coup as an interchange record (docs/coup-record.md); pit bosses and accountants.
-    A restored coup carries the correction's cards as ``shoe_next``, so ``validate_coups`` restores
-    it the same way."""
+    """The finished coup as an interchange record (docs/coup-record.md), the same JSON as the coup
+    records export; pit bosses and accountants. A restored coup carries the correction's cards as
+    ``shoe_next``, so ``validate_coups`` restores it the same way."""
 
     @extend_schema(
         responses={
@@ -81,9 +81,7 @@ class CoupRecordView(ApiView):
             raise CoupConflict(
                 "The coup is not finished: it has no record yet.", current_step=coup.step_count
             )
-        shoe_next = tuple(view.correction.payload["cards"]) if view.correction else ()
-        record = coup_record(view.coup, view.state, shoe_next=shoe_next)
-        return Response(coup_record_data(record))
+        return Response(record_to_dict(exported_record(view.coup, view.steps, view.state)))
 
 
 class CoupStepView(ApiView):
