@@ -7,6 +7,7 @@ profile or group an administrator has edited is never silently changed back.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.apps import apps as global_apps
@@ -46,13 +47,19 @@ def _permissions_ensure(apps: Apps, using: str) -> None:
             app_config.models_module = saved
 
 
-def roles_ensure(apps: Apps, using: str = DEFAULT_DB_ALIAS) -> int:
-    """Create the missing role groups with their initial permissions; return how many."""
+def roles_ensure(apps: Apps, using: str = DEFAULT_DB_ALIAS, roles: Iterable[str] | None = None) -> int:
+    """Create the missing role groups with their initial permissions; return how many.
+
+    ``roles`` limits it to some roles: a data migration creates those whose permissions exist at
+    its point of the migration graph (the cashier's come from a later ledger migration)."""
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
     _permissions_ensure(apps, using)
     created = 0
+    wanted_roles = None if roles is None else {str(r) for r in roles}
     for role, perms in ROLE_PERMISSIONS.items():
+        if wanted_roles is not None and str(role) not in wanted_roles:
+            continue
         group, was_created = Group.objects.using(using).get_or_create(name=str(role))
         if not was_created:
             continue

@@ -31,6 +31,10 @@ COUP_PERMISSIONS: tuple[tuple[str, str], ...] = (
     (codename(EXPORT_COUPS), "Can export coup records"),
 )
 
+# --- the cage's permission, declared on ledger.Transaction's Meta.permissions (spelt out there: the
+# ledger imports nothing from tables)
+OPERATE_CAGE = "ledger.operate_cage"
+
 # --- Django's model permissions the code checks or grants by name
 ADD_PLAYER = model_perm("add", "player")
 CHANGE_TABLE = model_perm("change", "table")

@@ -13,6 +13,7 @@ from tables.perms import (
     CHANGE_TABLE,
     CHANGE_TABLESESSION,
     EXPORT_COUPS,
+    OPERATE_CAGE,
     VIEW_AUDITEVENT,
     model_perm,
 )
@@ -22,12 +23,14 @@ class Role(StrEnum):
     CROUPIER = "croupier"
     PIT_BOSS = "pit_boss"
     ACCOUNTANT = "accountant"
+    CASHIER = "cashier"
 
 
 ROLE_LABELS: dict[str, str] = {
     Role.CROUPIER: "Croupier",
     Role.PIT_BOSS: "Pit boss",
     Role.ACCOUNTANT: "Accountant",
+    Role.CASHIER: "Cashier",
 }
 
 _ALL_TABLES_MODELS = (
@@ -67,4 +70,12 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     ),
     # Reads and exports; changes nothing.
     Role.ACCOUNTANT: (*_VIEW_EVERYTHING, EXPORT_COUPS),
+    # The cage: registers players, sells them chips and cashes them in; reads players' accounts.
+    Role.CASHIER: (
+        model_perm("view", "casino"),
+        model_perm("view", "player"),
+        ADD_PLAYER,
+        *(model_perm("view", m, app_label="ledger") for m in ("account", "transaction", "entry")),
+        OPERATE_CAGE,
+    ),
 }

@@ -130,6 +130,12 @@ def accountant(db):
 
 
 @pytest.fixture
+def cashier(db):
+    """The cage: sells chips and cashes them in, registers players."""
+    return UserFactory(username="cashier", roles=["cashier"])
+
+
+@pytest.fixture
 def outsider(db):
     """A staff account in no group at all."""
     return UserFactory(username="outsider")

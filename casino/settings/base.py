@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "ledger",
     "review",
     "reports",
+    "cage",
 ]
 
 MIDDLEWARE = [
@@ -125,6 +126,11 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "tables.api.errors.api_exception_handler",
+    # Only POST /api/v1/auth/token/ is throttled (scope "token", per client address): guessing
+    # passwords there is slow. NUM_PROXIES: the reverse proxies in front of us (0: REMOTE_ADDR is
+    # the client; a spoofed X-Forwarded-For is never believed).
+    "DEFAULT_THROTTLE_RATES": {"token": env.str("API_TOKEN_THROTTLE_RATE", default="10/minute")},
+    "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Chemin de Fer back-office API",
@@ -162,6 +168,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 24 * 60 * 60,
     },
 }
+# The most chips one buy-in or cash-out at the cage may move (a typo's extra zeros are refused).
+CAGE_MAX_AMOUNT = env.int("CAGE_MAX_AMOUNT", default=10_000_000)
 IDEMPOTENCY_RETENTION_DAYS = env.int("IDEMPOTENCY_RETENTION_DAYS", default=7)
 HEALTHZ_BROKER_TIMEOUT = env.float("HEALTHZ_BROKER_TIMEOUT", default=2.0)
 

@@ -30,6 +30,7 @@ from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from cage.selectors import player_balances
 from core.errors import error_answer
 from core.types import AuthenticatedHttpRequest
 from tables import forms, selectors, services, wording
@@ -235,6 +236,10 @@ def _context(
         "notice": notice,
         "confirm": confirm,
         "posted": request.POST if request.method == "POST" else {},
+        # the chips of everyone at the table, beside his name (one query)
+        "chips": player_balances(
+            players=[s.player for s in floor.seats] + [s.player for s in floor.spectators]
+        ),
         **_series_context(floor),
     }
 

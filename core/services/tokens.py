@@ -1,0 +1,42 @@
+"""API tokens: a device (a tablet, a smart shoe) trades a username and password for its token.
+
+Both outcomes are audited: a refusal by Django's ``user_login_failed`` signal (the audit receiver
+writes ``auth.login_failed`` with the username and the client's address, never the password), a
+token handed out here as ``auth.token.issue``.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpRequest
+from rest_framework.authtoken.models import Token
+
+from audit.services import audit_record
+
+REFUSED = "Unable to log in with the username and password given."
+
+
+def _client(request: HttpRequest | None) -> dict[str, str]:
+    if request is None:
+        return {}
+    return {
+        "ip": request.META.get("REMOTE_ADDR", ""),
+        "user_agent": request.META.get("HTTP_USER_AGENT", "")[:200],
+    }
+
+
+def api_token_issue(*, username: str, password: str, request: HttpRequest | None = None) -> Token:
+    """The user's API token (created on first use; the same one afterwards). ValidationError when
+    the credentials do not name an active user."""
+    user = authenticate(request, username=username, password=password)
+    if user is None:  # audited by the user_login_failed receiver (audit/receivers.py)
+        raise ValidationError(REFUSED)
+    with transaction.atomic():
+        token, created = Token.objects.get_or_create(user=user)
+        # the event says a token was handed out, never the token itself
+        audit_record(
+            actor=user, action="auth.token.issue", target=user, after={"created": created, **_client(request)}
+        )
+    return token
