@@ -79,7 +79,12 @@ TEMPLATES = [
 # --- database -------------------------------------------------------------------------------
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False  # services own their transactions
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+# Django's own backends with the audit chain appended last, just before COMMIT (audit/backends/).
+DATABASES["default"]["ENGINE"] = {
+    "django.db.backends.postgresql": "audit.backends.postgresql",
+    "django.db.backends.sqlite3": "audit.backends.sqlite3",
+}.get(DATABASES["default"]["ENGINE"], DATABASES["default"]["ENGINE"])
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # BEGIN IMMEDIATE takes SQLite's write lock at the start of every transaction, so two writers
     # never both read the audit chain head and then race to append (see docs/audit.md).
     DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
