@@ -65,7 +65,8 @@ def _chain_head(conn: BaseDatabaseWrapper) -> tuple[int, str] | None:
     answer it (docs/ledger.md, "Measured")."""
     with conn.cursor() as cursor:
         cursor.execute("SELECT seq, hash FROM audit_auditevent ORDER BY seq DESC LIMIT 1")
-        return cursor.fetchone()
+        row = cursor.fetchone()
+        return (int(row[0]), str(row[1])) if row else None
 
 
 # The columns an append writes (all but ``id``), in the model's order.
@@ -90,12 +91,11 @@ def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
         event.hash = prev_hash = event_hash(event)
     values = [f.get_db_prep_save(getattr(e, f.attname), conn) for e in events for f in _FIELDS]
     row = "(" + ", ".join(["%s"] * len(_FIELDS)) + ")"
-    quote = conn.ops.quote_name
     sql = _INSERT_SQL.format(
-        table=quote(AuditEvent._meta.db_table),
-        columns=", ".join(quote(f.column) for f in _FIELDS),
+        table=f'"{AuditEvent._meta.db_table}"',
+        columns=", ".join(f'"{f.column}"' for f in _FIELDS),
         rows=", ".join([row] * len(events)),
-        pk=quote(AuditEvent._meta.pk.column),
+        pk='"id"',
     )
     with conn.cursor() as cursor:
         cursor.execute(sql, values)
@@ -105,7 +105,7 @@ def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
         event._state.adding, event._state.db = False, conn.alias
 
 
-def _flush_point(conn: BaseDatabaseWrapper) -> str | None:
+def _flush_point(conn: Any) -> str | None:
     """Where this transaction's events are appended: ``""`` at COMMIT, a savepoint id when that
     savepoint (the outermost atomic block of the code, inside a test case's transaction) is
     released, None for "now" (a backend that does not defer, or no block of the code's own)."""
@@ -113,7 +113,7 @@ def _flush_point(conn: BaseDatabaseWrapper) -> str | None:
         return None
     blocks = conn.atomic_blocks
     # the outermost block that is not a test case's (TestCase wraps every test in atomic blocks)
-    first = next((i for i, block in enumerate(blocks) if not block._from_testcase), None)
+    first = next((i for i, block in enumerate(blocks) if not getattr(block, "_from_testcase", False)), None)
     if first is None:
         return None
     # savepoint_ids has one entry per block opened inside a transaction: all but the outermost
@@ -121,17 +121,18 @@ def _flush_point(conn: BaseDatabaseWrapper) -> str | None:
     index = first - (len(blocks) - len(conn.savepoint_ids))
     if index < 0:
         return "" if conn.commit_on_exit else None
-    return conn.savepoint_ids[index]  # None: a block without a savepoint, nothing to hook on
+    sid: str | None = conn.savepoint_ids[index]  # None: a block without a savepoint, no hook
+    return sid
 
 
-def audit_pending_flush(conn: BaseDatabaseWrapper) -> None:
+def audit_pending_flush(conn: Any) -> None:
     """Append the events this transaction kept (the backend calls this just before COMMIT)."""
     pending, conn.audit_pending, conn.audit_flush_at = conn.audit_pending, [], None
     if pending:
         _append(conn, [event for _, event in pending])
 
 
-def audit_pending_discard(conn: BaseDatabaseWrapper, sid: str | None = None) -> None:
+def audit_pending_discard(conn: Any, sid: str | None = None) -> None:
     """Forget the events kept since savepoint ``sid`` (all of them when None): rolled back."""
     if sid is None:
         conn.audit_pending = []
@@ -177,13 +178,14 @@ def audit_record(
         after=to_jsonable(after),
         prev_hash=GENESIS_HASH,
     )
-    point = _flush_point(connection)
+    conn: Any = connection  # this thread's connection (an audit.backends wrapper, as a rule)
+    point = _flush_point(conn)
     if point is None:
-        _append(connection, [event])
+        _append(conn, [event])
     else:
         # tagged with the savepoints it was recorded under, to be dropped with any of them
-        connection.audit_pending.append((frozenset(s for s in connection.savepoint_ids if s), event))
-        connection.audit_flush_at = point
+        conn.audit_pending.append((frozenset(s for s in conn.savepoint_ids if s), event))
+        conn.audit_flush_at = point
     return event
 
 

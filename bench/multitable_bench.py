@@ -118,7 +118,8 @@ def setup(count: int) -> list[TableRig]:
             seats[n] = services.seat_take(actor=croupier, session=session, player=player, number=n)
         services.shoe_start(actor=croupier, session=session, decks=DECKS, burnt_cards=["2C", "3C", "4C"])
         services.bank_first_assign(actor=croupier, session=session, seat=seats[1])
-        rigs.append(TableRig(table.pk, Token.objects.create(user=croupier).key))
+        token: Any = Token.objects.create(user=croupier)  # type: ignore[misc]  # (a User)
+        rigs.append(TableRig(table.pk, token.key))
     from django.db import connections
 
     connections.close_all()
@@ -181,6 +182,7 @@ class Client:
         self.cards = Cards()
         self.bank = 300
         self.recording = False
+        self.done = 0  # successful POSTs, warm-up included
 
     def _send(self, path: str, body: dict[str, Any], key: str) -> tuple[int, Any]:
         payload = json.dumps(body)
@@ -212,6 +214,7 @@ class Client:
             status, data = self._send(path, body, key)
             elapsed = (time.perf_counter() - start) * 1000
             if status in (200, 201):
+                self.done += 1
                 if count and self.recording:
                     self.tally.latencies.append(elapsed)
                 return data
@@ -270,7 +273,11 @@ def run_phase(rigs: list[TableRig], port: int, seconds: float, log: Path) -> dic
     threads = [threading.Thread(target=c.play, args=(stop,), daemon=True) for c in clients]
     for thread in threads:
         thread.start()
-    time.sleep(min(3.0, seconds / 5))  # warm up: connections, caches; not counted
+    # warm up, not counted: every worker imported and connected, every client a few steps in
+    deadline = time.monotonic() + 120
+    time.sleep(min(3.0, seconds / 5))
+    while any(c.done < 3 and not c.tally.stopped for c in clients) and time.monotonic() < deadline:
+        time.sleep(0.2)
     retried_before = log.read_text(errors="replace").count("running it once more")
     deadlocks_before = deadlocks_so_far()
     for client in clients:

@@ -28,7 +28,9 @@ def rolled_back_whole(using: str = DEFAULT_DB_ALIAS) -> bool:
     blocks aside): the failed work's transaction was rolled back completely, so running it again
     cannot leave half of the first run behind."""
     conn = connections[using]
-    return not conn.needs_rollback and all(block._from_testcase for block in conn.atomic_blocks)
+    return not conn.needs_rollback and all(
+        getattr(block, "_from_testcase", False) for block in conn.atomic_blocks
+    )
 
 
 def run_retrying(work: Callable[[], T], *, using: str = DEFAULT_DB_ALIAS) -> T:

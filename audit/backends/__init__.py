@@ -43,9 +43,9 @@ class AuditChainWrapper:
 
     def _rollback_quietly(self) -> None:
         try:
-            self.rollback()  # type: ignore[attr-defined]
+            self.rollback()
         except DatabaseError:
-            self.close()  # type: ignore[attr-defined]
+            self.close()
 
     def savepoint_commit(self, sid: str) -> None:
         if self.audit_pending and sid == self.audit_flush_at:
