@@ -11,6 +11,8 @@ core.errors' ``retry`` (409) or ``lock_timeout`` (503) answer instead of a 500.
 from __future__ import annotations
 
 import logging
+import random
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -21,6 +23,10 @@ from core.errors import busy_refusal
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+#: the pause before the second run (seconds, drawn at random): the transaction that won the
+#: deadlock goes through first, instead of meeting the same one again straight away
+RETRY_PAUSE = (0.01, 0.05)
 
 
 def rolled_back_whole(using: str = DEFAULT_DB_ALIAS) -> bool:
@@ -47,6 +53,7 @@ def run_retrying(work: Callable[[], T], *, using: str = DEFAULT_DB_ALIAS) -> T:
         if not rolled_back_whole(using):
             raise  # inside an enclosing transaction: the whole of it is to be run again, not this part
         logger.warning("transaction broken off by the database, running it once more: %s", first)
+    time.sleep(random.uniform(*RETRY_PAUSE))
     try:
         return work()
     except OperationalError as second:

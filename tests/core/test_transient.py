@@ -226,11 +226,16 @@ def test_a_real_deadlock_is_retried_and_both_transactions_go_through() -> None:
     first, second = CasinoFactory(name="A"), CasinoFactory(name="B")
     both_hold_one = threading.Barrier(2)
     calls = {"ab": 0, "ba": 0}
+    finished = {"ab": threading.Event(), "ba": threading.Event()}
     errors: list[BaseException] = []
 
     def locker(name: str, order: tuple[int, int]) -> None:
+        other = finished["ba" if name == "ab" else "ab"]
+
         def work() -> None:
             calls[name] += 1
+            if calls[name] > 1:  # (on a starved machine the winner may not have gone on yet)
+                other.wait(timeout=30)
             with transaction.atomic():
                 Casino.objects.select_for_update().get(pk=order[0])
                 if calls[name] == 1:
@@ -243,6 +248,7 @@ def test_a_real_deadlock_is_retried_and_both_transactions_go_through() -> None:
         except BaseException as exc:
             errors.append(exc)
         finally:
+            finished[name].set()
             connection.close()
 
     threads = [
