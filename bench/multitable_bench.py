@@ -172,7 +172,8 @@ class Refused(Exception):
 
 
 class Client:
-    """One table's tablet: plays coups through the API until told to stop."""
+    """One table's tablet: plays coups through the API until told to stop. Kept from one N to the
+    next: it knows its table's shoe (the cards dealt) and bank."""
 
     def __init__(self, rig: TableRig, port: int, tally: Tally) -> None:
         from bench.coup_steps import Cards
@@ -265,10 +266,11 @@ class Client:
             self.conn.close()
 
 
-def run_phase(rigs: list[TableRig], port: int, seconds: float, log: Path) -> dict[str, Any]:
-    """N clients (one per rig) for ``seconds``; the figures of that window."""
-    tallies = [Tally() for _ in rigs]
-    clients = [Client(rig, port, tally) for rig, tally in zip(rigs, tallies, strict=True)]
+def run_phase(clients: list[Client], seconds: float, log: Path) -> dict[str, Any]:
+    """N clients (one per table) for ``seconds``; the figures of that window."""
+    tallies = [Tally() for _ in clients]
+    for client, tally in zip(clients, tallies, strict=True):
+        client.tally, client.done = tally, 0
     stop = threading.Event()
     threads = [threading.Thread(target=c.play, args=(stop,), daemon=True) for c in clients]
     for thread in threads:
@@ -298,7 +300,7 @@ def run_phase(rigs: list[TableRig], port: int, seconds: float, log: Path) -> dic
     for t in tallies:
         errors.update(t.errors)
     return {
-        "tables": len(rigs),
+        "tables": len(clients),
         "steps": len(latencies),
         "per_second": len(latencies) / wall,
         "p50": statistics.median(latencies) if latencies else float("nan"),
@@ -341,9 +343,10 @@ def main() -> None:
         f" {'deadlocks':>9} {'retried':>7}  {'load 1/5/15':<15} errors"
     )
     base = None
+    clients = [Client(rig, port, Tally()) for rig in rigs]
     try:
         for n in ns:
-            figures = run_phase(rigs[:n], port, args.seconds, log)
+            figures = run_phase(clients[:n], args.seconds, log)
             base = base or figures["per_second"]
             errors = ", ".join(f"{k}: {v}" for k, v in sorted(figures["errors"].items())) or "0"
             load = "/".join(f"{x:.1f}" for x in figures["load"])
