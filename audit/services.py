@@ -3,6 +3,15 @@
 Every other service calls :func:`audit_record` inside its own transaction, so the business change
 and its audit event commit or roll back together: nothing is changed without a trace and no trace
 describes a change that did not happen.
+
+The chain is appended to LAST, at the end of the transaction: ``audit_record`` checks the event
+and keeps it on the connection, and the database backend (audit/backends/) appends every event the
+transaction kept, in the order recorded, just before COMMIT (or, inside a test's transaction, when
+the outermost atomic block of the code under test is released). Only then is the chain's lock
+taken: held from the append to COMMIT, not from the first audited change to COMMIT, so tables that
+write at the same time queue on it for a moment instead of for their whole transaction, and no
+transaction ever waits for a row lock while holding it (docs/audit.md, "Serialising writers").
+A rolled-back savepoint drops the events recorded inside it, as it drops the change they describe.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import connection, models, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, event_hash, to_jsonable
@@ -35,26 +45,101 @@ def _actor_and_label(actor: Any) -> tuple[Any, str]:
     return actor, actor.get_username()
 
 
-def audit_chain_lock() -> None:
+def audit_chain_lock(conn: BaseDatabaseWrapper | None = None) -> None:
     """Serialise appenders until this transaction ends, so two events never share a predecessor.
 
     PostgreSQL: a transaction-scoped advisory lock (released at COMMIT/ROLLBACK). SQLite: every
     transaction already holds the database write lock (settings: transaction_mode IMMEDIATE).
     The UNIQUE constraints on ``seq`` and ``prev_hash`` back this up: a fork would fail to insert.
+    Taken only by :func:`audit_pending_flush`, the last thing a transaction does before COMMIT.
     """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
+    conn = conn or connection
+    if conn.vendor == "postgresql":
+        with conn.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_CHAIN_LOCK_KEY])
 
 
-def _chain_head() -> tuple[int, str] | None:
+def _chain_head(conn: BaseDatabaseWrapper) -> tuple[int, str] | None:
     """The last event's ``(seq, hash)``, None for an empty chain. In SQL: every posting of the
     ledger appends an event, and the ORM took longer to build this query than the database to
     answer it (docs/ledger.md, "Measured")."""
-    with connection.cursor() as cursor:
+    with conn.cursor() as cursor:
         cursor.execute("SELECT seq, hash FROM audit_auditevent ORDER BY seq DESC LIMIT 1")
-        head: tuple[int, str] | None = cursor.fetchone()
-        return head
+        row = cursor.fetchone()
+        return (int(row[0]), str(row[1])) if row else None
+
+
+# The columns an append writes (all but ``id``), in the model's order.
+_FIELDS = [f for f in AuditEvent._meta.concrete_fields if not f.primary_key]
+_INSERT_SQL = "INSERT INTO {table} ({columns}) VALUES {rows} RETURNING {pk}"
+
+
+def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
+    """Link ``events`` (in order) to the chain's head and insert them, under the chain lock.
+
+    Raw SQL rather than the ORM: this may run inside COMMIT, where Django's own atomic blocks
+    (which ``bulk_create`` opens) are not to be nested, and it is the only time the lock is held.
+    """
+    audit_chain_lock(conn)
+    head = _chain_head(conn)
+    seq, prev_hash = head if head else (0, GENESIS_HASH)
+    for event in events:
+        seq += 1
+        event.seq, event.prev_hash = seq, prev_hash
+        # Taken under the lock, so occurred_at never goes backwards along seq.
+        event.occurred_at = timezone.now()
+        event.hash = prev_hash = event_hash(event)
+    values = [f.get_db_prep_save(getattr(e, f.attname), conn) for e in events for f in _FIELDS]
+    row = "(" + ", ".join(["%s"] * len(_FIELDS)) + ")"
+    sql = _INSERT_SQL.format(
+        table=f'"{AuditEvent._meta.db_table}"',
+        columns=", ".join(f'"{f.column}"' for f in _FIELDS),
+        rows=", ".join([row] * len(events)),
+        pk='"id"',
+    )
+    with conn.cursor() as cursor:
+        cursor.execute(sql, values)
+        ids = [r[0] for r in cursor.fetchall()]
+    for event, pk in zip(events, ids, strict=True):  # RETURNING gives the rows in VALUES order
+        event.pk = pk
+        event._state.adding, event._state.db = False, conn.alias
+
+
+def _flush_point(conn: Any) -> str | None:
+    """Where this transaction's events are appended: ``""`` at COMMIT, a savepoint id when that
+    savepoint (the outermost atomic block of the code, inside a test case's transaction) is
+    released, None for "now" (a backend that does not defer, or no block of the code's own)."""
+    if not getattr(conn, "audit_deferred", False):
+        return None
+    blocks = conn.atomic_blocks
+    # the outermost block that is not a test case's (TestCase wraps every test in atomic blocks)
+    first = next((i for i, block in enumerate(blocks) if not getattr(block, "_from_testcase", False)), None)
+    if first is None:
+        return None
+    # savepoint_ids has one entry per block opened inside a transaction: all but the outermost
+    # (unless autocommit was already off when it opened)
+    index = first - (len(blocks) - len(conn.savepoint_ids))
+    if index < 0:
+        return "" if conn.commit_on_exit else None
+    sid: str | None = conn.savepoint_ids[index]  # None: a block without a savepoint, no hook
+    return sid
+
+
+def audit_pending_flush(conn: Any) -> None:
+    """Append the events this transaction kept (the backend calls this just before COMMIT)."""
+    pending, conn.audit_pending, conn.audit_flush_at = conn.audit_pending, [], None
+    if pending:
+        _append(conn, [event for _, event in pending])
+
+
+def audit_pending_discard(conn: Any, sid: str | None = None) -> None:
+    """Forget the events kept since savepoint ``sid`` (all of them when None): rolled back."""
+    if sid is None:
+        conn.audit_pending = []
+    else:
+        conn.audit_pending = [(sids, event) for sids, event in conn.audit_pending if sid not in sids]
+    if not conn.audit_pending:
+        conn.audit_flush_at = None
 
 
 def audit_record(
@@ -65,10 +150,14 @@ def audit_record(
     before: dict[str, Any] | None = None,
     after: dict[str, Any] | None = None,
 ) -> AuditEvent:
-    """Append one event to the chain. Must run inside the caller's ``transaction.atomic()``.
+    """Record one event on the chain. Must run inside the caller's ``transaction.atomic()``.
 
     ``actor`` is the user who acted (``None`` for the system, an anonymous user for failed
     logins); ``target`` the model instance acted upon; ``before``/``after`` its relevant state.
+
+    The event is checked and its content fixed now; it is appended (``seq``, ``occurred_at``,
+    ``prev_hash``, ``hash`` and ``pk`` set on the returned instance) at the end of the transaction,
+    after every other lock it takes (see the module docstring).
     """
     # An explicit raise, not ``assert``: this must hold under ``python -O`` too.
     if not connection.in_atomic_block:
@@ -77,12 +166,8 @@ def audit_record(
         raise ValueError("an audit event needs an action")
     user, label = _actor_and_label(actor)
 
-    audit_chain_lock()
-    head = _chain_head()
     event = AuditEvent(
-        seq=(head[0] + 1) if head else 1,
-        # Taken after the lock, so occurred_at never goes backwards along seq.
-        occurred_at=timezone.now(),
+        occurred_at=timezone.now(),  # provisional: set again when appended
         actor=user,
         actor_label=label,
         action=action,
@@ -91,10 +176,16 @@ def audit_record(
         # Stored in exactly the JSON form that is hashed, so verification recomputes the same bytes.
         before=to_jsonable(before),
         after=to_jsonable(after),
-        prev_hash=head[1] if head else GENESIS_HASH,
+        prev_hash=GENESIS_HASH,
     )
-    event.hash = event_hash(event)
-    event.save(force_insert=True)
+    conn: Any = connection  # this thread's connection (an audit.backends wrapper, as a rule)
+    point = _flush_point(conn)
+    if point is None:
+        _append(conn, [event])
+    else:
+        # tagged with the savepoints it was recorded under, to be dropped with any of them
+        conn.audit_pending.append((frozenset(s for s in conn.savepoint_ids if s), event))
+        conn.audit_flush_at = point
     return event
 
 

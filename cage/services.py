@@ -88,8 +88,14 @@ def _cage_post(
     if player.casino_id != casino.pk:
         raise ValidationError({"player": f"{player} is not a player of {casino}."})
     ledger_key = cage_ledger_key(kind=kind, actor=actor, key=key)
-    # The ledger's lock first (every posting takes it): the replay found here is then the truth.
-    ledger.ledger_lock()
+    # The accounts the posting locks, first: a concurrent twin of this request posts or replays
+    # while we wait, so the replay found here is the truth.
+    ledger.accounts_lock(
+        casino=casino,
+        specs=[ledger.account_spec(Account.Kind.CAGE), ledger.account_spec(Account.Kind.PLAYER, player)],
+        actor=actor,
+        players={player.pk: player},
+    )
     txn = ledger.posting_find(ledger_key, casino=casino, kind=kind)
     replayed = txn is not None
     if txn is not None:

@@ -57,6 +57,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "core.middleware.DatabaseBusyMiddleware",
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -80,12 +81,22 @@ TEMPLATES = [
 # --- database -------------------------------------------------------------------------------
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False  # services own their transactions
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+# Django's own backends with the audit chain appended last, just before COMMIT (audit/backends/).
+DATABASES["default"]["ENGINE"] = {
+    "django.db.backends.postgresql": "audit.backends.postgresql",
+    "django.db.backends.sqlite3": "audit.backends.sqlite3",
+}.get(DATABASES["default"]["ENGINE"], DATABASES["default"]["ENGINE"])
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # BEGIN IMMEDIATE takes SQLite's write lock at the start of every transaction, so two writers
     # never both read the audit chain head and then race to append (see docs/audit.md).
     DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
     DATABASES["default"]["OPTIONS"].setdefault("timeout", 20)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Web processes only, PostgreSQL only (core/db_limits.py, docs/deployment.md): how long a request
+# waits for a row or advisory lock, and how long one statement may run, before it is refused
+# (503, nothing written) instead of hanging; 0 turns a limit off.
+DB_LOCK_TIMEOUT_MS = env.int("DB_LOCK_TIMEOUT_MS", default=5_000)
+DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=60_000)
 
 # --- auth -----------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

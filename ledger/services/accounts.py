@@ -118,17 +118,19 @@ def accounts_lock(
     actor: Any,
     players: Mapping[int, LedgerPlayer] | None = None,
     tables: Mapping[int, LedgerTable] | None = None,
+    also: Iterable[int] = (),
 ) -> dict[AccountSpec, Account]:
     """The accounts named by ``specs``, locked FOR UPDATE in id order, opening missing ones
-    (``players`` and ``tables`` spare reading their owners again)."""
+    (``players`` and ``tables`` spare reading their owners again). The accounts ``also`` (ids, of
+    this casino) are locked in the same statement, in the same order, and returned too."""
     wanted = set(specs)
     # one condition per kind (a kind's owner column is fixed by account_owner_matches_kind)
     owners: dict[str, set[int]] = {}
     for kind, player_id, table_id in wanted:
         owners.setdefault(kind, set()).update(i for i in (player_id, table_id) if i is not None)
     found = {
-        (a.kind, a.player_id, a.table_id): a for a in hot_sql.accounts_lock(casino.pk, owners)
-    }  # exactly the wanted accounts: each (kind, owner) names one
+        (a.kind, a.player_id, a.table_id): a for a in hot_sql.accounts_lock(casino.pk, owners, also)
+    }  # the wanted accounts (each (kind, owner) names one) and ``also``
     players, tables = players or {}, tables or {}
     for kind, player_id, table_id in sorted(wanted - found.keys(), key=repr):
         found[(kind, player_id, table_id)] = _account_open(

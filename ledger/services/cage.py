@@ -10,7 +10,7 @@ from django.db import transaction
 
 from ledger.models import Account, Transaction
 from ledger.services.accounts import LedgerCasino, LedgerPlayer, account_spec, accounts_by_pk, accounts_lock
-from ledger.services.posting import InsufficientChips, Posting, ledger_lock, posting_find, postings_write
+from ledger.services.posting import InsufficientChips, Posting, posting_find, postings_write
 
 Kind = Account.Kind
 TKind = Transaction.Kind
@@ -27,7 +27,6 @@ def cage_buy_in(
 ) -> Transaction:
     """The player buys ``amount`` chips at the cage: cage -amount, player +amount."""
     _positive_chips(amount, "A buy-in")
-    ledger_lock()
     if (txn := posting_find(key, casino=casino, kind=TKind.BUY_IN)) is not None:
         return txn
     accounts = accounts_lock(
@@ -36,7 +35,7 @@ def cage_buy_in(
         actor=actor,
         players={player.pk: player},
     )
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (txn := posting_find(key, casino=casino, kind=TKind.BUY_IN)) is not None:
         return txn
     cage, wallet = accounts[account_spec(Kind.CAGE)], accounts[account_spec(Kind.PLAYER, player)]
@@ -53,7 +52,6 @@ def cage_cash_out(
     """The player cashes ``amount`` chips in: player -amount, cage +amount; never more than he
     holds (an overdraft is not paid out)."""
     _positive_chips(amount, "A cash-out")
-    ledger_lock()
     if (txn := posting_find(key, casino=casino, kind=TKind.CASH_OUT)) is not None:
         return txn
     accounts = accounts_lock(
@@ -62,7 +60,7 @@ def cage_cash_out(
         actor=actor,
         players={player.pk: player},
     )
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (txn := posting_find(key, casino=casino, kind=TKind.CASH_OUT)) is not None:
         return txn
     cage, wallet = accounts[account_spec(Kind.CAGE)], accounts[account_spec(Kind.PLAYER, player)]

@@ -1,5 +1,6 @@
 """Idempotent POSTs: the :func:`idempotent` decorator runs a handler through
-core.services.idempotency, so a resent request gets the first answer and runs nothing twice."""
+core.services.idempotency, so a resent request gets the first answer and runs nothing twice, and
+runs it once more when the database broke its transaction off (core.transient)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from core.services import idempotency
+from core.transient import run_retrying
 from core.types import request_staff
 
 
@@ -36,7 +38,9 @@ def idempotency_key(request: Request) -> str:
 
 def idempotent(method: Callable[..., Response]) -> Callable[..., Response]:
     """Run a POST handler through core.services.idempotency: missing key → 400, replay → the
-    first response (header ``Idempotent-Replayed: true``), same key with another body → 422."""
+    first response (header ``Idempotent-Replayed: true``), same key with another body → 422. A
+    deadlock or lock timeout runs the whole transaction (claim, work, stored answer) once more,
+    then answers 409 ``retry`` / 503 ``lock_timeout``."""
 
     @functools.wraps(method)
     def handler(self: APIView, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -51,7 +55,9 @@ def idempotent(method: Callable[..., Response]) -> Callable[..., Response]:
             return response.status_code, _plain(response.data)
 
         user = request_staff(request)
-        result = idempotency.idempotent_run(user=user, key=key, fingerprint=fingerprint, work=work)
+        result = run_retrying(
+            lambda: idempotency.idempotent_run(user=user, key=key, fingerprint=fingerprint, work=work)
+        )
         response = Response(result.body, status=result.status)
         if result.replayed:
             response["Idempotent-Replayed"] = "true"

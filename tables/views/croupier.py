@@ -11,7 +11,9 @@ What a refusal looks like (by its status in core.errors, the API's mapping too):
 - ``CoupConflict`` (another tablet moved the coup on): the current state, with a notice, 409;
 - ``ConfirmationRequired`` (the step breaks the rules): a confirm panel naming the violation; the
   croupier resends with ``confirm=1`` if it really happened;
-- ``PermissionDenied``: the 403 page.
+- ``PermissionDenied``: the 403 page;
+- the database broke the transaction off (deadlock, lock timeout), twice (core.transient runs it
+  once more): the current state with a notice to send it again, 409 or 503, nothing written.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from cage.selectors import player_balances
-from core.errors import error_answer
+from core.errors import DatabaseBusy, RetryConflict, error_answer
+from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
 from tables import forms, selectors, services, wording
 from tables.engine_bridge import cards_parse
@@ -43,6 +46,7 @@ from tables.views import display
 
 SERIES_TEMPLATE = "ledger/_series_standings.html"
 CONFLICT_NOTICE = "Another tablet moved this coup on: here is where it stands now."
+BUSY_NOTICE = "The table was busy and nothing was recorded: send it again."
 
 TablePart = str  # "page" (full page), "body" (seating + coup panel), "panel" (the coup panel)
 
@@ -266,7 +270,7 @@ def _forbidden(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 
 #: the refusals a screen shows in place (see the module docstring); any other exception is a bug
-REFUSALS = (PermissionDenied, services.CoupConflict, ValidationError)
+REFUSALS = (PermissionDenied, services.CoupConflict, ValidationError, RetryConflict, DatabaseBusy)
 
 
 def _refused(
@@ -279,6 +283,8 @@ def _refused(
     assert answer is not None, exc
     if answer.status == 403:
         return _forbidden(request)
+    if isinstance(exc, RetryConflict | DatabaseBusy):
+        return _render(request, table, part=part, status=answer.status, notice=BUSY_NOTICE)
     if answer.status == 409:
         return _render(request, table, part=part, status=409, notice=CONFLICT_NOTICE)
     error = ScreenError(where, list(answer.messages))
@@ -350,7 +356,8 @@ def table_page(request: AuthenticatedHttpRequest, table_id: int) -> HttpResponse
 # ---------------------------------------------------------------------------------- writing
 def table_action(where: str, part: TablePart) -> Callable[..., Callable[..., HttpResponse]]:
     """A POST at the table: croupier on shift only; refusals re-render the screen (see the module
-    docstring); success re-renders ``part`` (htmx) or redirects to the table page."""
+    docstring); success re-renders ``part`` (htmx) or redirects to the table page. An action calls
+    one service (one transaction), so running it again after a deadlock is safe."""
 
     def decorator(action: Callable[..., None]) -> Callable[..., HttpResponse]:
         @login_required
@@ -361,7 +368,7 @@ def table_action(where: str, part: TablePart) -> Callable[..., Callable[..., Htt
             if not is_croupier_at(request.user, table):
                 return _forbidden(request)
             try:
-                action(request, table, **kwargs)
+                run_retrying(lambda: action(request, table, **kwargs))
             except REFUSALS as exc:
                 return _refused(request, table, exc, part=part, where=where)
             return _done(request, table, part)
@@ -571,12 +578,14 @@ def coup_step(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) ->
     try:
         _form_checked(form)
         step = form.step_request()
-        services.coup_step_record(
-            actor=request.user,
-            coup=coup,
-            request=step,
-            expected_step=form.cleaned_data["expected_step"],
-            confirm=form.cleaned_data["confirm"],
+        run_retrying(
+            lambda: services.coup_step_record(
+                actor=request.user,
+                coup=coup,
+                request=step,
+                expected_step=form.cleaned_data["expected_step"],
+                confirm=form.cleaned_data["confirm"],
+            )
         )
     except services.ConfirmationRequired as exc:
         state = selectors.coup_view(coup=coup).state
@@ -619,7 +628,7 @@ def coup_restore(request: AuthenticatedHttpRequest, table_id: int, coup_id: int)
         elif action == "undo":
             codes = codes[:-1]
         elif action == "submit":
-            services.correction_submit(actor=request.user, coup=coup, cards=codes)
+            run_retrying(lambda: services.correction_submit(actor=request.user, coup=coup, cards=codes))
             return _done(request, table, "panel")
     except REFUSALS as exc:
         return _refused(request, table, exc, part="panel", where="restore", restore_codes=codes)
