@@ -4,7 +4,7 @@ and call cage.services, which re-check who may act inside the transaction."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
@@ -22,6 +22,11 @@ from tables.api.inputs import MAX_ID, StrictSerializer, WholeNumberField, chips
 from tables.api.outputs import PlayerOut
 from tables.api.views.base import ApiView, valid
 from tables.models import Player
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    from cage.selectors import RunningBalance
 
 
 # ------------------------------------------------------------------------------------ shapes
@@ -97,7 +102,7 @@ def receipt_data(receipt: services.CageReceipt) -> dict[str, Any]:
     }
 
 
-def history_entry_data(entry: Entry) -> dict[str, Any]:
+def history_entry_data(entry: WithAnnotations[Entry, RunningBalance]) -> dict[str, Any]:
     txn = entry.transaction
     return {
         "entry": entry.pk,
@@ -107,7 +112,7 @@ def history_entry_data(entry: Entry) -> dict[str, Any]:
         "what": txn.get_kind_display(),
         "coup": txn.coup_id,
         "amount": entry.amount,
-        "balance_after": entry.balance_after,  # type: ignore[attr-defined]  # annotated by the selector
+        "balance_after": entry.balance_after,
     }
 
 

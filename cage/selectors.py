@@ -5,11 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db.models import F, Q, QuerySet, Sum, Window
 
 from ledger.models import Account, Entry
 from tables.models import Casino, Player
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class RunningBalance(TypedDict):
+    balance_after: int  # the account's balance once this entry was posted
 
 
 def player_balances(*, players: Iterable[Player]) -> dict[int, int]:
@@ -74,7 +82,7 @@ def player_chips(*, player: Player) -> PlayerChips:
     return PlayerChips(player, found.get(Account.Kind.PLAYER, 0), found.get(Account.Kind.RESERVE, 0))
 
 
-def player_history(*, player: Player) -> QuerySet[Entry]:
+def player_history(*, player: Player) -> QuerySet[WithAnnotations[Entry, RunningBalance]]:
     """The entries on the player's chip account, newest first, each with its transaction and
     ``balance_after`` (the running sum of the account's entries up to and including it)."""
     return (

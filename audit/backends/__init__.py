@@ -9,12 +9,18 @@ outermost atomic block, and dropped with any rollback that covers them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import DatabaseError
 
+if TYPE_CHECKING:
+    # a mixin of a DatabaseWrapper: typed as one so its super() calls are checked
+    from django.db.backends.base.base import BaseDatabaseWrapper as _Wrapper
+else:
+    _Wrapper = object
 
-class AuditChainWrapper:
+
+class AuditChainWrapper(_Wrapper):
     """Mixin for a DatabaseWrapper: keeps the audit events of the open transaction and appends
     them when it commits (docs/audit.md, "Serialising writers")."""
 
@@ -39,7 +45,7 @@ class AuditChainWrapper:
             except BaseException:
                 self._rollback_quietly()
                 raise
-        super().commit()  # type: ignore[misc]
+        super().commit()
 
     def _rollback_quietly(self) -> None:
         try:
@@ -58,10 +64,10 @@ class AuditChainWrapper:
             except BaseException:
                 self.savepoint_rollback(sid)
                 raise
-        super().savepoint_commit(sid)  # type: ignore[misc]
+        super().savepoint_commit(sid)
 
     def savepoint_rollback(self, sid: str) -> None:
-        super().savepoint_rollback(sid)  # type: ignore[misc]
+        super().savepoint_rollback(sid)
         if self.audit_pending:
             from audit.services import audit_pending_discard
 
@@ -69,8 +75,8 @@ class AuditChainWrapper:
 
     def rollback(self) -> None:
         self.audit_pending, self.audit_flush_at = [], None
-        super().rollback()  # type: ignore[misc]
+        super().rollback()
 
     def close(self) -> None:
         self.audit_pending, self.audit_flush_at = [], None  # the transaction, if any, is gone
-        super().close()  # type: ignore[misc]
+        super().close()

@@ -204,7 +204,7 @@ def test_player_chips_marker_and_the_history_with_its_running_balance(cashier, c
     chips_ = selectors.player_chips(player=dupont)
     assert (chips_.balance, chips_.chips, chips_.marker) == (-30, 0, 30)
     history = selectors.player_history(player=dupont)
-    rows = [(e.transaction.kind, e.amount, e.balance_after) for e in history]  # type: ignore[attr-defined]
+    rows = [(e.transaction.kind, e.amount, e.balance_after) for e in history]
     assert rows == [
         ("hourly_fee", -80, -30),
         ("cash_out", -650, 50),
@@ -212,7 +212,7 @@ def test_player_chips_marker_and_the_history_with_its_running_balance(cashier, c
         ("buy_in", 500, 500),
     ]
     # a page of the history still carries the balance over the whole account
-    assert [e.balance_after for e in history[1:3]] == [50, 700]  # type: ignore[attr-defined]
+    assert [e.balance_after for e in history[1:3]] == [50, 700]
 
 
 def test_cage_players_search_by_name_or_membership_number(casino, dupont, stranger) -> None:

@@ -209,6 +209,7 @@ def test_screens_a_deadlock_twice_shows_a_notice_not_a_500(croupier, table, monk
 def test_any_other_page_answers_a_broken_off_transaction_without_a_500(rf) -> None:
     from core.middleware import DatabaseBusyMiddleware
 
+    # the next handler is never called: the exception is handed straight to process_exception
     middleware = DatabaseBusyMiddleware(lambda request: None)  # type: ignore[arg-type,return-value]
     page = middleware.process_exception(rf.get("/review/"), broken_off("55P03"))
     assert page is not None and (page.status_code, page["Retry-After"]) == (503, "1")

@@ -40,7 +40,7 @@ def entries_of(txn: Transaction) -> dict[str, int]:
     return {e.account.name: e.amount for e in txn.entries.select_related("account")}
 
 
-def test_seed_003_worked_example_posts_every_account() -> None:
+def test_the_home_rule_sheets_worked_example_posts_every_account() -> None:
     """Home: bank 20 covered 12 by two punters (7 and 5) -> reserve 8; the banker wins 12 and the
     bank holds 24, the next bank minimum; the punters lose 7 and 5."""
     r = rig("home", players=3, chips=100)
