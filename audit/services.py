@@ -22,6 +22,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.db import connection, models, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.http import HttpRequest
 from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, event_hash, to_jsonable
@@ -232,3 +233,13 @@ def chain_verification_request(*, actor: Any) -> None:
     audit_record(actor=actor, action="audit.chainverification.request", target=None)
     actor_id = actor.pk
     transaction.on_commit(lambda: audit_chain_verify_task.delay(requested_by_id=actor_id))
+
+
+def request_client(request: HttpRequest | None) -> dict[str, str]:
+    """Who was at the other end of a request, as an audit event records it (address, browser)."""
+    if request is None:
+        return {}
+    return {
+        "ip": request.META.get("REMOTE_ADDR", ""),
+        "user_agent": request.META.get("HTTP_USER_AGENT", "")[:200],
+    }

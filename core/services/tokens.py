@@ -13,18 +13,9 @@ from django.db import transaction
 from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
 
-from audit.services import audit_record
+from audit.services import audit_record, request_client
 
 REFUSED = "Unable to log in with the username and password given."
-
-
-def _client(request: HttpRequest | None) -> dict[str, str]:
-    if request is None:
-        return {}
-    return {
-        "ip": request.META.get("REMOTE_ADDR", ""),
-        "user_agent": request.META.get("HTTP_USER_AGENT", "")[:200],
-    }
 
 
 def api_token_issue(*, username: str, password: str, request: HttpRequest | None = None) -> Token:
@@ -36,7 +27,6 @@ def api_token_issue(*, username: str, password: str, request: HttpRequest | None
     with transaction.atomic():
         token, created = Token.objects.get_or_create(user=user)
         # the event says a token was handed out, never the token itself
-        audit_record(
-            actor=user, action="auth.token.issue", target=user, after={"created": created, **_client(request)}
-        )
+        after = {"created": created, **request_client(request)}
+        audit_record(actor=user, action="auth.token.issue", target=user, after=after)
     return token
