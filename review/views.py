@@ -134,30 +134,30 @@ def coup_approve(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     return _decide(request, pk, approve, done="Correction approved: the restored settlement is final.")
 
 
+def _decide_with_reason(
+    request: AuthenticatedHttpRequest, pk: int, service: Callable[..., Any], *, done: str
+) -> HttpResponse:
+    """A decision that needs the pit boss's reason (reject, void): the reason form, then the service."""
+    form = RejectForm(request.POST)
+
+    def decide(coup: Coup) -> Any:
+        return service(actor=request.user, coup=coup, reason=form.cleaned_data["reason"])
+
+    return _decide(request, pk, decide, form=form, done=done)
+
+
 @login_required
 @require_POST
 def coup_reject(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
-    form = RejectForm(request.POST)
-
-    def reject(coup: Coup) -> Any:
-        return services.correction_reject(actor=request.user, coup=coup, reason=form.cleaned_data["reason"])
-
-    return _decide(
-        request, pk, reject, form=form, done="Correction rejected: the croupier must restore the coup again."
-    )
+    done = "Correction rejected: the croupier must restore the coup again."
+    return _decide_with_reason(request, pk, services.correction_reject, done=done)
 
 
 @login_required
 @require_POST
 def coup_void(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
-    form = RejectForm(request.POST)
-
-    def void(coup: Coup) -> Any:
-        return services.coup_void(actor=request.user, coup=coup, reason=form.cleaned_data["reason"])
-
-    return _decide(
-        request, pk, void, form=form, done="Coup voided: every bet returned, the bank as declared."
-    )
+    done = "Coup voided: every bet returned, the bank as declared."
+    return _decide_with_reason(request, pk, services.coup_void, done=done)
 
 
 # ------------------------------------------------------------------------------- dashboard
