@@ -191,3 +191,28 @@ def test_a_banco_suivi_is_recorded_step_by_step() -> None:
     assert state.banco_suivi
     with pytest.raises(IllegalStep, match="no banco suivi"):
         replay(new_coup(RULES["casino"], historical=True), record_steps(replace(rec, profile="casino")))
+
+
+def test_every_parity_example_replays_as_history_with_the_judges_violations() -> None:
+    """tests/data/coups_parity.jsonl (malformed line aside): record → steps → historical replay
+    gives the record back, ``banco_suivi`` included, flagged as the judge flags it."""
+    import json
+    from pathlib import Path
+
+    from tables.rules.interchange import record_from_dict
+    from tables.rules.machine import to_record
+
+    data = Path(__file__).resolve().parents[2] / "data" / "coups_parity.jsonl"
+    replayed = 0
+    for line in data.read_text().splitlines():
+        raw = json.loads(line)
+        if raw["id"] == "suivi-without-banco":
+            continue
+        rec = record_from_dict(raw, known_profiles=BUILTIN)
+        rules = RULES[rec.profile]
+        state = replay(new_coup(rules, historical=True), record_steps(rec))
+        assert to_record(state, coup_id=rec.id, shoe_next=rec.shoe_next) == rec
+        judged = [(v.code, v.side, v.detail) for v in judge_coup(rec, rules).violations]
+        assert [(v.code, v.side, v.detail) for _, v in state.violations] == judged
+        replayed += 1
+    assert replayed == 8
