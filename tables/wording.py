@@ -92,6 +92,8 @@ def step_detail(kind: str, payload: dict[str, Any] | None, names: dict[str, str]
 # ------------------------------------------------------------------------------------- violations
 #: what each violation code means, once the step is recorded
 VIOLATION_TEXT: dict[str, str] = {
+    Code.BANK_BELOW_MINIMUM: "The bank was under the table's minimum bank.",
+    Code.SPECTATOR_BET_NOT_ALLOWED: "A spectator bet, or called banco, where the table's rules forbid it.",
     Code.BETS_EXCEED_BANK: "The bets add up to more than the bank.",
     Code.WRONG_ACTIVE_PUNTER: "The wrong punter played the hand.",
     Code.NATURAL_NOT_SHOWN: "A natural (8 or 9 on two cards) was not shown at once.",
@@ -139,6 +141,16 @@ def violation_text(violation: Violation, state: CoupProgress) -> str:
         return f"The {violation.side} holds a natural {total}: he must show it, not draw or stand."
     if code is Code.CARD_AFTER_NATURAL:
         return "A natural decides this coup: no third card may be dealt."
+    profile = state.rules.profile
+    if code is Code.BANK_BELOW_MINIMUM and state.bank is not None:
+        return (
+            f"The bank of {state.bank} is under the {profile.slug} profile's minimum bank"
+            f" of {profile.min_bank}."
+        )
+    if code is Code.SPECTATOR_BET_NOT_ALLOWED:
+        if not profile.spectators_bet:
+            return f"Spectators may not bet under the {profile.slug} profile."
+        return f"A spectator may not call banco under the {profile.slug} profile: a seated punter plays."
     if code in VIOLATION_TEXT:
         return VIOLATION_TEXT[code]
     return violation.detail or str(code)

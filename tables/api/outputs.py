@@ -273,3 +273,6 @@ class CoupRecordOut(serializers.Serializer):
     house_limit = serializers.IntegerField(required=False, help_text="absent: no house limit")
     chip_unit = serializers.IntegerField(required=False, help_text="absent: 1")
     active_punter = serializers.CharField(required=False, help_text="absent: not checked")
+    banco_suivi = serializers.BooleanField(
+        required=False, help_text="present (true) only when the banco caller claimed his suivi"
+    )

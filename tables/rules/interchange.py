@@ -156,6 +156,9 @@ def record_from_dict(
         banco = _flag(data, "banco")
         if banco and (len(bets) != 1 or bets[0].amount != bank):
             raise ValueError("banco needs exactly one bet, equal to the bank")
+        banco_suivi = _flag(data, "banco_suivi")
+        if banco_suivi and not banco:
+            raise ValueError("banco_suivi is only for a banco record")
         player = _hand(data, "player")
         banker = _hand(data, "banker")
         pc, bc = player.cards, banker.cards
@@ -187,6 +190,7 @@ def record_from_dict(
             house_limit,
             chip_unit,
             active,
+            banco_suivi,
         )
     except ValueError as exc:
         raise RecordError(str(exc), record_id, has_id="id" in data) from None
@@ -196,8 +200,9 @@ def record_to_dict(record: CoupRecord) -> dict[str, Any]:
     """A record as the format's JSON object: the inverse of :func:`record_from_dict`.
 
     The keys the format calls optional are written only when they differ from their default (a
-    bet's ``spectator``, ``house_limit``, ``chip_unit``, ``active_punter``), as in the format's
-    example; ``id``, ``banco``, ``first_coup_of_bank`` and ``shoe_next`` are always written.
+    bet's ``spectator``, ``house_limit``, ``chip_unit``, ``active_punter``, ``banco_suivi``), as in
+    the format's example; ``id``, ``banco``, ``first_coup_of_bank`` and ``shoe_next`` are always
+    written.
     """
     data: dict[str, Any] = {
         "id": record.id,
@@ -208,6 +213,7 @@ def record_to_dict(record: CoupRecord) -> dict[str, Any]:
             for b in record.bets
         ],
         "banco": record.banco,
+        **({"banco_suivi": True} if record.banco_suivi else {}),
         "first_coup_of_bank": record.first_coup_of_bank,
         "player": {"cards": list(record.player.cards), "action": record.player.action.value},
         "banker": {"cards": list(record.banker.cards), "action": record.banker.action.value},

@@ -165,6 +165,8 @@ def coup_start(
         raise ValidationError({"amount": str(exc)}) from None
     now = timezone.now()
     number = (Coup.objects.filter(shoe=shoe).aggregate(n=Max("number"))["n"] or 0) + 1
+    # only a recorded history gets one: a bank under the profile's minimum, flagged, not refused
+    declared = [v.code.value for _, v in state.violations]
     coup = Coup.objects.create(
         shoe=shoe,
         number=number,
@@ -174,6 +176,7 @@ def coup_start(
         rules=snapshot,
         first_coup_of_bank=first_coup_of_bank,
         step_count=1,
+        flagged=bool(declared),
         created_at=now,
     )
     payload: dict[str, Any] = {"amount": amount, "banker": banker, "minimum": turn.required_minimum}
@@ -186,6 +189,7 @@ def coup_start(
         payload=payload,
         actor=actor,
         created_at=now,
+        violations=declared,
         idempotency_key=idempotency_key,
     )
     money.bank_fund(coup=coup, actor=actor)
@@ -193,7 +197,14 @@ def coup_start(
         actor=actor,
         action="tables.coup.start",
         target=coup,
-        after={"shoe": shoe.pk, "number": number, "banker": turn.player_id, "step": 1, **payload},
+        after={
+            "shoe": shoe.pk,
+            "number": number,
+            "banker": turn.player_id,
+            "step": 1,
+            **payload,
+            **({"violations": declared} if declared else {}),
+        },
     )
     return StepResult(coup=coup, step=step, state=state)
 

@@ -72,3 +72,27 @@ def test_a_violation_that_owes_nothing_to_the_hands_reads_as_its_meaning() -> No
     state = new_coup(Rules.for_profile(BUILTIN["casino"]))
     for code in (Code.BETS_EXCEED_BANK, Code.WRONG_ACTIVE_PUNTER):
         assert violation_text(Violation(code, "punters"), state) == VIOLATION_TEXT[code]
+
+
+def test_the_procedural_codes_say_what_the_profile_forbids() -> None:
+    """RULES.md §3.1 (the profile's minimum bank) and §2/§10 (who may bet): the pit boss's
+    meaning and the croupier's sentence for BANK_BELOW_MINIMUM and SPECTATOR_BET_NOT_ALLOWED
+    (COUP_RECORD.md, Verdict)."""
+    from tables.rules.machine import Step, apply
+
+    home = apply(
+        new_coup(Rules.for_profile(BUILTIN["home"]), historical=True),
+        Step(Move.BANK_DECLARED, amount=1, punter="seat-1"),
+    )
+    low = Violation(Code.BANK_BELOW_MINIMUM, "banker", "1 < 2")
+    assert violation_text(low, home) == "The bank of 1 is under the home profile's minimum bank of 2."
+    spectator = Violation(Code.SPECTATOR_BET_NOT_ALLOWED, "punters", "spectator-3")
+    assert violation_text(spectator, home) == "Spectators may not bet under the home profile."
+    club = new_coup(Rules.for_profile(BUILTIN["club"]))
+    assert violation_text(spectator, club) == (
+        "A spectator may not call banco under the club profile: a seated punter plays."
+    )
+    assert violation_items(["BANK_BELOW_MINIMUM", "SPECTATOR_BET_NOT_ALLOWED"]) == [
+        ("BANK_BELOW_MINIMUM", "The bank was under the table's minimum bank."),
+        ("SPECTATOR_BET_NOT_ALLOWED", "A spectator bet, or called banco, where the table's rules forbid it."),
+    ]

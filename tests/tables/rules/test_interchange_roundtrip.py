@@ -60,7 +60,7 @@ def test_dict_to_record_to_dict_is_the_identity(record: CoupRecord, data: st.Dat
     assert record_to_dict(record_from_dict(canonical, known_profiles=BUILTIN)) == canonical
 
     spelt_out = _through_json(canonical)
-    defaults = {"house_limit": None, "chip_unit": 1, "active_punter": None}
+    defaults = {"house_limit": None, "chip_unit": 1, "active_punter": None, "banco_suivi": False}
     for key in data.draw(st.sets(st.sampled_from(sorted(defaults)))):
         spelt_out.setdefault(key, defaults[key])
     for bet in spelt_out["bets"]:
@@ -88,3 +88,25 @@ def test_the_documented_example_is_written_back_as_documented() -> None:
         "shoe_next": ["KD", "4C"],
     }
     assert record_to_dict(record_from_dict(example, known_profiles=BUILTIN)) == example
+
+
+def test_a_banco_suivi_is_written_back_after_the_banco() -> None:
+    """COUP_RECORD.md: ``"banco_suivi": true`` on a banco record (home profile) is carried unchanged;
+    RULES.md §2 (a losing banco caller's banco suivi)."""
+    record = {
+        "id": "home-suivi",
+        "profile": "home",
+        "bank": 20,
+        "bets": [{"punter": "seat-3", "amount": 20}],
+        "banco": True,
+        "banco_suivi": True,
+        "first_coup_of_bank": False,
+        "player": {"cards": ["9C", "KD"], "action": "natural"},
+        "banker": {"cards": ["2S", "3H"], "action": "none"},
+        "shoe_next": [],
+    }
+    written = record_to_dict(record_from_dict(record, known_profiles=BUILTIN))
+    assert written == record
+    assert list(written)[:6] == ["id", "profile", "bank", "bets", "banco", "banco_suivi"]
+    plain = record_from_dict({**record, "banco_suivi": False}, known_profiles=BUILTIN)
+    assert "banco_suivi" not in record_to_dict(plain)
