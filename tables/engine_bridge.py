@@ -95,6 +95,17 @@ def game_kind(row: CoupStep) -> str:
     return str(row.payload["kind"]) if row.kind == CoupStep.Kind.AMEND else row.kind
 
 
+#: the payload keys of an ``amend`` step besides the game step's own
+_AMEND_KEYS = frozenset({"kind", "step", "reason", "was"})
+
+
+def game_payload(row: CoupStep) -> dict[str, Any]:
+    """The game step's own fields of a row (an amendment's without its kind, reason, ...)."""
+    if row.kind == CoupStep.Kind.AMEND:
+        return {k: v for k, v in row.payload.items() if k not in _AMEND_KEYS}
+    return dict(row.payload)
+
+
 def game_rows(rows: Iterable[CoupStep]) -> list[CoupStep]:
     """The rows that stand for the coup's game steps, in the order they were played: each step as
     recorded, or, where the croupier amended a typo, its latest amendment in its place (an

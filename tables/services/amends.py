@@ -34,11 +34,12 @@ from django.db.models import Max
 
 from audit.services import audit_record
 from core.types import Staff
-from tables.engine_bridge import coup_new_state, game_kind, game_rows, step_from_row
+from tables.engine_bridge import coup_new_state, game_kind, game_payload, game_rows, step_from_row
 from tables.lifecycle import CoupConflict
 from tables.models import AMENDABLE_KINDS, Bet, Coup, CoupStep, ShoeCard
 from tables.permissions import check_croupier_at
-from tables.rules.machine import IllegalStep, Move, apply, replay
+from tables.rules.coup import Violation
+from tables.rules.machine import CoupProgress, IllegalStep, Move, apply, replay
 from tables.rules.punters import PunterKind, parse_punter_key
 from tables.services.coups import ConfirmationRequired, StepRequest, StepResult, _engine_step, step_append
 from tables.services.locking import lock_coup
@@ -51,8 +52,14 @@ from tables.wording import (
     amend_breaks_later_step,
 )
 
-#: the payload keys of an ``amend`` step besides the game step's own
-_AMEND_KEYS = frozenset({"kind", "step", "reason", "was"})
+
+class AmendConfirmationRequired(ConfirmationRequired):
+    """A later step breaks the rules once the typo is amended: amend only if it happened so
+    (resend with confirm). ``state`` is the amended game, which the violation is worded with."""
+
+    def __init__(self, violation: Violation, state: CoupProgress) -> None:
+        super().__init__(violation)
+        self.state = state
 
 
 @dataclass(frozen=True)
@@ -64,13 +71,6 @@ class Amendment:
     seat: int | None = None
     spectator: int | None = None
     card: str | None = None
-
-
-def game_payload(row: CoupStep) -> dict[str, Any]:
-    """The game step's own fields of a row (an amendment's without its kind, reason, ...)."""
-    if row.kind == CoupStep.Kind.AMEND:
-        return {k: v for k, v in row.payload.items() if k not in _AMEND_KEYS}
-    return dict(row.payload)
 
 
 @transaction.atomic
@@ -147,7 +147,7 @@ def step_amend(
     # what breaks the rules now that did not before (the same step number in both replays)
     fresh = tuple(v for n, v in state.violations if (n, v) not in as_recorded.violations)
     if fresh and not confirm:
-        raise ConfirmationRequired(fresh[0])
+        raise AmendConfirmationRequired(fresh[0], state)
 
     row = step_append(
         coup=coup,
@@ -255,4 +255,4 @@ def _standing_card(coup: Coup, rows: list[CoupStep], target: CoupStep) -> ShoeCa
     return card
 
 
-__all__ = ["Amendment", "game_payload", "step_amend"]
+__all__ = ["AmendConfirmationRequired", "Amendment", "step_amend"]

@@ -42,6 +42,7 @@ from tables.models import Coup, Player, Seat, Spectator, Table, TableSession
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at, reads_everything
 from tables.rules.coup import Code, NeedsCards, Restored, Violation
 from tables.rules.machine import Move
+from tables.services.amends import AmendConfirmationRequired
 from tables.views import display
 
 SERIES_TEMPLATE = "ledger/_series_standings.html"
@@ -64,6 +65,7 @@ class ConfirmPanel:
     violation: str
     step_label: str
     fields: list[tuple[str, str]]  # the POST to resend, with confirm=1
+    action: str = ""  # where to resend it: the step's URL unless said (an amendment's)
 
 
 @dataclass
@@ -189,8 +191,8 @@ def _mode(floor: selectors.TableFloor, playing: bool, restoring: bool) -> str:
 def _shown_in(where: str, mode: str) -> bool:
     if where in _BODY_CONTROLS:
         return True
-    if mode == "coup":  # the step controls: a kind, or a bettor's row
-        return where in {k.value for k in Move} or where.startswith(("bet:", "banco:"))
+    if mode == "coup":  # the step controls: a kind, a bettor's row, or a step's amendment
+        return where in {k.value for k in Move} or where.startswith(("bet:", "banco:", "amend:"))
     return where in _PANEL_CONTROLS.get(mode, set())
 
 
@@ -589,20 +591,60 @@ def coup_step(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) ->
         )
     except services.ConfirmationRequired as exc:
         state = selectors.coup_view(coup=coup).state
-        resend = [
-            (name, value)
-            for name, values in request.POST.lists()
-            if name not in ("csrfmiddlewaretoken", "confirm")
-            for value in values
-        ]
         confirm = ConfirmPanel(
             violation=wording.violation_text(exc.violation, state),
             step_label=wording.BUTTON_LABELS.get(step.kind, step.kind.value),
-            fields=[*resend, ("confirm", "1")],
+            fields=[*_resend(request), ("confirm", "1")],
         )
         return _render(request, table, part="panel", confirm=confirm)
     except REFUSALS as exc:
         return _refused(request, table, exc, part="panel", where=_where(request.POST))
+    return _done(request, table, "panel")
+
+
+def _resend(request: AuthenticatedHttpRequest) -> list[tuple[str, str]]:
+    """The POST as sent, to send again with ``confirm=1``."""
+    return [
+        (name, value)
+        for name, values in request.POST.lists()
+        if name not in ("csrfmiddlewaretoken", "confirm")
+        for value in values
+    ]
+
+
+@login_required
+@require_POST
+def coup_amend(request: AuthenticatedHttpRequest, table_id: int, coup_id: int, index: int) -> HttpResponse:
+    """Amend a mistyped bet or card before the reveal (a new step supersedes it; reason required)."""
+    table = _table(table_id)
+    if not is_croupier_at(request.user, table):
+        return _forbidden(request)
+    coup = _coup(table, coup_id)
+    form = forms.AmendForm(request.POST)
+    try:
+        _form_checked(form)
+        amendment = form.amendment()
+        run_retrying(
+            lambda: services.step_amend(
+                actor=request.user,
+                coup=coup,
+                index=index,
+                amendment=amendment,
+                reason=form.cleaned_data["reason"],
+                expected_step=form.cleaned_data["expected_step"],
+                confirm=form.cleaned_data["confirm"],
+            )
+        )
+    except AmendConfirmationRequired as exc:
+        confirm = ConfirmPanel(
+            violation=wording.violation_text(exc.violation, exc.state),  # the game as amended
+            step_label=f"amend step {index}",
+            fields=[*_resend(request), ("confirm", "1")],
+            action=reverse("floor:coup_amend", args=[table.pk, coup.pk, index]),
+        )
+        return _render(request, table, part="panel", confirm=confirm)
+    except REFUSALS as exc:
+        return _refused(request, table, exc, part="panel", where=f"amend:{index}")
     return _done(request, table, "panel")
 
 
