@@ -86,6 +86,11 @@ class RestorePanel:
     played_banker: list[display.CardFace] = field(default_factory=list)
     played_outcome: str = ""
     played_totals: tuple[int | None, int | None] = (None, None)
+    # a closed shoe: the cards recorded after the coup that the restoration takes, and whether
+    # more can still be dealt (tables.selectors.RestorationShoe)
+    shoe_closed: bool = False
+    recorded: list[display.CardFace] = field(default_factory=list)
+    cards_gone: str = ""  # the record ran out and the shoe's cards are gone: a pit boss voids
 
 
 def _form_checked(form: Any) -> None:
@@ -140,6 +145,9 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
         for code in step.violations
     ]
     preview = selectors.correction_preview(coup=coup, cards=codes)
+    shoe = selectors.restoration_shoe(coup=view.coup, state=view.state)
+    taken = len(preview.extra_cards) if isinstance(preview, Restored) else len(shoe.recorded)
+    from_record = list(shoe.recorded[:taken])
     panel = RestorePanel(
         violations=violations,
         cards=display.card_faces(codes),
@@ -150,13 +158,17 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
         played_banker=display.card_faces(view.state.banker_cards),
         played_outcome=wording.OUTCOME_LABELS.get((view.verdict or {}).get("outcome", ""), ""),
         played_totals=((view.verdict or {}).get("player_total"), (view.verdict or {}).get("banker_total")),
+        shoe_closed=shoe.closed,
+        recorded=display.card_faces(from_record),
     )
+    if isinstance(preview, NeedsCards) and shoe.closed and not shoe.can_deal:
+        panel.cards_gone = wording.closed_shoe_cards_gone(view.coup.shoe.number, preview.needs_cards)
     if isinstance(preview, Restored):
         played_p, played_b = len(view.state.player_cards), len(view.state.banker_cards)
         panel.player_cards = display.card_faces(preview.player_cards, new_from=played_p)
         panel.banker_cards = display.card_faces(preview.banker_cards, new_from=played_b)
         panel.void_cards = display.card_faces(preview.void_cards)
-        panel.unused = len(codes) - len(preview.extra_cards)
+        panel.unused = len(codes) - (len(preview.extra_cards) - len(from_record))
         panel.outcome = wording.OUTCOME_LABELS[preview.outcome.value]
     return panel
 
