@@ -84,9 +84,10 @@ def test_a_mistyped_bet_is_superseded_and_the_coup_settles_on_the_amended_amount
         False,
         old.pk,
     )
-    event = AuditEvent.objects.filter(action="tables.coup.amend").get()
-    assert event.after["was"]["amount"] == 15 and event.after["now"]["amount"] == 150
-    assert event.after["reason"] == "typed 15 for 150" and event.after["supersedes"] == typo.index
+    after = AuditEvent.objects.filter(action="tables.coup.amend").get().after
+    assert after is not None
+    assert after["was"]["amount"] == 15 and after["now"]["amount"] == 150
+    assert after["reason"] == "typed 15 for 150" and after["supersedes"] == typo.index
     # seat 2 loses the amended 150 at the reveal, not the 15 typed
     before = chips(floor, 2)
     deal(floor, coup, ("2H", "AS", "3C", "6D"))
