@@ -207,7 +207,8 @@ def coup_review(*, coup: Coup, user: Any) -> CoupReview:
     return CoupReview(
         coup=coup,
         steps=steps,
-        violations=violation_items([code for r in rows for code in r.violations]),
+        # the coup's violations as it stands: not those of a typo an amendment superseded
+        violations=violation_items([code for r in rows if r.pk not in amended_at for code in r.violations]),
         played=played,
         restored=restored_hands,
         needs_cards=needs_cards,

@@ -37,7 +37,7 @@ from core.errors import DatabaseBusy, RetryConflict, error_answer
 from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
 from tables import forms, selectors, services, wording
-from tables.engine_bridge import cards_parse
+from tables.engine_bridge import cards_parse, game_kind, superseded_ids
 from tables.models import Coup, Player, Seat, Spectator, Table, TableSession
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at, reads_everything
 from tables.rules.coup import Code, NeedsCards, Restored, Violation
@@ -138,10 +138,12 @@ def _side(kind: str) -> str:
 
 def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
     view = selectors.coup_view(coup=coup)
+    superseded = superseded_ids(view.steps)  # a typo's violation went with the typo
     violations = [
         f"{step.get_kind_display().capitalize()}: "
-        + wording.violation_text(Violation(Code(code), _side(step.kind)), view.state)
+        + wording.violation_text(Violation(Code(code), _side(game_kind(step))), view.state)
         for step in view.steps
+        if step.pk not in superseded
         for code in step.violations
     ]
     preview = selectors.correction_preview(coup=coup, cards=codes)

@@ -344,3 +344,41 @@ def test_the_record_is_the_game_as_played_after_amendments(croupier, table) -> N
     assert [(b["punter"], b["amount"]) for b in record["bets"]] == [("seat-2", 200)]
     assert record["player"]["cards"] == ["2H", "3C", "QH"]
     assert reveal.step.payload["verdict"]["settlement"]["covered"] == 200
+
+
+def test_shoe_cards_are_append_only_in_the_database() -> None:
+    """A card seen coming out of the shoe is history: an amendment adds a row, the database
+    refuses an UPDATE or a DELETE (the append-only triggers of tables_shoecard)."""
+    from django.db import IntegrityError, connection, transaction
+
+    from audit.db_triggers import triggers_present
+    from tests.factories import ShoeCardFactory
+
+    assert triggers_present(connection, "tables_shoecard")
+    card = ShoeCardFactory(card="5H")
+    with pytest.raises(IntegrityError, match="append-only: UPDATE refused"), transaction.atomic():
+        ShoeCard.objects.filter(pk=card.pk).update(card="6H")
+    with pytest.raises(IntegrityError, match="append-only: DELETE refused"), transaction.atomic():
+        ShoeCard.objects.filter(pk=card.pk).delete()
+    assert ShoeCard.objects.get(pk=card.pk).card == "5H"
+
+
+def test_the_pit_boss_review_shows_the_typo_struck_through(croupier, pit_boss, table) -> None:
+    from django.test import Client
+    from django.urls import reverse
+
+    floor = open_floor(croupier, table)
+    coup = start(floor, 200)
+    typo = step(floor, coup, K.BET, seat=2, amount=20).step
+    amendment = amend(floor, coup, typo.index, amount=200, reason="typed 20 for 200").step
+    deal(floor, coup, ("2H", "AS", "3C", "6D"))
+    step(floor, coup, K.PLAYER_DRAW)
+    step(floor, coup, K.CARD_TO_PLAYER, card="KH")
+    step(floor, coup, K.BANKER_STAND)
+    step(floor, coup, K.REVEAL)
+    client = Client()
+    client.force_login(pit_boss)
+    html = client.get(reverse("review:coup", args=[coup.pk])).content.decode()
+    assert "<del>Bet</del>" in html
+    assert f'<a href="#step-{amendment.index}">amended at step {amendment.index}</a>' in html
+    assert "seat 2 · Player 2 bets 20 → 200 (step 2; reason: typed 20 for 200)" in html
