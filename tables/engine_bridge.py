@@ -90,8 +90,46 @@ def step_from_row(kind: str, payload: dict[str, Any]) -> Step:
     return Step(engine_kind)
 
 
+def game_kind(row: CoupStep) -> str:
+    """The game step a row stands for: its own kind, or for an amendment the kind it amends."""
+    return str(row.payload["kind"]) if row.kind == CoupStep.Kind.AMEND else row.kind
+
+
+#: the payload keys of an ``amend`` step besides the game step's own
+_AMEND_KEYS = frozenset({"kind", "step", "reason", "was"})
+
+
+def game_payload(row: CoupStep) -> dict[str, Any]:
+    """The game step's own fields of a row (an amendment's without its kind, reason, ...)."""
+    if row.kind == CoupStep.Kind.AMEND:
+        return {k: v for k, v in row.payload.items() if k not in _AMEND_KEYS}
+    return dict(row.payload)
+
+
+def game_rows(rows: Iterable[CoupStep]) -> list[CoupStep]:
+    """The rows that stand for the coup's game steps, in the order they were played: each step as
+    recorded, or, where the croupier amended a typo, its latest amendment in its place (an
+    amendment may itself be amended). The superseded rows stay in the history; the replay, the
+    verdict and the record see only what this returns."""
+    rows = list(rows)
+    amended_by = {r.supersedes_id: r for r in rows if r.kind == CoupStep.Kind.AMEND}
+    standing = []
+    for row in rows:
+        if row.kind in CORRECTION_KINDS:  # the workflow's steps, amendments included
+            continue
+        while row.pk in amended_by:
+            row = amended_by[row.pk]
+        standing.append(row)
+    return standing
+
+
+def superseded_ids(rows: Iterable[CoupStep]) -> set[int]:
+    """The ids of the rows an amendment superseded (shown struck through)."""
+    return {r.supersedes_id for r in rows if r.kind == CoupStep.Kind.AMEND and r.supersedes_id is not None}
+
+
 def game_steps(rows: Iterable[CoupStep]) -> list[Step]:
-    return [step_from_row(r.kind, r.payload) for r in rows if r.kind not in CORRECTION_KINDS]
+    return [step_from_row(game_kind(r), r.payload) for r in game_rows(rows)]
 
 
 def rules_snapshot(*, profile: Profile, levy: LevyTerms, house_limit: int | None) -> dict[str, Any]:
@@ -141,17 +179,22 @@ def coup_levy(coup: Coup) -> LevyTerms:
     )
 
 
-def coup_replay(coup: Coup, rows: Sequence[CoupStep]) -> CoupProgress:
-    """The engine state after the coup's recorded game steps."""
+def coup_new_state(coup: Coup, rows: Sequence[CoupStep]) -> CoupProgress:
+    """The engine state before the coup's first step (its rows: the bank declared says the
+    minimum, and whether it replays a recorded history)."""
     first = rows[0].payload if rows else {}
-    start = new_coup(
+    return new_coup(
         coup_rules(coup),
         minimum_bank=first.get("minimum", 1),
         house_limit=coup.rules["house_limit"],
         first_coup_of_bank=coup.first_coup_of_bank,
         historical=first.get("historical", False),
     )
-    return replay(start, game_steps(rows))
+
+
+def coup_replay(coup: Coup, rows: Sequence[CoupStep]) -> CoupProgress:
+    """The engine state after the coup's recorded game steps (amended typos in place)."""
+    return replay(coup_new_state(coup, rows), game_steps(rows))
 
 
 def coup_record(coup: Coup, state: CoupProgress, *, shoe_next: tuple[str, ...] = ()) -> CoupRecord:

@@ -14,7 +14,7 @@ from django import forms
 from tables.rules.cards import RANKS, SUITS
 from tables.rules.machine import Move
 from tables.rules.punters import PunterKind, parse_punter_key
-from tables.services import Caller, StepRequest
+from tables.services import Amendment, Caller, StepRequest
 
 _RANK_CHOICES = [(r, r) for r in RANKS]
 _SUIT_CHOICES = [(s, s) for s in SUITS]
@@ -110,6 +110,30 @@ class StepForm(CardField):
         if kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
             return StepRequest(kind=kind, card=self.card_text())
         return StepRequest(kind=kind)
+
+
+class AmendForm(forms.Form):
+    """A mistyped bet or card amended before the reveal: the bet's amount and who made it, or the
+    card (typed), and why. The service says whether it may be amended."""
+
+    expected_step = forms.IntegerField(min_value=0)
+    confirm = forms.BooleanField(required=False)
+    amount = forms.IntegerField(required=False, min_value=1, error_messages={"min_value": "At least 1 chip."})
+    punter = forms.CharField(required=False, max_length=40)
+    card = forms.CharField(required=False, max_length=4, strip=True)
+    reason = forms.CharField(required=False, max_length=200, strip=True)
+
+    def amendment(self) -> Amendment:
+        data = self.cleaned_data
+        seat = spectator = None
+        if data.get("punter"):
+            try:
+                seat, spectator = _punter(data["punter"])
+            except forms.ValidationError as exc:
+                raise forms.ValidationError({"punter": exc.messages}) from None
+        if data.get("card"):
+            return Amendment(card=data["card"])
+        return Amendment(amount=data.get("amount"), seat=seat, spectator=spectator)
 
 
 class BankForm(forms.Form):

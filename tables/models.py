@@ -722,15 +722,23 @@ class ShoeCard(models.Model):
     coup = models.ForeignKey(Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="cards")
     role = models.CharField(max_length=10, choices=Role.choices)
     seen_at = models.DateTimeField()
+    # A card the croupier mistyped and amended before the reveal (tables.services.amends): the row
+    # stays, and a new row at the same position, pointing at it, says which card it really was.
+    # The shoe counts only the rows nothing replaces ("live" cards).
+    replaces = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaced_by"
+    )
 
     class Meta:
         ordering = ["shoe", "position"]
         constraints = [
             models.UniqueConstraint(
                 fields=["shoe", "position"],
+                condition=Q(replaces__isnull=True),
                 name="shoecard_position_unique_per_shoe",
                 violation_error_message="This shoe already has a card at this position.",
             ),
+            _check(~Q(replaces=F("id")), "shoecard_not_self_replacing", "A card cannot replace itself."),
             _check(Q(position__gte=1), "shoecard_position_positive", "Card positions start at 1."),
             _check(
                 Q(card__regex=CARD_CODE_REGEX),
@@ -760,6 +768,11 @@ class Bet(models.Model):
     banco_suivi = models.BooleanField(default=False)
     betting_order = models.PositiveIntegerField()
     withdrawn = models.BooleanField(default=False)
+    # A bet the croupier mistyped and amended before the reveal (tables.services.amends): the row
+    # is withdrawn and the amended bet is a new row pointing at it.
+    replaces = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaced_by"
+    )
 
     class Meta:
         ordering = ["coup", "betting_order"]
@@ -809,12 +822,22 @@ class StepKind(models.TextChoices):
     CORRECTION_APPROVED = "correction_approved", "correction approved"
     CORRECTION_REJECTED = "correction_rejected", "correction rejected"
     COUP_VOIDED = "coup_voided", "coup voided by a pit boss"
+    AMEND = "amend", "typo amended"
 
 
 #: the workflow's own steps: everything else is a step of the game, replayed through the engine
+#: (an amendment is replayed in place of the step it supersedes: tables.engine_bridge.game_rows)
 CORRECTION_KINDS = frozenset(
-    {StepKind.CORRECTION, StepKind.CORRECTION_APPROVED, StepKind.CORRECTION_REJECTED, StepKind.COUP_VOIDED}
+    {
+        StepKind.CORRECTION,
+        StepKind.CORRECTION_APPROVED,
+        StepKind.CORRECTION_REJECTED,
+        StepKind.COUP_VOIDED,
+        StepKind.AMEND,
+    }
 )
+#: the game steps a croupier may amend before the reveal (docs/table-workflow.md, "Amending a typo")
+AMENDABLE_KINDS = frozenset({StepKind.BET, StepKind.CARD_TO_PLAYER, StepKind.CARD_TO_BANKER})
 
 # A game step the engine knows but the model does not (or the other way round) would be refused
 # by the database or replayed as nothing: fail at import instead.
@@ -840,6 +863,10 @@ class CoupStep(models.Model):
     corrects = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections"
     )
+    # an ``amend`` step: the mistyped step it replaces in the replay (kept, shown struck through)
+    supersedes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+    )
     idempotency_key = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
@@ -857,6 +884,15 @@ class CoupStep(models.Model):
                 Q(kind__in=sorted(k.value for k in CORRECTION_KINDS)) | Q(corrects__isnull=True),
                 "coupstep_only_corrections_correct",
                 "Only a correction step points at a corrected step.",
+            ),
+            _check(
+                Q(kind=StepKind.AMEND.value, supersedes__isnull=False, corrects__isnull=True)
+                | (~Q(kind=StepKind.AMEND.value) & Q(supersedes__isnull=True)),
+                "coupstep_amend_supersedes",
+                "An amendment, and only an amendment, supersedes a step.",
+            ),
+            _check(
+                ~Q(supersedes=F("id")), "coupstep_not_self_superseding", "A step cannot supersede itself."
             ),
             models.UniqueConstraint(
                 fields=["coup", "idempotency_key"],

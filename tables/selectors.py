@@ -206,7 +206,9 @@ def coup_view(*, coup: Coup) -> CoupView:
     state = coup_replay(coup, steps)
     reveal = next((s for s in steps if s.kind == CoupStep.Kind.REVEAL), None)
     corrections = [s for s in steps if s.kind == CoupStep.Kind.CORRECTION]
-    restoration = coup_restore(coup, state, ()) if coup.state == Coup.State.AWAITING_CORRECTION else None
+    restoration = None
+    if coup.state == Coup.State.AWAITING_CORRECTION:
+        restoration = coup_restore(coup, state, restoration_shoe(coup=coup, state=state).recorded)
     return CoupView(
         coup=coup,
         state=state,
@@ -227,7 +229,10 @@ def coup_advice(*, coup: Coup, state: CoupProgress) -> Advice | None:
     if need is None or need[1] is not Requirement.OPTION:
         return None
     side = need[0]
-    seen = list(ShoeCard.objects.filter(shoe=coup.shoe).values_list("card", flat=True))
+    # the cards as they really were: a mistyped card an amendment replaced is back in the shoe
+    seen = list(
+        ShoeCard.objects.filter(shoe=coup.shoe, replaced_by__isnull=True).values_list("card", flat=True)
+    )
     hidden = state.banker_cards[:2] if side == "player" else state.player_cards[:2]
     for card in hidden:  # the opponent's face-down cards are unknown to the chooser
         seen.remove(card)
@@ -254,10 +259,46 @@ def coup_advice(*, coup: Coup, state: CoupProgress) -> Advice | None:
 
 
 def correction_preview(*, coup: Coup, cards: list[str] | tuple[str, ...] = ()) -> Restored | NeedsCards:
-    """What the engine restores with these cards as the next from the shoe (for the screen)."""
+    """What the engine restores with these cards as the next from the shoe (for the screen); from
+    a closed shoe, the cards recorded after the coup come first (``restoration_shoe``)."""
     steps = list(coup.steps.order_by("index"))
     state = coup_replay(coup, steps)
-    return coup_restore(coup, state, tuple(cards_parse(list(cards))))
+    recorded = restoration_shoe(coup=coup, state=state).recorded
+    return coup_restore(coup, state, (*recorded, *cards_parse(list(cards))))
+
+
+@dataclass(frozen=True)
+class RestorationShoe:
+    """Where a flagged coup's restoration finds "the next card from the shoe" (RULES.md §9).
+
+    While the coup's shoe is open the croupier deals them. Once it is closed, the shoe's order is
+    on record: the cards that came out after this coup's own (a rejected correction's, then the
+    later coups') are the next ones, taken in that order without asking anybody. Only when that
+    record runs out may the croupier deal more, and only from the table's latest shoe (its undealt
+    cards are still at hand, e.g. the stop card came out in this coup); after a new shoe, they are
+    gone and a pit boss voids the coup."""
+
+    closed: bool
+    recorded: tuple[str, ...]  # closed: the cards out of the shoe after this coup's, in shoe order
+    can_deal: bool  # more cards may still be dealt from the coup's shoe
+
+
+def restoration_shoe(*, coup: Coup, state: CoupProgress) -> RestorationShoe:
+    """The coup's shoe as its restoration sees it (``state``: the coup's replay)."""
+    shoe = coup.shoe
+    if shoe.state == Shoe.State.OPEN:
+        return RestorationShoe(closed=False, recorded=(), can_deal=True)
+    rows = list(
+        ShoeCard.objects.filter(shoe=shoe, replaced_by__isnull=True)
+        .order_by("position")
+        .values_list("position", "card", "coup_id")
+    )
+    played = len(state.player_cards) + len(state.banker_cards)
+    own = [position for position, _card, coup_id in rows if coup_id == coup.pk][:played]
+    last = own[-1] if own else 0
+    recorded = tuple(card for position, card, _coup in rows if position > last)
+    newer = Shoe.objects.filter(table_id=shoe.table_id, pk__gt=shoe.pk).exists()
+    return RestorationShoe(closed=True, recorded=recorded, can_deal=not newer)
 
 
 def corrections_pending(*, casino_id: int | None = None) -> QuerySet[Coup]:
@@ -423,7 +464,9 @@ def _open_sessions_facts(*, table_ids: list[int]) -> dict[int, dict[str, Any]]:
     # the latest first: coups are numbered per shoe, so the order is their creation's
     coups = Coup.objects.filter(shoe__session=OuterRef("pk")).order_by("-created_at", "-pk")
     open_shoe_cards = (
-        ShoeCard.objects.filter(shoe__session=OuterRef("pk"), shoe__state=Shoe.State.OPEN)
+        ShoeCard.objects.filter(
+            shoe__session=OuterRef("pk"), shoe__state=Shoe.State.OPEN, replaced_by__isnull=True
+        )
         .order_by()
         .values("shoe__session")
         .annotate(n=Count("pk"))

@@ -86,7 +86,23 @@ def step_detail(kind: str, payload: dict[str, Any] | None, names: dict[str, str]
         return f"reason: {p.get('reason', '')}"
     if kind == "correction_approved":
         return "restored settlement is final"
+    if kind == "amend":
+        return f"{amend_change(p, names)} (step {p.get('step')}; reason: {p.get('reason', '')})"
     return ""
+
+
+def amend_change(payload: dict[str, Any], names: dict[str, str]) -> str:
+    """What an amendment changed: ``seat 2 bets 50 → 500`` or ``5H → 6H``."""
+    was = payload.get("was") or {}
+    if payload.get("kind") == "bet":
+        old_who = names.get(was.get("punter", ""), was.get("punter"))
+        new_who = names.get(payload.get("punter", ""), payload.get("punter"))
+        who = old_who if old_who == new_who else f"{old_who} → {new_who}"
+        amounts = f"{was.get('amount')} → {payload.get('amount')}"
+        if was.get("amount") == payload.get("amount"):
+            amounts = str(payload.get("amount"))
+        return f"{who} bets {amounts}"
+    return f"{was.get('card', '?')} → {payload.get('card', '?')}"
 
 
 # ------------------------------------------------------------------------------------- violations
@@ -169,6 +185,41 @@ def requirement_text(need: tuple[str, Requirement] | None, state: CoupProgress) 
     if req is Requirement.STAND:
         return f"{who} must stand."
     return f"{who} is free to draw or stand."
+
+
+# --------------------------------------------------------------------------------------- amending
+#: the croupier's typo amended before the reveal (tables.services.amends)
+AMEND_AFTER_REVEAL = (
+    "The hands are shown: a step can no longer be amended. A wrong step is now put right by the "
+    "pit boss's correction (restore the game)."
+)
+AMEND_ONLY_BETS_AND_CARDS = "Only a bet or a dealt card can be amended"
+AMEND_NEEDS_REASON = "Say why the step is amended (e.g. 'typed 50 for 500')."
+AMEND_NO_CHANGE = "The amended value is the one recorded: nothing to amend."
+
+
+def amend_breaks_later_step(index: int, label: str, why: str, *, amendable: bool) -> str:
+    """An amendment refused because a later step could not have happened with the amended value."""
+    first = f" Amend step {index} first." if amendable else " A pit boss may void the coup."
+    return f"With this amendment step {index} ({label}) would be impossible: {why}.{first}"
+
+
+# ---------------------------------------------------------------------------------- restoring
+#: a closed shoe's restoration takes the cards recorded after the coup (tables.selectors.RestorationShoe)
+CLOSED_SHOE_RECORDED = "The shoe is closed: the restored game takes the cards recorded after this coup"
+
+
+def restoration_needs_cards(n: int) -> str:
+    cards_word = "card" if n == 1 else "cards"
+    return f"The restored game needs {n} more {cards_word} from the shoe: deal them."
+
+
+def closed_shoe_cards_gone(shoe_number: int, n: int) -> str:
+    cards_word = "card" if n == 1 else "cards"
+    return (
+        f"Shoe {shoe_number} is closed and a new shoe was started: the {n} more {cards_word} the "
+        "restored game needs cannot be dealt any more. A pit boss voids the coup."
+    )
 
 
 # --------------------------------------------------------------------------------------- refusals

@@ -31,6 +31,7 @@ class StepLine:
     label: str
     detail: str
     violations: list[tuple[str, str]]
+    superseded_by: int | None = None  # a typo: the index of the step that amended it (struck through)
 
 
 @dataclass(frozen=True)
@@ -154,12 +155,14 @@ def coup_review(*, coup: Coup, user: Any) -> CoupReview:
     ).get(pk=coup.pk)
     rows = list(coup.steps.select_related("actor").order_by("index"))
     names = _names(coup)
+    amended_at = {r.supersedes_id: r.index for r in rows if r.supersedes_id is not None}
     steps = [
         StepLine(
             step=r,
             label=r.get_kind_display(),
             detail=step_detail(r.kind, r.payload, names),
             violations=violation_items(r.violations),
+            superseded_by=amended_at.get(r.pk),
         )
         for r in rows
     ]
@@ -204,7 +207,8 @@ def coup_review(*, coup: Coup, user: Any) -> CoupReview:
     return CoupReview(
         coup=coup,
         steps=steps,
-        violations=violation_items([code for r in rows for code in r.violations]),
+        # the coup's violations as it stands: not those of a typo an amendment superseded
+        violations=violation_items([code for r in rows if r.pk not in amended_at for code in r.violations]),
         played=played,
         restored=restored_hands,
         needs_cards=needs_cards,

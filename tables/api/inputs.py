@@ -152,6 +152,44 @@ class StepIn(StrictSerializer):
         return attrs
 
 
+class AmendIn(StrictSerializer):
+    """A mistyped bet or card, amended before the reveal: give what changes (a bet: ``amount``
+    and/or ``seat``/``spectator``; a card: ``card``) and why."""
+
+    step = WholeNumberField(
+        min_value=0,
+        max_value=MAX_ID,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="the coup's step count as the client last saw it (409 if stale)",
+    )
+    amount = chips(required=False, allow_null=True, default=None, help_text="bet: the amount really bet")
+    seat = WholeNumberField(
+        min_value=1,
+        max_value=12,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="bet: who really bet",
+    )
+    spectator = WholeNumberField(
+        min_value=1,
+        max_value=MAX_ID,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="bet: the spectator (id) who really bet",
+    )
+    card = serializers.CharField(
+        max_length=8, required=False, allow_null=True, default=None, help_text="card: the card really dealt"
+    )
+    reason = serializers.CharField(max_length=200, help_text="why the step is amended (required)")
+    confirm = serializers.BooleanField(
+        required=False, default=False, help_text="a later step now breaks the rules: it happened"
+    )
+
+
 class CorrectionIn(StrictSerializer):
     cards = serializers.ListField(
         child=serializers.CharField(max_length=8),

@@ -183,6 +183,12 @@ class StepOut(serializers.Serializer):
     payload = serializers.JSONField()
     violations = serializers.ListField(child=serializers.CharField())
     corrects = serializers.IntegerField(allow_null=True, help_text="index of the step it corrects")
+    supersedes = serializers.IntegerField(
+        allow_null=True, help_text="an amend step: index of the mistyped step it replaces"
+    )
+    superseded_by = serializers.IntegerField(
+        allow_null=True, help_text="index of the amend step that replaced this one (it no longer counts)"
+    )
     actor = serializers.CharField()
     created_at = serializers.DateTimeField()
 

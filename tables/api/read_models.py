@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from tables import services
 from tables.api.outputs import EV_PLACES
+from tables.engine_bridge import game_rows
 from tables.models import (
     Coup,
     CoupStep,
@@ -153,19 +154,37 @@ def decimal_string(value: Fraction, places: int = EV_PLACES) -> str:
     return f"{sign}{digits[:-places]}.{digits[-places:]}"
 
 
-def step_data(step: CoupStep, index_of: Mapping[int, int] | None = None) -> dict[str, Any]:
+def step_data(
+    step: CoupStep,
+    index_of: Mapping[int, int] | None = None,
+    superseded_by: Mapping[int, int] | None = None,
+) -> dict[str, Any]:
+    """One step; ``index_of`` (step id → index) and ``superseded_by`` (step id → the index of the
+    amendment that replaced it) when the caller has the coup's steps, else they are looked up."""
     corrects = None
     if step.corrects_id is not None:
         corrects = (index_of or {}).get(step.corrects_id)
         if corrects is None:
             assert step.corrects is not None  # corrects_id is set
             corrects = step.corrects.index
+    supersedes = None
+    if step.supersedes_id is not None:
+        supersedes = (index_of or {}).get(step.supersedes_id)
+        if supersedes is None:
+            assert step.supersedes is not None  # supersedes_id is set
+            supersedes = step.supersedes.index
+    if superseded_by is not None:
+        replaced = superseded_by.get(step.pk)
+    else:
+        replaced = CoupStep.objects.filter(supersedes=step).values_list("index", flat=True).first()
     return {
         "index": step.index,
         "kind": step.kind,
         "payload": step.payload,
         "violations": list(step.violations),
         "corrects": corrects,
+        "supersedes": supersedes,
+        "superseded_by": replaced,
         "actor": step.actor.get_username(),
         "created_at": step.created_at,
     }
@@ -178,6 +197,8 @@ def restoration_data(restoration: Restored | NeedsCards | None) -> dict[str, Any
 def coup_data(view: CoupView) -> dict[str, Any]:
     coup, state = view.coup, view.state
     index_of = {s.pk: s.index for s in view.steps}
+    superseded_by = {s.supersedes_id: s.index for s in view.steps if s.supersedes_id is not None}
+    standing = game_rows(view.steps)  # the engine's step n is the n-th of these
     advice = view.advice
     return {
         "id": coup.pk,
@@ -224,18 +245,19 @@ def coup_data(view: CoupView) -> dict[str, Any]:
             if advice
             else None
         ),
-        "violations": [{"step": n, **violation_data(v)} for n, v in state.violations],
+        "violations": [{"step": standing[n - 1].index, **violation_data(v)} for n, v in state.violations],
         "verdict": view.verdict,
         "restoration": restoration_data(view.restoration),
-        "correction": step_data(view.correction, index_of) if view.correction else None,
-        "steps": [step_data(s, index_of) for s in view.steps],
+        "correction": step_data(view.correction, index_of, superseded_by) if view.correction else None,
+        "steps": [step_data(s, index_of, superseded_by) for s in view.steps],
         "created_at": coup.created_at,
         "settled_at": coup.settled_at,
     }
 
 
 def step_result_data(result: services.StepResult) -> dict[str, Any]:
-    return {"step": step_data(result.step), "coup": coup_data(coup_view(coup=result.coup))}
+    # the step just recorded: nothing has superseded it yet
+    return {"step": step_data(result.step, superseded_by={}), "coup": coup_data(coup_view(coup=result.coup))}
 
 
 class PendingCorrections(TypedDict):
@@ -254,5 +276,7 @@ def pending_correction_data(coup: WithAnnotations[Coup, PendingCorrections]) -> 
         "coup_number": coup.number,
         "bank": coup.bank,
         "created_at": coup.created_at,
-        "correction": step_data(coup.corrections_submitted[0]) if coup.corrections_submitted else None,
+        "correction": (  # a correction is never superseded (only game steps are amended)
+            step_data(coup.corrections_submitted[0], superseded_by={}) if coup.corrections_submitted else None
+        ),
     }

@@ -39,6 +39,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(T + "coups/", coups.CoupStartView.as_view(), name="coups"),
     path(C, coups.CoupDetailView.as_view(), name="coup"),
     path(C + "steps/", coups.CoupStepView.as_view(), name="coup-steps"),
+    path(C + "steps/<int:index>/amend/", coups.CoupStepAmendView.as_view(), name="coup-step-amend"),
     path(C + "record/", coups.CoupRecordView.as_view(), name="coup-record"),
     path(C + "correction/", corrections.CorrectionSubmitView.as_view(), name="correction"),
     path(C + "correction/approve/", corrections.CorrectionApproveView.as_view(), name="correction-approve"),

@@ -3,6 +3,7 @@
 ``from tables import services`` gives all of them; the modules group them by what they change.
 """
 
+from tables.services.amends import Amendment, step_amend
 from tables.services.banks import (
     bank_auction_award,
     bank_first_assign,
@@ -46,6 +47,7 @@ from tables.services.setup import (
 from tables.services.shoes import shoe_close, shoe_start
 
 __all__ = [
+    "Amendment",
     "Caller",
     "ConfirmationRequired",
     "CoupConflict",
@@ -81,6 +83,7 @@ __all__ = [
     "spectator_leave",
     "staff_member_create",
     "staff_password_set",
+    "step_amend",
     "table_create",
     "table_session_close",
     "table_session_open",

@@ -17,18 +17,24 @@ from django.db import transaction
 
 from audit.services import audit_record
 from core.types import Staff
-from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict
+from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict, game_rows
 from tables.lifecycle import CoupConflict, coup_state_change
 from tables.models import BankTax, Coup, CoupStep, ShoeCard
 from tables.money import floor as money
 from tables.permissions import check_can_approve, check_croupier_at
 from tables.rules.coup import NeedsCards, Restored, Settlement
 from tables.rules.interchange import restored_to_dict, settlement_to_dict
+from tables.selectors import restoration_shoe
 from tables.services.banks import bank_after_coup
 from tables.services.coups import StepResult, step_append
 from tables.services.locking import lock_coup
 from tables.services.shoes import card_record
-from tables.wording import SELF_REVIEW_REFUSAL
+from tables.wording import (
+    CLOSED_SHOE_RECORDED,
+    SELF_REVIEW_REFUSAL,
+    closed_shoe_cards_gone,
+    restoration_needs_cards,
+)
 
 
 def _restoration(coup: Coup, cards: list[str]) -> tuple[Restored, Settlement, list[CoupStep]]:
@@ -36,10 +42,7 @@ def _restoration(coup: Coup, cards: list[str]) -> tuple[Restored, Settlement, li
     state = coup_replay(coup, rows)
     restored = coup_restore(coup, state, tuple(cards))
     if isinstance(restored, NeedsCards):
-        n = restored.needs_cards
-        cards_word = "card" if n == 1 else "cards"
-        message = f"The restored game needs {n} more {cards_word} from the shoe: deal them."
-        raise ValidationError({"cards": message})
+        raise ValidationError({"cards": restoration_needs_cards(restored.needs_cards)})
     if len(restored.extra_cards) < len(cards):
         used = len(restored.extra_cards)
         raise ValidationError(
@@ -49,6 +52,40 @@ def _restoration(coup: Coup, cards: list[str]) -> tuple[Restored, Settlement, li
     if settlement is None:  # only an imported history gets here: a live table refuses such bets
         raise ValidationError("The bets exceeded the bank: the coup cannot be settled; a pit boss voids it.")
     return restored, settlement, rows
+
+
+def _cards_offered(coup: Coup, codes: list[str]) -> tuple[list[str], int]:
+    """The cards the restoration takes as the next from the shoe, and how many of them are already
+    on record. From an open shoe: the croupier's. From a closed one (``restoration_shoe``): the
+    cards recorded after this coup in that shoe, as many as the restored game takes — the
+    croupier gives none (or the same); only when the record runs out does he deal the rest, from
+    the table's latest shoe, and otherwise a pit boss voids the coup."""
+    state = coup_replay(coup, list(coup.steps.order_by("index")))
+    shoe = restoration_shoe(coup=coup, state=state)
+    if not shoe.closed:
+        return codes, 0
+    recorded = list(shoe.recorded)
+    probe = coup_restore(coup, state, tuple(recorded))
+    if isinstance(probe, Restored):
+        taken = recorded[: len(probe.extra_cards)]
+        if codes and codes != taken:
+            shown = " ".join(taken) or "none"
+            raise ValidationError({"cards": f"{CLOSED_SHOE_RECORDED} ({shown}), not the cards given."})
+        return taken, len(taken)
+    if not shoe.can_deal:
+        raise ValidationError({"cards": closed_shoe_cards_gone(coup.shoe.number, probe.needs_cards)})
+    return [*recorded, *codes], len(recorded)
+
+
+def _first_wrong(rows: list[CoupStep]) -> CoupStep:
+    """The first step standing in the game that broke the rules (the one a correction corrects):
+    not a mistyped step an amendment superseded."""
+    standing = game_rows(rows)
+    amendments = [r for r in rows if r.kind == CoupStep.Kind.AMEND]
+    wrong = [r for r in sorted([*standing, *amendments], key=lambda r: r.index) if r.violations]
+    if not wrong:
+        wrong = [r for r in rows if r.violations]
+    return wrong[0] if wrong else rows[0]
 
 
 def _latest_correction(coup: Coup) -> CoupStep:
@@ -72,8 +109,9 @@ def correction_submit(
     if coup.state != Coup.State.AWAITING_CORRECTION:
         raise CoupConflict(f"This coup is {coup.state.replace('_', ' ')}: there is nothing to restore.")
     codes = cards_parse(list(cards))
+    codes, from_record = _cards_offered(coup, codes)
     restored, settlement, rows = _restoration(coup, codes)
-    first_wrong = next(r for r in rows if r.violations)
+    first_wrong = _first_wrong(rows)
     step = step_append(
         coup=coup,
         actor=actor,
@@ -89,7 +127,9 @@ def correction_submit(
     # REVIEW-FIX: a card an earlier (rejected) correction of this coup already took from the shoe
     # is on the table: recording it again counted it twice (false impossible-card alarms, cards left).
     taken = Counter(c for r in rows if r.kind == CoupStep.Kind.CORRECTION for c in r.payload.get("cards", []))
-    for card in restored.extra_cards:
+    if from_record:  # from a closed shoe: the recorded cards are out already, only the rest are new
+        taken = Counter()
+    for card in restored.extra_cards[from_record:]:
         if taken[card]:
             taken[card] -= 1
             continue

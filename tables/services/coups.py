@@ -293,11 +293,14 @@ def step_append(
     idempotency_key: str = "",
     violation: Violation | None = None,
     corrects: CoupStep | None = None,
+    supersedes: CoupStep | None = None,
+    more_violations: tuple[Violation, ...] = (),
 ) -> CoupStep:
     """Append the coup's next step (the caller holds the coup's lock): the append-only row, the
     step counter and the flag move together, so the counter always equals the last index."""
     index = coup.step_count + 1
-    flagged = coup.flagged or violation is not None
+    found = ([violation] if violation else []) + list(more_violations)
+    flagged = coup.flagged or bool(found)
     step = CoupStep.objects.create(
         coup=coup,
         index=index,
@@ -305,8 +308,9 @@ def step_append(
         payload=payload,
         actor=actor,
         created_at=timezone.now(),
-        violations=[violation.code.value] if violation else [],
+        violations=[v.code.value for v in found],
         corrects=corrects,
+        supersedes=supersedes,
         idempotency_key=idempotency_key,
     )
     Coup.objects.filter(pk=coup.pk).update(step_count=F("step_count") + 1, flagged=flagged)

@@ -4,12 +4,21 @@ Every card that leaves the shoe is a ``ShoeCard`` row, counted against what a sh
 decks holds: a card seen more often is impossible and raises an alarm on the shoe and the coup
 (game protection, not a rules violation — the step is still recorded). Closing a shoe before 5/6
 of it was dealt is flagged for the pit boss.
+
+Shoe cards are append-only. A card the croupier mistyped and amended before the reveal
+(:func:`card_amend`) keeps its row; a new row at the same position replaces it (``replaces``). The
+shoe counts the *live* rows only (:func:`live_cards`: those nothing replaces), so the mistyped card
+goes back to the shoe's remaining cards and the real one is taken — for the cards left, the stop
+card, the 5/6 reshuffle check, the advice and the impossible-card count alike.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from audit.services import audit_record
@@ -29,13 +38,43 @@ def shoe_size(shoe: Shoe) -> int:
     return shoe.size
 
 
+def live_cards(shoe: Shoe | int) -> QuerySet[ShoeCard]:
+    """The cards out of ``shoe`` as they really were: every row no amendment replaced."""
+    return ShoeCard.objects.filter(shoe=shoe, replaced_by__isnull=True)
+
+
 def card_record(*, shoe: Shoe, coup: Coup | None, card: str, role: str) -> ShoeCard:
     """A card seen coming out of ``shoe`` (the caller holds the shoe's lock). Raises the shoe alarm
     when the shoe cannot hold another one of it, and marks the stop card once it is reached."""
     now = timezone.now()
-    position = ShoeCard.objects.filter(shoe=shoe).count() + 1
+    position = live_cards(shoe).count() + 1
     seen = ShoeCard.objects.create(shoe=shoe, position=position, card=card, coup=coup, role=role, seen_at=now)
-    copies = ShoeCard.objects.filter(shoe=shoe, card=card).count()
+    _alarm_check(shoe=shoe, coup=coup, card=card, position=position, now=now)
+    return seen
+
+
+def card_amend(*, shoe: Shoe, coup: Coup, mistyped: ShoeCard, card: str) -> ShoeCard:
+    """The card at ``mistyped``'s position was really ``card`` (the caller holds the shoe's lock):
+    a new row at the same position replaces the mistyped one, which goes back to the shoe's
+    remaining cards. An impossible-card alarm the typo raised stays on record (the amendment's
+    reason explains it to the pit boss; an amendment never erases game protection); the real card
+    raises its own if the shoe cannot hold another one of it."""
+    now = timezone.now()
+    seen = ShoeCard.objects.create(
+        shoe=shoe,
+        position=mistyped.position,
+        card=card,
+        coup=coup,
+        role=mistyped.role,
+        seen_at=now,
+        replaces=mistyped,
+    )
+    _alarm_check(shoe=shoe, coup=coup, card=card, position=mistyped.position, now=now)
+    return seen
+
+
+def _alarm_check(*, shoe: Shoe, coup: Coup | None, card: str, position: int, now: datetime) -> None:
+    copies = live_cards(shoe).filter(card=card).count()
     changed = []
     if copies > shoe.decks:
         ShoeAlarm.objects.create(
@@ -61,7 +100,6 @@ def card_record(*, shoe: Shoe, coup: Coup | None, card: str, role: str) -> ShoeC
         changed.append("stop_reached")
     if changed:
         shoe.save(update_fields=changed)
-    return seen
 
 
 @transaction.atomic
@@ -132,7 +170,7 @@ def shoe_close_locked(*, actor: Staff | None, shoe: Shoe, reason: str) -> Shoe:
     """Close ``shoe`` (the caller holds its locks); flag a reshuffle before 5/6 was dealt."""
     shoe_transition_check(shoe=shoe, to=Shoe.State.CLOSED)
     before = model_snapshot(shoe)
-    dealt = ShoeCard.objects.filter(shoe=shoe).count()
+    dealt = live_cards(shoe).count()
     now = timezone.now()
     if dealt < RESHUFFLE_AT * shoe_size(shoe) and not shoe.imported:
         shoe.early_reshuffle = True

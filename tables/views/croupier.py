@@ -37,11 +37,12 @@ from core.errors import DatabaseBusy, RetryConflict, error_answer
 from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
 from tables import forms, selectors, services, wording
-from tables.engine_bridge import cards_parse
+from tables.engine_bridge import cards_parse, game_kind, superseded_ids
 from tables.models import Coup, Player, Seat, Spectator, Table, TableSession
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at, reads_everything
 from tables.rules.coup import Code, NeedsCards, Restored, Violation
 from tables.rules.machine import Move
+from tables.services.amends import AmendConfirmationRequired
 from tables.views import display
 
 SERIES_TEMPLATE = "ledger/_series_standings.html"
@@ -64,6 +65,7 @@ class ConfirmPanel:
     violation: str
     step_label: str
     fields: list[tuple[str, str]]  # the POST to resend, with confirm=1
+    action: str = ""  # where to resend it: the step's URL unless said (an amendment's)
 
 
 @dataclass
@@ -84,6 +86,11 @@ class RestorePanel:
     played_banker: list[display.CardFace] = field(default_factory=list)
     played_outcome: str = ""
     played_totals: tuple[int | None, int | None] = (None, None)
+    # a closed shoe: the cards recorded after the coup that the restoration takes, and whether
+    # more can still be dealt (tables.selectors.RestorationShoe)
+    shoe_closed: bool = False
+    recorded: list[display.CardFace] = field(default_factory=list)
+    cards_gone: str = ""  # the record ran out and the shoe's cards are gone: a pit boss voids
 
 
 def _form_checked(form: Any) -> None:
@@ -131,13 +138,18 @@ def _side(kind: str) -> str:
 
 def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
     view = selectors.coup_view(coup=coup)
+    superseded = superseded_ids(view.steps)  # a typo's violation went with the typo
     violations = [
         f"{step.get_kind_display().capitalize()}: "
-        + wording.violation_text(Violation(Code(code), _side(step.kind)), view.state)
+        + wording.violation_text(Violation(Code(code), _side(game_kind(step))), view.state)
         for step in view.steps
+        if step.pk not in superseded
         for code in step.violations
     ]
     preview = selectors.correction_preview(coup=coup, cards=codes)
+    shoe = selectors.restoration_shoe(coup=view.coup, state=view.state)
+    taken = len(preview.extra_cards) if isinstance(preview, Restored) else len(shoe.recorded)
+    from_record = list(shoe.recorded[:taken])
     panel = RestorePanel(
         violations=violations,
         cards=display.card_faces(codes),
@@ -148,13 +160,17 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
         played_banker=display.card_faces(view.state.banker_cards),
         played_outcome=wording.OUTCOME_LABELS.get((view.verdict or {}).get("outcome", ""), ""),
         played_totals=((view.verdict or {}).get("player_total"), (view.verdict or {}).get("banker_total")),
+        shoe_closed=shoe.closed,
+        recorded=display.card_faces(from_record),
     )
+    if isinstance(preview, NeedsCards) and shoe.closed and not shoe.can_deal:
+        panel.cards_gone = wording.closed_shoe_cards_gone(view.coup.shoe.number, preview.needs_cards)
     if isinstance(preview, Restored):
         played_p, played_b = len(view.state.player_cards), len(view.state.banker_cards)
         panel.player_cards = display.card_faces(preview.player_cards, new_from=played_p)
         panel.banker_cards = display.card_faces(preview.banker_cards, new_from=played_b)
         panel.void_cards = display.card_faces(preview.void_cards)
-        panel.unused = len(codes) - len(preview.extra_cards)
+        panel.unused = len(codes) - (len(preview.extra_cards) - len(from_record))
         panel.outcome = wording.OUTCOME_LABELS[preview.outcome.value]
     return panel
 
@@ -189,8 +205,8 @@ def _mode(floor: selectors.TableFloor, playing: bool, restoring: bool) -> str:
 def _shown_in(where: str, mode: str) -> bool:
     if where in _BODY_CONTROLS:
         return True
-    if mode == "coup":  # the step controls: a kind, or a bettor's row
-        return where in {k.value for k in Move} or where.startswith(("bet:", "banco:"))
+    if mode == "coup":  # the step controls: a kind, a bettor's row, or a step's amendment
+        return where in {k.value for k in Move} or where.startswith(("bet:", "banco:", "amend:"))
     return where in _PANEL_CONTROLS.get(mode, set())
 
 
@@ -589,20 +605,60 @@ def coup_step(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) ->
         )
     except services.ConfirmationRequired as exc:
         state = selectors.coup_view(coup=coup).state
-        resend = [
-            (name, value)
-            for name, values in request.POST.lists()
-            if name not in ("csrfmiddlewaretoken", "confirm")
-            for value in values
-        ]
         confirm = ConfirmPanel(
             violation=wording.violation_text(exc.violation, state),
             step_label=wording.BUTTON_LABELS.get(step.kind, step.kind.value),
-            fields=[*resend, ("confirm", "1")],
+            fields=[*_resend(request), ("confirm", "1")],
         )
         return _render(request, table, part="panel", confirm=confirm)
     except REFUSALS as exc:
         return _refused(request, table, exc, part="panel", where=_where(request.POST))
+    return _done(request, table, "panel")
+
+
+def _resend(request: AuthenticatedHttpRequest) -> list[tuple[str, str]]:
+    """The POST as sent, to send again with ``confirm=1``."""
+    return [
+        (name, value)
+        for name, values in request.POST.lists()
+        if name not in ("csrfmiddlewaretoken", "confirm")
+        for value in values
+    ]
+
+
+@login_required
+@require_POST
+def coup_amend(request: AuthenticatedHttpRequest, table_id: int, coup_id: int, index: int) -> HttpResponse:
+    """Amend a mistyped bet or card before the reveal (a new step supersedes it; reason required)."""
+    table = _table(table_id)
+    if not is_croupier_at(request.user, table):
+        return _forbidden(request)
+    coup = _coup(table, coup_id)
+    form = forms.AmendForm(request.POST)
+    try:
+        _form_checked(form)
+        amendment = form.amendment()
+        run_retrying(
+            lambda: services.step_amend(
+                actor=request.user,
+                coup=coup,
+                index=index,
+                amendment=amendment,
+                reason=form.cleaned_data["reason"],
+                expected_step=form.cleaned_data["expected_step"],
+                confirm=form.cleaned_data["confirm"],
+            )
+        )
+    except AmendConfirmationRequired as exc:
+        confirm = ConfirmPanel(
+            violation=wording.violation_text(exc.violation, exc.state),  # the game as amended
+            step_label=f"amend step {index}",
+            fields=[*_resend(request), ("confirm", "1")],
+            action=reverse("floor:coup_amend", args=[table.pk, coup.pk, index]),
+        )
+        return _render(request, table, part="panel", confirm=confirm)
+    except REFUSALS as exc:
+        return _refused(request, table, exc, part="panel", where=f"amend:{index}")
     return _done(request, table, "panel")
 
 

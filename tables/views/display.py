@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tables.models import Seat, Spectator
+from tables.engine_bridge import game_kind, game_payload, superseded_ids
+from tables.models import AMENDABLE_KINDS, Seat, Spectator
 from tables.rules.advice import Advice
 from tables.rules.cards import RANKS, SUITS, hand_total
 from tables.rules.machine import CoupProgress, Move, NextStep
@@ -176,6 +177,41 @@ def _button(step: NextStep, state: CoupProgress, primary: bool, advice: Advice |
     )
 
 
+def _history(view: CoupView, names: dict[str, str], bettors: list[Bettor]) -> list[dict[str, Any]]:
+    """The steps recorded, each with what the screen needs to show it and, while the coup is
+    played, to amend it: a bet or a card standing in the game (a superseded one is struck
+    through, its amendment amended instead)."""
+    superseded = superseded_ids(view.steps)
+    replaced_by = {s.supersedes_id: s.index for s in view.steps if s.supersedes_id is not None}
+    open_coup = view.coup.state == view.coup.State.OPEN
+    lines = []
+    for step in view.steps:
+        kind = game_kind(step)
+        fields = game_payload(step)
+        lines.append(
+            {
+                "index": step.index,
+                "label": step.get_kind_display(),
+                "detail": step_detail(step.kind, step.payload, names),
+                "violations": [text for _, text in violation_items(step.violations)],
+                "actor": step.actor.get_username(),
+                "superseded": step.pk in superseded,
+                "superseded_by": replaced_by.get(step.pk),
+                "amend": (
+                    ("bet" if kind == Move.BET else "card")
+                    if open_coup and kind in AMENDABLE_KINDS and step.pk not in superseded
+                    else ""
+                ),
+                "amount": fields.get("amount"),
+                "punter": fields.get("punter", ""),
+                "card": fields.get("card", ""),
+                "where": f"amend:{step.index}",
+                "bettors": bettors,
+            }
+        )
+    return lines
+
+
 def coup_screen(
     view: CoupView, *, seats: list[Seat], spectators: list[Spectator], names: dict[str, str]
 ) -> CoupScreen:
@@ -214,16 +250,7 @@ def coup_screen(
             )
             for s in spectators
         ]
-    history = [
-        {
-            "index": step.index,
-            "label": step.get_kind_display(),
-            "detail": step_detail(step.kind, step.payload, names),
-            "violations": [text for _, text in violation_items(step.violations)],
-            "actor": step.actor.get_username(),
-        }
-        for step in view.steps
-    ]
+    history = _history(view, names, bettors)
     clean_cards = [s.kind.value for s in view.next_steps if s.kind in CARD_KINDS and s.violation is None]
     if clean_cards:
         focus = clean_cards[0]

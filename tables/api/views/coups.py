@@ -25,7 +25,7 @@ from tables.perms import EXPORT_COUPS
 from tables.rules.interchange import record_to_dict
 from tables.rules.machine import Move, Phase
 from tables.selectors import coup_view
-from tables.services import Caller, CoupConflict, StepRequest
+from tables.services import Amendment, Caller, CoupConflict, StepRequest
 
 
 class CoupStartView(TableAction):
@@ -109,6 +109,38 @@ class CoupStepView(ApiView):
                 actor=request_staff(request),
                 coup=coup_id,
                 request=step,
+                expected_step=data["step"],
+                confirm=data["confirm"],
+                idempotency_key=idempotency_key(request),
+            )
+        except Coup.DoesNotExist:
+            raise Http404("No such coup.") from None
+        return Response(step_result_data(result), status=self.status_code)
+
+
+class CoupStepAmendView(ApiView):
+    """Amend a mistyped bet or card before the reveal (docs/table-workflow.md, "Amending a typo"):
+    a new ``amend`` step supersedes step ``index``; ``reason`` is required. Refused (409) after the
+    reveal: the pit boss's correction applies then. An amendment that would make a later step
+    impossible is refused (400, naming the step); one after which a later step breaks the rules
+    needs ``"confirm": true`` (422 ``confirmation_required``)."""
+
+    input = inputs.AmendIn
+    output = outputs.StepResultOut
+    status_code = http.HTTP_201_CREATED
+
+    @idempotent
+    def post(self, request: Request, coup_id: int, index: int) -> Response:
+        data = valid(inputs.AmendIn, request)
+        try:
+            result = services.step_amend(
+                actor=request_staff(request),
+                coup=coup_id,
+                index=index,
+                amendment=Amendment(
+                    amount=data["amount"], seat=data["seat"], spectator=data["spectator"], card=data["card"]
+                ),
+                reason=data["reason"],
                 expected_step=data["step"],
                 confirm=data["confirm"],
                 idempotency_key=idempotency_key(request),

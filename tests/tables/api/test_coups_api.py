@@ -131,12 +131,19 @@ def coup_banco_and_banker_natural(api: Api, table_id: int, bank: int, spectator_
 
 
 def coup_player_natural(api: Api, table_id: int, bank: int, bettor_seat: int) -> dict[str, Any]:
-    """The player shows a natural 9 at once: the banker loses the bank."""
+    """The player shows a natural 9 at once: the banker loses the bank. The croupier typed the 9H
+    as a 6H and amends it before going on (the 6H stays in the steps, superseded)."""
     coup = start(api, table_id, bank)
     cid = coup["id"]
     api.ok(api.step(cid, "bet", seat=bettor_seat, amount=bank))
     api.ok(api.step(cid, "bets_closed"))
-    coup = deal(api, cid, "9H", "2S", "KC", "3D")
+    coup = deal(api, cid, "6H", "2S", "KC", "3D")
+    typo = next(s["index"] for s in coup["steps"] if s["payload"].get("card") == "6H")
+    body = api.ok(api.post(f"/coups/{cid}/steps/{typo}/amend/", {"card": "9h", "reason": "read 6 for 9"}))
+    coup = body["coup"]
+    assert (body["step"]["kind"], body["step"]["supersedes"]) == ("amend", typo)
+    assert coup["steps"][typo - 1]["superseded_by"] == body["step"]["index"]
+    assert coup["cards"] == {"player": ["9H", "KC"], "banker": ["2S", "3D"]}
     assert coup["next_steps"] == [
         {"kind": "player_natural", "violation": None},
         {"kind": "player_draw", "violation": {"code": "NATURAL_NOT_SHOWN", "side": "player", "detail": ""}},
