@@ -42,6 +42,7 @@ from review.services import can_review_corrections, can_see_dashboard, can_verif
 from tables import services
 from tables.models import Coup
 from tables.permissions import can_approve
+from tables.wording import VOID_DONE
 
 #: the refusals a decision answers with its page (by their status in core.errors.error_answer, as the
 #: croupier's screens and the API do; base.html's htmx-config swaps 400, 403 and 409 answers in)
@@ -155,9 +156,7 @@ def coup_void(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     def void(coup: Coup) -> Any:
         return services.coup_void(actor=request.user, coup=coup, reason=form.cleaned_data["reason"])
 
-    return _decide(
-        request, pk, void, form=form, done="Coup voided: every bet returned, the bank as declared."
-    )
+    return _decide(request, pk, void, form=form, done=VOID_DONE)
 
 
 # ------------------------------------------------------------------------------- dashboard

@@ -32,4 +32,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("<int:table_id>/coups/", v.coup_start, name="coup_start"),
     path("<int:table_id>/coups/<int:coup_id>/step/", v.coup_step, name="coup_step"),
     path("<int:table_id>/coups/<int:coup_id>/restore/", v.coup_restore, name="coup_restore"),
+    path("<int:table_id>/coups/<int:coup_id>/withdraw/", v.coup_withdraw, name="coup_withdraw"),
 ]
