@@ -205,7 +205,7 @@ def coup_void(
     check_can_approve(actor)
     if coup.state not in VOIDABLE_COUP_STATES:
         raise CoupConflict(
-            VOID_FINAL_STATE.format(state=coup.get_state_display()), current_step=coup.step_count
+            VOID_FINAL_STATE.format(state=coup.state.replace("_", " ")), current_step=coup.step_count
         )
     if not reason.strip():
         raise ValidationError({"reason": VOID_REASON_MISSING})

@@ -38,7 +38,7 @@ def coup_bank_withdraw(
     check_croupier_at(actor, coup.shoe.table)
     if coup.state != Coup.State.OPEN:
         raise CoupConflict(
-            f"This coup is {coup.get_state_display()}: there is no bank to withdraw.",
+            f"This coup is {coup.state.replace('_', ' ')}: there is no bank to withdraw.",
             current_step=coup.step_count,
         )
     if expected_step is not None and expected_step != coup.step_count:
