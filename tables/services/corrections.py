@@ -188,9 +188,7 @@ def correction_reject(
 
 
 @transaction.atomic
-def coup_void(
-    *, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = ""
-) -> StepResult:
+def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = "") -> StepResult:
     """A pit boss voids a coup that is not over, whatever holds it up (issue 9: no state without
     an exit): being played (a bet nobody can pay, a deal gone wrong), flagged and not restored
     (bets beyond the bank, cards no longer to be had), or restored and awaiting approval.
