@@ -15,7 +15,7 @@ from ledger import services as ledger
 from ledger.models import Account, Transaction
 from tables import services
 from tables.lifecycle import CoupConflict
-from tables.models import BankTurn, Coup, ShoeCard
+from tables.models import BankTurn, ShoeCard
 from tables.rules.machine import Move
 from tables.selectors import table_ways_forward
 from tables.services import Caller

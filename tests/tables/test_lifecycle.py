@@ -16,8 +16,8 @@ from core.errors import Conflict
 from tables import lifecycle, services
 from tables.lifecycle import COUP_IMPORT_ONLY, COUP_TRANSITIONS, SHOE_TRANSITIONS, CoupConflict
 from tables.models import Coup, CoupState, Shoe, ShoeState
-from tables.services.shoes import shoe_close_locked
 from tables.rules.machine import Move
+from tables.services.shoes import shoe_close_locked
 from tests.tables.play import Floor, open_floor, play, row_counts, step
 
 PACKAGE = Path(tables.__file__).resolve().parent
