@@ -15,7 +15,7 @@ from ledger import services as ledger
 from ledger.models import Account, Transaction
 from tables import services
 from tables.lifecycle import CoupConflict
-from tables.models import BankTurn, ShoeCard
+from tables.models import BankTurn, Coup, ShoeCard
 from tables.rules.machine import Move
 from tables.selectors import table_ways_forward
 from tables.services import Caller
@@ -23,14 +23,18 @@ from tests.tables.play import Floor, open_floor, play, row_counts, step
 
 pytestmark = pytest.mark.django_db
 
-#: a clean coup the banker wins: player 2+3, draws 9 (4); banker 1+2 draws 5 (8)
-BANKER_WINS = {
-    "cards": ("2H", "AS", "3C", "2D"),
-    "player": "draw",
-    "player_card": "9H",
-    "banker": "draw",
-    "banker_card": "5S",
-}
+def banker_wins(floor: Floor, *, bank: int, bets: list[tuple[int, int]]) -> Coup:
+    """A clean coup the banker wins: player 2+3, draws 9 (4); banker 1+2 draws 5 (8)."""
+    return play(
+        floor,
+        bank=bank,
+        bets=bets,
+        cards=("2H", "AS", "3C", "2D"),
+        player="draw",
+        player_card="9H",
+        banker="draw",
+        banker_card="5S",
+    )
 
 
 def wallet(floor: Floor, seat: int) -> int:
@@ -62,7 +66,7 @@ def test_a_broke_punter_loses_on_credit_where_the_coups_rules_let_players_borrow
     rules (casino profile: borrowing allowed) decide: the loss is his marker (docs/rules.md §2)."""
     floor = open_floor(croupier, table)
     cash_out_all(floor, 2)
-    coup = play(floor, bank=100, bets=[(2, 20)], **BANKER_WINS)
+    coup = banker_wins(floor, bank=100, bets=[(2, 20)])
     assert coup.state == "settled"
     assert wallet(floor, 2) == -20
     chips = player_chips(player=floor.players[2])
@@ -172,7 +176,7 @@ def test_a_bank_with_a_bet_standing_is_not_withdrawn(croupier, table, pit_boss) 
 
 def test_a_finished_coup_has_no_bank_to_withdraw(croupier, table) -> None:
     floor = open_floor(croupier, table)
-    coup = play(floor, bank=100, bets=[(2, 20)], **BANKER_WINS)
+    coup = banker_wins(floor, bank=100, bets=[(2, 20)])
     before = row_counts()
     with pytest.raises(CoupConflict, match="This coup is settled: there is no bank to withdraw"):
         services.coup_bank_withdraw(actor=croupier, coup=coup)
@@ -226,7 +230,7 @@ def test_after_a_void_the_banker_goes_on_with_the_bank_as_declared(croupier, tab
     coup = services.coup_start(actor=croupier, session=floor.session, amount=200).coup
     step(floor, coup, Move.BET, seat=2, amount=120)
     services.coup_void(actor=pit_boss, coup=coup, reason="dispute at the table")
-    following = play(floor, bank=200, bets=[(3, 100)], **BANKER_WINS)
+    following = banker_wins(floor, bank=200, bets=[(3, 100)])
     assert (following.state, following.bank_turn_id, following.first_coup_of_bank) == (
         "settled",
         coup.bank_turn_id,
@@ -273,7 +277,7 @@ def test_a_void_is_refused_without_a_reason_by_a_croupier_or_on_a_finished_coup(
     croupier, table, pit_boss
 ) -> None:
     floor = open_floor(croupier, table)
-    settled = play(floor, bank=100, bets=[(2, 20)], **BANKER_WINS)
+    settled = banker_wins(floor, bank=100, bets=[(2, 20)])
     coup = services.coup_start(actor=croupier, session=floor.session, amount=settled.bank + 19).coup
     before = row_counts()
     with pytest.raises(ValidationError) as blank:
