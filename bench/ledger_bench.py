@@ -81,6 +81,7 @@ def run(n: int) -> None:
     rnd = random.Random(3)
     user, casino, table, session, shoe, players, seats = setup_floor()
     levy = LevyTerms.for_profile(table.profile.as_engine())
+    borrowing = table.profile.borrowing_allowed
     banker_index, turn, bank_held = 0, None, 0
     settle_ms: list[float] = []
     settle_cpu_ms: list[float] = []  # this process's CPU only: the Django/Python side
@@ -111,7 +112,9 @@ def run(n: int) -> None:
         )
         t0 = time.perf_counter()
         with transaction.atomic():
-            banks.bank_fund(coup=coup, amount=coup.bank, actor=user, key=f"coup:{coup.pk}:bank")
+            banks.bank_fund(
+                coup=coup, amount=coup.bank, actor=user, key=f"coup:{coup.pk}:bank", borrowing=borrowing
+            )
         fund_ms.append((time.perf_counter() - t0) * 1000)
 
         others = [i for i in range(len(players)) if i != banker_index]
@@ -135,6 +138,7 @@ def run(n: int) -> None:
                 house_limit=None,
                 actor=user,
                 key=f"coup:{coup.pk}:settle",
+                borrowing=borrowing,
             )
         settle_ms.append((time.perf_counter() - t0) * 1000)
         settle_cpu_ms.append((time.process_time() - c0) * 1000)

@@ -25,8 +25,8 @@ class EntryInline(admin.TabularInline):
 
 @admin.register(Account)
 class AccountAdmin(ReadOnlyAdmin):
-    list_display = ("name", "kind", "casino", "balance", "overdraft_allowed", "opened_at")
-    list_filter = ("casino", "kind", "overdraft_allowed")
+    list_display = ("name", "kind", "casino", "balance", "opened_at")
+    list_filter = ("casino", "kind")
     search_fields = ("name", "player__display_name", "player__membership_number", "table__name")
 
 

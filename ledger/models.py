@@ -12,8 +12,10 @@ What the database itself guarantees (constraints here, triggers in migration 000
   not sum to zero or that touches another casino's account;
 - transactions and entries are append-only (UPDATE/DELETE/TRUNCATE refused);
   an account's only mutable column is ``balance``, and an account is never deleted;
-- a balance never goes below zero, except the cage's and a player account's opened with
-  ``overdraft_allowed`` (a casino whose tables all allow borrowing).
+- a balance never goes below zero, except the cage's and a player account's: a player account
+  below zero is the player's marker (chips he owes the house), allowed only by a posting that
+  says so (``ledger.services.postings_write``'s ``overdraft``: the game decides, from the rules the
+  coup is played under, whether he may borrow).
 
 The ledger imports nothing from the game floor: its foreign keys name the floor's models by label
 ("tables.Casino"), and the game's money rules (what a coup, a bank or a fee posts) live in
@@ -44,6 +46,9 @@ class AccountKind(models.TextChoices):
 
 PER_PLAYER_KINDS = (AccountKind.PLAYER, AccountKind.RESERVE)
 PER_CASINO_KINDS = (AccountKind.LEVY, AccountKind.FEE, AccountKind.CARD_MONEY, AccountKind.CAGE)
+#: the kinds whose balance may be below zero: the cage (every chip in circulation) and a player
+#: (his marker, where a posting allowed it)
+NEGATIVE_KINDS = (AccountKind.CAGE, AccountKind.PLAYER)
 
 
 class Account(models.Model):
@@ -59,9 +64,6 @@ class Account(models.Model):
     )
     name = models.CharField(max_length=200)
     balance = models.BigIntegerField(default=0, help_text="maintained by ledger.services only")
-    overdraft_allowed = models.BooleanField(
-        default=False, help_text="player accounts of casinos whose tables all allow borrowing"
-    )
     opened_at = models.DateTimeField()
 
     class Meta:
@@ -76,14 +78,7 @@ class Account(models.Model):
                 "Player and reserve accounts name a player, a bank account a table, the others neither.",
             ),
             _check(
-                Q(overdraft_allowed=False) | Q(kind=AccountKind.PLAYER),
-                "account_overdraft_only_player",
-                "Only a player account may be overdrawn.",
-            ),
-            _check(
-                Q(balance__gte=0)
-                | Q(kind=AccountKind.CAGE)
-                | Q(kind=AccountKind.PLAYER, overdraft_allowed=True),
+                Q(balance__gte=0) | Q(kind__in=NEGATIVE_KINDS),
                 "account_balance_not_negative",
                 "This account cannot hold fewer than zero chips.",
             ),

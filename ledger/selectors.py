@@ -84,7 +84,8 @@ class TrialBalanceRow:
 class TrialBalance:
     rows: list[TrialBalanceRow]
     debits: int  # sum of positive balances: chips held by players, banks, reserves, the house
-    credits: int  # sum of |negative balances|: the cage's chips in circulation, overdrafts
+    credits: int  # sum of |negative balances|: the cage's chips in circulation, the markers
+    markers: int = 0  # of the credits, what players owe the house (player accounts below zero)
 
     @property
     def balanced(self) -> bool:
@@ -103,7 +104,33 @@ def trial_balance(*, casino: Model | None = None) -> TrialBalance:
         rows=rows,
         debits=sum(r.balance for r in rows if r.balance > 0),
         credits=sum(-r.balance for r in rows if r.balance < 0),
+        markers=sum(-r.balance for r in rows if r.balance < 0 and r.kind == Account.Kind.PLAYER),
     )
+
+
+# ------------------------------------------------------------------------------------ markers
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """A player's marker: the chips he owes the house (his player account below zero), run up
+    where the rules he played under let him borrow."""
+
+    account_id: int
+    player_id: int
+    account: str
+    owed: int
+
+
+def markers(*, casino: Model | None = None) -> list[Marker]:
+    """Every player account below zero (of ``casino``), the largest debt first."""
+    accounts = Account.objects.filter(kind=Account.Kind.PLAYER, balance__lt=0)
+    if casino is not None:
+        accounts = accounts.filter(casino=casino.pk)
+    return [
+        Marker(a["id"], a["player_id"], a["name"], -a["balance"])
+        for a in accounts.order_by("balance", "id").values("id", "player_id", "name", "balance")
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ from review.services import can_review_corrections, can_see_dashboard, can_verif
 from tables import services
 from tables.models import Coup
 from tables.permissions import can_approve
+from tables.wording import VOID_DONE
 
 #: the refusals a decision answers with its page (by their status in core.errors.error_answer, as the
 #: croupier's screens and the API do; base.html's htmx-config swaps 400, 403 and 409 answers in)
@@ -156,8 +157,7 @@ def coup_reject(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def coup_void(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
-    done = "Coup voided: every bet returned, the bank as declared."
-    return _decide_with_reason(request, pk, services.coup_void, done=done)
+    return _decide_with_reason(request, pk, services.coup_void, done=VOID_DONE)
 
 
 # ------------------------------------------------------------------------------- dashboard

@@ -8,9 +8,12 @@ A coup:
 - ``awaiting_correction`` → ``awaiting_approval``: the croupier restored it (settled provisionally);
 - ``awaiting_approval`` → ``settled``: a pit boss approved the restoration;
 - ``awaiting_approval`` → ``awaiting_correction``: a pit boss rejected it, to be restored again;
-- ``awaiting_correction`` → ``void``: a pit boss voids what cannot be restored.
+- ``open`` → ``withdrawn``: nobody bet on the declared bank, the croupier withdraws it without a
+  deal (RULES.md §7);
+- ``open``, ``awaiting_correction`` or ``awaiting_approval`` → ``void``: a pit boss voids a coup
+  that is not over, whatever held it up (the table never stalls on a coup).
 
-``settled`` and ``void`` are final. Every transition is reached by a live service
+``settled``, ``void`` and ``withdrawn`` are final. Every transition is reached by a live service
 (tables.services.coups and corrections); an import of recorded history goes through the same
 services, so none is import-only. A shoe is ``open`` until it is closed, once.
 
@@ -36,11 +39,16 @@ class CoupConflict(Conflict):
 
 #: the states a coup may move to from each state
 COUP_TRANSITIONS: dict[CoupState, frozenset[CoupState]] = {
-    CoupState.OPEN: frozenset({CoupState.AWAITING_CORRECTION, CoupState.SETTLED}),
+    CoupState.OPEN: frozenset(
+        {CoupState.AWAITING_CORRECTION, CoupState.SETTLED, CoupState.WITHDRAWN, CoupState.VOID}
+    ),
     CoupState.AWAITING_CORRECTION: frozenset({CoupState.AWAITING_APPROVAL, CoupState.VOID}),
-    CoupState.AWAITING_APPROVAL: frozenset({CoupState.SETTLED, CoupState.AWAITING_CORRECTION}),
+    CoupState.AWAITING_APPROVAL: frozenset(
+        {CoupState.SETTLED, CoupState.AWAITING_CORRECTION, CoupState.VOID}
+    ),
     CoupState.SETTLED: frozenset(),
     CoupState.VOID: frozenset(),
+    CoupState.WITHDRAWN: frozenset(),
 }
 
 #: transitions only an import of recorded history makes (none: it replays through the services)

@@ -133,12 +133,6 @@ class Casino(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def players_may_borrow(self) -> bool:
-        """Whether the casino's player accounts may be overdrawn: it has tables and all of them allow
-        borrowing (the home profile does not). The ledger asks when it opens a player account."""
-        tables = Table.objects.filter(casino=self)
-        return tables.exists() and not tables.filter(profile__borrowing_allowed=False).exists()
-
 
 # --------------------------------------------------------------------------------------- rule profile
 
@@ -646,10 +640,15 @@ class CoupState(models.TextChoices):
     AWAITING_APPROVAL = "awaiting_approval", "awaiting approval"  # restored, settlement provisional
     SETTLED = "settled"
     VOID = "void"
+    WITHDRAWN = "withdrawn", "bank withdrawn"  # nobody bet: no deal, no settlement (RULES.md §7)
 
 
 #: a coup the table cannot move on from: being played, or flagged and not restored yet
 UNFINISHED_COUP_STATES = (CoupState.OPEN, CoupState.AWAITING_CORRECTION)
+#: a coup not over for good: unfinished, or restored and awaiting a pit boss (each may be voided)
+VOIDABLE_COUP_STATES = (*UNFINISHED_COUP_STATES, CoupState.AWAITING_APPROVAL)
+#: a coup that ended without being played out: no settlement, no levy, the bank as declared
+UNPLAYED_COUP_STATES = (CoupState.VOID, CoupState.WITHDRAWN)
 
 
 class Coup(models.Model):
@@ -823,10 +822,12 @@ class StepKind(models.TextChoices):
     CORRECTION_REJECTED = "correction_rejected", "correction rejected"
     COUP_VOIDED = "coup_voided", "coup voided by a pit boss"
     AMEND = "amend", "typo amended"
+    BANK_WITHDRAWN = "bank_withdrawn", "bank withdrawn: nobody bet"
 
 
-#: the workflow's own steps: everything else is a step of the game, replayed through the engine
-#: (an amendment is replayed in place of the step it supersedes: tables.engine_bridge.game_rows)
+#: the workflow's own steps (corrections, a void, a bank withdrawn, an amendment): everything else is a
+#: step of the game, replayed through the engine (an amendment is replayed in place of the step it
+#: supersedes: tables.engine_bridge.game_rows)
 CORRECTION_KINDS = frozenset(
     {
         StepKind.CORRECTION,
@@ -834,6 +835,7 @@ CORRECTION_KINDS = frozenset(
         StepKind.CORRECTION_REJECTED,
         StepKind.COUP_VOIDED,
         StepKind.AMEND,
+        StepKind.BANK_WITHDRAWN,
     }
 )
 #: the game steps a croupier may amend before the reveal (docs/table-workflow.md, "Amending a typo")

@@ -651,3 +651,66 @@ def tables_readable(*, user: Staff) -> QuerySet[Table]:
     if "croupier" not in user_roles(user=user):
         return tables.none()
     return tables.filter(pk__in=assignments_current(user=user).values("table_id"))
+
+
+# ---------------------------------------------------------------------------- ways forward
+def table_ways_forward(*, table: Table) -> list[str]:
+    """The actions the services would accept at ``table`` now, by service name (a coup's steps as
+    ``coup_step:<kind>``, the engine's legal next steps): what the croupier, or a pit boss, can do
+    to move the table on. Issue 9's promise is that this is never empty, and that
+    ``table_session_close`` is always reachable (at worst after a pit boss's ``coup_void``).
+
+    It reads the same preconditions the services check; a service may still refuse for what only
+    it can know (a bet above a player's chips where he may not borrow, a wrong card), never for
+    the state of the table."""
+    now = table_now(table=table)
+    session = now.session
+    if session is None:
+        return ["table_session_open"]
+    ways: list[str] = []
+    coup = now.coup
+    playing = coup is not None and coup.state == Coup.State.OPEN
+    if not playing:
+        ways.append("table_session_close")
+    if now.pause is not None:
+        ways.append("session_pause_end")
+    elif not playing:
+        ways.append("session_pause_start")
+    if coup is not None:
+        ways.append("coup_void")  # a pit boss: any coup not over yet
+        if playing:
+            view = coup_view(coup=coup)
+            ways += [f"coup_step:{step.kind.value}" for step in view.next_steps]
+            if not coup.bets.filter(withdrawn=False).exists() and not coup.cards.exists():
+                ways.append("coup_bank_withdraw")
+        else:
+            ways.append("correction_submit")
+    if now.awaiting_approval:  # these never hold the table up, but a pit boss decides them too
+        ways += ["correction_approve", "correction_reject"]
+        if "coup_void" not in ways:
+            ways.append("coup_void")
+    betting = Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN)
+    if any(
+        not betting.filter(Q(bets__seat=seat) | Q(bank_turn__seat=seat)).exists() for seat in now.seats
+    ):
+        ways.append("seat_leave")
+    if len(now.seats) < table.seat_count:
+        ways.append("seat_take")
+    if coup is None and now.pause is None:
+        if now.shoe is None:
+            ways.append("shoe_start")
+        else:
+            ways.append("shoe_close")
+        if now.bank is not None:
+            ways.append("bank_pass")
+            if now.shoe is not None:
+                ways.append("coup_start")
+        elif now.rotation is not None:
+            if now.rotation.previous is None and table.first_banker_method != Table.FirstBanker.ACCEPTANCE:
+                if now.seats:
+                    ways.append("bank_first_assign")
+            elif now.rotation.offer_to is not None:
+                ways.append("bank_offer_answer")
+            elif now.rotation.order:
+                ways.append("bank_new_from_minimum")
+    return ways

@@ -33,4 +33,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("<int:table_id>/coups/<int:coup_id>/step/", v.coup_step, name="coup_step"),
     path("<int:table_id>/coups/<int:coup_id>/restore/", v.coup_restore, name="coup_restore"),
     path("<int:table_id>/coups/<int:coup_id>/steps/<int:index>/amend/", v.coup_amend, name="coup_amend"),
+    path("<int:table_id>/coups/<int:coup_id>/withdraw/", v.coup_withdraw, name="coup_withdraw"),
 ]

@@ -88,6 +88,10 @@ def step_detail(kind: str, payload: dict[str, Any] | None, names: dict[str, str]
         return "restored settlement is final"
     if kind == "amend":
         return f"{amend_change(p, names)} (step {p.get('step')}; reason: {p.get('reason', '')})"
+    if kind == "coup_voided":
+        return f"reason: {p.get('reason', '')}"
+    if kind == "bank_withdrawn":
+        return f"nobody bet: bank {p.get('bank')} withdrawn without a deal"
     return ""
 
 
@@ -227,3 +231,21 @@ def closed_shoe_cards_gone(shoe_number: int, n: int) -> str:
 #: the pit boss's pages say them before he tries
 PIT_BOSS_ONLY_REFUSAL = "Only a pit boss may approve or reject a correction."
 SELF_REVIEW_REFUSAL = "You submitted this correction: another person must review it."
+
+
+# --------------------------------------------------------------------------- exits from a coup
+#: why a declared bank cannot be withdrawn (RULES.md §7: only a bank nobody took is withdrawn)
+BANK_WITHDRAW_BETS_STAND = (
+    "Bets stand on this bank: it is played, not withdrawn (a pit boss may void the coup)."
+)
+BANK_WITHDRAW_CARDS_DEALT = (
+    "Cards were dealt: the coup is played out, or a pit boss voids it; the bank is not withdrawn."
+)
+#: why a void is refused: the coup is over for good
+VOID_FINAL_STATE = (
+    "This coup is {state}: only a coup not over yet (being played, or awaiting its correction or "
+    "its approval) is voided."
+)
+VOID_REASON_MISSING = "Say why the coup is voided."
+#: what the pit boss is told once a coup is voided
+VOID_DONE = "Coup voided: every stake returned, the bank as declared, the cards dealt stay dealt."

@@ -5,8 +5,9 @@ kind (constraint account_owner_matches_kind). ``accounts_lock`` locks the accoun
 UPDATE in id order and opens the missing ones, so a poster never has to open an account itself.
 
 The ledger takes the floor's casino, player and table as objects (the Protocols below) and never
-imports the floor: whether a casino's players may borrow is the casino's to say
-(``players_may_borrow``), asked when a player account is opened.
+imports the floor. Whether a player may borrow is not the account's to know: the game decides it
+from the rules a coup is played under and says so with each posting (``postings_write``'s
+``overdraft``), so one player may play on credit at one table and not at the next.
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ class LedgerCasino(Protocol):
 
     pk: Any
     name: str
-
-    def players_may_borrow(self) -> bool: ...
 
 
 class LedgerPlayer(Protocol):
@@ -88,7 +87,6 @@ def _account_open(
                 player_id=player_id,
                 table_id=table_id,
                 name=_account_name(casino, kind, player, table),
-                overdraft_allowed=kind == Kind.PLAYER and casino.players_may_borrow(),
                 opened_at=timezone.now(),
             )
     except IntegrityError:  # opened meanwhile by another transaction: use that one
@@ -148,6 +146,8 @@ def accounts_by_pk(accounts: Mapping[AccountSpec, Account]) -> dict[int, Account
     return {a.pk: a for a in accounts.values()}
 
 
-def account_may_go_negative(account: Account) -> bool:
-    """The cage, and a player account opened with an overdraft, may hold fewer than zero chips."""
-    return account.kind == Kind.CAGE or (account.kind == Kind.PLAYER and account.overdraft_allowed)
+def account_may_go_negative(account: Account, *, allow_overdraft: bool = False) -> bool:
+    """The cage may always hold fewer than zero chips; a player account only where the posting
+    allows the overdraft (the game's decision: the player may borrow under the coup's rules).
+    What a player account holds below zero is his marker: chips he owes the house."""
+    return account.kind == Kind.CAGE or (account.kind == Kind.PLAYER and allow_overdraft)

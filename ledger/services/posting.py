@@ -14,7 +14,7 @@ racing its first run waits for the first run's account locks and finds the key o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,13 +92,24 @@ def _insufficient_message(account: Account, new_balance: int) -> str:
 
 
 def postings_write(
-    *, casino: LedgerCasino, actor: Any, postings: Sequence[Posting], accounts: Mapping[int, Account]
+    *,
+    casino: LedgerCasino,
+    actor: Any,
+    postings: Sequence[Posting],
+    accounts: Mapping[int, Account],
+    overdraft: Collection[int] = (),
 ) -> list[Transaction]:
     """Write ``postings`` (one or several transactions) and move the balances by their net.
 
     ``accounts`` must hold every account touched, already locked FOR UPDATE in this transaction.
     Balances move once, by the net of all postings, so a reversal and its replacement never leave
     an account below zero in between.
+
+    ``overdraft``: the player accounts (ids) this posting may take below zero: the caller's
+    decision (the player may borrow under the rules of the coup or table that posts). What such
+    an account then owes is the player's marker; the audit event of the posting names it
+    (``markers``: account id -> chips owed after the posting). Any other account but the cage
+    short of chips refuses the posting (InsufficientChips), and nothing is written.
     """
     net: dict[int, int] = {}
     for posting in postings:
@@ -111,7 +122,11 @@ def postings_write(
     for pk, delta in net.items():
         account = accounts[pk]
         new_balance = account.balance + delta
-        if new_balance < 0 and delta < 0 and not account_may_go_negative(account):
+        if (
+            new_balance < 0
+            and delta < 0
+            and not account_may_go_negative(account, allow_overdraft=pk in overdraft)
+        ):
             raise InsufficientChips(_insufficient_message(account, new_balance))
 
     txns: list[Transaction] = []
@@ -147,6 +162,11 @@ def postings_write(
     for pk, delta in moved.items():
         accounts[pk].balance += delta
 
+    markers = {
+        str(pk): -accounts[pk].balance
+        for pk in sorted(moved)
+        if accounts[pk].kind == Account.Kind.PLAYER and accounts[pk].balance < 0
+    }
     for txn, posting in zip(txns, postings, strict=True):
         audit_record(
             actor=actor,
@@ -164,6 +184,7 @@ def postings_write(
                     for pk, amount in sorted(posting.entries.items())
                 ],
                 "balances_after": {str(pk): accounts[pk].balance for pk in sorted(posting.entries)},
+                **({"markers": markers} if markers else {}),
             },
         )
     return txns
@@ -196,9 +217,12 @@ def transaction_post(
     coup: Any = None,
     coup_step: Any = None,
     reverses: Transaction | None = None,
+    allow_overdraft: bool = False,
 ) -> Transaction:
     """Post one balanced transaction. Entries on the same account are added up and zero results
     left out (a transaction with no entries is allowed: it records that nothing moved).
+    ``allow_overdraft``: its player accounts may go below zero (the caller's decision, see
+    ``postings_write``).
 
     Posting the same ``idempotency_key`` again returns the existing transaction and posts nothing;
     if that key names different entries, IdempotencyConflict. Raises InsufficientChips when an
@@ -220,4 +244,7 @@ def transaction_post(
         raise ValueError("unknown account in the entries")
     # (a replay that raced past the check above is caught by the UNIQUE key in postings_write)
     posting = Posting(kind, idempotency_key, net, memo, coup, coup_step, reverses)
-    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=locked)[0]
+    overdraft = [pk for pk, a in locked.items() if a.kind == Account.Kind.PLAYER] if allow_overdraft else []
+    return postings_write(
+        casino=casino, actor=actor, postings=[posting], accounts=locked, overdraft=overdraft
+    )[0]

@@ -17,7 +17,7 @@ from tables.engine_bridge import (
     coup_restore,
     coup_verdict,
 )
-from tables.models import Coup, CoupStep
+from tables.models import VOIDABLE_COUP_STATES, Coup, CoupStep
 from tables.rules.coup import Action, NeedsCards, Restored, Settlement
 from tables.rules.judge import coup_settlement
 from tables.rules.machine import CoupProgress
@@ -82,6 +82,11 @@ class CoupReview:
     @property
     def awaiting_approval(self) -> bool:
         return self.coup.state == Coup.State.AWAITING_APPROVAL
+
+    @property
+    def voidable(self) -> bool:
+        """Not over yet: a pit boss may void it (tables.services.coup_void)."""
+        return self.coup.state in VOIDABLE_COUP_STATES
 
 
 def _names(coup: Coup) -> dict[str, str]:

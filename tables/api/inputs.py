@@ -202,3 +202,12 @@ class CorrectionIn(StrictSerializer):
 
 class RejectIn(StrictSerializer):
     reason = serializers.CharField(max_length=500)
+
+
+class BankWithdrawIn(StrictSerializer):
+    step = WholeNumberField(
+        min_value=0,
+        max_value=MAX_ID,
+        required=False,
+        help_text="the coup's step count as the client last saw it (409 if stale)",
+    )

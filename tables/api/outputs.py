@@ -209,7 +209,9 @@ class CoupOut(serializers.Serializer):
     shoe = serializers.IntegerField()
     shoe_number = serializers.IntegerField()
     number = serializers.IntegerField()
-    state = serializers.CharField(help_text="open, awaiting_correction, awaiting_approval, settled")
+    state = serializers.CharField(
+        help_text="open, awaiting_correction, awaiting_approval, settled, void, withdrawn"
+    )
     phase = serializers.CharField(help_text="the engine's phase: betting, dealing, player_to_act, ...")
     step_count = serializers.IntegerField(help_text="send it back as `step` with the next step")
     bank = serializers.IntegerField()

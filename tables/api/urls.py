@@ -45,5 +45,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(C + "correction/approve/", corrections.CorrectionApproveView.as_view(), name="correction-approve"),
     path(C + "correction/reject/", corrections.CorrectionRejectView.as_view(), name="correction-reject"),
     path(C + "void/", corrections.CoupVoidView.as_view(), name="coup-void"),
+    path(C + "withdraw/", corrections.CoupBankWithdrawView.as_view(), name="coup-withdraw"),
     path("corrections/", corrections.CorrectionsPendingView.as_view(), name="corrections"),
 ]

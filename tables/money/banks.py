@@ -23,7 +23,7 @@ from ledger.services import (
     posting_find,
     postings_write,
 )
-from tables.models import Casino, Coup, Player, RuleProfile, Table
+from tables.models import Casino, Coup, Player, Table
 from tables.money.sql import coup_context
 
 Kind = Account.Kind
@@ -66,11 +66,16 @@ def bank_fund(
     amount: int,
     actor: Any,
     key: str,
+    borrowing: bool,
     shares: Sequence[tuple[Player, int]] = (),
 ) -> Transaction | None:
     """Bank declared: the table's bank account is brought up to the coup's bank, moving the
     increase from the banker's player account and, where he may not borrow and it is short, from
     his reserve. InsufficientChips when he has not got it.
+
+    ``borrowing``: whether the coup's rules let the players borrow (the caller reads it from the
+    coup's snapshot). Then the banker's player account pays the whole increase, going below zero
+    if need be (his marker), and so does a spectator's putting up a share.
 
     ``amount`` is the increase over what the bank account holds (``coup.bank`` itself is accepted
     too: the posting is always ``coup.bank`` minus what the bank holds, and any other value is
@@ -123,7 +128,7 @@ def bank_fund(
         if type(chips) is not int or chips <= 0 or player.pk == banker.pk:
             raise ValidationError("A spectator's share of a bank is a positive number of chips.")
         account = accounts[spec]
-        if account.balance < chips and not account_may_go_negative(account):
+        if account.balance < chips and not account_may_go_negative(account, allow_overdraft=borrowing):
             raise InsufficientChips(
                 f"{player} has only {account.balance} chips: a share of {chips} is refused."
             )
@@ -134,7 +139,7 @@ def bank_fund(
             "The spectators put up part of the bank, not all of it: the banker puts up the rest."
         )
     increase -= shared
-    if wallet.overdraft_allowed and RuleProfile.objects.get(pk=table.profile_id).borrowing_allowed:
+    if borrowing:
         from_wallet, from_reserve = increase, 0
     else:
         from_wallet = min(increase, max(wallet.balance, 0))
@@ -155,9 +160,10 @@ def bank_fund(
         f"coup {coup.number}: bank of {coup.bank} declared by {banker}",
         coup=coup,
     )
-    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
-        0
-    ]
+    overdraft = [wallet.pk, *share_entries] if borrowing else []
+    return postings_write(
+        casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts), overdraft=overdraft
+    )[0]
 
 
 @transaction.atomic

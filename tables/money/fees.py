@@ -31,7 +31,7 @@ from ledger.services import (
     posting_find,
     postings_write,
 )
-from tables.models import Casino, FeeHour, Player, Seat, SessionPause, TableSession
+from tables.models import Casino, FeeHour, Player, RuleProfile, Seat, SessionPause, TableSession
 
 logger = logging.getLogger(__name__)
 
@@ -124,9 +124,10 @@ def hourly_fees_bill(
     Per player-hour: one transaction per player (player → fee account), key
     ``hourly_fee:session:S:player:P:HOUR``. Per table-hour: one transaction for the table
     (key ``…:table:HOUR``), the fee shared among the players seated during the hour in proportion to
-    their seated, unpaused time (docs/ledger.md). A player who cannot pay (no overdraft) is left
-    unbilled and reported in ``failures``; the hour is then not marked billed, so the next run
-    retries him and, the other postings being idempotent, charges nobody twice.
+    their seated, unpaused time (docs/ledger.md). Where the table's rules let players borrow, a fee
+    a player cannot pay is his marker; where they do not, he is left unbilled and reported in
+    ``failures``; the hour is then not marked billed, so the next run retries him and, the other
+    postings being idempotent, charges nobody twice.
     """
     # the session's row lock serialises two billings of its hours (the FeeHour check below)
     session = (
@@ -160,6 +161,9 @@ def hourly_fees_bill(
         return bill
     hour_label = f"{timezone.localtime(hour_start):%Y-%m-%d %H:%M}"
     players = {p.pk: p for p in Player.objects.filter(pk__in=list(fees.charges))}
+    # the table's rules (a fee belongs to no coup): where they let players borrow, a fee a player
+    # cannot pay is his marker
+    borrowing = RuleProfile.objects.get(pk=session.table.profile_id).borrowing_allowed
     if casino.hourly_fee_basis == Casino.FeeBasis.PER_PLAYER_HOUR:
         for player_id, amount in fees.charges.items():
             try:
@@ -171,6 +175,7 @@ def hourly_fees_bill(
                         key=_fee_key(session, f"player:{player_id}", hour_start),
                         memo=f"hourly fee {hour_label}, {session.table.name}: {players[player_id]}",
                         actor=actor,
+                        borrowing=borrowing,
                     )
             except InsufficientChips as refusal:
                 bill.failures[player_id] = refusal.messages[0]
@@ -187,6 +192,7 @@ def hourly_fees_bill(
                     key=_fee_key(session, "table", hour_start),
                     memo=f"table-hour fee {hour_label}, {session.table.name}: {fees.table_fee} shared",
                     actor=actor,
+                    borrowing=borrowing,
                 )
         except InsufficientChips as refusal:
             bill.failures = dict.fromkeys(fees.charges, refusal.messages[0])
@@ -222,6 +228,7 @@ def _fee_post(
     key: str,
     memo: str,
     actor: Any,
+    borrowing: bool,
 ) -> Transaction:
     if (txn := posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
         return txn
@@ -233,15 +240,16 @@ def _fee_post(
     entries = {accounts[account_spec(Kind.FEE)].pk: sum(charges.values())}
     for pid, amount in charges.items():
         wallet = accounts[account_spec(Kind.PLAYER, players[pid])]
-        if wallet.balance < amount and not account_may_go_negative(wallet):
+        if wallet.balance < amount and not account_may_go_negative(wallet, allow_overdraft=borrowing):
             raise InsufficientChips(
                 f"{players[pid]} has only {wallet.balance} chips; an hourly fee of {amount} is refused."
             )
         entries[wallet.pk] = -amount
     posting = Posting(TKind.HOURLY_FEE, key, entries, memo)
-    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
-        0
-    ]
+    overdraft = [pk for pk in entries if pk != accounts[account_spec(Kind.FEE)].pk] if borrowing else []
+    return postings_write(
+        casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts), overdraft=overdraft
+    )[0]
 
 
 def hourly_fees_enqueue_due(*, session: TableSession) -> None:
@@ -279,7 +287,8 @@ def card_money_charge(*, session: TableSession, player: Player, actor: Any) -> T
     if (txn := posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
         return txn
     house, wallet = (accounts[s] for s in specs)
-    if wallet.balance < amount and not account_may_go_negative(wallet):
+    borrowing = session.table.profile.borrowing_allowed  # the table's rules: no coup names them here
+    if wallet.balance < amount and not account_may_go_negative(wallet, allow_overdraft=borrowing):
         raise InsufficientChips(
             f"{player} has only {wallet.balance} chips; card money of {amount} is refused."
         )
@@ -289,6 +298,10 @@ def card_money_charge(*, session: TableSession, player: Player, actor: Any) -> T
         {wallet.pk: -amount, house.pk: amount},
         f"card money {session.table.name}: {player}",
     )
-    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
-        0
-    ]
+    return postings_write(
+        casino=casino,
+        actor=actor,
+        postings=[posting],
+        accounts=accounts_by_pk(accounts),
+        overdraft=[wallet.pk] if borrowing else [],
+    )[0]

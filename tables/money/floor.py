@@ -24,6 +24,14 @@ from tables.rules.coup import Settlement
 from tables.rules.profiles import LevyMode
 
 
+def coup_borrowing(coup: Coup) -> bool:
+    """Whether the players may borrow in ``coup``: the rules it is played under (its snapshot),
+    the one source of truth for it. Where they may, no posting of the coup is refused for lack
+    of chips (the shortfall is the player's marker); where they may not, a bet, a banco or a bank
+    the player cannot pay is refused when it is made."""
+    return coup_rules(coup).profile.borrowing_allowed
+
+
 def coup_punters(coup: Coup) -> dict[str, Player]:
     """The engine's punter keys of a coup's bets (``seat-4``, ``spectator-17``), to players."""
     return {bet_punter_key(bet): bet_player(bet) for bet in coup_bets(coup)}
@@ -33,14 +41,24 @@ def bank_fund(*, coup: Coup, actor: Any) -> None:
     """The banker's declared bank moves into the table's bank (only what it does not hold yet);
     on a new bank, the club spectators who put up part of it pay their part."""
     shares: list[tuple[Player, int]] = []
-    if coup.first_coup_of_bank and coup_rules(coup).profile.spectators_share_bank:
+    # the shares move with the bank's very first declaration (a withdrawn or voided first coup
+    # already moved them: its bank stayed in the bank account)
+    first_declared = not Coup.objects.filter(bank_turn_id=coup.bank_turn_id).exclude(pk=coup.pk).exists()
+    if coup.first_coup_of_bank and first_declared and coup_rules(coup).profile.spectators_share_bank:
         shares = [
             (share.spectator.player, share.contributed)
             for share in BankShare.objects.filter(
                 turn_id=coup.bank_turn_id, withdrawn__isnull=True
             ).select_related("spectator__player")
         ]
-    banks.bank_fund(coup=coup, amount=coup.bank, actor=actor, key=f"coup:{coup.pk}:bank", shares=shares)
+    banks.bank_fund(
+        coup=coup,
+        amount=coup.bank,
+        actor=actor,
+        key=f"coup:{coup.pk}:bank",
+        borrowing=coup_borrowing(coup),
+        shares=shares,
+    )
 
 
 def bank_holding(*, table: Table) -> int:
@@ -72,6 +90,7 @@ def coup_settle(
         house_limit=coup.rules["house_limit"],
         actor=actor,
         key=key,
+        borrowing=coup_borrowing(coup),
         provisional=provisional,
     )
 
@@ -85,11 +104,17 @@ def coup_settlement_replace(*, coup: Coup, settlement: Settlement, actor: Any, k
         house_limit=coup.rules["house_limit"],
         actor=actor,
         key=key,
+        borrowing=coup_borrowing(coup),
     )
 
 
-def coup_provisional_reverse(*, coup: Coup, actor: Any, key: str) -> None:
-    coup_money.coup_provisional_reverse(coup=coup, actor=actor, key=key)
+def coup_provisional_reverse(*, coup: Coup, actor: Any, key: str, voiding: bool = False) -> None:
+    """A restored coup's provisional settlement reversed: rejected (the coup's rules decide whether
+    a player short of the chips it takes back may owe them), or ``voiding``: a pit boss's void is
+    never refused for lack of chips, what a player can no longer give back is his marker."""
+    coup_money.coup_provisional_reverse(
+        coup=coup, actor=actor, key=key, borrowing=voiding or coup_borrowing(coup)
+    )
 
 
 def bank_return(*, turn: BankTurn, actor: Any) -> None:
@@ -103,7 +128,7 @@ def bet_check_affordable(*, coup: Coup, player: Player, amount: int, banco: bool
     """Where the coup's profile forbids borrowing, a bet must be covered by the player's own chips,
     counting what he already has at stake in every coup being played (he may sit at two tables).
     A banco replaces the player's earlier bets in this coup, so those do not count."""
-    if coup_rules(coup).profile.borrowing_allowed:
+    if coup_borrowing(coup):
         return
     staked = Bet.objects.filter(coup__state=Coup.State.OPEN, withdrawn=False).filter(
         Q(seat__player=player) | Q(spectator__player=player)

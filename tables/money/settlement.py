@@ -147,6 +147,14 @@ def _coup_accounts(
     )
 
 
+def _overdraft(accounts: _CoupAccounts, borrowing: bool) -> list[int]:
+    """The player accounts a coup posting may take below zero: the punters' and the banker's,
+    where the coup's rules let players borrow (the shortfall is then the player's marker)."""
+    if not borrowing:
+        return []
+    return [accounts.wallet.pk, *(a.pk for a in accounts.punters.values())]
+
+
 def _live_provisional(coup: Coup) -> Transaction | None:
     return Transaction.objects.filter(coup=coup, kind=TKind.COUP_PROVISIONAL, reversals__isnull=True).first()
 
@@ -171,12 +179,17 @@ def coup_settle(
     house_limit: int | None,
     actor: Any,
     key: str,
+    borrowing: bool,
     provisional: bool = False,
 ) -> Transaction:
     """Post the engine's Settlement of a coup against the table's bank account: each punter's
     delta, the levy to the casino's levy account, the uncovered part to the banker's reserve
     (``uncovered_to_reserve``, every outcome) and, when the banker goes on, any bank above
     ``house_limit`` to his reserve. ``punters`` maps the settlement's punter keys to players.
+
+    ``borrowing`` (the coup's rules): a punter who loses more than he holds is not refused, the
+    shortfall is his marker (his player account goes below zero). Where it is off his bet was
+    checked against his chips when he made it (tables.money.floor.bet_check_affordable).
 
     The bank account must hold exactly the bank at stake (bank_fund first). A stand-off with
     nothing to move posts a transaction with no entries. ``provisional`` marks the settlement of
@@ -223,7 +236,11 @@ def coup_settle(
         raise ValidationError(f"The bank of coup {coup.number} has moved on: it can no longer be settled.")
     posting = Posting(kind, key, entries, f"coup {coup.number}: {_describe(settlement)}", coup=coup)
     return postings_write(
-        casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts.by_spec)
+        casino=casino,
+        actor=actor,
+        postings=[posting],
+        accounts=accounts_by_pk(accounts.by_spec),
+        overdraft=_overdraft(accounts, borrowing),
     )[0]
 
 
@@ -243,6 +260,14 @@ def _reversal(
     )
 
 
+def _players_of(entries: Mapping[int, int], accounts: _CoupAccounts, borrowing: bool) -> list[int]:
+    """The player accounts among a provisional settlement's ``entries`` (its punters), that a
+    reversal may take below zero where ``borrowing``."""
+    if not borrowing:
+        return []
+    return [pk for pk, a in _with_extra(accounts, entries).items() if pk in entries and a.kind == Kind.PLAYER]
+
+
 def _with_extra(accounts: _CoupAccounts, extra: Iterable[int]) -> dict[int, Account]:
     by_pk = accounts_by_pk(accounts.by_spec)
     missing = [pk for pk in extra if pk not in by_pk]
@@ -260,6 +285,7 @@ def coup_settlement_replace(
     house_limit: int | None,
     actor: Any,
     key: str,
+    borrowing: bool,
 ) -> Transaction:
     """A pit boss approved a restored coup: reverse its live provisional settlement (a new
     transaction with the entries negated, ``reverses`` → it, key ``<key>:reverse``) and post the
@@ -304,17 +330,22 @@ def coup_settlement_replace(
             coup=coup,
         ),
     ]
-    return postings_write(casino=casino, actor=actor, postings=postings, accounts=_with_extra(accounts, old))[
-        1
-    ]
+    return postings_write(
+        casino=casino,
+        actor=actor,
+        postings=postings,
+        accounts=_with_extra(accounts, old),
+        overdraft=_overdraft(accounts, borrowing) + _players_of(old, accounts, borrowing),
+    )[1]
 
 
 @transaction.atomic
-def coup_provisional_reverse(*, coup: Coup, actor: Any, key: str) -> Transaction:
-    """A pit boss rejected a restored coup: reverse its live provisional settlement (negated
-    entries, ``reverses`` → it); the coup then awaits a new correction. Once the coup's bank has
-    moved on, the banker's side is taken from / returned to his player account, where bank_close
-    returned his chips — InsufficientChips if he no longer has them and may not borrow."""
+def coup_provisional_reverse(*, coup: Coup, actor: Any, key: str, borrowing: bool) -> Transaction:
+    """A pit boss rejected a restored coup (or voided it): reverse its live provisional settlement
+    (negated entries, ``reverses`` → it); the coup then awaits a new correction. Once the coup's
+    bank has moved on, the banker's side is taken from / returned to his player account, where
+    bank_close returned his chips. A player who no longer has the chips the reversal takes back:
+    his marker where ``borrowing``, InsufficientChips (nothing written) otherwise."""
     coup = _coup_context(coup)
     casino = coup.shoe.table.casino
     if (txn := posting_find(key, casino=casino, kind=TKind.COUP_REVERSAL, coup=coup)) is not None:
@@ -329,5 +360,9 @@ def coup_provisional_reverse(*, coup: Coup, actor: Any, key: str) -> Transaction
         return txn
     posting = _reversal(coup, provisional, accounts, in_play=_bank_still_in_play(coup), key=key)
     return postings_write(
-        casino=casino, actor=actor, postings=[posting], accounts=_with_extra(accounts, old)
+        casino=casino,
+        actor=actor,
+        postings=[posting],
+        accounts=_with_extra(accounts, old),
+        overdraft=_overdraft(accounts, borrowing) + _players_of(old, accounts, borrowing),
     )[0]

@@ -45,6 +45,7 @@ from tables.services.setup import (
     table_create,
 )
 from tables.services.shoes import shoe_close, shoe_start
+from tables.services.withdrawals import coup_bank_withdraw
 
 __all__ = [
     "Amendment",
@@ -64,6 +65,7 @@ __all__ = [
     "correction_approve",
     "correction_reject",
     "correction_submit",
+    "coup_bank_withdraw",
     "coup_start",
     "coup_step_record",
     "coup_void",

@@ -16,10 +16,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from audit.services import audit_record
+from audit.snapshot import model_snapshot
 from core.types import Staff
 from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict, game_rows
 from tables.lifecycle import CoupConflict, coup_state_change
-from tables.models import BankTax, Coup, CoupStep, ShoeCard
+from tables.models import VOIDABLE_COUP_STATES, BankTax, BankTurn, Coup, CoupStep, Shoe, ShoeCard
 from tables.money import floor as money
 from tables.permissions import check_can_approve, check_croupier_at
 from tables.rules.coup import NeedsCards, Restored, Settlement
@@ -28,10 +29,12 @@ from tables.selectors import restoration_shoe
 from tables.services.banks import bank_after_coup
 from tables.services.coups import StepResult, step_append
 from tables.services.locking import lock_coup
-from tables.services.shoes import card_record
+from tables.services.shoes import card_record, shoe_close_locked
 from tables.wording import (
     CLOSED_SHOE_RECORDED,
     SELF_REVIEW_REFUSAL,
+    VOID_FINAL_STATE,
+    VOID_REASON_MISSING,
     closed_shoe_cards_gone,
     restoration_needs_cards,
 )
@@ -227,35 +230,68 @@ def correction_reject(
 
 
 @transaction.atomic
-def coup_void(
-    *, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = ""
-) -> StepResult:
-    """A pit boss voids a flagged coup that cannot be restored (bets beyond the bank, cards no longer
-    to be had): all bets are returned and the bank stays as it was declared — no money moves, the
-    coup's steps stay, a new step says who voided it and why."""
+def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = "") -> StepResult:
+    """A pit boss voids a coup that is not over, whatever holds it up (issue 9: no state without
+    an exit): being played (a bet nobody can pay, a deal gone wrong), flagged and not restored
+    (bets beyond the bank, cards no longer to be had), or restored and awaiting approval.
+
+    Every stake is returned: the bets of a coup not settled never moved a chip; a provisional
+    settlement is reversed (never refused for lack of chips: what a player can no longer give
+    back is his marker). The bank stays as declared: the banker goes on with it or passes it
+    (when the table already played on after a provisional result, the bank is where that result
+    left it). The cards dealt stay dealt: consumed in the shoe, which is closed if they reached
+    its stop card. The coup's steps stay; a new step says who voided it and why."""
     coup = lock_coup(coup)
     check_can_approve(actor)
-    if coup.state != Coup.State.AWAITING_CORRECTION:
+    if coup.state not in VOIDABLE_COUP_STATES:
         raise CoupConflict(
-            f"This coup is {coup.state.replace('_', ' ')}: only a coup awaiting its correction is voided."
+            VOID_FINAL_STATE.format(state=coup.state.replace("_", " ")), current_step=coup.step_count
         )
     if not reason.strip():
-        raise ValidationError({"reason": "Say why the coup is voided."})
+        raise ValidationError({"reason": VOID_REASON_MISSING})
+    was = coup.state
     rows = list(coup.steps.order_by("index"))
     first_wrong = next((r for r in rows if r.violations), None)
     step = step_append(
         coup=coup,
         actor=actor,
         kind=CoupStep.Kind.COUP_VOIDED,
-        payload={"reason": reason.strip()},
+        payload={"reason": reason.strip(), "was": was},
         corrects=first_wrong,
         idempotency_key=idempotency_key,
     )
+    if was == Coup.State.AWAITING_APPROVAL:
+        money.coup_provisional_reverse(
+            coup=coup, actor=actor, key=f"coup:{coup.pk}:voided:{step.index}", voiding=True
+        )
+        _bank_as_declared(actor=actor, coup=coup, declared=rows[0])
     coup_state_change(coup=coup, to=Coup.State.VOID)
+    shoe = coup.shoe
+    shoe.refresh_from_db(fields=["stop_reached", "state"])
+    if was == Coup.State.OPEN and shoe.stop_reached and shoe.state == Shoe.State.OPEN:
+        shoe_close_locked(actor=actor, shoe=shoe, reason="stop card reached")  # as the reveal would
     audit_record(
         actor=actor,
         action="tables.coup.void",
         target=coup,
-        after={"index": step.index, "reason": reason.strip()},
+        after={"index": step.index, "reason": reason.strip(), "was": was},
     )
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))
+
+
+def _bank_as_declared(*, actor: Staff, coup: Coup, declared: CoupStep) -> None:
+    """A voided restored coup whose bank is still in play (no later coup, the turn not ended): the
+    provisional result had raised the continuation the banker must put up; back to what it was
+    when he declared this bank."""
+    turn = BankTurn.objects.select_for_update().get(pk=coup.bank_turn_id)
+    later = Coup.objects.filter(bank_turn=turn, created_at__gt=coup.created_at)
+    if turn.ended_at is not None or later.exists():
+        return
+    minimum = declared.payload.get("minimum", turn.required_minimum)
+    if minimum != turn.required_minimum:
+        before = model_snapshot(turn)
+        turn.required_minimum = minimum
+        turn.save(update_fields=["required_minimum"])
+        audit_record(
+            actor=actor, action="tables.bank.continue", target=turn, before=before, after=model_snapshot(turn)
+        )

@@ -38,6 +38,7 @@ from tables.lifecycle import CoupConflict as CoupConflict  # re-exported: the re
 from tables.lifecycle import coup_state_change
 from tables.models import (
     UNFINISHED_COUP_STATES,
+    UNPLAYED_COUP_STATES,
     BankTax,
     BankTurn,
     Bet,
@@ -149,7 +150,10 @@ def coup_start(
     if not history:
         series_check_coup_allowed(session=session)
     if first_coup_of_bank is None:
-        first_coup_of_bank = not Coup.objects.filter(bank_turn=turn).exists()
+        # a bank withdrawn (nobody bet) or a coup voided was not played: the next one is still the
+        # bank's first (its levy exemption, RULES.md §6)
+        played = Coup.objects.filter(bank_turn=turn).exclude(state__in=UNPLAYED_COUP_STATES)
+        first_coup_of_bank = not played.exists()
     snapshot = rules or table_rules_snapshot(table)
     state = new_coup(
         snapshot_rules(snapshot),

@@ -664,6 +664,26 @@ def coup_amend(request: AuthenticatedHttpRequest, table_id: int, coup_id: int, i
 
 @login_required
 @require_POST
+def coup_withdraw(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) -> HttpResponse:
+    """Nobody bet on the declared bank (RULES.md §7): withdraw it without a deal."""
+    table = _table(table_id)
+    if not is_croupier_at(request.user, table):
+        return _forbidden(request)
+    coup = _coup(table, coup_id)
+    expected = request.POST.get("expected_step", "")
+    try:
+        run_retrying(
+            lambda: services.coup_bank_withdraw(
+                actor=request.user, coup=coup, expected_step=int(expected) if expected.isdigit() else None
+            )
+        )
+    except REFUSALS as exc:
+        return _refused(request, table, exc, part="panel", where="withdraw")
+    return _done(request, table, "panel")
+
+
+@login_required
+@require_POST
 def coup_restore(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) -> HttpResponse:
     """Restore a flagged coup: add the cards dealt to complete it, preview, submit."""
     table = _table(table_id)

@@ -45,8 +45,9 @@ def key() -> str:
 
 
 def owes(casino: Casino, player: Player, amount: int) -> None:
-    """Post ``amount`` chips out of the player's account into the fee account, overdrawing it (the
-    ``casino`` profile lets players borrow): he then owes a marker of what went below zero."""
+    """Post ``amount`` chips out of the player's account into the fee account, overdrawing it (as a
+    posting at a table whose profile lets players borrow may): he then owes a marker of what went
+    below zero."""
     with transaction.atomic():
         specs = [ledger.account_spec(Account.Kind.PLAYER, player), ledger.account_spec(Account.Kind.FEE)]
         accounts = ledger.accounts_lock(casino=casino, specs=specs, actor=None, players={player.pk: player})
@@ -56,6 +57,7 @@ def owes(casino: Casino, player: Player, amount: int) -> None:
             entries=[(accounts[specs[0]], -amount), (accounts[specs[1]], amount)],
             idempotency_key=f"test-owes:{player.pk}:{key()}",
             actor=None,
+            allow_overdraft=True,
         )
 
 

@@ -55,6 +55,11 @@ class Rig:
     def profile(self):
         return self.table.profile.as_engine()
 
+    @property
+    def borrowing(self) -> bool:
+        """Whether the table's rules let its players borrow (as a coup's snapshot would say)."""
+        return self.table.profile.borrowing_allowed
+
     def key(self, player: m.Player) -> str:
         return f"seat-{self.seats[player.pk].number}"
 
@@ -129,7 +134,13 @@ class Rig:
     ) -> tuple[m.Coup, Settlement]:
         """Fund, settle and (when the banker loses) close the bank: the ledger side of one coup."""
         coup = self.coup(banker, bank)
-        banks.bank_fund(coup=coup, amount=coup.bank, actor=self.actor, key=f"coup:{coup.pk}:bank")
+        banks.bank_fund(
+            coup=coup,
+            amount=coup.bank,
+            actor=self.actor,
+            key=f"coup:{coup.pk}:bank",
+            borrowing=self.borrowing,
+        )
         result = self.settlement(outcome, bank, bets)
         coup_money.coup_settle(
             coup=coup,
@@ -140,6 +151,7 @@ class Rig:
             actor=self.actor,
             key=f"coup:{coup.pk}:{'correction' if provisional else 'settle'}",
             provisional=provisional,
+            borrowing=self.borrowing,
         )
         if result.next_bank_min is None and close_if_lost:
             self.close(banker)

@@ -62,8 +62,11 @@ def test_a_balance_update_adds_the_deltas_and_still_meets_the_balance_check() ->
         cage.refresh_from_db()
         assert (wallet.balance, cage.balance) == (70, -170)
         transaction.set_rollback(True)
+    bank = Account.objects.create(
+        casino=r.casino, kind="bank", table=r.table, name="bank", opened_at=wallet.opened_at
+    )
     with pytest.raises(IntegrityError), transaction.atomic():
-        hot_sql.balances_add({wallet.pk: -101, cage.pk: 101})  # a home wallet cannot be overdrawn
+        hot_sql.balances_add({bank.pk: -1, cage.pk: 1})  # a bank never holds fewer than zero chips
     with pytest.raises(RuntimeError, match="1 accounts updated, 2 expected"), transaction.atomic():
         hot_sql.balances_add({wallet.pk: 1, 10**9: -1})
     wallet.refresh_from_db()

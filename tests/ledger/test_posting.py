@@ -96,26 +96,62 @@ def test_same_key_posts_once_and_other_entries_under_it_are_a_conflict() -> None
         )
 
 
-def test_a_balance_may_not_go_negative_without_overdraft() -> None:
-    r, a, b = accounts("home")
-    assert not a.overdraft_allowed
+def test_a_player_account_goes_below_zero_only_where_the_posting_allows_it() -> None:
+    """Issue 9 §2 (docs/ledger.md, Markers): the account carries no overdraft flag; the poster says,
+    per posting, whether a player may owe the house (the game decides from the coup's rules)."""
+    r, a, b = accounts("casino")  # a casino whose table lets players borrow: no matter, per posting
     with pytest.raises(ledger.InsufficientChips, match="holds 50 chips and cannot pay 51"):
         ledger.transaction_post(
             casino=r.casino, kind="hourly_fee", entries=[(a, -51), (b, 51)], idempotency_key="x", actor=None
         )
-    r2, c, d = accounts("casino")
-    assert c.overdraft_allowed
-    ledger.transaction_post(
-        casino=r2.casino, kind="hourly_fee", entries=[(c, -80), (d, 80)], idempotency_key="y", actor=None
+    a.refresh_from_db()
+    assert (a.balance, Transaction.objects.filter(idempotency_key="x").exists()) == (50, False)
+    txn = ledger.transaction_post(
+        casino=r.casino,
+        kind="hourly_fee",
+        entries=[(a, -80), (b, 80)],
+        idempotency_key="y",
+        actor=None,
+        allow_overdraft=True,
     )
-    c.refresh_from_db()
-    assert c.balance == -30
+    a.refresh_from_db()
+    assert a.balance == -30
+    event = AuditEvent.objects.get(action="ledger.transaction.hourly_fee", object_id=str(txn.pk))
+    assert event.after is not None
+    assert event.after["markers"] == {str(a.pk): 30}
+
+
+def test_an_overdraft_is_for_player_accounts_only() -> None:
+    r, a, _ = accounts("casino")
+    levy = Account.objects.create(casino=r.casino, kind="levy", name="levy", opened_at=a.opened_at)
+    with pytest.raises(ledger.InsufficientChips, match="holds 0 chips and cannot pay 5"):
+        ledger.transaction_post(
+            casino=r.casino,
+            kind="hourly_fee",
+            entries=[(levy, -5), (a, 5)],
+            idempotency_key="z",
+            actor=None,
+            allow_overdraft=True,
+        )
+    levy.refresh_from_db()
+    assert levy.balance == 0
 
 
 def test_the_database_refuses_a_negative_balance_the_service_would_not_catch() -> None:
-    _, a, _ = accounts("home")
-    with pytest.raises(IntegrityError), transaction.atomic():
-        Account.objects.filter(pk=a.pk).update(balance=-1)
+    r, a, _ = accounts("home")
+    for kind in ("reserve", "bank", "levy", "fee", "card_money"):
+        owner = {"player": a.player} if kind == "reserve" else {}
+        if kind == "bank":
+            owner = {"table": r.table}
+        account = Account.objects.create(
+            casino=r.casino, kind=kind, name=kind, opened_at=a.opened_at, **owner
+        )
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Account.objects.filter(pk=account.pk).update(balance=-1)
+    # a player's account may hold a marker (below zero): the services decide when, per posting
+    Account.objects.filter(pk=a.pk).update(balance=-1)
+    a.refresh_from_db()
+    assert a.balance == -1
 
 
 def test_accounts_of_another_casino_are_refused() -> None:
@@ -152,7 +188,7 @@ def test_cage_buy_in_and_cash_out() -> None:
         ledger.cage_buy_in(casino=r.casino, player=a.player, amount=0, actor=None, key="b0")
 
 
-def test_account_names_and_overdraft_flag() -> None:
+def test_account_names() -> None:
     r = rig("casino", players=1, chips=10)
     (p,) = r.players
     names = dict(Account.objects.filter(casino=r.casino).values_list("kind", "name"))

@@ -90,7 +90,7 @@ def test_an_account_is_never_deleted_and_only_its_balance_changes(posted) -> Non
     for column, value in [
         ("name", "'renamed'"),
         ("kind", "'levy'"),
-        ("overdraft_allowed", "NOT overdraft_allowed"),
+        ("opened_at", "opened_at + interval '1 day'"),
     ]:
         message = refused(f'UPDATE "ledger_account" SET "{column}" = {value} WHERE "id" = %s', [account.pk])
         assert "only the balance may change" in message
@@ -187,7 +187,7 @@ def unsettled(transactional_db):
     r = rig("casino", players=3, chips=1000)
     banker, p1, p2 = r.players
     coup = r.coup(banker, 100)
-    banks.bank_fund(coup=coup, amount=100, actor=r.actor, key="race:bank")
+    banks.bank_fund(coup=coup, amount=100, actor=r.actor, key="race:bank", borrowing=r.borrowing)
     return r, coup, r.settlement("banker", 100, [(p1, 60), (p2, 30)])
 
 
@@ -201,6 +201,7 @@ def _settle_from_thread(r, coup, result):
             house_limit=None,
             actor=r.actor,
             key=f"coup:{coup.pk}:settle",
+            borrowing=r.borrowing,
         )
         return txn.pk
 

@@ -13,6 +13,7 @@ from django.db import connection
 from django.urls import reverse
 
 from ledger.models import Account, Transaction
+from ledger.services import cage_buy_in
 from tables.rules.coup import Outcome
 from tests.factories import UserFactory
 from tests.ledger.builders import rig
@@ -40,7 +41,8 @@ def test_json_output_is_exactly_the_documented_shape() -> None:
     r = played()
     code, out, _ = run("--casino", str(r.casino.pk), "--json")
     report = json.loads(out)
-    assert code == 0 and set(report) == {"accounts", "debits", "credits"}
+    assert code == 0 and set(report) == {"accounts", "debits", "credits", "markers"}
+    assert report["markers"] == 0
     assert all(set(a) == {"account", "kind", "balance"} for a in report["accounts"])
     balances = {a["kind"]: a["balance"] for a in report["accounts"] if a["kind"] != "player"}
     assert balances == {"bank": 78, "cage": -200, "levy": 2, "reserve": 0}
@@ -58,6 +60,21 @@ def test_human_output_is_an_aligned_table() -> None:
     assert total == ["total", "200", "200"]
     widths = {len(line) for line in lines[2:-3] if line.strip()}
     assert max(widths) <= len(lines[1])  # every row within the rule
+
+
+def test_markers_are_the_credits_players_owe() -> None:
+    """Issue 9 §2: a player who lost more than he held at a table that lets players borrow owes a
+    marker; accounting sees it in the trial balance (JSON and table)."""
+    r = rig("casino", players=2, chips=10)
+    banker, p1 = r.players
+    cage_buy_in(casino=r.casino, player=banker, amount=100, actor=r.actor, key="more")
+    r.play(banker, 40, Outcome.BANKER, [(p1, 40)])  # P2 held 10 and lost 40: he owes 30
+    code, out, _ = run("--casino", str(r.casino.pk), "--json")
+    report = json.loads(out)
+    # debits: banker 70, bank 78, levy 2; credits: the cage's 120 in circulation and P2's marker
+    assert (code, report["markers"], report["debits"], report["credits"]) == (0, 30, 150, 150)
+    code, out, _ = run("--casino", str(r.casino.pk))
+    assert (code, out.splitlines()[-2:]) == (0, ["markers: players owe the house 30", "balanced"])
 
 
 def test_all_casinos_by_default_and_unknown_casino() -> None:

@@ -127,5 +127,5 @@ def test_a_coup_whose_bets_exceeded_the_bank_is_voided_by_a_pit_boss(
     assert (coup.state, result.step.kind, result.step.payload) == (
         "void",
         "coup_voided",
-        {"reason": "bets beyond the bank"},
+        {"reason": "bets beyond the bank", "was": "awaiting_correction"},
     )

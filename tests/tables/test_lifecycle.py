@@ -16,8 +16,9 @@ from core.errors import Conflict
 from tables import lifecycle, services
 from tables.lifecycle import COUP_IMPORT_ONLY, COUP_TRANSITIONS, SHOE_TRANSITIONS, CoupConflict
 from tables.models import Coup, CoupState, Shoe, ShoeState
+from tables.rules.machine import Move
 from tables.services.shoes import shoe_close_locked
-from tests.tables.play import Floor, open_floor, play, row_counts
+from tests.tables.play import Floor, open_floor, play, row_counts, step
 
 PACKAGE = Path(tables.__file__).resolve().parent
 DECLARED = {(a, b) for a, targets in COUP_TRANSITIONS.items() for b in targets}
@@ -41,6 +42,7 @@ def test_the_table_names_every_state_once() -> None:
     assert set(COUP_TRANSITIONS) == set(CoupState)
     assert set(SHOE_TRANSITIONS) == set(ShoeState)
     assert COUP_TRANSITIONS[CoupState.SETTLED] == COUP_TRANSITIONS[CoupState.VOID] == frozenset()
+    assert COUP_TRANSITIONS[CoupState.WITHDRAWN] == frozenset()
     assert COUP_IMPORT_ONLY <= DECLARED
 
 
@@ -77,6 +79,17 @@ def test_every_declared_transition_is_made_by_a_service(croupier, table, pit_bos
     services.coup_void(actor=pit_boss, coup=voided, reason="cards lost")
     voided.refresh_from_db()
     assert voided.state == CoupState.VOID
+    # issue 9 §2: a bank nobody bets on is withdrawn (RULES.md §7), any coup not over is voided
+    nobody = services.coup_start(actor=croupier, session=floor.session, amount=780).coup
+    services.coup_bank_withdraw(actor=croupier, coup=nobody)
+    in_play = services.coup_start(actor=croupier, session=floor.session, amount=780).coup
+    step(floor, in_play, Move.BET, seat=2, amount=100)
+    services.coup_void(actor=pit_boss, coup=in_play, reason="the punter cannot pay")
+    restored = _flagged(floor, 780)
+    services.correction_submit(actor=croupier, coup=restored, cards=["4C"])
+    services.coup_void(actor=pit_boss, coup=restored, reason="nobody agrees on the restoration")
+    states = dict(Coup.objects.filter(pk__in=[nobody.pk, in_play.pk, restored.pk]).values_list("pk", "state"))
+    assert states == {nobody.pk: "withdrawn", in_play.pk: "void", restored.pk: "void"}
 
     assert set(made) | COUP_IMPORT_ONLY == DECLARED
     assert made == [
@@ -88,6 +101,11 @@ def test_every_declared_transition_is_made_by_a_service(croupier, table, pit_bos
         (CoupState.AWAITING_APPROVAL, CoupState.SETTLED),
         (CoupState.OPEN, CoupState.AWAITING_CORRECTION),
         (CoupState.AWAITING_CORRECTION, CoupState.VOID),
+        (CoupState.OPEN, CoupState.WITHDRAWN),
+        (CoupState.OPEN, CoupState.VOID),
+        (CoupState.OPEN, CoupState.AWAITING_CORRECTION),
+        (CoupState.AWAITING_CORRECTION, CoupState.AWAITING_APPROVAL),
+        (CoupState.AWAITING_APPROVAL, CoupState.VOID),
     ]
 
 

@@ -1,8 +1,10 @@
 """``python manage.py trial_balance [--casino ID] [--json]``: every account's balance and the totals.
 
 Debits are the positive balances (chips held), credits the negative ones (the cage's chips in
-circulation, overdrafts); they are equal in a sound ledger. Exit status 1 when they are not, when a
-stored balance differs from the sum of its entries, or when a transaction does not sum to zero.
+circulation, the players' markers); they are equal in a sound ledger. ``markers`` is the part of
+the credits that players owe the house (player accounts below zero; docs/ledger.md, Markers).
+Exit status 1 when they are not, when a stored balance differs from the sum of its entries, or
+when a transaction does not sum to zero.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class Command(BaseCommand):
                 ],
                 "debits": report.debits,
                 "credits": report.credits,
+                "markers": report.markers,
             }
             self.stdout.write(json.dumps(payload, ensure_ascii=False))
         else:
@@ -84,4 +87,6 @@ class Command(BaseCommand):
             self.stdout.write(fmt(line))
         self.stdout.write(rule)
         self.stdout.write(fmt(total))
+        if report.markers:
+            self.stdout.write(f"markers: players owe the house {report.markers}")
         self.stdout.write("balanced" if report.balanced else "NOT BALANCED")

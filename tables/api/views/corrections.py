@@ -1,5 +1,5 @@
 """Corrections of flagged coups: the pit bosses' queue, a restoration submitted, approved or
-rejected, and a coup that cannot be restored voided."""
+rejected, any coup not over yet voided, and a bank nobody bet on withdrawn."""
 
 from __future__ import annotations
 
@@ -74,10 +74,23 @@ class CorrectionRejectView(CoupAction):
 
 
 class CoupVoidView(CoupAction):
-    """A pit boss voids a flagged coup that cannot be restored (``reason`` required): every bet is
-    returned and the bank stays as declared."""
+    """A pit boss voids any coup not over yet — being played, awaiting its correction or its
+    approval — (``reason`` required): every stake is returned, the bank stays as declared, the
+    cards dealt stay dealt."""
 
     input = inputs.RejectIn
 
     def act(self, *, actor: Staff, coup: Coup, data: dict[str, Any], key: str) -> Any:
         return services.coup_void(actor=actor, coup=coup, reason=data["reason"], idempotency_key=key)
+
+
+class CoupBankWithdrawView(CoupAction):
+    """Nobody bet on the declared bank (RULES.md §7): the croupier withdraws it without a deal; the
+    coup ends ``withdrawn``, the banker keeps the bank for the next coup or passes it."""
+
+    input = inputs.BankWithdrawIn
+
+    def act(self, *, actor: Staff, coup: Coup, data: dict[str, Any], key: str) -> Any:
+        return services.coup_bank_withdraw(
+            actor=actor, coup=coup, expected_step=data.get("step"), idempotency_key=key
+        )

@@ -322,11 +322,14 @@ def test_every_step_kind_through_the_api_in_one_session(croupier, table, pit_bos
         None,
     )
     bettor = next(n for n in (1, 2, 3, 4) if n != second)
+    # a bank nobody bets on is withdrawn (RULES.md §7): the banker keeps it for the next deal
+    nobody = api.ok(api.post(f"/tables/{table.pk}/coups/", {"bank": 100}))["coup"]
+    assert api.ok(api.post(f"/coups/{nobody['id']}/withdraw/", {}))["coup"]["state"] == "withdrawn"
     coup_player_natural(api, table.pk, 100, bettor)
 
     recorded = set(CoupStep.objects.values_list("kind", flat=True))
     assert recorded == {k.value for k in StepKind}
-    assert Coup.objects.filter(shoe=floor.shoe).count() == 6  # the voided one included
+    assert Coup.objects.filter(shoe=floor.shoe).count() == 7  # the voided and the withdrawn included
     assert audit_chain_verify().ok
 
 

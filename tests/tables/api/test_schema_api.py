@@ -27,10 +27,12 @@ def test_the_schema_describes_every_endpoint(pit_boss) -> None:
     # /api/v1/auth/token/ is asked before there is a user to key an Idempotency-Key on
     outside = {"/api/v1/me/", "/api/v1/auth/token/"}
     table_api = {p: ops for p, ops in paths.items() if p.startswith("/api/v1/") and p not in outside}
-    # with the club bank share (bank/share/, bank/share/out/) and coups/{id}/void/, and the cage's
-    # four (cage/buy-in/, cage/cash-out/, players/{id}/balance/, players/{id}/history/), and a
-    # typo's amendment (coups/{id}/steps/{index}/amend/)
-    assert len(table_api) == 34
+    # with the club bank share (bank/share/, bank/share/out/) and coups/{id}/void/, the cage's
+    # four (cage/buy-in/, cage/cash-out/, players/{id}/balance/, players/{id}/history/), a typo's
+    # amendment (coups/{id}/steps/{index}/amend/) and a bank nobody bet on withdrawn
+    # (coups/{id}/withdraw/, RULES.md §7)
+    assert len(table_api) == 35
+    assert "/api/v1/coups/{coup_id}/withdraw/" in table_api
     for path, operations in table_api.items():
         for method, operation in operations.items():
             if method == "post":

@@ -128,8 +128,9 @@ def test_only_finished_hours_of_an_open_session_are_due() -> None:
 @pytest.mark.django_db
 def test_a_player_who_cannot_pay_is_left_for_the_next_run() -> None:
     casino, session, players = _session(hourly_fee_amount=60)
-    TableFactory(casino=casino, profile=builtin_profile("home"))  # from now on, no borrowing
-    broke = PlayerFactory(casino=casino, display_name="D")  # account opened now: no overdraft
+    # the table's rules when the fee is billed decide (a fee belongs to no coup): no borrowing
+    m.Table.objects.filter(pk=session.table_id).update(profile=builtin_profile("home"))
+    broke = PlayerFactory(casino=casino, display_name="D")
     m.Seat.objects.create(session=session, player=broke, number=9, joined_at=at(20, 10), left_at=at(20, 40))
     bill = money_fees.hourly_fees_bill(session=session, hour_start=at(20))
     assert bill.failures == {broke.pk: "D has only 0 chips; an hourly fee of 60 is refused."}

@@ -47,7 +47,7 @@ def test_the_home_rule_sheets_worked_example_posts_every_account() -> None:
     banker, p1, p2 = r.players
     coup = r.coup(banker, 20)
 
-    funded = banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="coup:1:bank")
+    funded = banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="coup:1:bank", borrowing=r.borrowing)
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (80, 0, 20)
     assert funded is not None
     assert entries_of(funded) == {
@@ -65,6 +65,7 @@ def test_the_home_rule_sheets_worked_example_posts_every_account() -> None:
         house_limit=None,
         actor=r.actor,
         key="coup:1:settle",
+        borrowing=r.borrowing,
     )
     assert settled.kind == "coup_settlement"
     assert wallet(r, banker) == 80
@@ -136,7 +137,7 @@ def test_club_option_stand_reimbursement_is_folded_in() -> None:
     r = rig("club", players=4, chips=100)
     banker, active, other, _ = r.players
     coup = r.coup(banker, 30)
-    banks.bank_fund(coup=coup, amount=30, actor=r.actor, key="k:bank")
+    banks.bank_fund(coup=coup, amount=30, actor=r.actor, key="k:bank", borrowing=r.borrowing)
     result = r.settlement(Outcome.BANKER, 30, [(active, 20), (other, 10)], reimbursing=active)
     coup_money.coup_settle(
         coup=coup,
@@ -146,6 +147,7 @@ def test_club_option_stand_reimbursement_is_folded_in() -> None:
         house_limit=None,
         actor=r.actor,
         key="k:settle",
+        borrowing=r.borrowing,
     )
     assert (wallet(r, active), wallet(r, other), bank(r)) == (70, 100, 60)
 
@@ -156,12 +158,12 @@ def test_bank_fund_takes_the_reserve_when_the_player_account_is_short_and_refuse
     r.play(banker, 100, Outcome.BANKER, [(p1, 40)])  # bank 80, reserve 60, wallet 0
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (0, 60, 80)
     coup = r.coup(banker, 130)
-    banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="raise")
+    banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="raise", borrowing=r.borrowing)
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (0, 10, 130)
 
     coup2 = r.coup(banker, 200)
     with pytest.raises(ledger.InsufficientChips) as refused:
-        banks.bank_fund(coup=coup2, amount=70, actor=r.actor, key="too-much")
+        banks.bank_fund(coup=coup2, amount=70, actor=r.actor, key="too-much", borrowing=r.borrowing)
     assert refused.value.messages == ["P1 has only 140 chips; a bank of 200 is refused."]
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (0, 10, 130)
     assert not Transaction.objects.filter(idempotency_key="too-much").exists()
@@ -172,18 +174,23 @@ def test_bank_fund_refuses_amounts_that_do_not_make_the_declared_bank() -> None:
     banker, _ = r.players
     coup = r.coup(banker, 50)
     with pytest.raises(ValidationError, match="50 chips are to be added, not 30"):
-        banks.bank_fund(coup=coup, amount=30, actor=r.actor, key="wrong")
+        banks.bank_fund(coup=coup, amount=30, actor=r.actor, key="wrong", borrowing=r.borrowing)
     with pytest.raises(ValidationError, match="50 chips are to be added, not 0"):
-        banks.bank_fund(coup=coup, amount=0, actor=r.actor, key="zero")
-    right = banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="right")
+        banks.bank_fund(coup=coup, amount=0, actor=r.actor, key="zero", borrowing=r.borrowing)
+    right = banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="right", borrowing=r.borrowing)
     assert right is not None and right.kind == "bank_fund"
     # replay: same transaction, nothing more moved
-    again = banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="right")
+    again = banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="right", borrowing=r.borrowing)
     assert again == Transaction.objects.get(idempotency_key="right") and bank(r) == 50
     # the same bank continued: nothing to add, whether given as the increase (0) or the bank (50)
     following = r.coup(banker, 50)
-    assert banks.bank_fund(coup=following, amount=0, actor=r.actor, key="next-0") is None
-    assert banks.bank_fund(coup=following, amount=50, actor=r.actor, key="next-50") is None
+    assert (
+        banks.bank_fund(coup=following, amount=0, actor=r.actor, key="next-0", borrowing=r.borrowing) is None
+    )
+    assert (
+        banks.bank_fund(coup=following, amount=50, actor=r.actor, key="next-50", borrowing=r.borrowing)
+        is None
+    )
     assert Transaction.objects.filter(kind="bank_fund").count() == 1
 
 
@@ -194,7 +201,7 @@ def test_a_bank_still_holding_another_bankers_chips_is_refused() -> None:
     r.end_turn()  # forgot bank_close
     coup = r.coup(second, 20)
     with pytest.raises(ValidationError, match="still holds 50 chips of P1"):
-        banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="x")
+        banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="x", borrowing=r.borrowing)
 
 
 def test_settling_an_unfunded_bank_is_refused() -> None:
@@ -210,6 +217,7 @@ def test_settling_an_unfunded_bank_is_refused() -> None:
             house_limit=None,
             actor=r.actor,
             key="s",
+            borrowing=r.borrowing,
         )
 
 
@@ -226,6 +234,7 @@ def test_a_coup_is_settled_once_whatever_the_key() -> None:
             house_limit=None,
             actor=r.actor,
             key="another key",
+            borrowing=r.borrowing,
         )
 
 
@@ -233,7 +242,7 @@ def test_settlement_inconsistent_with_the_ledger_rules_is_refused() -> None:
     r = rig("home", players=2, chips=100)
     banker, p1 = r.players
     coup = r.coup(banker, 20)
-    banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="b")
+    banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="b", borrowing=r.borrowing)
     result = r.settlement("banker", 20, [(p1, 5)])
     with pytest.raises(ValueError, match="next bank is at least 10"):
         coup_money.coup_settle(
@@ -244,12 +253,15 @@ def test_settlement_inconsistent_with_the_ledger_rules_is_refused() -> None:
             house_limit=None,
             actor=r.actor,
             key="s",
+            borrowing=r.borrowing,
         )
 
 
 def _provisional(r: Rig, banker, bank_amount: int, outcome: str, bets) -> tuple:
     coup = r.coup(banker, bank_amount, state="awaiting_approval")
-    banks.bank_fund(coup=coup, amount=bank_amount, actor=r.actor, key=f"coup:{coup.pk}:bank")
+    banks.bank_fund(
+        coup=coup, amount=bank_amount, actor=r.actor, key=f"coup:{coup.pk}:bank", borrowing=r.borrowing
+    )
     result = r.settlement(outcome, bank_amount, bets)
     coup_money.coup_settle(
         coup=coup,
@@ -260,6 +272,7 @@ def _provisional(r: Rig, banker, bank_amount: int, outcome: str, bets) -> tuple:
         actor=r.actor,
         key=f"coup:{coup.pk}:correction:5",
         provisional=True,
+        borrowing=r.borrowing,
     )
     return coup, result
 
@@ -279,6 +292,7 @@ def test_provisional_then_approved_replacement_moves_nothing_twice() -> None:
         house_limit=None,
         actor=r.actor,
         key=f"coup:{coup.pk}:approved",
+        borrowing=r.borrowing,
     )
     assert dict(Account.objects.values_list("pk", "balance")) == before  # net nothing
     reversal = Transaction.objects.get(coup=coup, kind="coup_reversal")
@@ -298,6 +312,7 @@ def test_provisional_then_approved_replacement_moves_nothing_twice() -> None:
         house_limit=None,
         actor=r.actor,
         key=f"coup:{coup.pk}:approved",
+        borrowing=r.borrowing,
     )
     assert again == final and Transaction.objects.filter(coup=coup).count() == 4
 
@@ -316,6 +331,7 @@ def test_replacement_with_another_outcome_moves_the_difference() -> None:
         house_limit=None,
         actor=r.actor,
         key="approved",
+        borrowing=r.borrowing,
     )
     assert (bank(r), wallet(r, p1), wallet(r, p2)) == (0, 1060, 1040)
     assert selectors.account_balance(casino=r.casino, kind=Account.Kind.LEVY) == 0
@@ -326,10 +342,10 @@ def test_rejected_correction_is_reversed_and_a_new_one_may_follow() -> None:
     r = rig("home", players=3, chips=100)
     banker, p1, p2 = r.players
     coup, _ = _provisional(r, banker, 20, "banker", [(p1, 7), (p2, 5)])
-    coup_money.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected:6")
+    coup_money.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected:6", borrowing=r.borrowing)
     assert (wallet(r, banker), reserve(r, banker), bank(r), wallet(r, p1)) == (80, 0, 20, 100)
     with pytest.raises(ValidationError, match="no provisional settlement to reverse"):
-        coup_money.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected:7")
+        coup_money.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected:7", borrowing=r.borrowing)
     second = r.settlement("player", 20, [(p1, 7), (p2, 5)])
     coup_money.coup_settle(
         coup=coup,
@@ -340,6 +356,7 @@ def test_rejected_correction_is_reversed_and_a_new_one_may_follow() -> None:
         actor=r.actor,
         key="correction:8",
         provisional=True,
+        borrowing=r.borrowing,
     )
     assert (wallet(r, p1), wallet(r, p2), bank(r), reserve(r, banker)) == (107, 105, 0, 8)
     assert casino_total(r) == 0
@@ -354,7 +371,7 @@ def test_correction_reviewed_after_the_bank_moved_on_settles_with_the_bankers_ac
     coup, _ = _provisional(r, banker, 20, "player", [(p1, 7), (p2, 5)])
     r.close(banker)  # the table plays on: the bank is lost
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (88, 0, 0)
-    coup_money.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected")
+    coup_money.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected", borrowing=r.borrowing)
     assert (wallet(r, banker), wallet(r, p1), wallet(r, p2), bank(r)) == (100, 100, 100, 0)
     # a new correction, banker wins this time: his side goes to his account as well
     result = r.settlement("banker", 20, [(p1, 7), (p2, 5)])
@@ -367,6 +384,7 @@ def test_correction_reviewed_after_the_bank_moved_on_settles_with_the_bankers_ac
         actor=r.actor,
         key="correction:2",
         provisional=True,
+        borrowing=r.borrowing,
     )
     coup_money.coup_settlement_replace(
         coup=coup,
@@ -376,6 +394,7 @@ def test_correction_reviewed_after_the_bank_moved_on_settles_with_the_bankers_ac
         house_limit=None,
         actor=r.actor,
         key="approved",
+        borrowing=r.borrowing,
     )
     assert (wallet(r, banker), wallet(r, p1), wallet(r, p2), bank(r), reserve(r, banker)) == (
         112,
@@ -393,8 +412,12 @@ def test_bet_check_affordable() -> None:
     limits.bet_check_affordable(casino=home.casino, player=p1, amount=6, already_staked=4)
     with pytest.raises(ledger.InsufficientChips, match="P2 has only 10 chips; a bet of 7 besides the 4"):
         limits.bet_check_affordable(casino=home.casino, player=p1, amount=7, already_staked=4)
-    casino = rig("casino", players=2, chips=10)  # borrowing allowed: overdraft accounts
-    limits.bet_check_affordable(casino=casino.casino, player=casino.players[1], amount=500, already_staked=0)
+    # the rule reads no flag: the floor asks it only where the coup's rules forbid borrowing
+    casino = rig("casino", players=2, chips=10)
+    with pytest.raises(ledger.InsufficientChips, match="P2 has only 10 chips; a bet of 500 is refused"):
+        limits.bet_check_affordable(
+            casino=casino.casino, player=casino.players[1], amount=500, already_staked=0
+        )
 
 
 def test_every_posting_is_audited_in_its_transaction() -> None:

@@ -77,7 +77,7 @@ def test_the_prior_read_finds_the_key_and_the_standing_settlements_only() -> Non
     r = rig("home", players=2, chips=100)
     banker, p1 = r.players
     coup = r.coup(banker, 20, state="awaiting_approval")
-    banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="b")
+    banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="b", borrowing=r.borrowing)
     assert hot_sql.coup_settle_prior("k", coup.pk) == []
     provisional = coup_money.coup_settle(
         coup=coup,
@@ -88,12 +88,15 @@ def test_the_prior_read_finds_the_key_and_the_standing_settlements_only() -> Non
         actor=r.actor,
         key="k",
         provisional=True,
+        borrowing=r.borrowing,
     )
     assert hot_sql.coup_settle_prior("other", coup.pk) == [provisional]
     assert hot_sql.coup_settle_prior("b", coup.pk) == [  # the key, whatever its kind
         Transaction.objects.get(idempotency_key="b"),
         provisional,
     ]
-    reversal = coup_money.coup_provisional_reverse(coup=coup, actor=r.actor, key="rejected")
+    reversal = coup_money.coup_provisional_reverse(
+        coup=coup, actor=r.actor, key="rejected", borrowing=r.borrowing
+    )
     assert hot_sql.coup_settle_prior("other", coup.pk) == []  # reversed: no longer standing
     assert hot_sql.coup_settle_prior("rejected", coup.pk) == [reversal]
