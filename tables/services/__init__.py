@@ -6,6 +6,7 @@
 from tables.services.banks import (
     bank_auction_award,
     bank_first_assign,
+    bank_house_take,
     bank_new_from_minimum,
     bank_offer_answer,
     bank_pass,
@@ -53,6 +54,7 @@ __all__ = [
     "StepResult",
     "bank_auction_award",
     "bank_first_assign",
+    "bank_house_take",
     "bank_new_from_minimum",
     "bank_offer_answer",
     "bank_pass",

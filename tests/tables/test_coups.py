@@ -12,7 +12,17 @@ from tables.rules.coup import Code, NeedsCards
 from tables.selectors import coup_view
 from tables.services import Caller, ConfirmationRequired, CoupConflict, StepRequest
 
-from .play import K, bank_turn, held_bank_turn, open_floor, play, row_counts, step
+from .play import (
+    K,
+    bank_turn,
+    held_bank_turn,
+    open_floor,
+    play,
+    row_counts,
+    seat_number,
+    shoe_dealt_down_to,
+    step,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -253,7 +263,7 @@ def test_bank_lost_goes_round_in_rotation_refusals_skipped(croupier, table) -> N
         services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[2], accept=True)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[3], accept=True)
     turn = held_bank_turn(floor)
-    assert (turn.seat.number, turn.started_how, turn.required_minimum) == (3, "rotation", 1)
+    assert (seat_number(turn.seat), turn.started_how, turn.required_minimum) == (3, "rotation", 1)
 
 
 def test_passed_bank_keeps_its_minimum(croupier, table) -> None:
@@ -287,24 +297,64 @@ def test_impossible_card_raises_the_shoe_alarm(croupier, club_table) -> None:
     assert coup.alarm and floor.shoe.alarm
 
 
-def test_stop_card_ends_the_shoe_after_the_coup_and_early_close_is_flagged(croupier, table) -> None:
-    floor = open_floor(croupier, table, stop_card_position=311)  # 6 decks: the stop card after card 1
-    assert floor.shoe.stop_card_position == 311
-    banker_wins(floor, 100)
+def test_stop_card_ends_the_shoe_after_the_coup(croupier, table) -> None:
+    """RULES.md §8: reaching the stop card (here 10 cards from the bottom) ends the shoe after the
+    current coup; the shoe was dealt far enough not to count as an early reshuffle."""
+    floor = open_floor(croupier, table, stop_card_position=10)
+    assert floor.shoe.stop_card_position == 10
+    # 6 decks = 312 cards: the stop card lies after card 302; the coming coup deals 5 cards
+    shoe_dealt_down_to(floor, left=15, keep=("2H", "AS", "3C", "6D", "KH"))
+    banker_wins(floor, 100)  # cards 298 to 302: the stop card comes out with the last of them
     floor.shoe.refresh_from_db()
     assert (floor.shoe.state, floor.shoe.close_reason, floor.shoe.stop_reached) == (
         "closed",
         "stop card reached",
         True,
     )
-    assert floor.shoe.early_reshuffle  # closed after 9 of 312 cards
-    assert ShoeAlarm.objects.filter(shoe=floor.shoe, kind="early_reshuffle").count() == 1
+    assert not floor.shoe.early_reshuffle  # 302 of 312 dealt: more than 5/6
+    assert not ShoeAlarm.objects.filter(shoe=floor.shoe, kind="early_reshuffle").exists()
     with pytest.raises(ValidationError, match="Start a shoe first"):
         services.coup_start(actor=croupier, session=floor.session, amount=200)
     shoe = services.shoe_start(
         actor=croupier, session=floor.session, decks=8, burnt_cards=["2C", "3D", "4H", "5S"]
     )
     assert (shoe.number, shoe.state) == (2, Shoe.State.OPEN)
+
+
+@pytest.mark.parametrize("from_bottom", [7, 8, 9, 10])
+def test_a_stop_card_7_to_10_cards_from_the_bottom_is_accepted(croupier, table, from_bottom) -> None:
+    """RULES.md §8: the stop card is placed 7 to 10 cards from the bottom of the shoe."""
+    session = services.table_session_open(actor=croupier, table=table)
+    shoe = services.shoe_start(
+        actor=croupier,
+        session=session,
+        decks=6,
+        burnt_cards=["2C", "3C", "4C"],
+        stop_card_position=from_bottom,
+    )
+    assert shoe.stop_card_position == from_bottom
+
+
+@pytest.mark.parametrize("from_bottom", [1, 3, 6, 11, 100, 311])
+def test_a_stop_card_outside_7_to_10_from_the_bottom_is_refused(croupier, table, from_bottom) -> None:
+    """RULES.md §8: 3 and 100 used to be accepted; anything outside 7..10 is refused, nothing written."""
+    session = services.table_session_open(actor=croupier, table=table)
+    before = row_counts()
+    with pytest.raises(ValidationError) as refused:
+        services.shoe_start(
+            actor=croupier,
+            session=session,
+            decks=6,
+            burnt_cards=["2C", "3C", "4C"],
+            stop_card_position=from_bottom,
+        )
+    assert refused.value.message_dict == {
+        "stop_card_position": [
+            "The stop card goes 7 to 10 cards from the bottom of the shoe "
+            f"(in this 312-card shoe: after card 302 to 305), not {from_bottom}."
+        ]
+    }
+    assert row_counts() == before
 
 
 def test_shoe_follows_the_profile(croupier, table) -> None:
@@ -378,7 +428,7 @@ def test_a_farther_player_taking_a_passed_bank_leaves_the_first_neighbour_his_tu
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=False)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[3], accept=True)
     turn = held_bank_turn(floor)
-    assert (turn.seat.number, turn.rotation_from.number) == (3, 1)
+    assert (seat_number(turn.seat), seat_number(turn.rotation_from)) == (3, 1)
 
 
 def test_the_first_banker_is_chosen_the_table_s_way(croupier, table) -> None:

@@ -12,7 +12,7 @@ from tables.rules.machine import Move
 from tables.selectors import TableNow, bank_rotation, table_floor, table_now, tables_now
 from tests.factories import CroupierAssignmentFactory, TableFactory
 from tests.review.history import play_clean, play_flagged
-from tests.tables.play import open_floor, step
+from tests.tables.play import open_floor, seat_number, step
 
 pytestmark = pytest.mark.django_db
 
@@ -57,7 +57,10 @@ def test_a_coup_being_played(croupier, table) -> None:
     # 3 burnt cards and the 6 of the clean coup, out of 6 decks
     assert (now.cards_dealt, now.cards_left) == (9, 312 - 9)
     assert now.alarms == []
-    assert now.bank is not None and (now.bank.player.display_name, now.bank.seat.number) == ("Player 1", 1)
+    assert now.bank is not None and (now.bank.player.display_name, seat_number(now.bank.seat)) == (
+        "Player 1",
+        1,
+    )
     assert now.rotation is None
     assert (now.coup, now.bank_coup, now.last_coup) == (in_play, in_play, in_play)
     assert now.awaiting_approval == []

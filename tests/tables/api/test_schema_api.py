@@ -28,8 +28,9 @@ def test_the_schema_describes_every_endpoint(pit_boss) -> None:
     outside = {"/api/v1/me/", "/api/v1/auth/token/"}
     table_api = {p: ops for p, ops in paths.items() if p.startswith("/api/v1/") and p not in outside}
     # with the club bank share (bank/share/, bank/share/out/) and coups/{id}/void/, and the cage's
-    # four (cage/buy-in/, cage/cash-out/, players/{id}/balance/, players/{id}/history/)
-    assert len(table_api) == 33
+    # four (cage/buy-in/, cage/cash-out/, players/{id}/balance/, players/{id}/history/), and the
+    # house bank (bank/house/)
+    assert len(table_api) == 34
     for path, operations in table_api.items():
         for method, operation in operations.items():
             if method == "post":
