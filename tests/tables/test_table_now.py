@@ -132,9 +132,10 @@ def test_the_rotation_after_a_passed_bank(croupier, table) -> None:
     now = table_now(table=table)
     assert now.bank is None and now.rotation is not None and now.rotation.previous is not None
     assert now.rotation.previous.seat == floor.seats[1]
-    assert _rotation(now) == (BankTurn.Start.PASSED, 390, [4, 3, 2], [4, 3, 2], 4)
+    # at the casino the taker of a passed bank sets his own, from the minimum (RULES.md §7)
+    assert _rotation(now) == (BankTurn.Start.PASSED, 1, [4, 3, 2], [4, 3, 2], 4)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=False)
-    assert _rotation(table_now(table=table)) == (BankTurn.Start.PASSED, 390, [4, 3, 2], [3, 2], 3)
+    assert _rotation(table_now(table=table)) == (BankTurn.Start.PASSED, 1, [4, 3, 2], [3, 2], 3)
 
 
 def test_the_croupiers_floor_is_the_table_now_and_more(croupier, table) -> None:

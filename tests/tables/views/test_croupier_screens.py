@@ -426,7 +426,9 @@ def test_the_bank_is_passed_and_its_minimum_shown(floor, table, as_croupier) -> 
     response = as_croupier.post(reverse("floor:coup_start", args=[table.pk]), {"amount": 150}, **HTMX)
     assert response.status_code == 400 and "the bank must be at least 195" in response.content.decode()
     html = as_croupier.post(reverse("floor:bank_pass", args=[table.pk]), **HTMX).content.decode()
-    assert 'data-testid="offer-minimum">195<' in html and "passed the bank" in html
+    # the taker of a passed bank sets his own at the casino (RULES.md §7)
+    assert 'data-testid="offer-minimum">1<' in html and "passed the bank" in html
+    assert "sets his own bank" in html and 'data-testid="auction-bank"' not in html
 
 
 def test_the_first_banker_by_auction_names_his_bank(croupier, table, as_croupier) -> None:
