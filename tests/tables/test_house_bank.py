@@ -207,3 +207,23 @@ def test_closing_the_session_returns_the_house_bank_to_the_cage(croupier, table)
     services.table_session_close(actor=croupier, session=floor.session)
     assert BankTurn.objects.get(started_how="house").end_reason == "session_closed"
     assert (bank(floor), cage(floor)) == (0, -3900)
+
+
+def test_a_flagged_house_coup_is_restored_against_the_cage(croupier, pit_boss, table) -> None:
+    """RULES.md §2, §9: a wrongly played house coup settles provisionally, then for good, against
+    the bank and the cage, still with no levy."""
+    floor = house_floor(croupier, table)
+    coup = play(
+        floor, bank=100, bets=[(2, 100)], cards=("TH", "3S", "2C", "2H"), player="draw", player_card="6D",
+        banker="stand", confirm=True,
+    )  # fmt: skip
+    assert coup.state == Coup.State.AWAITING_CORRECTION
+    services.correction_submit(actor=croupier, coup=coup, cards=["4C"])  # restored: the house won 9-8
+    services.correction_approve(actor=pit_boss, coup=coup)
+    kinds = [(kind, entries) for kind, entries in postings(coup) if kind != "bank_fund"]
+    assert kinds == [
+        ("coup_provisional", {"player:Player 2": -100, "bank": 100}),
+        ("coup_reversal", {"player:Player 2": 100, "bank": -100}),
+        ("coup_settlement", {"player:Player 2": -100, "bank": 100}),
+    ]
+    assert held_bank_turn(floor).started_how == "house" and bank(floor) == 200
