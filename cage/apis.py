@@ -127,7 +127,9 @@ class _CageMoveView(ApiView):
     def post(self, request: Request) -> Response:
         check_can_operate_cage(request.user)
         data = valid(self.input, request)
-        player = get_object_or_404(Player.objects.select_related("casino"), pk=data["player"])
+        player = get_object_or_404(
+            Player.objects.filter(house=False).select_related("casino"), pk=data["player"]
+        )
         post = services.cage_buy_in if self.kind == services.BUY_IN else services.cage_cash_out
         receipt = post(
             actor=request.user,

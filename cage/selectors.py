@@ -58,7 +58,7 @@ def cage_casinos() -> QuerySet[Casino]:
 
 def cage_players(*, casino: Casino, search: str = "") -> QuerySet[Player]:
     """The casino's players, by name; ``search`` matches a name or a membership number."""
-    players = Player.objects.filter(casino=casino)
+    players = Player.objects.filter(casino=casino, house=False)  # the house banks with the cage itself
     search = search.strip()
     if search:
         players = players.filter(Q(display_name__icontains=search) | Q(membership_number__iexact=search))

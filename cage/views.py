@@ -139,7 +139,7 @@ def history(request: HttpRequest, player_id: int) -> HttpResponse:
     """A player's chip history: every entry on his account, newest first, with the balance after."""
     if not can_read_chips(request.user):
         return _forbidden(request)
-    player = get_object_or_404(Player.objects.select_related("casino"), pk=player_id)
+    player = get_object_or_404(Player.objects.filter(house=False).select_related("casino"), pk=player_id)
     page = Paginator(selectors.player_history(player=player), HISTORY_PER_PAGE).get_page(
         request.GET.get("page")
     )

@@ -31,7 +31,7 @@ class RuleProfileAdmin(AuditedModelAdmin):
 
 @admin.register(m.Table)
 class TableAdmin(AuditedModelAdmin):
-    list_display = ("name", "casino", "profile", "seat_count", "state", "first_banker_method")
+    list_display = ("name", "casino", "profile", "seat_count", "state", "first_banker_method", "house_bank")
     search_fields = ("name", "casino__name")
     list_filter = ("casino", "state", "profile", "seat_count")
 

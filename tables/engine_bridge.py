@@ -13,13 +13,13 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
-from tables.models import CORRECTION_KINDS, Bet, Casino, Coup, CoupStep, Player, Table
+from tables.models import CORRECTION_KINDS, BankTurn, Bet, Casino, Coup, CoupStep, Player, Table
 from tables.rules.cards import CardError, parse_card
 from tables.rules.coup import CoupRecord, NeedsCards, Restored, Verdict
 from tables.rules.judge import Rules, judge_coup, restore_coup
 from tables.rules.machine import CoupProgress, Move, Step, new_coup, replay, to_record
 from tables.rules.profiles import LevyMode, Profile, Rounding, profile_from_dict, profile_to_dict
-from tables.rules.punters import seat_key, spectator_key
+from tables.rules.punters import HOUSE_KEY, seat_key, spectator_key
 from tables.rules.settlement import BancoCaller, LevyTerms
 
 
@@ -39,6 +39,11 @@ def levy_terms(*, casino: Casino, profile: Profile) -> LevyTerms:
         chip_unit=casino.chip_unit,
         first_coup_exempt=profile.first_coup_exempt,
     )
+
+
+def banker_key(turn: BankTurn) -> str:
+    """The engine's key of a bank turn's banker: his seat's, or the house's (it holds no seat)."""
+    return seat_key(turn.seat.number) if turn.seat is not None else HOUSE_KEY
 
 
 def bet_punter_key(bet: Bet) -> str:
@@ -146,11 +151,15 @@ def rules_snapshot(*, profile: Profile, levy: LevyTerms, house_limit: int | None
     }
 
 
-def table_rules_snapshot(table: Table) -> dict[str, Any]:
+def table_rules_snapshot(table: Table, *, levy: bool = True) -> dict[str, Any]:
+    """The rules a coup at ``table`` is played under now; ``levy`` False for a coup the house
+    banks (no levy on the house's own wins, docs/rules.md §2)."""
     profile = table.profile.as_engine()
     return rules_snapshot(
         profile=profile,
-        levy=levy_terms(casino=table.casino, profile=profile),
+        levy=levy_terms(casino=table.casino, profile=profile)
+        if levy
+        else LevyTerms(chip_unit=table.casino.chip_unit),
         house_limit=table.casino.house_limit,
     )
 

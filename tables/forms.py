@@ -72,6 +72,9 @@ class StepForm(CardField):
     punter = forms.CharField(required=False, max_length=40)
     callers = KeysField(required=False)  # "seat-N" / "spectator-N": the service checks who is there
     suivi = forms.CharField(required=False, max_length=40)
+    # a spectator's bet: every seated punter has had his turn; the banker consents (the club)
+    seated_round_over = forms.BooleanField(required=False)
+    consent = forms.BooleanField(required=False)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -93,7 +96,14 @@ class StepForm(CardField):
                 seat, spectator = _punter(data["punter"])
             except forms.ValidationError as exc:
                 raise forms.ValidationError({"punter": exc.messages}) from None
-            return StepRequest(kind=kind, amount=data["amount"], seat=seat, spectator=spectator)
+            return StepRequest(
+                kind=kind,
+                amount=data["amount"],
+                seat=seat,
+                spectator=spectator,
+                seated_round_over=bool(data.get("seated_round_over")),
+                consent=bool(data.get("consent")),
+            )
         if kind is Move.BANCO:
             named = [*data.get("callers", []), *([data["punter"]] if data.get("punter") else [])]
             keys = list(dict.fromkeys(named))

@@ -166,6 +166,12 @@ class RuleProfile(models.Model):
     bank_passes_to = models.CharField(
         max_length=10, choices=_choices(engine.Side), default=engine.Side.RIGHT.value
     )
+    passed_bank = models.CharField(
+        max_length=20,
+        choices=_choices(engine.PassedBank),
+        default=engine.PassedBank.OWN_BANK.value,
+        help_text="what the taker of a passed bank puts up: his own bank, or the continuation (home)",
+    )
     spectators_bet = models.BooleanField(default=False)
     spectator_needs_consent = models.BooleanField(default=False)
     spectators_share_bank = models.BooleanField(default=False)
@@ -306,6 +312,14 @@ class Table(models.Model):
     state = models.CharField(max_length=10, choices=State.choices, default=State.CLOSED)
     first_banker_method = models.CharField(
         max_length=12, choices=FirstBanker.choices, default=FirstBanker.LOT
+    )
+    passed_bank_auction = models.BooleanField(
+        default=False,
+        help_text="a passed bank may go by informal auction to whoever puts up the bank just played",
+    )
+    house_bank = models.BooleanField(
+        default=False,
+        help_text="the casino banks this table: the croupier plays the bank hand with the house's money",
     )
 
     class Meta:
@@ -457,11 +471,20 @@ class Player(models.Model):
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="players")
     display_name = models.CharField(max_length=80)
     membership_number = models.CharField(max_length=40, blank=True, default="")
+    # the casino itself, as the banker of a house bank (docs/rules.md §2): one per casino, made by
+    # tables.services.banks; it never sits, bets or holds chips of its own (its money is the cage's)
+    house = models.BooleanField(default=False, editable=False)
 
     class Meta:
         ordering = ["display_name"]
         constraints = [
             _check(~Q(display_name=""), "player_display_name_set", "A player needs a display name."),
+            models.UniqueConstraint(
+                fields=["casino"],
+                condition=Q(house=True),
+                name="player_one_house_per_casino",
+                violation_error_message="This casino already has its house player.",
+            ),
             models.UniqueConstraint(
                 fields=["casino", "membership_number"],
                 condition=~Q(membership_number=""),
@@ -940,6 +963,7 @@ class BankTurnStart(models.TextChoices):
     PASSED = "passed", "passed by the previous banker"
     NEW_BANK = "new_bank", "new bank from the minimum"
     IMPORTED = "imported", "from an imported history"
+    HOUSE = "house", "the house banks"
 
 
 class BankTurnEnd(models.TextChoices):
@@ -955,6 +979,9 @@ class BankTurn(models.Model):
 
     ``required_minimum`` is the smallest bank he may declare next: the profile minimum (or the
     auction amount) at the start, then the mandatory continuation after each win or stand-off.
+
+    A house bank (``started_how`` house, docs/rules.md §2) is held by the casino's house player
+    from no seat: the croupier plays its hand, and the bank does not rotate while the house holds it.
     """
 
     Start = BankTurnStart
@@ -962,13 +989,13 @@ class BankTurn(models.Model):
 
     session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="bank_turns")
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="bank_turns")
-    seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="bank_turns")
+    seat = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.PROTECT, related_name="bank_turns")
     started_at = models.DateTimeField()
     started_how = models.CharField(max_length=12, choices=Start.choices)
     required_minimum = models.PositiveBigIntegerField()
     # where the bank's rotation counts from when this bank ends: his own seat, except when he took
     # a passed bank out of turn, where the passer's first neighbour keeps his ordinary turn
-    rotation_from = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="+")
+    rotation_from = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     ended_at = models.DateTimeField(null=True, blank=True)
     end_reason = models.CharField(max_length=16, choices=End.choices, blank=True)
 
@@ -983,6 +1010,12 @@ class BankTurn(models.Model):
             ),
             _check(Q(required_minimum__gte=1), "bankturn_minimum_positive", "A bank is at least one chip."),
             _check(_one_of("started_how", BankTurnStart), "bankturn_start_valid", "Unknown start."),
+            _check(
+                Q(started_how="house", seat__isnull=True, rotation_from__isnull=True)
+                | (~Q(started_how="house") & Q(seat__isnull=False, rotation_from__isnull=False)),
+                "bankturn_house_has_no_seat",
+                "The house banks from no seat; a player banks from his seat.",
+            ),
             _check(
                 Q(ended_at__isnull=True, end_reason="")
                 | (Q(ended_at__isnull=False) & _one_of("end_reason", BankTurnEnd)),

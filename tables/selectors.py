@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from core.types import Staff
 from tables.engine_bridge import (
+    banker_key,
     bet_player,
     bet_punter_key,
     cards_parse,
@@ -44,12 +45,12 @@ from tables.models import (
 from tables.permissions import reads_everything
 from tables.roles import ROLE_LABELS, Role
 from tables.rules.advice import Advice, advise_banker, advise_player
+from tables.rules.bank_terms import BankTerms, auction_terms, passed_bank_terms
 from tables.rules.cards import remaining_by_points
 from tables.rules.coup import NeedsCards, Restored
 from tables.rules.machine import CoupProgress, NextStep, next_steps, requirement
 from tables.rules.order import betting_order, rotation_order
-from tables.rules.profiles import Side
-from tables.rules.punters import seat_key
+from tables.rules.profiles import PassedBank, Side
 from tables.rules.tableau import Requirement
 
 
@@ -125,7 +126,7 @@ def staff_profile(*, user: Staff) -> StaffProfile:
 @dataclass(frozen=True)
 class BankRotation:
     """Where the bank goes while nobody holds it: offered in turn to ``candidates`` (``offer_to``
-    first), each of whom must put up at least ``required_minimum``."""
+    first), the taker putting up a bank within ``terms`` (at least ``required_minimum``)."""
 
     previous: BankTurn | None
     how: str  # BankTurn.Start: acceptance (first banker), rotation (after a loss), passed
@@ -133,6 +134,8 @@ class BankRotation:
     order: list[Seat]  # every seated player in rotation order, the previous banker left out
     candidates: list[Seat]  # those who have not refused yet
     offer_to: Seat | None
+    terms: BankTerms  # what the taker in turn may put up (docs/rules.md §7)
+    auction: BankTerms | None = None  # a passed bank at a table that auctions it: the one amount
 
 
 def bank_open_turn(*, session: TableSession) -> BankTurn | None:
@@ -149,17 +152,43 @@ def bank_rotation(*, session: TableSession) -> BankRotation | None:
 
 
 def _rotation(
-    *, table: Table, previous: BankTurn | None, seats: list[Seat], refused: set[int]
+    *,
+    table: Table,
+    previous: BankTurn | None,
+    seats: list[Seat],
+    refused: set[int],
+    bank_just_played: int | None = None,
 ) -> BankRotation:
     """The rotation after ``previous`` (None: nobody has held the bank yet) among the seated
-    ``seats``, the seats in ``refused`` having refused it already."""
+    ``seats``, the seats in ``refused`` having refused it already; ``bank_just_played`` is the
+    bank of ``previous``'s last coup (what an auction of a passed bank asks for)."""
     profile = table.profile
+    house_limit = table.casino.house_limit
+    terms = BankTerms(minimum=profile.min_bank, maximum=house_limit)
+    auction = None
+    # after the house's bank, the rotation starts afresh, as before the first banker
+    anchor = previous.rotation_from.number if previous is not None and previous.rotation_from else 0
     if previous is None:
-        how, minimum, anchor = BankTurn.Start.ACCEPTANCE, profile.min_bank, 0
+        how = BankTurn.Start.ACCEPTANCE
+    elif previous.started_how == BankTurn.Start.HOUSE:
+        how = BankTurn.Start.ROTATION
     elif previous.end_reason == BankTurn.End.PASSED:
-        how, minimum, anchor = BankTurn.Start.PASSED, previous.required_minimum, previous.rotation_from.number
+        how = BankTurn.Start.PASSED
+        terms = passed_bank_terms(
+            passed_bank=PassedBank(profile.passed_bank),
+            min_bank=profile.min_bank,
+            continuation=previous.required_minimum,
+            house_limit=house_limit,
+        )
+        if table.passed_bank_auction:
+            auction = auction_terms(
+                bank_just_played=bank_just_played or previous.required_minimum,
+                min_bank=profile.min_bank,
+                house_limit=house_limit,
+            )
     else:
-        how, minimum, anchor = BankTurn.Start.ROTATION, profile.min_bank, previous.rotation_from.number
+        how = BankTurn.Start.ROTATION
+    minimum = terms.minimum
     # seat numbers are unique among the seated (a constraint): number -> seat is one to one
     by_number = {s.number: s for s in seats if previous is None or s.player_id != previous.player_id}
     order = [
@@ -179,6 +208,8 @@ def _rotation(
         order=order,
         candidates=candidates,
         offer_to=candidates[0] if candidates else None,
+        terms=terms,
+        auction=auction,
     )
 
 
@@ -449,6 +480,7 @@ def tables_now(*, tables: Iterable[Table]) -> list[TableNow]:
                     previous=previous,
                     seats=seated,
                     refused=refused.get((session.pk, previous.pk if previous else None), set()),
+                    bank_just_played=row["last_turn_bank"],
                 ),
                 coup=found.get(row["coup"]),
                 last_coup=found.get(row["last_coup"]),
@@ -484,8 +516,29 @@ def _open_sessions_facts(*, table_ids: list[int]) -> dict[int, dict[str, Any]]:
         coup=Subquery(coups.filter(state__in=UNFINISHED_COUP_STATES).values("pk")[:1]),
         last_coup=Subquery(coups.values("pk")[:1]),
         bank_coup=Subquery(coups.filter(bank_turn__ended_at__isnull=True).values("pk")[:1]),
+        # the bank of the latest bank turn's latest coup: what an auction of a passed bank asks for
+        last_turn_bank=Subquery(
+            Coup.objects.filter(
+                bank_turn=Subquery(
+                    BankTurn.objects.filter(session=OuterRef(OuterRef("pk")))
+                    .order_by("-started_at", "-pk")
+                    .values("pk")[:1]
+                )
+            )
+            .order_by("-created_at", "-pk")
+            .values("bank")[:1]
+        ),
     )
-    facts = ("last_shoe", "dealt", "open_turn", "last_turn", "coup", "last_coup", "bank_coup")
+    facts = (
+        "last_shoe",
+        "dealt",
+        "open_turn",
+        "last_turn",
+        "coup",
+        "last_coup",
+        "bank_coup",
+        "last_turn_bank",
+    )
     return {row["table"]: row for row in sessions.values("pk", "table", *facts)}
 
 
@@ -556,7 +609,7 @@ def table_floor(*, table: Table) -> TableFloor:
         shoe_coups=list(coups.filter(shoe=now.last_shoe).order_by("-number")) if now.last_shoe else [],
         players_available=[
             p
-            for p in Player.objects.filter(casino_id=table.casino_id).order_by("display_name")
+            for p in Player.objects.filter(casino_id=table.casino_id, house=False).order_by("display_name")
             if p.pk not in busy
         ],
         bank_shares=list(
@@ -574,7 +627,7 @@ def coup_punter_names(*, coup: Coup) -> dict[str, str]:
     names: dict[str, str] = {}
     if coup.bank_turn_id is not None:
         turn = BankTurn.objects.select_related("seat", "player").get(pk=coup.bank_turn_id)
-        names[seat_key(turn.seat.number)] = turn.player.display_name
+        names[banker_key(turn)] = turn.player.display_name
     for bet in coup_bets(coup):
         names[bet_punter_key(bet)] = bet_player(bet).display_name
     return names
@@ -621,9 +674,10 @@ def coup_betting_order(*, coup: Coup, seats: list[Seat]) -> list[Seat]:
     """The seats that may bet on ``coup`` (everybody but the banker), in betting order."""
     table = coup.shoe.table
     by_number = {s.number: s for s in seats}  # the seated: numbers are unique (a constraint)
+    banker_seat = coup.bank_turn.seat
     order = betting_order(
         by_number,
-        banker_seat=coup.bank_turn.seat.number,
+        banker_seat=banker_seat.number if banker_seat is not None else None,  # None: the house banks
         seat_count=table.seat_count,
         betting_from=Side(table.profile.betting_from),
     )

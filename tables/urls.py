@@ -25,6 +25,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("<int:table_id>/bank/auction/", v.bank_auction, name="bank_auction"),
     path("<int:table_id>/bank/new/", v.bank_new, name="bank_new"),
     path("<int:table_id>/bank/pass/", v.bank_pass, name="bank_pass"),
+    path("<int:table_id>/bank/house/", v.bank_house, name="bank_house"),
     path("<int:table_id>/bank/share/", v.bank_share, name="bank_share"),
     path("<int:table_id>/series/", v.series_begin, name="series_begin"),
     path("<int:table_id>/series/end/", v.series_finish, name="series_finish"),

@@ -21,7 +21,7 @@ from tables.models import VOIDABLE_COUP_STATES, Coup, CoupStep
 from tables.rules.coup import Action, NeedsCards, Restored, Settlement
 from tables.rules.judge import coup_settlement
 from tables.rules.machine import CoupProgress
-from tables.rules.punters import seat_key
+from tables.rules.punters import HOUSE_KEY, seat_key
 from tables.wording import step_detail, violation_items
 
 
@@ -99,7 +99,10 @@ def _names(coup: Coup) -> dict[str, str]:
             names[bet_punter_key(bet)] = f"spectator · {bet_player(bet).display_name}"
     if coup.bank_turn_id is not None:
         seat = coup.bank_turn.seat
-        names[seat_key(seat.number)] = f"seat {seat.number} · {coup.banker.display_name} (banker)"
+        if seat is None:  # the house banks
+            names[HOUSE_KEY] = f"{coup.banker.display_name} (banker)"
+        else:
+            names[seat_key(seat.number)] = f"seat {seat.number} · {coup.banker.display_name} (banker)"
     return names
 
 

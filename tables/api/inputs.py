@@ -117,13 +117,13 @@ class CallerIn(StrictSerializer):
 
 #: the keys each step kind takes besides ``step``, ``kind`` and ``confirm``
 STEP_FIELDS: dict[str, frozenset[str]] = {
-    Move.BET: frozenset({"amount", "seat", "spectator"}),
+    Move.BET: frozenset({"amount", "seat", "spectator", "seated_round_over", "consent"}),
     Move.BANCO: frozenset({"callers"}),
     Move.CARD_TO_PLAYER: frozenset({"card"}),
     Move.CARD_TO_BANKER: frozenset({"card"}),
 }
 STEP_KINDS = [k.value for k in Move if k is not Move.BANK_DECLARED]
-_OPTIONAL_STEP_FIELDS = ("amount", "seat", "spectator", "card", "callers")
+_OPTIONAL_STEP_FIELDS = ("amount", "seat", "spectator", "card", "callers", "seated_round_over", "consent")
 
 
 class StepIn(StrictSerializer):
@@ -138,6 +138,13 @@ class StepIn(StrictSerializer):
     )
     card = serializers.CharField(max_length=8, required=False, help_text="card_to_*: e.g. 9H, TD, 10d")
     callers = CallerIn(many=True, required=False, help_text="banco: everybody who called it")
+    seated_round_over = serializers.BooleanField(
+        required=False,
+        help_text="a spectator's bet: every seated punter has had his turn (those who did not bet pass)",
+    )
+    consent = serializers.BooleanField(
+        required=False, help_text="a spectator's bet where the profile asks for it: the banker consents"
+    )
     confirm = serializers.BooleanField(
         required=False, default=False, help_text="record a step that breaks the rules (it happened)"
     )

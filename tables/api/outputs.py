@@ -81,16 +81,24 @@ class ShoeOut(serializers.Serializer):
 
 class BankTurnOut(serializers.Serializer):
     id = serializers.IntegerField()
-    player = PlayerOut()
-    seat = serializers.IntegerField()
-    started_how = serializers.CharField()
+    player = PlayerOut(help_text="the house player (display name House) when the house banks")
+    seat = serializers.IntegerField(allow_null=True, help_text="null when the house banks")
+    house = serializers.BooleanField(help_text="the house banks: the croupier plays its bank hand")
+    started_how = serializers.CharField(
+        help_text="lot, auction, acceptance, rotation, passed, new_bank, house"
+    )
     started_at = serializers.DateTimeField()
     required_minimum = serializers.IntegerField(help_text="the smallest bank he may declare next")
 
 
 class BankRotationOut(serializers.Serializer):
     how = serializers.CharField(help_text="acceptance, rotation or passed")
-    required_minimum = serializers.IntegerField()
+    required_minimum = serializers.IntegerField(help_text="the smallest bank the taker in turn may put up")
+    maximum = serializers.IntegerField(allow_null=True, help_text="the largest: the house limit (null: none)")
+    auction_bank = serializers.IntegerField(
+        allow_null=True,
+        help_text="a passed bank at a table that auctions it: the one bank it takes (the bank just played)",
+    )
     order = serializers.ListField(child=serializers.IntegerField(), help_text="seat numbers in rotation")
     candidates = serializers.ListField(child=serializers.IntegerField(), help_text="not refused yet")
     offer_to = serializers.IntegerField(allow_null=True, help_text="the seat that answers now")
@@ -104,6 +112,8 @@ class TableSummaryOut(serializers.Serializer):
     seat_count = serializers.IntegerField()
     state = serializers.CharField()
     first_banker_method = serializers.CharField()
+    house_bank = serializers.BooleanField(help_text="the house may bank this table")
+    passed_bank_auction = serializers.BooleanField(help_text="a passed bank may go by informal auction")
 
 
 class TableOut(TableSummaryOut):
@@ -215,8 +225,9 @@ class CoupOut(serializers.Serializer):
     phase = serializers.CharField(help_text="the engine's phase: betting, dealing, player_to_act, ...")
     step_count = serializers.IntegerField(help_text="send it back as `step` with the next step")
     bank = serializers.IntegerField()
-    banker = serializers.IntegerField(help_text="player id")
-    banker_seat = serializers.IntegerField()
+    banker = serializers.IntegerField(help_text="player id (the house player when the house banks)")
+    banker_seat = serializers.IntegerField(allow_null=True, help_text="null when the house banks")
+    house_bank = serializers.BooleanField(help_text="the house banks this coup")
     first_coup_of_bank = serializers.BooleanField()
     flagged = serializers.BooleanField()
     alarm = serializers.BooleanField()

@@ -51,6 +51,8 @@ def table_summary_data(table: Table) -> dict[str, Any]:
         "seat_count": table.seat_count,
         "state": table.state,
         "first_banker_method": table.first_banker_method,
+        "house_bank": table.house_bank,
+        "passed_bank_auction": table.passed_bank_auction,
     }
 
 
@@ -122,7 +124,8 @@ def table_data(table: Table) -> dict[str, Any]:
         data["bank"] = {
             "id": turn.pk,
             "player": player_data(turn.player),
-            "seat": turn.seat.number,
+            "seat": turn.seat.number if turn.seat is not None else None,
+            "house": turn.seat is None,
             "started_how": turn.started_how,
             "started_at": turn.started_at,
             "required_minimum": turn.required_minimum,
@@ -133,6 +136,8 @@ def table_data(table: Table) -> dict[str, Any]:
         data["bank_rotation"] = {
             "how": rotation.how,
             "required_minimum": rotation.required_minimum,
+            "maximum": rotation.terms.maximum,
+            "auction_bank": rotation.auction.minimum if rotation.auction is not None else None,
             "order": [seat.number for seat in rotation.order],
             "candidates": [seat.number for seat in rotation.candidates],
             "offer_to": rotation.offer_to.number if rotation.offer_to else None,
@@ -211,7 +216,8 @@ def coup_data(view: CoupView) -> dict[str, Any]:
         "step_count": coup.step_count,
         "bank": coup.bank,
         "banker": coup.banker_id,
-        "banker_seat": coup.bank_turn.seat.number,
+        "banker_seat": coup.bank_turn.seat.number if coup.bank_turn.seat is not None else None,
+        "house_bank": coup.bank_turn.seat is None,
         "first_coup_of_bank": coup.first_coup_of_bank,
         "flagged": coup.flagged,
         "alarm": coup.alarm,

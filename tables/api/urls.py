@@ -33,6 +33,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(T + "bank/offer/", banks.BankOfferView.as_view(), name="bank-offer"),
     path(T + "bank/pass/", banks.BankPassView.as_view(), name="bank-pass"),
     path(T + "bank/auction/", banks.BankAuctionView.as_view(), name="bank-auction"),
+    path(T + "bank/house/", banks.BankHouseView.as_view(), name="bank-house"),
     path(T + "bank/new/", banks.BankNewView.as_view(), name="bank-new"),
     path(T + "bank/share/", banks.BankShareView.as_view(), name="bank-share"),
     path(T + "bank/share/out/", banks.BankShareOutView.as_view(), name="bank-share-out"),

@@ -1,6 +1,7 @@
 """The bank's money: a bank declared (the table's bank account brought up to the coup's bank, from
 the banker's chips and any club spectators' shares), a bank closed (its chips and the banker's
-reserve back to him), a reserve returned; and who holds the chips of a table's bank.
+reserve back to him), a reserve returned; and who holds the chips of a table's bank. When the
+house banks a table, its bank comes from and goes back to the cage.
 """
 
 from __future__ import annotations
@@ -89,6 +90,10 @@ def bank_fund(
     coup = coup_context(coup.pk)
     table, banker = coup.shoe.table, coup.banker
     casino = table.casino
+    if banker.house:
+        if shares:
+            raise ValidationError("Nobody puts up part of the house's bank.")
+        return _house_bank_fund(coup=coup, actor=actor, key=key)
     if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
         return txn
     specs = [
@@ -172,6 +177,8 @@ def bank_close(*, table: Table, banker: Player, actor: Any, key: str) -> Transac
     reserve, go back to his player account. Nothing to return posts nothing (None)."""
     table = Table.objects.select_related("casino").get(pk=table.pk)
     casino = table.casino
+    if banker.house:
+        return _house_bank_close(table=table, house=banker, actor=actor, key=key)
     if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
         return txn
     specs = [
@@ -197,6 +204,62 @@ def bank_close(*, table: Table, banker: Player, actor: Any, key: str) -> Transac
         {pk: a for pk, a in entries.items() if a},
         f"bank of {banker} at {table.name} closed: "
         f"{bank.balance} from the bank, {reserve.balance} from the reserve",
+    )
+    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
+        0
+    ]
+
+
+# --------------------------------------------------------------------------- the house's bank
+def _house_bank_fund(*, coup: Coup, actor: Any, key: str) -> Transaction | None:
+    """The house declared its bank (docs/rules.md §2): the table's bank account is brought to the
+    coup's bank from the cage, or what it holds above it goes back to the cage — the house is
+    bound by no continuation. Nothing to move posts nothing (None)."""
+    table, house = coup.shoe.table, coup.banker
+    casino = table.casino
+    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
+        return txn
+    specs = [account_spec(Kind.BANK, table=table), account_spec(Kind.CAGE)]
+    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, tables={table.pk: table})
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
+    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
+        return txn
+    bank, cage = (accounts[s] for s in specs)
+    bank_check_holder(bank, house, table)
+    change = coup.bank - bank.balance
+    if change == 0:
+        return None
+    posting = Posting(
+        TKind.BANK_FUND,
+        key,
+        {bank.pk: change, cage.pk: -change},
+        f"coup {coup.number}: bank of {coup.bank} declared by the house (cage {-change:+d})",
+        coup=coup,
+    )
+    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
+        0
+    ]
+
+
+def _house_bank_close(*, table: Table, house: Player, actor: Any, key: str) -> Transaction | None:
+    """The house's bank ends: what the table's bank account holds goes back to the cage."""
+    casino = table.casino
+    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
+        return txn
+    specs = [account_spec(Kind.BANK, table=table), account_spec(Kind.CAGE)]
+    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, tables={table.pk: table})
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
+    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
+        return txn
+    bank, cage = (accounts[s] for s in specs)
+    bank_check_holder(bank, house, table)
+    if bank.balance == 0:
+        return None
+    posting = Posting(
+        TKind.BANK_CLOSE,
+        key,
+        {bank.pk: -bank.balance, cage.pk: bank.balance},
+        f"house bank at {table.name} closed: {bank.balance} back to the cage",
     )
     return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
         0

@@ -54,8 +54,8 @@ class _CoupAccounts:
     by_spec: dict[AccountSpec, Account]
     punters: dict[str, Account]
     bank: Account
-    reserve: Account
-    wallet: Account  # the banker's player account
+    reserve: Account  # the banker's reserve (the cage, for the house)
+    wallet: Account  # the banker's player account (the cage, for the house)
     levy: Account
 
 
@@ -121,10 +121,16 @@ def _coup_accounts(
         punter_players = {k: punters[k] for k in settlement.punters}
         if any(p.pk == banker.pk for p in punter_players.values()):
             raise ValidationError(f"{banker} cannot bet against his own bank.")
+    # the house banks with the cage's money (docs/rules.md §2): what would go to or come from a
+    # player banker's chips or reserve goes to or comes from the cage
+    banker_side = (
+        [account_spec(Kind.CAGE)] * 2
+        if banker.house
+        else [account_spec(Kind.RESERVE, banker), account_spec(Kind.PLAYER, banker)]
+    )
     specs = [
         account_spec(Kind.BANK, table=table),
-        account_spec(Kind.RESERVE, banker),
-        account_spec(Kind.PLAYER, banker),
+        *banker_side,
         account_spec(Kind.LEVY),
         *(account_spec(Kind.PLAYER, p) for p in punter_players.values()),
     ]

@@ -19,14 +19,14 @@ _COUP = ("id", "shoe_id", "number", "banker_id", "bank", "bank_turn_id")
 _SHOE = ("id", "table_id")
 _TABLE = ("id", "casino_id", "name", "profile_id")
 _CASINO = ("id", "name", "house_limit")
-_PLAYER = ("id", "casino_id", "display_name")
+_PLAYER = ("id", "casino_id", "display_name", "house")
 
 _COUP_CONTEXT_SQL = """
     SELECT c.id, c.shoe_id, c.number, c.banker_id, c.bank, c.bank_turn_id,
            s.id, s.table_id,
            t.id, t.casino_id, t.name, t.profile_id,
            k.id, k.name, k.house_limit,
-           p.id, p.casino_id, p.display_name,
+           p.id, p.casino_id, p.display_name, p.house,
            bt.ended_at IS NOT NULL,
            EXISTS (SELECT 1 FROM tables_coup later
                     WHERE later.bank_turn_id = c.bank_turn_id AND later.id > c.id)
@@ -64,9 +64,9 @@ def coup_context(coup_id: int) -> CoupInContext:
     (shoe,) = model_instances(Shoe, _SHOE, [row[6:8]])
     (table,) = model_instances(Table, _TABLE, [row[8:12]])
     (casino,) = model_instances(Casino, _CASINO, [row[12:15]])
-    (banker,) = model_instances(Player, _PLAYER, [row[15:18]])
+    (banker,) = model_instances(Player, _PLAYER, [row[15:19]])
     table.casino, shoe.table, coup.shoe, coup.banker = casino, table, shoe, banker
-    context.turn_ended, context.later_coup_started = bool(row[18]), bool(row[19])
+    context.turn_ended, context.later_coup_started = bool(row[19]), bool(row[20])
     return context
 
 

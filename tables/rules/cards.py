@@ -21,6 +21,21 @@ ALL_CARDS: tuple[str, ...] = tuple(POINTS)
 
 _TYPED_RANKS = {"10": "T", "1": "A"}
 
+#: how many cards lie under the stop card, counted from the bottom of the shoe (docs/rules.md §8):
+#: fewer would leave too little for the last coup, more would waste the shoe
+STOP_CARD_FROM_BOTTOM = range(7, 11)
+
+
+def stop_card_refusal(from_bottom: int, shoe_size: int) -> str | None:
+    """Why a stop card ``from_bottom`` cards from the bottom of a shoe of ``shoe_size`` cards
+    cannot stand there (None: it can). It must lie 7 to 10 cards from the bottom, which in a
+    312-card shoe is after card 302 to 305."""
+    lo, hi = STOP_CARD_FROM_BOTTOM[0], STOP_CARD_FROM_BOTTOM[-1]
+    if lo <= from_bottom <= hi and from_bottom < shoe_size:
+        return None
+    where = f"in this {shoe_size}-card shoe: after card {shoe_size - hi} to {shoe_size - lo}"
+    return f"The stop card goes {lo} to {hi} cards from the bottom of the shoe ({where}), not {from_bottom}."
+
 
 class CardError(ValueError):
     """A card code that names no card."""

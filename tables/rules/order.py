@@ -7,7 +7,7 @@ towards one side, wrapping round the table; everything here works on seat number
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from tables.rules.profiles import Side
 
@@ -23,17 +23,22 @@ def places_from(seat: int, *, anchor: int, seat_count: int, towards: Side) -> in
     return step % seat_count
 
 
-def betting_turn(*, seat: int, banker_seat: int, seat_count: int, betting_from: Side) -> int:
+def betting_turn(*, seat: int, banker_seat: int | None, seat_count: int, betting_from: Side) -> int:
     """A seat's place in the betting order, 1 = first to bet: the banker's neighbour on the
     profile's ``betting_from`` side bets first, and so on round the table (the banker's own seat
-    is 0: he does not bet)."""
+    is 0: he does not bet). ``banker_seat`` None is the house banking (docs/rules.md §2): the
+    croupier deals from his own place, between the last seat and seat 1, so seat 1 is his left
+    neighbour and the last seat his right one, and every seat bets."""
+    if banker_seat is None:
+        return places_from(seat, anchor=0, seat_count=seat_count + 1, towards=betting_from)
     return places_from(seat, anchor=banker_seat, seat_count=seat_count, towards=betting_from)
 
 
 def betting_order(
-    seats: Iterable[int], *, banker_seat: int, seat_count: int, betting_from: Side
+    seats: Iterable[int], *, banker_seat: int | None, seat_count: int, betting_from: Side
 ) -> list[int]:
-    """The seats that may bet (all of ``seats`` but the banker's), first to bet first."""
+    """The seats that may bet (all of ``seats`` but the banker's; all of them when the house
+    banks, ``banker_seat`` None), first to bet first."""
 
     def turn(seat: int) -> int:
         return betting_turn(
@@ -41,6 +46,13 @@ def betting_order(
         )
 
     return sorted((s for s in seats if s != banker_seat), key=turn)
+
+
+def seats_yet_to_bet(order: Sequence[int], *, have_bet: Collection[int | None]) -> list[int]:
+    """The seats of the betting ``order`` that have not had their turn yet, the bettors
+    ``have_bet`` counting as served: a spectator's plain bet waits for none to be left
+    (docs/rules.md §2, spectators never pre-empt seated players)."""
+    return [seat for seat in order if seat not in have_bet]
 
 
 def rotation_turn(seat: int, *, anchor: int, seat_count: int, passes_to: Side) -> int:

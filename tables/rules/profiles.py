@@ -37,6 +37,13 @@ class NaturalTie(StrEnum):
     STANDOFF = "standoff"  # club "en carte": any two naturals are a stand-off
 
 
+class PassedBank(StrEnum):
+    """What the player who takes a passed bank puts up (docs/rules.md §7)."""
+
+    OWN_BANK = "own_bank"  # he sets his own bank, from the profile minimum (casino, classic, club)
+    CONTINUATION = "continuation"  # at least the passer's mandatory continuation (home)
+
+
 class PlayerTableau(StrEnum):
     STANDARD = "standard"  # draw 0-4, option 5, stand 6-7
     HOME = "home"  # standard with several punters; a single punter draws on 0, option on 1-7
@@ -56,6 +63,7 @@ class Profile:
     seats_max: int = 12
     betting_from: Side = Side.RIGHT
     bank_passes_to: Side = Side.RIGHT
+    passed_bank: PassedBank = PassedBank.OWN_BANK
     spectators_bet: bool = False
     spectator_needs_consent: bool = False
     spectators_share_bank: bool = False
@@ -157,6 +165,7 @@ HOME = Profile(
     seats_max=12,
     betting_from=Side.RIGHT,
     bank_passes_to=Side.RIGHT,
+    passed_bank=PassedBank.CONTINUATION,
     banco_suivi=True,
     player_tableau=PlayerTableau.HOME,
     banker_option_3_vs_9=True,

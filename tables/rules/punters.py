@@ -34,6 +34,10 @@ def spectator_key(spectator_id: int) -> str:
     return punter_key(PunterKind.SPECTATOR, spectator_id)
 
 
+#: the key of the house when it banks a table (docs/rules.md §2): it holds no seat and never bets
+HOUSE_KEY = "house"
+
+
 def parse_punter_key(key: str) -> tuple[PunterKind, int]:
     """``(kind, number)`` of a key: the seat number or the spectator's id. ``ValueError`` if the
     string is no punter key."""

@@ -7,6 +7,7 @@ from tables.services.amends import Amendment, step_amend
 from tables.services.banks import (
     bank_auction_award,
     bank_first_assign,
+    bank_house_take,
     bank_new_from_minimum,
     bank_offer_answer,
     bank_pass,
@@ -56,6 +57,7 @@ __all__ = [
     "StepResult",
     "bank_auction_award",
     "bank_first_assign",
+    "bank_house_take",
     "bank_new_from_minimum",
     "bank_offer_answer",
     "bank_pass",

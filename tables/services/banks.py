@@ -22,7 +22,9 @@ from tables.models import (
     BankOffer,
     BankShare,
     BankTurn,
+    Casino,
     Coup,
+    Player,
     Seat,
     Spectator,
     Table,
@@ -34,6 +36,9 @@ from tables.rules.order import rotation_keeps_anchor
 from tables.rules.settlement import spectator_bank_share
 from tables.selectors import bank_rotation
 from tables.services.locking import lock_session, require_open
+
+#: the house player's display name: what screens and the API show as the banker of a house bank
+HOUSE_NAME = "House"
 
 FIRST_BANKER_WAYS = {
     Table.FirstBanker.LOT: BankTurn.Start.LOT,
@@ -171,7 +176,9 @@ def bank_offer_answer(
 def bank_auction_award(
     *, actor: Staff, session: TableSession, seat: Seat, amount: int
 ) -> BankTurn:
-    """A passed bank awarded by informal auction: to whoever puts up at least the same amount."""
+    """A passed bank awarded by informal auction, at a table that holds them (its
+    ``passed_bank_auction`` setting): to whoever puts up a bank equal to the one just played
+    (docs/rules.md §7, tables.rules.bank_terms)."""
     session = lock_session(session)
     check_croupier_at(actor, session.table)
     require_open(session)
@@ -180,9 +187,10 @@ def bank_auction_award(
         raise ValidationError("The bank is held: there is nothing to auction.")
     if rotation.how != BankTurn.Start.PASSED:
         raise ValidationError("Only a passed bank is auctioned; a lost bank goes round in turn.")
-    if amount < rotation.required_minimum:
-        raise ValidationError(f"The bank must be at least {rotation.required_minimum}.")
-    _within_house_limit(session.table, amount)
+    if rotation.auction is None:
+        raise ValidationError("At this table a passed bank is offered in turn: it is not auctioned.")
+    if (refusal := rotation.auction.refusal(amount)) is not None:
+        raise ValidationError({"amount": refusal})
     return _open_turn(
         actor=actor, session=session, seat=_seated(session, seat), how=BankTurn.Start.AUCTION, minimum=amount
     )
@@ -213,6 +221,42 @@ def bank_new_from_minimum(*, actor: Staff, session: TableSession, seat: Seat) ->
     )
 
 
+def house_player(*, casino: Casino) -> Player:
+    """The casino's house player, the banker of its house banks (made the first time it banks)."""
+    player, _ = Player.objects.get_or_create(
+        casino=casino, house=True, defaults={"display_name": HOUSE_NAME}
+    )
+    return player
+
+
+@transaction.atomic
+def bank_house_take(*, actor: Staff, session: TableSession) -> BankTurn:
+    """The house banks the table (docs/rules.md §2; the table's ``house_bank`` setting): the
+    croupier plays the bank hand for the house, the bank is the cage's money, no levy is taken on
+    the house's wins, and the bank does not rotate while the house holds it. The house declares
+    each bank afresh, from the profile minimum up to the house limit; passing the bank ends it."""
+    session = lock_session(session)
+    table = session.table
+    check_croupier_at(actor, table)
+    require_open(session)
+    if not table.house_bank:
+        raise ValidationError("The house does not bank this table (the table's house-bank setting is off).")
+    held = BankTurn.objects.filter(session=session, ended_at__isnull=True).select_related("player").first()
+    if held is not None:
+        raise ValidationError(f"{held.player} holds the bank: the house banks once nobody does.")
+    turn = BankTurn.objects.create(
+        session=session,
+        player=house_player(casino=table.casino),
+        seat=None,
+        started_at=timezone.now(),
+        started_how=BankTurn.Start.HOUSE,
+        required_minimum=table.profile.min_bank,
+        rotation_from=None,
+    )
+    audit_record(actor=actor, action="tables.bank.house", target=turn, after=model_snapshot(turn))
+    return turn
+
+
 @transaction.atomic
 def bank_pass(*, actor: Staff, session: TableSession) -> BankTurn:
     """The banker gives up the bank between coups (after a win or a stand-off)."""
@@ -233,6 +277,9 @@ def bank_after_coup(
     """After a coup's (provisional or final) settlement: a losing banker loses the bank; a winning
     or tying one must continue with at least the mandatory continuation. Caller holds the locks."""
     turn = BankTurn.objects.select_for_update().get(pk=coup.bank_turn_id)
+    if turn.started_how == BankTurn.Start.HOUSE:
+        # the house keeps its bank, win or lose, and sets each bank afresh (docs/rules.md §2)
+        return
     if (
         turn.ended_at is not None
         or Coup.objects.filter(bank_turn=turn, created_at__gt=coup.created_at).exists()
@@ -293,6 +340,8 @@ def bank_share_contribute(
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is None:
         raise ValidationError("Nobody holds the bank.")
+    if turn.started_how == BankTurn.Start.HOUSE:
+        raise ValidationError("The house banks this table: nobody puts up part of its bank.")
     if Coup.objects.filter(bank_turn=turn).exists():
         raise ValidationError("A spectator puts up part of a bank before its first coup.")
     spectator = Spectator.objects.select_related("player").get(pk=spectator.pk)

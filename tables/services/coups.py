@@ -28,6 +28,7 @@ from audit.services import audit_record
 from core.errors import DomainError
 from core.types import Staff
 from tables.engine_bridge import (
+    banker_key,
     cards_parse,
     coup_replay,
     coup_verdict,
@@ -56,9 +57,9 @@ from tables.permissions import check_croupier_at
 from tables.rules.coup import Outcome, Verdict, Violation
 from tables.rules.interchange import verdict_to_dict
 from tables.rules.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup
-from tables.rules.order import SPECTATOR_TURN, betting_turn
+from tables.rules.order import SPECTATOR_TURN, betting_order, betting_turn, seats_yet_to_bet
 from tables.rules.profiles import Side
-from tables.rules.punters import seat_key, spectator_key
+from tables.rules.punters import key_seat_number, seat_key, spectator_key
 from tables.rules.settlement import BancoCaller, banco_winner
 from tables.services.banks import bank_after_coup
 from tables.services.locking import lock_coup, lock_session, require_open
@@ -100,6 +101,10 @@ class StepRequest:
     spectator: int | None = None  # bet: the spectator (id) betting
     card: str | None = None
     callers: tuple[Caller, ...] = ()
+    # a spectator's bet (docs/rules.md §2): the croupier says every seated punter has had his turn
+    # (those who have not bet pass), and, where the profile asks for it, that the banker consents
+    seated_round_over: bool = False
+    consent: bool = False
 
 
 @dataclass(frozen=True)
@@ -154,7 +159,9 @@ def coup_start(
         # bank's first (its levy exemption, RULES.md §6)
         played = Coup.objects.filter(bank_turn=turn).exclude(state__in=UNPLAYED_COUP_STATES)
         first_coup_of_bank = not played.exists()
-    snapshot = rules or table_rules_snapshot(table)
+    house = turn.started_how == BankTurn.Start.HOUSE
+    # no levy on the house's own wins (docs/rules.md §2)
+    snapshot = rules or table_rules_snapshot(table, levy=not house)
     state = new_coup(
         snapshot_rules(snapshot),
         minimum_bank=turn.required_minimum,
@@ -162,7 +169,7 @@ def coup_start(
         first_coup_of_bank=first_coup_of_bank,
         historical=history,
     )
-    banker = seat_key(turn.seat.number)
+    banker = banker_key(turn)
     try:
         state = apply(state, Step(Move.BANK_DECLARED, amount=amount, punter=banker))
     except IllegalStep as exc:
@@ -349,6 +356,8 @@ def _engine_step(coup: Coup, state: CoupProgress, request: StepRequest) -> tuple
         who = _bettor(coup, seat=request.seat, spectator=request.spectator)
         if type(request.amount) is not int or request.amount <= 0:
             raise ValidationError({"amount": "A bet is a positive whole number of chips."})
+        if who.spectator and not state.historical:
+            _spectator_bet_check(coup, state, request)
         # API-FIX: a bet above what is left of the bank is refused on its ``amount`` field (the
         # engine refuses it too, but without naming the field a client should correct)
         live_betting = not state.historical and not state.bets_closed and not state.banco
@@ -361,6 +370,10 @@ def _engine_step(coup: Coup, state: CoupProgress, request: StepRequest) -> tuple
             "spectator": who.spectator,
             "order": who.order,
         }
+        if who.spectator and request.seated_round_over:
+            payload["seated_round_over"] = True
+        if who.spectator and request.consent:
+            payload["consent"] = True
         step = Step(kind, amount=request.amount, punter=who.key, spectator=who.spectator, order=who.order)
         return step, payload, who
     if kind is Move.BANCO:
@@ -420,10 +433,9 @@ def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
         )
         if row is None:
             raise ValidationError({"seat": f"Nobody sits at seat {seat}."})
-        banker_seat = coup.bank_turn.seat.number
         order = betting_turn(
             seat=seat,
-            banker_seat=banker_seat,
+            banker_seat=_banker_seat(coup),
             seat_count=table.seat_count,
             betting_from=Side(table.profile.betting_from),
         )
@@ -437,6 +449,57 @@ def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
     if standing is None:
         raise ValidationError({"spectator": "No such spectator at this table."})
     return _Bettor(spectator_key(standing.pk), standing.player, True, SPECTATOR_TURN, None, standing)
+
+
+def _banker_seat(coup: Coup) -> int | None:
+    """The banker's seat number; None when the house banks (it holds no seat)."""
+    seat = coup.bank_turn.seat
+    return seat.number if seat is not None else None
+
+
+def _spectator_bet_check(coup: Coup, state: CoupProgress, request: StepRequest) -> None:
+    """Spectators never pre-empt seated players (docs/rules.md §2): a spectator's plain bet is
+    taken only on what is left once every seated punter has had his turn — each has bet, or the
+    croupier says the seated round is over (the rest passed; said once, it holds for the coup) —
+    and, where the profile wants it (the club), only with the banker's consent. A banco is not
+    concerned: its priority puts the seated first."""
+    profile = state.rules.profile
+    if not profile.spectators_bet:
+        return  # the engine refuses it, in its own words
+    if profile.spectator_needs_consent and not request.consent:
+        raise ValidationError(
+            {"consent": f"Under the {profile.slug} profile a spectator bets only with the banker's consent."}
+        )
+    declared = request.seated_round_over or any(
+        payload.get("seated_round_over")
+        for payload in CoupStep.objects.filter(coup=coup, kind=CoupStep.Kind.BET).values_list(
+            "payload", flat=True
+        )
+    )
+    if declared:
+        return
+    seated = Seat.objects.filter(session_id=coup.shoe.session_id, left_at__isnull=True).values_list(
+        "number", flat=True
+    )
+    have_bet = {key_seat_number(bet.punter) for bet in state.bets}
+    waiting = seats_yet_to_bet(
+        betting_order(
+            seated,
+            banker_seat=_banker_seat(coup),
+            seat_count=coup.shoe.table.seat_count,
+            betting_from=Side(coup.shoe.table.profile.betting_from),
+        ),
+        have_bet=have_bet,
+    )
+    if waiting:
+        seats = ", ".join(str(n) for n in waiting)
+        plural = "s" if len(waiting) > 1 else ""
+        raise ValidationError(
+            {
+                "spectator": "Spectators bet only on what is left once every seated punter has had his "
+                f"turn: seat{plural} {seats} to go (or say the seated round is over)."
+            }
+        )
 
 
 def _banco_winner_key(state: CoupProgress, step: Step) -> str:

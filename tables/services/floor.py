@@ -138,6 +138,8 @@ def seat_take(*, actor: Staff, session: TableSession, player: Player, number: in
     require_open(session)
     if player.casino_id != table.casino_id:
         raise ValidationError("This player belongs to another casino.")
+    if player.house:
+        raise ValidationError("The house banks a table; it does not sit at one.")
     if not 1 <= number <= table.seat_count:
         raise ValidationError(f"Seats at this table are numbered 1 to {table.seat_count}.")
     seated = Seat.objects.filter(session=session, left_at__isnull=True)
@@ -187,6 +189,8 @@ def spectator_join(*, actor: Staff, session: TableSession, player: Player) -> Sp
     require_open(session)
     if player.casino_id != session.table.casino_id:
         raise ValidationError("This player belongs to another casino.")
+    if player.house:
+        raise ValidationError("The house banks a table; it does not stand at one.")
     if Seat.objects.filter(session=session, player=player, left_at__isnull=True).exists():
         raise ValidationError(f"{player} is seated at this table.")
     if Spectator.objects.filter(session=session, player=player, left_at__isnull=True).exists():

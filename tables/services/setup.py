@@ -45,6 +45,8 @@ def table_create(
     profile: RuleProfile,
     seat_count: int = 12,
     first_banker_method: str = Table.FirstBanker.LOT,
+    house_bank: bool = False,
+    passed_bank_auction: bool = False,
 ) -> Table:
     if profile.casino_id not in (None, casino.pk):
         raise ValidationError("This rule profile belongs to another casino.")
@@ -54,6 +56,8 @@ def table_create(
         profile=profile,
         seat_count=seat_count,
         first_banker_method=first_banker_method,
+        house_bank=house_bank,
+        passed_bank_auction=passed_bank_auction,
     )
     table.full_clean()
     table.save()

@@ -28,6 +28,7 @@ from tables.engine_bridge import cards_parse
 from tables.lifecycle import shoe_transition_check
 from tables.models import Coup, Player, Seat, Shoe, ShoeAlarm, ShoeCard, TableSession
 from tables.permissions import check_croupier_at
+from tables.rules.cards import stop_card_refusal
 from tables.services.locking import lock_session, require_open
 
 #: a shoe may not be reshuffled before this share of it has been dealt
@@ -139,9 +140,12 @@ def shoe_start(
         expected = f"{lo}" if lo == hi else f"{lo} to {hi}"
         raise ValidationError({"burnt_cards": f"The {profile.slug} profile burns {expected} cards."})
     size = Shoe.size_of(decks)
-    for name, value in (("cut_card_position", cut_card_position), ("stop_card_position", stop_card_position)):
-        if value is not None and not 1 <= value < size:
-            raise ValidationError({name: f"A position in a {decks}-deck shoe is between 1 and {size - 1}."})
+    if cut_card_position is not None and not 1 <= cut_card_position < size:
+        raise ValidationError(
+            {"cut_card_position": f"A position in a {decks}-deck shoe is between 1 and {size - 1}."}
+        )
+    if stop_card_position is not None and (refusal := stop_card_refusal(stop_card_position, size)):
+        raise ValidationError({"stop_card_position": refusal})
     if cut_by is not None and cut_by.casino_id != table.casino_id:
         raise ValidationError({"cut_by": "This player belongs to another casino."})
     number = (

@@ -12,11 +12,10 @@ from django.db import transaction
 
 from audit.services import audit_record
 from core.types import Staff
-from tables.engine_bridge import coup_replay
+from tables.engine_bridge import banker_key, coup_replay
 from tables.lifecycle import CoupConflict, coup_state_change
 from tables.models import Bet, Coup, CoupStep, ShoeCard
 from tables.permissions import check_croupier_at
-from tables.rules.punters import seat_key
 from tables.services.coups import StepResult, step_append
 from tables.services.locking import lock_coup
 from tables.wording import BANK_WITHDRAW_BETS_STAND, BANK_WITHDRAW_CARDS_DEALT
@@ -51,7 +50,7 @@ def coup_bank_withdraw(
     if ShoeCard.objects.filter(coup=coup).exists():
         raise ValidationError(BANK_WITHDRAW_CARDS_DEALT)
     rows = list(coup.steps.order_by("index"))
-    payload = {"bank": coup.bank, "banker": seat_key(coup.bank_turn.seat.number)}
+    payload = {"bank": coup.bank, "banker": banker_key(coup.bank_turn)}
     step = step_append(
         coup=coup,
         actor=actor,

@@ -525,6 +525,11 @@ def bank_pass(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.bank_pass(actor=request.user, session=_session(table))
 
 
+@table_action("bank", "panel")
+def bank_house(request: AuthenticatedHttpRequest, table: Table) -> None:
+    services.bank_house_take(actor=request.user, session=_session(table))
+
+
 def _spectator(table: Table, spectator_id: int) -> Spectator:
     spectator = Spectator.objects.filter(
         pk=spectator_id, session=_session(table), left_at__isnull=True

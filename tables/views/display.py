@@ -160,6 +160,7 @@ class CoupScreen:
     decisions: list[StepButton]
     bettors: list[Bettor]
     spectators_bet: bool
+    spectator_consent: bool  # a spectator's bet needs the banker's consent (the club)
     banco_suivi: bool
     min_bet: int
     focus: str = ""  # the control Enter should work: a step kind, or "bet" for the first bettor
@@ -288,6 +289,7 @@ def coup_screen(
         ],
         bettors=bettors,
         spectators_bet=profile.spectators_bet,
+        spectator_consent=profile.spectator_needs_consent,
         banco_suivi=profile.banco_suivi,
         min_bet=profile.min_bet,
         history=history,

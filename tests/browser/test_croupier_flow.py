@@ -8,7 +8,7 @@ players and a spectator, start a shoe, choose the first banker, then
 2. a banco,
 3. a coup where the banker stands when he must draw: confirmed, flagged, restored with the card
    the shoe still had to give, and approved by a pit boss in a second browser context,
-4. the bank passed (offered in turn, accepted),
+4. the bank passed (offered in turn, accepted: the taker sets his own bank, RULES.md §7),
 5. the bank lost (next in rotation refuses, the one after accepts).
 
 On failure both pages are saved as screenshots in test-artifacts/. With SCREENSHOTS=1 the main
@@ -300,17 +300,18 @@ def _play(croupier: Screen, pit_boss: Screen, table: Table) -> None:
     assert pit_boss.page.locator("[data-testid=declare-bank]").count() == 0
     pit_boss.snap("12-pit-boss-reads")
 
-    # --- the bank passed: offered in turn, Dmitri (seat 4) takes it at the same minimum -------
+    # --- the bank passed: offered in turn, Dmitri (seat 4) takes it and sets his own bank ----
+    # (RULES.md §7: at the casino the passer's continuation of 1236 does not bind the taker)
     croupier.click("pass-bank")
-    assert croupier.text("offer-minimum") == "1236"
+    assert croupier.text("offer-minimum") == "1"
     assert croupier.text("offer-to") == "Seat 4 · Dmitri"
     croupier.snap("10-bank-passed")
     croupier.click("offer-accept")
     assert croupier.text("banker") == "Dmitri"
-    assert croupier.text("bank-minimum") == "1236"
+    assert croupier.text("bank-minimum") == "1"
 
     # --- coup 4: the player shows a natural, Dmitri loses the bank ---------------------------
-    croupier.declare(1236)
+    croupier.declare(1236)  # his own choice
     croupier.bet(3, 600)
     croupier.bet(2, 636)
     croupier.click("step-bets_closed")

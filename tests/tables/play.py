@@ -3,11 +3,13 @@ screen tests so they all exercise the same paths."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Model
+from django.utils import timezone
 
 from audit.models import AuditEvent
 from core.models import IdempotencyRecord
@@ -27,6 +29,7 @@ from tables.models import (
     Table,
     TableSession,
 )
+from tables.rules.cards import ALL_CARDS
 from tables.rules.machine import Move
 from tables.services import Caller, StepRequest
 from tests.factories import PlayerFactory
@@ -97,6 +100,32 @@ def open_floor(
     if banker_seat is not None:
         services.bank_first_assign(actor=croupier, session=session, seat=floor.seats[banker_seat])
     return floor
+
+
+def shoe_dealt_down_to(floor: Floor, *, left: int, keep: Iterable[str] = ()) -> None:
+    """Take cards out of the floor's shoe, as earlier coups would have, until ``left`` remain; the
+    cards ``keep`` (the coming coup's) stay in it. Recorded as burnt rows, which need no coup: a
+    test about the end of a shoe needs the count, not three hundred coups."""
+    shoe = floor.shoe
+    seen = Counter(ShoeCard.objects.filter(shoe=shoe).values_list("card", flat=True))
+    seen.update(keep)
+    dealt = sum(seen.values()) - len(list(keep))
+    wanted = shoe.size - left - dealt
+    out: list[str] = []
+    for code in ALL_CARDS:
+        spare = shoe.decks - seen[code]
+        out += [code] * max(spare, 0)
+    assert len(out) >= wanted >= 0, "the shoe cannot be dealt down that far"
+    now = timezone.now()
+    ShoeCard.objects.bulk_create(
+        ShoeCard(shoe=shoe, position=dealt + i + 1, card=code, role=ShoeCard.Role.BURN, seen_at=now)
+        for i, code in enumerate(out[:wanted])
+    )
+
+
+def seat_number(seat: Seat | None) -> int | None:
+    """A bank turn's seat (or rotation anchor) number; None when the house banks from no seat."""
+    return seat.number if seat is not None else None
 
 
 def bank_turn(floor: Floor) -> BankTurn | None:

@@ -9,10 +9,20 @@ from audit.models import AuditEvent
 from tables import services
 from tables.models import BankTax, Bet, Coup, Shoe, ShoeAlarm, ShoeCard
 from tables.rules.coup import Code, NeedsCards
-from tables.selectors import coup_view
+from tables.selectors import coup_view, table_now
 from tables.services import Caller, ConfirmationRequired, CoupConflict, StepRequest
 
-from .play import K, bank_turn, held_bank_turn, open_floor, play, row_counts, step
+from .play import (
+    K,
+    bank_turn,
+    held_bank_turn,
+    open_floor,
+    play,
+    row_counts,
+    seat_number,
+    shoe_dealt_down_to,
+    step,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -253,20 +263,135 @@ def test_bank_lost_goes_round_in_rotation_refusals_skipped(croupier, table) -> N
         services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[2], accept=True)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[3], accept=True)
     turn = held_bank_turn(floor)
-    assert (turn.seat.number, turn.started_how, turn.required_minimum) == (3, "rotation", 1)
+    assert (seat_number(turn.seat), turn.started_how, turn.required_minimum) == (3, "rotation", 1)
 
 
-def test_passed_bank_keeps_its_minimum(croupier, table) -> None:
+def test_a_passed_bank_taker_sets_his_own_bank_at_the_casino(croupier, table) -> None:
+    """RULES.md §7 (seed 000 a): at casino and classic tables the first player who accepts a passed
+    bank sets his own bank, anything from the profile minimum up to the house limit; he is not
+    bound by the passer's continuation (195 here)."""
+    table.casino.house_limit = 5000
+    table.casino.save()
     floor = open_floor(croupier, table)
     banker_wins(floor, 100)
+    assert held_bank_turn(floor).required_minimum == 195
+    services.bank_pass(actor=croupier, session=floor.session)
+    rotation = table_now(table=table).rotation
+    assert rotation is not None
+    assert (rotation.how, rotation.required_minimum, rotation.terms.maximum, rotation.auction) == (
+        "passed",
+        1,
+        5000,
+        None,  # this table does not auction a passed bank
+    )
+    services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=True)
+    turn = held_bank_turn(floor)
+    assert (turn.started_how, turn.required_minimum, seat_number(turn.seat)) == ("passed", 1, 4)
+    before = row_counts()
+    with pytest.raises(ValidationError, match="may not exceed the house limit of 5000"):
+        services.coup_start(actor=croupier, session=floor.session, amount=5001)
+    assert row_counts() == before
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=20).coup
+    assert (coup.bank, coup.first_coup_of_bank) == (20, True)
+
+
+def test_a_passed_bank_taker_sets_his_own_bank_at_the_classic_table(croupier, classic_table) -> None:
+    """RULES.md §7 (seed 000 a): the classic profile too; it passes the bank to the left."""
+    floor = open_floor(croupier, classic_table)
+    banker_wins(floor, 100)  # no levy at the classic table: he must go on with at least 200
+    assert held_bank_turn(floor).required_minimum == 200
+    services.bank_pass(actor=croupier, session=floor.session)
+    services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[2], accept=True)
+    turn = held_bank_turn(floor)
+    assert (turn.started_how, turn.required_minimum, seat_number(turn.seat)) == ("passed", 1, 2)
+    assert services.coup_start(actor=croupier, session=floor.session, amount=1).coup.bank == 1
+
+
+def test_a_passed_club_bank_goes_to_the_left_neighbour_who_sets_his_own(croupier, club_table) -> None:
+    """RULES.md §7: in the club the passed bank goes to the banker's left neighbour (seat 2 for
+    the banker at seat 1), who sets his own bank from the profile minimum."""
+    floor = open_floor(croupier, club_table, seats=(1, 2, 3))
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=10).coup
+    step(floor, coup, K.BET, seat=2, amount=10)
+    step(floor, coup, K.BETS_CLOSED)
+    for kind, card in ((K.CARD_TO_PLAYER, "2H"), (K.CARD_TO_BANKER, "AS"), (K.CARD_TO_PLAYER, "3C")):
+        step(floor, coup, kind, card=card)
+    step(floor, coup, K.CARD_TO_BANKER, card="6D")
+    step(floor, coup, K.PLAYER_DRAW)
+    step(floor, coup, K.CARD_TO_PLAYER, card="KH")
+    step(floor, coup, K.BANKER_STAND)
+    step(floor, coup, K.REVEAL)  # banker 7 beats player 5: he must go on with at least 20
+    assert held_bank_turn(floor).required_minimum == 20
+    services.bank_pass(actor=croupier, session=floor.session)
+    rotation = table_now(table=club_table).rotation
+    assert rotation is not None and rotation.offer_to == floor.seats[2]
+    assert rotation.required_minimum == 1
+    services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[2], accept=True)
+    turn = held_bank_turn(floor)
+    assert (turn.started_how, turn.required_minimum, seat_number(turn.seat)) == ("passed", 1, 2)
+
+
+def test_a_passed_home_bank_is_offered_at_least_at_the_continuation(croupier, home_table) -> None:
+    """RULES.md §7 (seed 003): at home the passed bank is offered in turn at at least the
+    mandatory continuation; below it the first coup is refused, nothing written."""
+    floor = open_floor(croupier, home_table)
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=10).coup
+    step(floor, coup, K.BET, seat=4, amount=10)  # the home profile bets from the banker's right
+    step(floor, coup, K.BETS_CLOSED)
+    for kind, card in ((K.CARD_TO_PLAYER, "2H"), (K.CARD_TO_BANKER, "AS"), (K.CARD_TO_PLAYER, "3C")):
+        step(floor, coup, kind, card=card)
+    step(floor, coup, K.CARD_TO_BANKER, card="6D")
+    step(floor, coup, K.PLAYER_DRAW)
+    step(floor, coup, K.CARD_TO_PLAYER, card="KH")
+    step(floor, coup, K.BANKER_STAND)
+    step(floor, coup, K.REVEAL)  # the banker wins 10: at home he goes on with at least 2 x 10
+    assert held_bank_turn(floor).required_minimum == 20
     services.bank_pass(actor=croupier, session=floor.session)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=True)
     turn = held_bank_turn(floor)
-    assert (turn.started_how, turn.required_minimum) == ("passed", 195)
-    with pytest.raises(ValidationError, match="at least 195"):
-        services.coup_start(actor=croupier, session=floor.session, amount=100)
-    coup = services.coup_start(actor=croupier, session=floor.session, amount=195).coup
-    assert coup.first_coup_of_bank
+    assert (turn.started_how, turn.required_minimum) == ("passed", 20)
+    before = row_counts()
+    with pytest.raises(ValidationError, match="at least 20"):
+        services.coup_start(actor=croupier, session=floor.session, amount=19)
+    assert row_counts() == before
+    assert services.coup_start(actor=croupier, session=floor.session, amount=20).coup.first_coup_of_bank
+
+
+def test_a_passed_bank_by_auction_goes_at_the_bank_just_played(croupier, table) -> None:
+    """RULES.md §7 (seed 000 b): where the table holds an informal auction of a passed bank, the
+    bank goes to whoever puts up a bank equal to the one just played (100 here, not the 195 the
+    passer would have had to go on with); any other amount is refused, nothing written."""
+    table.passed_bank_auction = True
+    table.save()
+    floor = open_floor(croupier, table)
+    banker_wins(floor, 100)
+    services.bank_pass(actor=croupier, session=floor.session)
+    rotation = table_now(table=table).rotation
+    assert rotation is not None and rotation.auction is not None
+    assert (rotation.auction.minimum, rotation.auction.maximum, rotation.required_minimum) == (100, 100, 1)
+    before = row_counts()
+    for amount in (99, 101, 195):
+        with pytest.raises(ValidationError) as refused:
+            services.bank_auction_award(
+                actor=croupier, session=floor.session, seat=floor.seats[3], amount=amount
+            )
+        assert refused.value.message_dict == {
+            "amount": ["The bank goes to whoever puts up 100, the bank just played."]
+        }
+    assert row_counts() == before
+    turn = services.bank_auction_award(actor=croupier, session=floor.session, seat=floor.seats[3], amount=100)
+    assert (turn.started_how, turn.required_minimum, seat_number(turn.seat)) == ("auction", 100, 3)
+
+
+def test_a_table_without_the_auction_setting_refuses_one(croupier, table) -> None:
+    """RULES.md §7: the informal auction is a table setting, off by default."""
+    floor = open_floor(croupier, table)
+    banker_wins(floor, 100)
+    services.bank_pass(actor=croupier, session=floor.session)
+    before = row_counts()
+    with pytest.raises(ValidationError, match="offered in turn: it is not auctioned"):
+        services.bank_auction_award(actor=croupier, session=floor.session, seat=floor.seats[3], amount=100)
+    assert row_counts() == before
 
 
 def test_impossible_card_raises_the_shoe_alarm(croupier, club_table) -> None:
@@ -287,24 +412,64 @@ def test_impossible_card_raises_the_shoe_alarm(croupier, club_table) -> None:
     assert coup.alarm and floor.shoe.alarm
 
 
-def test_stop_card_ends_the_shoe_after_the_coup_and_early_close_is_flagged(croupier, table) -> None:
-    floor = open_floor(croupier, table, stop_card_position=311)  # 6 decks: the stop card after card 1
-    assert floor.shoe.stop_card_position == 311
-    banker_wins(floor, 100)
+def test_stop_card_ends_the_shoe_after_the_coup(croupier, table) -> None:
+    """RULES.md §8: reaching the stop card (here 10 cards from the bottom) ends the shoe after the
+    current coup; the shoe was dealt far enough not to count as an early reshuffle."""
+    floor = open_floor(croupier, table, stop_card_position=10)
+    assert floor.shoe.stop_card_position == 10
+    # 6 decks = 312 cards: the stop card lies after card 302; the coming coup deals 5 cards
+    shoe_dealt_down_to(floor, left=15, keep=("2H", "AS", "3C", "6D", "KH"))
+    banker_wins(floor, 100)  # cards 298 to 302: the stop card comes out with the last of them
     floor.shoe.refresh_from_db()
     assert (floor.shoe.state, floor.shoe.close_reason, floor.shoe.stop_reached) == (
         "closed",
         "stop card reached",
         True,
     )
-    assert floor.shoe.early_reshuffle  # closed after 9 of 312 cards
-    assert ShoeAlarm.objects.filter(shoe=floor.shoe, kind="early_reshuffle").count() == 1
+    assert not floor.shoe.early_reshuffle  # 302 of 312 dealt: more than 5/6
+    assert not ShoeAlarm.objects.filter(shoe=floor.shoe, kind="early_reshuffle").exists()
     with pytest.raises(ValidationError, match="Start a shoe first"):
         services.coup_start(actor=croupier, session=floor.session, amount=200)
     shoe = services.shoe_start(
         actor=croupier, session=floor.session, decks=8, burnt_cards=["2C", "3D", "4H", "5S"]
     )
     assert (shoe.number, shoe.state) == (2, Shoe.State.OPEN)
+
+
+@pytest.mark.parametrize("from_bottom", [7, 8, 9, 10])
+def test_a_stop_card_7_to_10_cards_from_the_bottom_is_accepted(croupier, table, from_bottom) -> None:
+    """RULES.md §8: the stop card is placed 7 to 10 cards from the bottom of the shoe."""
+    session = services.table_session_open(actor=croupier, table=table)
+    shoe = services.shoe_start(
+        actor=croupier,
+        session=session,
+        decks=6,
+        burnt_cards=["2C", "3C", "4C"],
+        stop_card_position=from_bottom,
+    )
+    assert shoe.stop_card_position == from_bottom
+
+
+@pytest.mark.parametrize("from_bottom", [1, 3, 6, 11, 100, 311])
+def test_a_stop_card_outside_7_to_10_from_the_bottom_is_refused(croupier, table, from_bottom) -> None:
+    """RULES.md §8: 3 and 100 used to be accepted; anything outside 7..10 is refused, nothing written."""
+    session = services.table_session_open(actor=croupier, table=table)
+    before = row_counts()
+    with pytest.raises(ValidationError) as refused:
+        services.shoe_start(
+            actor=croupier,
+            session=session,
+            decks=6,
+            burnt_cards=["2C", "3C", "4C"],
+            stop_card_position=from_bottom,
+        )
+    assert refused.value.message_dict == {
+        "stop_card_position": [
+            "The stop card goes 7 to 10 cards from the bottom of the shoe "
+            f"(in this 312-card shoe: after card 302 to 305), not {from_bottom}."
+        ]
+    }
+    assert row_counts() == before
 
 
 def test_shoe_follows_the_profile(croupier, table) -> None:
@@ -378,7 +543,7 @@ def test_a_farther_player_taking_a_passed_bank_leaves_the_first_neighbour_his_tu
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=False)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[3], accept=True)
     turn = held_bank_turn(floor)
-    assert (turn.seat.number, turn.rotation_from.number) == (3, 1)
+    assert (seat_number(turn.seat), seat_number(turn.rotation_from)) == (3, 1)
 
 
 def test_the_first_banker_is_chosen_the_table_s_way(croupier, table) -> None:

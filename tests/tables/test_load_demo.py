@@ -102,3 +102,15 @@ def test_load_demo_refuses_with_debug_off() -> None:
     with pytest.raises(CommandError, match="refusing with DEBUG off"):
         call_command("load_demo", stdout=io.StringIO())
     assert not Casino.objects.exists()
+
+
+def test_load_demo_casino_table_may_be_banked_by_the_house_and_auctions_a_passed_bank() -> None:
+    """RULES.md §2 and §7: the two table settings are on at the demo's casino table only."""
+    load()
+    settings = {t.profile.slug: (t.house_bank, t.passed_bank_auction) for t in Table.objects.all()}
+    assert settings == {
+        "casino": (True, True),
+        "classic": (False, False),
+        "club": (False, False),
+        "home": (False, False),
+    }

@@ -199,6 +199,7 @@ class NightMachine(RuleBasedStateMachine):
             kind = data.draw(st.sampled_from([m for m in Move if m is not Move.BANK_DECLARED]), label="any")
             violation = None
         fields: dict[str, Any] = {}
+        assert coup.bank_turn.seat is not None  # the house never banks at these tables
         banker_seat = coup.bank_turn.seat.number
         seated = Seat.objects.filter(session=coup.shoe.session_id, left_at__isnull=True)
         punters = sorted(seated.exclude(number=banker_seat).values_list("number", flat=True)) or [banker_seat]

@@ -95,6 +95,7 @@ def test_player_create_strips_and_audits(pit_boss) -> None:
         "casino_id": casino.pk,
         "display_name": "Mme Leroy",
         "membership_number": "M-9",
+        "house": False,
     }
 
 

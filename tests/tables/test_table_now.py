@@ -12,7 +12,7 @@ from tables.rules.machine import Move
 from tables.selectors import TableNow, bank_rotation, table_floor, table_now, tables_now
 from tests.factories import CroupierAssignmentFactory, TableFactory
 from tests.review.history import play_clean, play_flagged
-from tests.tables.play import open_floor, step
+from tests.tables.play import open_floor, seat_number, step
 
 pytestmark = pytest.mark.django_db
 
@@ -57,7 +57,10 @@ def test_a_coup_being_played(croupier, table) -> None:
     # 3 burnt cards and the 6 of the clean coup, out of 6 decks
     assert (now.cards_dealt, now.cards_left) == (9, 312 - 9)
     assert now.alarms == []
-    assert now.bank is not None and (now.bank.player.display_name, now.bank.seat.number) == ("Player 1", 1)
+    assert now.bank is not None and (now.bank.player.display_name, seat_number(now.bank.seat)) == (
+        "Player 1",
+        1,
+    )
     assert now.rotation is None
     assert (now.coup, now.bank_coup, now.last_coup) == (in_play, in_play, in_play)
     assert now.awaiting_approval == []
@@ -129,9 +132,10 @@ def test_the_rotation_after_a_passed_bank(croupier, table) -> None:
     now = table_now(table=table)
     assert now.bank is None and now.rotation is not None and now.rotation.previous is not None
     assert now.rotation.previous.seat == floor.seats[1]
-    assert _rotation(now) == (BankTurn.Start.PASSED, 390, [4, 3, 2], [4, 3, 2], 4)
+    # at the casino the taker of a passed bank sets his own, from the minimum (RULES.md §7)
+    assert _rotation(now) == (BankTurn.Start.PASSED, 1, [4, 3, 2], [4, 3, 2], 4)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=False)
-    assert _rotation(table_now(table=table)) == (BankTurn.Start.PASSED, 390, [4, 3, 2], [3, 2], 3)
+    assert _rotation(table_now(table=table)) == (BankTurn.Start.PASSED, 1, [4, 3, 2], [3, 2], 3)
 
 
 def test_the_croupiers_floor_is_the_table_now_and_more(croupier, table) -> None:

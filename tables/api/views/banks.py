@@ -1,5 +1,5 @@
-"""The bank: the first banker, the offer round, passing, auction, a new bank from the minimum,
-and the club's bank shares (a spectator's part of a bank put in and taken out)."""
+"""The bank: the first banker, the offer round, passing, auction, a new bank from the minimum, the
+house bank, and the club's bank shares (a spectator's part of a bank put in and taken out)."""
 
 from __future__ import annotations
 
@@ -47,8 +47,19 @@ class BankPassView(TableAction):
         return services.bank_pass(actor=actor, session=open_session(table))
 
 
+class BankHouseView(TableAction):
+    """The house banks the table (the table's house-bank setting): the croupier plays the bank
+    hand for the house, with the cage's money."""
+
+    status_code = http.HTTP_201_CREATED
+
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
+        return services.bank_house_take(actor=actor, session=open_session(table))
+
+
 class BankAuctionView(TableAction):
-    """A passed bank awarded by auction to whoever puts up at least the same amount."""
+    """A passed bank awarded by informal auction, where the table holds them, to whoever puts up
+    a bank equal to the one just played (``bank_rotation.auction_bank``)."""
 
     input = inputs.BankAuctionIn
     status_code = http.HTTP_201_CREATED

@@ -103,6 +103,8 @@ class CoupStepView(ApiView):
             spectator=data.get("spectator"),
             card=data.get("card"),
             callers=tuple(Caller(**caller) for caller in data.get("callers", ())),
+            seated_round_over=data.get("seated_round_over", False),
+            consent=data.get("consent", False),
         )
         try:
             result = services.coup_step_record(

@@ -38,6 +38,10 @@ DEMO_PLAYERS = [("M. Dupont", "M-1001"), ("Mme Leroy", "M-1002"), ("Comte Orlov"
 DEMO_BUY_IN = 10_000
 # Built-in profiles with their demo table: casino tables seat 12, the others 9 (Table allows 9 or 12).
 SEATS = {"casino": 12}
+# The casino's demo table may be banked by the house (RULES.md §2) and auctions a passed bank (§7):
+# both table settings, off elsewhere, so the demo shows them next to the plain tables.
+HOUSE_BANK = {"casino"}
+PASSED_BANK_AUCTION = {"casino"}
 SHIFT = dt.timedelta(hours=8)
 
 
@@ -76,7 +80,13 @@ class Command(BaseCommand):
             tables[profile.slug] = Table.objects.filter(
                 casino=casino, name=name
             ).first() or services.table_create(
-                actor=system, casino=casino, name=name, profile=profile, seat_count=SEATS.get(profile.slug, 9)
+                actor=system,
+                casino=casino,
+                name=name,
+                profile=profile,
+                seat_count=SEATS.get(profile.slug, 9),
+                house_bank=profile.slug in HOUSE_BANK,
+                passed_bank_auction=profile.slug in PASSED_BANK_AUCTION,
             )
         for display_name, membership in DEMO_PLAYERS:
             if not Player.objects.filter(casino=casino, display_name=display_name).exists():

@@ -36,8 +36,9 @@ def test_every_answer_conforms_to_its_schema(croupier, table, pit_boss, accounta
     body = api.ok(api.post(f"{t}/coups/", {"bank": 100}))
     conforms(body, s.StepResultOut())
     cid = body["coup"]["id"]
-    api.ok(api.step(cid, "bet", spectator=floor.spectators[0].pk, amount=10))
     api.ok(api.step(cid, "bet", seat=2, amount=90))
+    # the seated round over first (RULES.md §2: spectators never pre-empt seated players)
+    api.ok(api.step(cid, "bet", spectator=floor.spectators[0].pk, amount=10, seated_round_over=True))
     api.ok(api.step(cid, "bets_closed"))
     coup = deal(api, cid, "2H", "AS", "3C", "2D")
     assert coup["advice"] is not None  # an option point: advice and requirement shown

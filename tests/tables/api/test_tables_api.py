@@ -31,6 +31,7 @@ def test_the_table_list_follows_the_role(
     assert first == {
         "id": table.pk, "name": table.name, "casino": table.casino.name, "profile": "casino",
         "seat_count": 12, "state": "closed", "first_banker_method": "lot",
+        "house_bank": False, "passed_bank_auction": False,
     }  # fmt: skip
 
 
@@ -110,16 +111,25 @@ def test_the_floor_run_through_the_api(croupier, table) -> None:
     state = api.ok(api.post(f"{t}/session/resume/"), 200)
     assert not state["session"]["paused"]
 
-    # the banker passes; the passed bank is auctioned
+    # the banker passes; this table auctions a passed bank (a table setting, RULES.md §7) at the
+    # bank just played: he passed before playing one, so at the bank he had to declare
+    table.passed_bank_auction = True
+    table.save()
     state = api.ok(api.post(f"{t}/bank/pass/"), 200)
     assert state["bank"] is None and state["bank_rotation"]["how"] == "passed"
+    assert {k: state["bank_rotation"][k] for k in ("required_minimum", "maximum", "auction_bank")} == {
+        "required_minimum": 1, "maximum": None, "auction_bank": 1,
+    }  # fmt: skip
     assert list(api.refuse(f"{t}/bank/auction/", {"seat": 3, "amount": 0}, status=400)) == ["amount"]
-    assert api.refuse(f"{t}/bank/auction/", {"seat": 9, "amount": 500}, status=400) == {
+    assert api.refuse(f"{t}/bank/auction/", {"seat": 9, "amount": 1}, status=400) == {
         "seat": ["Nobody sits at seat 9."]
     }
-    state = api.ok(api.post(f"{t}/bank/auction/", {"seat": 3, "amount": 500}))
+    assert api.refuse(f"{t}/bank/auction/", {"seat": 3, "amount": 500}, status=400) == {
+        "amount": ["The bank goes to whoever puts up 1, the bank just played."]
+    }
+    state = api.ok(api.post(f"{t}/bank/auction/", {"seat": 3, "amount": 1}))
     assert (state["bank"]["seat"], state["bank"]["started_how"], state["bank"]["required_minimum"]) == (
-        3, "auction", 500,
+        3, "auction", 1,
     )  # fmt: skip
 
     # the banker leaves: the bank goes round; when everybody refuses, the first neighbour opens a
@@ -167,6 +177,7 @@ TABLE_POSTS = [
     ("bank/pass/", {}),
     ("bank/auction/", {"seat": 2, "amount": 100}),
     ("bank/new/", {"seat": 2}),
+    ("bank/house/", {}),
     ("coups/", {"bank": 100}),
 ]
 

@@ -14,6 +14,7 @@ from tables.rules.order import (
     rotation_keeps_anchor,
     rotation_order,
     rotation_turn,
+    seats_yet_to_bet,
 )
 from tables.rules.profiles import Side
 
@@ -57,6 +58,28 @@ def test_betting_order(seats: list[int], banker: int, count: int, side: Side, or
 
 def test_a_spectator_bets_after_every_seat() -> None:
     assert SPECTATOR_TURN > 30  # the largest table a built-in profile allows
+
+
+@pytest.mark.parametrize(
+    ("seats", "count", "side", "order"),
+    [
+        ([1, 2, 4, 9], 9, L, [1, 2, 4, 9]),  # the croupier sits between seat 9 and seat 1
+        ([1, 2, 4, 9], 9, R, [9, 4, 2, 1]),
+        ([12, 1], 12, R, [12, 1]),
+    ],
+)
+def test_when_the_house_banks_every_seat_bets_from_the_croupiers_place(seats, count, side, order) -> None:
+    """RULES.md §2: the house holds no seat; the croupier deals from his own place."""
+    assert betting_order(seats, banker_seat=None, seat_count=count, betting_from=side) == order
+    turns = [betting_turn(seat=s, banker_seat=None, seat_count=count, betting_from=side) for s in order]
+    assert turns == sorted(turns) and all(1 <= t <= count for t in turns)
+
+
+def test_the_seats_yet_to_bet_before_a_spectator() -> None:
+    """RULES.md §2: spectators never pre-empt seated players: who is still to have his turn."""
+    assert seats_yet_to_bet([4, 3, 2], have_bet={3, None}) == [4, 2]
+    assert seats_yet_to_bet([4, 3, 2], have_bet={4, 3, 2}) == []
+    assert seats_yet_to_bet([], have_bet=set()) == []
 
 
 # ------------------------------------------------------------------------------ the bank's rotation

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from tables.models import BankTurn, Bet, Coup, Seat, SessionPause, Shoe, ShoeCard, Spectator
 from tests.factories import PlayerFactory, UserFactory
-from tests.tables.play import Floor, open_floor, play, row_counts
+from tests.tables.play import Floor, open_floor, play, row_counts, seat_number, shoe_dealt_down_to
 
 from .conftest import HTMX
 
@@ -396,7 +396,7 @@ def test_a_lost_bank_is_offered_in_rotation_refusals_skipped(floor, table, as_cr
     response = as_croupier.post(offer, {"seat": floor.seats[3].pk, "answer": "accept"}, **HTMX)
     assert 'data-testid="banker">Player 3<' in response.content.decode()
     turn = BankTurn.objects.get(session=floor.session, ended_at__isnull=True)
-    assert (turn.seat.number, turn.started_how) == (3, "rotation")
+    assert (seat_number(turn.seat), turn.started_how) == (3, "rotation")
 
 
 def test_when_everybody_refuses_the_first_neighbour_opens_a_new_bank(floor, table, as_croupier) -> None:
@@ -408,7 +408,7 @@ def test_when_everybody_refuses_the_first_neighbour_opens_a_new_bank(floor, tabl
     assert 'data-testid="all-refused"' in html and 'data-testid="new-bank"' in html
     as_croupier.post(reverse("floor:bank_new", args=[table.pk]), {"seat": floor.seats[4].pk}, **HTMX)
     turn = BankTurn.objects.get(session=floor.session, ended_at__isnull=True)
-    assert (turn.seat.number, turn.started_how) == (4, "new_bank")
+    assert (seat_number(turn.seat), turn.started_how) == (4, "new_bank")
 
 
 def test_the_bank_is_passed_and_its_minimum_shown(floor, table, as_croupier) -> None:
@@ -426,7 +426,9 @@ def test_the_bank_is_passed_and_its_minimum_shown(floor, table, as_croupier) -> 
     response = as_croupier.post(reverse("floor:coup_start", args=[table.pk]), {"amount": 150}, **HTMX)
     assert response.status_code == 400 and "the bank must be at least 195" in response.content.decode()
     html = as_croupier.post(reverse("floor:bank_pass", args=[table.pk]), **HTMX).content.decode()
-    assert 'data-testid="offer-minimum">195<' in html and "passed the bank" in html
+    # the taker of a passed bank sets his own at the casino (RULES.md §7)
+    assert 'data-testid="offer-minimum">1<' in html and "passed the bank" in html
+    assert "sets his own bank" in html and 'data-testid="auction-bank"' not in html
 
 
 def test_the_first_banker_by_auction_names_his_bank(croupier, table, as_croupier) -> None:
@@ -438,7 +440,7 @@ def test_the_first_banker_by_auction_names_his_bank(croupier, table, as_croupier
     url = reverse("floor:bank_first", args=[table.pk])
     as_croupier.post(url, {"seat": floor.seats[3].pk, "amount": 500}, **HTMX)
     turn = BankTurn.objects.get(session=floor.session)
-    assert (turn.seat.number, turn.started_how, turn.required_minimum) == (3, "auction", 500)
+    assert (seat_number(turn.seat), turn.started_how, turn.required_minimum) == (3, "auction", 500)
 
 
 def test_the_first_banker_by_acceptance_in_turn(croupier, table, as_croupier) -> None:
@@ -455,7 +457,7 @@ def test_the_first_banker_by_acceptance_in_turn(croupier, table, as_croupier) ->
     ).content.decode()
     assert f'data-testid="banker">Player {number}<' in html
     turn = BankTurn.objects.get(session=floor.session)
-    assert (turn.seat.number, turn.started_how) == (number, "acceptance")
+    assert (seat_number(turn.seat), turn.started_how) == (number, "acceptance")
 
 
 # -------------------------------------------------------------------------------- shoe and pause
@@ -484,7 +486,8 @@ def test_shoe_errors_are_shown_next_to_the_shoe_form(croupier, table, as_croupie
 
 
 def test_the_stop_card_ends_the_shoe_and_the_screen_asks_for_a_new_one(croupier, table, as_croupier) -> None:
-    floor = open_floor(croupier, table, stop_card_position=311)
+    floor = open_floor(croupier, table, stop_card_position=10)
+    shoe_dealt_down_to(floor, left=15, keep=("2H", "AS", "3C", "5D", "KH"))
     play(
         floor,
         bank=100,
@@ -497,7 +500,7 @@ def test_the_stop_card_ends_the_shoe_and_the_screen_asks_for_a_new_one(croupier,
     html = as_croupier.get(page_url(table)).content.decode()
     assert 'data-testid="shoe-ended"' in html and "stop card reached" in html
     assert 'data-testid="start-shoe"' in html
-    assert 'data-testid="alarm"' in html and "Reshuffled before 5/6 dealt" in html
+    assert "Reshuffled before 5/6 dealt" not in html  # 302 of 312 cards were dealt
 
 
 def test_an_impossible_card_raises_an_alarm_on_the_screen(croupier, club_table, as_croupier) -> None:
