@@ -74,12 +74,35 @@ def audit_record(
         raise AuditOutsideTransaction("audit_record must be called inside transaction.atomic()")
     if not action:
         raise ValueError("an audit event needs an action")
-    user, label = _actor_and_label(actor)
-
     audit_chain_lock()
     head = _chain_head()
+    event = _event_build(
+        head=(head[0], head[1]) if head else (0, GENESIS_HASH),
+        actor=actor,
+        action=action,
+        target=target,
+        before=before,
+        after=after,
+    )
+    event.save(force_insert=True)
+    return event
+
+
+def _event_build(
+    *,
+    head: tuple[int, str],
+    actor: Any,
+    action: str,
+    target: models.Model | None,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+) -> AuditEvent:
+    """The event that follows ``head`` (its ``(seq, hash)``; ``(0, GENESIS_HASH)`` for an empty
+    chain), hashed: the one place an event's content is put together, for single and batched
+    appends alike."""
+    user, label = _actor_and_label(actor)
     event = AuditEvent(
-        seq=(head[0] + 1) if head else 1,
+        seq=head[0] + 1,
         # Taken after the lock, so occurred_at never goes backwards along seq.
         occurred_at=timezone.now(),
         actor=user,
@@ -90,11 +113,65 @@ def audit_record(
         # Stored in exactly the JSON form that is hashed, so verification recomputes the same bytes.
         before=to_jsonable(before),
         after=to_jsonable(after),
-        prev_hash=head[1] if head else GENESIS_HASH,
+        prev_hash=head[1],
     )
     event.hash = event_hash(event)
-    event.save(force_insert=True)
     return event
+
+
+class AuditBatch:
+    """Events appended in memory and written together (``write``): a bulk writer (import_coups)
+    that holds the chain's lock for its whole transaction. Each event is built exactly as
+    :func:`audit_record` builds it, linked to the one before; the chain head is read once, under
+    the lock (``audit_batch_open``), so nothing else can append in between. ``mark``/``rewind``
+    drop the events appended since a mark (a record refused halfway leaves no trace)."""
+
+    def __init__(self, head: tuple[int, str]) -> None:
+        self.head = head
+        self.events: list[AuditEvent] = []
+
+    def append(
+        self,
+        *,
+        actor: Any,
+        action: str,
+        target: models.Model | None = None,
+        before: dict[str, Any] | None = None,
+        after: dict[str, Any] | None = None,
+    ) -> AuditEvent:
+        if not action:
+            raise ValueError("an audit event needs an action")
+        event = _event_build(
+            head=self.head, actor=actor, action=action, target=target, before=before, after=after
+        )
+        self.events.append(event)
+        self.head = (event.seq, event.hash)
+        return event
+
+    def mark(self) -> tuple[int, tuple[int, str]]:
+        return len(self.events), self.head
+
+    def rewind(self, mark: tuple[int, tuple[int, str]]) -> None:
+        del self.events[mark[0] :]
+        self.head = mark[1]
+
+    def write(self) -> None:
+        """Insert the events appended so far (in seq order) and start afresh from the new head."""
+        if not connection.in_atomic_block:
+            raise AuditOutsideTransaction("an audit batch is written inside transaction.atomic()")
+        AuditEvent.objects.bulk_create(self.events, batch_size=2000)
+        self.events = []
+
+
+def audit_batch_open() -> AuditBatch:
+    """Take the chain's lock for the rest of the transaction and start a batch at its head. Every
+    event appended must be written (``AuditBatch.write``) before anything else appends to the
+    chain in this transaction (an ``audit_record`` call reads the head from the table)."""
+    if not connection.in_atomic_block:
+        raise AuditOutsideTransaction("an audit batch is opened inside transaction.atomic()")
+    audit_chain_lock()
+    head = _chain_head()
+    return AuditBatch((head[0], head[1]) if head else (0, GENESIS_HASH))
 
 
 # ------------------------------------------------------------------------- chain verifications

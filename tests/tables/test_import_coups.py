@@ -95,11 +95,15 @@ def test_a_line_that_fails_midway_leaves_nothing_behind(croupier, table, tmp_pat
     assert coup.steps.count() == 11
     # nothing of line 2: no coup, no step, no ledger transaction, no audit event mentions it
     steps, events, txns = CoupStep.objects.count(), AuditEvent.objects.count(), Transaction.objects.count()
-    lines, _summary, code = run(tmp_path / "h.jsonl", table, croupier)
+    # the same file again: line 1 was imported (skipped by its id), line 2 is refused again
+    lines, summary, code = run(tmp_path / "h.jsonl", table, croupier)
+    assert code == 1
+    assert lines[0] == {"line": 1, "id": "ok", "skipped": "already imported"}
     assert lines[1]["line"] == 2 and "error" in lines[1]
-    assert Coup.objects.count() == 2  # only the good line again
-    assert CoupStep.objects.count() == steps + 11
-    assert Transaction.objects.count() > txns and AuditEvent.objects.count() > events
+    assert "skipped 1 already imported; 1 lines rejected" in summary
+    assert Coup.objects.count() == 1
+    assert CoupStep.objects.count() == steps
+    assert Transaction.objects.count() == txns and AuditEvent.objects.count() == events
 
 
 def test_a_coup_whose_bets_exceeded_the_bank_is_voided_by_a_pit_boss(
