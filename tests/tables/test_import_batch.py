@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -241,7 +240,7 @@ class Dump:
                     for s in CoupStep.objects.filter(coup__in=coups)
                 ),
                 key=lambda r: (r["coup_id"][2], r["index"]),
-            ),  # fmt: skip
+            ),
             "bets": sorted(
                 (self.row(b) for b in Bet.objects.filter(coup__in=coups)),
                 key=lambda r: (r["coup_id"][2], r["betting_order"]),
