@@ -8,10 +8,12 @@ describes a change that did not happen.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import connection, models, transaction
+from django.db.models.expressions import DatabaseDefault
 from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, event_hash, to_jsonable
@@ -159,8 +161,34 @@ class AuditBatch:
         """Insert the events appended so far (in seq order) and start afresh from the new head."""
         if not connection.in_atomic_block:
             raise AuditOutsideTransaction("an audit batch is written inside transaction.atomic()")
-        AuditEvent.objects.bulk_create(self.events, batch_size=2000)
+        rows_copy(AuditEvent, self.events)
         self.events = []
+
+
+def rows_copy(model: type[models.Model], objs: Sequence[models.Model]) -> None:
+    """INSERT ``objs`` with one PostgreSQL COPY (the values adapted in C: for thousands of rows with
+    JSON, several times faster than a multi-row INSERT, whose parameters the client-side cursor
+    quotes in Python). Every concrete field is written but an id left to its sequence and a
+    database default (``db_default``) left unset; triggers and constraints apply as to an INSERT.
+    Nothing is read back: the caller sets the ids it needs beforehand."""
+    if not objs:
+        return
+    first = objs[0]
+    fields = [
+        f
+        for f in model._meta.concrete_fields
+        if not (f.primary_key and first.pk is None)
+        and not isinstance(getattr(first, f.attname), DatabaseDefault)
+    ]
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    with (
+        connection.cursor() as cursor,
+        cursor.cursor.copy(
+            f"COPY {connection.ops.quote_name(model._meta.db_table)} ({columns}) FROM STDIN"
+        ) as copy,
+    ):
+        for obj in objs:
+            copy.write_row([f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields])
 
 
 def audit_batch_open() -> AuditBatch:

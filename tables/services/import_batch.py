@@ -37,7 +37,7 @@ from django.db import connection
 from django.db.models import Model
 from django.utils import timezone
 
-from audit.services import AuditBatch, audit_batch_open
+from audit.services import AuditBatch, audit_batch_open, rows_copy
 from audit.snapshot import model_snapshot
 from ledger.models import Account, Transaction
 from ledger.services import InsufficientChips, UnbalancedTransaction, account_may_go_negative
@@ -146,6 +146,7 @@ class _Batch:
         self.cards: list[ShoeCard] = []
         self.taxes: list[BankTax] = []
         self.turns_new: list[BankTurn] = []
+        self.shoes_new: list[Shoe] = []
         self.txns: list[Transaction] = []
         self.entries: list[tuple[int, int, int]] = []
         self.records: list[ImportedRecord] = []
@@ -156,11 +157,13 @@ class _Batch:
         self.active = False
         # ids taken from now on come after whatever the services just created: at a table, ids
         # follow creation order (the ledger reads "a later coup" and "the bank's last banker" so)
-        self.ids = {model: _Ids(model) for model in (Coup, CoupStep, Transaction, BankTurn)}
+        self.ids = {model: _Ids(model) for model in (Coup, CoupStep, Transaction, BankTurn, Shoe)}
         self.audit: AuditBatch | None = None
         self.shoe: Shoe | None = None
+        self.shoe_loaded: Shoe | None = None
+        self.shoe_dirty = False  # the open shoe read here was closed (saved by ``write``)
         self.shoe_seen: Counter[str] = Counter()
-        self.shoe_dealt = self.coup_number = 0
+        self.shoe_dealt = self.coup_number = self.shoe_number = 0
         self.turn: BankTurn | None = None
         self.turn_loaded: BankTurn | None = None
         self.turn_dirty = False  # the open turn read here was changed (saved by ``write``)
@@ -176,13 +179,17 @@ class _Batch:
             or BankShare.objects.filter(turn__session=session, withdrawn__isnull=True).exists()
         ):
             return  # the services say what is wrong (or know what to do)
-        self.shoe = Shoe.objects.select_for_update().filter(table=self.table, state=Shoe.State.OPEN).first()
+        self.shoe = self.shoe_loaded = (
+            Shoe.objects.select_for_update().filter(table=self.table, state=Shoe.State.OPEN).first()
+        )
         if self.shoe is not None:
             seen = list(ShoeCard.objects.filter(shoe=self.shoe).values_list("card", flat=True))
             self.shoe_seen = Counter(seen)
             self.shoe_dealt = len(seen)
             numbers = Coup.objects.filter(shoe=self.shoe).values_list("number", flat=True)
             self.coup_number = max(numbers, default=0)
+        numbers = Shoe.objects.filter(session=session).values_list("number", flat=True)
+        self.shoe_number = max(numbers, default=0)  # the session's last shoe
         self.turn = self.turn_loaded = (
             BankTurn.objects.select_related("seat", "player")
             .filter(session=session, ended_at__isnull=True)
@@ -229,7 +236,9 @@ class _Batch:
             "moved": dict(self.moved),
             "balances": {pk: a.balance for pk, a in self.by_pk.items()},
             "holder": self.holder,
-            "shoe": (Counter(self.shoe_seen), self.shoe_dealt, self.coup_number),
+            "shoe": (self.shoe, Counter(self.shoe_seen), self.shoe_dealt, self.coup_number, self.shoe_number),
+            "shoe_fields": _shoe_fields(self.shoe_loaded),
+            "shoe_dirty": self.shoe_dirty,
             "turn": self.turn,
             "turn_fields": _turn_fields(self.turn),
             "loaded_fields": _turn_fields(self.turn_loaded),
@@ -244,7 +253,9 @@ class _Batch:
         for pk, balance in mark["balances"].items():
             self.by_pk[pk].balance = balance
         self.holder = mark["holder"]
-        self.shoe_seen, self.shoe_dealt, self.coup_number = mark["shoe"]
+        self.shoe, self.shoe_seen, self.shoe_dealt, self.coup_number, self.shoe_number = mark["shoe"]
+        _shoe_restore(self.shoe_loaded, mark["shoe_fields"])
+        self.shoe_dirty = mark["shoe_dirty"]
         self.turn = mark["turn"]
         _turn_restore(self.turn, mark["turn_fields"])
         _turn_restore(self.turn_loaded, mark["loaded_fields"])
@@ -256,22 +267,30 @@ class _Batch:
         if self.turn_dirty and self.turn_loaded is not None:  # first: one open bank a session
             self.turn_loaded.save(update_fields=["ended_at", "end_reason", "required_minimum"])
             self.turn_dirty = False
+        if self.shoe_dirty and self.shoe_loaded is not None:  # first: one open shoe a table
+            self.shoe_loaded.save(update_fields=["state", "closed_at", "close_reason", "early_reshuffle"])
+            self.shoe_dirty = False
         BankTurn.objects.bulk_create(self.turns_new)
-        Coup.objects.bulk_create(self.coups, batch_size=1000)
-        CoupStep.objects.bulk_create(self.steps, batch_size=2000)
-        Bet.objects.bulk_create(self.bets, batch_size=2000)
-        ShoeCard.objects.bulk_create(self.cards, batch_size=2000)
-        BankTax.objects.bulk_create(self.taxes, batch_size=2000)
-        Transaction.objects.bulk_create(self.txns, batch_size=2000)
+        Shoe.objects.bulk_create(self.shoes_new)
+        for model, objs in (
+            (Coup, self.coups),
+            (CoupStep, self.steps),
+            (Bet, self.bets),
+            (ShoeCard, self.cards),
+            (BankTax, self.taxes),
+            (Transaction, self.txns),
+            (ImportedRecord, self.records),
+        ):
+            rows_copy(model, objs)
         for start in range(0, len(self.entries), 10_000):
             entries_insert(self.entries[start : start + 10_000])
         balances_add({pk: d for pk, d in self.moved.items() if d})
-        ImportedRecord.objects.bulk_create(self.records, batch_size=2000)
         if self.audit is not None:
             self.audit.write()
         self.reset_rows()
         if self.turn is not None and self.turn is not self.turn_loaded:
             self.turn_loaded = self.turn  # written now: later changes to it are UPDATEs
+        self.shoe_loaded = self.shoe
 
     # ------------------------------------------------------------------------------- one record
     def fits(self, record: CoupRecord) -> bool:
@@ -281,10 +300,7 @@ class _Batch:
             return False
         shoe = self.shoe
         if not shoe.imported or shoe.stop_card_position is not None or shoe.session_id != self.session.pk:
-            return False
-        needed = Counter(record.player.cards + record.banker.cards + record.shoe_next)
-        if any(self.shoe_seen[c] + n > shoe.decks for c, n in needed.items()):
-            return False
+            return False  # (a shoe that does not hold the record's cards is changed by coup_import)
         banker = self.players.get(_number(BANKER_NAME))
         if banker is None or banker.pk not in self.seats:
             return False
@@ -330,6 +346,7 @@ class _Batch:
         banker_seat = self.seats[self._player(BANKER_NAME).pk]
         if banker_seat in set(where.values()):
             raise NeedsServices
+        self._shoe_for(record)
         turn = self.turn
         holding = self._account(Kind.BANK, self.table.pk).balance
         if (
@@ -356,6 +373,42 @@ class _Batch:
             ImportedRecord(coup=coup.row, table=self.table, record_id=record_id, imported_at=timezone.now())
         )
         return coup.row, restored
+
+    # ------------------------------------------------------------------------------- the shoe
+    def _shoe_for(self, record: CoupRecord) -> None:
+        """``imports._Importer.shoe_for``: the open imported shoe, or the next one when this record
+        would show a card once more than it holds (``shoes.shoe_close``, ``shoes.shoe_start``)."""
+        shoe = self.shoe
+        assert shoe is not None
+        needed = Counter(record.player.cards + record.banker.cards + record.shoe_next)
+        if all(self.shoe_seen[c] + n <= shoe.decks for c, n in needed.items()):
+            return
+        before = model_snapshot(shoe)
+        shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, timezone.now(), _NEXT_SHOE
+        if shoe is self.shoe_loaded:
+            self.shoe_dirty = True
+        self.audit.append(
+            actor=self.actor,
+            action="tables.shoe.close",
+            target=shoe,
+            before=before,
+            after=model_snapshot(shoe),
+        )
+        self.shoe_number += 1
+        new = Shoe(
+            pk=self.ids[Shoe].take(),
+            session=self.session,
+            table=self.table,
+            number=self.shoe_number,
+            decks=IMPORT_DECKS,
+            shuffled_at=timezone.now(),
+            burnt_cards=[],
+            state=Shoe.State.OPEN.value,
+            imported=True,
+        )
+        self.shoes_new.append(new)
+        self.shoe, self.shoe_seen, self.shoe_dealt, self.coup_number = new, Counter(), 0, 0
+        self.audit.append(actor=self.actor, action="tables.shoe.start", target=new, after=model_snapshot(new))
 
     # ------------------------------------------------------------------------------- the bank
     def _bank_turn_end(self, turn: BankTurn, reason: str) -> None:
@@ -847,7 +900,31 @@ class _Batch:
         )
 
 
-_ROW_LISTS = ("coups", "steps", "bets", "cards", "taxes", "turns_new", "txns", "entries", "records")
+_ROW_LISTS = (
+    "coups",
+    "steps",
+    "bets",
+    "cards",
+    "taxes",
+    "turns_new",
+    "shoes_new",
+    "txns",
+    "entries",
+    "records",
+)
+#: what the services close an imported shoe with (imports._Importer.shoe_for)
+_NEXT_SHOE = "imported history: next shoe"
+#: the decks of an imported shoe (imports.IMPORT_DECKS)
+IMPORT_DECKS = 8
+
+
+def _shoe_fields(shoe: Shoe | None) -> tuple[Any, ...] | None:
+    return None if shoe is None else (shoe.state, shoe.closed_at, shoe.close_reason)
+
+
+def _shoe_restore(shoe: Shoe | None, fields: tuple[Any, ...] | None) -> None:
+    if shoe is not None and fields is not None:
+        shoe.state, shoe.closed_at, shoe.close_reason = fields
 
 
 def _number(name: str) -> str:

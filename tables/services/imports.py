@@ -60,11 +60,10 @@ from tables.services.banks import bank_assign_imported
 from tables.services.corrections import correction_submit
 from tables.services.coups import Caller, CoupConflict, StepRequest, coup_start, coup_step_record
 from tables.services.floor import seat_leave, seat_take, spectator_join, table_session_open
-from tables.services.import_batch import BANKER_NAME, NeedsServices, _Batch
+from tables.services.import_batch import _NEXT_SHOE, BANKER_NAME, IMPORT_DECKS, NeedsServices, _Batch
 from tables.services.setup import player_create
 from tables.services.shoes import shoe_close, shoe_start
 
-IMPORT_DECKS = 8
 #: records a transaction (import_coups): big enough to spread the fixed costs (the locks, the reads
 #: of the table's state, one INSERT a model), small enough that a chunk's rows sit in memory
 CHUNK_RECORDS = 500
@@ -390,7 +389,7 @@ class _Importer:
             )
             if shoe.imported and all(seen[c] + n <= shoe.decks for c, n in needed.items()):
                 return shoe
-            shoe_close(actor=self.actor, shoe=shoe, reason="imported history: next shoe")
+            shoe_close(actor=self.actor, shoe=shoe, reason=_NEXT_SHOE)
         return shoe_start(actor=self.actor, session=self.session, decks=IMPORT_DECKS, imported=True)
 
     def request(self, step: Any, seats: dict[str, Any]) -> StepRequest:
