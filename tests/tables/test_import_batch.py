@@ -69,6 +69,11 @@ def history() -> list[bytes]:
         "bank": 30_000,
         "bets": [{"punter": "seat-2", "amount": 25_000}],
     }
+    # a name the JSON and COPY layers must carry as it is: quotes, a backslash, a tab, accents
+    odd = {**json.loads(lines[5]), "id": "odd-name"}
+    odd["bets"] = [{**odd["bets"][0], "punter": 'Zoë "the \\ tab\t" Ł'}]
+    lines.insert(6, orjson.dumps(odd))
+    lines.insert(30, orjson.dumps({**odd, "id": "odd-name-again"}))  # seated now: through the batch
     return (
         lines[:60]
         + examples
