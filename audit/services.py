@@ -185,7 +185,7 @@ def rows_copy(model: type[models.Model], objs: Sequence[models.Model]) -> None:
     # is (ids, numbers, text, aware datetimes), JSON as its text
     names = [f.attname for f in fields]
     json_at = [i for i, f in enumerate(fields) if isinstance(f, models.JSONField)]
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    columns = ", ".join(connection.ops.quote_name(f.column or f.attname) for f in fields)
     sql = f"COPY {connection.ops.quote_name(model._meta.db_table)} ({columns}) FROM STDIN"
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         for obj in objs:

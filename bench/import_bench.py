@@ -95,7 +95,7 @@ def main() -> None:
                     "import_coups",
                     str(path),
                     table=table.pk,
-                    croupier=croupier.username,
+                    croupier=croupier.get_username(),
                     buy_in=10_000_000,
                     stdout=out,
                     stderr=err,

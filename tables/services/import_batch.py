@@ -31,7 +31,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.db.models import Model
@@ -127,7 +126,7 @@ class _Batch:
     """The floor's state of one table, held in memory for a chunk of records, and the rows to
     write. Built inside the chunk's transaction, after the table's row lock."""
 
-    def __init__(self, *, actor: AbstractBaseUser, table: Table, buy_in: int) -> None:
+    def __init__(self, *, actor: Any, table: Table, buy_in: int) -> None:
         self.actor = actor
         self.table = table
         self.casino = table.casino
@@ -139,6 +138,22 @@ class _Batch:
         self.reload()
 
     # ------------------------------------------------------------------------------- state
+    @property
+    def _chain(self) -> AuditBatch:
+        """The audit batch (opened by ``reload`` whenever the batch is active)."""
+        assert self.audit is not None
+        return self.audit
+
+    @property
+    def _shoe(self) -> Shoe:
+        assert self.shoe is not None
+        return self.shoe
+
+    @property
+    def _session(self) -> TableSession:
+        assert self.session is not None
+        return self.session
+
     def reset_rows(self) -> None:
         self.coups: list[Coup] = []
         self.steps: list[CoupStep] = []
@@ -186,10 +201,10 @@ class _Batch:
             seen = list(ShoeCard.objects.filter(shoe=self.shoe).values_list("card", flat=True))
             self.shoe_seen = Counter(seen)
             self.shoe_dealt = len(seen)
-            numbers = Coup.objects.filter(shoe=self.shoe).values_list("number", flat=True)
-            self.coup_number = max(numbers, default=0)
-        numbers = Shoe.objects.filter(session=session).values_list("number", flat=True)
-        self.shoe_number = max(numbers, default=0)  # the session's last shoe
+            coups = Coup.objects.filter(shoe=self.shoe).values_list("number", flat=True)
+            self.coup_number = max(coups, default=0)
+        shoes = Shoe.objects.filter(session=session).values_list("number", flat=True)
+        self.shoe_number = max(shoes, default=0)  # the session's last shoe
         self.turn = self.turn_loaded = (
             BankTurn.objects.select_related("seat", "player")
             .filter(session=session, ended_at__isnull=True)
@@ -231,7 +246,7 @@ class _Batch:
     def mark(self) -> dict[str, Any]:
         """What a refused record must leave as it found."""
         return {
-            "audit": self.audit.mark(),
+            "audit": self._chain.mark(),
             "lens": {k: len(getattr(self, k)) for k in _ROW_LISTS},
             "moved": dict(self.moved),
             "balances": {pk: a.balance for pk, a in self.by_pk.items()},
@@ -246,7 +261,7 @@ class _Batch:
         }
 
     def rewind(self, mark: dict[str, Any]) -> None:
-        self.audit.rewind(mark["audit"])
+        self._chain.rewind(mark["audit"])
         for name, n in mark["lens"].items():
             del getattr(self, name)[n:]
         self.moved = mark["moved"]
@@ -299,7 +314,7 @@ class _Batch:
         if not self.active or self.shoe is None:
             return False
         shoe = self.shoe
-        if not shoe.imported or shoe.stop_card_position is not None or shoe.session_id != self.session.pk:
+        if not shoe.imported or shoe.stop_card_position is not None or shoe.session_id != self._session.pk:
             return False  # (a shoe that does not hold the record's cards is changed by coup_import)
         banker = self.players.get(_number(BANKER_NAME))
         if banker is None or banker.pk not in self.seats:
@@ -366,9 +381,10 @@ class _Batch:
         coup = self._coup_start(turn, record, snapshot)
         for step in record_steps(record, banker=seat_key(banker_seat.number))[1:]:
             self._step(coup, step, where)
-        restored = coup.row.state == Coup.State.AWAITING_CORRECTION and isinstance(verdict.restored, Restored)
-        if restored:
-            self._correction(coup, list(verdict.restored.extra_cards))
+        restoration = verdict.restored
+        restored = coup.row.state == Coup.State.AWAITING_CORRECTION and isinstance(restoration, Restored)
+        if restored and isinstance(restoration, Restored):
+            self._correction(coup, list(restoration.extra_cards))
         self.records.append(
             ImportedRecord(coup=coup.row, table=self.table, record_id=record_id, imported_at=timezone.now())
         )
@@ -387,7 +403,7 @@ class _Batch:
         shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, timezone.now(), _NEXT_SHOE
         if shoe is self.shoe_loaded:
             self.shoe_dirty = True
-        self.audit.append(
+        self._chain.append(
             actor=self.actor,
             action="tables.shoe.close",
             target=shoe,
@@ -408,7 +424,9 @@ class _Batch:
         )
         self.shoes_new.append(new)
         self.shoe, self.shoe_seen, self.shoe_dealt, self.coup_number = new, Counter(), 0, 0
-        self.audit.append(actor=self.actor, action="tables.shoe.start", target=new, after=model_snapshot(new))
+        self._chain.append(
+            actor=self.actor, action="tables.shoe.start", target=new, after=model_snapshot(new)
+        )
 
     # ------------------------------------------------------------------------------- the bank
     def _bank_turn_end(self, turn: BankTurn, reason: str) -> None:
@@ -418,7 +436,7 @@ class _Batch:
         self._mark_turn_changed(turn)
         self.turn = None  # nobody holds the bank
         self._bank_close(turn)
-        self.audit.append(
+        self._chain.append(
             actor=self.actor,
             action=f"tables.bank.{reason}",
             target=turn,
@@ -444,7 +462,7 @@ class _Batch:
         )
         self.turns_new.append(turn)
         self.turn = turn
-        self.audit.append(
+        self._chain.append(
             actor=self.actor, action="tables.bank.take", target=turn, after=model_snapshot(turn)
         )
         return turn
@@ -461,7 +479,7 @@ class _Batch:
             before = model_snapshot(turn)
             turn.required_minimum = minimum
             self._mark_turn_changed(turn)
-            self.audit.append(
+            self._chain.append(
                 actor=self.actor,
                 action="tables.bank.continue",
                 target=turn,
@@ -591,7 +609,7 @@ class _Batch:
             self.moved[pk] = self.moved.get(pk, 0) + amount
         if coup is not None and self._account(Kind.BANK, self.table.pk).pk in entries:
             self.holder = coup.banker_id
-        self.audit.append(
+        self._chain.append(
             actor=self.actor,
             action=f"ledger.transaction.{kind}",
             target=txn,
@@ -642,7 +660,7 @@ class _Batch:
             step_count=1,
             created_at=now,
         )
-        row._engine_rules = rules  # what coup_rules memoises
+        setattr(row, "_engine_rules", rules)  # noqa: B010 (what engine_bridge.coup_rules memoises)
         self.coups.append(row)
         coup = _Coup(row=row, state=state)
         payload: dict[str, Any] = {"amount": record.bank, "banker": banker, "minimum": turn.required_minimum}
@@ -659,12 +677,12 @@ class _Batch:
         coup.steps.append(step)
         self.steps.append(step)
         self._bank_fund(row)
-        self.audit.append(
+        self._chain.append(
             actor=self.actor,
             action="tables.coup.start",
             target=row,
             after={
-                "shoe": self.shoe.pk,
+                "shoe": self._shoe.pk,
                 "number": row.number,
                 "banker": turn.player_id,
                 "step": 1,
@@ -706,6 +724,7 @@ class _Batch:
         kind = step.kind
         bet_place: Seat | Spectator | None = None
         if kind is Move.BET:
+            assert step.punter is not None and step.amount is not None  # record_steps gives both
             place = where[step.punter]
             key, player, standing, order = self._bettor(coup, place)
             self._check_affordable(coup, player, step.amount)
@@ -759,12 +778,12 @@ class _Batch:
         coup.state = new_state
         if bet_place is not None:
             self._bet_write(coup, bet_place, banco=kind is Move.BANCO, amount=step.amount)
-        if kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
+        if step.card is not None:
             role = ShoeCard.Role.PLAYER if kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
             self._card(coup, step.card, role)
         if verdict is not None:
             self._reveal(coup, verdict)
-        self.audit.append(
+        self._chain.append(
             actor=self.actor,
             action="tables.coup.step",
             target=coup.row,
@@ -822,6 +841,7 @@ class _Batch:
                 betting_order=order,
             )
         else:
+            assert amount is not None
             bet = Bet(coup=coup.row, seat=seat, spectator=standing, amount=amount, betting_order=order)
         coup.bets.append(bet)
         self.bets.append(bet)
@@ -892,7 +912,7 @@ class _Batch:
         self._coup_settle(coup, settlement, key=f"coup:{row.pk}:correction:{step.index}", provisional=True)
         row.state = Coup.State.AWAITING_APPROVAL
         self._bank_after_coup(coup, outcome=restored.outcome.value, next_bank_min=settlement.next_bank_min)
-        self.audit.append(
+        self._chain.append(
             actor=self.actor,
             action="tables.coup.correction_submit",
             target=row,
@@ -933,7 +953,9 @@ def _number(name: str) -> str:
 
 
 def _bet_player_id(bet: Bet) -> int:
-    return bet.seat.player_id if bet.seat is not None else bet.spectator.player_id
+    place = bet.seat if bet.seat is not None else bet.spectator
+    assert place is not None  # a bet is made from a seat or by a spectator (bet_seat_xor_spectator)
+    return place.player_id
 
 
 def _turn_fields(turn: BankTurn | None) -> tuple[Any, ...] | None:

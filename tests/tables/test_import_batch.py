@@ -89,7 +89,7 @@ def world(croupier, name: str) -> Table:
     # a home table: its casino lends no chips, so banks and bets beyond a player's chips are refused
     table = TableFactory(casino=casino, name="Twin table", profile=builtin_profile("home"))
     CroupierAssignmentFactory(user=croupier, table=table)
-    return table
+    return Table.objects.get(name="Twin table", casino__name=name)
 
 
 def import_all(table: Table, croupier, lines: list[bytes], *, batched: bool, chunk: int) -> dict[int, Any]:
@@ -150,10 +150,9 @@ class Dump:
         self.table = table
         self.events = list(AuditEvent.objects.filter(seq__gt=after_seq).order_by("seq"))
         self.order: dict[type[Model], dict[int, int]] = {Table: {table.pk: 0}, Casino: {table.casino_id: 0}}
-        models = {
-            m._meta.label_lower: m for m in (Shoe, Coup, Account, TableSession, Player, Seat, Spectator)
-        }
-        models |= {m._meta.label_lower: m for m in (BankTurn, Transaction)}
+        kinds: tuple[type[Model], ...] = (Shoe, Coup, Account, TableSession, Player, Seat, Spectator)
+        kinds += (BankTurn, Transaction)
+        models = {m._meta.label_lower: m for m in kinds}
         for event in self.events:
             model = models.get(event.object_type)
             if model is not None:
@@ -241,7 +240,7 @@ class Dump:
             "coups": [self.row(c) for c in coups],
             "steps": sorted(
                 (
-                    {**self.row(s, ("corrects_id",)), "corrects": step_key.get(s.corrects_id)}
+                    {**self.row(s, ("corrects_id",)), "corrects": step_key.get(s.corrects_id or 0)}
                     for s in CoupStep.objects.filter(coup__in=coups)
                 ),
                 key=lambda r: (r["coup_id"][2], r["index"]),
