@@ -171,7 +171,8 @@ def _chunk_import(
             "record_id", flat=True
         )
     )
-    batch = _Batch(actor=actor, table=table, buy_in=buy_in) if batched else None
+    todo = any(rid not in done for _, _, rid in records)
+    batch = _Batch(actor=actor, table=table, buy_in=buy_in) if batched and todo else None
     outcomes: dict[int, LineOutcome] = {}
     for number, record, rid in records:
         if rid in done:
