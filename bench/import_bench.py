@@ -85,10 +85,10 @@ def main() -> None:
     path = Path(tempfile.mkdtemp(prefix="import-bench-")) / "history.jsonl"
     write_jsonl(str(path), args.n, profiles=profiles, malformed_every=0)
 
-    def run() -> tuple[float, int, str, int]:
+    def run() -> tuple[float, float, int, str, int]:
         out, err = io.StringIO(), io.StringIO()
         before = Coup.objects.count()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         with CaptureQueriesContext(connection) as queries:
             try:
                 call_command(
@@ -102,16 +102,17 @@ def main() -> None:
                 )
             except SystemExit as exc:  # a rejected line: reported below
                 print(f"  exit status {exc.code}")
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
         summary = err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else ""
-        return wall, Coup.objects.count() - before, summary, len(queries.captured_queries)
+        return wall, cpu, Coup.objects.count() - before, summary, len(queries.captured_queries)
 
     print(f"import_coups on PostgreSQL ({DB_NAME}): {args.n} generated records, profile {args.profile}")
-    wall, imported, summary, queries = run()
+    wall, cpu, imported, summary, queries = run()
     print(f"  first run:  {imported} coups in {wall:.2f} s = {imported / wall:,.0f} coups/s")
+    print(f"              this process's CPU {cpu:.2f} s ({imported / cpu:,.0f} coups per CPU second)")
     print(f"              {queries} SQL queries ({queries / max(imported, 1):.1f} a coup)")
     print(f"              {summary}")
-    wall, again, summary, queries = run()
+    wall, _cpu, again, summary, queries = run()
     print(f"  second run: {again} coups imported in {wall:.2f} s ({queries} SQL queries)")
     print(f"              {summary}")
     err = io.StringIO()
