@@ -8,7 +8,8 @@ is ``BENCH_DATABASE_URL``, default ``postgres://postgres@127.0.0.1:5432``), migr
 casino, a table and a croupier on shift up through the services, and writes N valid coup records
 (``bench/coupgen.py``: coups played through the rules engine from shuffled shoes, some with wrong
 decisions, so that some coups are flagged, restored and left awaiting a pit boss). Then it runs the
-command in-process on the file, prints coups/s and the SQL queries it took, runs it again on the
+command in-process on the file, prints coups/s, this process's CPU time (what a busy machine
+does not change) and the SQL queries it took, runs it again on the
 same file and prints how many coups the second run imported (0: the import is idempotent by record
 id), and checks the audit chain (``verify_audit``).
 """
