@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.db import transaction
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 def test_a_batch_continues_the_chain_and_audit_record_continues_the_batch() -> None:
     user = UserFactory(username="alice")
-    player = PlayerFactory(display_name='Zoë "\\ \t"')
+    player: Any = PlayerFactory(display_name='Zoë "\\ \t"')
     with transaction.atomic():
         first = audit_record(actor=None, action="test.before")
     with transaction.atomic():
