@@ -10,22 +10,13 @@ from django.db import transaction
 from django.dispatch import receiver
 from django.http import HttpRequest
 
-from audit.services import audit_record
-
-
-def _client(request: HttpRequest | None) -> dict[str, str]:
-    if request is None:
-        return {}
-    return {
-        "ip": request.META.get("REMOTE_ADDR", ""),
-        "user_agent": request.META.get("HTTP_USER_AGENT", "")[:200],
-    }
+from audit.services import audit_record, request_client
 
 
 @receiver(user_logged_in, dispatch_uid="audit_user_logged_in")
 def _on_login(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
     with transaction.atomic():
-        audit_record(actor=user, action="auth.login", target=user, after=_client(request))
+        audit_record(actor=user, action="auth.login", target=user, after=request_client(request))
 
 
 @receiver(user_logged_out, dispatch_uid="audit_user_logged_out")
@@ -33,7 +24,7 @@ def _on_logout(sender: Any, request: HttpRequest | None, user: Any, **kwargs: An
     if user is None:  # logging out an anonymous session changes nothing
         return
     with transaction.atomic():
-        audit_record(actor=user, action="auth.logout", target=user, after=_client(request))
+        audit_record(actor=user, action="auth.logout", target=user, after=request_client(request))
 
 
 @receiver(user_login_failed, dispatch_uid="audit_user_login_failed")
@@ -46,5 +37,5 @@ def _on_login_failed(
         audit_record(
             actor=AnonymousUser(),
             action="auth.login_failed",
-            after={"username": username, **_client(request)},
+            after={"username": username, **request_client(request)},
         )

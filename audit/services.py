@@ -3,6 +3,15 @@
 Every other service calls :func:`audit_record` inside its own transaction, so the business change
 and its audit event commit or roll back together: nothing is changed without a trace and no trace
 describes a change that did not happen.
+
+The chain is appended to LAST, at the end of the transaction: ``audit_record`` checks the event
+and keeps it on the connection, and the database backend (audit/backends/) appends every event the
+transaction kept, in the order recorded, just before COMMIT (or, inside a test's transaction, when
+the outermost atomic block of the code under test is released). Only then is the chain's lock
+taken: held from the append to COMMIT, not from the first audited change to COMMIT, so tables that
+write at the same time queue on it for a moment instead of for their whole transaction, and no
+transaction ever waits for a row lock while holding it (docs/audit.md, "Serialising writers").
+A rolled-back savepoint drops the events recorded inside it, as it drops the change they describe.
 """
 
 from __future__ import annotations
@@ -15,7 +24,9 @@ from typing import Any
 import orjson
 from django.core.exceptions import PermissionDenied
 from django.db import connection, models, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models.expressions import DatabaseDefault
+from django.http import HttpRequest
 from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, event_hash_written, to_jsonable
@@ -39,153 +50,150 @@ def _actor_and_label(actor: Any) -> tuple[Any, str]:
     return actor, actor.get_username()
 
 
-def audit_chain_lock() -> None:
+def audit_chain_lock(conn: BaseDatabaseWrapper | None = None) -> None:
     """Serialise appenders until this transaction ends, so two events never share a predecessor.
 
     PostgreSQL: a transaction-scoped advisory lock (released at COMMIT/ROLLBACK). SQLite: every
     transaction already holds the database write lock (settings: transaction_mode IMMEDIATE).
     The UNIQUE constraints on ``seq`` and ``prev_hash`` back this up: a fork would fail to insert.
+    Taken only by :func:`audit_pending_flush`, the last thing a transaction does before COMMIT.
     """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
+    conn = conn or connection
+    if conn.vendor == "postgresql":
+        with conn.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_CHAIN_LOCK_KEY])
 
 
-def _chain_head() -> tuple[int, str] | None:
+def _chain_head(conn: BaseDatabaseWrapper) -> tuple[int, str] | None:
     """The last event's ``(seq, hash)``, None for an empty chain. In SQL: every posting of the
     ledger appends an event, and the ORM took longer to build this query than the database to
     answer it (docs/ledger.md, "Measured")."""
-    with connection.cursor() as cursor:
+    with conn.cursor() as cursor:
         cursor.execute("SELECT seq, hash FROM audit_auditevent ORDER BY seq DESC LIMIT 1")
-        return cursor.fetchone()
+        row = cursor.fetchone()
+        return (int(row[0]), str(row[1])) if row else None
 
 
-def audit_record(
-    *,
-    actor: Any,
-    action: str,
-    target: models.Model | None = None,
-    before: dict[str, Any] | None = None,
-    after: dict[str, Any] | None = None,
-) -> AuditEvent:
-    """Append one event to the chain. Must run inside the caller's ``transaction.atomic()``.
+# The columns an append writes (all but ``id``), in the model's order.
+_FIELDS = [f for f in AuditEvent._meta.concrete_fields if not f.primary_key]
+_INSERT_SQL = "INSERT INTO {table} ({columns}) VALUES {rows} RETURNING {pk}"
+#: more events than this are appended with COPY (one INSERT's parameters also run out at 65,535)
+_COPY_FROM = 200
 
-    ``actor`` is the user who acted (``None`` for the system, an anonymous user for failed
-    logins); ``target`` the model instance acted upon; ``before``/``after`` its relevant state.
+
+def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
+    """Link ``events`` (in order) to the chain's head and insert them, under the chain lock.
+
+    Raw SQL rather than the ORM: this may run inside COMMIT, where Django's own atomic blocks
+    (which ``bulk_create`` opens) are not to be nested, and it is the only time the lock is held.
     """
-    # An explicit raise, not ``assert``: this must hold under ``python -O`` too.
-    if not connection.in_atomic_block:
-        raise AuditOutsideTransaction("audit_record must be called inside transaction.atomic()")
-    if not action:
-        raise ValueError("an audit event needs an action")
-    audit_chain_lock()
-    head = _chain_head()
-    event = _event_build(
-        head=(head[0], head[1]) if head else (0, GENESIS_HASH),
-        actor=actor,
-        action=action,
-        target=target,
-        before=before,
-        after=after,
+    audit_chain_lock(conn)
+    head = _chain_head(conn)
+    seq, prev_hash = head if head else (0, GENESIS_HASH)
+    for event in events:
+        seq += 1
+        event.seq, event.prev_hash = seq, prev_hash
+        # Taken under the lock, so occurred_at never goes backwards along seq.
+        event.occurred_at = timezone.now()
+        event.hash = prev_hash = event_hash_written(event)
+    if conn.vendor == "postgresql" and len(events) > _COPY_FROM:
+        # a bulk writer's thousands of events (import_coups): one COPY, the ids taken beforehand
+        with conn.cursor() as cursor:
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+                [AuditEvent._meta.db_table, len(events)],
+            )
+            ids = sorted(row[0] for row in cursor.fetchall())
+        for event, pk in zip(events, ids, strict=True):
+            event.pk = pk
+        rows_copy(AuditEvent, events, conn=conn)
+        for event in events:
+            event._state.adding, event._state.db = False, conn.alias
+        return
+    values = [f.get_db_prep_save(getattr(e, f.attname), conn) for e in events for f in _FIELDS]
+    row = "(" + ", ".join(["%s"] * len(_FIELDS)) + ")"
+    sql = _INSERT_SQL.format(
+        table=f'"{AuditEvent._meta.db_table}"',
+        columns=", ".join(f'"{f.column}"' for f in _FIELDS),
+        rows=", ".join([row] * len(events)),
+        pk='"id"',
     )
-    event.save(force_insert=True)
-    return event
+    with conn.cursor() as cursor:
+        cursor.execute(sql, values)
+        ids = [r[0] for r in cursor.fetchall()]
+    for event, pk in zip(events, ids, strict=True):  # RETURNING gives the rows in VALUES order
+        event.pk = pk
+        event._state.adding, event._state.db = False, conn.alias
 
 
-def _event_build(
-    *,
-    head: tuple[int, str],
-    actor: Any,
-    action: str,
-    target: models.Model | None,
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
-) -> AuditEvent:
-    """The event that follows ``head`` (its ``(seq, hash)``; ``(0, GENESIS_HASH)`` for an empty
-    chain), hashed: the one place an event's content is put together, for single and batched
-    appends alike."""
-    user, label = _actor_and_label(actor)
-    event = AuditEvent(
-        seq=head[0] + 1,
-        # Taken after the lock, so occurred_at never goes backwards along seq.
-        occurred_at=timezone.now(),
-        actor=user,
-        actor_label=label,
-        action=action,
-        object_type=target._meta.label_lower if target is not None else "",
-        object_id=str(target.pk) if target is not None else "",
-        # Stored in exactly the JSON form that is hashed, so verification recomputes the same bytes.
-        before=to_jsonable(before),
-        after=to_jsonable(after),
-        prev_hash=head[1],
-    )
-    event.hash = event_hash_written(event)
-    return event
+def _flush_point(conn: Any) -> str | None:
+    """Where this transaction's events are appended: ``""`` at COMMIT, a savepoint id when that
+    savepoint (the outermost atomic block of the code, inside a test case's transaction) is
+    released, None for "now" (a backend that does not defer, or no block of the code's own)."""
+    if not getattr(conn, "audit_deferred", False):
+        return None
+    blocks = conn.atomic_blocks
+    # the outermost block that is not a test case's (TestCase wraps every test in atomic blocks)
+    first = next((i for i, block in enumerate(blocks) if not getattr(block, "_from_testcase", False)), None)
+    if first is None:
+        return None
+    # savepoint_ids has one entry per block opened inside a transaction: all but the outermost
+    # (unless autocommit was already off when it opened)
+    index = first - (len(blocks) - len(conn.savepoint_ids))
+    if index < 0:
+        return "" if conn.commit_on_exit else None
+    sid: str | None = conn.savepoint_ids[index]  # None: a block without a savepoint, no hook
+    return sid
 
 
-class AuditBatch:
-    """Events appended in memory and written together (``write``): a bulk writer (import_coups)
-    that holds the chain's lock for its whole transaction. Each event is built exactly as
-    :func:`audit_record` builds it, linked to the one before; the chain head is read once, under
-    the lock (``audit_batch_open``), so nothing else can append in between. ``mark``/``rewind``
-    drop the events appended since a mark (a record refused halfway leaves no trace)."""
-
-    def __init__(self, head: tuple[int, str]) -> None:
-        self.head = head
-        self.events: list[AuditEvent] = []
-
-    def append(
-        self,
-        *,
-        actor: Any,
-        action: str,
-        target: models.Model | None = None,
-        before: dict[str, Any] | None = None,
-        after: dict[str, Any] | None = None,
-    ) -> AuditEvent:
-        if not action:
-            raise ValueError("an audit event needs an action")
-        event = _event_build(
-            head=self.head, actor=actor, action=action, target=target, before=before, after=after
-        )
-        self.events.append(event)
-        self.head = (event.seq, event.hash)
-        return event
-
-    def mark(self) -> tuple[int, tuple[int, str]]:
-        return len(self.events), self.head
-
-    def rewind(self, mark: tuple[int, tuple[int, str]]) -> None:
-        del self.events[mark[0] :]
-        self.head = mark[1]
-
-    def write(self) -> None:
-        """Insert the events appended so far (in seq order) and start afresh from the new head."""
-        if not connection.in_atomic_block:
-            raise AuditOutsideTransaction("an audit batch is written inside transaction.atomic()")
-        rows_copy(AuditEvent, self.events)
-        self.events = []
+def audit_pending_flush(conn: Any) -> None:
+    """Append the events this transaction kept (the backend calls this just before COMMIT)."""
+    pending, conn.audit_pending, conn.audit_flush_at = conn.audit_pending, [], None
+    if pending:
+        _append(conn, [event for _, event in pending])
 
 
-def _json_text(value: Any) -> str:
-    """JSON text for a jsonb column (the database keeps its own binary form of it)."""
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:  # what orjson does not take (an integer beyond 64 bits…): the slower encoder
-        return json.dumps(value, ensure_ascii=False)
+def audit_pending_discard(conn: Any, sid: str | None = None) -> None:
+    """Forget the events kept since savepoint ``sid`` (all of them when None): rolled back."""
+    if sid is None:
+        conn.audit_pending = []
+    else:
+        conn.audit_pending = [(sids, event) for sids, event in conn.audit_pending if sid not in sids]
+    if not conn.audit_pending:
+        conn.audit_flush_at = None
 
 
-def rows_copy(model: type[models.Model], objs: Sequence[models.Model]) -> None:
+def audit_pending_mark() -> int | None:
+    """How many events this transaction keeps to append, for ``audit_pending_rewind``; None when
+    events are not kept but appended at once (a backend that does not defer), where nothing can be
+    taken back but by rolling back."""
+    conn: Any = connection
+    return len(conn.audit_pending) if _flush_point(conn) is not None else None
+
+
+def audit_pending_rewind(mark: int) -> None:
+    """Forget the events recorded since ``mark`` (``audit_pending_mark``): a bulk writer that
+    drops, in memory, a change it had started (import_coups' refused record) drops their trace."""
+    conn: Any = connection
+    del conn.audit_pending[mark:]
+    if not conn.audit_pending:
+        conn.audit_flush_at = None
+
+
+def rows_copy(
+    model: type[models.Model], objs: Sequence[models.Model], *, conn: BaseDatabaseWrapper | None = None
+) -> None:
     """INSERT ``objs`` with one PostgreSQL COPY (the values adapted in C: for thousands of rows with
     JSON, several times faster than a multi-row INSERT, whose parameters the client-side cursor
     quotes in Python; other databases get ``bulk_create``). Every concrete field is written but an
     id left to its sequence and a database default (``db_default``) left unset; triggers and
     constraints apply as to an INSERT. Nothing is read back: the caller sets the ids it needs
     beforehand."""
+    conn = conn or connection
     if not objs:
         return
-    if connection.vendor != "postgresql":  # no COPY: the ORM's INSERT, which reads the ids back
-        model._default_manager.bulk_create(objs, batch_size=500)
+    if conn.vendor != "postgresql":  # no COPY: the ORM's INSERT, which reads the ids back
+        model._default_manager.using(conn.alias).bulk_create(objs, batch_size=500)
         return
     first = objs[0]
     fields = [
@@ -198,9 +206,9 @@ def rows_copy(model: type[models.Model], objs: Sequence[models.Model]) -> None:
     # is (ids, numbers, text, aware datetimes), JSON as its text
     names = [f.attname for f in fields]
     json_at = [i for i, f in enumerate(fields) if isinstance(f, models.JSONField)]
-    columns = ", ".join(connection.ops.quote_name(f.column or f.attname) for f in fields)
-    sql = f"COPY {connection.ops.quote_name(model._meta.db_table)} ({columns}) FROM STDIN"
-    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+    columns = ", ".join(conn.ops.quote_name(f.column or f.attname) for f in fields)
+    sql = f"COPY {conn.ops.quote_name(model._meta.db_table)} ({columns}) FROM STDIN"
+    with conn.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         for obj in objs:
             values = [getattr(obj, name) for name in names]
             for i in json_at:
@@ -209,15 +217,59 @@ def rows_copy(model: type[models.Model], objs: Sequence[models.Model]) -> None:
             copy.write_row(values)
 
 
-def audit_batch_open() -> AuditBatch:
-    """Take the chain's lock for the rest of the transaction and start a batch at its head. Every
-    event appended must be written (``AuditBatch.write``) before anything else appends to the
-    chain in this transaction (an ``audit_record`` call reads the head from the table)."""
+def _json_text(value: Any) -> str:
+    """JSON text for a jsonb column (the database keeps its own binary form of it)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # what orjson does not take (an integer beyond 64 bits…): the slower encoder
+        return json.dumps(value, ensure_ascii=False)
+
+
+def audit_record(
+    *,
+    actor: Any,
+    action: str,
+    target: models.Model | None = None,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """Record one event on the chain. Must run inside the caller's ``transaction.atomic()``.
+
+    ``actor`` is the user who acted (``None`` for the system, an anonymous user for failed
+    logins); ``target`` the model instance acted upon; ``before``/``after`` its relevant state.
+
+    The event is checked and its content fixed now; it is appended (``seq``, ``occurred_at``,
+    ``prev_hash``, ``hash`` and ``pk`` set on the returned instance) at the end of the transaction,
+    after every other lock it takes (see the module docstring).
+    """
+    # An explicit raise, not ``assert``: this must hold under ``python -O`` too.
     if not connection.in_atomic_block:
-        raise AuditOutsideTransaction("an audit batch is opened inside transaction.atomic()")
-    audit_chain_lock()
-    head = _chain_head()
-    return AuditBatch((head[0], head[1]) if head else (0, GENESIS_HASH))
+        raise AuditOutsideTransaction("audit_record must be called inside transaction.atomic()")
+    if not action:
+        raise ValueError("an audit event needs an action")
+    user, label = _actor_and_label(actor)
+
+    event = AuditEvent(
+        occurred_at=timezone.now(),  # provisional: set again when appended
+        actor=user,
+        actor_label=label,
+        action=action,
+        object_type=target._meta.label_lower if target is not None else "",
+        object_id=str(target.pk) if target is not None else "",
+        # Stored in exactly the JSON form that is hashed, so verification recomputes the same bytes.
+        before=to_jsonable(before),
+        after=to_jsonable(after),
+        prev_hash=GENESIS_HASH,
+    )
+    conn: Any = connection  # this thread's connection (an audit.backends wrapper, as a rule)
+    point = _flush_point(conn)
+    if point is None:
+        _append(conn, [event])
+    else:
+        # tagged with the savepoints it was recorded under, to be dropped with any of them
+        conn.audit_pending.append((frozenset(s for s in conn.savepoint_ids if s), event))
+        conn.audit_flush_at = point
+    return event
 
 
 # ------------------------------------------------------------------------- chain verifications
@@ -263,3 +315,13 @@ def chain_verification_request(*, actor: Any) -> None:
     audit_record(actor=actor, action="audit.chainverification.request", target=None)
     actor_id = actor.pk
     transaction.on_commit(lambda: audit_chain_verify_task.delay(requested_by_id=actor_id))
+
+
+def request_client(request: HttpRequest | None) -> dict[str, str]:
+    """Who was at the other end of a request, as an audit event records it (address, browser)."""
+    if request is None:
+        return {}
+    return {
+        "ip": request.META.get("REMOTE_ADDR", ""),
+        "user_agent": request.META.get("HTTP_USER_AGENT", "")[:200],
+    }

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 import orjson
 
 from tables.rules.cards import ALL_CARDS
+from tables.rules.interchange import record_to_dict
 from tables.rules.judge import Rules
 from tables.rules.machine import Move, Step, apply, new_coup, next_steps, to_record
 from tables.rules.profiles import BUILTIN
+from tables.rules.punters import seat_key, spectator_key
 from tables.rules.settlement import BancoCaller
 
 RULES = {slug: Rules.for_profile(p) for slug, p in BUILTIN.items()}
@@ -41,17 +44,19 @@ def record_dicts(
         slug = slugs[i % len(slugs)]
         rules = RULES[slug]
         bank = rnd.randint(2, 400)
-        state = apply(new_coup(rules), Step(Move.BANK_DECLARED, amount=bank, punter="seat-0"))
+        state = apply(new_coup(rules), Step(Move.BANK_DECLARED, amount=bank, punter=seat_key(0)))
         if rnd.random() < 0.2:
-            state = apply(state, Step(Move.BANCO, callers=(BancoCaller("seat-1"),)))
+            state = apply(state, Step(Move.BANCO, callers=(BancoCaller(seat_key(1)),)))
         else:
             for k in range(rnd.randint(1, 5)):
                 if state.uncovered <= 0:
                     break
                 spectator = rules.profile.spectators_bet and rnd.random() < 0.15
                 amount = rnd.randint(1, state.uncovered)
-                name = f"spectator-{k}" if spectator else f"seat-{k + 1}"
-                state = apply(state, Step(Move.BET, punter=name, amount=amount, spectator=spectator, order=k))
+                name = spectator_key(k) if spectator else seat_key(k + 1)
+                state = apply(
+                    state, Step(Move.BET, punter=name, amount=amount, spectator=spectator, order=k)
+                )
         state = apply(state, Step(Move.BETS_CLOSED))
         while True:
             options = next_steps(state)
@@ -65,20 +70,8 @@ def record_dicts(
             else:
                 state = apply(state, Step(choice.kind))
         rec = to_record(state, coup_id=f"c{i}", shoe_next=tuple(shoe[-3:][::-1]))
-        yield {
-            "id": rec.id,
-            "profile": rec.profile,
-            "bank": rec.bank,
-            "bets": [
-                {"punter": b.punter, "amount": b.amount, **({"spectator": True} if b.spectator else {})}
-                for b in rec.bets
-            ],
-            "banco": rec.banco,
-            "first_coup_of_bank": rnd.random() < 0.3,
-            "player": {"cards": list(rec.player.cards), "action": rec.player.action.value},
-            "banker": {"cards": list(rec.banker.cards), "action": rec.banker.action.value},
-            "shoe_next": list(rec.shoe_next),
-        }
+        # the flag is drawn after the coup is played, as the generator always has (same records)
+        yield record_to_dict(replace(rec, first_coup_of_bank=rnd.random() < 0.3))
 
 
 def write_jsonl(

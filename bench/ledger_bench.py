@@ -27,7 +27,8 @@ import django  # noqa: E402
 django.setup()
 
 from django.conf import settings  # noqa: E402
-from django.db import connection, transaction  # noqa: E402
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction  # noqa: E402
+from django.db.backends.postgresql.base import DatabaseWrapper as PostgreSQLWrapper  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from ledger import services as ledger  # noqa: E402
@@ -36,6 +37,7 @@ from tables import models as m  # noqa: E402
 from tables.money import banks  # noqa: E402
 from tables.money import settlement as coup_money  # noqa: E402
 from tables.rules.coup import Outcome, Stake  # noqa: E402
+from tables.rules.punters import seat_key  # noqa: E402
 from tables.rules.settlement import LevyTerms, settle  # noqa: E402
 
 
@@ -117,11 +119,11 @@ def run(n: int) -> None:
         room, bets = bank, []
         for i in punters:
             amount = rnd.randint(1, max(1, room // 3))
-            bets.append(Stake(f"seat-{i + 1}", amount))
+            bets.append(Stake(seat_key(i + 1), amount))
             room -= amount
         outcome = rnd.choice([Outcome.BANKER, Outcome.PLAYER, Outcome.TIE])
         result = settle(outcome=outcome, bank=bank, bets=bets, levy=levy, uncovered_to_reserve=False)
-        punter_map = {f"seat-{i + 1}": players[i] for i in punters}
+        punter_map = {seat_key(i + 1): players[i] for i in punters}
 
         t0, c0 = time.perf_counter(), time.process_time()
         with transaction.atomic():
@@ -157,7 +159,9 @@ def run(n: int) -> None:
 
     report = trial_balance(casino=casino)
     assert report.balanced and not ledger_drift() and not unbalanced_transactions()
-    print(f"coups posted: {n} (3-5 punters each), PostgreSQL {connection.pg_version}")
+    database = connections[DEFAULT_DB_ALIAS]
+    assert isinstance(database, PostgreSQLWrapper)  # main() runs on nothing else
+    print(f"coups posted: {n} (3-5 punters each), PostgreSQL {database.pg_version}")
     rows = (
         ("coup_settle", settle_ms),
         ("  of which client CPU", settle_cpu_ms),

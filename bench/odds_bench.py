@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -57,12 +58,12 @@ def per_second(fn: Callable[[], object], seconds: float = 1.0) -> tuple[float, f
 def main() -> None:
     print("exact odds (best of 3)")
     for decks in (6, 8):
-        print(line(f"punto banco, {decks} decks", *best_of(3, lambda d=decks: punto_banco_odds(decks=d))))
+        print(line(f"punto banco, {decks} decks", *best_of(3, partial(punto_banco_odds, decks=decks))))
     print(line("punto banco, infinite", *best_of(3, lambda: punto_banco_odds(decks=None))))
     for slug, profile in BUILTIN.items():
         for single in (False, True) if slug == "home" else (False,):
             label = f"{slug}{' (single punter)' if single else ''}, 8 decks"
-            timed = best_of(3, lambda p=profile, s=single: profile_odds(p, decks=8, single_punter=s))
+            timed = best_of(3, partial(profile_odds, profile, decks=8, single_punter=single))
             print(line(label, *timed))
     print(line("club, 12 decks", *best_of(3, lambda: profile_odds(CLUB, decks=12))))
 

@@ -14,8 +14,11 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/v1/me/", apis.MeView.as_view(), name="api-me"),
+    path("api/v1/auth/token/", apis.TokenView.as_view(), name="api-token"),
+    path("api/v1/", include("cage.api_urls")),
     path("api/v1/", include("tables.api.urls")),
     path("table/", include("tables.urls")),
+    path("cage/", include("cage.urls")),
     # The back office: the pit boss's pages (review) and accounting's exports (reports) share the
     # /review/ prefix and one URL namespace, "review" (two includes cannot share a namespace).
     path("review/", include(([*review_urls.urlpatterns, *reports_urls.urlpatterns], "review"))),

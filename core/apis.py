@@ -1,13 +1,21 @@
-"""REST API views (thin). /api/v1/me/ tells a tablet who is logged in and with which roles."""
+"""REST API views (thin). /api/v1/me/ tells a tablet who is logged in and with which roles;
+/api/v1/auth/token/ trades a username and password for an API token (throttled, audited)."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from core.services.tokens import api_token_issue
+from core.types import request_staff
+from tables.api.inputs import StrictSerializer
+from tables.api.outputs import ErrorOut
 from tables.selectors import staff_profile
 
 
@@ -31,5 +39,33 @@ class MeView(APIView):
 
     @extend_schema(responses=MeSerializer)
     def get(self, request: Request) -> Response:
-        profile = staff_profile(user=request.user)
+        profile = staff_profile(user=request_staff(request))
         return Response(MeSerializer(profile.as_dict()).data)
+
+
+class TokenIn(StrictSerializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=4096, trim_whitespace=False)
+
+
+class TokenOut(serializers.Serializer):
+    token = serializers.CharField(help_text="send it as 'Authorization: Token <token>'")
+
+
+class TokenView(APIView):
+    """Username and password → the user's API token. Open to anonymous clients, throttled per
+    client address (scope ``token``, ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``); no
+    Idempotency-Key: the same credentials always answer the same token."""
+
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "token"
+    parser_classes = [JSONParser]
+
+    @extend_schema(request=TokenIn, responses={200: TokenOut, 400: ErrorOut, 429: ErrorOut})
+    def post(self, request: Request) -> Response:
+        serializer = TokenIn(data=request.data if request.data is not None else {})
+        serializer.is_valid(raise_exception=True)
+        token = api_token_issue(**serializer.validated_data, request=request._request)
+        return Response(TokenOut({"token": token.key}).data)

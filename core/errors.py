@@ -3,6 +3,9 @@
 A service refuses by raising: a :class:`DomainError` subclass (which carries its HTTP status and a
 stable code), Django's ``ValidationError`` (the input cannot be accepted), ``PermissionDenied``,
 ``Http404``, or ``IntegrityError`` (a database constraint refused a write that raced another one).
+A transaction that the database itself broke off (a deadlock, a lock it waited for too long) is
+not a bug either: :func:`busy_refusal` names it (409 ``retry`` / 503 ``lock_timeout``), once it
+has been retried (core.transient).
 :func:`error_answer` turns each of them into the same ``(status, code, message, body)`` for every
 surface — the REST API renders ``body`` as JSON, the croupier's screens pick their page from
 ``status`` and show ``messages`` — so a refusal means the same thing wherever it is met.
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
-from django.db import IntegrityError
+from django.db import IntegrityError, OperationalError
 from django.http import Http404
 
 #: what a constraint refusal says: nothing was written, the client's view is out of date
@@ -56,6 +59,63 @@ class Conflict(DomainError):
 
     def body(self) -> dict[str, Any]:
         return {"detail": self.message, "current_step": self.current_step}
+
+
+class RetryConflict(Conflict):
+    """The database broke the transaction off to undo a deadlock (or a serialization failure):
+    nothing was written; the same request, sent again, is expected to go through (HTTP 409)."""
+
+    code = "retry"
+
+    def body(self) -> dict[str, Any]:
+        return {"code": self.code, **super().body()}
+
+
+class DatabaseBusy(DomainError):
+    """A lock was not granted in time (settings ``DB_LOCK_TIMEOUT_MS``): nothing was written;
+    retry in a moment (HTTP 503)."""
+
+    status = 503
+    code = "lock_timeout"
+
+
+class StatementTimeout(DatabaseBusy):
+    """A statement ran longer than ``DB_STATEMENT_TIMEOUT_MS`` and was cancelled (HTTP 503)."""
+
+    code = "statement_timeout"
+
+
+#: PostgreSQL's SQLSTATEs for a transaction the database broke off (Appendix A of its manual)
+DEADLOCK_DETECTED, SERIALIZATION_FAILURE = "40P01", "40001"
+LOCK_NOT_AVAILABLE, QUERY_CANCELED = "55P03", "57014"
+BUSY_MESSAGE = "The table was busy and nothing was recorded: send it again."
+
+
+def sqlstate(exc: BaseException) -> str | None:
+    """The SQLSTATE of a database error (psycopg 3's ``sqlstate``, psycopg2's ``pgcode``)."""
+    for error in (exc, exc.__cause__):
+        state = getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)
+        if state:
+            return str(state)
+    return None
+
+
+def busy_refusal(exc: BaseException) -> DomainError | None:
+    """The refusal a transaction broken off by the database stands for, None for any other error.
+
+    Deadlock and serialization failure: 409 ``retry``; lock timeout (and SQLite's "database is
+    locked"): 503 ``lock_timeout``; statement timeout: 503 ``statement_timeout``.
+    """
+    if not isinstance(exc, OperationalError):
+        return None
+    state = sqlstate(exc)
+    if state in (DEADLOCK_DETECTED, SERIALIZATION_FAILURE):
+        return RetryConflict(BUSY_MESSAGE)
+    if state == LOCK_NOT_AVAILABLE or (state is None and "database is locked" in str(exc)):
+        return DatabaseBusy(BUSY_MESSAGE)
+    if state == QUERY_CANCELED:
+        return StatementTimeout("The request took too long and nothing was recorded: try again in a moment.")
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,4 +170,6 @@ def error_answer(exc: BaseException) -> ErrorAnswer | None:
         return ErrorAnswer(
             409, "write_conflict", (INTEGRITY_MESSAGE,), {"detail": INTEGRITY_MESSAGE, "current_step": None}
         )
+    if (busy := busy_refusal(exc)) is not None:
+        return error_answer(busy)
     return None

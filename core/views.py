@@ -9,6 +9,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from core.health import IN_PROCESS, broker_status, database_status
+from core.types import AuthenticatedHttpRequest
 from tables.selectors import staff_profile
 
 
@@ -25,7 +26,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 @login_required
 @require_GET
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "home.html", {"staff": staff_profile(user=request.user)})
 
 

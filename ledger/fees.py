@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 HOUR = dt.timedelta(hours=1)
 HOUR_MICROS = 3_600_000_000
@@ -19,6 +20,9 @@ PER_PLAYER_HOUR = "per_player_hour"
 PER_TABLE_HOUR = "per_table_hour"
 STARTED_HOUR = "started_hour"
 PRO_RATA = "pro_rata"
+
+#: whatever names a player here (the floor passes player ids): the fees are the same for any key
+P = TypeVar("P", bound=Hashable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,30 +100,30 @@ class FeeTerms:
 
 
 @dataclass(frozen=True, slots=True)
-class SeatTime:
+class SeatTime(Generic[P]):
     """One seat row: a player sitting from ``joined_at`` until ``left_at`` (None: still seated)."""
 
-    player: Hashable
+    player: P
     joined_at: dt.datetime
     left_at: dt.datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class HourFees:
+class HourFees(Generic[P]):
     hour_start: dt.datetime
     table_micros: int  # the session open and not paused, within the hour
-    seated_micros: dict[Hashable, int]  # each player seated and not paused, within the hour
-    charges: dict[Hashable, int]  # what each player is charged (zero charges left out)
+    seated_micros: dict[P, int]  # each player seated and not paused, within the hour
+    charges: dict[P, int]  # what each player is charged (zero charges left out)
     table_fee: int = 0  # per table-hour: the fee for the hour, before allocation
     unallocated: int = 0  # per table-hour: a fee for an hour nobody sat in (nobody to charge)
-    order: tuple[Hashable, ...] = field(default_factory=tuple)  # players by first seating
+    order: tuple[P, ...] = field(default_factory=tuple)  # players by first seating
 
     @property
     def total(self) -> int:
         return sum(self.charges.values())
 
 
-def allocate(total: int, weights: Sequence[tuple[Hashable, int]], *, unit: int = 1) -> dict[Hashable, int]:
+def allocate(total: int, weights: Sequence[tuple[P, int]], *, unit: int = 1) -> dict[P, int]:
     """Split ``total`` chips in proportion to ``weights`` (largest remainder), in ``unit`` steps
     when ``total`` is a multiple of it. The shares sum to ``total`` exactly; ties for a leftover
     step go to the earlier in ``weights`` order."""
@@ -143,9 +147,9 @@ def hour_fees(
     hour_start: dt.datetime,
     session_opened: dt.datetime,
     session_closed: dt.datetime | None,
-    seats: Sequence[SeatTime],
+    seats: Sequence[SeatTime[P]],
     pauses: Sequence[Span | tuple[dt.datetime, dt.datetime | None]],
-) -> HourFees:
+) -> HourFees[P]:
     """The fees for the clock hour [hour_start, hour_start + 1 h) of one session.
 
     Paused time is never billed. Per player-hour, each player pays for his own seated-and-not-paused
@@ -159,8 +163,8 @@ def hour_fees(
     open_spans = spans_subtract(spans_clip([Span(lo, hi)], lo, hi), holes) if hi > lo else []
     table_micros = spans_micros(open_spans)
 
-    by_player: dict[Hashable, list[Span]] = {}
-    first_seen: dict[Hashable, dt.datetime] = {}
+    by_player: dict[P, list[Span]] = {}
+    first_seen: dict[P, dt.datetime] = {}
     for seat in seats:
         left = seat.left_at if seat.left_at is not None else hour_end
         by_player.setdefault(seat.player, []).append(Span(seat.joined_at, left))

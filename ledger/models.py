@@ -163,6 +163,8 @@ class Transaction(models.Model):
 
     class Meta:
         ordering = ["id"]
+        # who may post buy-ins and cash-outs (the cashier role; checked by cage/permissions.py)
+        permissions = [("operate_cage", "Can post buy-ins and cash-outs at the cage")]
         constraints = [
             _check(Q(kind__in=TransactionKind.values), "transaction_kind_valid", "Unknown transaction kind."),
             _check(~Q(idempotency_key=""), "transaction_key_set", "A transaction needs an idempotency key."),

@@ -11,13 +11,18 @@ from django.utils import timezone
 from ledger.models import Account, Transaction
 
 # The floor's casino, player, table and coup are taken as model instances (a tables.Casino and so
-# on), never imported: the ledger imports nothing from the game floor.
+# on), never imported: the ledger imports nothing from the game floor. So the queries name them by
+# id (``casino=casino.pk``): the type checker knows the foreign keys want the floor's classes.
+
+
+def _pk(row: Model | None) -> int | None:
+    return row.pk if row is not None else None
 
 
 def account_find(
     *, casino: Model, kind: str, player: Model | None = None, table: Model | None = None
 ) -> Account | None:
-    return Account.objects.filter(casino=casino, kind=kind, player=player, table=table).first()
+    return Account.objects.filter(casino=casino.pk, kind=kind, player=_pk(player), table=_pk(table)).first()
 
 
 def account_balance(
@@ -32,7 +37,7 @@ def player_balances(*, casino: Model, player: Model) -> dict[str, int]:
     """{"player": chips in front of him, "reserve": his personal reserve} (0 when unopened)."""
     found = dict(
         Account.objects.filter(
-            casino=casino, player=player, kind__in=[Account.Kind.PLAYER, Account.Kind.RESERVE]
+            casino=casino.pk, player=player.pk, kind__in=[Account.Kind.PLAYER, Account.Kind.RESERVE]
         ).values_list("kind", "balance")
     )
     return {
@@ -55,7 +60,7 @@ def player_available(*, casino: Model, player: Model) -> int:
 def coup_transactions(*, coup: Model) -> QuerySet[Transaction]:
     """Every posting of a coup (bank funding, provisional, reversal, settlement), oldest first,
     entries and their accounts prefetched."""
-    return Transaction.objects.filter(coup=coup).order_by("id").prefetch_related("entries__account")
+    return Transaction.objects.filter(coup=coup.pk).order_by("id").prefetch_related("entries__account")
 
 
 def transaction_entries(*, txn: Transaction) -> dict[int, int]:
@@ -89,7 +94,7 @@ class TrialBalance:
 def trial_balance(*, casino: Model | None = None) -> TrialBalance:
     accounts = Account.objects.order_by("casino_id", "kind", "name", "id")
     if casino is not None:
-        accounts = accounts.filter(casino=casino)
+        accounts = accounts.filter(casino=casino.pk)
     rows = [
         TrialBalanceRow(a["id"], a["casino_id"], a["name"], a["kind"], a["balance"])
         for a in accounts.values("id", "casino_id", "name", "kind", "balance")
@@ -115,7 +120,7 @@ def ledger_drift(*, casino: Model | None = None) -> list[Drift]:
         balance=F("entries_total")
     )
     if casino is not None:
-        accounts = accounts.filter(casino=casino)
+        accounts = accounts.filter(casino=casino.pk)
     return [Drift(a.pk, a.name, a.balance, a.entries_total) for a in accounts.order_by("id")]
 
 
@@ -123,7 +128,7 @@ def unbalanced_transactions(*, casino: Model | None = None) -> list[tuple[int, i
     """(transaction id, sum of its entries) for every transaction that does not sum to zero."""
     txns = Transaction.objects.annotate(total=Sum("entries__amount", default=0)).exclude(total=0)
     if casino is not None:
-        txns = txns.filter(casino=casino)
+        txns = txns.filter(casino=casino.pk)
     return list(txns.order_by("id").values_list("id", "total"))
 
 

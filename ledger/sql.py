@@ -88,19 +88,29 @@ def transaction_by_key(key: str) -> Transaction | None:
 
 _ACCOUNT = model_fields(Account)
 # an account's owner column is fixed by its kind (constraint account_owner_matches_kind)
-_OWNER_COLUMN = {**dict.fromkeys(PER_PLAYER_KINDS, "player_id"), Account.Kind.BANK: "table_id"}
+_OWNER_COLUMN: dict[str, str] = {
+    **dict.fromkeys(PER_PLAYER_KINDS, "player_id"),
+    Account.Kind.BANK: "table_id",
+}
 
 
-def accounts_lock(casino_id: int, owners: Mapping[str, Iterable[int]]) -> list[Account]:
+def accounts_lock(
+    casino_id: int, owners: Mapping[str, Iterable[int]], ids: Iterable[int] = ()
+) -> list[Account]:
     """The casino's accounts of each kind in ``owners`` owned by one of its ids (player ids for
     player and reserve accounts, table ids for banks; the per-casino kinds, whose accounts have no
-    owner, map to nothing), locked FOR UPDATE in ascending id order."""
-    conditions, params = [], [casino_id]
-    for kind, ids in sorted(owners.items()):
+    owner, map to nothing) and the accounts ``ids``, locked FOR UPDATE in ascending id order, in
+    one statement (one lock order for every poster: no deadlock between postings)."""
+    conditions: list[str] = []
+    params: list[object] = [casino_id]
+    if ids := sorted(set(ids)):
+        conditions.append(f"id IN ({placeholders(len(ids))})")
+        params += ids
+    for kind, owner_ids in sorted(owners.items()):
         if kind in _OWNER_COLUMN:
-            ids = sorted(ids)
-            conditions.append(f"(kind = %s AND {_OWNER_COLUMN[kind]} IN ({placeholders(len(ids))}))")
-            params += [kind, *ids]
+            owned = sorted(owner_ids)
+            conditions.append(f"(kind = %s AND {_OWNER_COLUMN[kind]} IN ({placeholders(len(owned))}))")
+            params += [kind, *owned]
         else:
             conditions.append("kind = %s")
             params.append(kind)

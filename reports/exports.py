@@ -31,9 +31,9 @@ from audit.selectors import audit_events_between
 from ledger.models import Account, Entry, Transaction
 from review.period import Period
 from review.selectors.dashboard import settled_coup_facts
-from tables.engine_bridge import coup_record, coup_replay
+from tables.engine_bridge import exported_record
 from tables.models import Coup, CoupStep, Table, TableSession
-from tables.rules.coup import CoupRecord
+from tables.rules.interchange import record_to_dict
 
 #: lines per streamed chunk: one write per line would cost more than producing the line
 CHUNK_LINES = 500
@@ -179,40 +179,6 @@ def audit_jsonl(*, period: Period) -> Iterator[bytes]:
 
 
 # --------------------------------------------------------------------------- (d) coup records
-def record_to_dict(record: CoupRecord, *, chip_unit: int = 1) -> dict[str, Any]:
-    """A coup record as the interchange format's JSON object (docs/coup-record.md)."""
-    data: dict[str, Any] = {
-        "id": record.id,
-        "profile": record.profile,
-        "bank": record.bank,
-        "bets": [
-            {"punter": b.punter, "amount": b.amount, **({"spectator": True} if b.spectator else {})}
-            for b in record.bets
-        ],
-        "banco": record.banco,
-        "first_coup_of_bank": record.first_coup_of_bank,
-        "player": {"cards": list(record.player.cards), "action": record.player.action.value},
-        "banker": {"cards": list(record.banker.cards), "action": record.banker.action.value},
-        "shoe_next": list(record.shoe_next),
-    }
-    if record.house_limit is not None:
-        data["house_limit"] = record.house_limit
-    if chip_unit != 1:
-        data["chip_unit"] = chip_unit
-    return data
-
-
-def correction_cards(steps: Sequence[CoupStep]) -> tuple[str, ...]:
-    """The cards the shoe supplied to restore the coup: those of its latest correction, unless
-    that correction was rejected (then none is standing)."""
-    corrections = [s for s in steps if s.kind == CoupStep.Kind.CORRECTION]
-    if not corrections:
-        return ()
-    latest = corrections[-1]
-    rejected = any(s.kind == CoupStep.Kind.CORRECTION_REJECTED and s.corrects_id == latest.pk for s in steps)
-    return () if rejected else tuple(latest.payload.get("cards", []))
-
-
 def coup_record_dicts(*, period: Period, table: Table | None = None) -> Iterator[dict[str, Any]]:
     """One record per coup revealed (created in the period), oldest first; a flagged coup's
     ``shoe_next`` holds the cards its correction took from the shoe."""
@@ -226,10 +192,7 @@ def coup_record_dicts(*, period: Period, table: Table | None = None) -> Iterator
         .order_by("created_at", "pk")
     )
     for coup in coups.iterator(chunk_size=500):
-        steps = list(coup.steps.all())
-        state = coup_replay(coup, steps)
-        record = coup_record(coup, state, shoe_next=correction_cards(steps))
-        yield record_to_dict(record, chip_unit=coup.rules["levy"]["chip_unit"])
+        yield record_to_dict(exported_record(coup, list(coup.steps.all())))
 
 
 def coup_records_jsonl(*, period: Period, table: Table | None = None) -> Iterator[bytes]:

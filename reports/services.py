@@ -14,13 +14,12 @@ from reports.exports import ExportKind
 from review.period import Period
 from tables.models import Table
 from tables.permissions import reads_everything
-
-EXPORT_PERMISSION = "tables.export_coups"
+from tables.perms import EXPORT_COUPS
 
 
 def can_export(user: Any) -> bool:
     """The exports: pit bosses and accountants (both hold tables.export_coups)."""
-    return reads_everything(user) and user.has_perm(EXPORT_PERMISSION)
+    return reads_everything(user) and user.has_perm(EXPORT_COUPS)
 
 
 @transaction.atomic

@@ -4,7 +4,7 @@ check who may, record the export (audited), stream it."""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -30,7 +30,7 @@ def exports_page(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def export_download(request: HttpRequest, kind: str) -> HttpResponse:
+def export_download(request: HttpRequest, kind: str) -> HttpResponseBase:
     allow_page(can_export(request.user))
     export = EXPORTS.get(kind)
     if export is None:

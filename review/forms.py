@@ -29,6 +29,7 @@ class PeriodForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # forms.Form.clean returns cleaned_data
         today = timezone.localdate()
         end = data.get("end") or today
         start = data.get("start") or end - dt.timedelta(days=DEFAULT_DAYS - 1)

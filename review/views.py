@@ -16,7 +16,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -24,6 +24,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
+from core.errors import DomainError, error_answer
+from core.types import AuthenticatedHttpRequest
 from review.forms import PeriodForm, RejectForm
 from review.pages import allow_page, nav_context
 from review.period import Period
@@ -40,24 +42,16 @@ from review.services import can_review_corrections, can_see_dashboard, can_verif
 from tables import services
 from tables.models import Coup
 from tables.permissions import can_approve
-from tables.services import CoupConflict
 
-#: the status of a refused decision (base.html's htmx-config swaps 400, 403 and 409 answers in)
-_REFUSAL_STATUS: dict[type[Exception], int] = {PermissionDenied: 403, CoupConflict: 409, ValidationError: 400}
-
-
-def _message(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        return " ".join(exc.messages)
-    if isinstance(exc, CoupConflict):
-        return exc.message
-    return str(exc) or "Not allowed."
+#: the refusals a decision answers with its page (by their status in core.errors.error_answer, as the
+#: croupier's screens and the API do; base.html's htmx-config swaps 400, 403 and 409 answers in)
+REFUSALS = (PermissionDenied, ValidationError, DomainError)
 
 
 # ------------------------------------------------------------------------------- corrections
 @login_required
 @require_GET
-def queue(request: HttpRequest) -> HttpResponse:
+def queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_review_corrections(request.user))
     page = Paginator(review_queue(), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = queue_rows(page.object_list, user=request.user)
@@ -67,7 +61,7 @@ def queue(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def coup_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def coup_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     allow_page(can_review_corrections(request.user))
     coup = get_object_or_404(Coup, pk=pk)
     review = coup_review(coup=coup, user=request.user)
@@ -81,7 +75,12 @@ def coup_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _decide(
-    request: HttpRequest, pk: int, decide: Callable[[Coup], Any], *, done: str, form: RejectForm | None = None
+    request: AuthenticatedHttpRequest,
+    pk: int,
+    decide: Callable[[Coup], Any],
+    *,
+    done: str,
+    form: RejectForm | None = None,
 ) -> HttpResponse:
     """Run one decision (approve/reject) and answer htmx or the plain form post."""
     allow_page(can_review_corrections(request.user))
@@ -92,9 +91,10 @@ def _decide(
         if form is not None and not form.is_valid():
             raise ValidationError(list(form.errors["reason"]))
         decide(coup)
-    except (PermissionDenied, CoupConflict, ValidationError) as exc:
-        error = _message(exc)
-        status = _REFUSAL_STATUS[next(t for t in _REFUSAL_STATUS if isinstance(exc, t))]
+    except REFUSALS as exc:
+        answer = error_answer(exc)
+        assert answer is not None, exc
+        error, status = answer.message, answer.status
     if request.htmx:
         waiting = review_queue_count()  # the navigation's counter, swapped out of band
         if as_row:
@@ -127,43 +127,43 @@ def _decide(
 
 @login_required
 @require_POST
-def coup_approve(request: HttpRequest, pk: int) -> HttpResponse:
+def coup_approve(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     def approve(coup: Coup) -> Any:
         return services.correction_approve(actor=request.user, coup=coup)
 
     return _decide(request, pk, approve, done="Correction approved: the restored settlement is final.")
 
 
-@login_required
-@require_POST
-def coup_reject(request: HttpRequest, pk: int) -> HttpResponse:
+def _decide_with_reason(
+    request: AuthenticatedHttpRequest, pk: int, service: Callable[..., Any], *, done: str
+) -> HttpResponse:
+    """A decision that needs the pit boss's reason (reject, void): the reason form, then the service."""
     form = RejectForm(request.POST)
 
-    def reject(coup: Coup) -> Any:
-        return services.correction_reject(actor=request.user, coup=coup, reason=form.cleaned_data["reason"])
+    def decide(coup: Coup) -> Any:
+        return service(actor=request.user, coup=coup, reason=form.cleaned_data["reason"])
 
-    return _decide(
-        request, pk, reject, form=form, done="Correction rejected: the croupier must restore the coup again."
-    )
+    return _decide(request, pk, decide, form=form, done=done)
 
 
 @login_required
 @require_POST
-def coup_void(request: HttpRequest, pk: int) -> HttpResponse:
-    form = RejectForm(request.POST)
+def coup_reject(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    done = "Correction rejected: the croupier must restore the coup again."
+    return _decide_with_reason(request, pk, services.correction_reject, done=done)
 
-    def void(coup: Coup) -> Any:
-        return services.coup_void(actor=request.user, coup=coup, reason=form.cleaned_data["reason"])
 
-    return _decide(
-        request, pk, void, form=form, done="Coup voided: every bet returned, the bank as declared."
-    )
+@login_required
+@require_POST
+def coup_void(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    done = "Coup voided: every bet returned, the bank as declared."
+    return _decide_with_reason(request, pk, services.coup_void, done=done)
 
 
 # ------------------------------------------------------------------------------- dashboard
 @login_required
 @require_GET
-def dashboard_view(request: HttpRequest) -> HttpResponse:
+def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_see_dashboard(request.user))
     week = Period.last_days()
     form = PeriodForm(request.GET or None, initial={"start": week.start, "end": week.end})
@@ -180,7 +180,9 @@ def dashboard_view(request: HttpRequest) -> HttpResponse:
     context = {
         "form": form,
         "data": data,
-        "filter_query": urlencode({k: v for k, v in request.GET.items() if k in ("start", "end", "table")}),
+        "filter_query": urlencode(
+            {k: v for k, v in request.GET.dict().items() if k in ("start", "end", "table")}
+        ),
         "active": "dashboard",
         "can_verify": can_verify_audit(request.user),
         **nav_context(request),
@@ -190,7 +192,7 @@ def dashboard_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def audit_verify(request: HttpRequest) -> HttpResponse:
+def audit_verify(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_verify_audit(request.user))
     chain_verification_request(actor=request.user)  # the task runs once this has committed
     if request.htmx:

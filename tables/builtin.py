@@ -7,7 +7,7 @@ profile or group an administrator has edited is never silently changed back.
 
 from __future__ import annotations
 
-from dataclasses import fields as dataclass_fields
+from collections.abc import Iterable
 from typing import Any
 
 from django.apps import apps as global_apps
@@ -15,24 +15,9 @@ from django.apps.registry import Apps
 from django.contrib.auth.management import create_permissions
 from django.db import DEFAULT_DB_ALIAS
 
+from tables.profile_columns import profile_to_columns
 from tables.roles import ROLE_PERMISSIONS
-from tables.rules.profiles import BUILTIN, Profile
-
-
-def profile_column_values(profile: Profile, model_fields: set[str]) -> dict[str, Any]:
-    """Engine profile → column values, limited to the columns ``model_fields`` has (an old
-    migration's historical model may predate a field the engine added since)."""
-    values: dict[str, Any] = {}
-    for f in dataclass_fields(Profile):
-        if f.name not in model_fields:
-            continue
-        value = getattr(profile, f.name)
-        if f.name == "decks_allowed":
-            value = list(value)
-        elif hasattr(value, "value"):  # StrEnum → its stored string
-            value = value.value
-        values[f.name] = value
-    return values
+from tables.rules.profiles import BUILTIN
 
 
 def builtin_profiles_ensure(apps: Apps, using: str = DEFAULT_DB_ALIAS) -> int:
@@ -43,7 +28,7 @@ def builtin_profiles_ensure(apps: Apps, using: str = DEFAULT_DB_ALIAS) -> int:
     for slug, profile in BUILTIN.items():
         if RuleProfile.objects.using(using).filter(slug=slug).exists():
             continue
-        RuleProfile.objects.using(using).create(**profile_column_values(profile, model_fields))
+        RuleProfile.objects.using(using).create(**profile_to_columns(profile, columns=model_fields))
         created += 1
     return created
 
@@ -54,20 +39,27 @@ def _permissions_ensure(apps: Apps, using: str) -> None:
     # models_module, which create_permissions reads as "no models": set it for the call.
     for app_config in apps.get_app_configs():
         saved = getattr(app_config, "models_module", None)
-        app_config.models_module = saved or True
+        # any true value will do: create_permissions only tests it (not a module, hence the ignore)
+        app_config.models_module = saved or True  # type: ignore[assignment]
         try:
             create_permissions(app_config, verbosity=0, apps=apps, using=using)
         finally:
             app_config.models_module = saved
 
 
-def roles_ensure(apps: Apps, using: str = DEFAULT_DB_ALIAS) -> int:
-    """Create the missing role groups with their initial permissions; return how many."""
+def roles_ensure(apps: Apps, using: str = DEFAULT_DB_ALIAS, roles: Iterable[str] | None = None) -> int:
+    """Create the missing role groups with their initial permissions; return how many.
+
+    ``roles`` limits it to some roles: a data migration creates those whose permissions exist at
+    its point of the migration graph (the cashier's come from a later ledger migration)."""
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
     _permissions_ensure(apps, using)
     created = 0
+    wanted_roles = None if roles is None else {str(r) for r in roles}
     for role, perms in ROLE_PERMISSIONS.items():
+        if wanted_roles is not None and str(role) not in wanted_roles:
+            continue
         group, was_created = Group.objects.using(using).get_or_create(name=str(role))
         if not was_created:
             continue

@@ -11,13 +11,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 
-from tables.models import CORRECTION_KINDS, Casino, Coup, CoupStep, Table
+from tables.models import CORRECTION_KINDS, Bet, Casino, Coup, CoupStep, Player, Table
 from tables.rules.cards import CardError, parse_card
 from tables.rules.coup import CoupRecord, NeedsCards, Restored, Verdict
 from tables.rules.judge import Rules, judge_coup, restore_coup
 from tables.rules.machine import CoupProgress, Move, Step, new_coup, replay, to_record
 from tables.rules.profiles import LevyMode, Profile, Rounding, profile_from_dict, profile_to_dict
+from tables.rules.punters import seat_key, spectator_key
 from tables.rules.settlement import BancoCaller, LevyTerms
 
 
@@ -39,13 +41,27 @@ def levy_terms(*, casino: Casino, profile: Profile) -> LevyTerms:
     )
 
 
-def seat_key(number: int) -> str:
-    """How the engine and the coup records name a seated punter (or banker)."""
-    return f"seat-{number}"
+def bet_punter_key(bet: Bet) -> str:
+    """The engine's key of a bet's punter (``tables.rules.punters``: ``seat-4``, ``spectator-17``)."""
+    if bet.seat_id is not None:
+        assert bet.seat is not None
+        return seat_key(bet.seat.number)
+    assert bet.spectator_id is not None  # a bet has a seat or a spectator (a DB constraint)
+    return spectator_key(bet.spectator_id)
 
 
-def spectator_key(spectator_id: int) -> str:
-    return f"spectator-{spectator_id}"
+def bet_player(bet: Bet) -> Player:
+    """Who placed a bet: the player in the seat, or the spectator's."""
+    if bet.seat_id is not None:
+        assert bet.seat is not None
+        return bet.seat.player
+    assert bet.spectator is not None
+    return bet.spectator.player
+
+
+def coup_bets(coup: Coup) -> QuerySet[Bet]:
+    """A coup's bets with what ``bet_punter_key`` and ``bet_player`` read, in one query."""
+    return Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player")
 
 
 def step_from_row(kind: str, payload: dict[str, Any]) -> Step:
@@ -143,6 +159,26 @@ def coup_record(coup: Coup, state: CoupProgress, *, shoe_next: tuple[str, ...] =
     return to_record(
         state, coup_id=coup_record_id(coup), shoe_next=shoe_next, chip_unit=coup.rules["levy"]["chip_unit"]
     )
+
+
+def correction_cards(steps: Sequence[CoupStep]) -> tuple[str, ...]:
+    """The cards the shoe supplied to restore the coup: those of its latest correction, unless
+    that correction was rejected (then none is standing)."""
+    corrections = [s for s in steps if s.kind == CoupStep.Kind.CORRECTION]
+    if not corrections:
+        return ()
+    latest = corrections[-1]
+    rejected = any(s.kind == CoupStep.Kind.CORRECTION_REJECTED and s.corrects_id == latest.pk for s in steps)
+    return () if rejected else tuple(latest.payload.get("cards", []))
+
+
+def exported_record(coup: Coup, steps: Sequence[CoupStep], state: CoupProgress | None = None) -> CoupRecord:
+    """The record the exports and the API give of a finished coup (``steps``: all its rows, in
+    order; ``state``: their replay, when the caller has it). Its ``shoe_next`` holds the cards the
+    standing correction took from the shoe, so ``validate_coups`` restores the coup the same way."""
+    if state is None:
+        state = coup_replay(coup, steps)
+    return coup_record(coup, state, shoe_next=correction_cards(steps))
 
 
 def coup_record_id(coup: Coup) -> str:

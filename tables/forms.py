@@ -13,19 +13,20 @@ from django import forms
 
 from tables.rules.cards import RANKS, SUITS
 from tables.rules.machine import Move
+from tables.rules.punters import PunterKind, parse_punter_key
 from tables.services import Caller, StepRequest
 
 _RANK_CHOICES = [(r, r) for r in RANKS]
 _SUIT_CHOICES = [(s, s) for s in SUITS]
-_PUNTER = re.compile(r"^(seat|spectator)-(\d+)$")
 
 
 def _punter(key: str) -> tuple[int | None, int | None]:
-    match = _PUNTER.match(key)
-    if match is None:
-        raise forms.ValidationError(f"Unknown punter {key!r}.")
-    number = int(match.group(2))
-    return (number, None) if match.group(1) == "seat" else (None, number)
+    """``(seat, None)`` or ``(None, spectator)`` for a punter key (``seat-3``, ``spectator-7``)."""
+    try:
+        kind, number = parse_punter_key(key)
+    except ValueError as exc:
+        raise forms.ValidationError(str(exc)) from None
+    return (number, None) if kind is PunterKind.SEAT else (None, number)
 
 
 class KeysField(forms.Field):
@@ -46,6 +47,7 @@ class CardField(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # forms.Form.clean returns cleaned_data
         if data.get("suit") and not data.get("rank") and not data.get("card"):
             self.add_error("card", "Tap the rank first, then the suit.")
         return data
@@ -122,6 +124,7 @@ class SpectatorForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # forms.Form.clean returns cleaned_data
         if not data.get("player") and not data.get("new_name"):
             self.add_error("player", "Pick a player or type a new player's name.")
         return data

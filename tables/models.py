@@ -8,18 +8,21 @@ are enforced by tables.services. Chips are integers everywhere.
 
 from __future__ import annotations
 
-import typing
-from dataclasses import fields as dataclass_fields
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
+from tables.perms import COUP_PERMISSIONS
+from tables.profile_columns import ENGINE_ENUM_FIELDS, profile_from_columns
 from tables.rules import profiles as engine
 from tables.rules.machine import Move
+
+if TYPE_CHECKING:
+    from tables.rules.judge import Rules
 
 CARD_CODE_REGEX = r"^[A2-9TJQK][SHDC]$"
 
@@ -138,13 +141,6 @@ class Casino(models.Model):
 
 
 # --------------------------------------------------------------------------------------- rule profile
-
-#: engine Profile fields whose type is a StrEnum, with that enum (stored as its value)
-ENGINE_ENUM_FIELDS: dict[str, type[StrEnum]] = {
-    name: hint
-    for name, hint in typing.get_type_hints(engine.Profile).items()
-    if isinstance(hint, type) and issubclass(hint, StrEnum)
-}
 
 
 class RuleProfile(models.Model):
@@ -273,16 +269,9 @@ class RuleProfile(models.Model):
         return self.casino_id is None
 
     def as_engine(self) -> engine.Profile:
-        """The engine's frozen Profile with this row's settings (its __post_init__ validates)."""
-        values: dict[str, Any] = {}
-        for f in dataclass_fields(engine.Profile):
-            value = getattr(self, f.name)
-            if f.name in ENGINE_ENUM_FIELDS:
-                value = ENGINE_ENUM_FIELDS[f.name](value)
-            elif f.name == "decks_allowed":
-                value = tuple(int(d) for d in value)
-            values[f.name] = value
-        return engine.Profile(**values)
+        """The engine's frozen Profile with this row's settings (its __post_init__ validates); the
+        mapping both ways is ``tables.profile_columns``'s."""
+        return profile_from_columns(self)
 
     def clean(self) -> None:
         # Shape checks the DB cannot express (a JSON list of positive ints) plus the engine's own
@@ -567,6 +556,9 @@ class ShoeState(models.TextChoices):
 class Shoe(models.Model):
     State = ShoeState
 
+    #: a shoe of n decks holds 52 n cards: what it can deal, and what is left of it
+    CARDS_PER_DECK = 52
+
     session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="shoes")
     # Denormalised from session.table so "one open shoe per table" is a plain partial unique index;
     # services set it from the session and never change it.
@@ -634,6 +626,19 @@ class Shoe(models.Model):
     def __str__(self) -> str:
         return f"{self.table} shoe {self.number}"
 
+    @staticmethod
+    def size_of(decks: int) -> int:
+        """The cards a shoe of ``decks`` decks holds."""
+        return Shoe.CARDS_PER_DECK * decks
+
+    @property
+    def size(self) -> int:
+        return self.size_of(self.decks)
+
+    def cards_left(self, dealt: int) -> int:
+        """The cards still in the shoe once ``dealt`` came out of it (burnt ones included)."""
+        return self.size - dealt
+
 
 class CoupState(models.TextChoices):
     OPEN = "open"  # steps are being recorded
@@ -666,13 +671,12 @@ class Coup(models.Model):
     step_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField()
     settled_at = models.DateTimeField(null=True, blank=True)
+    # Not a field: the compiled rules, once tables.engine_bridge.coup_rules has memoised them.
+    _engine_rules: Rules
 
     class Meta:
         ordering = ["shoe", "number"]
-        permissions = [
-            ("approve_correction", "Can approve the correction of a wrongly played coup"),
-            ("export_coups", "Can export coup records"),
-        ]
+        permissions = [*COUP_PERMISSIONS]
         constraints = [
             models.UniqueConstraint(
                 fields=["shoe", "number"],

@@ -16,9 +16,9 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from tables.models import CroupierAssignment, Table
+from tables.perms import APPROVE_CORRECTION
 from tables.roles import Role
-
-APPROVE_CORRECTION = "tables.approve_correction"
+from tables.wording import PIT_BOSS_ONLY_REFUSAL
 
 
 def _in_group(user: Any, role: Role) -> bool:
@@ -57,7 +57,7 @@ def can_approve(user: Any) -> bool:
 
 def check_can_approve(user: Any) -> None:
     if not can_approve(user):
-        raise PermissionDenied("Only a pit boss may approve or reject a correction.")
+        raise PermissionDenied(PIT_BOSS_ONLY_REFUSAL)
 
 
 def reads_everything(user: Any) -> bool:

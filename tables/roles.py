@@ -4,17 +4,33 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from tables.perms import (
+    ADD_CROUPIERASSIGNMENT,
+    ADD_PLAYER,
+    APPROVE_CORRECTION,
+    CHANGE_COUP,
+    CHANGE_CROUPIERASSIGNMENT,
+    CHANGE_TABLE,
+    CHANGE_TABLESESSION,
+    EXPORT_COUPS,
+    OPERATE_CAGE,
+    VIEW_AUDITEVENT,
+    model_perm,
+)
+
 
 class Role(StrEnum):
     CROUPIER = "croupier"
     PIT_BOSS = "pit_boss"
     ACCOUNTANT = "accountant"
+    CASHIER = "cashier"
 
 
 ROLE_LABELS: dict[str, str] = {
     Role.CROUPIER: "Croupier",
     Role.PIT_BOSS: "Pit boss",
     Role.ACCOUNTANT: "Accountant",
+    Role.CASHIER: "Cashier",
 }
 
 _ALL_TABLES_MODELS = (
@@ -22,8 +38,8 @@ _ALL_TABLES_MODELS = (
     "seat", "spectator", "shoe", "shoecard", "coup", "bet", "coupstep", "banktax",
 )  # fmt: skip
 _VIEW_EVERYTHING = (
-    *(f"tables.view_{m}" for m in _ALL_TABLES_MODELS),
-    "audit.view_auditevent",
+    *(model_perm("view", m) for m in _ALL_TABLES_MODELS),
+    VIEW_AUDITEVENT,
 )
 
 #: "app_label.codename" permissions given to each group when it is first created. Later edits by
@@ -32,26 +48,34 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     # Runs a table: opens sessions and shoes, seats players, records coups. Cannot change a
     # recorded step (append-only) nor approve a correction.
     Role.CROUPIER: (
-        *(f"tables.view_{m}" for m in ("casino", "ruleprofile", "table", "croupierassignment", "banktax")),
+        *(model_perm("view", m) for m in ("casino", "ruleprofile", "table", "croupierassignment", "banktax")),
         *(
-            f"tables.{verb}_{m}"
+            model_perm(verb, m)
             for m in ("tablesession", "sessionpause", "seat", "spectator", "shoe", "coup", "bet")
             for verb in ("add", "change", "view")
         ),
-        *(f"tables.{verb}_{m}" for m in ("shoecard", "coupstep", "player") for verb in ("add", "view")),
+        *(model_perm(verb, m) for m in ("shoecard", "coupstep", "player") for verb in ("add", "view")),
     ),
     # Oversees: sees everything, including the audit trail, approves corrections, assigns croupiers.
     Role.PIT_BOSS: (
         *_VIEW_EVERYTHING,
-        "tables.add_player",
-        "tables.change_table",
-        "tables.change_tablesession",
-        "tables.change_coup",
-        "tables.add_croupierassignment",
-        "tables.change_croupierassignment",
-        "tables.approve_correction",
-        "tables.export_coups",
+        ADD_PLAYER,
+        CHANGE_TABLE,
+        CHANGE_TABLESESSION,
+        CHANGE_COUP,
+        ADD_CROUPIERASSIGNMENT,
+        CHANGE_CROUPIERASSIGNMENT,
+        APPROVE_CORRECTION,
+        EXPORT_COUPS,
     ),
     # Reads and exports; changes nothing.
-    Role.ACCOUNTANT: (*_VIEW_EVERYTHING, "tables.export_coups"),
+    Role.ACCOUNTANT: (*_VIEW_EVERYTHING, EXPORT_COUPS),
+    # The cage: registers players, sells them chips and cashes them in; reads players' accounts.
+    Role.CASHIER: (
+        model_perm("view", "casino"),
+        model_perm("view", "player"),
+        ADD_PLAYER,
+        *(model_perm("view", m, app_label="ledger") for m in ("account", "transaction", "entry")),
+        OPERATE_CAGE,
+    ),
 }

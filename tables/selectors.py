@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import QuerySet
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from core.types import Staff
 from tables.engine_bridge import (
+    bet_player,
+    bet_punter_key,
     cards_parse,
+    coup_bets,
     coup_levy,
     coup_replay,
     coup_restore,
-    seat_key,
-    spectator_key,
 )
 from tables.models import (
     UNFINISHED_COUP_STATES,
@@ -26,9 +30,14 @@ from tables.models import (
     Coup,
     CoupStep,
     CroupierAssignment,
+    Player,
     RuleProfile,
     Seat,
+    SessionPause,
+    Shoe,
+    ShoeAlarm,
     ShoeCard,
+    Spectator,
     Table,
     TableSession,
 )
@@ -40,10 +49,11 @@ from tables.rules.coup import NeedsCards, Restored
 from tables.rules.machine import CoupProgress, NextStep, next_steps, requirement
 from tables.rules.order import betting_order, rotation_order
 from tables.rules.profiles import Side
+from tables.rules.punters import seat_key
 from tables.rules.tableau import Requirement
 
 
-def user_roles(*, user: AbstractBaseUser | AnonymousUser) -> list[str]:
+def user_roles(*, user: Staff | AnonymousUser) -> list[str]:
     """The user's role names (groups that are roles), in a stable order."""
     if not user.is_authenticated:
         return []
@@ -52,7 +62,7 @@ def user_roles(*, user: AbstractBaseUser | AnonymousUser) -> list[str]:
 
 
 def assignments_current(
-    *, user: AbstractBaseUser, at: dt.datetime | None = None
+    *, user: Staff, at: dt.datetime | None = None
 ) -> QuerySet[CroupierAssignment]:
     """The user's assignments whose shift covers ``at`` (default: now)."""
     at = at or timezone.now()
@@ -98,7 +108,7 @@ class StaffProfile:
         }
 
 
-def staff_profile(*, user: AbstractBaseUser) -> StaffProfile:
+def staff_profile(*, user: Staff) -> StaffProfile:
     """Who the logged-in user is, for the home page and /api/v1/me/."""
     roles = user_roles(user=user)
     return StaffProfile(
@@ -134,23 +144,22 @@ def bank_open_turn(*, session: TableSession) -> BankTurn | None:
 
 
 def bank_rotation(*, session: TableSession) -> BankRotation | None:
-    """None while a banker holds the bank; otherwise who is offered it next."""
-    if BankTurn.objects.filter(session=session, ended_at__isnull=True).exists():
-        return None
-    profile = session.table.profile
-    previous = (
-        BankTurn.objects.filter(session=session)
-        .select_related("seat", "rotation_from")
-        .order_by("-started_at", "-pk")
-        .first()
-    )
+    """None while a banker holds the bank; otherwise who is offered it next (the table now's)."""
+    return table_now(table=session.table).rotation
+
+
+def _rotation(
+    *, table: Table, previous: BankTurn | None, seats: list[Seat], refused: set[int]
+) -> BankRotation:
+    """The rotation after ``previous`` (None: nobody has held the bank yet) among the seated
+    ``seats``, the seats in ``refused`` having refused it already."""
+    profile = table.profile
     if previous is None:
         how, minimum, anchor = BankTurn.Start.ACCEPTANCE, profile.min_bank, 0
     elif previous.end_reason == BankTurn.End.PASSED:
         how, minimum, anchor = BankTurn.Start.PASSED, previous.required_minimum, previous.rotation_from.number
     else:
         how, minimum, anchor = BankTurn.Start.ROTATION, profile.min_bank, previous.rotation_from.number
-    seats = Seat.objects.filter(session=session, left_at__isnull=True).select_related("player")
     # seat numbers are unique among the seated (a constraint): number -> seat is one to one
     by_number = {s.number: s for s in seats if previous is None or s.player_id != previous.player_id}
     order = [
@@ -158,15 +167,10 @@ def bank_rotation(*, session: TableSession) -> BankRotation | None:
         for n in rotation_order(
             by_number,
             anchor=anchor,
-            seat_count=session.table.seat_count,
+            seat_count=table.seat_count,
             passes_to=Side(profile.bank_passes_to),
         )
     ]
-    refused = set(
-        BankOffer.objects.filter(session=session, after_turn=previous, accepted=False).values_list(
-            "seat_id", flat=True
-        )
-    )
     candidates = [s for s in order if s.pk not in refused]
     return BankRotation(
         previous=previous,
@@ -232,7 +236,7 @@ def coup_advice(*, coup: Coup, state: CoupProgress) -> Advice | None:
     if side == "player":
         return advise_player(
             tableau,
-            state.player_cards[:2],
+            (state.player_cards[0], state.player_cards[1]),  # an option comes after both are dealt
             single_punter=len({b.punter for b in state.bets}) == 1,
             unseen=unseen,
             banco=state.banco,
@@ -241,7 +245,7 @@ def coup_advice(*, coup: Coup, state: CoupProgress) -> Advice | None:
     exempt = coup.first_coup_of_bank and levy.first_coup_exempt
     return advise_banker(
         tableau,
-        state.banker_cards[:2],
+        (state.banker_cards[0], state.banker_cards[1]),
         state.player_cards[2] if len(state.player_cards) == 3 else None,
         unseen=unseen,
         levy_bp=0 if exempt else levy.rate_bp,
@@ -266,11 +270,193 @@ def corrections_pending(*, casino_id: int | None = None) -> QuerySet[Coup]:
     return qs.order_by("created_at")
 
 
+# ------------------------------------------------------------------------------- the table now
+@dataclass(frozen=True)
+class TableNow:
+    """The table as it stands now: the one reading of it that the croupier's screen
+    (``table_floor``), the API (``tables.api.read_models.table_data``) and the pit boss's
+    dashboard (its open tables) build their views from."""
+
+    table: Table
+    session: TableSession | None  # the open session; without one, the rest is empty
+    pause: SessionPause | None  # the pause in progress
+    seats: list[Seat]  # the seated, by seat number
+    spectators: list[Spectator]  # in the order they joined
+    shoe: Shoe | None  # the open shoe
+    last_shoe: Shoe | None  # the session's latest shoe, open or closed
+    cards_dealt: int  # out of the open shoe, burnt ones and those taken by corrections included
+    cards_left: int  # still in the open shoe
+    alarms: list[ShoeAlarm]  # raised on the session's shoes, newest first
+    bank: BankTurn | None  # the open bank turn
+    bank_coup: Coup | None  # the open bank turn's latest coup: its bank is the bank in play
+    rotation: BankRotation | None  # while nobody holds the bank: to whom it is offered
+    coup: Coup | None  # the coup in play (UNFINISHED_COUP_STATES): being played, or flagged, not restored
+    last_coup: Coup | None  # the session's latest coup, whatever its state
+    awaiting_approval: list[Coup]  # restored coups whose settlement waits for a pit boss, oldest first
+
+
+def _table_closed(table: Table) -> TableNow:
+    return TableNow(
+        table=table,
+        session=None,
+        pause=None,
+        seats=[],
+        spectators=[],
+        shoe=None,
+        last_shoe=None,
+        cards_dealt=0,
+        cards_left=0,
+        alarms=[],
+        bank=None,
+        bank_coup=None,
+        rotation=None,
+        coup=None,
+        last_coup=None,
+        awaiting_approval=[],
+    )
+
+
+def table_now(*, table: Table) -> TableNow:
+    """The table as it stands now (see ``TableNow``)."""
+    [now] = tables_now(tables=[table])
+    return now
+
+
+def tables_now(*, tables: Iterable[Table]) -> list[TableNow]:
+    """``table_now`` of each of ``tables``, in their order, in the same number of queries however
+    many they are (the dashboard reads every open table at once)."""
+    wanted_tables = list(tables)
+    rows = _open_sessions_facts(table_ids=[t.pk for t in wanted_tables])
+    if not rows:
+        return [_table_closed(table) for table in wanted_tables]
+    ids = [row["pk"] for row in rows.values()]
+    sessions = TableSession.objects.select_related("opened_by").in_bulk(ids)
+    pauses = {p.session_id: p for p in SessionPause.objects.filter(session__in=ids, ended_at__isnull=True)}
+    seats = _by_session(
+        Seat.objects.filter(session__in=ids, left_at__isnull=True).select_related("player").order_by("number")
+    )
+    spectators = _by_session(
+        Spectator.objects.filter(session__in=ids, left_at__isnull=True)
+        .select_related("player")
+        .order_by("joined_at", "pk")
+    )
+    shoes = Shoe.objects.in_bulk([row["last_shoe"] for row in rows.values() if row["last_shoe"]])
+    alarms: dict[int, list[ShoeAlarm]] = {}
+    for alarm in (
+        ShoeAlarm.objects.filter(shoe__session__in=ids)
+        .select_related("shoe", "coup")
+        .order_by("-raised_at", "-pk")
+    ):
+        alarms.setdefault(alarm.shoe.session_id, []).append(alarm)
+    last_turns = [row["last_turn"] for row in rows.values() if row["last_turn"] is not None]
+    open_turns = [row["open_turn"] for row in rows.values() if row["open_turn"] is not None]
+    turns = (
+        BankTurn.objects.filter(pk__in=last_turns + open_turns)
+        .select_related("player", "seat", "rotation_from")
+        .in_bulk()
+    )
+    # the refusals since the latest bank turn ended (or since the session opened, before the first)
+    refused: dict[tuple[int, int | None], set[int]] = {}
+    for session_id, after, seat in BankOffer.objects.filter(
+        Q(after_turn__in=last_turns) | Q(after_turn__isnull=True), session__in=ids, accepted=False
+    ).values_list("session", "after_turn", "seat"):
+        refused.setdefault((session_id, after), set()).add(seat)
+    awaiting: dict[int, list[Coup]] = {}
+    wanted = [
+        row[k] for row in rows.values() for k in ("coup", "last_coup", "bank_coup") if row[k] is not None
+    ]
+    found: dict[int, Coup] = {}
+    for coup in (
+        Coup.objects.filter(Q(pk__in=wanted) | Q(shoe__session__in=ids, state=Coup.State.AWAITING_APPROVAL))
+        .select_related("shoe", "banker")
+        .order_by("pk")
+    ):
+        found[coup.pk] = coup
+        if coup.state == Coup.State.AWAITING_APPROVAL:
+            awaiting.setdefault(coup.shoe.session_id, []).append(coup)
+    result = []
+    for table in wanted_tables:
+        row = rows.get(table.pk)
+        if row is None:
+            result.append(_table_closed(table))
+            continue
+        session = sessions[row["pk"]]
+        session.table = table
+        last_shoe = shoes.get(row["last_shoe"])
+        shoe = last_shoe if last_shoe is not None and last_shoe.state == Shoe.State.OPEN else None
+        turn = turns.get(row["open_turn"])
+        previous = turns.get(row["last_turn"])
+        seated = seats.get(session.pk, [])
+        result.append(
+            TableNow(
+                table=table,
+                session=session,
+                pause=pauses.get(session.pk),
+                seats=seated,
+                spectators=spectators.get(session.pk, []),
+                shoe=shoe,
+                last_shoe=last_shoe,
+                cards_dealt=row["dealt"] if shoe is not None else 0,
+                cards_left=shoe.cards_left(row["dealt"]) if shoe is not None else 0,
+                alarms=alarms.get(session.pk, []),
+                bank=turn,
+                bank_coup=found.get(row["bank_coup"]),
+                rotation=None
+                if turn is not None
+                else _rotation(
+                    table=table,
+                    previous=previous,
+                    seats=seated,
+                    refused=refused.get((session.pk, previous.pk if previous else None), set()),
+                ),
+                coup=found.get(row["coup"]),
+                last_coup=found.get(row["last_coup"]),
+                awaiting_approval=awaiting.get(session.pk, []),
+            )
+        )
+    return result
+
+
+def _open_sessions_facts(*, table_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """By table id, its open session's id and the ids of what ``TableNow`` holds one of, found
+    by correlated subqueries (one query however many sessions)."""
+    # the latest first: coups are numbered per shoe, so the order is their creation's
+    coups = Coup.objects.filter(shoe__session=OuterRef("pk")).order_by("-created_at", "-pk")
+    open_shoe_cards = (
+        ShoeCard.objects.filter(shoe__session=OuterRef("pk"), shoe__state=Shoe.State.OPEN)
+        .order_by()
+        .values("shoe__session")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    sessions = TableSession.objects.filter(table__in=table_ids, closed_at__isnull=True).annotate(
+        last_shoe=Subquery(Shoe.objects.filter(session=OuterRef("pk")).order_by("-number").values("pk")[:1]),
+        dealt=Coalesce(Subquery(open_shoe_cards, output_field=IntegerField()), 0),
+        open_turn=Subquery(
+            BankTurn.objects.filter(session=OuterRef("pk"), ended_at__isnull=True).values("pk")[:1]
+        ),
+        last_turn=Subquery(
+            BankTurn.objects.filter(session=OuterRef("pk")).order_by("-started_at", "-pk").values("pk")[:1]
+        ),
+        coup=Subquery(coups.filter(state__in=UNFINISHED_COUP_STATES).values("pk")[:1]),
+        last_coup=Subquery(coups.values("pk")[:1]),
+        bank_coup=Subquery(coups.filter(bank_turn__ended_at__isnull=True).values("pk")[:1]),
+    )
+    facts = ("last_shoe", "dealt", "open_turn", "last_turn", "coup", "last_coup", "bank_coup")
+    return {row["table"]: row for row in sessions.values("pk", "table", *facts)}
+
+
+_PerSession = TypeVar("_PerSession", Seat, Spectator)
+
+
+def _by_session(rows: Iterable[_PerSession]) -> dict[int, list[_PerSession]]:
+    grouped: dict[int, list[_PerSession]] = {}
+    for row in rows:
+        grouped.setdefault(row.session_id, []).append(row)
+    return grouped
+
+
 # ------------------------------------------------------------------ the croupier's table screen
-# Appended for the croupier screens (tables/views/): reads only, grouped so a view makes one call.
-from tables.models import Bet, Player, SessionPause, Shoe, ShoeAlarm, Spectator  # noqa: E402
-
-
 @dataclass(frozen=True)
 class CoupResult:
     """A finished coup as the table screen shows it: as revealed, or as restored while the
@@ -293,78 +479,49 @@ class CoupResult:
 
 
 @dataclass(frozen=True)
-class TableFloor:
-    """Everything the croupier's table screen shows, read in one go."""
+class TableFloor(TableNow):
+    """Everything the croupier's table screen shows: the table now, and what only he needs."""
 
-    table: Table
-    session: TableSession | None
-    pause: SessionPause | None
-    seats: list[Seat]
-    spectators: list[Spectator]
-    shoe: Shoe | None  # the open shoe
-    last_shoe: Shoe | None  # the session's latest shoe, open or closed
-    alarms: list[ShoeAlarm]
-    bank: BankTurn | None
-    rotation: BankRotation | None
-    coup: Coup | None  # being played, or flagged and waiting to be restored
     last_result: CoupResult | None  # the session's latest finished coup
-    awaiting_approval: list[Coup]
     shoe_coups: list[Coup]  # the latest shoe's coups, newest first
-    players_available: list[Player]
-    cards_dealt: int = 0  # cards out of the open shoe, burnt ones included
-    bank_shares: list[BankShare] = field(default_factory=list)  # club: spectators' parts of the bank
-    bank_is_new: bool = False  # the bank has not been played yet (spectators may put up part of it)
+    players_available: list[Player]  # the casino's players neither seated nor watching
+    bank_shares: list[BankShare]  # club: spectators' parts of the bank
+    bank_is_new: bool  # the bank has not been played yet (spectators may put up part of it)
 
 
 def table_floor(*, table: Table) -> TableFloor:
-    session = table_open_session(table=table)
-    if session is None:
-        return TableFloor(table, None, None, [], [], None, None, [], None, None, None, None, [], [], [])
-    seats = list(
-        Seat.objects.filter(session=session, left_at__isnull=True).select_related("player").order_by("number")
-    )
-    spectators = list(
-        Spectator.objects.filter(session=session, left_at__isnull=True)
-        .select_related("player")
-        .order_by("joined_at", "pk")
-    )
-    shoes = Shoe.objects.filter(session=session).order_by("-number")
-    last_shoe = shoes.first()
-    shoe = last_shoe if last_shoe is not None and last_shoe.state == Shoe.State.OPEN else None
-    coups = Coup.objects.filter(shoe__session=session).select_related("shoe", "banker")
-    coup = coups.filter(state__in=UNFINISHED_COUP_STATES).order_by("-pk").first()
+    now = table_now(table=table)
+    the_now = {f.name: getattr(now, f.name) for f in fields(TableNow)}
+    if now.session is None:
+        return TableFloor(
+            **the_now,
+            last_result=None,
+            shoe_coups=[],
+            players_available=[],
+            bank_shares=[],
+            bank_is_new=False,
+        )
+    coups = Coup.objects.filter(shoe__session=now.session).select_related("shoe", "banker")
     finished = (
         coups.filter(state__in=[Coup.State.SETTLED, Coup.State.AWAITING_APPROVAL]).order_by("-pk").first()
     )
-    busy = {s.player_id for s in seats} | {s.player_id for s in spectators}
-    turn = bank_open_turn(session=session)
+    busy = {s.player_id for s in now.seats} | {s.player_id for s in now.spectators}
+    turn = now.bank
     return TableFloor(
-        table=table,
-        session=session,
-        pause=SessionPause.objects.filter(session=session, ended_at__isnull=True).first(),
-        seats=seats,
-        spectators=spectators,
-        shoe=shoe,
-        last_shoe=last_shoe,
-        alarms=list(ShoeAlarm.objects.filter(shoe__session=session).select_related("shoe", "coup")),
-        bank=turn,
-        rotation=bank_rotation(session=session),
-        coup=coup,
+        **the_now,
         last_result=coup_result(coup=finished) if finished is not None else None,
-        awaiting_approval=list(coups.filter(state=Coup.State.AWAITING_APPROVAL).order_by("pk")),
-        shoe_coups=list(coups.filter(shoe=last_shoe).order_by("-number")) if last_shoe else [],
+        shoe_coups=list(coups.filter(shoe=now.last_shoe).order_by("-number")) if now.last_shoe else [],
         players_available=[
             p
             for p in Player.objects.filter(casino_id=table.casino_id).order_by("display_name")
             if p.pk not in busy
         ],
-        cards_dealt=ShoeCard.objects.filter(shoe=shoe).count() if shoe is not None else 0,
         bank_shares=list(
             BankShare.objects.filter(turn=turn, withdrawn__isnull=True).select_related("spectator__player")
         )
         if turn is not None
         else [],
-        bank_is_new=turn is not None and not Coup.objects.filter(bank_turn=turn).exists(),
+        bank_is_new=turn is not None and now.bank_coup is None,
     )
 
 
@@ -375,11 +532,8 @@ def coup_punter_names(*, coup: Coup) -> dict[str, str]:
     if coup.bank_turn_id is not None:
         turn = BankTurn.objects.select_related("seat", "player").get(pk=coup.bank_turn_id)
         names[seat_key(turn.seat.number)] = turn.player.display_name
-    for bet in Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player"):
-        if bet.seat_id is not None:
-            names[seat_key(bet.seat.number)] = bet.seat.player.display_name
-        else:
-            names[spectator_key(bet.spectator_id)] = bet.spectator.player.display_name
+    for bet in coup_bets(coup):
+        names[bet_punter_key(bet)] = bet_player(bet).display_name
     return names
 
 
@@ -433,7 +587,7 @@ def coup_betting_order(*, coup: Coup, seats: list[Seat]) -> list[Seat]:
     return [by_number[n] for n in order]
 
 
-def croupier_tables(*, user: AbstractBaseUser) -> list[Table]:
+def croupier_tables(*, user: Staff) -> list[Table]:
     """The tables the user is assigned to for the current shift (a croupier's "my table")."""
     seen: dict[int, Table] = {}
     for assignment in assignments_current(user=user):
@@ -446,7 +600,7 @@ def tables_overview() -> QuerySet[Table]:
     return Table.objects.select_related("casino", "profile").order_by("state", "casino__name", "name")
 
 
-def tables_readable(*, user: AbstractBaseUser) -> QuerySet[Table]:
+def tables_readable(*, user: Staff) -> QuerySet[Table]:
     """Pit bosses and accountants read every table; a croupier the tables of his current shifts."""
     tables = Table.objects.select_related("casino", "profile").order_by("casino__name", "name", "pk")
     if reads_everything(user):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+from collections.abc import Iterable
 
 import pytest
 from django.conf import settings
@@ -30,7 +31,7 @@ _original_execute_sql_flush = BaseDatabaseOperations.execute_sql_flush
 
 
 @functools.wraps(_original_execute_sql_flush)
-def _execute_sql_flush_past_triggers(self: BaseDatabaseOperations, sql_list: list[str]) -> None:
+def _execute_sql_flush_past_triggers(self: BaseDatabaseOperations, sql_list: Iterable[str]) -> None:
     if self.connection.vendor == "postgresql":
         sql_list = ["SET LOCAL session_replication_role = replica", *sql_list]
     elif self.connection.vendor == "sqlite":
@@ -47,7 +48,8 @@ def _execute_sql_flush_past_triggers(self: BaseDatabaseOperations, sql_list: lis
     _original_execute_sql_flush(self, sql_list)
 
 
-BaseDatabaseOperations.execute_sql_flush = _execute_sql_flush_past_triggers
+# a monkeypatch is what this is (see above): mypy refuses assigning to a method
+BaseDatabaseOperations.execute_sql_flush = _execute_sql_flush_past_triggers  # type: ignore[method-assign]
 
 
 # ------------------------------------------------------------------------ service-dependent markers
@@ -125,6 +127,12 @@ def pit_boss(db):
 @pytest.fixture
 def accountant(db):
     return UserFactory(username="accountant", roles=["accountant"])
+
+
+@pytest.fixture
+def cashier(db):
+    """The cage: sells chips and cashes them in, registers players."""
+    return UserFactory(username="cashier", roles=["cashier"])
 
 
 @pytest.fixture

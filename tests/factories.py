@@ -7,20 +7,38 @@ and of the audit trail call the services themselves.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.db.models import Model
 from django.utils import timezone
 
+from core.types import Staff
 from tables import models as m
 from tables.engine_bridge import table_rules_snapshot
 
 NOW = timezone.now
 
+_M = TypeVar("_M", bound=Model)
 
-class UserFactory(factory.django.DjangoModelFactory):
+
+class ModelFactory(factory.django.DjangoModelFactory[_M]):
+    """A DjangoModelFactory whose call is typed: ``CasinoFactory()`` is a Casino to the type
+    checker too (factory_boy types ``create`` and ``build`` but not the call)."""
+
+    class Meta:
+        abstract = True
+
+    if TYPE_CHECKING:
+        # Calling a factory returns the model instance (its metaclass's __call__ makes it). A
+        # __new__ declared to return the model tells mypy so; mypy flags a __new__ returning
+        # another class's instance (misc), which here is the point.
+        def __new__(cls, *args: Any, **kwargs: Any) -> _M: ...  # type: ignore[misc]
+
+
+class UserFactory(ModelFactory[Staff]):
     class Meta:
         model = get_user_model()
         django_get_or_create = ("username",)
@@ -30,12 +48,12 @@ class UserFactory(factory.django.DjangoModelFactory):
     password = factory.django.Password("correct horse battery staple")
 
     @factory.post_generation
-    def roles(self, create: bool, extracted: Any, **kwargs: Any) -> None:
+    def roles(user: Staff, create: bool, extracted: Any, **kwargs: Any) -> None:  # called with the user
         if create and extracted:
-            self.groups.set(Group.objects.filter(name__in=extracted))
+            user.groups.set(Group.objects.filter(name__in=extracted))
 
 
-class CasinoFactory(factory.django.DjangoModelFactory):
+class CasinoFactory(ModelFactory[m.Casino]):
     class Meta:
         model = m.Casino
 
@@ -49,7 +67,7 @@ def builtin_profile(slug: str = "casino") -> m.RuleProfile:
     return m.RuleProfile.objects.get(slug=slug)
 
 
-class TableFactory(factory.django.DjangoModelFactory):
+class TableFactory(ModelFactory[m.Table]):
     class Meta:
         model = m.Table
 
@@ -59,7 +77,7 @@ class TableFactory(factory.django.DjangoModelFactory):
     seat_count = 12
 
 
-class CroupierAssignmentFactory(factory.django.DjangoModelFactory):
+class CroupierAssignmentFactory(ModelFactory[m.CroupierAssignment]):
     class Meta:
         model = m.CroupierAssignment
 
@@ -69,7 +87,7 @@ class CroupierAssignmentFactory(factory.django.DjangoModelFactory):
     shift_end = factory.LazyFunction(lambda: NOW() + dt.timedelta(hours=7))
 
 
-class PlayerFactory(factory.django.DjangoModelFactory):
+class PlayerFactory(ModelFactory[m.Player]):
     class Meta:
         model = m.Player
 
@@ -77,7 +95,7 @@ class PlayerFactory(factory.django.DjangoModelFactory):
     display_name = factory.Faker("name")
 
 
-class TableSessionFactory(factory.django.DjangoModelFactory):
+class TableSessionFactory(ModelFactory[m.TableSession]):
     class Meta:
         model = m.TableSession
 
@@ -86,7 +104,7 @@ class TableSessionFactory(factory.django.DjangoModelFactory):
     opened_by = factory.SubFactory(UserFactory)
 
 
-class SessionPauseFactory(factory.django.DjangoModelFactory):
+class SessionPauseFactory(ModelFactory[m.SessionPause]):
     class Meta:
         model = m.SessionPause
 
@@ -95,7 +113,7 @@ class SessionPauseFactory(factory.django.DjangoModelFactory):
     started_by = factory.SubFactory(UserFactory)
 
 
-class SeatFactory(factory.django.DjangoModelFactory):
+class SeatFactory(ModelFactory[m.Seat]):
     class Meta:
         model = m.Seat
 
@@ -105,7 +123,7 @@ class SeatFactory(factory.django.DjangoModelFactory):
     joined_at = factory.LazyFunction(NOW)
 
 
-class SpectatorFactory(factory.django.DjangoModelFactory):
+class SpectatorFactory(ModelFactory[m.Spectator]):
     class Meta:
         model = m.Spectator
 
@@ -114,7 +132,7 @@ class SpectatorFactory(factory.django.DjangoModelFactory):
     joined_at = factory.LazyFunction(NOW)
 
 
-class ShoeFactory(factory.django.DjangoModelFactory):
+class ShoeFactory(ModelFactory[m.Shoe]):
     class Meta:
         model = m.Shoe
 
@@ -125,7 +143,7 @@ class ShoeFactory(factory.django.DjangoModelFactory):
     shuffled_at = factory.LazyFunction(NOW)
 
 
-class BankTurnFactory(factory.django.DjangoModelFactory):
+class BankTurnFactory(ModelFactory[m.BankTurn]):
     class Meta:
         model = m.BankTurn
 
@@ -138,7 +156,7 @@ class BankTurnFactory(factory.django.DjangoModelFactory):
     required_minimum = 1
 
 
-class CoupFactory(factory.django.DjangoModelFactory):
+class CoupFactory(ModelFactory[m.Coup]):
     class Meta:
         model = m.Coup
 
@@ -151,7 +169,7 @@ class CoupFactory(factory.django.DjangoModelFactory):
     created_at = factory.LazyFunction(NOW)
 
 
-class ShoeCardFactory(factory.django.DjangoModelFactory):
+class ShoeCardFactory(ModelFactory[m.ShoeCard]):
     class Meta:
         model = m.ShoeCard
 
@@ -162,7 +180,7 @@ class ShoeCardFactory(factory.django.DjangoModelFactory):
     seen_at = factory.LazyFunction(NOW)
 
 
-class BetFactory(factory.django.DjangoModelFactory):
+class BetFactory(ModelFactory[m.Bet]):
     class Meta:
         model = m.Bet
 
@@ -173,7 +191,7 @@ class BetFactory(factory.django.DjangoModelFactory):
     betting_order = factory.Sequence(lambda n: n + 1)
 
 
-class CoupStepFactory(factory.django.DjangoModelFactory):
+class CoupStepFactory(ModelFactory[m.CoupStep]):
     class Meta:
         model = m.CoupStep
 
@@ -185,7 +203,7 @@ class CoupStepFactory(factory.django.DjangoModelFactory):
     created_at = factory.LazyFunction(NOW)
 
 
-class BankTaxFactory(factory.django.DjangoModelFactory):
+class BankTaxFactory(ModelFactory[m.BankTax]):
     class Meta:
         model = m.BankTax
 

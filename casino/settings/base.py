@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "ledger",
     "review",
     "reports",
+    "cage",
 ]
 
 MIDDLEWARE = [
@@ -56,6 +57,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "core.middleware.DatabaseBusyMiddleware",
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -79,12 +81,22 @@ TEMPLATES = [
 # --- database -------------------------------------------------------------------------------
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False  # services own their transactions
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+# Django's own backends with the audit chain appended last, just before COMMIT (audit/backends/).
+DATABASES["default"]["ENGINE"] = {
+    "django.db.backends.postgresql": "audit.backends.postgresql",
+    "django.db.backends.sqlite3": "audit.backends.sqlite3",
+}.get(DATABASES["default"]["ENGINE"], DATABASES["default"]["ENGINE"])
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # BEGIN IMMEDIATE takes SQLite's write lock at the start of every transaction, so two writers
     # never both read the audit chain head and then race to append (see docs/audit.md).
     DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
     DATABASES["default"]["OPTIONS"].setdefault("timeout", 20)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Web processes only, PostgreSQL only (core/db_limits.py, docs/deployment.md): how long a request
+# waits for a row or advisory lock, and how long one statement may run, before it is refused
+# (503, nothing written) instead of hanging; 0 turns a limit off.
+DB_LOCK_TIMEOUT_MS = env.int("DB_LOCK_TIMEOUT_MS", default=5_000)
+DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=60_000)
 
 # --- auth -----------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -125,6 +137,11 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "tables.api.errors.api_exception_handler",
+    # Only POST /api/v1/auth/token/ is throttled (scope "token", per client address): guessing
+    # passwords there is slow. NUM_PROXIES: the reverse proxies in front of us (0: REMOTE_ADDR is
+    # the client; a spoofed X-Forwarded-For is never believed).
+    "DEFAULT_THROTTLE_RATES": {"token": env.str("API_TOKEN_THROTTLE_RATE", default="10/minute")},
+    "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Chemin de Fer back-office API",
@@ -162,6 +179,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 24 * 60 * 60,
     },
 }
+# The most chips one buy-in or cash-out at the cage may move (a typo's extra zeros are refused).
+CAGE_MAX_AMOUNT = env.int("CAGE_MAX_AMOUNT", default=10_000_000)
 IDEMPOTENCY_RETENTION_DAYS = env.int("IDEMPOTENCY_RETENTION_DAYS", default=7)
 HEALTHZ_BROKER_TIMEOUT = env.float("HEALTHZ_BROKER_TIMEOUT", default=2.0)
 

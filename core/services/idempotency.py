@@ -26,7 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -34,6 +33,7 @@ from django.utils import timezone
 from audit.services import audit_record
 from core.errors import Conflict, DomainError
 from core.models import IdempotencyRecord
+from core.types import Staff
 
 HEADER = "Idempotency-Key"
 #: a key is 1-64 visible ASCII characters (a UUID fits); 64 because the coup step that a request
@@ -94,7 +94,7 @@ def request_fingerprint(*, method: str, path: str, body: Any) -> str:
 
 def idempotent_run(
     *,
-    user: AbstractBaseUser,
+    user: Staff,
     key: str,
     fingerprint: str,
     work: Callable[[], tuple[int, Any]],

@@ -78,19 +78,23 @@ def _account_open(
         raise ValidationError(f"{player} is not a player of {casino}.")
     if table is not None and table.casino_id != casino.pk:
         raise ValidationError(f"{table} is not a table of {casino}.")
+    # by id: the floor's models are not the ledger's to import (nor, so, to name as types)
+    _, player_id, table_id = account_spec(kind, player, table)
     try:
         with transaction.atomic():
             account = Account.objects.create(
-                casino=casino,
+                casino_id=casino.pk,
                 kind=kind,
-                player=player,
-                table=table,
+                player_id=player_id,
+                table_id=table_id,
                 name=_account_name(casino, kind, player, table),
                 overdraft_allowed=kind == Kind.PLAYER and casino.players_may_borrow(),
                 opened_at=timezone.now(),
             )
     except IntegrityError:  # opened meanwhile by another transaction: use that one
-        return Account.objects.select_for_update().get(casino=casino, kind=kind, player=player, table=table)
+        return Account.objects.select_for_update().get(
+            casino=casino.pk, kind=kind, player=player_id, table=table_id
+        )
     audit_record(actor=actor, action="ledger.account.open", target=account, after=model_snapshot(account))
     return account
 
@@ -102,7 +106,9 @@ def _owner(field: str, pk: int | None, known: Mapping[int, Any]) -> Any:
         return None
     if pk in known:
         return known[pk]
-    return Account._meta.get_field(field).related_model._default_manager.get(pk=pk)
+    model = Account._meta.get_field(field).related_model
+    assert model is not None  # player and table are foreign keys
+    return model._default_manager.get(pk=pk)
 
 
 def accounts_lock(
@@ -112,17 +118,19 @@ def accounts_lock(
     actor: Any,
     players: Mapping[int, LedgerPlayer] | None = None,
     tables: Mapping[int, LedgerTable] | None = None,
+    also: Iterable[int] = (),
 ) -> dict[AccountSpec, Account]:
     """The accounts named by ``specs``, locked FOR UPDATE in id order, opening missing ones
-    (``players`` and ``tables`` spare reading their owners again)."""
+    (``players`` and ``tables`` spare reading their owners again). The accounts ``also`` (ids, of
+    this casino) are locked in the same statement, in the same order, and returned too."""
     wanted = set(specs)
     # one condition per kind (a kind's owner column is fixed by account_owner_matches_kind)
     owners: dict[str, set[int]] = {}
     for kind, player_id, table_id in wanted:
         owners.setdefault(kind, set()).update(i for i in (player_id, table_id) if i is not None)
     found = {
-        (a.kind, a.player_id, a.table_id): a for a in hot_sql.accounts_lock(casino.pk, owners)
-    }  # exactly the wanted accounts: each (kind, owner) names one
+        (a.kind, a.player_id, a.table_id): a for a in hot_sql.accounts_lock(casino.pk, owners, also)
+    }  # the wanted accounts (each (kind, owner) names one) and ``also``
     players, tables = players or {}, tables or {}
     for kind, player_id, table_id in sorted(wanted - found.keys(), key=repr):
         found[(kind, player_id, table_id)] = _account_open(

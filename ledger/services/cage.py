@@ -10,7 +10,7 @@ from django.db import transaction
 
 from ledger.models import Account, Transaction
 from ledger.services.accounts import LedgerCasino, LedgerPlayer, account_spec, accounts_by_pk, accounts_lock
-from ledger.services.posting import InsufficientChips, Posting, ledger_lock, posting_find, postings_write
+from ledger.services.posting import InsufficientChips, Posting, posting_find, postings_write
 
 Kind = Account.Kind
 TKind = Transaction.Kind
@@ -21,14 +21,13 @@ def _positive_chips(amount: Any, what: str) -> None:
         raise ValidationError(f"{what} is a positive whole number of chips, not {amount!r}.")
 
 
-@transaction.atomic
-def cage_buy_in(
-    *, casino: LedgerCasino, player: LedgerPlayer, amount: int, actor: Any, key: str
+def _cage_move(
+    *, kind: str, casino: LedgerCasino, player: LedgerPlayer, amount: int, actor: Any, key: str
 ) -> Transaction:
-    """The player buys ``amount`` chips at the cage: cage -amount, player +amount."""
-    _positive_chips(amount, "A buy-in")
-    ledger_lock()
-    if (txn := posting_find(key, casino=casino, kind=TKind.BUY_IN)) is not None:
+    """One chip movement between the cage and a player (``kind`` BUY_IN: to the player, CASH_OUT:
+    back to the cage), posted once under ``key``."""
+    _positive_chips(amount, "A buy-in" if kind == TKind.BUY_IN else "A cash-out")
+    if (txn := posting_find(key, casino=casino, kind=kind)) is not None:
         return txn
     accounts = accounts_lock(
         casino=casino,
@@ -36,14 +35,29 @@ def cage_buy_in(
         actor=actor,
         players={player.pk: player},
     )
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
-    if (txn := posting_find(key, casino=casino, kind=TKind.BUY_IN)) is not None:
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
+    if (txn := posting_find(key, casino=casino, kind=kind)) is not None:
         return txn
     cage, wallet = accounts[account_spec(Kind.CAGE)], accounts[account_spec(Kind.PLAYER, player)]
-    posting = Posting(TKind.BUY_IN, key, {cage.pk: -amount, wallet.pk: amount}, f"buy-in {player}")
+    if kind == TKind.BUY_IN:
+        posting = Posting(kind, key, {cage.pk: -amount, wallet.pk: amount}, f"buy-in {player}")
+    else:
+        if wallet.balance < amount:
+            raise InsufficientChips(
+                f"{player} has only {max(wallet.balance, 0)} chips; a cash-out of {amount} is refused."
+            )
+        posting = Posting(kind, key, {wallet.pk: -amount, cage.pk: amount}, f"cash-out {player}")
     return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
         0
     ]
+
+
+@transaction.atomic
+def cage_buy_in(
+    *, casino: LedgerCasino, player: LedgerPlayer, amount: int, actor: Any, key: str
+) -> Transaction:
+    """The player buys ``amount`` chips at the cage: cage -amount, player +amount."""
+    return _cage_move(kind=TKind.BUY_IN, casino=casino, player=player, amount=amount, actor=actor, key=key)
 
 
 @transaction.atomic
@@ -52,25 +66,4 @@ def cage_cash_out(
 ) -> Transaction:
     """The player cashes ``amount`` chips in: player -amount, cage +amount; never more than he
     holds (an overdraft is not paid out)."""
-    _positive_chips(amount, "A cash-out")
-    ledger_lock()
-    if (txn := posting_find(key, casino=casino, kind=TKind.CASH_OUT)) is not None:
-        return txn
-    accounts = accounts_lock(
-        casino=casino,
-        specs=[account_spec(Kind.CAGE), account_spec(Kind.PLAYER, player)],
-        actor=actor,
-        players={player.pk: player},
-    )
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
-    if (txn := posting_find(key, casino=casino, kind=TKind.CASH_OUT)) is not None:
-        return txn
-    cage, wallet = accounts[account_spec(Kind.CAGE)], accounts[account_spec(Kind.PLAYER, player)]
-    if wallet.balance < amount:
-        raise InsufficientChips(
-            f"{player} has only {max(wallet.balance, 0)} chips; a cash-out of {amount} is refused."
-        )
-    posting = Posting(TKind.CASH_OUT, key, {wallet.pk: -amount, cage.pk: amount}, f"cash-out {player}")
-    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
-        0
-    ]
+    return _cage_move(kind=TKind.CASH_OUT, casino=casino, player=player, amount=amount, actor=actor, key=key)

@@ -5,10 +5,11 @@ database transaction, with the accounts it touches already locked (``accounts.ac
 Every posting is idempotent by its key: posting a key again returns the first transaction and posts
 nothing. See docs/ledger.md for the entries each service writes.
 
-Lock order, the same for every poster: the audit chain's advisory lock (``ledger_lock``, which every
-posting needs anyway, for its audit event), then the accounts by ascending id. Taking the chain lock
-first means two postings never hold account locks while waiting for each other's audit lock, and a
-replayed key is found (``posting_find``) before anything is computed.
+Lock order, the same for every poster (tables/services/locking.py has the whole order): the
+accounts by ascending id, in one statement; the audit chain last, when the transaction commits
+(audit.services). A replayed key is found (``posting_find``) before anything is locked; a replay
+racing its first run waits for the first run's account locks and finds the key once it commits
+(read again after the locks); the ``UNIQUE`` key is the last word.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from audit.services import audit_chain_lock, audit_record
+from audit.services import audit_record
 from ledger import selectors
 from ledger import sql as hot_sql
 from ledger.models import Account, Transaction
@@ -37,11 +38,6 @@ class IdempotencyConflict(ValidationError):
 
 class UnbalancedTransaction(ValueError):
     """Entries that do not sum to zero, or that are not whole chips: a bug in the caller."""
-
-
-def ledger_lock() -> None:
-    """Serialise postings behind the audit chain's lock (see the module docstring)."""
-    audit_chain_lock()
 
 
 @dataclass
@@ -123,7 +119,7 @@ def postings_write(
         try:
             with transaction.atomic():  # a savepoint: the UNIQUE key is the last word on replays
                 txn = Transaction.objects.create(
-                    casino=casino,
+                    casino_id=casino.pk,  # by id: the ledger does not know the floor's Casino type
                     kind=posting.kind,
                     actor=actor if getattr(actor, "is_authenticated", False) else None,
                     memo=posting.memo[:300],
@@ -212,7 +208,6 @@ def transaction_post(
     if not idempotency_key:
         raise ValueError("a posting needs an idempotency key")
     net = _aggregate(entries)
-    ledger_lock()
     existing = posting_find(idempotency_key, casino=casino, kind=kind, coup=coup)
     if existing is not None:
         if selectors.transaction_entries(txn=existing) != net:

@@ -7,12 +7,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from review.selectors.queue import review_refusal
-from review.wording import violation_items
-from tables.engine_bridge import coup_levy, coup_record, coup_replay, coup_restore, coup_verdict
-from tables.models import Bet, Coup, CoupStep
+from tables.engine_bridge import (
+    bet_player,
+    bet_punter_key,
+    coup_bets,
+    coup_levy,
+    coup_record,
+    coup_replay,
+    coup_restore,
+    coup_verdict,
+)
+from tables.models import Coup, CoupStep
 from tables.rules.coup import Action, NeedsCards, Restored, Settlement
 from tables.rules.judge import coup_settlement
 from tables.rules.machine import CoupProgress
+from tables.rules.punters import seat_key
+from tables.wording import step_detail, violation_items
 
 
 @dataclass(frozen=True)
@@ -76,41 +86,15 @@ class CoupReview:
 def _names(coup: Coup) -> dict[str, str]:
     """Engine punter keys (``seat-4``, ``spectator-17``) to ``seat 4 · Name`` for the screen."""
     names: dict[str, str] = {}
-    for bet in Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player"):
-        if bet.seat_id is not None:
-            names[f"seat-{bet.seat.number}"] = f"seat {bet.seat.number} · {bet.seat.player.display_name}"
+    for bet in coup_bets(coup):
+        if bet.seat is not None:
+            names[bet_punter_key(bet)] = f"seat {bet.seat.number} · {bet_player(bet).display_name}"
         else:
-            names[f"spectator-{bet.spectator_id}"] = f"spectator · {bet.spectator.player.display_name}"
+            names[bet_punter_key(bet)] = f"spectator · {bet_player(bet).display_name}"
     if coup.bank_turn_id is not None:
         seat = coup.bank_turn.seat
-        names[f"seat-{seat.number}"] = f"seat {seat.number} · {coup.banker.display_name} (banker)"
+        names[seat_key(seat.number)] = f"seat {seat.number} · {coup.banker.display_name} (banker)"
     return names
-
-
-def _step_detail(step: CoupStep, names: dict[str, str]) -> str:
-    p = step.payload or {}
-    kind = step.kind
-    if kind == CoupStep.Kind.BANK_DECLARED:
-        return f"bank {p.get('amount')} by {names.get(p.get('banker', ''), p.get('banker', ''))}"
-    if kind == CoupStep.Kind.BET:
-        return f"{names.get(p.get('punter', ''), p.get('punter', ''))} bets {p.get('amount')}"
-    if kind == CoupStep.Kind.BANCO:
-        callers = ", ".join(names.get(c["punter"], c["punter"]) for c in p.get("callers", []))
-        return f"banco by {callers}; plays: {names.get(p.get('winner', ''), p.get('winner', ''))}"
-    if kind in (CoupStep.Kind.CARD_TO_PLAYER, CoupStep.Kind.CARD_TO_BANKER):
-        return p.get("card", "")
-    if kind == CoupStep.Kind.REVEAL:
-        v = p.get("verdict") or {}
-        return f"player {v.get('player_total')}, banker {v.get('banker_total')}: {v.get('outcome')}"
-    if kind == CoupStep.Kind.CORRECTION:
-        cards = ", ".join(p.get("cards", [])) or "none"
-        restored = p.get("restored") or {}
-        return f"cards from the shoe: {cards}; restored outcome: {restored.get('outcome', '?')}"
-    if kind == CoupStep.Kind.CORRECTION_REJECTED:
-        return f"reason: {p.get('reason', '')}"
-    if kind == CoupStep.Kind.CORRECTION_APPROVED:
-        return "restored settlement is final"
-    return ""
 
 
 def _hands_played(coup: Coup, state: CoupProgress) -> Hands:
@@ -174,7 +158,7 @@ def coup_review(*, coup: Coup, user: Any) -> CoupReview:
         StepLine(
             step=r,
             label=r.get_kind_display(),
-            detail=_step_detail(r, names),
+            detail=step_detail(r.kind, r.payload, names),
             violations=violation_items(r.violations),
         )
         for r in rows

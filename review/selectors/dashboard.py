@@ -22,7 +22,6 @@ from review.wording import percent
 from tables.models import (
     CORRECTION_KINDS,
     BankTax,
-    BankTurn,
     Bet,
     Coup,
     CoupStep,
@@ -34,6 +33,7 @@ from tables.models import (
 )
 from tables.rules.odds import profile_odds
 from tables.rules.profiles import LevyMode, Profile, profile_from_dict
+from tables.selectors import TableNow, tables_now
 
 #: rows per page of the dashboard's lists
 DASHBOARD_PAGE_SIZE = 10
@@ -41,54 +41,61 @@ DASHBOARD_PAGE_SIZE = 10
 
 @dataclass(frozen=True)
 class OpenTable:
-    table: Table
-    session: TableSession
-    shoe: Shoe | None
-    cards_dealt: int
-    cards_left: int
-    banker: Player | None
-    bank: int | None  # the bank of the latest coup of this bank turn
-    required_minimum: int | None
-    coup_in_play: Coup | None
+    """A row of the open tables: the dashboard's view of ``tables.selectors.TableNow``."""
+
+    now: TableNow
+
+    @property
+    def table(self) -> Table:
+        return self.now.table
+
+    @property
+    def session(self) -> TableSession | None:
+        return self.now.session
+
+    @property
+    def shoe(self) -> Shoe | None:
+        return self.now.shoe
+
+    @property
+    def cards_dealt(self) -> int:
+        return self.now.cards_dealt
+
+    @property
+    def cards_left(self) -> int:
+        return self.now.cards_left
+
+    @property
+    def banker(self) -> Player | None:
+        return self.now.bank.player if self.now.bank else None
+
+    @property
+    def bank(self) -> int | None:
+        """The bank of the latest coup of this bank turn."""
+        return self.now.bank_coup.bank if self.now.bank_coup else None
+
+    @property
+    def required_minimum(self) -> int | None:
+        return self.now.bank.required_minimum if self.now.bank else None
+
+    @property
+    def coup_in_play(self) -> Coup | None:
+        return self.now.coup
+
+    @property
+    def awaiting_approval(self) -> list[Coup]:
+        return self.now.awaiting_approval
 
 
 def open_tables(*, table: Table | None = None) -> list[OpenTable]:
     """Tables with an open session: the shoe in play (cards dealt, left, stop card), who holds
-    the bank and what it is."""
-    sessions = TableSession.objects.filter(closed_at__isnull=True).select_related(
-        "table", "table__casino", "table__profile"
-    )
+    the bank and what it is, the coup in play and the restored ones awaiting approval."""
+    tables = Table.objects.filter(
+        pk__in=TableSession.objects.filter(closed_at__isnull=True).values("table")
+    ).select_related("casino", "profile")
     if table is not None:
-        sessions = sessions.filter(table=table)
-    result = []
-    for session in sessions.order_by("table__casino__name", "table__name"):
-        shoe = (
-            Shoe.objects.filter(session=session, state=Shoe.State.OPEN).annotate(dealt=Count("cards")).first()
-        )
-        turn = (
-            BankTurn.objects.filter(session=session, ended_at__isnull=True).select_related("player").first()
-        )
-        last = Coup.objects.filter(bank_turn=turn).order_by("-created_at", "-pk").first() if turn else None
-        in_play = (
-            Coup.objects.filter(shoe__session=session)
-            .exclude(state__in=[Coup.State.SETTLED, Coup.State.VOID])
-            .order_by("-created_at", "-pk")
-            .first()
-        )
-        result.append(
-            OpenTable(
-                table=session.table,
-                session=session,
-                shoe=shoe,
-                cards_dealt=shoe.dealt if shoe else 0,
-                cards_left=52 * shoe.decks - shoe.dealt if shoe else 0,
-                banker=turn.player if turn else None,
-                bank=last.bank if last else None,
-                required_minimum=turn.required_minimum if turn else None,
-                coup_in_play=in_play,
-            )
-        )
-    return result
+        tables = tables.filter(pk=table.pk)
+    return [OpenTable(now) for now in tables_now(tables=tables.order_by("casino__name", "name", "pk"))]
 
 
 def flagged_coups(*, period: Period, table: Table | None = None) -> QuerySet[Coup]:
@@ -303,6 +310,7 @@ def settled_coup_facts(*, period: Period, table: Table | None = None) -> Iterato
         )
     )
     for pk, table_id, name, settled_at, played, restored, covered_sum, levy in rows.iterator(chunk_size=2000):
+        assert settled_at is not None  # _settled_in filters on it
         yield SettledCoupFacts(
             coup_id=pk,
             table_id=table_id,

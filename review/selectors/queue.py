@@ -3,16 +3,20 @@ a pit boss, each row with its violations and whether the viewer may decide. No w
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.fields.json import KT
 
-from review.wording import PIT_BOSS_ONLY_REFUSAL, SELF_REVIEW_REFUSAL, violation_items
 from tables.models import Coup, CoupStep, Table
 from tables.permissions import can_approve
+from tables.wording import PIT_BOSS_ONLY_REFUSAL, SELF_REVIEW_REFUSAL, violation_items
+
+if TYPE_CHECKING:  # django-stubs-ext is a dev requirement
+    from django_stubs_ext import WithAnnotations
 
 #: rows per page of the queue
 QUEUE_PAGE_SIZE = 20
@@ -24,7 +28,22 @@ def _latest_correction(field: Any) -> Subquery:
     return Subquery(steps.values(field)[:1] if isinstance(field, str) else steps.values(value=field)[:1])
 
 
-def _for_queue(coups: QuerySet[Coup]) -> QuerySet[Coup]:
+class QueueAnnotations(TypedDict):
+    """What the queue adds to each of its coups (see review_queue)."""
+
+    submitted_by_id: int | None
+    submitted_by_name: str | None
+    submitted_at: dt.datetime | None
+    played_outcome: str | None
+    restored_outcome: str | None
+    wrong_steps: list[CoupStep]
+
+
+if TYPE_CHECKING:
+    QueueCoup = WithAnnotations[Coup, QueueAnnotations]
+
+
+def _for_queue(coups: QuerySet[Coup]) -> QuerySet[QueueCoup]:
     return (
         coups.select_related("shoe", "shoe__table", "banker")
         .annotate(
@@ -48,7 +67,7 @@ def _for_queue(coups: QuerySet[Coup]) -> QuerySet[Coup]:
     )
 
 
-def review_queue(*, table: Table | None = None) -> QuerySet[Coup]:
+def review_queue(*, table: Table | None = None) -> QuerySet[QueueCoup]:
     """Coups whose restored settlement waits for a pit boss, oldest coup first, each annotated
     with who submitted the correction and when (``submitted_by_id``, ``submitted_by_name``,
     ``submitted_at``), the outcome as played and as restored, its wrong steps prefetched as
@@ -81,7 +100,7 @@ class QueueRow:
     decided: CoupStep | None = None  # set when the row is re-rendered after a decision
 
 
-def queue_rows(coups: Iterable[Coup], *, user: Any) -> list[QueueRow]:
+def queue_rows(coups: Iterable[QueueCoup], *, user: Any) -> list[QueueRow]:
     return [
         QueueRow(
             coup=c,
@@ -94,12 +113,12 @@ def queue_rows(coups: Iterable[Coup], *, user: Any) -> list[QueueRow]:
 
 def queue_row_after_decision(*, coup: Coup, user: Any) -> QueueRow:
     """A queue row re-rendered after the pit boss decided (the coup has left the queue)."""
-    coup = _for_queue(Coup.objects.filter(pk=coup.pk)).get()
+    queued = _for_queue(Coup.objects.filter(pk=coup.pk)).get()
     decided = (
-        coup.steps.filter(kind__in=[CoupStep.Kind.CORRECTION_APPROVED, CoupStep.Kind.CORRECTION_REJECTED])
+        queued.steps.filter(kind__in=[CoupStep.Kind.CORRECTION_APPROVED, CoupStep.Kind.CORRECTION_REJECTED])
         .select_related("actor")
         .order_by("-index")
         .first()
     )
-    row = queue_rows([coup], user=user)[0]
+    row = queue_rows([queued], user=user)[0]
     return replace(row, decided=decided)

@@ -30,4 +30,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, IntegrityError):
         # a database constraint refused a write that raced another one: nothing was written
         logger.warning("API write refused by a database constraint: %s", exc)
-    return Response(answer.body, status=answer.status)
+    response = Response(answer.body, status=answer.status)
+    if answer.status == 503:
+        response["Retry-After"] = "1"
+    return response

@@ -1,5 +1,6 @@
 """Idempotent POSTs: the :func:`idempotent` decorator runs a handler through
-core.services.idempotency, so a resent request gets the first answer and runs nothing twice."""
+core.services.idempotency, so a resent request gets the first answer and runs nothing twice, and
+runs it once more when the database broke its transaction off (core.transient)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from core.services import idempotency
+from core.transient import run_retrying
+from core.types import request_staff
 
 
 def _plain(data: Any) -> Any:
@@ -35,11 +38,14 @@ def idempotency_key(request: Request) -> str:
 
 def idempotent(method: Callable[..., Response]) -> Callable[..., Response]:
     """Run a POST handler through core.services.idempotency: missing key → 400, replay → the
-    first response (header ``Idempotent-Replayed: true``), same key with another body → 422."""
+    first response (header ``Idempotent-Replayed: true``), same key with another body → 422. A
+    deadlock or lock timeout runs the whole transaction (claim, work, stored answer) once more,
+    then answers 409 ``retry`` / 503 ``lock_timeout``."""
 
     @functools.wraps(method)
     def handler(self: APIView, request: Request, *args: Any, **kwargs: Any) -> Response:
         key = idempotency.idempotency_key_check(request.headers.get(idempotency.HEADER))
+        assert request.method is not None  # None only for an HttpRequest built by hand
         fingerprint = idempotency.request_fingerprint(
             method=request.method, path=request.path, body=_request_body(request)
         )
@@ -48,7 +54,10 @@ def idempotent(method: Callable[..., Response]) -> Callable[..., Response]:
             response = method(self, request, *args, **kwargs)
             return response.status_code, _plain(response.data)
 
-        result = idempotency.idempotent_run(user=request.user, key=key, fingerprint=fingerprint, work=work)
+        user = request_staff(request)
+        result = run_retrying(
+            lambda: idempotency.idempotent_run(user=user, key=key, fingerprint=fingerprint, work=work)
+        )
         response = Response(result.body, status=result.status)
         if result.replayed:
             response["Idempotent-Replayed"] = "true"

@@ -251,8 +251,10 @@ class HandOut(serializers.Serializer):
     action = serializers.CharField()
 
 
-class RecordBetOut(BetOut):
-    pass
+class RecordBetOut(serializers.Serializer):
+    punter = serializers.CharField(help_text="seat-N or spectator-ID")
+    amount = serializers.IntegerField()
+    spectator = serializers.BooleanField(required=False, help_text="present (true) only on a spectator's bet")
 
 
 class CoupRecordOut(serializers.Serializer):
@@ -267,6 +269,10 @@ class CoupRecordOut(serializers.Serializer):
     player = HandOut()
     banker = HandOut()
     shoe_next = serializers.ListField(child=serializers.CharField())
-    house_limit = serializers.IntegerField(allow_null=True)
-    chip_unit = serializers.IntegerField()
-    active_punter = serializers.CharField(allow_null=True)
+    # optional keys are written only when they differ from the format's default
+    house_limit = serializers.IntegerField(required=False, help_text="absent: no house limit")
+    chip_unit = serializers.IntegerField(required=False, help_text="absent: 1")
+    active_punter = serializers.CharField(required=False, help_text="absent: not checked")
+    banco_suivi = serializers.BooleanField(
+        required=False, help_text="present (true) only when the banco caller claimed his suivi"
+    )

@@ -11,32 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from tables import services
 from tables.api.outputs import EV_PLACES
 from tables.models import (
-    UNFINISHED_COUP_STATES,
     Coup,
     CoupStep,
     Player,
-    Seat,
-    SessionPause,
-    Shoe,
-    ShoeAlarm,
-    ShoeCard,
-    Spectator,
     Table,
 )
-from tables.rules.coup import CoupRecord, NeedsCards, Restored, Violation
+from tables.rules.coup import NeedsCards, Restored, Violation
 from tables.rules.interchange import restored_to_dict
 from tables.selectors import (
     CoupView,
-    bank_open_turn,
-    bank_rotation,
     coup_view,
-    table_open_session,
+    table_now,
 )
+
+if TYPE_CHECKING:  # django-stubs-ext is a dev requirement
+    from django_stubs_ext import WithAnnotations
 
 
 def player_data(player: Player) -> dict[str, Any]:
@@ -60,7 +54,8 @@ def table_summary_data(table: Table) -> dict[str, Any]:
 
 
 def table_data(table: Table) -> dict[str, Any]:
-    """The table as a client needs it now: session, people, shoe, bank, the coup in play."""
+    """The table as a client needs it now (``selectors.table_now``): session, people, shoe, bank,
+    the coup in play."""
     data: dict[str, Any] = {
         **table_summary_data(table),
         "session": None,
@@ -72,11 +67,11 @@ def table_data(table: Table) -> dict[str, Any]:
         "current_coup": None,
         "last_coup": None,
     }
-    session = table_open_session(table=table)
+    now = table_now(table=table)
+    session = now.session
     if session is None:
         return data
-    session.table = table
-    pause = SessionPause.objects.filter(session=session, ended_at__isnull=True).first()
+    pause = now.pause
     data["session"] = {
         "id": session.pk,
         "opened_at": session.opened_at,
@@ -84,7 +79,6 @@ def table_data(table: Table) -> dict[str, Any]:
         "paused": pause is not None,
         "paused_since": pause.started_at if pause else None,
     }
-    seats = Seat.objects.filter(session=session, left_at__isnull=True).select_related("player")
     data["seats"] = [
         {
             "id": seat.pk,
@@ -92,22 +86,20 @@ def table_data(table: Table) -> dict[str, Any]:
             "player": player_data(seat.player),
             "joined_at": seat.joined_at,
         }
-        for seat in seats.order_by("number")
+        for seat in now.seats
     ]
-    spectators = Spectator.objects.filter(session=session, left_at__isnull=True).select_related("player")
     data["spectators"] = [
         {"id": spec.pk, "player": player_data(spec.player), "joined_at": spec.joined_at}
-        for spec in spectators.order_by("joined_at", "pk")
+        for spec in now.spectators
     ]
-    shoe = Shoe.objects.filter(table=table, state=Shoe.State.OPEN).first()
+    shoe = now.shoe
     if shoe is not None:
-        dealt = ShoeCard.objects.filter(shoe=shoe).count()
         data["shoe"] = {
             "id": shoe.pk,
             "number": shoe.number,
             "decks": shoe.decks,
-            "cards_dealt": dealt,
-            "cards_left": 52 * shoe.decks - dealt,
+            "cards_dealt": now.cards_dealt,
+            "cards_left": now.cards_left,
             "stop_card_position": shoe.stop_card_position,
             "stop_reached": shoe.stop_reached,
             "alarm": shoe.alarm,
@@ -119,10 +111,12 @@ def table_data(table: Table) -> dict[str, Any]:
                     "coup": a.coup_id,
                     "raised_at": a.raised_at,
                 }
-                for a in ShoeAlarm.objects.filter(shoe=shoe).order_by("raised_at", "pk")
+                # the open shoe's, oldest first
+                for a in reversed(now.alarms)
+                if a.shoe_id == shoe.pk
             ],
         }
-    turn = bank_open_turn(session=session)
+    turn = now.bank
     if turn is not None:
         data["bank"] = {
             "id": turn.pk,
@@ -133,7 +127,7 @@ def table_data(table: Table) -> dict[str, Any]:
             "required_minimum": turn.required_minimum,
         }
     else:
-        rotation = bank_rotation(session=session)
+        rotation = now.rotation
         assert rotation is not None
         data["bank_rotation"] = {
             "how": rotation.how,
@@ -142,9 +136,8 @@ def table_data(table: Table) -> dict[str, Any]:
             "candidates": [seat.number for seat in rotation.candidates],
             "offer_to": rotation.offer_to.number if rotation.offer_to else None,
         }
-    coups = Coup.objects.filter(shoe__session=session).order_by("-created_at", "-pk")
-    data["current_coup"] = coups.filter(state__in=UNFINISHED_COUP_STATES).values_list("pk", flat=True).first()
-    data["last_coup"] = coups.values_list("pk", flat=True).first()
+    data["current_coup"] = now.coup.pk if now.coup else None
+    data["last_coup"] = now.last_coup.pk if now.last_coup else None
     return data
 
 
@@ -165,6 +158,7 @@ def step_data(step: CoupStep, index_of: Mapping[int, int] | None = None) -> dict
     if step.corrects_id is not None:
         corrects = (index_of or {}).get(step.corrects_id)
         if corrects is None:
+            assert step.corrects is not None  # corrects_id is set
             corrects = step.corrects.index
     return {
         "index": step.index,
@@ -240,29 +234,17 @@ def coup_data(view: CoupView) -> dict[str, Any]:
     }
 
 
-def coup_record_data(record: CoupRecord) -> dict[str, Any]:
-    """A ``CoupRecord`` as the interchange format's JSON object (docs/coup-record.md)."""
-    return {
-        "id": record.id,
-        "profile": record.profile,
-        "bank": record.bank,
-        "bets": [{"punter": b.punter, "amount": b.amount, "spectator": b.spectator} for b in record.bets],
-        "banco": record.banco,
-        "first_coup_of_bank": record.first_coup_of_bank,
-        "player": {"cards": list(record.player.cards), "action": record.player.action.value},
-        "banker": {"cards": list(record.banker.cards), "action": record.banker.action.value},
-        "shoe_next": list(record.shoe_next),
-        "house_limit": record.house_limit,
-        "chip_unit": record.chip_unit,
-        "active_punter": record.active_punter,
-    }
-
-
 def step_result_data(result: services.StepResult) -> dict[str, Any]:
     return {"step": step_data(result.step), "coup": coup_data(coup_view(coup=result.coup))}
 
 
-def pending_correction_data(coup: Coup) -> dict[str, Any]:
+class PendingCorrections(TypedDict):
+    """What the corrections queue prefetches on each of its coups (tables.api.views.corrections)."""
+
+    corrections_submitted: list[CoupStep]  # latest first
+
+
+def pending_correction_data(coup: WithAnnotations[Coup, PendingCorrections]) -> dict[str, Any]:
     """A coup of the corrections queue (``coup.corrections_submitted``: its corrections, latest first)."""
     return {
         "coup": coup.pk,

@@ -15,7 +15,6 @@ from ledger.services import (
     account_spec,
     accounts_by_pk,
     accounts_lock,
-    ledger_lock,
     posting_find,
     postings_write,
 )
@@ -34,7 +33,6 @@ def bank_share_out(*, coup: Coup, player: Player, amount: int, actor: Any, key: 
     belongs to that bank). Nothing to take posts nothing."""
     if type(amount) is not int or amount < 0:
         raise ValidationError(f"A share is a whole number of chips, not {amount!r}.")
-    ledger_lock()
     coup = coup_context(coup.pk)
     table = coup.shoe.table
     casino = table.casino
@@ -46,7 +44,7 @@ def bank_share_out(*, coup: Coup, player: Player, amount: int, actor: Any, key: 
     accounts = accounts_lock(
         casino=casino, specs=specs, actor=actor, players={player.pk: player}, tables={table.pk: table}
     )
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (txn := posting_find(key, casino=casino, kind=TKind.BANK_SHARE, coup=coup)) is not None:
         return txn
     bank, wallet = (accounts[s] for s in specs)

@@ -20,7 +20,6 @@ from ledger.services import (
     account_spec,
     accounts_by_pk,
     accounts_lock,
-    ledger_lock,
     posting_find,
     postings_write,
 )
@@ -82,7 +81,6 @@ def bank_fund(
     """
     if type(amount) is not int or amount < 0:
         raise ValidationError(f"A bank is raised by a whole number of chips, not {amount!r}.")
-    ledger_lock()
     coup = coup_context(coup.pk)
     table, banker = coup.shoe.table, coup.banker
     casino = table.casino
@@ -101,7 +99,7 @@ def bank_fund(
         players={banker.pk: banker, **{player.pk: player for player, _ in shares}},
         tables={table.pk: table},
     )
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
         return txn
     bank, wallet, reserve = (accounts[s] for s in specs)
@@ -168,7 +166,6 @@ def bank_close(*, table: Table, banker: Player, actor: Any, key: str) -> Transac
     reserve, go back to his player account. Nothing to return posts nothing (None)."""
     table = Table.objects.select_related("casino").get(pk=table.pk)
     casino = table.casino
-    ledger_lock()
     if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
         return txn
     specs = [
@@ -179,7 +176,7 @@ def bank_close(*, table: Table, banker: Player, actor: Any, key: str) -> Transac
     accounts = accounts_lock(
         casino=casino, specs=specs, actor=actor, players={banker.pk: banker}, tables={table.pk: table}
     )
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
         return txn
     bank, wallet, reserve = (accounts[s] for s in specs)
@@ -201,13 +198,13 @@ def bank_close(*, table: Table, banker: Player, actor: Any, key: str) -> Transac
 
 
 def reserve_return(*, casino: Casino, player: Player, actor: Any, key: str) -> Transaction | None:
-    """The player's reserve goes back to his player account (a series' end). The caller holds the
-    ledger lock (``ledger_lock``) in its database transaction. Nothing to return posts nothing."""
+    """The player's reserve goes back to his player account (a series' end). Nothing to
+    return posts nothing."""
     if (txn := posting_find(key, casino=casino, kind=TKind.RESERVE_RETURN)) is not None:
         return txn
     specs = [account_spec(Kind.PLAYER, player), account_spec(Kind.RESERVE, player)]
     accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players={player.pk: player})
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (txn := posting_find(key, casino=casino, kind=TKind.RESERVE_RETURN)) is not None:
         return txn
     wallet, reserve = (accounts[s] for s in specs)

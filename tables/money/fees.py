@@ -28,7 +28,6 @@ from ledger.services import (
     account_spec,
     accounts_by_pk,
     accounts_lock,
-    ledger_lock,
     posting_find,
     postings_write,
 )
@@ -92,7 +91,7 @@ def _fee_key(session: TableSession, who: str, hour_start: dt.datetime) -> str:
     return f"hourly_fee:session:{session.pk}:{who}:{hour_start.astimezone(dt.UTC):%Y-%m-%dT%H:%M:%SZ}"
 
 
-def _hour_fees(session: TableSession, hour_start: dt.datetime) -> feecalc.HourFees:
+def _hour_fees(session: TableSession, hour_start: dt.datetime) -> feecalc.HourFees[int]:
     casino = session.table.casino
     hour_end = hour_start + feecalc.HOUR
     seats = Seat.objects.filter(session=session, joined_at__lt=hour_end).filter(
@@ -129,7 +128,12 @@ def hourly_fees_bill(
     unbilled and reported in ``failures``; the hour is then not marked billed, so the next run
     retries him and, the other postings being idempotent, charges nobody twice.
     """
-    session = TableSession.objects.select_related("table__casino").get(pk=session.pk)
+    # the session's row lock serialises two billings of its hours (the FeeHour check below)
+    session = (
+        TableSession.objects.select_for_update(of=("self",))
+        .select_related("table__casino")
+        .get(pk=session.pk)
+    )
     casino = session.table.casino
     now = now or timezone.now()
     if casino.levy_mode != Casino.LevyMode.HOURLY_FEE:
@@ -139,7 +143,6 @@ def hourly_fees_bill(
     hour_start = hour_start.astimezone(dt.UTC)
     if hour_start not in session_fee_hours(session=session, now=now):
         raise ValidationError("This hour is not over yet, or the session was not open in it.")
-    ledger_lock()
     fees = _hour_fees(session, hour_start)
     bill = HourlyFeeBill(
         session_id=session.pk, hour_start=hour_start, charges={}, unallocated=fees.unallocated
@@ -224,7 +227,7 @@ def _fee_post(
         return txn
     specs = [account_spec(Kind.FEE), *(account_spec(Kind.PLAYER, players[pid]) for pid in charges)]
     accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players=players)
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (txn := posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
         return txn
     entries = {accounts[account_spec(Kind.FEE)].pk: sum(charges.values())}
@@ -268,12 +271,11 @@ def card_money_charge(*, session: TableSession, player: Player, actor: Any) -> T
     if amount == 0:
         return None
     key = f"card_money:session:{session.pk}:player:{player.pk}"
-    ledger_lock()
     if (txn := posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
         return txn
     specs = [account_spec(Kind.CARD_MONEY), account_spec(Kind.PLAYER, player)]
     accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players={player.pk: player})
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (txn := posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
         return txn
     house, wallet = (accounts[s] for s in specs)

@@ -16,7 +16,7 @@ from django.db.models import Q, Sum
 
 from ledger.models import Account
 from ledger.selectors import account_balance
-from tables.engine_bridge import coup_rules, seat_key, spectator_key
+from tables.engine_bridge import bet_player, bet_punter_key, coup_bets, coup_rules
 from tables.models import BankShare, BankTurn, Bet, Casino, Coup, Player, Seat, Table, TableSession
 from tables.money import bank_share, banks, fees, limits
 from tables.money import settlement as coup_money  # its functions take a ``settlement``
@@ -26,13 +26,7 @@ from tables.rules.profiles import LevyMode
 
 def coup_punters(coup: Coup) -> dict[str, Player]:
     """The engine's punter keys of a coup's bets (``seat-4``, ``spectator-17``), to players."""
-    players: dict[str, Player] = {}
-    for bet in Bet.objects.filter(coup=coup).select_related("seat__player", "spectator__player"):
-        if bet.seat_id is not None:
-            players[seat_key(bet.seat.number)] = bet.seat.player
-        else:
-            players[spectator_key(bet.spectator_id)] = bet.spectator.player
-    return players
+    return {bet_punter_key(bet): bet_player(bet) for bet in coup_bets(coup)}
 
 
 def bank_fund(*, coup: Coup, actor: Any) -> None:

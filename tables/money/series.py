@@ -18,7 +18,7 @@ from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from ledger.models import Account
 from ledger.selectors import account_find, player_available, player_balances
-from ledger.services import cage_buy_in, ledger_lock
+from ledger.services import cage_buy_in
 from tables.models import Coup, Player, Seat, Series, SeriesEntrant, TableSession
 from tables.money.banks import bank_close, bank_holder, bank_holder_id, reserve_return
 
@@ -85,7 +85,11 @@ def series_end(*, series: Series, reason: str, actor: Any) -> Series:
     standings (series_standings) then compare what each holds. ``completed`` needs every coup
     played and ``no_bank`` that nobody can open one; ``no_bets`` (everybody refuses to bet) and
     ``abandoned`` are the table's word. Ending an ended series again with its reason is a no-op."""
-    series = Series.objects.select_for_update().select_related("session__table__casino").get(pk=series.pk)
+    series = (
+        Series.objects.select_for_update(of=("self",))
+        .select_related("session__table__casino")
+        .get(pk=series.pk)
+    )
     if reason not in Series.EndReason.values:
         raise ValidationError(f"Unknown end reason {reason!r}.")
     if series.ended_at is not None:
@@ -106,7 +110,6 @@ def series_end(*, series: Series, reason: str, actor: Any) -> Series:
     holder = bank_holder(table=table)
     if holder is not None:
         bank_close(table=table, banker=holder, actor=actor, key=f"series:{series.pk}:end:bank")
-    ledger_lock()
     for entrant in series.entrants.select_related("player"):
         reserve_return(
             casino=casino,
@@ -163,8 +166,7 @@ def _series_holdings(*, series: Series) -> dict[int, int]:
     ).values_list("player_id", "balance"):
         holdings[player_id] += balance
     bank = account_find(casino=table.casino, kind=Account.Kind.BANK, table=table)
-    holder = bank_holder_id(bank=bank) if bank is not None else None
-    if holder in holdings:
+    if bank is not None and (holder := bank_holder_id(bank=bank)) in holdings:
         holdings[holder] += bank.balance
     return holdings
 

@@ -22,7 +22,6 @@ from ledger.services import (
     account_spec,
     accounts_by_pk,
     accounts_lock,
-    ledger_lock,
     posting_find,
     posting_replay_checked,
     postings_write,
@@ -35,14 +34,14 @@ Kind = Account.Kind
 TKind = Transaction.Kind
 
 
-def _coup_context(coup: Coup) -> Coup:
+def _coup_context(coup: Coup) -> hot_sql.CoupInContext:
     """The coup with its table, casino, banker and bank turn, and whether a later coup of its bank
-    turn has started (one query, read under the ledger lock, never a stale instance; in SQL, as it
+    turn has started (one query, read under the coup's lock, never a stale instance; in SQL, as it
     runs on every posting of a coup: tables/money/sql.py)."""
     return hot_sql.coup_context(coup.pk)
 
 
-def _bank_still_in_play(coup: Coup) -> bool:
+def _bank_still_in_play(coup: hot_sql.CoupInContext) -> bool:
     """Whether the coup's bank is still the one in the table's bank account: its bank turn has not
     ended and no later coup of that turn has started. When it has moved on (a correction reviewed
     after play went on), the banker's side of a late posting goes to his player account, where
@@ -129,17 +128,14 @@ def _coup_accounts(
         account_spec(Kind.LEVY),
         *(account_spec(Kind.PLAYER, p) for p in punter_players.values()),
     ]
-    # Extra accounts (a provisional settlement's) first, then the named ones: both batches are
-    # locked in id order, and the ledger lock already held means no other poster interleaves.
-    extra = list(extra)
-    if extra:
-        list(Account.objects.select_for_update().filter(pk__in=extra).order_by("pk"))
+    # the extra accounts (a provisional settlement's) and the named ones in one batch, by id
     by_spec = accounts_lock(
         casino=table.casino,
         specs=specs,
         actor=actor,
         players={p.pk: p for p in [banker, *punter_players.values()]},
         tables={table.pk: table},
+        also=extra,
     )
     return _CoupAccounts(
         by_spec=by_spec,
@@ -190,7 +186,6 @@ def coup_settle(
     player account.
     """
     kind = TKind.COUP_PROVISIONAL if provisional else TKind.COUP_SETTLEMENT
-    ledger_lock()
     coup = _coup_context(coup)
     casino = coup.shoe.table.casino
     # one read: a replay of this key, and the coup's standing (unreversed) settlements
@@ -206,9 +201,9 @@ def coup_settle(
             f"Coup {coup.number} has a provisional settlement awaiting review: approve or reject it."
         )
     accounts = _coup_accounts(coup=coup, settlement=settlement, punters=punters, actor=actor)
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
-    if (txn := posting_find(key, casino=casino, kind=kind, coup=coup)) is not None:
-        return txn
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
+    if (found := posting_find(key, casino=casino, kind=kind, coup=coup)) is not None:
+        return found
     entries = _settlement_entries(
         settlement=settlement,
         accounts=accounts,
@@ -251,7 +246,7 @@ def _reversal(
 def _with_extra(accounts: _CoupAccounts, extra: Iterable[int]) -> dict[int, Account]:
     by_pk = accounts_by_pk(accounts.by_spec)
     missing = [pk for pk in extra if pk not in by_pk]
-    by_pk.update((a.pk, a) for a in Account.objects.filter(pk__in=missing))  # locked by _coup_accounts
+    by_pk.update((a.pk, a) for a in Account.objects.filter(pk__in=missing))  # (locked by _coup_accounts)
     return by_pk
 
 
@@ -272,7 +267,6 @@ def coup_settlement_replace(
     the net of the two (nothing, when the approved settlement is the provisional one). Once the
     coup's bank has moved on, both settle the banker's side against his player account.
     Returns the final settlement."""
-    ledger_lock()
     coup = _coup_context(coup)
     casino = coup.shoe.table.casino
     if (
@@ -286,7 +280,7 @@ def coup_settlement_replace(
         raise ValidationError(f"Coup {coup.number} has no provisional settlement to replace.")
     old = selectors.transaction_entries(txn=provisional)
     accounts = _coup_accounts(coup=coup, settlement=settlement, punters=punters, actor=actor, extra=old)
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (
         txn := posting_find(f"{key}:settle", casino=casino, kind=TKind.COUP_SETTLEMENT, coup=coup)
     ) is not None:
@@ -321,7 +315,6 @@ def coup_provisional_reverse(*, coup: Coup, actor: Any, key: str) -> Transaction
     entries, ``reverses`` → it); the coup then awaits a new correction. Once the coup's bank has
     moved on, the banker's side is taken from / returned to his player account, where bank_close
     returned his chips — InsufficientChips if he no longer has them and may not borrow."""
-    ledger_lock()
     coup = _coup_context(coup)
     casino = coup.shoe.table.casino
     if (txn := posting_find(key, casino=casino, kind=TKind.COUP_REVERSAL, coup=coup)) is not None:
@@ -331,7 +324,7 @@ def coup_provisional_reverse(*, coup: Coup, actor: Any, key: str) -> Transaction
         raise ValidationError(f"Coup {coup.number} has no provisional settlement to reverse.")
     old = selectors.transaction_entries(txn=provisional)
     accounts = _coup_accounts(coup=coup, settlement=None, punters={}, actor=actor, extra=old)
-    # posted meanwhile by a request that held these accounts (if the ledger lock was bypassed)
+    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (txn := posting_find(key, casino=casino, kind=TKind.COUP_REVERSAL, coup=coup)) is not None:
         return txn
     posting = _reversal(coup, provisional, accounts, in_play=_bank_still_in_play(coup), key=key)

@@ -6,9 +6,14 @@ bank_share.py.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict, cast
+
 from ledger.models import Transaction
 from ledger.sql import model_columns, model_fields, model_instances, rows_fetch
 from tables.models import Casino, Coup, Player, Shoe, Table
+
+if TYPE_CHECKING:  # django-stubs-ext is a dev requirement
+    from django_stubs_ext import WithAnnotations
 
 _COUP = ("id", "shoe_id", "number", "banker_id", "bank", "bank_turn_id")
 _SHOE = ("id", "table_id")
@@ -35,7 +40,18 @@ _COUP_CONTEXT_SQL = """
 """
 
 
-def coup_context(coup_id: int) -> Coup:
+class CoupContextFlags(TypedDict):
+    """What :func:`coup_context` adds to the coup it reads."""
+
+    turn_ended: bool
+    later_coup_started: bool
+
+
+if TYPE_CHECKING:
+    CoupInContext = WithAnnotations[Coup, CoupContextFlags]
+
+
+def coup_context(coup_id: int) -> CoupInContext:
     """The coup (only the fields the ledger reads) with ``shoe.table.casino`` and ``banker``, and
     ``turn_ended`` (its bank turn has ended) and ``later_coup_started`` (a later coup of that turn
     exists). Coup.DoesNotExist if there is no such coup."""
@@ -44,13 +60,14 @@ def coup_context(coup_id: int) -> Coup:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
     row = rows[0]
     (coup,) = model_instances(Coup, _COUP, [row[0:6]])
+    context = cast("CoupInContext", coup)  # the flags are set below
     (shoe,) = model_instances(Shoe, _SHOE, [row[6:8]])
     (table,) = model_instances(Table, _TABLE, [row[8:12]])
     (casino,) = model_instances(Casino, _CASINO, [row[12:15]])
     (banker,) = model_instances(Player, _PLAYER, [row[15:18]])
     table.casino, shoe.table, coup.shoe, coup.banker = casino, table, shoe, banker
-    coup.turn_ended, coup.later_coup_started = bool(row[18]), bool(row[19])
-    return coup
+    context.turn_ended, context.later_coup_started = bool(row[18]), bool(row[19])
+    return context
 
 
 _TRANSACTION = model_fields(Transaction)

@@ -31,8 +31,12 @@ class Action(StrEnum):
 
 class Code(StrEnum):
     """Violation codes. A violation is something that happened at the table against the rules:
-    it is recorded, flagged and (for game violations) restored — never refused."""
+    it is recorded, flagged and (for game violations) restored — never refused in a recorded
+    history. (A live table refuses the procedural ones outright: a spectator's forbidden bet, a
+    bank under the minimum, bets beyond the bank; a record of them is flagged instead.)"""
 
+    BANK_BELOW_MINIMUM = "BANK_BELOW_MINIMUM"
+    SPECTATOR_BET_NOT_ALLOWED = "SPECTATOR_BET_NOT_ALLOWED"
     BETS_EXCEED_BANK = "BETS_EXCEED_BANK"
     WRONG_ACTIVE_PUNTER = "WRONG_ACTIVE_PUNTER"
     NATURAL_NOT_SHOWN = "NATURAL_NOT_SHOWN"
@@ -43,9 +47,16 @@ class Code(StrEnum):
     BANKER_SHOULD_STAND = "BANKER_SHOULD_STAND"
 
 
-#: violations about the money on the table rather than the play of the cards: they do not call
-#: for restoring the game
-NON_GAME_CODES = frozenset({Code.BETS_EXCEED_BANK, Code.WRONG_ACTIVE_PUNTER})
+#: procedural violations — about the bank, the bets and who may make them rather than the play of
+#: the cards: the coup is judged, settled and restored as recorded, so they restore nothing
+NON_GAME_CODES = frozenset(
+    {
+        Code.BANK_BELOW_MINIMUM,
+        Code.SPECTATOR_BET_NOT_ALLOWED,
+        Code.BETS_EXCEED_BANK,
+        Code.WRONG_ACTIVE_PUNTER,
+    }
+)
 
 
 @fast_init
@@ -83,6 +94,7 @@ class CoupRecord:
     house_limit: int | None = None
     chip_unit: int = 1
     active_punter: str | None = None
+    banco_suivi: bool = False  # the banco caller claimed his suivi (only with ``banco``)
 
 
 @fast_init

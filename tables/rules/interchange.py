@@ -1,8 +1,11 @@
-"""The coup-record interchange format (docs/coup-record.md): parsed dicts in, verdict dicts out.
+"""The coup-record interchange format (docs/coup-record.md): its one reader and its one writer,
+and the verdict dicts.
 
 ``record_from_dict`` is the one gate between untrusted JSON and the engine: everything the engine
 assumes about a record (card codes, amounts, actions consistent with the cards) is checked here,
 and a malformed record raises :class:`RecordError` with a sentence a person can act on.
+``record_to_dict`` is its inverse and the only writer of records (the exports, the API's record
+endpoint and the benchmarks' generator all call it), so one coup always gives one JSON object.
 """
 
 from __future__ import annotations
@@ -153,6 +156,9 @@ def record_from_dict(
         banco = _flag(data, "banco")
         if banco and (len(bets) != 1 or bets[0].amount != bank):
             raise ValueError("banco needs exactly one bet, equal to the bank")
+        banco_suivi = _flag(data, "banco_suivi")
+        if banco_suivi and not banco:
+            raise ValueError("banco_suivi is only for a banco record")
         player = _hand(data, "player")
         banker = _hand(data, "banker")
         pc, bc = player.cards, banker.cards
@@ -184,9 +190,42 @@ def record_from_dict(
             house_limit,
             chip_unit,
             active,
+            banco_suivi,
         )
     except ValueError as exc:
         raise RecordError(str(exc), record_id, has_id="id" in data) from None
+
+
+def record_to_dict(record: CoupRecord) -> dict[str, Any]:
+    """A record as the format's JSON object: the inverse of :func:`record_from_dict`.
+
+    The keys the format calls optional are written only when they differ from their default (a
+    bet's ``spectator``, ``house_limit``, ``chip_unit``, ``active_punter``, ``banco_suivi``), as in
+    the format's example; ``id``, ``banco``, ``first_coup_of_bank`` and ``shoe_next`` are always
+    written.
+    """
+    data: dict[str, Any] = {
+        "id": record.id,
+        "profile": record.profile,
+        "bank": record.bank,
+        "bets": [
+            {"punter": b.punter, "amount": b.amount, **({"spectator": True} if b.spectator else {})}
+            for b in record.bets
+        ],
+        "banco": record.banco,
+        **({"banco_suivi": True} if record.banco_suivi else {}),
+        "first_coup_of_bank": record.first_coup_of_bank,
+        "player": {"cards": list(record.player.cards), "action": record.player.action.value},
+        "banker": {"cards": list(record.banker.cards), "action": record.banker.action.value},
+        "shoe_next": list(record.shoe_next),
+    }
+    if record.house_limit is not None:
+        data["house_limit"] = record.house_limit
+    if record.chip_unit != 1:
+        data["chip_unit"] = record.chip_unit
+    if record.active_punter is not None:
+        data["active_punter"] = record.active_punter
+    return data
 
 
 def settlement_to_dict(s: Settlement) -> dict[str, Any]:

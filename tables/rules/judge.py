@@ -24,6 +24,7 @@ from tables.rules.coup import (
     Verdict,
     Violation,
 )
+from tables.rules.procedure import bank_violation, spectator_violation
 from tables.rules.profiles import NaturalTie, Profile
 from tables.rules.settlement import LevyTerms, active_punter, settle
 from tables.rules.tableau import STOOD, Requirement, Tableau
@@ -35,16 +36,19 @@ _A_DRAW = Action.DRAW
 _A_STAND = Action.STAND
 _DECIDED = (Action.DRAW, Action.STAND)
 
-# game violations in the order they are reported: the order in which the table meets them
+# violations in the order they are reported: the order in which the table meets them (the bank
+# is declared, the bets are made, then the cards are played)
 _ORDER = {
-    Code.BETS_EXCEED_BANK: 0,
-    Code.WRONG_ACTIVE_PUNTER: 1,
-    Code.NATURAL_NOT_SHOWN: 2,
-    Code.CARD_AFTER_NATURAL: 3,
-    Code.PLAYER_SHOULD_DRAW: 4,
-    Code.PLAYER_SHOULD_STAND: 4,
-    Code.BANKER_SHOULD_DRAW: 5,
-    Code.BANKER_SHOULD_STAND: 5,
+    Code.BANK_BELOW_MINIMUM: 0,
+    Code.SPECTATOR_BET_NOT_ALLOWED: 1,
+    Code.BETS_EXCEED_BANK: 2,
+    Code.WRONG_ACTIVE_PUNTER: 3,
+    Code.NATURAL_NOT_SHOWN: 4,
+    Code.CARD_AFTER_NATURAL: 5,
+    Code.PLAYER_SHOULD_DRAW: 6,
+    Code.PLAYER_SHOULD_STAND: 6,
+    Code.BANKER_SHOULD_DRAW: 7,
+    Code.BANKER_SHOULD_STAND: 7,
 }
 
 
@@ -108,6 +112,14 @@ def judge_coup(record: CoupRecord, rules: Rules, *, levy: LevyTerms | None = Non
     profile = rules.profile
 
     violations: list[Violation] = []
+    # procedural codes (the bank's minimum, who may bet): a live table refuses them, a recorded
+    # coup is flagged and still judged, settled and restored as recorded (COUP_RECORD.md)
+    low = bank_violation(profile, record.bank)
+    if low is not None:
+        violations.append(low)
+    spectator = spectator_violation(profile, record.bets, banco=record.banco)
+    if spectator is not None:
+        violations.append(spectator)
     covered = 0
     for bet in record.bets:
         covered += bet.amount

@@ -21,6 +21,7 @@ from enum import StrEnum
 from tables.rules.cards import POINTS
 from tables.rules.coup import Action, Code, CoupRecord, Hand, Stake, Violation
 from tables.rules.judge import Rules
+from tables.rules.procedure import bank_violation, spectator_may_bet, spectator_refusal
 from tables.rules.settlement import BancoCaller, banco_winner
 from tables.rules.tableau import Requirement
 
@@ -99,7 +100,8 @@ class CoupProgress:
     banker_action: Action | None = None
     revealed: bool = False
     # replaying a recorded history rather than a live table: what happened is recorded even where
-    # a live table would refuse it (bets beyond the bank are flagged, not refused)
+    # a live table would refuse it (bets beyond the bank, a bank under the profile's minimum, a
+    # spectator's forbidden bet are flagged, not refused)
     historical: bool = False
     steps: int = 0
     violations: tuple[tuple[int, Violation], ...] = ()  # (step number, violation)
@@ -313,13 +315,19 @@ def apply(state: CoupProgress, step: Step) -> CoupProgress:
     kind = step.kind
     if kind is Move.BANK_DECLARED:
         new = _declare(state, step)
+        assert new.bank is not None
+        low = bank_violation(state.rules.profile, new.bank)  # only a historical replay gets one
+        if low is not None:
+            violations = (*violations, (n, low))
     elif kind is Move.BET:
         new = _bet(state, step)
+        violations = _spectator_flag(new, violations, n)
         if new.uncovered < 0 <= state.uncovered:  # only a historical replay gets here
             over = Violation(Code.BETS_EXCEED_BANK, "punters", f"{new.covered} > {new.bank}")
             violations = (*violations, (n, over))
     elif kind is Move.BANCO:
         new = _banco(state, step)
+        violations = _spectator_flag(new, violations, n)
     elif kind is Move.BETS_CLOSED:
         new = replace(state, bets_closed=True)
     elif kind is Move.CARD_TO_PLAYER:
@@ -359,11 +367,26 @@ def _card(step: Step) -> str:
     return step.card
 
 
+def _spectator_flag(
+    new: CoupProgress, violations: tuple[tuple[int, Violation], ...], n: int
+) -> tuple[tuple[int, Violation], ...]:
+    """Flag the bet just made when it is a spectator's the profile forbids (a historical replay
+    only: a live table refused it) — once per coup, as the judge flags it."""
+    bet = new.bets[-1]
+    if not bet.spectator or spectator_may_bet(new.rules.profile, banco=new.banco):
+        return violations
+    if any(v.code is Code.SPECTATOR_BET_NOT_ALLOWED for _, v in violations):
+        return violations
+    return (*violations, (n, Violation(Code.SPECTATOR_BET_NOT_ALLOWED, "punters", bet.punter)))
+
+
 def _declare(state: CoupProgress, step: Step) -> CoupProgress:
     amount = step.amount
     if type(amount) is not int or amount <= 0:
         raise IllegalStep("the bank must be a positive whole number of chips")
-    if amount < state.minimum_bank:
+    # a recorded bank under the profile's own minimum is flagged (BANK_BELOW_MINIMUM), not refused
+    flagged_instead = state.historical and amount < state.rules.profile.min_bank
+    if amount < state.minimum_bank and not flagged_instead:
         raise IllegalStep(f"the bank must be at least {state.minimum_bank}")
     if state.house_limit is not None and amount > state.house_limit:
         raise IllegalStep(f"the bank may not exceed the house limit of {state.house_limit}")
@@ -381,8 +404,8 @@ def _bet(state: CoupProgress, step: Step) -> CoupProgress:
         raise IllegalStep("the banker cannot bet against his own bank")
     if type(amount) is not int or amount <= 0:
         raise IllegalStep("a bet must be a positive whole number of chips")
-    if step.spectator and not profile.spectators_bet:
-        raise IllegalStep(f"spectators may not bet under the {profile.slug} profile")
+    if step.spectator and not state.historical and not spectator_may_bet(profile, banco=False):
+        raise IllegalStep(spectator_refusal(profile, banco=False))
     if amount < profile.min_bet:
         raise IllegalStep(f"the minimum bet is {profile.min_bet}")
     if amount > state.uncovered and not state.historical:
@@ -401,8 +424,8 @@ def _banco(state: CoupProgress, step: Step) -> CoupProgress:
     for caller in step.callers:
         if caller.punter == state.banker:
             raise IllegalStep("the banker cannot call banco on his own bank")
-        if caller.spectator and (not profile.spectators_bet or profile.seated_bettor_always_plays):
-            raise IllegalStep(f"a spectator may not call banco under the {profile.slug} profile")
+        if caller.spectator and not state.historical and not spectator_may_bet(profile, banco=True):
+            raise IllegalStep(spectator_refusal(profile, banco=True))
         if caller.suivi and not profile.banco_suivi:
             raise IllegalStep(f"the {profile.slug} profile has no banco suivi")
     winner = banco_winner(step.callers, banco_suivi=profile.banco_suivi)
@@ -440,6 +463,7 @@ def to_record(
         shoe_next=shoe_next,
         house_limit=state.house_limit,
         chip_unit=chip_unit,
+        banco_suivi=state.banco_suivi,
     )
 
 
@@ -452,7 +476,8 @@ def record_steps(record: CoupRecord, *, banker: str = "banker") -> list[Step]:
     steps = [Step(Move.BANK_DECLARED, amount=record.bank, punter=banker)]
     if record.banco:
         bet = record.bets[0]
-        steps.append(Step(Move.BANCO, callers=(BancoCaller(bet.punter, spectator=bet.spectator),)))
+        caller = BancoCaller(bet.punter, spectator=bet.spectator, suivi=record.banco_suivi)
+        steps.append(Step(Move.BANCO, callers=(caller,)))
     else:
         steps += [
             Step(Move.BET, punter=b.punter, amount=b.amount, spectator=b.spectator, order=i)

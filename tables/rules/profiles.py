@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from enum import StrEnum
-from typing import Any
+from typing import Any, get_type_hints
 
 
 class Side(StrEnum):
@@ -207,7 +207,7 @@ def profile_from_dict(data: dict[str, object]) -> Profile:
         if f.name not in data:
             continue
         value: Any = data[f.name]
-        kind = _ENUM_FIELDS.get(f.name)
+        kind = ENUM_FIELDS.get(f.name)
         if kind is not None:
             value = kind(value)
         elif f.name == "decks_allowed":
@@ -216,11 +216,10 @@ def profile_from_dict(data: dict[str, object]) -> Profile:
     return Profile(**values)
 
 
-_ENUM_FIELDS: dict[str, type[StrEnum]] = {
-    "betting_from": Side,
-    "bank_passes_to": Side,
-    "player_tableau": PlayerTableau,
-    "natural_tie": NaturalTie,
-    "levy_mode": LevyMode,
-    "levy_rounding": Rounding,
+#: the settings whose type is a StrEnum, with that enum (stored, in JSON or a column, as its value);
+#: read from the annotations so a new enum setting cannot be forgotten here
+ENUM_FIELDS: dict[str, type[StrEnum]] = {
+    name: hint
+    for name, hint in get_type_hints(Profile).items()
+    if isinstance(hint, type) and issubclass(hint, StrEnum)
 }

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
+from core.types import Staff
 from tables.models import (
     UNFINISHED_COUP_STATES,
     BankOffer,
@@ -43,7 +43,7 @@ FIRST_BANKER_WAYS = {
 
 
 def bank_turn_end(
-    *, actor: AbstractBaseUser | None, turn: BankTurn, reason: str, at: dt.datetime | None = None
+    *, actor: Staff | None, turn: BankTurn, reason: str, at: dt.datetime | None = None
 ) -> BankTurn:
     """End a bank; the caller holds the session's locks. The chips in the bank and the banker's
     reserve go back to him in the same transaction."""
@@ -75,7 +75,7 @@ def _seated(session: TableSession, seat: Seat) -> Seat:
 
 def _open_turn(
     *,
-    actor: AbstractBaseUser,
+    actor: Staff,
     session: TableSession,
     seat: Seat,
     how: str,
@@ -97,7 +97,7 @@ def _open_turn(
 
 @transaction.atomic
 def bank_first_assign(
-    *, actor: AbstractBaseUser, session: TableSession, seat: Seat, amount: int | None = None
+    *, actor: Staff, session: TableSession, seat: Seat, amount: int | None = None
 ) -> BankTurn:
     """The session's first banker, chosen by lot or by auction (the table's setting): the croupier
     records the winner (and, for an auction, the bank he bid: his first bank must be at least that)."""
@@ -123,9 +123,7 @@ def bank_first_assign(
 
 
 @transaction.atomic
-def bank_offer_answer(
-    *, actor: AbstractBaseUser, session: TableSession, seat: Seat, accept: bool
-) -> BankOffer:
+def bank_offer_answer(*, actor: Staff, session: TableSession, seat: Seat, accept: bool) -> BankOffer:
     """Record the answer of the player the bank is offered to now (refusals are skipped)."""
     session = lock_session(session)
     check_croupier_at(actor, session.table)
@@ -168,9 +166,7 @@ def bank_offer_answer(
 
 
 @transaction.atomic
-def bank_auction_award(
-    *, actor: AbstractBaseUser, session: TableSession, seat: Seat, amount: int
-) -> BankTurn:
+def bank_auction_award(*, actor: Staff, session: TableSession, seat: Seat, amount: int) -> BankTurn:
     """A passed bank awarded by informal auction: to whoever puts up at least the same amount."""
     session = lock_session(session)
     check_croupier_at(actor, session.table)
@@ -189,7 +185,7 @@ def bank_auction_award(
 
 
 @transaction.atomic
-def bank_new_from_minimum(*, actor: AbstractBaseUser, session: TableSession, seat: Seat) -> BankTurn:
+def bank_new_from_minimum(*, actor: Staff, session: TableSession, seat: Seat) -> BankTurn:
     """Nobody accepted the required amount: the first neighbour may open a new bank from the
     profile's minimum (docs/rules.md §7)."""
     session = lock_session(session)
@@ -214,7 +210,7 @@ def bank_new_from_minimum(*, actor: AbstractBaseUser, session: TableSession, sea
 
 
 @transaction.atomic
-def bank_pass(*, actor: AbstractBaseUser, session: TableSession) -> BankTurn:
+def bank_pass(*, actor: Staff, session: TableSession) -> BankTurn:
     """The banker gives up the bank between coups (after a win or a stand-off)."""
     session = lock_session(session)
     check_croupier_at(actor, session.table)
@@ -227,9 +223,7 @@ def bank_pass(*, actor: AbstractBaseUser, session: TableSession) -> BankTurn:
     return bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.PASSED)
 
 
-def bank_after_coup(
-    *, actor: AbstractBaseUser | None, coup: Coup, outcome: str, next_bank_min: int | None
-) -> None:
+def bank_after_coup(*, actor: Staff | None, coup: Coup, outcome: str, next_bank_min: int | None) -> None:
     """After a coup's (provisional or final) settlement: a losing banker loses the bank; a winning
     or tying one must continue with at least the mandatory continuation. Caller holds the locks."""
     turn = BankTurn.objects.select_for_update().get(pk=coup.bank_turn_id)
@@ -254,9 +248,7 @@ def bank_after_coup(
 
 
 @transaction.atomic
-def bank_assign_imported(
-    *, actor: AbstractBaseUser, session: TableSession, seat: Seat, minimum: int
-) -> BankTurn:
+def bank_assign_imported(*, actor: Staff, session: TableSession, seat: Seat, minimum: int) -> BankTurn:
     """Importing a recorded history: the history names each coup's bank but not how the bank
     went round, so the importer hands the bank to the recorded banker directly (the previous bank,
     if any, is closed as passed). Live tables use the offer-in-turn services above."""
@@ -278,7 +270,7 @@ def bank_assign_imported(
 # ------------------------------------------------------------------ club: a spectator's share of the bank
 @transaction.atomic
 def bank_share_contribute(
-    *, actor: AbstractBaseUser, session: TableSession, spectator: Spectator, amount: int
+    *, actor: Staff, session: TableSession, spectator: Spectator, amount: int
 ) -> BankShare:
     """A club spectator puts up part of a new bank, with the banker's consent (docs/rules.md §6,
     "Club: a spectator's share of the bank"). The
@@ -312,7 +304,7 @@ def bank_share_contribute(
 
 
 @transaction.atomic
-def bank_share_withdraw(*, actor: AbstractBaseUser, session: TableSession, spectator: Spectator) -> BankShare:
+def bank_share_withdraw(*, actor: Staff, session: TableSession, spectator: Spectator) -> BankShare:
     """Before a deal, the spectator takes out his proportional share of the bank: bank 10 with 3
     from him grows to 80, he takes 80 x 3/10 = 24 and the banker goes on with 56 (or tops it up)."""
     session = lock_session(session)
@@ -328,6 +320,7 @@ def bank_share_withdraw(*, actor: AbstractBaseUser, session: TableSession, spect
     )
     if share is None:
         raise ValidationError("This spectator has no share in the bank.")
+    assert turn is not None  # the share was found in it
     if Coup.objects.filter(bank_turn=turn, state__in=UNFINISHED_COUP_STATES).exists():
         raise ValidationError("A share is taken out before a deal: finish (and restore) the coup first.")
     taken = _share_pay_out(actor=actor, share=share)
@@ -343,13 +336,14 @@ def bank_share_withdraw(*, actor: AbstractBaseUser, session: TableSession, spect
     return share
 
 
-def _share_pay_out(*, actor: AbstractBaseUser | None, share: BankShare) -> int:
+def _share_pay_out(*, actor: Staff | None, share: BankShare) -> int:
     """Pay a spectator his proportional share of what the bank holds now (the caller holds the
     locks); before the bank's first coup nothing has moved yet, so there is nothing to pay."""
     coups = Coup.objects.filter(bank_turn=share.turn).order_by("created_at", "pk")
     first, last = coups.first(), coups.last()
     amount = 0
     if first is not None:
+        assert last is not None  # the same coups as first
         table = share.turn.session.table
         # the bank now belongs to those still in it: the first bank less the parts already taken
         # out (bank 10 with 3 from A and 2 from B; A took his 24 of 80: B owns 2/7 of the 56 left)

@@ -12,22 +12,23 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from audit.services import audit_record
+from core.types import Staff
 from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict
+from tables.lifecycle import CoupConflict, coup_state_change
 from tables.models import BankTax, Coup, CoupStep, ShoeCard
 from tables.money import floor as money
 from tables.permissions import check_can_approve, check_croupier_at
 from tables.rules.coup import NeedsCards, Restored, Settlement
 from tables.rules.interchange import restored_to_dict, settlement_to_dict
 from tables.services.banks import bank_after_coup
-from tables.services.coups import CoupConflict, StepResult, step_append
+from tables.services.coups import StepResult, step_append
 from tables.services.locking import lock_coup
 from tables.services.shoes import card_record
+from tables.wording import SELF_REVIEW_REFUSAL
 
 
 def _restoration(coup: Coup, cards: list[str]) -> tuple[Restored, Settlement, list[CoupStep]]:
@@ -51,13 +52,15 @@ def _restoration(coup: Coup, cards: list[str]) -> tuple[Restored, Settlement, li
 
 
 def _latest_correction(coup: Coup) -> CoupStep:
-    return coup.steps.filter(kind=CoupStep.Kind.CORRECTION).order_by("-index").first()
+    step = coup.steps.filter(kind=CoupStep.Kind.CORRECTION).order_by("-index").first()
+    assert step is not None  # only asked of a coup awaiting approval: a correction was submitted
+    return step
 
 
 @transaction.atomic
 def correction_submit(
     *,
-    actor: AbstractBaseUser,
+    actor: Staff,
     coup: Coup | int,
     cards: list[str] | tuple[str, ...] = (),
     idempotency_key: str = "",
@@ -99,8 +102,7 @@ def correction_submit(
         key=f"coup:{coup.pk}:correction:{step.index}",
         provisional=True,
     )
-    coup.state = Coup.State.AWAITING_APPROVAL
-    coup.save(update_fields=["state"])
+    coup_state_change(coup=coup, to=Coup.State.AWAITING_APPROVAL)
     # the table plays on with the restored result: the bank continues or is lost by it
     bank_after_coup(
         actor=actor, coup=coup, outcome=restored.outcome.value, next_bank_min=settlement.next_bank_min
@@ -114,18 +116,18 @@ def correction_submit(
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))
 
 
-def _pending_review(actor: AbstractBaseUser, coup: Coup) -> CoupStep:
+def _pending_review(actor: Staff, coup: Coup) -> CoupStep:
     check_can_approve(actor)
     if coup.state != Coup.State.AWAITING_APPROVAL:
         raise CoupConflict(f"This coup is {coup.state.replace('_', ' ')}: no correction awaits approval.")
     correction = _latest_correction(coup)
     if correction.actor_id == actor.pk:
-        raise PermissionDenied("You submitted this correction: another person must review it.")
+        raise PermissionDenied(SELF_REVIEW_REFUSAL)
     return correction
 
 
 @transaction.atomic
-def correction_approve(*, actor: AbstractBaseUser, coup: Coup | int, idempotency_key: str = "") -> StepResult:
+def correction_approve(*, actor: Staff, coup: Coup | int, idempotency_key: str = "") -> StepResult:
     """A pit boss approves the restored coup: its settlement becomes final."""
     coup = lock_coup(coup)
     correction = _pending_review(actor, coup)
@@ -144,8 +146,7 @@ def correction_approve(*, actor: AbstractBaseUser, coup: Coup | int, idempotency
     )
     if settlement.tax:
         BankTax.objects.create(coup=coup, basis=settlement.covered, amount=settlement.tax)
-    coup.state, coup.settled_at = Coup.State.SETTLED, timezone.now()
-    coup.save(update_fields=["state", "settled_at"])
+    coup_state_change(coup=coup, to=Coup.State.SETTLED)
     audit_record(
         actor=actor,
         action="tables.coup.correction_approve",
@@ -157,7 +158,7 @@ def correction_approve(*, actor: AbstractBaseUser, coup: Coup | int, idempotency
 
 @transaction.atomic
 def correction_reject(
-    *, actor: AbstractBaseUser, coup: Coup | int, reason: str, idempotency_key: str = ""
+    *, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = ""
 ) -> StepResult:
     """A pit boss rejects the restored coup: the provisional settlement is reversed and the coup
     waits for a new correction."""
@@ -174,8 +175,7 @@ def correction_reject(
         idempotency_key=idempotency_key,
     )
     money.coup_provisional_reverse(coup=coup, actor=actor, key=f"coup:{coup.pk}:rejected:{step.index}")
-    coup.state = Coup.State.AWAITING_CORRECTION
-    coup.save(update_fields=["state"])
+    coup_state_change(coup=coup, to=Coup.State.AWAITING_CORRECTION)
     audit_record(
         actor=actor,
         action="tables.coup.correction_reject",
@@ -187,9 +187,7 @@ def correction_reject(
 
 
 @transaction.atomic
-def coup_void(
-    *, actor: AbstractBaseUser, coup: Coup | int, reason: str, idempotency_key: str = ""
-) -> StepResult:
+def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = "") -> StepResult:
     """A pit boss voids a flagged coup that cannot be restored (bets beyond the bank, cards no longer
     to be had): all bets are returned and the bank stays as it was declared — no money moves, the
     coup's steps stay, a new step says who voided it and why."""
@@ -211,8 +209,7 @@ def coup_void(
         corrects=first_wrong,
         idempotency_key=idempotency_key,
     )
-    coup.state = Coup.State.VOID
-    coup.save(update_fields=["state"])
+    coup_state_change(coup=coup, to=Coup.State.VOID)
     audit_record(
         actor=actor,
         action="tables.coup.void",

@@ -19,23 +19,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
 from audit.services import audit_record
-from core.errors import Conflict, DomainError
+from core.errors import DomainError
+from core.types import Staff
 from tables.engine_bridge import (
     cards_parse,
     coup_replay,
     coup_verdict,
-    seat_key,
     snapshot_rules,
-    spectator_key,
     table_rules_snapshot,
 )
+from tables.lifecycle import CoupConflict as CoupConflict  # re-exported: the refusal of this module
+from tables.lifecycle import coup_state_change
 from tables.models import (
     UNFINISHED_COUP_STATES,
     BankTax,
@@ -57,17 +57,12 @@ from tables.rules.interchange import verdict_to_dict
 from tables.rules.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup
 from tables.rules.order import SPECTATOR_TURN, betting_turn
 from tables.rules.profiles import Side
+from tables.rules.punters import seat_key, spectator_key
 from tables.rules.settlement import BancoCaller, banco_winner
 from tables.services.banks import bank_after_coup
 from tables.services.locking import lock_coup, lock_session, require_open
 from tables.services.series import series_check_coup_allowed
 from tables.services.shoes import card_record, shoe_close_locked
-
-
-class CoupConflict(Conflict):
-    """The request does not fit the coup's current state (HTTP 409)."""
-
-    code = "coup_conflict"
 
 
 class ConfirmationRequired(DomainError):
@@ -119,7 +114,7 @@ class StepResult:
 @transaction.atomic
 def coup_start(
     *,
-    actor: AbstractBaseUser,
+    actor: Staff,
     session: TableSession,
     amount: int,
     idempotency_key: str = "",
@@ -170,6 +165,8 @@ def coup_start(
         raise ValidationError({"amount": str(exc)}) from None
     now = timezone.now()
     number = (Coup.objects.filter(shoe=shoe).aggregate(n=Max("number"))["n"] or 0) + 1
+    # only a recorded history gets one: a bank under the profile's minimum, flagged, not refused
+    declared = [v.code.value for _, v in state.violations]
     coup = Coup.objects.create(
         shoe=shoe,
         number=number,
@@ -179,6 +176,7 @@ def coup_start(
         rules=snapshot,
         first_coup_of_bank=first_coup_of_bank,
         step_count=1,
+        flagged=bool(declared),
         created_at=now,
     )
     payload: dict[str, Any] = {"amount": amount, "banker": banker, "minimum": turn.required_minimum}
@@ -191,6 +189,7 @@ def coup_start(
         payload=payload,
         actor=actor,
         created_at=now,
+        violations=declared,
         idempotency_key=idempotency_key,
     )
     money.bank_fund(coup=coup, actor=actor)
@@ -198,7 +197,14 @@ def coup_start(
         actor=actor,
         action="tables.coup.start",
         target=coup,
-        after={"shoe": shoe.pk, "number": number, "banker": turn.player_id, "step": 1, **payload},
+        after={
+            "shoe": shoe.pk,
+            "number": number,
+            "banker": turn.player_id,
+            "step": 1,
+            **payload,
+            **({"violations": declared} if declared else {}),
+        },
     )
     return StepResult(coup=coup, step=step, state=state)
 
@@ -207,7 +213,7 @@ def coup_start(
 @transaction.atomic
 def coup_step_record(
     *,
-    actor: AbstractBaseUser,
+    actor: Staff,
     coup: Coup | int,
     request: StepRequest,
     expected_step: int,
@@ -281,7 +287,7 @@ def coup_step_record(
 def step_append(
     *,
     coup: Coup,
-    actor: AbstractBaseUser,
+    actor: Staff,
     kind: str,
     payload: dict[str, Any],
     idempotency_key: str = "",
@@ -308,20 +314,18 @@ def step_append(
     return step
 
 
-def _reveal(*, actor: AbstractBaseUser, coup: Coup, verdict: Verdict, state: CoupProgress) -> None:
+def _reveal(*, actor: Staff, coup: Coup, verdict: Verdict, state: CoupProgress) -> None:
     """The hands are shown: a clean coup is settled now; a flagged one waits to be restored."""
     shoe = coup.shoe
     if verdict.violations:
-        coup.state = Coup.State.AWAITING_CORRECTION
-        coup.save(update_fields=["state"])
+        coup_state_change(coup=coup, to=Coup.State.AWAITING_CORRECTION)
     else:
         settlement = verdict.settlement
         assert settlement is not None  # live bets never exceed the bank: the engine refuses them
         money.coup_settle(coup=coup, settlement=settlement, actor=actor, key=f"coup:{coup.pk}:settle")
         if settlement.tax:
             BankTax.objects.create(coup=coup, basis=settlement.covered, amount=settlement.tax)
-        coup.state, coup.settled_at = Coup.State.SETTLED, timezone.now()
-        coup.save(update_fields=["state", "settled_at"])
+        coup_state_change(coup=coup, to=Coup.State.SETTLED)
         bank_after_coup(
             actor=actor, coup=coup, outcome=verdict.outcome.value, next_bank_min=settlement.next_bank_min
         )
@@ -416,6 +420,7 @@ def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
             betting_from=Side(table.profile.betting_from),
         )
         return _Bettor(seat_key(seat), row.player, False, order, row, None)
+    assert spectator is not None  # one of seat and spectator (checked above)
     standing = (
         Spectator.objects.select_related("player")
         .filter(session_id=session_id, pk=spectator, left_at__isnull=True)
@@ -451,7 +456,9 @@ def _check_suivi(coup: Coup, request: StepRequest, people: list[_Bettor]) -> Non
             and reveal is not None
             and reveal.payload["verdict"]["outcome"] == Outcome.BANKER
         ):
-            loser = banco.seat.player_id if banco.seat_id else banco.spectator.player_id
+            punter = banco.seat or banco.spectator
+            assert punter is not None  # bet_seat_xor_spectator
+            loser = punter.player_id
     for caller, who in zip(request.callers, people, strict=True):
         if caller.suivi and who.player.pk != loser:
             raise ValidationError({"callers": f"{who.player} did not lose a banco on the previous coup."})
@@ -472,6 +479,7 @@ def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgre
             betting_order=order,
         )
         return
+    assert request.amount is not None  # a bet's amount is checked by _engine_step
     Bet.objects.create(
         coup=coup, seat=who.seat, spectator=who.standing, amount=request.amount, betting_order=order
     )

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
+from core.types import Staff
 from tables.models import (
     BankTurn,
     Coup,
@@ -36,9 +36,7 @@ from tables.services.shoes import shoe_close_locked
 
 
 @transaction.atomic
-def table_session_open(
-    *, actor: AbstractBaseUser, table: Table, at: dt.datetime | None = None
-) -> TableSession:
+def table_session_open(*, actor: Staff, table: Table, at: dt.datetime | None = None) -> TableSession:
     check_croupier_at(actor, table)
     # Lock the table row so two tablets opening the same table queue up instead of racing; the
     # partial unique constraint would refuse the second one anyway.
@@ -61,7 +59,7 @@ def table_session_open(
 
 @transaction.atomic
 def table_session_close(
-    *, actor: AbstractBaseUser, session: TableSession, reason: str = "", at: dt.datetime | None = None
+    *, actor: Staff, session: TableSession, reason: str = "", at: dt.datetime | None = None
 ) -> TableSession:
     session = lock_session(session)
     check_croupier_at(actor, session.table)
@@ -101,7 +99,7 @@ def table_session_close(
 
 
 @transaction.atomic
-def session_pause_start(*, actor: AbstractBaseUser, session: TableSession) -> SessionPause:
+def session_pause_start(*, actor: Staff, session: TableSession) -> SessionPause:
     session = lock_session(session)
     check_croupier_at(actor, session.table)
     require_open(session)
@@ -115,7 +113,7 @@ def session_pause_start(*, actor: AbstractBaseUser, session: TableSession) -> Se
 
 
 @transaction.atomic
-def session_pause_end(*, actor: AbstractBaseUser, session: TableSession) -> SessionPause:
+def session_pause_end(*, actor: Staff, session: TableSession) -> SessionPause:
     session = lock_session(session)
     check_croupier_at(actor, session.table)
     pause = SessionPause.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
@@ -131,7 +129,7 @@ def session_pause_end(*, actor: AbstractBaseUser, session: TableSession) -> Sess
 
 
 @transaction.atomic
-def seat_take(*, actor: AbstractBaseUser, session: TableSession, player: Player, number: int) -> Seat:
+def seat_take(*, actor: Staff, session: TableSession, player: Player, number: int) -> Seat:
     session = lock_session(session)
     table = session.table
     check_croupier_at(actor, table)
@@ -156,7 +154,7 @@ def seat_take(*, actor: AbstractBaseUser, session: TableSession, player: Player,
 
 
 @transaction.atomic
-def seat_leave(*, actor: AbstractBaseUser, seat: Seat) -> Seat:
+def seat_leave(*, actor: Staff, seat: Seat) -> Seat:
     session = lock_session(seat.session_id)
     check_croupier_at(actor, session.table)
     seat = Seat.objects.select_for_update().get(pk=seat.pk)
@@ -181,7 +179,7 @@ def seat_leave(*, actor: AbstractBaseUser, seat: Seat) -> Seat:
 
 
 @transaction.atomic
-def spectator_join(*, actor: AbstractBaseUser, session: TableSession, player: Player) -> Spectator:
+def spectator_join(*, actor: Staff, session: TableSession, player: Player) -> Spectator:
     session = lock_session(session)
     check_croupier_at(actor, session.table)
     require_open(session)
@@ -199,7 +197,7 @@ def spectator_join(*, actor: AbstractBaseUser, session: TableSession, player: Pl
 
 
 @transaction.atomic
-def spectator_leave(*, actor: AbstractBaseUser, spectator: Spectator) -> Spectator:
+def spectator_leave(*, actor: Staff, spectator: Spectator) -> Spectator:
     session = lock_session(spectator.session_id)
     check_croupier_at(actor, session.table)
     spectator = Spectator.objects.select_for_update().get(pk=spectator.pk)
@@ -221,9 +219,7 @@ def spectator_leave(*, actor: AbstractBaseUser, spectator: Spectator) -> Spectat
 
 
 @transaction.atomic
-def seat_take_new_player(
-    *, actor: AbstractBaseUser, session: TableSession, display_name: str, number: int
-) -> Seat:
+def seat_take_new_player(*, actor: Staff, session: TableSession, display_name: str, number: int) -> Seat:
     """A newcomer registered and seated in one go: he exists only if he does sit down. The table's
     row is locked first, as by every writer at a table, before the registration takes the audit
     chain's lock."""
@@ -233,9 +229,7 @@ def seat_take_new_player(
 
 
 @transaction.atomic
-def spectator_join_new_player(
-    *, actor: AbstractBaseUser, session: TableSession, display_name: str
-) -> Spectator:
+def spectator_join_new_player(*, actor: Staff, session: TableSession, display_name: str) -> Spectator:
     """A newcomer registered and standing as a spectator, in one go (see seat_take_new_player)."""
     session = lock_session(session)
     player = player_create(actor=actor, casino=session.table.casino, display_name=display_name)

@@ -2,18 +2,18 @@
 
 Importing record by record through the tablet's services (``imports.coup_import``) costs about 275
 SQL queries a coup: every step locks the table, shoe and coup rows again, replays the coup from its
-rows, checks the croupier's shift, takes the audit chain's lock and reads its head, counts the
-shoe's cards… (docs/benchmarks.md, "import_coups"). Here the table is locked once for a chunk of
-records, the floor's state (session, shoe and its cards, bank turn, seats, the accounts involved
-with their balances, the audit chain's head) is read once, and each record is played in memory
-through the same engine calls and the same money rules as the services, in the same order:
+rows, checks the croupier's shift, counts the shoe's cards… (docs/benchmarks.md, "import_coups").
+Here the table is locked once for a chunk of records, the floor's state (session, shoe and its
+cards, bank turn, seats, the accounts involved with their balances) is read once, and each record
+is played in memory through the same engine calls and the same money rules as the services, in the
+same order:
 
 - the engine: ``new_coup``/``apply`` on each step the services would record (historical coups),
   ``coup_verdict`` at the reveal, ``coup_restore`` for a correction;
 - the ledger: the same postings (keys, kinds, entries from ``_settlement_entries``, memos, the
   same refusals when chips are short), balances moved by their net in one UPDATE;
-- the audit chain: the same events, in the same order, with the same content, hashed and linked by
-  ``audit.services.AuditBatch`` exactly as ``audit_record`` links them.
+- the audit chain: the same events, in the same order, with the same content, recorded with
+  ``audit_record`` (appended at COMMIT, as every transaction's; with one COPY when they are many).
 
 The rows are then written with one bulk INSERT a model (their ids taken from the sequences
 beforehand, so that every event and posting can name them as it is built).
@@ -36,7 +36,7 @@ from django.db import connection
 from django.db.models import Model
 from django.utils import timezone
 
-from audit.services import AuditBatch, audit_batch_open, rows_copy
+from audit.services import audit_pending_mark, audit_pending_rewind, audit_record, rows_copy
 from audit.snapshot import model_snapshot
 from ledger.models import Account, Transaction
 from ledger.services import InsufficientChips, UnbalancedTransaction, account_may_go_negative
@@ -50,6 +50,7 @@ from tables.engine_bridge import (
     snapshot_rules,
     spectator_key,
 )
+from tables.lifecycle import coup_transition_check
 from tables.models import (
     BankShare,
     BankTax,
@@ -139,12 +140,6 @@ class _Batch:
 
     # ------------------------------------------------------------------------------- state
     @property
-    def _chain(self) -> AuditBatch:
-        """The audit batch (opened by ``reload`` whenever the batch is active)."""
-        assert self.audit is not None
-        return self.audit
-
-    @property
     def _shoe(self) -> Shoe:
         assert self.shoe is not None
         return self.shoe
@@ -173,7 +168,6 @@ class _Batch:
         # ids taken from now on come after whatever the services just created: at a table, ids
         # follow creation order (the ledger reads "a later coup" and "the bank's last banker" so)
         self.ids = {model: _Ids(model) for model in (Coup, CoupStep, Transaction, BankTurn, Shoe)}
-        self.audit: AuditBatch | None = None
         self.shoe: Shoe | None = None
         self.shoe_loaded: Shoe | None = None
         self.shoe_dirty = False  # the open shoe read here was closed (saved by ``write``)
@@ -187,6 +181,8 @@ class _Batch:
         )
         if self.session is None or not is_croupier_at(self.actor, self.table):
             return
+        if audit_pending_mark() is None:
+            return  # events appended at once: a refused record's could not be taken back
         session = self.session
         if (
             SessionPause.objects.filter(session=session, ended_at__isnull=True).exists()
@@ -225,8 +221,6 @@ class _Batch:
         owners = {s.player_id for s in self.seats.values()} | set(self.standing)
         if self.turn is not None:
             owners.add(self.turn.player_id)
-        # the chain's lock after the table's rows, before the accounts: the services' lock order
-        self.audit = audit_batch_open()
         found = accounts_lock(
             self.casino.pk,
             {Kind.BANK: {self.table.pk}, Kind.LEVY: set(), Kind.PLAYER: owners, Kind.RESERVE: owners},
@@ -246,7 +240,7 @@ class _Batch:
     def mark(self) -> dict[str, Any]:
         """What a refused record must leave as it found."""
         return {
-            "audit": self._chain.mark(),
+            "audit": audit_pending_mark(),
             "lens": {k: len(getattr(self, k)) for k in _ROW_LISTS},
             "moved": dict(self.moved),
             "balances": {pk: a.balance for pk, a in self.by_pk.items()},
@@ -261,7 +255,7 @@ class _Batch:
         }
 
     def rewind(self, mark: dict[str, Any]) -> None:
-        self._chain.rewind(mark["audit"])
+        audit_pending_rewind(mark["audit"])
         for name, n in mark["lens"].items():
             del getattr(self, name)[n:]
         self.moved = mark["moved"]
@@ -278,7 +272,7 @@ class _Batch:
 
     # ------------------------------------------------------------------------------- writing
     def write(self) -> None:
-        """Insert what the records played so far wrote, then the audit events."""
+        """Insert what the records played so far wrote (their audit events wait for the COMMIT)."""
         if self.turn_dirty and self.turn_loaded is not None:  # first: one open bank a session
             self.turn_loaded.save(update_fields=["ended_at", "end_reason", "required_minimum"])
             self.turn_dirty = False
@@ -300,8 +294,6 @@ class _Batch:
         for start in range(0, len(self.entries), 10_000):
             entries_insert(self.entries[start : start + 10_000])
         balances_add({pk: d for pk, d in self.moved.items() if d})
-        if self.audit is not None:
-            self.audit.write()
         self.reset_rows()
         if self.turn is not None and self.turn is not self.turn_loaded:
             self.turn_loaded = self.turn  # written now: later changes to it are UPDATEs
@@ -311,8 +303,8 @@ class _Batch:
     def fits(self, record: CoupRecord) -> bool:
         """Whether this record can be played here (else NeedsServices): everyone it names is at the
         table, the shoe can hold its cards, every account it may move is open."""
-        if not self.active or self.shoe is None:
-            return False
+        if not self.active or self.shoe is None or record.banco_suivi:
+            return False  # (a banco suivi: the services check it against the previous coup)
         shoe = self.shoe
         if not shoe.imported or shoe.stop_card_position is not None or shoe.session_id != self._session.pk:
             return False  # (a shoe that does not hold the record's cards is changed by coup_import)
@@ -403,7 +395,7 @@ class _Batch:
         shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, timezone.now(), _NEXT_SHOE
         if shoe is self.shoe_loaded:
             self.shoe_dirty = True
-        self._chain.append(
+        audit_record(
             actor=self.actor,
             action="tables.shoe.close",
             target=shoe,
@@ -424,9 +416,7 @@ class _Batch:
         )
         self.shoes_new.append(new)
         self.shoe, self.shoe_seen, self.shoe_dealt, self.coup_number = new, Counter(), 0, 0
-        self._chain.append(
-            actor=self.actor, action="tables.shoe.start", target=new, after=model_snapshot(new)
-        )
+        audit_record(actor=self.actor, action="tables.shoe.start", target=new, after=model_snapshot(new))
 
     # ------------------------------------------------------------------------------- the bank
     def _bank_turn_end(self, turn: BankTurn, reason: str) -> None:
@@ -436,7 +426,7 @@ class _Batch:
         self._mark_turn_changed(turn)
         self.turn = None  # nobody holds the bank
         self._bank_close(turn)
-        self._chain.append(
+        audit_record(
             actor=self.actor,
             action=f"tables.bank.{reason}",
             target=turn,
@@ -462,9 +452,7 @@ class _Batch:
         )
         self.turns_new.append(turn)
         self.turn = turn
-        self._chain.append(
-            actor=self.actor, action="tables.bank.take", target=turn, after=model_snapshot(turn)
-        )
+        audit_record(actor=self.actor, action="tables.bank.take", target=turn, after=model_snapshot(turn))
         return turn
 
     def _bank_after_coup(self, coup: _Coup, *, outcome: str, next_bank_min: int | None) -> None:
@@ -479,7 +467,7 @@ class _Batch:
             before = model_snapshot(turn)
             turn.required_minimum = minimum
             self._mark_turn_changed(turn)
-            self._chain.append(
+            audit_record(
                 actor=self.actor,
                 action="tables.bank.continue",
                 target=turn,
@@ -609,7 +597,7 @@ class _Batch:
             self.moved[pk] = self.moved.get(pk, 0) + amount
         if coup is not None and self._account(Kind.BANK, self.table.pk).pk in entries:
             self.holder = coup.banker_id
-        self._chain.append(
+        audit_record(
             actor=self.actor,
             action=f"ledger.transaction.{kind}",
             target=txn,
@@ -646,6 +634,8 @@ class _Batch:
             state = apply(state, Step(Move.BANK_DECLARED, amount=record.bank, punter=banker))
         except IllegalStep as exc:
             raise ValidationError({"amount": str(exc)}) from None
+        # a recorded bank under the profile's minimum is flagged (coups.coup_start)
+        declared = [v.code.value for _, v in state.violations]
         now = timezone.now()
         self.coup_number += 1
         row = Coup(
@@ -658,6 +648,7 @@ class _Batch:
             rules=snapshot,
             first_coup_of_bank=record.first_coup_of_bank,
             step_count=1,
+            flagged=bool(declared),
             created_at=now,
         )
         setattr(row, "_engine_rules", rules)  # noqa: B010 (what engine_bridge.coup_rules memoises)
@@ -673,11 +664,12 @@ class _Batch:
             payload=payload,
             actor=self.actor,
             created_at=now,
+            violations=declared,
         )
         coup.steps.append(step)
         self.steps.append(step)
         self._bank_fund(row)
-        self._chain.append(
+        audit_record(
             actor=self.actor,
             action="tables.coup.start",
             target=row,
@@ -687,6 +679,7 @@ class _Batch:
                 "banker": turn.player_id,
                 "step": 1,
                 **payload,
+                **({"violations": declared} if declared else {}),
             },
         )
         return coup
@@ -783,7 +776,7 @@ class _Batch:
             self._card(coup, step.card, role)
         if verdict is not None:
             self._reveal(coup, verdict)
-        self._chain.append(
+        audit_record(
             actor=self.actor,
             action="tables.coup.step",
             target=coup.row,
@@ -865,6 +858,7 @@ class _Batch:
         """``coups._reveal``."""
         row = coup.row
         if verdict.violations:
+            coup_transition_check(row.state, Coup.State.AWAITING_CORRECTION)
             row.state = Coup.State.AWAITING_CORRECTION
             return
         settlement = verdict.settlement
@@ -872,6 +866,7 @@ class _Batch:
         self._coup_settle(coup, settlement, key=f"coup:{row.pk}:settle", provisional=False)
         if settlement.tax:
             self.taxes.append(BankTax(coup=row, basis=settlement.covered, amount=settlement.tax))
+        coup_transition_check(row.state, Coup.State.SETTLED)
         row.state, row.settled_at = Coup.State.SETTLED, timezone.now()
         self._bank_after_coup(coup, outcome=verdict.outcome.value, next_bank_min=settlement.next_bank_min)
 
@@ -910,9 +905,10 @@ class _Batch:
             role = ShoeCard.Role.PLAYER if card in restored.player_cards[2:] else ShoeCard.Role.BANKER
             self._card(coup, card, role)
         self._coup_settle(coup, settlement, key=f"coup:{row.pk}:correction:{step.index}", provisional=True)
+        coup_transition_check(row.state, Coup.State.AWAITING_APPROVAL)
         row.state = Coup.State.AWAITING_APPROVAL
         self._bank_after_coup(coup, outcome=restored.outcome.value, next_bank_min=settlement.next_bank_min)
-        self._chain.append(
+        audit_record(
             actor=self.actor,
             action="tables.coup.correction_submit",
             target=row,

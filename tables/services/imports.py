@@ -27,17 +27,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from core.types import Staff
 from ledger import services as ledger
 from ledger.models import Account
 from ledger.selectors import account_balance
-from tables.engine_bridge import rules_snapshot, seat_key
+from tables.engine_bridge import rules_snapshot
 from tables.models import (
     BankTurn,
     Coup,
@@ -55,6 +55,7 @@ from tables.rules.coup import CoupRecord, Restored, Verdict
 from tables.rules.judge import Rules, judge_coup
 from tables.rules.machine import IllegalStep, Move, record_steps
 from tables.rules.profiles import BUILTIN, Profile
+from tables.rules.punters import key_seat_number, seat_key
 from tables.rules.settlement import LevyTerms
 from tables.services.banks import bank_assign_imported
 from tables.services.corrections import correction_submit
@@ -137,7 +138,7 @@ def refusal_message(exc: BaseException) -> str:
 
 def coups_import(
     *,
-    actor: AbstractBaseUser,
+    actor: Staff,
     table: Table,
     records: Sequence[tuple[int, CoupRecord, str]],
     buy_in: int = 0,
@@ -161,7 +162,7 @@ def coups_import(
 @transaction.atomic
 def _chunk_import(
     *,
-    actor: AbstractBaseUser,
+    actor: Staff,
     table: Table,
     records: Sequence[tuple[int, CoupRecord, str]],
     buy_in: int,
@@ -196,7 +197,7 @@ def _chunk_import(
 
 
 def _record_import(
-    *, actor: AbstractBaseUser, table: Table, record: CoupRecord, rid: str, buy_in: int, batch: _Batch | None
+    *, actor: Staff, table: Table, record: CoupRecord, rid: str, buy_in: int, batch: _Batch | None
 ) -> ImportedCoup:
     """One record: in the batch when it can play it, else through the services (after the batch
     has written what it holds, and read again afterwards)."""
@@ -243,7 +244,7 @@ def record_verdict(record: CoupRecord, profile: Profile) -> Verdict:
 
 @transaction.atomic
 def coup_import(
-    *, actor: AbstractBaseUser, table: Table, record: CoupRecord, buy_in: int = 0, record_id: str = ""
+    *, actor: Staff, table: Table, record: CoupRecord, buy_in: int = 0, record_id: str = ""
 ) -> ImportedCoup:
     """One record through the tablet's services, one step at a time (the reference the batched
     writer follows, and what it hands the records it cannot play). ``record_id``: remember it
@@ -305,7 +306,7 @@ def coup_import(
 
 @dataclass
 class _Importer:
-    actor: AbstractBaseUser
+    actor: Staff
     table: Table
     session: TableSession
     buy_in: int
@@ -356,8 +357,9 @@ class _Importer:
         if current is not None:
             return current
         wanted = None
-        if name.startswith("seat-") and name[5:].isdigit() and 1 <= int(name[5:]) <= self.table.seat_count:
-            wanted = int(name[5:])
+        number = key_seat_number(name)
+        if number is not None and 1 <= number <= self.table.seat_count:
+            wanted = number
             holder = occupied.get(wanted)
             if holder is not None:
                 if holder.player.membership_number != f"IMP-{BANKER_NAME}":
@@ -409,5 +411,12 @@ class _Importer:
         return StepRequest(kind=kind)
 
 
-def _where(place: Seat | Spectator) -> dict[str, int]:
+class _Place(TypedDict, total=False):
+    """Where a punter is, as StepRequest and Caller take it: a seat number or a spectator id."""
+
+    seat: int
+    spectator: int
+
+
+def _where(place: Seat | Spectator) -> _Place:
     return {"seat": place.number} if isinstance(place, Seat) else {"spectator": place.pk}

@@ -1,7 +1,28 @@
-"""The one lock order every writer at a table follows: table, then session, then shoe, then coup.
+"""The one lock order every writer follows, and the helpers that take its first steps.
 
-Taking locks in a fixed order is what keeps two tablets (or a tablet and the API) from deadlocking
-each other; taking the table row first is what makes them queue instead of race.
+The order, for every transaction that writes (the REST API, the croupier's screens, the pit boss's
+review, the importer, Celery tasks):
+
+1. the **table** row (``Table``);
+2. the **session** (``TableSession``), then what hangs off it: its series, bank turn, seats,
+   spectators, pause;
+3. the **shoe** (``Shoe``);
+4. the **coup** (``Coup``);
+5. the **ledger accounts** (``ledger.Account``), all that a posting touches in one statement,
+   by ascending id (``ledger.sql.accounts_lock``); an account opened then is new, locked by its
+   INSERT;
+6. the **audit chain** last: ``audit.services.audit_record`` keeps its events and they are
+   appended, under the chain's advisory lock, just before COMMIT (audit/backends/).
+
+Taking locks in one order is what keeps two tablets (or a tablet and the API, or two tables of one
+casino) from deadlocking each other; taking the table row first is what makes two writers at one
+table queue instead of race. Every ``select_for_update()`` that joins other rows
+(``select_related``) names the rows it means to lock (``of=("self",)``): PostgreSQL would
+otherwise lock every joined row too — the casino and the rule profile, shared by all the tables
+of a casino — which serialised every table of a casino and closed a cycle with the audit chain.
+
+A deadlock or lock timeout that still happens rolls the whole transaction back; the REST API and
+the croupier's screens run it once more, then answer "retry" (core.transient).
 """
 
 from __future__ import annotations
@@ -12,12 +33,12 @@ from tables.models import Coup, Shoe, Table, TableSession
 
 
 def lock_session(session: TableSession | int) -> TableSession:
-    """Lock the session's table, then the session itself."""
+    """Lock the session's table, then the session itself (not its table's casino or profile)."""
     session_id = session if isinstance(session, int) else session.pk
     table_id = TableSession.objects.values_list("table_id", flat=True).get(pk=session_id)
     Table.objects.select_for_update().get(pk=table_id)
     return (
-        TableSession.objects.select_for_update()
+        TableSession.objects.select_for_update(of=("self",))
         .select_related("table", "table__profile", "table__casino")
         .get(pk=session_id)
     )

@@ -7,10 +7,10 @@ what ending one does to the bank in play.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from core.types import Staff
 from tables.models import UNFINISHED_COUP_STATES, BankTurn, Coup, Seat, Series, TableSession
 from tables.money import series as series_money
 from tables.money.series import series_can_continue
@@ -24,7 +24,7 @@ def series_running(*, session: TableSession) -> Series | None:
 
 
 @transaction.atomic
-def series_begin(*, actor: AbstractBaseUser, session: TableSession) -> Series:
+def series_begin(*, actor: Staff, session: TableSession) -> Series:
     """Start the profile's series with every seated player, each bought in for the starting chips."""
     session = lock_session(session)
     check_croupier_at(actor, session.table)
@@ -45,7 +45,7 @@ def series_begin(*, actor: AbstractBaseUser, session: TableSession) -> Series:
 
 
 @transaction.atomic
-def series_finish(*, actor: AbstractBaseUser, session: TableSession, reason: str) -> Series:
+def series_finish(*, actor: Staff, session: TableSession, reason: str) -> Series:
     """End the series: the bank in play ends (its chips back to the banker), every reserve goes back
     to its owner, and the standings compare what each holds. ``completed`` needs every coup played;
     ``no_bank`` that nobody can open a bank; ``no_bets`` and ``abandoned`` are the table's word."""

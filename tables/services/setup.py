@@ -13,20 +13,22 @@ import datetime as dt
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, Group
+from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
+from core.types import Staff
 from tables.models import Casino, CroupierAssignment, Player, RuleProfile, Table
+from tables.perms import ADD_PLAYER
 from tables.roles import Role
 
 User = get_user_model()
 
 
 @transaction.atomic
-def casino_create(*, actor: AbstractBaseUser | None, name: str, **settings: Any) -> Casino:
+def casino_create(*, actor: Staff | None, name: str, **settings: Any) -> Casino:
     casino = Casino(name=name, **settings)
     casino.full_clean()
     casino.save()
@@ -37,7 +39,7 @@ def casino_create(*, actor: AbstractBaseUser | None, name: str, **settings: Any)
 @transaction.atomic
 def table_create(
     *,
-    actor: AbstractBaseUser | None,
+    actor: Staff | None,
     casino: Casino,
     name: str,
     profile: RuleProfile,
@@ -61,10 +63,10 @@ def table_create(
 
 @transaction.atomic
 def player_create(
-    *, actor: AbstractBaseUser | None, casino: Casino, display_name: str, membership_number: str = ""
+    *, actor: Staff | None, casino: Casino, display_name: str, membership_number: str = ""
 ) -> Player:
     """A new player of the casino. ``actor`` None is the system itself (imports, the demo)."""
-    if actor is not None and not actor.has_perm("tables.add_player"):
+    if actor is not None and not actor.has_perm(ADD_PLAYER):
         raise PermissionDenied("You may not register players.")
     player = Player(
         casino=casino, display_name=display_name.strip(), membership_number=membership_number.strip()
@@ -78,8 +80,8 @@ def player_create(
 @transaction.atomic
 def croupier_assignment_create(
     *,
-    actor: AbstractBaseUser | None,
-    user: AbstractBaseUser,
+    actor: Staff | None,
+    user: Staff,
     table: Table,
     shift_start: dt.datetime,
     shift_end: dt.datetime,
@@ -101,14 +103,14 @@ def croupier_assignment_create(
 @transaction.atomic
 def staff_member_create(
     *,
-    actor: AbstractBaseUser | None,
+    actor: Staff | None,
     username: str,
     password: str,
     roles: list[str] | tuple[str, ...] = (),
     is_superuser: bool = False,
     first_name: str = "",
     last_name: str = "",
-) -> AbstractBaseUser:
+) -> Staff:
     unknown = set(roles) - {r.value for r in Role}
     if unknown:
         raise ValidationError(f"Unknown role(s): {', '.join(sorted(unknown))}.")
@@ -128,7 +130,7 @@ def staff_member_create(
 
 
 @transaction.atomic
-def staff_password_set(*, actor: AbstractBaseUser | None, user: AbstractBaseUser, password: str) -> None:
+def staff_password_set(*, actor: Staff | None, user: Staff, password: str) -> None:
     user.set_password(password)
     user.save(update_fields=["password"])
     # The event says that the password changed, never what it is (not even its hash).

@@ -8,14 +8,15 @@ of it was dealt is flagged for the pit boss.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
+from core.types import Staff
 from tables.engine_bridge import cards_parse
+from tables.lifecycle import shoe_transition_check
 from tables.models import Coup, Player, Seat, Shoe, ShoeAlarm, ShoeCard, TableSession
 from tables.permissions import check_croupier_at
 from tables.services.locking import lock_session, require_open
@@ -25,7 +26,7 @@ RESHUFFLE_AT = 5 / 6
 
 
 def shoe_size(shoe: Shoe) -> int:
-    return 52 * shoe.decks
+    return shoe.size
 
 
 def card_record(*, shoe: Shoe, coup: Coup | None, card: str, role: str) -> ShoeCard:
@@ -66,7 +67,7 @@ def card_record(*, shoe: Shoe, coup: Coup | None, card: str, role: str) -> ShoeC
 @transaction.atomic
 def shoe_start(
     *,
-    actor: AbstractBaseUser,
+    actor: Staff,
     session: TableSession,
     decks: int,
     burnt_cards: list[str] | tuple[str, ...] = (),
@@ -99,7 +100,7 @@ def shoe_start(
         lo, hi = profile.burn_cards_min, profile.burn_cards_max
         expected = f"{lo}" if lo == hi else f"{lo} to {hi}"
         raise ValidationError({"burnt_cards": f"The {profile.slug} profile burns {expected} cards."})
-    size = 52 * decks
+    size = Shoe.size_of(decks)
     for name, value in (("cut_card_position", cut_card_position), ("stop_card_position", stop_card_position)):
         if value is not None and not 1 <= value < size:
             raise ValidationError({name: f"A position in a {decks}-deck shoe is between 1 and {size - 1}."})
@@ -127,8 +128,9 @@ def shoe_start(
     return shoe
 
 
-def shoe_close_locked(*, actor: AbstractBaseUser | None, shoe: Shoe, reason: str) -> Shoe:
+def shoe_close_locked(*, actor: Staff | None, shoe: Shoe, reason: str) -> Shoe:
     """Close ``shoe`` (the caller holds its locks); flag a reshuffle before 5/6 was dealt."""
+    shoe_transition_check(shoe=shoe, to=Shoe.State.CLOSED)
     before = model_snapshot(shoe)
     dealt = ShoeCard.objects.filter(shoe=shoe).count()
     now = timezone.now()
@@ -149,7 +151,7 @@ def shoe_close_locked(*, actor: AbstractBaseUser | None, shoe: Shoe, reason: str
 
 
 @transaction.atomic
-def shoe_close(*, actor: AbstractBaseUser, shoe: Shoe, reason: str = "") -> Shoe:
+def shoe_close(*, actor: Staff, shoe: Shoe, reason: str = "") -> Shoe:
     lock_session(shoe.session_id)
     shoe = Shoe.objects.select_for_update().get(pk=shoe.pk)
     check_croupier_at(actor, shoe.table_id)

@@ -11,7 +11,9 @@ What a refusal looks like (by its status in core.errors, the API's mapping too):
 - ``CoupConflict`` (another tablet moved the coup on): the current state, with a notice, 409;
 - ``ConfirmationRequired`` (the step breaks the rules): a confirm panel naming the violation; the
   croupier resends with ``confirm=1`` if it really happened;
-- ``PermissionDenied``: the 403 page.
+- ``PermissionDenied``: the 403 page;
+- the database broke the transaction off (deadlock, lock timeout), twice (core.transient runs it
+  once more): the current state with a notice to send it again, 409 or 503, nothing written.
 """
 
 from __future__ import annotations
@@ -23,15 +25,18 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from core.errors import error_answer
-from tables import forms, selectors, services
+from cage.selectors import player_balances
+from core.errors import DatabaseBusy, RetryConflict, error_answer
+from core.transient import run_retrying
+from core.types import AuthenticatedHttpRequest
+from tables import forms, selectors, services, wording
 from tables.engine_bridge import cards_parse
 from tables.models import Coup, Player, Seat, Spectator, Table, TableSession
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at, reads_everything
@@ -41,6 +46,7 @@ from tables.views import display
 
 SERIES_TEMPLATE = "ledger/_series_standings.html"
 CONFLICT_NOTICE = "Another tablet moved this coup on: here is where it stands now."
+BUSY_NOTICE = "The table was busy and nothing was recorded: send it again."
 
 TablePart = str  # "page" (full page), "body" (seating + coup panel), "panel" (the coup panel)
 
@@ -113,7 +119,7 @@ def _series_context(floor: selectors.TableFloor) -> dict[str, Any]:
         "series_template": template,
         "series": series,
         "series_running": running,
-        "series_status": series_can_continue(series=series)[1] if running else "",
+        "series_status": series_can_continue(series=series)[1] if series is not None and running else "",
         "series_end_reasons": Series.EndReason.choices,
         "standings": series_standings(series=series) if series is not None else [],
     }
@@ -127,7 +133,7 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
     view = selectors.coup_view(coup=coup)
     violations = [
         f"{step.get_kind_display().capitalize()}: "
-        + display.violation_text(Violation(Code(code), _side(step.kind)), view.state)
+        + wording.violation_text(Violation(Code(code), _side(step.kind)), view.state)
         for step in view.steps
         for code in step.violations
     ]
@@ -140,7 +146,7 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
         restored=preview if isinstance(preview, Restored) else None,
         played_player=display.card_faces(view.state.player_cards),
         played_banker=display.card_faces(view.state.banker_cards),
-        played_outcome=display.OUTCOME_LABELS.get((view.verdict or {}).get("outcome", ""), ""),
+        played_outcome=wording.OUTCOME_LABELS.get((view.verdict or {}).get("outcome", ""), ""),
         played_totals=((view.verdict or {}).get("player_total"), (view.verdict or {}).get("banker_total")),
     )
     if isinstance(preview, Restored):
@@ -149,7 +155,7 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
         panel.banker_cards = display.card_faces(preview.banker_cards, new_from=played_b)
         panel.void_cards = display.card_faces(preview.void_cards)
         panel.unused = len(codes) - len(preview.extra_cards)
-        panel.outcome = display.OUTCOME_LABELS[preview.outcome.value]
+        panel.outcome = wording.OUTCOME_LABELS[preview.outcome.value]
     return panel
 
 
@@ -189,7 +195,7 @@ def _shown_in(where: str, mode: str) -> bool:
 
 
 def _context(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     table: Table,
     *,
     error: ScreenError | None = None,
@@ -226,7 +232,7 @@ def _context(
         "last": last,
         "last_player": display.card_faces(last.player_cards) if last else [],
         "last_banker": display.card_faces(last.banker_cards) if last else [],
-        "last_outcome": display.OUTCOME_LABELS.get(last.outcome, "") if last else "",
+        "last_outcome": wording.OUTCOME_LABELS.get(last.outcome, "") if last else "",
         "free_seats": [n for n in range(1, table.seat_count + 1) if n not in {s.number for s in floor.seats}],
         "picker_ranks": display.PICKER_RANKS,
         "picker_suits": display.PICKER_SUITS,
@@ -234,12 +240,16 @@ def _context(
         "notice": notice,
         "confirm": confirm,
         "posted": request.POST if request.method == "POST" else {},
+        # the chips of everyone at the table, beside his name (one query)
+        "chips": player_balances(
+            players=[s.player for s in floor.seats] + [s.player for s in floor.spectators]
+        ),
         **_series_context(floor),
     }
 
 
 def _render(
-    request: HttpRequest, table: Table, *, part: TablePart = "page", status: int = 200, **kw: Any
+    request: AuthenticatedHttpRequest, table: Table, *, part: TablePart = "page", status: int = 200, **kw: Any
 ) -> HttpResponse:
     if not request.htmx:
         part = "page"
@@ -251,7 +261,7 @@ def _render(
     return render(request, template, _context(request, table, **kw), status=status)
 
 
-def _forbidden(request: HttpRequest) -> HttpResponse:
+def _forbidden(request: AuthenticatedHttpRequest) -> HttpResponse:
     response = render(request, "403.html", status=403)
     if request.htmx:  # the whole page becomes the 403 page, not a corner of it
         response["HX-Retarget"] = "body"
@@ -260,11 +270,11 @@ def _forbidden(request: HttpRequest) -> HttpResponse:
 
 
 #: the refusals a screen shows in place (see the module docstring); any other exception is a bug
-REFUSALS = (PermissionDenied, services.CoupConflict, ValidationError)
+REFUSALS = (PermissionDenied, services.CoupConflict, ValidationError, RetryConflict, DatabaseBusy)
 
 
 def _refused(
-    request: HttpRequest, table: Table, exc: Exception, *, part: TablePart, where: str, **kw: Any
+    request: AuthenticatedHttpRequest, table: Table, exc: Exception, *, part: TablePart, where: str, **kw: Any
 ) -> HttpResponse:
     """One of REFUSALS as the screen shows it, by its status in core.errors: the 403 page, the
     current state with a notice (409), or the messages next to the control that sent it (400,
@@ -273,13 +283,15 @@ def _refused(
     assert answer is not None, exc
     if answer.status == 403:
         return _forbidden(request)
+    if isinstance(exc, RetryConflict | DatabaseBusy):
+        return _render(request, table, part=part, status=answer.status, notice=BUSY_NOTICE)
     if answer.status == 409:
         return _render(request, table, part=part, status=409, notice=CONFLICT_NOTICE)
     error = ScreenError(where, list(answer.messages))
     return _render(request, table, part=part, status=answer.status, error=error, **kw)
 
 
-def _done(request: HttpRequest, table: Table, part: TablePart) -> HttpResponse:
+def _done(request: AuthenticatedHttpRequest, table: Table, part: TablePart) -> HttpResponse:
     if request.htmx:
         return _render(request, table, part=part)
     response = HttpResponseRedirect(reverse("floor:table", args=[table.pk]))
@@ -295,14 +307,22 @@ def _session(table: Table) -> TableSession:
 
 
 def _seat(table: Table, seat_id: int | None) -> Seat:
-    seat = Seat.objects.filter(pk=seat_id, session__table=table, left_at__isnull=True).first()
+    seat = (  # no seat id (an empty form field): no seat, as a lookup by pk=None would find
+        Seat.objects.filter(pk=seat_id, session__table=table, left_at__isnull=True).first()
+        if seat_id is not None
+        else None
+    )
     if seat is None:
         raise ValidationError("That player is not seated at this table.")
     return seat
 
 
 def _player(table: Table, player_id: int | None) -> Player:
-    player = Player.objects.filter(pk=player_id, casino_id=table.casino_id).first()
+    player = (  # no player id: no player, as a lookup by pk=None would find
+        Player.objects.filter(pk=player_id, casino_id=table.casino_id).first()
+        if player_id is not None
+        else None
+    )
     if player is None:
         raise ValidationError("No such player in this casino.")
     return player
@@ -315,7 +335,7 @@ def _coup(table: Table, coup_id: int) -> Coup:
 # ---------------------------------------------------------------------------------- reading
 @login_required
 @require_GET
-def mine(request: HttpRequest) -> HttpResponse:
+def mine(request: AuthenticatedHttpRequest) -> HttpResponse:
     """ "My table for this shift": straight to it when there is exactly one."""
     tables = selectors.croupier_tables(user=request.user)
     if len(tables) == 1 and not reads_everything(request.user):
@@ -326,7 +346,7 @@ def mine(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_page(request: AuthenticatedHttpRequest, table_id: int) -> HttpResponse:
     table = _table(table_id)
     check_can_read_table(request.user, table)
     part = request.GET.get("part", "page")
@@ -336,18 +356,19 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
 # ---------------------------------------------------------------------------------- writing
 def table_action(where: str, part: TablePart) -> Callable[..., Callable[..., HttpResponse]]:
     """A POST at the table: croupier on shift only; refusals re-render the screen (see the module
-    docstring); success re-renders ``part`` (htmx) or redirects to the table page."""
+    docstring); success re-renders ``part`` (htmx) or redirects to the table page. An action calls
+    one service (one transaction), so running it again after a deadlock is safe."""
 
     def decorator(action: Callable[..., None]) -> Callable[..., HttpResponse]:
         @login_required
         @require_POST
         @wraps(action)
-        def view(request: HttpRequest, table_id: int, **kwargs: Any) -> HttpResponse:
+        def view(request: AuthenticatedHttpRequest, table_id: int, **kwargs: Any) -> HttpResponse:
             table = _table(table_id)
             if not is_croupier_at(request.user, table):
                 return _forbidden(request)
             try:
-                action(request, table, **kwargs)
+                run_retrying(lambda: action(request, table, **kwargs))
             except REFUSALS as exc:
                 return _refused(request, table, exc, part=part, where=where)
             return _done(request, table, part)
@@ -358,28 +379,28 @@ def table_action(where: str, part: TablePart) -> Callable[..., Callable[..., Htt
 
 
 @table_action("session", "body")
-def session_open(request: HttpRequest, table: Table) -> None:
+def session_open(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.table_session_open(actor=request.user, table=table)
 
 
 @table_action("session", "body")
-def session_close(request: HttpRequest, table: Table) -> None:
+def session_close(request: AuthenticatedHttpRequest, table: Table) -> None:
     reason = request.POST.get("reason", "").strip()[:200]
     services.table_session_close(actor=request.user, session=_session(table), reason=reason)
 
 
 @table_action("pause", "body")
-def pause(request: HttpRequest, table: Table) -> None:
+def pause(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.session_pause_start(actor=request.user, session=_session(table))
 
 
 @table_action("pause", "body")
-def resume(request: HttpRequest, table: Table) -> None:
+def resume(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.session_pause_end(actor=request.user, session=_session(table))
 
 
 @table_action("seat", "body")
-def seat_take(request: HttpRequest, table: Table) -> None:
+def seat_take(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SeatForm(request.POST)
     _form_checked(form)
     session = _session(table)
@@ -394,12 +415,12 @@ def seat_take(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("seating", "body")
-def seat_leave(request: HttpRequest, table: Table, seat_id: int) -> None:
+def seat_leave(request: AuthenticatedHttpRequest, table: Table, seat_id: int) -> None:
     services.seat_leave(actor=request.user, seat=_seat(table, seat_id))
 
 
 @table_action("spectator", "body")
-def spectator_join(request: HttpRequest, table: Table) -> None:
+def spectator_join(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SpectatorForm(request.POST)
     _form_checked(form)
     session = _session(table)
@@ -411,7 +432,7 @@ def spectator_join(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("seating", "body")
-def spectator_leave(request: HttpRequest, table: Table, spectator_id: int) -> None:
+def spectator_leave(request: AuthenticatedHttpRequest, table: Table, spectator_id: int) -> None:
     spectator = Spectator.objects.filter(pk=spectator_id, session__table=table, left_at__isnull=True).first()
     if spectator is None:
         raise ValidationError("That spectator is not at this table.")
@@ -419,7 +440,7 @@ def spectator_leave(request: HttpRequest, table: Table, spectator_id: int) -> No
 
 
 @table_action("shoe", "panel")
-def shoe_start(request: HttpRequest, table: Table) -> None:
+def shoe_start(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.ShoeForm(request.POST)
     _form_checked(form)
     data = form.cleaned_data
@@ -435,15 +456,15 @@ def shoe_start(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("shoe-close", "panel")
-def shoe_close(request: HttpRequest, table: Table) -> None:
-    shoe = selectors.table_floor(table=table).shoe
+def shoe_close(request: AuthenticatedHttpRequest, table: Table) -> None:
+    shoe = selectors.table_now(table=table).shoe
     if shoe is None:
         raise ValidationError("There is no shoe in play.")
     services.shoe_close(actor=request.user, shoe=shoe, reason=request.POST.get("reason", "").strip()[:200])
 
 
 @table_action("bank", "panel")
-def bank_first(request: HttpRequest, table: Table) -> None:
+def bank_first(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SeatChoiceForm(request.POST)
     _form_checked(form)
     session = _session(table)
@@ -453,7 +474,7 @@ def bank_first(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("bank", "panel")
-def bank_offer(request: HttpRequest, table: Table) -> None:
+def bank_offer(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SeatChoiceForm(request.POST)
     _form_checked(form)
     session = _session(table)
@@ -463,7 +484,7 @@ def bank_offer(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("bank-auction", "panel")
-def bank_auction(request: HttpRequest, table: Table) -> None:
+def bank_auction(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SeatChoiceForm(request.POST)
     _form_checked(form)
     amount = form.cleaned_data["amount"]
@@ -475,7 +496,7 @@ def bank_auction(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("bank", "panel")
-def bank_new(request: HttpRequest, table: Table) -> None:
+def bank_new(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SeatChoiceForm(request.POST)
     _form_checked(form)
     session = _session(table)
@@ -484,7 +505,7 @@ def bank_new(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("bank", "panel")
-def bank_pass(request: HttpRequest, table: Table) -> None:
+def bank_pass(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.bank_pass(actor=request.user, session=_session(table))
 
 
@@ -498,18 +519,18 @@ def _spectator(table: Table, spectator_id: int) -> Spectator:
 
 
 @table_action("series", "body")
-def series_begin(request: HttpRequest, table: Table) -> None:
+def series_begin(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.series_begin(actor=request.user, session=_session(table))
 
 
 @table_action("series", "body")
-def series_finish(request: HttpRequest, table: Table) -> None:
+def series_finish(request: AuthenticatedHttpRequest, table: Table) -> None:
     reason = request.POST.get("reason", "")
     services.series_finish(actor=request.user, session=_session(table), reason=reason)
 
 
 @table_action("share", "panel")
-def bank_share(request: HttpRequest, table: Table) -> None:
+def bank_share(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.BankShareForm(request.POST)
     _form_checked(form)
     amount = form.cleaned_data["amount"]
@@ -522,7 +543,7 @@ def bank_share(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("share", "panel")
-def bank_share_out(request: HttpRequest, table: Table) -> None:
+def bank_share_out(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.BankShareForm(request.POST)
     _form_checked(form)
     spectator = _spectator(table, form.cleaned_data["spectator"])
@@ -530,7 +551,7 @@ def bank_share_out(request: HttpRequest, table: Table) -> None:
 
 
 @table_action("declare", "panel")
-def coup_start(request: HttpRequest, table: Table) -> None:
+def coup_start(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.BankForm(request.POST)
     _form_checked(form)
     services.coup_start(actor=request.user, session=_session(table), amount=form.cleaned_data["amount"])
@@ -547,7 +568,7 @@ def _where(post: Any) -> str:
 
 @login_required
 @require_POST
-def coup_step(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse:
+def coup_step(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) -> HttpResponse:
     """One step of the coup, checked by the engine as it is entered."""
     table = _table(table_id)
     if not is_croupier_at(request.user, table):
@@ -557,12 +578,14 @@ def coup_step(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse
     try:
         _form_checked(form)
         step = form.step_request()
-        services.coup_step_record(
-            actor=request.user,
-            coup=coup,
-            request=step,
-            expected_step=form.cleaned_data["expected_step"],
-            confirm=form.cleaned_data["confirm"],
+        run_retrying(
+            lambda: services.coup_step_record(
+                actor=request.user,
+                coup=coup,
+                request=step,
+                expected_step=form.cleaned_data["expected_step"],
+                confirm=form.cleaned_data["confirm"],
+            )
         )
     except services.ConfirmationRequired as exc:
         state = selectors.coup_view(coup=coup).state
@@ -573,8 +596,8 @@ def coup_step(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse
             for value in values
         ]
         confirm = ConfirmPanel(
-            violation=display.violation_text(exc.violation, state),
-            step_label=display.BUTTON_LABELS.get(step.kind, step.kind.value),
+            violation=wording.violation_text(exc.violation, state),
+            step_label=wording.BUTTON_LABELS.get(step.kind, step.kind.value),
             fields=[*resend, ("confirm", "1")],
         )
         return _render(request, table, part="panel", confirm=confirm)
@@ -585,7 +608,7 @@ def coup_step(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse
 
 @login_required
 @require_POST
-def coup_restore(request: HttpRequest, table_id: int, coup_id: int) -> HttpResponse:
+def coup_restore(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) -> HttpResponse:
     """Restore a flagged coup: add the cards dealt to complete it, preview, submit."""
     table = _table(table_id)
     if not is_croupier_at(request.user, table):
@@ -605,7 +628,7 @@ def coup_restore(request: HttpRequest, table_id: int, coup_id: int) -> HttpRespo
         elif action == "undo":
             codes = codes[:-1]
         elif action == "submit":
-            services.correction_submit(actor=request.user, coup=coup, cards=codes)
+            run_retrying(lambda: services.correction_submit(actor=request.user, coup=coup, cards=codes))
             return _done(request, table, "panel")
     except REFUSALS as exc:
         return _refused(request, table, exc, part="panel", where="restore", restore_codes=codes)

@@ -1,5 +1,5 @@
-"""Presentation for the croupier's screens: how cards, steps, violations and advice read on a
-tablet. Wording and layout only; every fact shown comes from the selectors and the engine."""
+"""Presentation for the croupier's screens: how cards, steps and advice are laid out on a tablet.
+Layout only: the sentences come from tables.wording, every fact from the selectors and the engine."""
 
 from __future__ import annotations
 
@@ -9,14 +9,20 @@ from typing import Any
 from tables.models import Seat, Spectator
 from tables.rules.advice import Advice
 from tables.rules.cards import RANKS, SUITS, hand_total
-from tables.rules.coup import Code, Violation
 from tables.rules.machine import CoupProgress, Move, NextStep
-from tables.rules.tableau import Requirement
+from tables.rules.punters import seat_key, spectator_key
 from tables.selectors import CoupView
-
-SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-RANK_LABELS = {"T": "10"}
+from tables.wording import (
+    BUTTON_LABELS,
+    PHASE_LABELS,
+    RANK_LABELS,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    requirement_text,
+    step_detail,
+    violation_items,
+    violation_text,
+)
 
 
 @dataclass(frozen=True)
@@ -49,18 +55,6 @@ def card_faces(codes: list[str] | tuple[str, ...], *, new_from: int | None = Non
 PICKER_RANKS = [(r, RANK_LABELS.get(r, r)) for r in RANKS]
 PICKER_SUITS = [(s, SUIT_SYMBOLS[s], SUIT_NAMES[s], s in "HD") for s in SUITS]
 
-BUTTON_LABELS = {
-    Move.BETS_CLOSED: "No more bets",
-    Move.PLAYER_NATURAL: "Player shows his natural",
-    Move.PLAYER_DRAW: "Player draws",
-    Move.PLAYER_STAND: "Player stands",
-    Move.BANKER_NATURAL: "Banker shows his natural",
-    Move.BANKER_DRAW: "Banker draws",
-    Move.BANKER_STAND: "Banker stands",
-    Move.REVEAL: "Show both hands",
-    Move.CARD_TO_PLAYER: "Card to the player",
-    Move.CARD_TO_BANKER: "Card to the banker",
-}
 ACCESS_KEYS = {
     Move.PLAYER_DRAW: "d",
     Move.BANKER_DRAW: "d",
@@ -82,81 +76,6 @@ DECISION_KINDS = (
 )
 CLOSE = Move.BETS_CLOSED
 CARD_KINDS = (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER)
-OUTCOME_LABELS = {"player": "Player wins", "banker": "Banker wins", "tie": "Stand-off"}
-PHASE_LABELS = {
-    "declaring": "Bank to declare",
-    "betting": "Bets",
-    "dealing": "Dealing",
-    "player_to_act": "Player to act",
-    "playing": "Play",
-    "done": "Hands shown",
-}
-
-
-def _against(state: CoupProgress) -> str:
-    if len(state.player_cards) == 3:
-        third = card_face(state.player_cards[2])
-        return f"against the player's third card {third.label}"
-    return "when the player stood"
-
-
-def violation_text(violation: Violation, state: CoupProgress) -> str:
-    """The violation a step would carry, in the croupier's words."""
-    code = violation.code
-    p2 = state.player_two if len(state.player_cards) >= 2 else None
-    b2 = state.banker_two if len(state.banker_cards) >= 2 else None
-    if code is Code.PLAYER_SHOULD_DRAW:
-        return f"The player must draw on {p2}: the tableau does not let him stand."
-    if code is Code.PLAYER_SHOULD_STAND:
-        return f"The player must stand on {p2}: the tableau does not let him draw."
-    if code is Code.BANKER_SHOULD_DRAW:
-        return f"The banker must draw on {b2} {_against(state)}: the tableau does not let him stand."
-    if code is Code.BANKER_SHOULD_STAND:
-        return f"The banker must stand on {b2} {_against(state)}: the tableau does not let him draw."
-    if code is Code.NATURAL_NOT_SHOWN:
-        total = p2 if violation.side == "player" else b2
-        return f"The {violation.side} holds a natural {total}: he must show it, not draw or stand."
-    if code is Code.CARD_AFTER_NATURAL:
-        return "A natural decides this coup: no third card may be dealt."
-    if code is Code.BETS_EXCEED_BANK:
-        return "The bets exceed the bank."
-    if code is Code.WRONG_ACTIVE_PUNTER:
-        return "The wrong punter played the hand."
-    return violation.detail or str(code)
-
-
-CODE_TEXT = {
-    Code.PLAYER_SHOULD_DRAW: "player should have drawn",
-    Code.PLAYER_SHOULD_STAND: "player should have stood",
-    Code.BANKER_SHOULD_DRAW: "banker should have drawn",
-    Code.BANKER_SHOULD_STAND: "banker should have stood",
-    Code.NATURAL_NOT_SHOWN: "natural not shown",
-    Code.CARD_AFTER_NATURAL: "card dealt after a natural",
-    Code.BETS_EXCEED_BANK: "bets exceed the bank",
-    Code.WRONG_ACTIVE_PUNTER: "wrong active punter",
-}
-
-
-def code_text(code: str) -> str:
-    try:
-        return CODE_TEXT[Code(code)]
-    except ValueError:
-        return code
-
-
-def requirement_text(need: tuple[str, Requirement] | None, state: CoupProgress) -> str:
-    """What the tableau requires of whoever acts now."""
-    if need is None:
-        return ""
-    side, req = need
-    total = state.player_two if side == "player" else state.banker_two
-    who = f"The {side} ({total}"
-    who += f", {_against(state)})" if side == "banker" else ")"
-    if req is Requirement.DRAW:
-        return f"{who} must draw."
-    if req is Requirement.STAND:
-        return f"{who} must stand."
-    return f"{who} is free to draw or stand."
 
 
 @dataclass(frozen=True)
@@ -272,12 +191,12 @@ def coup_screen(
         staked[bet.punter] = staked.get(bet.punter, 0) + bet.amount
     bettors = [
         Bettor(
-            key=f"seat-{s.number}",
+            key=seat_key(s.number),
             label=f"Seat {s.number}",
             name=s.player.display_name,
             seat=s.number,
             spectator=None,
-            staked=staked.get(f"seat-{s.number}", 0),
+            staked=staked.get(seat_key(s.number), 0),
             withdrawn=False,
         )
         for s in seats
@@ -285,12 +204,12 @@ def coup_screen(
     if profile.spectators_bet:
         bettors += [
             Bettor(
-                key=f"spectator-{s.pk}",
+                key=spectator_key(s.pk),
                 label="Standing",
                 name=s.player.display_name,
                 seat=None,
                 spectator=s.pk,
-                staked=staked.get(f"spectator-{s.pk}", 0),
+                staked=staked.get(spectator_key(s.pk), 0),
                 withdrawn=False,
             )
             for s in spectators
@@ -299,8 +218,8 @@ def coup_screen(
         {
             "index": step.index,
             "label": step.get_kind_display(),
-            "detail": _step_detail(step.kind, step.payload, names),
-            "violations": [code_text(c) for c in step.violations],
+            "detail": step_detail(step.kind, step.payload, names),
+            "violations": [text for _, text in violation_items(step.violations)],
             "actor": step.actor.get_username(),
         }
         for step in view.steps
@@ -346,27 +265,3 @@ def coup_screen(
         min_bet=profile.min_bet,
         history=history,
     )
-
-
-def _step_detail(kind: str, payload: dict[str, Any], names: dict[str, str]) -> str:
-    if kind == "bank_declared":
-        return f"{payload.get('amount')} (at least {payload.get('minimum')})"
-    if kind == "bet":
-        who = names.get(payload.get("punter", ""), payload.get("punter", ""))
-        return f"{who}: {payload.get('amount')}"
-    if kind == "banco":
-        return f"{names.get(payload.get('winner', ''), payload.get('winner', ''))} calls banco"
-    if kind in ("card_to_player", "card_to_banker"):
-        return card_face(payload["card"]).label
-    if kind == "reveal":
-        verdict = payload.get("verdict", {})
-        outcome = OUTCOME_LABELS.get(verdict.get("outcome"), "")
-        return f"{outcome}, {verdict.get('player_total')} to {verdict.get('banker_total')}"
-    if kind == "correction":
-        restored = payload.get("restored", {})
-        extra = ", ".join(card_face(c).label for c in payload.get("cards", []))
-        outcome = OUTCOME_LABELS.get(restored.get("outcome"), "")
-        return f"restored: {outcome}" + (f" (from the shoe: {extra})" if extra else "")
-    if kind == "correction_rejected":
-        return payload.get("reason", "")
-    return ""

@@ -38,6 +38,7 @@ def test_successful_login_is_audited(client, croupier) -> None:
         "auth.user",
         str(croupier.pk),
     )
+    assert event.after is not None
     assert event.after["ip"] == "127.0.0.1"
 
 

@@ -33,7 +33,7 @@ def probe(**env: str) -> dict:
 
 def test_no_environment_means_sqlite_in_var_and_eager_celery() -> None:
     assert probe() == {
-        "engine": "django.db.backends.sqlite3",
+        "engine": "audit.backends.sqlite3",  # Django's, appending the audit chain last
         "name": str(ROOT / "var" / "db.sqlite3"),
         "eager": True,
         "broker": "",
@@ -44,7 +44,7 @@ def test_no_environment_means_sqlite_in_var_and_eager_celery() -> None:
 def test_environment_switches_to_postgresql_and_redis() -> None:
     got = probe(DATABASE_URL="postgres://app@db.internal:5432/chemin", CELERY_BROKER_URL="redis://mq:6379/0")
     assert got == {
-        "engine": "django.db.backends.postgresql",
+        "engine": "audit.backends.postgresql",
         "name": "chemin",
         "eager": False,
         "broker": "redis://mq:6379/0",

@@ -27,6 +27,7 @@ def test_old_idempotency_records_are_purged_and_the_purge_audited(croupier) -> N
     assert purge_idempotency_records.delay().get() == 2
     assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["fresh"]
     event = AuditEvent.objects.filter(action="tables.idempotencyrecord.purge").get()
+    assert event.after is not None
     assert event.after["deleted"] == 2
     assert purge_idempotency_records.delay().get() == 0  # nothing left to purge: nothing audited
     assert AuditEvent.objects.filter(action="tables.idempotencyrecord.purge").count() == 1

@@ -20,6 +20,7 @@ def test_a_transaction_read_by_key_equals_the_orm_row() -> None:
     r = rig("casino", players=1, chips=100)
     key = f"test:buyin:{r.players[0].pk}"
     read = hot_sql.transaction_by_key(key)
+    assert read is not None
     orm = Transaction.objects.get(idempotency_key=key)
     fields = [f.attname for f in Transaction._meta.concrete_fields]
     assert [getattr(read, f) for f in fields] == [getattr(orm, f) for f in fields]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -73,7 +74,7 @@ def build_floor(actor) -> list[Rig]:
     hours_ago = timezone.now().replace(minute=0, second=0, microsecond=0) - dt.timedelta(hours=3)
     rigs = []
     for slug in PROFILES:
-        options = {}
+        options: dict[str, Any] = {}  # the casino's settings, as rig passes them on
         if slug == "casino":
             options = {"house_limit": 400}
         elif slug == "classic":  # this casino charges by time

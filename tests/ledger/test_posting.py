@@ -39,6 +39,7 @@ def test_a_balanced_posting_moves_balances_and_is_audited() -> None:
     assert (a.balance, b.balance) == (30, 70)
     assert sorted(txn.entries.values_list("amount", flat=True)) == [-20, 20]
     event = AuditEvent.objects.get(action="ledger.transaction.hourly_fee")
+    assert event.after is not None
     assert (event.object_id, event.after["memo"], event.after["balances_after"]) == (
         str(txn.pk),
         "m",

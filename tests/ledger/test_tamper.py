@@ -83,6 +83,7 @@ def test_truncate_is_refused(posted, table: str) -> None:
 @pytest.mark.django_db
 def test_an_account_is_never_deleted_and_only_its_balance_changes(posted) -> None:
     account = Account.objects.filter(kind="player").first()
+    assert account is not None
     assert "ledger_account is append-only: DELETE refused" in refused(
         'DELETE FROM "ledger_account" WHERE "id" = %s', [account.pk]
     )
@@ -95,7 +96,7 @@ def test_an_account_is_never_deleted_and_only_its_balance_changes(posted) -> Non
         assert "only the balance may change" in message
 
 
-def _commit_raw(statements: Callable[[object], None]) -> None:
+def _commit_raw(statements: Callable[[object], None]) -> str:
     with pytest.raises(IntegrityError) as info, transaction.atomic(), connection.cursor() as cursor:
         statements(cursor)
     return str(info.value)
@@ -215,11 +216,10 @@ def test_settling_the_same_coup_from_two_threads_posts_once(unsettled) -> None:
     assert ledger_drift() == [] and unbalanced_transactions() == []
 
 
-def test_without_the_ledger_lock_a_race_still_posts_once(unsettled, monkeypatch) -> None:
-    """Without the ledger lock (as if it were bypassed), the account row locks and the key still
-    let only one of eight concurrent postings through; the others return it."""
+def test_eight_threads_settling_one_coup_post_once(unsettled) -> None:
+    """No global ledger lock: the account row locks and the key let only one of eight concurrent
+    postings through; the others wait for its account locks, then find and return it."""
     r, coup, result = unsettled
-    monkeypatch.setattr(coup_money, "ledger_lock", lambda: None)
     ids, errors = _race(8, _settle_from_thread(r, coup, result))
     assert errors == [] and len(set(ids)) == 1 and len(ids) == 8
     assert Transaction.objects.filter(coup=coup).count() == 2  # bank_fund + one settlement

@@ -83,6 +83,7 @@ def test_admin_is_read_only(client) -> None:
     admin = UserFactory(username="root", is_staff=True, is_superuser=True)
     client.force_login(admin)
     txn = Transaction.objects.filter(kind="coup_settlement").first()
+    assert txn is not None
     # the series and the fee-hour markers are the game's since they moved to tables
     for app, name in [
         ("ledger", "transaction"),
@@ -98,6 +99,7 @@ def test_admin_is_read_only(client) -> None:
     page = client.get(reverse("admin:ledger_transaction_change", args=[txn.pk]))
     assert page.status_code == 200 and b"Save" not in page.content
     account = Account.objects.first()
+    assert account is not None
     assert (
         client.post(reverse("admin:ledger_account_delete", args=[account.pk]), {"post": "yes"}).status_code
         == 403

@@ -10,6 +10,8 @@ import io
 import json
 
 import pytest
+from django.core.management import call_command
+from django.http import StreamingHttpResponse
 from django.urls import reverse
 from django.utils import timezone
 
@@ -18,8 +20,10 @@ from audit.models import AuditEvent
 from ledger.models import Transaction
 from ledger.selectors import clock_hour_floor
 from reports import exports
+from tables.engine_bridge import exported_record
 from tables.models import CoupStep
 from tables.money import fees as ledger  # hourly_fees_bill, card_money_charge
+from tables.rules.interchange import record_to_dict
 from tables.rules.validator import validate_lines
 from tests.tables.play import open_floor
 
@@ -31,7 +35,7 @@ def _today() -> dict[str, str]:
     return {"start": today, "end": today}
 
 
-def _download(client, kind: str, data: dict[str, str]) -> tuple[object, bytes]:
+def _download(client, kind: str, data: dict[str, str]) -> tuple[StreamingHttpResponse, bytes]:
     response = client.post(reverse("review:export", args=[kind]), data)
     assert response.status_code == 200, response.content[:500]
     assert response.streaming
@@ -191,6 +195,42 @@ def test_a_rejected_correction_leaves_no_shoe_next(pit_boss, awaiting) -> None:
     assert [r["shoe_next"] for r in records] == [[], []]
 
 
+def test_the_export_the_api_and_import_coups_give_one_json_per_coup(
+    client, pit_boss, history, table, other_table, other_croupier, tmp_path
+) -> None:
+    """One writer (``interchange.record_to_dict``): the coup records export, the API's record
+    endpoint and the record of the same coup loaded by ``manage.py import_coups`` are one JSON."""
+    client.force_login(pit_boss)
+    _, body = _download(client, "coup-records", {**_today(), "table": table.pk})
+    exported = [json.loads(line) for line in body.decode().splitlines()]
+    coups = (history.clean, history.flagged, history.natural)
+    from_api = [client.get(f"/api/v1/coups/{coup.pk}/record/").json() for coup in coups]
+    assert from_api == exported
+    for coup, record in zip(coups, exported, strict=True):
+        steps = list(coup.steps.order_by("index"))
+        assert record_to_dict(exported_record(coup, steps)) == record
+
+    # the same records through the command into another table: the same JSON back, but the id
+    path = tmp_path / "coups.jsonl"
+    path.write_bytes(body)
+    call_command(
+        "import_coups", str(path), table=other_table.pk, croupier=other_croupier.username, buy_in=1000,
+        stdout=io.StringIO(), stderr=io.StringIO(),
+    )  # fmt: skip
+    _, again = _download(client, "coup-records", {**_today(), "table": other_table.pk})
+    imported = [json.loads(line) for line in again.decode().splitlines()]
+    assert [{**r, "id": None} for r in imported] == [{**r, "id": None} for r in exported]
+
+
+def test_a_rejected_correction_leaves_no_shoe_next_in_the_api_either(client, pit_boss, awaiting) -> None:
+    from tables import services
+
+    services.correction_reject(actor=pit_boss, coup=awaiting.flagged, reason="wrong card")
+    client.force_login(pit_boss)
+    record = client.get(f"/api/v1/coups/{awaiting.flagged.pk}/record/").json()
+    assert record["shoe_next"] == []
+
+
 # ------------------------------------------------------------------------------ audit trail
 def test_the_audit_trail_export_re_verifies_offline(client, accountant, awaiting) -> None:
     client.force_login(accountant)
@@ -245,6 +285,7 @@ def test_every_export_is_audited_with_who_what_and_when(client, pit_boss, table)
     for kind, action in expected.items():
         _download(client, kind, {**_today(), "table": table.pk})
         event = AuditEvent.objects.order_by("-seq").first()
+        assert event is not None
         scoped = kind != "audit-trail"
         suffix = f"_table-{table.pk}" if scoped else ""
         extension = "csv" if kind in ("percentage-tax", "fees") else "jsonl"

@@ -42,7 +42,11 @@ PAGES = [
 def test_each_page_for_each_persona(client, request, name, method, allowed, ok) -> None:
     # only the coup page needs a history (the others must work on an empty floor too)
     coup = request.getfixturevalue("awaiting").flagged if name == "review:coup" else None
-    args = {"review:coup": [coup.pk if coup else 0], "review:export": ["coup-records"]}.get(name, [])
+    url_args: dict[str, list[int | str]] = {
+        "review:coup": [coup.pk if coup else 0],
+        "review:export": ["coup-records"],
+    }
+    args = url_args.get(name, [])
     url = reverse(name, args=args)
     for persona in PERSONAS:
         client.logout()

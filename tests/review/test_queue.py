@@ -7,9 +7,9 @@ from django.urls import reverse
 
 from audit.models import AuditEvent
 from ledger.models import Transaction
-from review.wording import SELF_REVIEW_REFUSAL
 from tables import services
 from tables.models import BankTax, Coup, CoupStep
+from tables.wording import SELF_REVIEW_REFUSAL
 from tests.review.history import play_flagged
 from tests.tables.play import row_counts
 
@@ -176,12 +176,14 @@ def test_reject_sends_the_coup_back_to_the_croupier(client, pit_boss, awaiting) 
     )
     assert CoupStep.objects.count() == steps + 1
     reversal = Transaction.objects.filter(coup=coup, kind=Transaction.Kind.COUP_REVERSAL).get()
+    assert reversal.reverses is not None
     assert (
         reversal.reverses.kind == Transaction.Kind.COUP_PROVISIONAL
         and Transaction.objects.count() == txns + 1
     )
     assert not BankTax.objects.filter(coup=coup).exists()
     event = AuditEvent.objects.filter(action="tables.coup.correction_reject").get()
+    assert event.after is not None
     assert (event.actor, event.after["reason"]) == (pit_boss, "4C was not the next card")
     html = response.content.decode()
     assert "Correction rejected by <strong>pitboss</strong>" in html and "4C was not the next card" in html

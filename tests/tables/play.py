@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import Model
+
 from audit.models import AuditEvent
 from core.models import IdempotencyRecord
 from ledger import services as ledger
@@ -38,8 +40,8 @@ class Floor:
     table: Table
     session: TableSession
     seats: dict[int, Seat]
+    shoe: Shoe
     spectators: list[Spectator] = field(default_factory=list)
-    shoe: Shoe | None = None
 
     @property
     def players(self) -> dict[int, Player]:
@@ -61,32 +63,36 @@ def open_floor(
     """Open a session, seat players (each bought in for ``chips``), start a shoe and give the bank
     to ``banker_seat`` by lot."""
     session = services.table_session_open(actor=croupier, table=table)
-    floor = Floor(croupier=croupier, table=table, session=session, seats={})
+    seated: dict[int, Seat] = {}
+    standing: list[Spectator] = []
     for n in seats:
         player = PlayerFactory(casino=table.casino, display_name=f"Player {n}")
         if chips:
             ledger.cage_buy_in(
                 casino=table.casino, player=player, amount=chips, actor=croupier, key=f"buyin:{player.pk}"
             )
-        floor.seats[n] = services.seat_take(actor=croupier, session=session, player=player, number=n)
+        seated[n] = services.seat_take(actor=croupier, session=session, player=player, number=n)
     for _ in range(spectators):
         player = PlayerFactory(casino=table.casino)
         if chips:
             ledger.cage_buy_in(
                 casino=table.casino, player=player, amount=chips, actor=croupier, key=f"buyin:{player.pk}"
             )
-        floor.spectators.append(services.spectator_join(actor=croupier, session=session, player=player))
+        standing.append(services.spectator_join(actor=croupier, session=session, player=player))
     profile = table.profile
     if decks is None:
-        decks = len(floor.seats) if profile.decks_per_seated_player else profile.decks_allowed[0]
+        decks = len(seated) if profile.decks_per_seated_player else profile.decks_allowed[0]
     if burnt is None:
         burnt = ("2C", "3C", "4C")[: profile.burn_cards_min]
-    floor.shoe = services.shoe_start(
+    shoe = services.shoe_start(
         actor=croupier,
         session=session,
         decks=decks,
         burnt_cards=burnt,
         stop_card_position=stop_card_position,
+    )
+    floor = Floor(
+        croupier=croupier, table=table, session=session, seats=seated, shoe=shoe, spectators=standing
     )
     if banker_seat is not None:
         services.bank_first_assign(actor=croupier, session=session, seat=floor.seats[banker_seat])
@@ -95,6 +101,13 @@ def open_floor(
 
 def bank_turn(floor: Floor) -> BankTurn | None:
     return BankTurn.objects.filter(session=floor.session, ended_at__isnull=True).first()
+
+
+def held_bank_turn(floor: Floor) -> BankTurn:
+    """The bank turn under way: somebody must hold the bank."""
+    turn = bank_turn(floor)
+    assert turn is not None, "nobody holds the bank"
+    return turn
 
 
 def step(
@@ -153,7 +166,7 @@ def play(
 
 
 #: every table a refused request must leave alone, from the coup's own rows to the audit trail
-GUARDED_MODELS: tuple[type, ...] = (
+GUARDED_MODELS: tuple[type[Model], ...] = (
     CoupStep, Coup, Bet, ShoeCard, Shoe, BankTurn, Seat, Spectator, Player,
     AuditEvent, IdempotencyRecord, Transaction,
 )  # fmt: skip
@@ -161,4 +174,4 @@ GUARDED_MODELS: tuple[type, ...] = (
 
 def row_counts() -> dict[str, int]:
     """How many rows each guarded table holds: compare before and after a refusal."""
-    return {model.__name__: model.objects.count() for model in GUARDED_MODELS}
+    return {model.__name__: model._default_manager.count() for model in GUARDED_MODELS}

@@ -65,6 +65,7 @@ def test_valid_add_creates_the_row_and_an_audit_event(admin_client, admin_user) 
     created = m.Casino.objects.get(name="Le Touquet")
     event = AuditEvent.objects.get(action="admin.tables.casino.create")
     assert (event.actor, event.object_type, event.object_id) == (admin_user, "tables.casino", str(created.pk))
+    assert event.after is not None
     assert event.after["name"] == "Le Touquet" and event.before is None
 
 
@@ -76,11 +77,13 @@ def test_change_and_delete_are_audited_with_before_and_after(admin_client) -> No
     )
     assert response.status_code == 302
     change = AuditEvent.objects.get(action="admin.tables.player.change")
+    assert change.before is not None and change.after is not None
     assert (change.before["display_name"], change.after["display_name"]) == ("Old name", "New name")
 
     response = admin_client.post(reverse("admin:tables_player_delete", args=[player.pk]), {"post": "yes"})
     assert response.status_code == 302
     deletion = AuditEvent.objects.get(action="admin.tables.player.delete")
+    assert deletion.before is not None
     assert (deletion.object_id, deletion.before["display_name"], deletion.after) == (
         str(player.pk),
         "New name",
@@ -108,6 +111,7 @@ def test_admin_user_edits_are_audited_without_the_password_hash(admin_client) ->
     }
     assert admin_client.post(url, data).status_code == 302
     event = AuditEvent.objects.get(action="admin.auth.user.change")
+    assert event.after is not None and event.before is not None
     assert "password" not in event.after and "password" not in event.before
     assert (event.before["groups"], len(event.after["groups"]), event.after["first_name"]) == ([], 1, "Jean")
 

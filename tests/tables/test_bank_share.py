@@ -10,7 +10,7 @@ from ledger.selectors import account_balance
 from tables import services
 from tables.models import BankShare
 
-from .play import bank_turn, open_floor, play
+from .play import held_bank_turn, open_floor, play
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +40,7 @@ def test_the_seed_example_bank_10_with_3_from_a_spectator(croupier, club_table) 
     assert share.withdrawn == 24  # 80 x 3/10
     assert account_balance(casino=table.casino, kind=Account.Kind.BANK, table=table) == 56
     assert balance(floor, Account.Kind.PLAYER, spectator.player) == 1021
-    assert bank_turn(floor).required_minimum == 56  # the banker goes on with 56, or tops it up
+    assert held_bank_turn(floor).required_minimum == 56  # the banker goes on with 56, or tops it up
     assert balance(floor, Account.Kind.PLAYER, punter) == 1000 - 70
     with pytest.raises(ValidationError, match="no share"):
         services.bank_share_withdraw(actor=croupier, session=floor.session, spectator=spectator)
@@ -100,4 +100,4 @@ def test_a_later_share_counts_from_what_is_left_after_an_earlier_one(croupier, c
     assert services.bank_share_withdraw(actor=croupier, session=floor.session, spectator=a).withdrawn == 24
     # B owns 2 of the 7 chips left of the first bank: 2/7 of the 56 still in it
     assert services.bank_share_withdraw(actor=croupier, session=floor.session, spectator=b).withdrawn == 16
-    assert bank_turn(floor).required_minimum == 40
+    assert held_bank_turn(floor).required_minimum == 40

@@ -26,18 +26,18 @@ HOUR = dt.timedelta(hours=1)
 def assert_insert_refused(
     model: type[Model], create: Callable[[], Any], errors: tuple[type[Exception], ...] = (IntegrityError,)
 ) -> None:
-    before = model.objects.count()
+    before = model._default_manager.count()
     with pytest.raises(errors), transaction.atomic():
         create()
-    assert model.objects.count() == before
+    assert model._default_manager.count() == before
 
 
 def assert_update_refused(obj: Model, **changes: Any) -> None:
     model = type(obj)
-    stored = model.objects.filter(pk=obj.pk).values(*changes).get()
+    stored = model._default_manager.filter(pk=obj.pk).values(*changes).get()
     with pytest.raises(IntegrityError), transaction.atomic():
-        model.objects.filter(pk=obj.pk).update(**changes)
-    assert model.objects.filter(pk=obj.pk).values(*changes).get() == stored
+        model._default_manager.filter(pk=obj.pk).update(**changes)
+    assert model._default_manager.filter(pk=obj.pk).values(*changes).get() == stored
 
 
 # ------------------------------------------------------------------------------------------ Casino

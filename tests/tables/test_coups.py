@@ -8,11 +8,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from audit.models import AuditEvent
 from tables import services
 from tables.models import BankTax, Bet, Coup, Shoe, ShoeAlarm, ShoeCard
-from tables.rules.coup import Code
+from tables.rules.coup import Code, NeedsCards
 from tables.selectors import coup_view
 from tables.services import Caller, ConfirmationRequired, CoupConflict, StepRequest
 
-from .play import K, bank_turn, open_floor, play, row_counts, step
+from .play import K, bank_turn, held_bank_turn, open_floor, play, row_counts, step
 
 pytestmark = pytest.mark.django_db
 
@@ -53,13 +53,14 @@ def test_a_clean_casino_coup_is_settled_with_its_levy(croupier, table) -> None:
     assert verdict["settlement"]["tax"] == 10
     tax = BankTax.objects.get(coup=coup)
     assert (tax.basis, tax.amount) == (200, 10)
-    assert bank_turn(floor).required_minimum == 390  # 200 + 200 - 10: the mandatory continuation
+    assert held_bank_turn(floor).required_minimum == 390  # 200 + 200 - 10: the mandatory continuation
     cards = list(ShoeCard.objects.filter(coup=coup).order_by("position").values_list("card", "role"))
     assert cards == [
         ("2H", "player"), ("AS", "banker"), ("3C", "player"),
         ("2D", "banker"), ("9H", "player"), ("5S", "banker"),
     ]  # fmt: skip
-    assert ShoeCard.objects.filter(shoe=floor.shoe).first().role == "burn"
+    first_card = ShoeCard.objects.filter(shoe=floor.shoe).first()
+    assert first_card is not None and first_card.role == "burn"
 
 
 def test_every_step_is_audited_in_the_same_transaction(croupier, table) -> None:
@@ -69,7 +70,9 @@ def test_every_step_is_audited_in_the_same_transaction(croupier, table) -> None:
     step(floor, coup, K.BET, seat=2, amount=100)
     events = AuditEvent.objects.filter(action="tables.coup.step").order_by("seq")
     assert events.count() == before + 1
-    assert events.last().after["kind"] == "bet"
+    last = events.last()
+    assert last is not None and last.after is not None
+    assert last.after["kind"] == "bet"
     assert AuditEvent.objects.filter(action="tables.coup.start", object_id=str(coup.pk)).count() == 1
 
 
@@ -95,7 +98,7 @@ def test_a_step_against_the_rules_needs_confirmation_and_nothing_is_written(crou
     coup.refresh_from_db()
     assert (coup.step_count, coup.flagged) == (9, False)
     result = step(floor, coup, K.BANKER_STAND, confirm=True)
-    assert result.violation.code is Code.BANKER_SHOULD_DRAW
+    assert result.violation is not None and result.violation.code is Code.BANKER_SHOULD_DRAW
     assert result.step.violations == ["BANKER_SHOULD_DRAW"]
     coup.refresh_from_db()
     assert coup.flagged
@@ -115,6 +118,7 @@ def test_flagged_coup_is_restored_then_approved_by_another_person(croupier, pit_
     )
     assert coup.state == Coup.State.AWAITING_CORRECTION
     view = coup_view(coup=coup)
+    assert isinstance(view.restoration, NeedsCards)
     assert view.restoration.needs_cards == 1  # the banker's missing card
     with pytest.raises(ValidationError, match="needs 1 more card"):
         services.correction_submit(actor=croupier, coup=coup, cards=[])
@@ -124,6 +128,7 @@ def test_flagged_coup_is_restored_then_approved_by_another_person(croupier, pit_
     coup.refresh_from_db()
     assert coup.state == Coup.State.AWAITING_APPROVAL
     correction = result.step
+    assert correction.corrects is not None
     assert correction.corrects.kind == "banker_stand" and correction.corrects.violations == [
         "BANKER_SHOULD_DRAW"
     ]
@@ -219,7 +224,7 @@ def test_illegal_steps_are_refused_with_nothing_written(croupier, table, request
 def test_the_bank_must_reach_the_mandatory_minimum(croupier, table) -> None:
     floor = open_floor(croupier, table)
     banker_wins(floor, 100)
-    assert bank_turn(floor).required_minimum == 195
+    assert held_bank_turn(floor).required_minimum == 195
     with pytest.raises(ValidationError, match="at least 195"):
         services.coup_start(actor=croupier, session=floor.session, amount=150)
 
@@ -247,7 +252,7 @@ def test_bank_lost_goes_round_in_rotation_refusals_skipped(croupier, table) -> N
     with pytest.raises(ValidationError, match="goes to seat 3"):
         services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[2], accept=True)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[3], accept=True)
-    turn = bank_turn(floor)
+    turn = held_bank_turn(floor)
     assert (turn.seat.number, turn.started_how, turn.required_minimum) == (3, "rotation", 1)
 
 
@@ -256,7 +261,7 @@ def test_passed_bank_keeps_its_minimum(croupier, table) -> None:
     banker_wins(floor, 100)
     services.bank_pass(actor=croupier, session=floor.session)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=True)
-    turn = bank_turn(floor)
+    turn = held_bank_turn(floor)
     assert (turn.started_how, turn.required_minimum) == ("passed", 195)
     with pytest.raises(ValidationError, match="at least 195"):
         services.coup_start(actor=croupier, session=floor.session, amount=100)
@@ -319,9 +324,9 @@ def test_a_late_correction_leaves_the_bank_in_play_alone(croupier, pit_boss, tab
         banker="stand", confirm=True,
     )  # fmt: skip
     services.correction_submit(actor=croupier, coup=first, cards=["4C"])  # restored: the banker won
-    assert bank_turn(floor).required_minimum == 195
+    assert held_bank_turn(floor).required_minimum == 195
     banker_wins(floor, 200)
-    turn = bank_turn(floor)
+    turn = held_bank_turn(floor)
     assert turn.required_minimum == 390
     services.correction_reject(actor=pit_boss, coup=first, reason="the card was the 5D")
     services.correction_submit(actor=croupier, coup=first, cards=["5D"])  # now the player wins
@@ -362,6 +367,7 @@ def test_the_first_in_betting_order_plays_on_equal_stakes(croupier, club_table) 
     step(floor, coup, K.PLAYER_STAND)  # his option on 5
     step(floor, coup, K.BANKER_STAND)  # club: free on 7
     result = step(floor, coup, K.REVEAL)
+    assert result.verdict is not None and result.verdict.settlement is not None
     assert result.verdict.settlement.punters == {"seat-2": -10, "seat-3": 0}  # seat 2 answers for both
 
 
@@ -371,7 +377,7 @@ def test_a_farther_player_taking_a_passed_bank_leaves_the_first_neighbour_his_tu
     services.bank_pass(actor=croupier, session=floor.session)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[4], accept=False)
     services.bank_offer_answer(actor=croupier, session=floor.session, seat=floor.seats[3], accept=True)
-    turn = bank_turn(floor)
+    turn = held_bank_turn(floor)
     assert (turn.seat.number, turn.rotation_from.number) == (3, 1)
 
 

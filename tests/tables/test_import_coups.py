@@ -32,7 +32,8 @@ def run(path: Path, table, croupier, *, buy_in: int = 1000) -> tuple[list[dict],
             stderr=err,
         )
     except SystemExit as exc:
-        code = int(exc.code)
+        assert isinstance(exc.code, int)  # the command exits with sys.exit(1)
+        code = exc.code
     return [json.loads(x) for x in out.getvalue().splitlines()], err.getvalue(), code
 
 

@@ -11,6 +11,10 @@ from django.core.management.base import CommandError
 
 from audit.models import AuditEvent
 from audit.selectors import audit_chain_verify
+from cage.selectors import player_balances
+from ledger.models import Account, Transaction
+from ledger.selectors import ledger_drift, trial_balance
+from tables.management.commands.load_demo import DEMO_BUY_IN
 from tables.models import Casino, Player, Table
 from tables.selectors import assignments_current, user_roles
 
@@ -31,8 +35,12 @@ def test_load_demo_is_idempotent_and_audited() -> None:
         Player.objects.count(),
         AuditEvent.objects.count(),
     )
-    assert counts == (1, 4, 4, 14)
+    # 14 for the floor and the staff, 1 for the cashier, 9 for the buy-ins (the cage's account, and
+    # per player his account and his buy-in)
+    assert counts == (1, 4, 4, 24)
+    buy_ins = Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count()
     assert load() == first
+    assert Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count() == buy_ins == 4
     assert (
         Casino.objects.count(),
         Table.objects.count(),
@@ -49,6 +57,7 @@ def test_load_demo_users_roles_passwords_and_shift() -> None:
         ("croupier", "croupier-demo", ["croupier"]),
         ("pitboss", "pitboss-demo", ["pit_boss"]),
         ("accountant", "accountant-demo", ["accountant"]),
+        ("cashier", "cashier-demo", ["cashier"]),
         ("admin", "admin-demo", []),
     ]:
         user = User.objects.get(username=username)
@@ -63,6 +72,18 @@ def test_load_demo_users_roles_passwords_and_shift() -> None:
         "club",
         "home",
     ]
+
+
+def test_load_demo_players_have_chips_bought_at_the_cage() -> None:
+    out = load()
+    players = list(Player.objects.all())
+    assert player_balances(players=players) == {p.pk: DEMO_BUY_IN for p in players}
+    cage = Account.objects.get(kind=Account.Kind.CAGE)
+    assert cage.balance == -DEMO_BUY_IN * len(players)  # the counterpart of every chip sold
+    assert trial_balance().balanced and ledger_drift() == []
+    events = AuditEvent.objects.filter(action="ledger.transaction.buy_in")
+    assert events.count() == len(players)
+    assert "bought in for 10000 chips" in out
 
 
 def test_load_demo_resets_a_changed_demo_password() -> None:

@@ -48,7 +48,7 @@ def test_resolve_decks(profile: Profile, arg: str | None, decks: int | None, not
     assert got == decks
     assert (note is not None) == noted
     if profile is CLUB and arg is None:
-        assert "12" in note and "one deck per seated player" in note
+        assert note is not None and "12" in note and "one deck per seated player" in note
 
 
 @pytest.mark.parametrize("arg", ["0", "-2", "eight", "6.5"])

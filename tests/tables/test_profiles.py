@@ -8,9 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db.models import Field
 
-from tables.builtin import builtin_profiles_ensure, profile_column_values
-from tables.models import ENGINE_ENUM_FIELDS, RuleProfile
+from tables.builtin import builtin_profiles_ensure
+from tables.models import RuleProfile
+from tables.profile_columns import ENGINE_ENUM_FIELDS, profile_from_columns, profile_to_columns
 from tables.rules.profiles import BUILTIN, PROFILE_FIELDS, LevyMode, NaturalTie, Side
 from tests import factories as f
 
@@ -36,6 +38,7 @@ def test_every_engine_field_has_a_column() -> None:
 def test_enum_columns_accept_exactly_the_engine_values() -> None:
     for name, enum in ENGINE_ENUM_FIELDS.items():
         field = RuleProfile._meta.get_field(name)
+        assert isinstance(field, Field) and field.choices is not None, name
         assert [value for value, _ in field.choices] == [member.value for member in enum], name
 
 
@@ -53,10 +56,11 @@ def test_a_derived_profile_round_trips() -> None:
     row = RuleProfile.objects.create(
         casino=casino,
         derived_from=RuleProfile.objects.get(slug="casino"),
-        **profile_column_values(engine, set(PROFILE_FIELDS)),
+        **profile_to_columns(engine),
     )
     row.refresh_from_db()
     assert row.as_engine() == engine
+    assert row.derived_from is not None
     assert (row.is_builtin, row.derived_from.slug) == (False, "casino")
 
 
@@ -123,3 +127,17 @@ def test_the_rename_migration_renames_only_builtins_still_named_as_installed() -
     rename.backwards(apps, editor)
     assert RuleProfile.objects.get(slug="casino").name == rename.RENAMES["casino"][0]
     assert RuleProfile.objects.get(slug="club").name == "Our club rules"
+
+
+@pytest.mark.parametrize("slug", sorted(BUILTIN))
+def test_each_builtin_round_trips_through_the_columns(slug: str) -> None:
+    """tables.profile_columns owns the mapping both ways: engine -> columns -> engine is the
+    identity, and so is a stored row's columns -> engine -> columns."""
+    profile = BUILTIN[slug]
+    columns = profile_to_columns(profile)
+    assert set(columns) == set(PROFILE_FIELDS)
+    assert profile_from_columns(SimpleNamespace(**columns)) == profile
+    assert RuleProfile(**columns).as_engine() == profile
+    row = RuleProfile.objects.get(slug=slug)
+    stored = {name: getattr(row, name) for name in PROFILE_FIELDS}
+    assert profile_to_columns(profile_from_columns(row)) == stored

@@ -17,8 +17,13 @@ def _perms(group: Group) -> set[str]:
     }
 
 
-def test_the_data_migration_created_the_three_roles_with_their_permissions() -> None:
-    assert sorted(Group.objects.values_list("name", flat=True)) == ["accountant", "croupier", "pit_boss"]
+def test_the_data_migrations_created_the_four_roles_with_their_permissions() -> None:
+    assert sorted(Group.objects.values_list("name", flat=True)) == [
+        "accountant",
+        "cashier",
+        "croupier",
+        "pit_boss",
+    ]
     for role, perms in ROLE_PERMISSIONS.items():
         assert _perms(Group.objects.get(name=role)) == set(perms), role
 
@@ -43,6 +48,14 @@ def test_accountant_only_views_and_exports(accountant) -> None:
     assert not accountant.has_perm("tables.approve_correction")
 
 
+def test_cashier_runs_the_cage_and_nothing_else(cashier) -> None:
+    assert cashier.has_perms(["ledger.operate_cage", "tables.add_player", "ledger.view_account"])
+    assert not cashier.has_perm("tables.add_coupstep")
+    assert not cashier.has_perm("tables.approve_correction")
+    assert not cashier.has_perm("audit.view_auditevent")
+    assert not cashier.has_perm("tables.export_coups")
+
+
 def test_outsider_has_no_permission(outsider) -> None:
     assert outsider.get_all_permissions() == set()
 
@@ -52,6 +65,8 @@ def test_other_croupier_is_assigned_elsewhere(croupier, other_croupier, table, o
     assert list(other_croupier.assignments.values_list("table", flat=True)) == [other_table.pk]
 
 
-def test_personas_are_distinct_users(croupier, other_croupier, pit_boss, accountant, outsider) -> None:
-    assert len({u.pk for u in (croupier, other_croupier, pit_boss, accountant, outsider)}) == 5
+def test_personas_are_distinct_users(
+    croupier, other_croupier, pit_boss, accountant, cashier, outsider
+) -> None:
+    assert len({u.pk for u in (croupier, other_croupier, pit_boss, accountant, cashier, outsider)}) == 6
     assert UserFactory(username="croupier") == croupier  # get_or_create by username

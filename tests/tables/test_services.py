@@ -23,6 +23,7 @@ def test_session_open_and_close_are_audited(croupier, table) -> None:
     assert (table.state, table_open_session(table=table)) == ("open", session)
     opened = AuditEvent.objects.get(action="tables.tablesession.open")
     assert (opened.actor, opened.object_id) == (croupier, str(session.pk))
+    assert opened.before is not None and opened.after is not None
     assert (opened.before["table"]["state"], opened.after["table"]["state"]) == ("closed", "open")
 
     services.table_session_close(actor=croupier, session=session, reason="end of night")
@@ -30,6 +31,7 @@ def test_session_open_and_close_are_audited(croupier, table) -> None:
     table.refresh_from_db()
     assert (table.state, session.closed_by, session.close_reason) == ("closed", croupier, "end of night")
     closed = AuditEvent.objects.get(action="tables.tablesession.close")
+    assert closed.before is not None and closed.after is not None
     assert (closed.before["closed_at"], closed.after["close_reason"]) == (None, "end of night")
 
 
@@ -109,6 +111,7 @@ def test_staff_member_create_sets_roles_and_never_logs_the_password() -> None:
     )
     assert user_roles(user=user) == ["pit_boss"] and user.check_password("s3cret-Passw0rd")
     event = AuditEvent.objects.get(action="auth.user.create")
+    assert event.after is not None
     assert "password" not in event.after and "s3cret" not in str(event.after)
     assert event.after["groups"] == [user.groups.get().pk]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from rest_framework import status as http
 
+from core.types import Staff
 from tables import services
 from tables.api import inputs
 from tables.api.views.base import TableAction, open_session, seat_at, spectator_at
@@ -20,7 +20,7 @@ class BankFirstView(TableAction):
     input = inputs.BankFirstIn
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         session = open_session(table)
         return services.bank_first_assign(
             actor=actor, session=session, seat=seat_at(session, data["seat"]), amount=data["amount"]
@@ -33,7 +33,7 @@ class BankOfferView(TableAction):
     input = inputs.BankOfferIn
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         session = open_session(table)
         return services.bank_offer_answer(
             actor=actor, session=session, seat=seat_at(session, data["seat"]), accept=data["accept"]
@@ -43,7 +43,7 @@ class BankOfferView(TableAction):
 class BankPassView(TableAction):
     """The banker gives up the bank between coups."""
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.bank_pass(actor=actor, session=open_session(table))
 
 
@@ -53,7 +53,7 @@ class BankAuctionView(TableAction):
     input = inputs.BankAuctionIn
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         session = open_session(table)
         return services.bank_auction_award(
             actor=actor, session=session, seat=seat_at(session, data["seat"]), amount=data["amount"]
@@ -66,7 +66,7 @@ class BankNewView(TableAction):
     input = inputs.SeatIn
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         session = open_session(table)
         return services.bank_new_from_minimum(
             actor=actor, session=session, seat=seat_at(session, data["seat"])
@@ -79,7 +79,7 @@ class BankShareView(TableAction):
     input = inputs.BankShareIn
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         session = open_session(table)
         return services.bank_share_contribute(
             actor=actor,
@@ -94,7 +94,7 @@ class BankShareOutView(TableAction):
 
     input = inputs.BankShareOutIn
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         session = open_session(table)
         return services.bank_share_withdraw(
             actor=actor, session=session, spectator=spectator_at(session, data["spectator"])

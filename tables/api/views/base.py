@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -21,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.types import Staff, request_staff
 from tables.api import inputs, outputs
 from tables.api.idempotency import idempotency_key, idempotent
 from tables.api.read_models import step_result_data, table_data
@@ -74,7 +74,7 @@ def spectator_at(session: TableSession, spectator_id: int) -> Spectator:
 class TableAction(ApiView):
     """A POST at a table: only the croupier on shift there; the service re-checks in its transaction."""
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         raise NotImplementedError
 
     def render(self, table: Table, result: Any) -> Any:
@@ -86,7 +86,8 @@ class TableAction(ApiView):
         table = table_get(table_id)
         check_croupier_at(request.user, table)
         data = {**valid(self.input, request), **kwargs}
-        result = self.act(actor=request.user, table=table, data=data, key=idempotency_key(request))
+        actor = request_staff(request)
+        result = self.act(actor=actor, table=table, data=data, key=idempotency_key(request))
         return Response(self.render(table, result), status=self.status_code)
 
 
@@ -96,12 +97,13 @@ class CoupAction(ApiView):
     output = outputs.StepResultOut
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, coup: Coup, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, coup: Coup, data: dict[str, Any], key: str) -> Any:
         raise NotImplementedError
 
     @idempotent
     def post(self, request: Request, coup_id: int) -> Response:
         coup = get_object_or_404(Coup, pk=coup_id)
         data = valid(self.input, request)
-        result = self.act(actor=request.user, coup=coup, data=data, key=idempotency_key(request))
+        actor = request_staff(request)
+        result = self.act(actor=actor, coup=coup, data=data, key=idempotency_key(request))
         return Response(step_result_data(result), status=self.status_code)

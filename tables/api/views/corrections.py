@@ -3,9 +3,8 @@ rejected, and a coup that cannot be restored voided."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db.models import Prefetch, QuerySet
 from drf_spectacular.utils import extend_schema
@@ -13,14 +12,18 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.types import Staff
 from tables import services
 from tables.api import inputs, outputs
-from tables.api.read_models import pending_correction_data
+from tables.api.read_models import PendingCorrections, pending_correction_data
 from tables.api.schema import ApiSchema
 from tables.api.views.base import CoupAction
 from tables.models import Coup, CoupStep
 from tables.permissions import reads_everything
 from tables.selectors import corrections_pending
+
+if TYPE_CHECKING:  # django-stubs-ext is a dev requirement
+    from django_stubs_ext import WithAnnotations
 
 
 class CorrectionsPendingView(GenericAPIView):
@@ -29,7 +32,7 @@ class CorrectionsPendingView(GenericAPIView):
     schema = ApiSchema()
     serializer_class = outputs.PendingCorrectionOut
 
-    def get_queryset(self) -> QuerySet[Coup]:
+    def get_queryset(self) -> QuerySet[WithAnnotations[Coup, PendingCorrections]]:
         latest = CoupStep.objects.filter(kind=CoupStep.Kind.CORRECTION).select_related("actor", "corrects")
         return corrections_pending().prefetch_related(
             Prefetch("steps", queryset=latest.order_by("-index"), to_attr="corrections_submitted")
@@ -50,14 +53,14 @@ class CorrectionSubmitView(CoupAction):
 
     input = inputs.CorrectionIn
 
-    def act(self, *, actor: AbstractBaseUser, coup: Coup, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, coup: Coup, data: dict[str, Any], key: str) -> Any:
         return services.correction_submit(actor=actor, coup=coup, cards=data["cards"], idempotency_key=key)
 
 
 class CorrectionApproveView(CoupAction):
     """A pit boss (never the one who submitted it) approves the correction: the settlement is final."""
 
-    def act(self, *, actor: AbstractBaseUser, coup: Coup, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, coup: Coup, data: dict[str, Any], key: str) -> Any:
         return services.correction_approve(actor=actor, coup=coup, idempotency_key=key)
 
 
@@ -66,7 +69,7 @@ class CorrectionRejectView(CoupAction):
 
     input = inputs.RejectIn
 
-    def act(self, *, actor: AbstractBaseUser, coup: Coup, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, coup: Coup, data: dict[str, Any], key: str) -> Any:
         return services.correction_reject(actor=actor, coup=coup, reason=data["reason"], idempotency_key=key)
 
 
@@ -76,5 +79,5 @@ class CoupVoidView(CoupAction):
 
     input = inputs.RejectIn
 
-    def act(self, *, actor: AbstractBaseUser, coup: Coup, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, coup: Coup, data: dict[str, Any], key: str) -> Any:
         return services.coup_void(actor=actor, coup=coup, reason=data["reason"], idempotency_key=key)

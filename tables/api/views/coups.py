@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -13,19 +12,20 @@ from rest_framework import status as http
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.types import Staff, request_staff
 from tables import services
 from tables.api import inputs, outputs
 from tables.api.idempotency import idempotency_key, idempotent
-from tables.api.read_models import coup_data, coup_record_data, step_result_data
+from tables.api.read_models import coup_data, step_result_data
 from tables.api.views.base import ApiView, TableAction, open_session, valid
-from tables.engine_bridge import coup_record
+from tables.engine_bridge import exported_record
 from tables.models import Coup, Table
 from tables.permissions import check_can_read_table
+from tables.perms import EXPORT_COUPS
+from tables.rules.interchange import record_to_dict
 from tables.rules.machine import Move, Phase
 from tables.selectors import coup_view
 from tables.services import Caller, CoupConflict, StepRequest
-
-EXPORT_COUPS = "tables.export_coups"
 
 
 class CoupStartView(TableAction):
@@ -35,7 +35,7 @@ class CoupStartView(TableAction):
     output = outputs.StepResultOut
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.coup_start(
             actor=actor, session=open_session(table), amount=data["bank"], idempotency_key=key
         )
@@ -59,9 +59,9 @@ class CoupDetailView(ApiView):
 
 
 class CoupRecordView(ApiView):
-    """The finished coup as an interchange record (docs/coup-record.md); pit bosses and accountants.
-    A restored coup carries the correction's cards as ``shoe_next``, so ``validate_coups`` restores
-    it the same way."""
+    """The finished coup as an interchange record (docs/coup-record.md), the same JSON as the coup
+    records export; pit bosses and accountants. A restored coup carries the correction's cards as
+    ``shoe_next``, so ``validate_coups`` restores it the same way."""
 
     @extend_schema(
         responses={
@@ -81,9 +81,7 @@ class CoupRecordView(ApiView):
             raise CoupConflict(
                 "The coup is not finished: it has no record yet.", current_step=coup.step_count
             )
-        shoe_next = tuple(view.correction.payload["cards"]) if view.correction else ()
-        record = coup_record(view.coup, view.state, shoe_next=shoe_next)
-        return Response(coup_record_data(record))
+        return Response(record_to_dict(exported_record(view.coup, view.steps, view.state)))
 
 
 class CoupStepView(ApiView):
@@ -108,7 +106,7 @@ class CoupStepView(ApiView):
         )
         try:
             result = services.coup_step_record(
-                actor=request.user,
+                actor=request_staff(request),
                 coup=coup_id,
                 request=step,
                 expected_step=data["step"],

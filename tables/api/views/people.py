@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.http import Http404
 from rest_framework import status as http
 
+from core.types import Staff
 from tables import services
 from tables.api import inputs, outputs
 from tables.api.read_models import player_data
@@ -22,7 +22,7 @@ class PlayerCreateView(TableAction):
     output = outputs.PlayerOut
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.player_create(actor=actor, casino=table.casino, **data)
 
     def render(self, table: Table, result: Any) -> Any:
@@ -35,7 +35,7 @@ class SeatTakeView(TableAction):
     input = inputs.SeatTakeIn
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         session = open_session(table)
         return services.seat_take(actor=actor, session=session, player=data["player"], number=data["number"])
 
@@ -43,7 +43,7 @@ class SeatTakeView(TableAction):
 class SeatLeaveView(TableAction):
     """The player at this seat leaves (a banker between coups gives up the bank)."""
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.seat_leave(actor=actor, seat=seat_at(open_session(table), data["number"]))
 
 
@@ -53,14 +53,14 @@ class SpectatorJoinView(TableAction):
     input = inputs.SpectatorJoinIn
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.spectator_join(actor=actor, session=open_session(table), player=data["player"])
 
 
 class SpectatorLeaveView(TableAction):
     """A spectator leaves."""
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         session = open_session(table)
         spectator = Spectator.objects.filter(session=session, pk=data["spectator_id"]).first()
         if spectator is None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from rest_framework import status as http
 
+from core.types import Staff
 from tables import services
 from tables.api import inputs
 from tables.api.views.base import TableAction, open_session
@@ -18,7 +18,7 @@ class SessionOpenView(TableAction):
 
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.table_session_open(actor=actor, table=table)
 
 
@@ -27,7 +27,7 @@ class SessionCloseView(TableAction):
 
     input = inputs.ReasonIn
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.table_session_close(actor=actor, session=open_session(table), reason=data["reason"])
 
 
@@ -36,12 +36,12 @@ class SessionPauseView(TableAction):
 
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.session_pause_start(actor=actor, session=open_session(table))
 
 
 class SessionResumeView(TableAction):
     """Resume play after a pause."""
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.session_pause_end(actor=actor, session=open_session(table))

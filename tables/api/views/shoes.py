@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import status as http
 
+from core.types import Staff
 from tables import services
 from tables.api import inputs
 from tables.api.views.base import TableAction, open_session
@@ -20,7 +20,7 @@ class ShoeStartView(TableAction):
     input = inputs.ShoeStartIn
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.shoe_start(actor=actor, session=open_session(table), **data)
 
 
@@ -29,7 +29,7 @@ class ShoeCloseView(TableAction):
 
     input = inputs.ReasonIn
 
-    def act(self, *, actor: AbstractBaseUser, table: Table, data: dict[str, Any], key: str) -> Any:
+    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         shoe = Shoe.objects.filter(session=open_session(table), state=Shoe.State.OPEN).first()
         if shoe is None:
             raise DjangoValidationError("This table has no shoe in play.")

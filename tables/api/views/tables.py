@@ -8,6 +8,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.types import request_staff
 from tables.api import outputs
 from tables.api.read_models import table_data, table_summary_data
 from tables.api.schema import ApiSchema
@@ -25,7 +26,7 @@ class TableListView(GenericAPIView):
     serializer_class = outputs.TableSummaryOut
 
     def get_queryset(self) -> QuerySet[Table]:
-        return tables_readable(user=self.request.user)
+        return tables_readable(user=request_staff(self.request))
 
     @extend_schema(responses=outputs.TableSummaryOut(many=True), operation_id="tables_list")
     def get(self, request: Request) -> Response:

@@ -1,8 +1,9 @@
 """``python manage.py load_demo``: a small demo casino for local use. Idempotent.
 
 Creates (only what is missing) one casino, one table per built-in profile, the demo staff with
-fixed passwords, a croupier assignment covering the current shift and a few players. Every write
-goes through the services, so the demo data is audited like real data. Refuses to run with
+fixed passwords, a croupier assignment covering the current shift and a few players, each bought in
+at the cage once (so they can bank and bet straight away). Every write goes through the services,
+so the demo data is audited (and the chips posted to the ledger) like real data. Refuses to run with
 DEBUG off unless --force: known passwords must never reach a production database.
 """
 
@@ -17,6 +18,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.utils import timezone
 
+from cage.services import cage_buy_in
 from tables import services
 from tables.models import Casino, Player, Table
 from tables.roles import Role
@@ -28,9 +30,12 @@ DEMO_STAFF: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "croupier": ("croupier-demo", (Role.CROUPIER,), False),
     "pitboss": ("pitboss-demo", (Role.PIT_BOSS,), False),
     "accountant": ("accountant-demo", (Role.ACCOUNTANT,), False),
+    "cashier": ("cashier-demo", (Role.CASHIER,), False),
     "admin": ("admin-demo", (), True),
 }
 DEMO_PLAYERS = [("M. Dupont", "M-1001"), ("Mme Leroy", "M-1002"), ("Comte Orlov", "M-1003"), ("Walk-in", "")]
+#: the chips each demo player buys at the cage (once: the buy-in's key is his)
+DEMO_BUY_IN = 10_000
 # Built-in profiles with their demo table: casino tables seat 12, the others 9 (Table allows 9 or 12).
 SEATS = {"casino": 12}
 SHIFT = dt.timedelta(hours=8)
@@ -78,6 +83,11 @@ class Command(BaseCommand):
                 services.player_create(
                     actor=system, casino=casino, display_name=display_name, membership_number=membership
                 )
+        demo_players = Player.objects.filter(casino=casino, display_name__in=[n for n, _ in DEMO_PLAYERS])
+        for player in demo_players.order_by("pk"):
+            # a fixed key per player: a second run finds his buy-in posted and posts nothing
+            key = f"demo:{player.pk}"
+            cage_buy_in(actor=system, casino=casino, player=player, amount=DEMO_BUY_IN, key=key)
         croupier = User.objects.get(username="croupier")
         if not assignments_current(user=croupier).exists():
             start = timezone.now().replace(minute=0, second=0, microsecond=0)
@@ -89,7 +99,12 @@ class Command(BaseCommand):
                 shift_end=start + SHIFT,
             )
 
-        self.stdout.write(self.style.SUCCESS(f"Demo data ready: {casino.name}, {len(tables)} tables."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Demo data ready: {casino.name}, {len(tables)} tables, players bought in for "
+                f"{DEMO_BUY_IN} chips each at the cage."
+            )
+        )
         self.stdout.write("Demo logins (local use only):")
         for username, (password, roles, superuser) in DEMO_STAFF.items():
             role = "administrator" if superuser else ", ".join(roles)

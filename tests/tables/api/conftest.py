@@ -43,7 +43,7 @@ class Api:
     def post(self, path: str, body: Any = None, *, key: str | None = None, **headers: Any) -> Any:
         if key is None:
             key = uuid.uuid4().hex
-        extra = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
+        extra: dict[str, Any] = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
         response = self.client.post(
             V1 + path, body if body is not None else {}, format="json", **extra, **headers
         )

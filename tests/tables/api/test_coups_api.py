@@ -11,6 +11,7 @@ import pytest
 
 from audit.selectors import audit_chain_verify
 from tables.models import Coup, CoupStep, StepKind
+from tables.rules.coup import Restored
 from tables.rules.interchange import record_from_dict
 from tables.rules.judge import Rules, judge_coup
 from tables.rules.profiles import BUILTIN
@@ -328,22 +329,24 @@ def test_record_export_matches_the_approved_restoration(croupier, table, pit_bos
     flagged = coup_banker_stood_wrongly(api, table.pk, 100)["id"]
     approved = correct_with_one_card(api, boss, flagged, reader)
     record = reader.ok(reader.get(f"/coups/{flagged}/record/"), 200)
+    # docs/coup-record.md: the optional keys (spectator, house_limit, ...) only when not their default
     assert record == {
         "id": f"T{table.pk}-shoe1-coup1", "profile": "casino", "bank": 100,
         # in betting order: the casino bets from the banker's right (seat 1: 12, 11, ... 4, 3, 2)
-        "bets": [{"punter": "seat-4", "amount": 40, "spectator": False},
-                 {"punter": "seat-2", "amount": 60, "spectator": False}],
+        "bets": [{"punter": "seat-4", "amount": 40}, {"punter": "seat-2", "amount": 60}],
         "banco": False, "first_coup_of_bank": True,
         "player": {"cards": ["TH", "2C", "6D"], "action": "draw"},
         "banker": {"cards": ["3S", "2H"], "action": "stand"},
-        "shoe_next": ["4C"], "house_limit": None, "chip_unit": 1, "active_punter": None,
+        "shoe_next": ["4C"],
     }  # fmt: skip
     # re-judged offline by the same engine, the record gives the approved settlement
     verdict = judge_coup(
         record_from_dict(record, known_profiles=BUILTIN), Rules.for_profile(BUILTIN["casino"])
     )
+    assert isinstance(verdict.restored, Restored)
     assert verdict.restored.banker_cards == ("3S", "2H", "4C")
     settlement = approved["step"]["payload"]["settlement"]
+    assert verdict.settlement is not None
     assert (verdict.settlement.tax, dict(verdict.settlement.punters)) == (
         settlement["tax"],
         settlement["punters"],

@@ -40,7 +40,7 @@ def entries_of(txn: Transaction) -> dict[str, int]:
     return {e.account.name: e.amount for e in txn.entries.select_related("account")}
 
 
-def test_seed_003_worked_example_posts_every_account() -> None:
+def test_the_home_rule_sheets_worked_example_posts_every_account() -> None:
     """Home: bank 20 covered 12 by two punters (7 and 5) -> reserve 8; the banker wins 12 and the
     bank holds 24, the next bank minimum; the punters lose 7 and 5."""
     r = rig("home", players=3, chips=100)
@@ -49,6 +49,7 @@ def test_seed_003_worked_example_posts_every_account() -> None:
 
     funded = banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="coup:1:bank")
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (80, 0, 20)
+    assert funded is not None
     assert entries_of(funded) == {
         f"player: {banker.display_name} (#{banker.pk})": -20,
         f"bank: {r.table.name} ({r.casino.name})": 20,
@@ -83,7 +84,7 @@ def test_seed_003_worked_example_posts_every_account() -> None:
     # the bank ends: bank and reserve go back to him
     closed = banks.bank_close(table=r.table, banker=banker, actor=r.actor, key="turn:1:close")
     assert (wallet(r, banker), reserve(r, banker), bank(r)) == (112, 0, 0)
-    assert closed.kind == "bank_close" and casino_total(r) == 0
+    assert closed is not None and closed.kind == "bank_close" and casino_total(r) == 0
 
 
 def test_casino_levy_and_a_lost_bank() -> None:
@@ -174,7 +175,8 @@ def test_bank_fund_refuses_amounts_that_do_not_make_the_declared_bank() -> None:
         banks.bank_fund(coup=coup, amount=30, actor=r.actor, key="wrong")
     with pytest.raises(ValidationError, match="50 chips are to be added, not 0"):
         banks.bank_fund(coup=coup, amount=0, actor=r.actor, key="zero")
-    assert banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="right").kind == "bank_fund"
+    right = banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="right")
+    assert right is not None and right.kind == "bank_fund"
     # replay: same transaction, nothing more moved
     again = banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="right")
     assert again == Transaction.objects.get(idempotency_key="right") and bank(r) == 50
@@ -402,6 +404,7 @@ def test_every_posting_is_audited_in_its_transaction() -> None:
     settled = Transaction.objects.get(coup=coup, kind="coup_settlement")
     event = AuditEvent.objects.get(action="ledger.transaction.coup_settlement", object_id=str(settled.pk))
     assert event.actor == r.actor
+    assert event.after is not None
     assert {e["amount"] for e in event.after["entries"]} == set(
         selectors.transaction_entries(txn=settled).values()
     )

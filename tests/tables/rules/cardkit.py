@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from tables.rules.coup import Action, CoupRecord, Hand, Stake
 
 RANK_FOR_POINTS = {0: "K", 1: "A", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9"}
@@ -43,7 +45,19 @@ def record(
     )
 
 
-def record_kwargs(rec: CoupRecord) -> dict[str, object]:
+class RecordKwargs(TypedDict):
+    """The keyword arguments of :func:`record` that :func:`record_kwargs` gives back."""
+
+    profile: str
+    bank: int
+    bets: tuple[tuple[str, int], ...]
+    player: tuple[str, ...]
+    player_action: str
+    banker: tuple[str, ...]
+    banker_action: str
+
+
+def record_kwargs(rec: CoupRecord) -> RecordKwargs:
     """The keyword arguments of :func:`record` that rebuild ``rec`` (to vary one of them)."""
     return {
         "profile": rec.profile,

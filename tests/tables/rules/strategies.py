@@ -1,5 +1,7 @@
 """Hypothesis strategies: whole coups played through the state machine from a real shoe, with
-random (right or wrong) decisions at every point."""
+random (right or wrong) decisions at every point — at a live table, or (``history=True``) as a
+recorded history that may also hold what a live table refuses: a bank under the profile's
+minimum, a spectator's bet or banco the profile forbids, bets beyond the bank."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from tables.rules.cards import ALL_CARDS
 from tables.rules.coup import CoupRecord
 from tables.rules.judge import Rules
 from tables.rules.machine import CoupProgress, Move, Step, apply, new_coup, next_steps, to_record
+from tables.rules.procedure import spectator_may_bet
 from tables.rules.profiles import BUILTIN
 from tables.rules.settlement import BancoCaller
 
@@ -28,24 +31,35 @@ class PlayedCoup:
 
 
 @st.composite
-def played_coups(draw: st.DrawFn, slugs: tuple[str, ...] = tuple(BUILTIN)) -> PlayedCoup:
+def played_coups(
+    draw: st.DrawFn, slugs: tuple[str, ...] = tuple(BUILTIN), *, history: bool = False
+) -> PlayedCoup:
     slug = draw(st.sampled_from(slugs))
     rules = RULES[slug]
     profile = rules.profile
     decks = draw(st.sampled_from((1, 2, 6, 8)))
     rnd = draw(st.randoms(use_true_random=False))
     shoe = rnd.sample(list(ALL_CARDS) * decks, 12)
-    bank = draw(st.integers(min_value=profile.min_bank, max_value=500))
-    state = apply(new_coup(rules), Step(Move.BANK_DECLARED, amount=bank, punter="banker"))
+    if history:  # small banks often, so that the home profile's minimum of 2 is broken
+        bank = draw(st.integers(min_value=1, max_value=3) | st.integers(min_value=1, max_value=500))
+    else:
+        bank = draw(st.integers(min_value=profile.min_bank, max_value=500))
+    start = new_coup(rules, historical=history)
+    state = apply(start, Step(Move.BANK_DECLARED, amount=bank, punter="banker"))
     n_punters = draw(st.integers(min_value=1, max_value=4))
-    if draw(st.booleans()) and n_punters == 1:
-        state = apply(state, Step(Move.BANCO, callers=(BancoCaller("seat-1"),)))
+    if draw(st.integers(min_value=0, max_value=3)) == 0:  # a banco: the caller covers the bank alone
+        spectator = (history or spectator_may_bet(profile, banco=True)) and draw(st.booleans())
+        suivi = profile.banco_suivi and draw(st.booleans())
+        name = "spectator-1" if spectator else "seat-1"
+        caller = BancoCaller(name, spectator=spectator, suivi=suivi)
+        state = apply(state, Step(Move.BANCO, callers=(caller,)))
     else:
         for i in range(n_punters):
-            if state.uncovered <= 0:
+            if state.uncovered <= 0 and not history:
                 break
-            spectator = profile.spectators_bet and draw(st.booleans())
-            amount = draw(st.integers(min_value=1, max_value=state.uncovered))
+            spectator = (history or spectator_may_bet(profile, banco=False)) and draw(st.booleans())
+            # a history may hold bets beyond the bank: up to the whole bank each
+            amount = draw(st.integers(min_value=1, max_value=state.bank if history else state.uncovered))
             if amount < profile.min_bet:
                 continue
             name = f"spectator-{i}" if spectator else f"seat-{draw(st.integers(1, 3))}"

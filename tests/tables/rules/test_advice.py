@@ -146,7 +146,7 @@ def test_banker_3_against_9_infinite_deck_by_hand() -> None:
         for b in range(10):
             if (a + b) % 10 <= 5:
                 weights[(a + b) % 10] += Q[a] * Q[b]
-    norm = sum(weights.values())
+    norm = sum(weights.values(), Fraction(0))
     win = Fraction(95, 100)
 
     def value(bank: int, player: int) -> Fraction:
@@ -154,7 +154,10 @@ def test_banker_3_against_9_infinite_deck_by_hand() -> None:
         return win if c > 0 else Fraction(-1) if c < 0 else Fraction(0)
 
     stand = sum(w * value(3, (h + 9) % 10) for h, w in weights.items()) / norm
-    draw = sum(w * Q[v] * value((3 + v) % 10, (h + 9) % 10) for h, w in weights.items() for v in range(10))
+    draw = sum(
+        (w * Q[v] * value((3 + v) % 10, (h + 9) % 10) for h, w in weights.items() for v in range(10)),
+        Fraction(0),
+    )
     draw /= norm
     advice = advise_banker(Tableau.for_profile(CASINO), _hand(3), "9H", unseen=None, levy_bp=500)
     assert (advice.ev_draw, advice.ev_stand) == (draw, stand)
@@ -195,7 +198,7 @@ def _naive_player(total: int, counts: tuple[int, ...], banker_draws: BankerRule)
             else:
                 outcomes += _cmp(pt, bt)
         draw.append(outcomes / len(rest))
-    return sum(draw) / len(draw), sum(stand) / len(stand)
+    return sum(draw, Fraction(0)) / len(draw), sum(stand, Fraction(0)) / len(stand)
 
 
 def _naive_banker(
@@ -219,7 +222,7 @@ def _naive_banker(
         rest = [k for k in idx if k not in (i, j)]
         stand.append(value(total, pt))
         draw.append(sum((value((total + cards[k]) % 10, pt) for k in rest), Fraction(0)) / len(rest))
-    return sum(draw) / len(draw), sum(stand) / len(stand)
+    return sum(draw, Fraction(0)) / len(draw), sum(stand, Fraction(0)) / len(stand)
 
 
 small_counts = st.lists(st.integers(0, 3), min_size=10, max_size=10).map(tuple)

@@ -1,4 +1,7 @@
-"""The interchange examples (copied from the spec into tests/data) give exactly their verdicts."""
+"""The interchange examples give exactly their verdicts: ``coups.jsonl``/``verdicts.jsonl`` are the
+spec's own examples (COUP_RECORD.md), copied unchanged; ``coups_parity.jsonl``/
+``verdicts_parity.jsonl`` are ours, for what the spec added later (SPECTATOR_BET_NOT_ALLOWED,
+BANK_BELOW_MINIMUM, ``banco_suivi``: RULES.md §2, §3.1, §10)."""
 
 from __future__ import annotations
 
@@ -13,11 +16,18 @@ from tables.rules.validator import validate_lines
 DATA = Path(__file__).resolve().parents[2] / "data"
 
 
+#: (records, verdicts, how many lines)
+EXAMPLE_FILES = (("coups.jsonl", "verdicts.jsonl", 11), ("coups_parity.jsonl", "verdicts_parity.jsonl", 9))
+
+
 def _pairs():
-    coups = (DATA / "coups.jsonl").read_bytes().splitlines()
-    verdicts = [json.loads(line) for line in (DATA / "verdicts.jsonl").read_text().splitlines()]
-    assert len(coups) == len(verdicts) == 11
-    return list(zip(coups, verdicts, strict=True))
+    pairs = []
+    for coups_name, verdicts_name, n in EXAMPLE_FILES:
+        coups = (DATA / coups_name).read_bytes().splitlines()
+        verdicts = [json.loads(line) for line in (DATA / verdicts_name).read_text().splitlines()]
+        assert len(coups) == len(verdicts) == n
+        pairs += zip(coups, verdicts, strict=True)
+    return pairs
 
 
 @pytest.mark.parametrize(
@@ -35,6 +45,35 @@ def test_whole_file_summary() -> None:
         summary = validate_lines(lines, out)
     assert (summary.lines, summary.malformed, summary.flagged) == (11, 1, 6)
     assert len(out.getvalue().splitlines()) == 11
+
+
+def test_the_parity_examples_cover_both_new_codes_and_banco_suivi() -> None:
+    """COUP_RECORD.md: every profile's spectator rule (RULES.md §10), the home minimum bank (§3.1)
+    and a banco suivi (§2), each with its verdict; the procedural codes alone restore nothing."""
+    out = io.BytesIO()
+    with (DATA / "coups_parity.jsonl").open("rb") as lines:
+        summary = validate_lines(lines, out)
+    assert (summary.lines, summary.malformed, summary.flagged) == (9, 1, 5)
+    verdicts = {v["id"]: v for v in map(json.loads, out.getvalue().splitlines())}
+    codes = {i: [x["code"] for x in v.get("violations", [])] for i, v in verdicts.items()}
+    assert codes == {
+        "classic-spectator-bet": ["SPECTATOR_BET_NOT_ALLOWED"],
+        "home-spectator-bet": ["SPECTATOR_BET_NOT_ALLOWED"],
+        "club-spectator-banco": ["SPECTATOR_BET_NOT_ALLOWED"],
+        "casino-spectator-banco": [],
+        "home-bank-below-minimum": ["BANK_BELOW_MINIMUM"],
+        "home-low-bank-spectator-and-a-wrong-stand": [
+            "BANK_BELOW_MINIMUM",
+            "SPECTATOR_BET_NOT_ALLOWED",
+            "PLAYER_SHOULD_DRAW",
+        ],
+        "home-banco-lost": [],
+        "home-banco-suivi": [],
+        "suivi-without-banco": [],
+    }
+    restored = {i for i, v in verdicts.items() if v.get("restored")}
+    assert restored == {"home-low-bank-spectator-and-a-wrong-stand"}
+    assert verdicts["suivi-without-banco"]["error"] == "banco_suivi is only for a banco record"
 
 
 def test_stream_lines_splits_across_blocks_exactly() -> None:

@@ -60,6 +60,14 @@ MALFORMED = [
         with_(banco=True, bets=[{"punter": "a", "amount": 50}, {"punter": "b", "amount": 50}]),
         "banco needs exactly one bet, equal to the bank",
     ),
+    # COUP_RECORD.md: banco_suivi is a boolean, and only a banco record may say true
+    (with_(banco_suivi=True), "banco_suivi is only for a banco record"),
+    (
+        with_(banco=True, banco_suivi="yes", bets=[{"punter": "seat-1", "amount": 100}]),
+        "banco_suivi must be true or false",
+    ),
+    (with_(banco_suivi=1), "banco_suivi must be true or false"),
+    (with_(banco_suivi=None), "banco_suivi must be true or false"),
     (with_(player=...), "player hand missing"),
     (with_(banker={"cards": ["7D"], "action": "stand"}), "banker hand must have 2 or 3 cards, not 1"),
     (
@@ -137,3 +145,12 @@ def test_unknown_keys_are_ignored_and_the_id_may_be_anything() -> None:
     assert got["id"] == 17 and got["outcome"] == "banker"
     no_id = with_(id=...)
     assert verdict(no_id)["id"] is None
+
+
+def test_banco_suivi_false_is_the_default_anywhere() -> None:
+    """COUP_RECORD.md: ``banco_suivi`` is optional; false (its default) may be spelt out on any
+    record, true on a banco record is no violation in itself (RULES.md §2, home: a losing banco
+    caller's suivi)."""
+    assert "error" not in verdict(with_(banco_suivi=False))
+    suivi = with_(profile="home", banco=True, banco_suivi=True, bets=[{"punter": "seat-1", "amount": 100}])
+    assert verdict(suivi)["violations"] == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tables.rules.coup import Code, Outcome
+from tables.rules.coup import Code, Outcome, Restored
 from tables.rules.judge import Rules, judge_coup
 from tables.rules.machine import (
     IllegalStep,
@@ -89,12 +89,13 @@ def test_banker_stands_when_he_must_draw_is_recorded_with_its_violation() -> Non
     assert requirement(s) == ("banker", Requirement.DRAW)
     options = {n.kind: n.violation for n in next_steps(s)}
     assert options[K.BANKER_DRAW] is None
-    assert options[K.BANKER_STAND] is not None and options[K.BANKER_STAND].code is Code.BANKER_SHOULD_DRAW
+    stand = options[K.BANKER_STAND]
+    assert stand is not None and stand.code is Code.BANKER_SHOULD_DRAW
     s = replay(s, [Step(K.BANKER_STAND), Step(K.REVEAL)])
     assert [(n, v.code.value) for n, v in s.violations] == [(11, "BANKER_SHOULD_DRAW")]
     v = judge_coup(to_record(s, shoe_next=("4C",)), CASINO)
     assert [x.code for x in v.violations] == [Code.BANKER_SHOULD_DRAW]
-    assert v.restored is not None and v.restored.outcome is Outcome.BANKER
+    assert isinstance(v.restored, Restored) and v.restored.outcome is Outcome.BANKER
 
 
 def test_player_natural_ends_the_coup() -> None:

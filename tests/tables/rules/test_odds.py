@@ -363,7 +363,7 @@ MODULES = ["tables/rules/advice.py", "tables/rules/odds.py"]
 @pytest.mark.parametrize("path", MODULES)
 def test_module_imports_nothing_from_django(path: str) -> None:
     tree = ast.parse((ROOT / path).read_text())
-    imported = set()
+    imported: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             imported.update(alias.name for alias in node.names)

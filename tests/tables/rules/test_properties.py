@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tables.rules.cards import ALL_CARDS, shoe_alarms
-from tables.rules.coup import NON_GAME_CODES, Restored
+from tables.rules.coup import NON_GAME_CODES, Code, Restored
 from tables.rules.judge import judge_coup, restore_coup, restored_record
-from tables.rules.machine import new_coup, record_steps, replay, to_record
+from tables.rules.machine import IllegalStep, Move, new_coup, record_steps, replay, to_record
 
 from .strategies import PlayedCoup, played_coups
 
@@ -89,6 +90,56 @@ def test_shoe_alarm_exactly_when_a_card_is_seen_too_often(decks: int, cards: lis
 @given(played_coups())
 def test_a_record_replays_step_by_step_into_the_same_record(coup: PlayedCoup) -> None:
     """What an import does: record → steps → historical replay → the same record and verdict."""
+    rec = coup.record
+    state = replay(new_coup(coup.rules, historical=True), record_steps(rec))
+    again = to_record(state, coup_id=rec.id, shoe_next=rec.shoe_next)
+    assert again == rec
+    assert judge_coup(again, coup.rules) == judge_coup(rec, coup.rules)
+
+
+# ------------------------------------------------------------------ offline parity (issue 9 §4)
+#: what a live table refuses while the bank is declared and the bets are made, and the judge flags
+#: in a record (COUP_RECORD.md, Verdict: the procedural codes)
+REFUSED_LIVE = frozenset({Code.BANK_BELOW_MINIMUM, Code.SPECTATOR_BET_NOT_ALLOWED, Code.BETS_EXCEED_BANK})
+BETTING_MOVES = (Move.BANK_DECLARED, Move.BET, Move.BANCO, Move.BETS_CLOSED)
+
+
+@EXAMPLES
+@given(played_coups(history=True))
+def test_a_recorded_history_is_flagged_by_the_machine_exactly_as_the_judge_flags_it(coup: PlayedCoup) -> None:
+    """RULES.md §2, §3.1 and §10; COUP_RECORD.md: a history holding a bank under the profile's
+    minimum, a spectator's forbidden bet or banco, or bets beyond the bank is recorded step by
+    step with the same violations, procedural codes included, as the offline judge finds."""
+    verdict = judge_coup(coup.record, coup.rules)
+    machine = Counter((v.code, v.side) for _, v in coup.state.violations)
+    judged = Counter((v.code, v.side) for v in verdict.violations)
+    assert machine == judged
+    procedural = [v for v in verdict.violations if v.code in NON_GAME_CODES]
+    if len(procedural) == len(verdict.violations):
+        assert verdict.restored is None  # procedural codes alone restore nothing
+
+
+@EXAMPLES
+@given(played_coups(history=True))
+def test_a_live_table_refuses_exactly_the_bank_and_bets_the_judge_flags(coup: PlayedCoup) -> None:
+    """RULES.md §2, §3.1, §10: the live machine refuses the record's bank or bets exactly when
+    the offline judge flags BANK_BELOW_MINIMUM, SPECTATOR_BET_NOT_ALLOWED or BETS_EXCEED_BANK."""
+    verdict = judge_coup(coup.record, coup.rules)
+    flagged = {v.code for v in verdict.violations} & REFUSED_LIVE
+    betting = [s for s in record_steps(coup.record) if s.kind in BETTING_MOVES]
+    live = new_coup(coup.rules)
+    if flagged:
+        with pytest.raises(IllegalStep):
+            replay(live, betting)
+    else:
+        assert replay(live, betting).violations == ()
+
+
+@EXAMPLES
+@given(played_coups(history=True))
+def test_a_flagged_history_replays_step_by_step_into_the_same_record(coup: PlayedCoup) -> None:
+    """What an import does with a history a live table would have refused (COUP_RECORD.md): the
+    same record and verdict back, ``banco_suivi`` included."""
     rec = coup.record
     state = replay(new_coup(coup.rules, historical=True), record_steps(rec))
     again = to_record(state, coup_id=rec.id, shoe_next=rec.shoe_next)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tables.rules.coup import Outcome, Stake
@@ -16,7 +18,7 @@ from tables.rules.settlement import (
     spectator_bank_share,
 )
 
-from .cardkit import record, record_kwargs
+from .cardkit import RecordKwargs, record, record_kwargs
 
 
 @pytest.mark.parametrize(
@@ -57,7 +59,7 @@ def test_first_coup_exemption() -> None:
 
 
 def _settle(outcome: Outcome, **kw):
-    defaults = {
+    defaults: dict[str, Any] = {  # settle's keyword arguments, as the tests vary them
         "bank": 200,
         "bets": (Stake("seat-4", 120), Stake("seat-7", 50), Stake("spectator-2", 30, True)),
         "levy": LevyTerms.for_profile(CASINO),
@@ -139,7 +141,8 @@ def test_club_active_punter_stood_on_five_and_lost_reimburses_the_others() -> No
     assert dict(s.punters) == {"seat-2": -90, "seat-5": 0, "seat-9": 0}
     assert dict(s.reimbursed) == {"seat-5": 30, "seat-9": 20}
     # drawing on 5 and losing: each loses his own stake
-    drew = record(**{**record_kwargs(rec), "player": ("2H", "3C", "KD"), "player_action": "draw"})
+    drew_kwargs: RecordKwargs = {**record_kwargs(rec), "player": ("2H", "3C", "KD"), "player_action": "draw"}
+    drew = record(**drew_kwargs)
     s2 = judge_coup(drew, rules).settlement
     assert s2 is not None and dict(s2.punters) == {"seat-2": -40, "seat-5": -30, "seat-9": -20}
 

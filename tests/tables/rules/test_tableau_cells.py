@@ -90,7 +90,7 @@ def banker_cells():
 @pytest.mark.parametrize(("slug", "player_total", "third", "banker_total"), list(banker_cells()))
 def test_banker_cell(slug: str, player_total: int, third: int | None, banker_total: int) -> None:
     rules = Rules.for_profile(BUILTIN[slug])
-    player = two_cards(player_total, "HD")
+    player: tuple[str, ...] = two_cards(player_total, "HD")
     if third is not None:
         player = (*player, card(third, "C"))
     banker = two_cards(banker_total, "SC")
@@ -129,7 +129,7 @@ def test_player_cell(slug: str, single: bool, player_total: int) -> None:
     expected = LETTER[PLAYER[slug][single][player_total]]
     bets = (("seat-1", 100),) if single else (("seat-1", 60), ("seat-2", 40))
     for drew in (False, True):
-        player = two_cards(player_total, "HD")
+        player: tuple[str, ...] = two_cards(player_total, "HD")
         if drew:
             player = (*player, card(2, "C"))
         verdict = judge_coup(
@@ -204,5 +204,5 @@ def test_banco_free_play_frees_both_sides(slug: str) -> None:
     )
     assert judge_coup(rec, rules).violations == ()
     # without banco the same play is two violations
-    plain = judge_coup(record(**{**record_kwargs(rec), "banco": False}), rules)
+    plain = judge_coup(record(**record_kwargs(rec), banco=False), rules)
     assert [v.code for v in plain.violations] == [Code.PLAYER_SHOULD_STAND, Code.BANKER_SHOULD_DRAW]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -40,4 +42,4 @@ def as_accountant(accountant) -> Client:
     return _client(accountant)
 
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
+HTMX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}  # extra WSGI environ for the test client

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tables", "0011_series_and_fee_hours_from_ledger"),
+        ("tables", "0012_cashier_role"),
     ]
 
     operations = [

@@ -1,0 +1,367 @@
+"""Benchmark: many tables of one casino at once, each driven by its own REST client, against
+gunicorn and PostgreSQL (a plain script: it prints numbers, asserts nothing).
+
+    .venv/bin/python bench/multitable_bench.py                       # N = 1, 5, 10, 30; 60 s each
+    .venv/bin/python bench/multitable_bench.py --seconds 15 --tables 1,5,10,30
+    .venv/bin/python bench/multitable_bench.py --workers 2 --threads 1   # gunicorn's, the defaults
+
+Creates its own PostgreSQL database (``chemin_multitable``, dropped and re-created on every run;
+the server is ``BENCH_DATABASE_URL``, default ``postgres://postgres@127.0.0.1:5432``), migrates it
+and sets up, through the services, one casino with as many tables as the largest N: at each table
+its own croupier (token), four players who bought chips at the cage (``cage_buy_in``), a session,
+a shoe and a banker. Then it starts ``gunicorn casino.wsgi`` (``--workers`` sync workers, on
+127.0.0.1 only) and, for each N, runs N clients — one thread per table, each on its own table —
+that play clean coups step by step through the API (bench/coup_steps.py, as step_bench.py does)
+for ``--seconds``. Per N it prints the steps per second (every successful POST: banks declared and
+steps), the latency's median and p99, the refused requests by status, and the deadlocks
+PostgreSQL detected (``pg_stat_database.deadlocks``) and the transactions the server ran once
+more (its "running it once more" log lines). Goal: no error and no deadlock at any N, and at
+N = 10 at least twice the steps per second of N = 1.
+
+A client that is refused sends the same request again (same Idempotency-Key), up to five times,
+as a tablet would; a shoe near its end is closed and a new one started (not counted as steps).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DB_NAME = "chemin_multitable"
+SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
+DATABASE_URL = f"{SERVER}/{DB_NAME}"
+SETTINGS = "casino.settings.test"  # DEBUG off, fast password hashing, Celery in-process
+os.environ["DATABASE_URL"] = DATABASE_URL
+os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS
+HOST = "127.0.0.1"  # traffic to this machine only
+
+
+def recreate_database() -> None:
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {DB_NAME}")
+
+
+def deadlocks_so_far() -> int:
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
+        row = conn.execute("SELECT deadlocks FROM pg_stat_database WHERE datname = %s", [DB_NAME]).fetchone()
+        return int(row[0]) if row else 0
+
+
+# ------------------------------------------------------------------------------------------ setup
+@dataclass
+class TableRig:
+    table_id: int
+    token: str
+
+
+def setup(count: int) -> list[TableRig]:
+    """One casino, ``count`` tables in play (through the services, in this process)."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.utils import timezone
+    from rest_framework.authtoken.models import Token
+
+    from bench.coup_steps import DECKS
+    from ledger import services as ledger
+    from tables import services
+    from tables.models import RuleProfile
+
+    call_command("migrate", verbosity=0)
+    now = timezone.now()
+    casino = services.casino_create(actor=None, name="Bench casino", levy_mode="percentage", levy_rate_bp=500)
+    profile = RuleProfile.objects.get(slug="casino")
+    rigs = []
+    for t in range(1, count + 1):
+        croupier = services.staff_member_create(
+            actor=None, username=f"bench-croupier-{t}", password="bench-password-123", roles=["croupier"]
+        )
+        table = services.table_create(actor=None, casino=casino, name=f"Bench {t}", profile=profile)
+        services.croupier_assignment_create(
+            actor=None,
+            user=croupier,
+            table=table,
+            shift_start=now - dt.timedelta(hours=1),
+            shift_end=now + dt.timedelta(hours=12),
+        )
+        session = services.table_session_open(actor=croupier, table=table)
+        seats = {}
+        for n in (1, 2, 3, 4):
+            player = services.player_create(actor=croupier, casino=casino, display_name=f"T{t} player {n}")
+            ledger.cage_buy_in(
+                casino=casino, player=player, amount=1_000_000, actor=croupier, key=f"buyin:{t}:{n}"
+            )
+            seats[n] = services.seat_take(actor=croupier, session=session, player=player, number=n)
+        services.shoe_start(actor=croupier, session=session, decks=DECKS, burnt_cards=["2C", "3C", "4C"])
+        services.bank_first_assign(actor=croupier, session=session, seat=seats[1])
+        token: Any = Token.objects.create(user=croupier)
+        rigs.append(TableRig(table.pk, token.key))
+    from django.db import connections
+
+    connections.close_all()
+    return rigs
+
+
+# ----------------------------------------------------------------------------------------- server
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def start_gunicorn(port: int, workers: int, threads: int, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "DATABASE_URL": DATABASE_URL, "DJANGO_SETTINGS_MODULE": SETTINGS}
+    command = [
+        str(Path(sys.executable).with_name("gunicorn")),
+        "casino.wsgi:application",
+        f"--bind={HOST}:{port}",
+        f"--workers={workers}",
+        f"--threads={threads}",
+        "--log-level=warning",
+        "--timeout=120",
+    ]
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection((HOST, port), timeout=1):
+                return server
+        except OSError:
+            if server.poll() is not None:
+                raise SystemExit(f"gunicorn exited: see {log}") from None
+            time.sleep(0.2)
+    server.terminate()
+    raise SystemExit("gunicorn did not start within 60 s")
+
+
+# ----------------------------------------------------------------------------------------- client
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)  # ms, successful POSTs in the window
+    errors: Counter[str] = field(default_factory=Counter)  # "409 retry", "500", ...
+    shoes: int = 0
+    stopped: str = ""
+
+
+class Refused(Exception):
+    pass
+
+
+class Client:
+    """One table's tablet: plays coups through the API until told to stop. Kept from one N to the
+    next: it knows its table's shoe (the cards dealt) and bank."""
+
+    def __init__(self, rig: TableRig, port: int, tally: Tally) -> None:
+        from bench.coup_steps import Cards
+
+        self.rig, self.port, self.tally = rig, port, tally
+        self.conn = http.client.HTTPConnection(HOST, port, timeout=60)
+        self.cards = Cards()
+        self.bank = 300
+        self.recording = False
+        self.done = 0  # successful POSTs, warm-up included
+
+    def _send(self, path: str, body: dict[str, Any], key: str) -> tuple[int, Any]:
+        payload = json.dumps(body)
+        headers = {
+            "Authorization": f"Token {self.rig.token}",
+            "Idempotency-Key": key,
+            "Content-Type": "application/json",
+        }
+        for attempt in (1, 2):  # a connection the server closed (sync workers do) is opened again
+            try:
+                self.conn.request("POST", "/api/v1" + path, payload, headers)
+                response = self.conn.getresponse()
+                data = response.read()
+                break
+            except (http.client.HTTPException, OSError):
+                self.conn.close()
+                if attempt == 2:
+                    raise
+        try:
+            parsed = json.loads(data)
+        except ValueError:
+            parsed = data[:200].decode(errors="replace")
+        return response.status, parsed
+
+    def post(self, path: str, body: dict[str, Any], *, count: bool = True) -> Any:
+        key = uuid.uuid4().hex
+        for _ in range(5):  # a refused request is sent again with the same key, as a tablet would
+            start = time.perf_counter()
+            status, data = self._send(path, body, key)
+            elapsed = (time.perf_counter() - start) * 1000
+            if status in (200, 201):
+                self.done += 1
+                if count and self.recording:
+                    self.tally.latencies.append(elapsed)
+                return data
+            if self.recording:
+                code = data.get("code", "") if isinstance(data, dict) else ""
+                self.tally.errors[f"{status} {code}".strip()] += 1
+            if status not in (409, 503) or (isinstance(data, dict) and data.get("current_step")):
+                raise Refused(f"{status} {str(data)[:300]}")
+            time.sleep(0.05)
+        raise Refused(f"{status} five times: {str(data)[:300]}")
+
+    def new_shoe(self) -> None:
+        from bench.coup_steps import DECKS, Cards
+
+        table = f"/tables/{self.rig.table_id}"
+        self.post(table + "/shoe/close/", {"reason": "bench: next shoe"}, count=False)
+        self.post(table + "/shoe/", {"decks": DECKS, "burnt_cards": ["2C", "3C", "4C"]}, count=False)
+        self.cards = Cards()
+        self.tally.shoes += 1
+
+    def plan(self, pattern: int) -> list[dict[str, Any]]:
+        from bench.coup_steps import coup_plan
+
+        for _ in range(2):
+            if self.cards.left() > 60:
+                try:
+                    return coup_plan(pattern, self.bank, self.cards)
+                except AssertionError:  # one rank worn out before the shoe's end
+                    pass
+            self.new_shoe()
+        raise Refused("no coup can be dealt from a new shoe")
+
+    def play(self, stop: threading.Event) -> None:
+        pattern = 0
+        try:
+            while not stop.is_set():
+                steps = self.plan(pattern % 4)
+                pattern += 1
+                coup = self.post(f"/tables/{self.rig.table_id}/coups/", {"bank": self.bank})["coup"]
+                for step in steps:
+                    body = {"step": coup["step_count"], **step}
+                    coup = self.post(f"/coups/{coup['id']}/steps/", body)["coup"]
+                assert coup["state"] == "settled", coup["state"]
+                self.bank = max(self.bank, coup["verdict"]["settlement"]["next_bank_min"] or self.bank)
+        except Exception as exc:  # reported in the figures; the other tables go on
+            self.tally.stopped = f"{type(exc).__name__}: {exc}"[:300]
+        finally:
+            self.conn.close()
+
+
+def run_phase(clients: list[Client], seconds: float, log: Path) -> dict[str, Any]:
+    """N clients (one per table) for ``seconds``; the figures of that window."""
+    tallies = [Tally() for _ in clients]
+    for client, tally in zip(clients, tallies, strict=True):
+        client.tally, client.done = tally, 0
+    stop = threading.Event()
+    threads = [threading.Thread(target=c.play, args=(stop,), daemon=True) for c in clients]
+    for thread in threads:
+        thread.start()
+    # warm up, not counted: every worker imported and connected, every client a few steps in
+    deadline = time.monotonic() + 120
+    time.sleep(min(3.0, seconds / 5))
+    while any(c.done < 3 and not c.tally.stopped for c in clients) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    retried_before = log.read_text(errors="replace").count("running it once more")
+    deadlocks_before = deadlocks_so_far()
+    for client in clients:
+        client.recording = True
+    started = time.perf_counter()
+    time.sleep(seconds)
+    for client in clients:
+        client.recording = False
+    wall = time.perf_counter() - started
+    deadlocks = deadlocks_so_far() - deadlocks_before
+    retried = log.read_text(errors="replace").count("running it once more") - retried_before
+    load = os.getloadavg()
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=120)
+    latencies = [ms for t in tallies for ms in t.latencies]
+    errors: Counter[str] = Counter()
+    for t in tallies:
+        errors.update(t.errors)
+    return {
+        "tables": len(clients),
+        "steps": len(latencies),
+        "per_second": len(latencies) / wall,
+        "p50": statistics.median(latencies) if latencies else float("nan"),
+        "p99": percentile(latencies, 0.99) if latencies else float("nan"),
+        "errors": dict(errors),
+        "deadlocks": deadlocks,
+        "retried": retried,
+        "stopped": [t.stopped for t in tallies if t.stopped],
+        "load": load,
+    }
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", default="1,5,10,30", help="the Ns to run, comma-separated")
+    parser.add_argument("--seconds", type=float, default=60.0, help="measured seconds per N")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker")
+    args = parser.parse_args()
+    ns = [int(n) for n in args.tables.split(",")]
+
+    recreate_database()
+    started = time.perf_counter()
+    rigs = setup(max(ns))
+    print(f"set up {max(ns)} tables of one casino in {time.perf_counter() - started:.1f} s ({DB_NAME})")
+    log = Path(tempfile.mkstemp(prefix="multitable-gunicorn-", suffix=".log")[1])
+    port = free_port()
+    server = start_gunicorn(port, args.workers, args.threads, log)
+    print(
+        f"gunicorn: {args.workers} sync workers x {args.threads} thread(s) on {HOST}:{port}; "
+        f"{os.cpu_count()} CPUs; {args.seconds:.0f} s per N; server log {log}\n"
+    )
+    print(
+        f"{'N':>3} {'steps/s':>8} {'x N=1':>6} {'p50 ms':>7} {'p99 ms':>7} {'steps':>6}"
+        f" {'deadlocks':>9} {'retried':>7}  {'load 1/5/15':<15} errors"
+    )
+    base = None
+    clients = [Client(rig, port, Tally()) for rig in rigs]
+    try:
+        for n in ns:
+            figures = run_phase(clients[:n], args.seconds, log)
+            base = base or figures["per_second"]
+            errors = ", ".join(f"{k}: {v}" for k, v in sorted(figures["errors"].items())) or "0"
+            load = "/".join(f"{x:.1f}" for x in figures["load"])
+            print(
+                f"{n:>3} {figures['per_second']:>8.1f} {figures['per_second'] / base:>6.2f}"
+                f" {figures['p50']:>7.1f} {figures['p99']:>7.1f} {figures['steps']:>6}"
+                f" {figures['deadlocks']:>9} {figures['retried']:>7}  {load:<15} {errors}",
+                flush=True,
+            )
+            for reason in figures["stopped"]:
+                print(f"      a client stopped: {reason}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()

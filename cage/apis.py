@@ -1,0 +1,174 @@
+"""The cage's REST endpoints (thin; docs/api.md): buy-ins and cash-outs, a player's balance and
+his chip history. POSTs take an Idempotency-Key like every POST of the API (tables.api.idempotency)
+and call cage.services, which re-check who may act inside the transaction."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework import status as http
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from cage import selectors, services
+from cage.permissions import check_can_operate_cage, check_can_read_balance, check_can_read_chips
+from ledger.models import Entry
+from tables.api.idempotency import idempotency_key, idempotent
+from tables.api.inputs import MAX_ID, StrictSerializer, WholeNumberField, chips
+from tables.api.outputs import PlayerOut
+from tables.api.views.base import ApiView, valid
+from tables.models import Player
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    from cage.selectors import RunningBalance
+
+
+# ------------------------------------------------------------------------------------ shapes
+class CageMoveIn(StrictSerializer):
+    player = WholeNumberField(min_value=1, max_value=MAX_ID)
+    amount = chips()
+
+
+class BalanceOut(serializers.Serializer):
+    player = PlayerOut()
+    casino = serializers.IntegerField()
+    balance = serializers.IntegerField(help_text="chips in his player account (negative: he owes a marker)")
+    marker = serializers.IntegerField(help_text="chips he owes the house; 0 when he owes nothing")
+    reserve = serializers.IntegerField(help_text="his personal reserve (a banker's chips above the bank)")
+
+
+class CageReceiptOut(BalanceOut):
+    transaction = serializers.IntegerField(help_text="the ledger transaction posted")
+    kind = serializers.ChoiceField(choices=["buy_in", "cash_out"])
+    amount = serializers.IntegerField()
+    posted_at = serializers.DateTimeField()
+    actor = serializers.CharField(allow_null=True)
+
+
+class HistoryEntryOut(serializers.Serializer):
+    entry = serializers.IntegerField()
+    transaction = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    kind = serializers.CharField(
+        help_text="the ledger transaction's kind: buy_in, cash_out, coup_settlement…"
+    )
+    what = serializers.CharField()
+    coup = serializers.IntegerField(allow_null=True)
+    amount = serializers.IntegerField(help_text="chips into (+) or out of (-) his account")
+    balance_after = serializers.IntegerField()
+
+
+class HistoryPageOut(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = HistoryEntryOut(many=True)
+
+
+# ------------------------------------------------------------------------------ read models
+def _player_data(player: Player) -> dict[str, Any]:
+    return {
+        "id": player.pk,
+        "display_name": player.display_name,
+        "membership_number": player.membership_number,
+    }
+
+
+def balance_data(chips_: selectors.PlayerChips) -> dict[str, Any]:
+    return {
+        "player": _player_data(chips_.player),
+        "casino": chips_.player.casino_id,
+        "balance": chips_.balance,
+        "marker": chips_.marker,
+        "reserve": chips_.reserve,
+    }
+
+
+def receipt_data(receipt: services.CageReceipt) -> dict[str, Any]:
+    txn = receipt.transaction
+    return {
+        **balance_data(selectors.player_chips(player=receipt.player)),
+        "transaction": txn.pk,
+        "kind": receipt.kind,
+        "amount": receipt.amount,
+        "posted_at": txn.posted_at,
+        "actor": txn.actor.get_username() if txn.actor is not None else None,
+    }
+
+
+def history_entry_data(entry: WithAnnotations[Entry, RunningBalance]) -> dict[str, Any]:
+    txn = entry.transaction
+    return {
+        "entry": entry.pk,
+        "transaction": txn.pk,
+        "at": txn.posted_at,
+        "kind": txn.kind,
+        "what": txn.get_kind_display(),
+        "coup": txn.coup_id,
+        "amount": entry.amount,
+        "balance_after": entry.balance_after,
+    }
+
+
+# ------------------------------------------------------------------------------------ views
+class _CageMoveView(ApiView):
+    input = CageMoveIn
+    output = CageReceiptOut
+    status_code = http.HTTP_201_CREATED
+    kind = services.BUY_IN
+
+    @idempotent
+    def post(self, request: Request) -> Response:
+        check_can_operate_cage(request.user)
+        data = valid(self.input, request)
+        player = get_object_or_404(Player.objects.select_related("casino"), pk=data["player"])
+        post = services.cage_buy_in if self.kind == services.BUY_IN else services.cage_cash_out
+        receipt = post(
+            actor=request.user,
+            casino=player.casino,
+            player=player,
+            amount=data["amount"],
+            key=idempotency_key(request),
+        )
+        return Response(receipt_data(receipt), status=self.status_code)
+
+
+class BuyInView(_CageMoveView):
+    """The player buys chips at the cage (the cage, a superuser)."""
+
+    kind = services.BUY_IN
+
+
+class CashOutView(_CageMoveView):
+    """The player cashes chips in at the cage: never more than he holds (the cage, a superuser)."""
+
+    kind = services.CASH_OUT
+
+
+class PlayerBalanceView(ApiView):
+    """A player's chips: the cage, a pit boss, an accountant; a croupier for the players at his table."""
+
+    @extend_schema(responses=BalanceOut)
+    def get(self, request: Request, player_id: int) -> Response:
+        player = get_object_or_404(Player, pk=player_id)
+        check_can_read_balance(request.user, player)
+        return Response(balance_data(selectors.player_chips(player=player)))
+
+
+class PlayerHistoryView(ApiView):
+    """The entries on a player's chip account, newest first, paginated: the cage, a pit boss, an
+    accountant."""
+
+    @extend_schema(responses=HistoryPageOut)
+    def get(self, request: Request, player_id: int) -> Response:
+        check_can_read_chips(request.user)
+        player = get_object_or_404(Player, pk=player_id)
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(selectors.player_history(player=player), request, view=self)
+        return paginator.get_paginated_response([history_entry_data(e) for e in page or []])

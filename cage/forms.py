@@ -1,0 +1,30 @@
+"""Input parsing for the cage's screens: POST data to the values a service takes. No rules here:
+whether an amount is allowed or covered is the services' (and the ledger's) to say."""
+
+from __future__ import annotations
+
+import uuid
+
+from django import forms
+
+
+def one_time_key() -> str:
+    """A new key for a form: a double submit of the same form then posts once."""
+    return uuid.uuid4().hex
+
+
+class CageMoveForm(forms.Form):
+    """A buy-in or a cash-out: who, how many chips, the form's one-time key, and whether the
+    cashier has confirmed (the first submit only asks him to)."""
+
+    player = forms.IntegerField(min_value=1)
+    amount = forms.IntegerField(
+        min_value=1, error_messages={"required": "Enter a number of chips.", "invalid": "A whole number."}
+    )
+    key = forms.CharField(max_length=64)
+    confirm = forms.BooleanField(required=False)
+
+
+class PlayerNewForm(forms.Form):
+    display_name = forms.CharField(max_length=80, label="Name")
+    membership_number = forms.CharField(max_length=40, required=False, label="Membership number")

@@ -1,0 +1,133 @@
+"""Writes at the cage: buy-ins, cash-outs and new players, each one atomic change.
+
+The game-side face of ledger/services/cage.py: these check who acts (cage.permissions), that the
+amount is a sane whole number of chips and that the player is the casino's, then post through the
+ledger, which writes the balanced transaction and its audit event (``ledger.transaction.buy_in`` /
+``cash_out``, with the actor, the entries and the balances after) in the same database
+transaction. Nothing is written when a check fails.
+
+Idempotency: every posting carries a one-time key (the screen's form key, the API's
+Idempotency-Key). The ledger key is ``cage:<kind>:<actor id>:<key>``, so two cashiers cannot
+collide and a buy-in key never names a cash-out. Sending the same key again posts nothing and
+answers the first posting (``CageReceipt.replayed``); the same key for another player or amount
+is refused (IdempotencyConflict).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from cage.permissions import check_can_operate_cage
+from core.services.idempotency import idempotency_key_check
+from core.types import Staff
+from ledger import selectors as ledger_selectors
+from ledger import services as ledger
+from ledger.models import Account, Transaction
+from tables.models import Casino, Player
+from tables.services import player_create
+
+BUY_IN = Transaction.Kind.BUY_IN
+CASH_OUT = Transaction.Kind.CASH_OUT
+_POSTERS: dict[str, Callable[..., Transaction]] = {BUY_IN: ledger.cage_buy_in, CASH_OUT: ledger.cage_cash_out}
+_SIGN: dict[str, int] = {BUY_IN: 1, CASH_OUT: -1}  # the player's side of the posting
+_WHAT: dict[str, str] = {BUY_IN: "buy-in", CASH_OUT: "cash-out"}
+#: who acts: a staff member (checked), or None for the system itself (the demo data)
+Actor = AbstractBaseUser | AnonymousUser | None
+
+
+@dataclass(frozen=True, slots=True)
+class CageReceipt:
+    """What a buy-in or cash-out did (or, replayed, had done): the ledger transaction and the
+    player's chips after it."""
+
+    kind: str  # Transaction.Kind.BUY_IN or CASH_OUT
+    player: Player
+    amount: int
+    transaction: Transaction
+    balance: int  # the player's chips now (negative: he owes a marker)
+    replayed: bool  # the key had already posted: nothing was written this time
+
+
+def cage_ledger_key(*, kind: str, actor: Actor, key: str) -> str:
+    """The ledger's idempotency key for a cage posting of ``actor`` under the one-time ``key``."""
+    return f"cage:{kind}:{actor.pk if actor is not None else 'system'}:{key}"
+
+
+def _amount_check(amount: Any, kind: str) -> None:
+    limit = settings.CAGE_MAX_AMOUNT
+    if type(amount) is not int or amount <= 0:
+        raise ValidationError({"amount": f"A {_WHAT[kind]} is a positive whole number of chips."})
+    if amount > limit:
+        raise ValidationError({"amount": f"A {_WHAT[kind]} moves at most {limit} chips at once."})
+
+
+def _replay_check(txn: Transaction, *, kind: str, player: Player, amount: int, key: str) -> None:
+    """The key posted before: it must have been this very posting (same player, same amount)."""
+    wallet = ledger_selectors.account_find(casino=player.casino, kind=Account.Kind.PLAYER, player=player)
+    entries = ledger_selectors.transaction_entries(txn=txn)
+    if wallet is None or entries.get(wallet.pk) != _SIGN[kind] * amount:
+        raise ledger.IdempotencyConflict(
+            f"The key {key!r} was already used for another {_WHAT[kind]} (#{txn.pk}): use a new key."
+        )
+
+
+def _cage_post(
+    *, kind: str, actor: Actor, casino: Casino, player: Player, amount: Any, key: str
+) -> CageReceipt:
+    if actor is not None:  # None is the system itself (the demo data), as in tables.services
+        check_can_operate_cage(actor)
+    _amount_check(amount, kind)
+    key = idempotency_key_check(key)
+    if player.casino_id != casino.pk:
+        raise ValidationError({"player": f"{player} is not a player of {casino}."})
+    ledger_key = cage_ledger_key(kind=kind, actor=actor, key=key)
+    # The accounts the posting locks, first: a concurrent twin of this request posts or replays
+    # while we wait, so the replay found here is the truth.
+    ledger.accounts_lock(
+        casino=casino,
+        specs=[ledger.account_spec(Account.Kind.CAGE), ledger.account_spec(Account.Kind.PLAYER, player)],
+        actor=actor,
+        players={player.pk: player},
+    )
+    txn = ledger.posting_find(ledger_key, casino=casino, kind=kind)
+    replayed = txn is not None
+    if txn is not None:
+        _replay_check(txn, kind=kind, player=player, amount=amount, key=key)
+    else:
+        txn = _POSTERS[kind](casino=casino, player=player, amount=amount, actor=actor, key=ledger_key)
+    balance = ledger_selectors.account_balance(casino=casino, kind=Account.Kind.PLAYER, player=player)
+    return CageReceipt(kind, player, amount, txn, balance, replayed)
+
+
+@transaction.atomic
+def cage_buy_in(*, actor: Actor, casino: Casino, player: Player, amount: int, key: str) -> CageReceipt:
+    """The player buys ``amount`` chips at the cage (cage -amount, player +amount)."""
+    return _cage_post(kind=BUY_IN, actor=actor, casino=casino, player=player, amount=amount, key=key)
+
+
+@transaction.atomic
+def cage_cash_out(*, actor: Actor, casino: Casino, player: Player, amount: int, key: str) -> CageReceipt:
+    """The player cashes ``amount`` chips in (player -amount, cage +amount); never more than he
+    holds (InsufficientChips)."""
+    return _cage_post(kind=CASH_OUT, actor=actor, casino=casino, player=player, amount=amount, key=key)
+
+
+@transaction.atomic
+def cage_player_register(
+    *, actor: AbstractBaseUser | AnonymousUser, casino: Casino, display_name: str, membership_number: str = ""
+) -> Player:
+    """A new player of the casino, registered at the cage (audited by tables.services)."""
+    check_can_operate_cage(actor)  # so an authenticated user from here on
+    return player_create(
+        actor=cast(Staff, actor),
+        casino=casino,
+        display_name=display_name,
+        membership_number=membership_number,
+    )

@@ -1,0 +1,259 @@
+"""The cage's screens (tablet-sized, htmx): the casino's players with their chips and marker, a
+buy-in and a cash-out form per player, a new-player form, and a player's chip history.
+
+Thin views: parse the POST (cage.forms), call one service (cage.services), render. A buy-in or
+cash-out is sent twice: the first submit shows what will be posted and asks for a confirmation
+(nothing written); the confirmation posts it, under the form's one-time key, so a double tap posts
+once. With htmx a POST answers with the player's row; without JavaScript the whole page is
+rendered (the confirmation) or the browser is redirected to it (done). Refusals (core.errors):
+403 is the 403 page; a ``ValidationError`` (amount, chips short, key reused) is shown in the row,
+status 400, nothing written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from cage import selectors, services
+from cage.forms import CageMoveForm, PlayerNewForm, one_time_key
+from cage.permissions import can_operate_cage, can_read_chips
+from core.errors import error_answer, validation_messages
+from tables.models import Casino, Player
+
+PLAYERS_PER_PAGE = 50
+HISTORY_PER_PAGE = 25
+KIND_VERBS: dict[str, str] = {services.BUY_IN: "Buy-in", services.CASH_OUT: "Cash-out"}
+
+
+def _htmx(request: HttpRequest) -> bool:
+    """Did htmx send it (django_htmx's middleware sets ``request.htmx``)?"""
+    return bool(getattr(request, "htmx", False))
+
+
+def _forbidden(request: HttpRequest) -> HttpResponse:
+    response = render(request, "403.html", status=403)
+    if _htmx(request):  # the whole page becomes the 403 page, not one row of it
+        response["HX-Retarget"] = "body"
+        response["HX-Reswap"] = "innerHTML"
+    return response
+
+
+def _row(
+    player: Player,
+    *,
+    balance: int | None = None,
+    confirm: dict[str, Any] | None = None,
+    notice: str = "",
+    error: list[str] | None = None,
+    error_kind: str = "",
+    posted: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One player's row: his chips, fresh one-time keys for its two forms, and what the last POST
+    left there (a confirmation to give, a notice, the refusal's messages)."""
+    if balance is None:
+        balance = selectors.player_balances(players=[player])[player.pk]
+    return {
+        "chips": selectors.PlayerChips(player, balance),
+        "buy_in_key": one_time_key(),
+        "cash_out_key": one_time_key(),
+        "confirm": confirm,
+        "notice": notice,
+        "error": error or [],
+        "error_kind": error_kind,
+        "posted": posted or {},
+    }
+
+
+def _page_context(
+    request: HttpRequest, casino: Casino, *, rows: dict[int, dict[str, Any]] | None = None, **kw: Any
+) -> dict[str, Any]:
+    search = request.GET.get("q", "")
+    page = Paginator(selectors.cage_players(casino=casino, search=search), PLAYERS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    shown = {c.player.pk: c.balance for c in selectors.players_chips(players=page.object_list)}
+    rows = rows or {}
+    return {
+        "casino": casino,
+        "casinos": selectors.cage_casinos(),
+        "page": page,
+        "rows": [rows.get(p.pk) or _row(p, balance=shown[p.pk]) for p in page.object_list],
+        "search": search,
+        "query": urlencode({"q": search}) if search else "",
+        "can_operate": can_operate_cage(request.user),
+        "new_player": kw.pop("new_player", None) or PlayerNewForm(),
+        **kw,
+    }
+
+
+def _casino(casino_id: int) -> Casino:
+    return get_object_or_404(Casino, pk=casino_id)
+
+
+# ------------------------------------------------------------------------------------ reading
+@login_required
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    """The cage: straight to the casino when there is only one."""
+    if not can_read_chips(request.user):
+        return _forbidden(request)
+    casinos = list(selectors.cage_casinos())
+    if len(casinos) == 1:
+        return redirect("cage:players", casino_id=casinos[0].pk)
+    return render(request, "cage/casinos.html", {"casinos": casinos})
+
+
+@login_required
+@require_GET
+def players(request: HttpRequest, casino_id: int) -> HttpResponse:
+    if not can_read_chips(request.user):
+        return _forbidden(request)
+    return render(request, "cage/players.html", _page_context(request, _casino(casino_id)))
+
+
+@login_required
+@require_GET
+def player_row(request: HttpRequest, casino_id: int, player_id: int) -> HttpResponse:
+    """One row again (the confirmation's "Cancel")."""
+    if not can_read_chips(request.user):
+        return _forbidden(request)
+    player = get_object_or_404(Player, pk=player_id, casino_id=casino_id)
+    if not _htmx(request):
+        return redirect("cage:players", casino_id=casino_id)
+    return render(request, "cage/_player_row.html", _row_context(request, player.casino, _row(player)))
+
+
+@login_required
+@require_GET
+def history(request: HttpRequest, player_id: int) -> HttpResponse:
+    """A player's chip history: every entry on his account, newest first, with the balance after."""
+    if not can_read_chips(request.user):
+        return _forbidden(request)
+    player = get_object_or_404(Player.objects.select_related("casino"), pk=player_id)
+    page = Paginator(selectors.player_history(player=player), HISTORY_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    return render(
+        request,
+        "cage/history.html",
+        {"player": player, "chips": selectors.player_chips(player=player), "page": page},
+    )
+
+
+# ------------------------------------------------------------------------------------ writing
+def _row_context(request: HttpRequest, casino: Casino, row: dict[str, Any]) -> dict[str, Any]:
+    return {"casino": casino, "row": row, "can_operate": can_operate_cage(request.user)}
+
+
+def _answer(
+    request: HttpRequest, casino: Casino, player: Player, row: dict[str, Any], status: int = 200
+) -> HttpResponse:
+    if _htmx(request):
+        return render(request, "cage/_player_row.html", _row_context(request, casino, row), status=status)
+    context = _page_context(request, casino, rows={player.pk: row})
+    if player.pk not in {r["chips"].player.pk for r in context["rows"]}:
+        context["rows"].insert(0, row)  # on another page of the list: shown on top
+    return render(request, "cage/players.html", context, status=status)
+
+
+def _move(request: HttpRequest, casino_id: int, kind: str) -> HttpResponse:
+    casino = _casino(casino_id)
+    if not can_operate_cage(request.user):
+        return _forbidden(request)
+    form = CageMoveForm(request.POST)
+    player_id = form.data.get("player", "")
+    player = get_object_or_404(Player, pk=player_id) if str(player_id).isdigit() else None
+    if player is None:
+        return HttpResponse("Which player?", status=400, content_type="text/plain")
+    posted = {"kind": kind, "amount": form.data.get("amount", "")}
+    if not form.is_valid():
+        messages_ = [str(m) for errors in form.errors.values() for m in errors]
+        return _answer(
+            request, casino, player, _row(player, error=messages_, error_kind=kind, posted=posted), 400
+        )
+    data = form.cleaned_data
+    if not data["confirm"]:  # the first submit: say what will be posted, write nothing
+        confirm = {"kind": kind, "verb": KIND_VERBS[kind], "amount": data["amount"], "key": data["key"]}
+        return _answer(request, casino, player, _row(player, confirm=confirm))
+    post = services.cage_buy_in if kind == services.BUY_IN else services.cage_cash_out
+    try:
+        receipt = post(
+            actor=request.user, casino=casino, player=player, amount=data["amount"], key=data["key"]
+        )
+    except (PermissionDenied, ValidationError) as exc:
+        answer = error_answer(exc)
+        assert answer is not None
+        if answer.status == 403:
+            return _forbidden(request)
+        reasons = validation_messages(exc) if isinstance(exc, ValidationError) else list(answer.messages)
+        return _answer(
+            request,
+            casino,
+            player,
+            _row(player, error=reasons, error_kind=kind, posted=posted),
+            answer.status,
+        )
+    notice = _notice(receipt)
+    if _htmx(request):
+        return _answer(request, casino, player, _row(player, balance=receipt.balance, notice=notice))
+    messages.success(request, notice)
+    response = HttpResponseRedirect(reverse("cage:players", args=[casino.pk]) + f"#player-{player.pk}")
+    response.status_code = 303  # See Other: the browser GETs the list after its POST
+    return response
+
+
+def _notice(receipt: services.CageReceipt) -> str:
+    done = (
+        f"{receipt.player}: bought in {receipt.amount} chips"
+        if receipt.kind == services.BUY_IN
+        else f"{receipt.player}: cashed out {receipt.amount} chips"
+    )
+    if receipt.replayed:
+        done = f"Already recorded (sent twice): {done}"
+    return f"{done}. Chips now: {receipt.balance}."
+
+
+@login_required
+@require_POST
+def buy_in(request: HttpRequest, casino_id: int) -> HttpResponse:
+    return _move(request, casino_id, services.BUY_IN)
+
+
+@login_required
+@require_POST
+def cash_out(request: HttpRequest, casino_id: int) -> HttpResponse:
+    return _move(request, casino_id, services.CASH_OUT)
+
+
+@login_required
+@require_POST
+def player_new(request: HttpRequest, casino_id: int) -> HttpResponse:
+    """The cage registers a new player; then the list shows him, ready for his buy-in."""
+    casino = _casino(casino_id)
+    if not can_operate_cage(request.user):
+        return _forbidden(request)
+    form = PlayerNewForm(request.POST)
+    if form.is_valid():
+        try:
+            player = services.cage_player_register(actor=request.user, casino=casino, **form.cleaned_data)
+        except ValidationError as exc:
+            for message in validation_messages(exc):
+                form.add_error(None, message)
+        except PermissionDenied:
+            return _forbidden(request)
+        else:
+            messages.success(request, f"{player} is registered: buy him in below.")
+            query = urlencode({"q": player.display_name})
+            url = reverse("cage:players", args=[casino.pk]) + f"?{query}#player-{player.pk}"
+            return HttpResponseRedirect(url, status=303)
+    return render(request, "cage/players.html", _page_context(request, casino, new_player=form), status=400)

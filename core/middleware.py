@@ -1,0 +1,44 @@
+"""The last word on a transaction the database broke off (deadlock, lock timeout).
+
+The REST API and the croupier's screens run such a transaction once more and then refuse it
+themselves (core.transient); any other page that meets one answers here with the same refusal
+(``core.errors.busy_refusal``: 409 ``retry`` / 503 ``lock_timeout``), JSON or plain text, never
+the 500 page.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from core.errors import busy_refusal, error_answer
+
+logger = logging.getLogger(__name__)
+
+
+class DatabaseBusyMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        refusal = busy_refusal(exception)
+        if refusal is None:
+            return None
+        logger.warning("request refused, the database broke its transaction off: %s", exception)
+        answer = error_answer(refusal)
+        assert answer is not None
+        response: HttpResponse
+        if "json" in request.headers.get("Accept", "") or request.path.startswith("/api/"):
+            response = JsonResponse(answer.body, status=answer.status)
+        else:
+            response = HttpResponse(
+                answer.message, status=answer.status, content_type="text/plain; charset=utf-8"
+            )
+        if answer.status == 503:
+            response["Retry-After"] = "1"
+        return response

@@ -1,0 +1,49 @@
+"""The procedural rules a record can express: the profile's minimum bank and who may bet.
+
+A live table refuses these outright (the machine raises ``IllegalStep``); a recorded history that
+breaks them is flagged instead (``BANK_BELOW_MINIMUM``, ``SPECTATOR_BET_NOT_ALLOWED``). The live
+machine and the offline judge both ask this module, so they cannot drift apart: whatever one
+refuses or flags, the other does too (tests/tables/rules/test_properties.py checks it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tables.rules.coup import Code, Stake, Violation
+from tables.rules.profiles import Profile
+
+
+def spectator_may_bet(profile: Profile, *, banco: bool) -> bool:
+    """May a spectator (a standing player) make this bet? RULES.md §2 and §10: only where the
+    profile lets spectators bet, and a banco only where the largest seated bettor does not always
+    play the hand (the club: a spectator there only adds to the seated punters' bets)."""
+    if not profile.spectators_bet:
+        return False
+    return not (banco and profile.seated_bettor_always_plays)
+
+
+def spectator_refusal(profile: Profile, *, banco: bool) -> str:
+    """Why a live table refuses a spectator's bet (or banco) under ``profile``."""
+    if banco:
+        return f"a spectator may not call banco under the {profile.slug} profile"
+    return f"spectators may not bet under the {profile.slug} profile"
+
+
+def bank_violation(profile: Profile, bank: int) -> Violation | None:
+    """``BANK_BELOW_MINIMUM`` when ``bank`` is under the profile's minimum bank (RULES.md §3.1);
+    ``detail`` reads ``"bank < minimum"``."""
+    if bank < profile.min_bank:
+        return Violation(Code.BANK_BELOW_MINIMUM, "banker", f"{bank} < {profile.min_bank}")
+    return None
+
+
+def spectator_violation(profile: Profile, bets: Sequence[Stake], *, banco: bool) -> Violation | None:
+    """``SPECTATOR_BET_NOT_ALLOWED`` once per coup, naming in ``detail`` the first spectator (in
+    betting order) whose bet the profile forbids; None when every bet is allowed."""
+    if spectator_may_bet(profile, banco=banco):
+        return None
+    for bet in bets:
+        if bet.spectator:
+            return Violation(Code.SPECTATOR_BET_NOT_ALLOWED, "punters", bet.punter)
+    return None

@@ -1,0 +1,225 @@
+"""The cage's screens through Django's test client: the list with chips and markers, a buy-in and
+a cash-out confirmed then posted once, refusals shown in the row with nothing written, the new-
+player form, the chip history, who may see what; and the chips beside each name on the croupier's
+screen."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from cage import services
+from ledger.models import Transaction
+from tables.models import Player
+
+from .conftest import counts, key, logged_in, new_player, new_seat, new_session, new_spectator, owes
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HX-Request": "true"}
+
+
+def page(casino) -> str:
+    return reverse("cage:players", args=[casino.pk])
+
+
+def form_key(html: str, player, form: str = "buy_in") -> str:
+    """The one-time key the page put in the player's buy-in (or cash-out) form."""
+    row = html[html.index(f'id="player-{player.pk}"') :]
+    action = reverse(f"cage:{form}", args=[player.casino_id])
+    block = row[row.index(f'action="{action}"') :]
+    found = re.search(r'name="key" value="([0-9a-f]{32})"', block)
+    assert found is not None, "no key in the form"
+    return found.group(1)
+
+
+def test_the_list_shows_each_players_chips_and_marker(cashier, casino, dupont) -> None:
+    owing = new_player(casino=casino, display_name="Comte Orlov")
+    services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=1500, key=key())
+    owes(casino, owing, 40)
+    html = logged_in(cashier).get(page(casino)).content.decode()
+    assert re.search(rf'data-testid="chips-{dupont.pk}">1500<', html)
+    assert re.search(rf'data-testid="chips-{owing.pk}">0<', html)
+    assert f'data-testid="marker-{owing.pk}"' in html and "Marker 40" in html
+    assert f'data-testid="marker-{dupont.pk}"' not in html
+    assert 'data-testid="player-new-form"' in html
+    assert html.count('name="key"') == 4  # a buy-in and a cash-out form per player, each its own key
+
+
+def test_the_cage_index_goes_to_the_only_casino(cashier, casino) -> None:
+    response = logged_in(cashier).get(reverse("cage:index"))
+    assert response.status_code == 302 and response["Location"] == page(casino)
+
+
+def test_a_buy_in_asks_for_a_confirmation_then_posts_once(cashier, casino, dupont) -> None:
+    client = logged_in(cashier)
+    once = form_key(client.get(page(casino)).content.decode(), dupont)
+    url = reverse("cage:buy_in", args=[casino.pk])
+    form = {"player": dupont.pk, "amount": "500", "key": once}
+    before = counts()
+    asked = client.post(url, form, headers=HTMX)
+    html = asked.content.decode()
+    assert asked.status_code == 200 and counts() == before  # asked, not written
+    assert "Buy-in of <strong>500</strong> chips for M. Dupont?" in html
+    assert f'name="key" value="{once}"' in html and 'name="confirm" value="1"' in html
+    assert "autofocus" in html  # Enter confirms
+    done = client.post(url, {**form, "confirm": "1"}, headers=HTMX).content.decode()
+    assert "M. Dupont: bought in 500 chips. Chips now: 500." in done
+    assert re.search(rf'data-testid="chips-{dupont.pk}">500<', done)
+    assert form_key(done, dupont) != once  # the row's forms carry new keys
+    # the double tap: the same confirmation again posts nothing
+    after = counts()
+    twice = client.post(url, {**form, "confirm": "1"}, headers=HTMX).content.decode()
+    assert "Already recorded" in twice and counts() == after
+    assert Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count() == 1
+
+
+def test_without_javascript_the_confirmation_is_the_page_and_then_a_redirect(cashier, casino, dupont) -> None:
+    client = logged_in(cashier)
+    url = reverse("cage:buy_in", args=[casino.pk])
+    form = {"player": dupont.pk, "amount": "200", "key": key()}
+    asked = client.post(url, form)
+    assert asked.status_code == 200 and b"Confirm buy-in" in asked.content and b"<html" in asked.content
+    done = client.post(url, {**form, "confirm": "1"})
+    assert done.status_code == 303 and done["Location"] == f"{page(casino)}#player-{dupont.pk}"
+    assert "bought in 200 chips" in client.get(done["Location"]).content.decode()
+
+
+def test_a_cash_out_above_the_chips_is_refused_in_the_row(cashier, casino, dupont) -> None:
+    client = logged_in(cashier)
+    services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=100, key=key())
+    before = counts()
+    response = client.post(
+        reverse("cage:cash_out", args=[casino.pk]),
+        {"player": dupont.pk, "amount": "250", "key": key(), "confirm": "1"},
+        headers=HTMX,
+    )
+    assert response.status_code == 400 and counts() == before
+    html = response.content.decode()
+    assert "M. Dupont has only 100 chips; a cash-out of 250 is refused." in html
+    assert 'value="250"' in html  # the amount typed stays in the cash-out field
+    ok = client.post(
+        reverse("cage:cash_out", args=[casino.pk]),
+        {"player": dupont.pk, "amount": "60", "key": key(), "confirm": "1"},
+        headers=HTMX,
+    )
+    assert "cashed out 60 chips. Chips now: 40." in ok.content.decode()
+
+
+@pytest.mark.parametrize("amount", ["0", "-3", "lots", "", "99999999999"])
+def test_bad_amounts_are_refused_with_nothing_written(cashier, casino, dupont, amount) -> None:
+    client = logged_in(cashier)  # (logging in is an audit event)
+    before = counts()
+    response = client.post(
+        reverse("cage:buy_in", args=[casino.pk]),
+        {"player": dupont.pk, "amount": amount, "key": key(), "confirm": "1"},
+        headers=HTMX,
+    )
+    assert response.status_code == 400 and counts() == before
+    assert f'data-testid="cage-error-{dupont.pk}"' in response.content.decode()
+
+
+def test_another_casinos_player_and_unknown_players_are_refused(cashier, casino, stranger) -> None:
+    client = logged_in(cashier)
+    before = counts()
+    url = reverse("cage:buy_in", args=[casino.pk])
+    response = client.post(
+        url, {"player": stranger.pk, "amount": "5", "key": key(), "confirm": "1"}, headers=HTMX
+    )
+    assert response.status_code == 400 and b"is not a player of" in response.content
+    assert (
+        client.post(url, {"player": 987654, "amount": "5", "key": key(), "confirm": "1"}).status_code == 404
+    )
+    assert client.post(url, {"player": "x", "amount": "5", "key": key(), "confirm": "1"}).status_code == 400
+    assert counts() == before
+
+
+@pytest.mark.parametrize("persona", ["croupier", "pit_boss", "accountant", "outsider"])
+def test_only_the_cage_posts_from_the_screen(request, casino, dupont, persona) -> None:
+    client = logged_in(request.getfixturevalue(persona))
+    before = counts()
+    for name in ("buy_in", "cash_out"):
+        form = {"player": dupont.pk, "amount": "5", "key": key(), "confirm": "1"}
+        assert client.post(reverse(f"cage:{name}", args=[casino.pk]), form).status_code == 403
+    form = {"display_name": "Intruder"}
+    assert client.post(reverse("cage:player_new", args=[casino.pk]), form).status_code == 403
+    assert counts() == before
+
+
+def test_pit_boss_and_accountant_read_the_cage_without_its_forms(
+    pit_boss, accountant, casino, dupont
+) -> None:
+    for user in (pit_boss, accountant):
+        response = logged_in(user).get(page(casino))
+        html = response.content.decode()
+        assert response.status_code == 200 and f'data-testid="chips-{dupont.pk}"' in html
+        assert 'name="key"' not in html and 'data-testid="read-only"' in html
+        assert logged_in(user).get(reverse("cage:history", args=[dupont.pk])).status_code == 200
+
+
+def test_croupiers_and_outsiders_do_not_see_the_cage(croupier, outsider, casino, dupont) -> None:
+    for user in (croupier, outsider):
+        client = logged_in(user)
+        assert client.get(reverse("cage:index")).status_code == 403
+        assert client.get(page(casino)).status_code == 403
+        assert client.get(reverse("cage:history", args=[dupont.pk])).status_code == 403
+    response = Client().get(page(casino))
+    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+
+
+def test_the_cage_registers_a_new_player(cashier, casino) -> None:
+    client = logged_in(cashier)
+    response = client.post(reverse("cage:player_new", args=[casino.pk]), {"display_name": "Mme Leroy"})
+    player = Player.objects.get(display_name="Mme Leroy")
+    assert response.status_code == 303 and response["Location"].endswith(f"#player-{player.pk}")
+    html = client.get(response["Location"]).content.decode()
+    assert "Mme Leroy is registered" in html and f'data-testid="buy-in-{player.pk}"' in html
+    before = counts()
+    refused = client.post(reverse("cage:player_new", args=[casino.pk]), {"display_name": "  "})
+    assert refused.status_code == 400 and counts() == before
+
+
+def test_the_search_finds_a_player(cashier, casino, dupont) -> None:
+    new_player(casino=casino, display_name="Comte Orlov")
+    html = logged_in(cashier).get(page(casino) + "?q=orlov").content.decode()
+    assert "Comte Orlov" in html and "M. Dupont" not in html
+
+
+def test_the_chip_history_page(cashier, casino, dupont) -> None:
+    services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=500, key=key())
+    services.cage_cash_out(actor=cashier, casino=casino, player=dupont, amount=120, key=key())
+    for _ in range(25):
+        services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=1, key=key())
+    client = logged_in(cashier)
+    url = reverse("cage:history", args=[dupont.pk])
+    first = client.get(url).content.decode()
+    assert 'data-testid="history-chips">405<' in first
+    assert "Page 1 of 2" in first and first.count('data-testid="entry-') == 25
+    second = client.get(url + "?page=2").content.decode()
+    cells = re.findall(r'<td class="num">([^<]*)</td>', second)
+    assert cells == ["-120", "380", "+500", "500"]
+    assert "Cash-out at the cage" in second
+
+
+def test_the_row_comes_back_on_cancel(cashier, casino, dupont) -> None:
+    url = reverse("cage:player_row", args=[casino.pk, dupont.pk])
+    response = logged_in(cashier).get(url, headers=HTMX)
+    assert response.status_code == 200 and f'data-testid="buy-in-{dupont.pk}"' in response.content.decode()
+
+
+# ------------------------------------------------------------------------- the croupier's screen
+def test_the_croupiers_screen_shows_each_players_chips(croupier, cashier, table, casino, dupont) -> None:
+    session = new_session(table=table)
+    new_seat(session=session, player=dupont, number=2)
+    standing = new_spectator(session=session)
+    services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=2500, key=key())
+    html = logged_in(croupier).get(reverse("floor:table", args=[table.pk])).content.decode()
+    assert re.search(r'data-testid="chips-seat-2" title="Chips">2500<', html)
+    assert re.search(rf'data-testid="chips-spectator-{standing.pk}" title="Chips">0<', html)
+
+
+def test_the_nav_leads_the_cashier_to_the_cage(cashier, croupier) -> None:
+    assert b'data-testid="go-cage"' in logged_in(cashier).get("/").content
+    assert b'data-testid="nav-cage"' not in logged_in(croupier).get("/").content
