@@ -67,8 +67,8 @@ from tables.services.shoes import shoe_close, shoe_start
 
 #: records a transaction (import_coups): big enough to spread the fixed costs (the locks, the reads
 #: of the table's state, one COPY a model), small enough that a chunk's rows sit in memory and that
-#: the audit chain's lock, held for the chunk, is not held long (other tables' audited writes wait
-#: for it: about two seconds at 250 coups/s)
+#: its table stays locked for a couple of seconds at most (its audit events, some 8,000, are
+#: appended at COMMIT, under the chain's lock, with one COPY)
 CHUNK_RECORDS = 500
 #: the largest bank, bet, house limit or chip unit a record may name: far above any table's, far
 #: below what the ledger's 64-bit balances can add up
