@@ -123,7 +123,9 @@ def bank_first_assign(
 
 
 @transaction.atomic
-def bank_offer_answer(*, actor: Staff, session: TableSession, seat: Seat, accept: bool) -> BankOffer:
+def bank_offer_answer(
+    *, actor: Staff, session: TableSession, seat: Seat, accept: bool
+) -> BankOffer:
     """Record the answer of the player the bank is offered to now (refusals are skipped)."""
     session = lock_session(session)
     check_croupier_at(actor, session.table)
@@ -166,7 +168,9 @@ def bank_offer_answer(*, actor: Staff, session: TableSession, seat: Seat, accept
 
 
 @transaction.atomic
-def bank_auction_award(*, actor: Staff, session: TableSession, seat: Seat, amount: int) -> BankTurn:
+def bank_auction_award(
+    *, actor: Staff, session: TableSession, seat: Seat, amount: int
+) -> BankTurn:
     """A passed bank awarded by informal auction: to whoever puts up at least the same amount."""
     session = lock_session(session)
     check_croupier_at(actor, session.table)
@@ -223,7 +227,9 @@ def bank_pass(*, actor: Staff, session: TableSession) -> BankTurn:
     return bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.PASSED)
 
 
-def bank_after_coup(*, actor: Staff | None, coup: Coup, outcome: str, next_bank_min: int | None) -> None:
+def bank_after_coup(
+    *, actor: Staff | None, coup: Coup, outcome: str, next_bank_min: int | None
+) -> None:
     """After a coup's (provisional or final) settlement: a losing banker loses the bank; a winning
     or tying one must continue with at least the mandatory continuation. Caller holds the locks."""
     turn = BankTurn.objects.select_for_update().get(pk=coup.bank_turn_id)
@@ -248,7 +254,9 @@ def bank_after_coup(*, actor: Staff | None, coup: Coup, outcome: str, next_bank_
 
 
 @transaction.atomic
-def bank_assign_imported(*, actor: Staff, session: TableSession, seat: Seat, minimum: int) -> BankTurn:
+def bank_assign_imported(
+    *, actor: Staff, session: TableSession, seat: Seat, minimum: int
+) -> BankTurn:
     """Importing a recorded history: the history names each coup's bank but not how the bank
     went round, so the importer hands the bank to the recorded banker directly (the previous bank,
     if any, is closed as passed). Live tables use the offer-in-turn services above."""

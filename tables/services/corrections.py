@@ -187,7 +187,9 @@ def correction_reject(
 
 
 @transaction.atomic
-def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = "") -> StepResult:
+def coup_void(
+    *, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = ""
+) -> StepResult:
     """A pit boss voids a flagged coup that cannot be restored (bets beyond the bank, cards no longer
     to be had): all bets are returned and the bank stays as it was declared — no money moves, the
     coup's steps stay, a new step says who voided it and why."""

@@ -36,7 +36,9 @@ from tables.services.shoes import shoe_close_locked
 
 
 @transaction.atomic
-def table_session_open(*, actor: Staff, table: Table, at: dt.datetime | None = None) -> TableSession:
+def table_session_open(
+    *, actor: Staff, table: Table, at: dt.datetime | None = None
+) -> TableSession:
     check_croupier_at(actor, table)
     # Lock the table row so two tablets opening the same table queue up instead of racing; the
     # partial unique constraint would refuse the second one anyway.
@@ -219,7 +221,9 @@ def spectator_leave(*, actor: Staff, spectator: Spectator) -> Spectator:
 
 
 @transaction.atomic
-def seat_take_new_player(*, actor: Staff, session: TableSession, display_name: str, number: int) -> Seat:
+def seat_take_new_player(
+    *, actor: Staff, session: TableSession, display_name: str, number: int
+) -> Seat:
     """A newcomer registered and seated in one go: he exists only if he does sit down. The table's
     row is locked first, as by every writer at a table, before the registration takes the audit
     chain's lock."""
@@ -229,7 +233,9 @@ def seat_take_new_player(*, actor: Staff, session: TableSession, display_name: s
 
 
 @transaction.atomic
-def spectator_join_new_player(*, actor: Staff, session: TableSession, display_name: str) -> Spectator:
+def spectator_join_new_player(
+    *, actor: Staff, session: TableSession, display_name: str
+) -> Spectator:
     """A newcomer registered and standing as a spectator, in one go (see seat_take_new_player)."""
     session = lock_session(session)
     player = player_create(actor=actor, casino=session.table.casino, display_name=display_name)
