@@ -50,7 +50,7 @@ from tables.engine_bridge import (
     snapshot_rules,
     spectator_key,
 )
-from tables.lifecycle import coup_transition_check
+from tables.lifecycle import coup_state_set, shoe_transition_check
 from tables.models import (
     BankShare,
     BankTax,
@@ -117,7 +117,7 @@ class _Coup:
     """A coup being played in memory: its row, its rows to come, its engine state."""
 
     row: Coup
-    state: CoupProgress
+    progress: CoupProgress
     steps: list[CoupStep] = field(default_factory=list)
     bets: list[Bet] = field(default_factory=list)
     punters: dict[str, Player] = field(default_factory=dict)  # every bet's punter key → player
@@ -392,6 +392,7 @@ class _Batch:
         if all(self.shoe_seen[c] + n <= shoe.decks for c, n in needed.items()):
             return
         before = model_snapshot(shoe)
+        shoe_transition_check(shoe=shoe, to=Shoe.State.CLOSED)
         shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, timezone.now(), _NEXT_SHOE
         if shoe is self.shoe_loaded:
             self.shoe_dirty = True
@@ -558,7 +559,7 @@ class _Batch:
         entries = _settlement_entries(
             settlement=settlement,
             accounts=accounts,
-            uncovered_to_reserve=coup.state.rules.profile.uncovered_to_reserve,
+            uncovered_to_reserve=coup.progress.rules.profile.uncovered_to_reserve,
             house_limit=row.rules["house_limit"],
         )
         at_stake = settlement.covered + settlement.uncovered
@@ -653,7 +654,7 @@ class _Batch:
         )
         setattr(row, "_engine_rules", rules)  # noqa: B010 (what engine_bridge.coup_rules memoises)
         self.coups.append(row)
-        coup = _Coup(row=row, state=state)
+        coup = _Coup(row=row, progress=state)
         payload: dict[str, Any] = {"amount": record.bank, "banker": banker, "minimum": turn.required_minimum}
         payload["historical"] = True
         step = CoupStep(
@@ -698,7 +699,7 @@ class _Batch:
 
     def _check_affordable(self, coup: _Coup, player: Player, amount: int, *, banco: bool = False) -> None:
         """``floor.bet_check_affordable``: what he has at stake counts (this coup's live bets too)."""
-        if coup.state.rules.profile.borrowing_allowed:
+        if coup.progress.rules.profile.borrowing_allowed:
             return
         staked = self.staked[player.pk]
         if not banco:
@@ -739,7 +740,7 @@ class _Batch:
                 people.append((key, player, place))
             engine_step = Step(kind, callers=tuple(callers))
             winner_key = banco_winner(
-                engine_step.callers, banco_suivi=coup.state.rules.profile.banco_suivi
+                engine_step.callers, banco_suivi=coup.progress.rules.profile.banco_suivi
             ).punter
             winner = next(p for p in people if p[0] == winner_key)
             self._check_affordable(coup, winner[1], coup.row.bank, banco=True)
@@ -756,7 +757,7 @@ class _Batch:
             engine_step, payload = Step(kind, card=step.card), {"card": step.card}
         else:
             engine_step, payload = Step(kind), {}
-        state = coup.state
+        state = coup.progress
         try:
             new_state = apply(state, engine_step)
         except IllegalStep as exc:
@@ -768,7 +769,7 @@ class _Batch:
             verdict = coup_verdict(coup.row, new_state)
             payload["verdict"] = verdict_to_dict(verdict)
         row = self._step_append(coup, kind.value, payload, violation=violation)
-        coup.state = new_state
+        coup.progress = new_state
         if bet_place is not None:
             self._bet_write(coup, bet_place, banco=kind is Move.BANCO, amount=step.amount)
         if step.card is not None:
@@ -830,7 +831,7 @@ class _Batch:
                 spectator=standing,
                 amount=coup.row.bank,
                 banco=True,
-                banco_suivi=coup.state.banco_suivi,
+                banco_suivi=coup.progress.banco_suivi,
                 betting_order=order,
             )
         else:
@@ -858,21 +859,19 @@ class _Batch:
         """``coups._reveal``."""
         row = coup.row
         if verdict.violations:
-            coup_transition_check(row.state, Coup.State.AWAITING_CORRECTION)
-            row.state = Coup.State.AWAITING_CORRECTION
+            coup_state_set(coup=row, to=Coup.State.AWAITING_CORRECTION)
             return
         settlement = verdict.settlement
         assert settlement is not None
         self._coup_settle(coup, settlement, key=f"coup:{row.pk}:settle", provisional=False)
         if settlement.tax:
             self.taxes.append(BankTax(coup=row, basis=settlement.covered, amount=settlement.tax))
-        coup_transition_check(row.state, Coup.State.SETTLED)
-        row.state, row.settled_at = Coup.State.SETTLED, timezone.now()
+        coup_state_set(coup=row, to=Coup.State.SETTLED)
         self._bank_after_coup(coup, outcome=verdict.outcome.value, next_bank_min=settlement.next_bank_min)
 
     def _correction(self, coup: _Coup, cards: list[str]) -> None:
         """``corrections.correction_submit`` of the cards the record says came next."""
-        row, state = coup.row, coup.state
+        row, state = coup.row, coup.progress
         restored = coup_restore(row, state, tuple(cards))
         if isinstance(restored, NeedsCards):
             n = restored.needs_cards
@@ -905,8 +904,7 @@ class _Batch:
             role = ShoeCard.Role.PLAYER if card in restored.player_cards[2:] else ShoeCard.Role.BANKER
             self._card(coup, card, role)
         self._coup_settle(coup, settlement, key=f"coup:{row.pk}:correction:{step.index}", provisional=True)
-        coup_transition_check(row.state, Coup.State.AWAITING_APPROVAL)
-        row.state = Coup.State.AWAITING_APPROVAL
+        coup_state_set(coup=row, to=Coup.State.AWAITING_APPROVAL)
         self._bank_after_coup(coup, outcome=restored.outcome.value, next_bank_min=settlement.next_bank_min)
         audit_record(
             actor=self.actor,
