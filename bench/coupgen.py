@@ -4,7 +4,7 @@ with a share of wrong decisions, and a sprinkle of malformed lines. Used by the 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 import orjson
@@ -22,11 +22,18 @@ CARDS = {Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER}
 
 
 def record_dicts(
-    n: int, *, seed: int = 7, error_rate: float = 0.08, malformed_every: int = 500
+    n: int,
+    *,
+    seed: int = 7,
+    error_rate: float = 0.08,
+    malformed_every: int = 500,
+    profiles: Sequence[str] | None = None,
 ) -> Iterator[dict]:
+    """``n`` records (ids ``c0``, ``c1``…), cycling through ``profiles`` (default: every built-in
+    one); every ``malformed_every``-th line is malformed (0: none)."""
     rnd = random.Random(seed)
     shoe: list[str] = []
-    slugs = list(RULES)
+    slugs = list(profiles or RULES)
     for i in range(n):
         if malformed_every and i % malformed_every == malformed_every - 1:
             yield {"id": f"c{i}", "profile": "casino", "bank": -1}
@@ -67,7 +74,9 @@ def record_dicts(
         yield record_to_dict(replace(rec, first_coup_of_bank=rnd.random() < 0.3))
 
 
-def write_jsonl(path: str, n: int, *, seed: int = 7) -> None:
+def write_jsonl(
+    path: str, n: int, *, seed: int = 7, profiles: Sequence[str] | None = None, malformed_every: int = 500
+) -> None:
     with open(path, "wb") as f:
-        for d in record_dicts(n, seed=seed):
+        for d in record_dicts(n, seed=seed, profiles=profiles, malformed_every=malformed_every):
             f.write(orjson.dumps(d) + b"\n")

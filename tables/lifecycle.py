@@ -88,6 +88,15 @@ def coup_state_change(*, coup: Coup, to: CoupState) -> None:
     coup.save(update_fields=fields)
 
 
+def coup_state_set(*, coup: Coup, to: CoupState) -> None:
+    """``coup_state_change`` of a coup not in the database yet (a bulk writer's, import_coups, that
+    inserts it later as it is): the same check, the same settlement time, no UPDATE."""
+    coup_transition_check(coup.state, to, current_step=coup.step_count)
+    coup.state = to
+    if to == CoupState.SETTLED:
+        coup.settled_at = timezone.now()
+
+
 def shoe_transition_check(*, shoe: Shoe, to: ShoeState) -> None:
     """Refuse (Conflict) a shoe's move that SHOE_TRANSITIONS does not list."""
     if ShoeState(to) not in SHOE_TRANSITIONS[ShoeState(shoe.state)]:

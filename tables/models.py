@@ -952,6 +952,33 @@ class BankTax(models.Model):
         return f"tax {self.amount} on {self.coup}"
 
 
+class ImportedRecord(models.Model):
+    """The coup record (docs/coup-record.md) an imported coup came from, by its ``id``: a table
+    imports a record id once, so importing the same history again imports nothing twice
+    (import_coups skips the ids it finds here)."""
+
+    #: how long a record id may be (longer ones are refused by the importer)
+    ID_MAX_LENGTH = 200
+
+    coup = models.OneToOneField(Coup, on_delete=models.PROTECT, related_name="imported_record")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    record_id = models.CharField(max_length=ID_MAX_LENGTH)
+    imported_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "record_id"],
+                name="importedrecord_once_per_table",
+                violation_error_message="This table has already imported a record with this id.",
+            ),
+            _check(~Q(record_id=""), "importedrecord_id_set", "An imported record has an id."),
+        ]
+
+    def __str__(self) -> str:
+        return f"record {self.record_id} → {self.coup}"
+
+
 # ------------------------------------------------------------------------------------ bank & alarms
 
 

@@ -3,7 +3,14 @@ table, through the same services a croupier's tablet uses: every step checked by
 flagged coups restored where the record says which cards came next, settlements posted to the
 ledger, everything audited.
 
-One record is one transaction: a record that cannot be imported leaves nothing behind.
+A history is imported a chunk of records at a time (``coups_import``), one transaction a chunk
+with the table locked once, through the batched writer of ``import_batch`` (the same engine calls,
+postings and audit events as the services, written in bulk); a record that batch cannot play goes
+through the services themselves (``coup_import``). Either way a record that cannot be imported
+leaves nothing behind, and the rest of the chunk goes on.
+
+Each record is imported once a table, by its ``id`` (``ImportedRecord``): a record whose id the
+table has already imported is skipped, so importing the same file again imports nothing twice.
 
 What a record does not say, the importer decides and documents:
 - players are identified by their name in the record, kept as the membership number
@@ -18,11 +25,13 @@ What a record does not say, the importer decides and documents:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
 
 from core.types import Staff
 from ledger import services as ledger
@@ -32,6 +41,7 @@ from tables.engine_bridge import rules_snapshot
 from tables.models import (
     BankTurn,
     Coup,
+    ImportedRecord,
     Player,
     RuleProfile,
     Seat,
@@ -43,19 +53,29 @@ from tables.models import (
 )
 from tables.rules.coup import CoupRecord, Restored, Verdict
 from tables.rules.judge import Rules, judge_coup
-from tables.rules.machine import Move, record_steps
+from tables.rules.machine import IllegalStep, Move, record_steps
 from tables.rules.profiles import BUILTIN, Profile
 from tables.rules.punters import key_seat_number, seat_key
 from tables.rules.settlement import LevyTerms
 from tables.services.banks import bank_assign_imported
 from tables.services.corrections import correction_submit
-from tables.services.coups import Caller, StepRequest, coup_start, coup_step_record
+from tables.services.coups import Caller, CoupConflict, StepRequest, coup_start, coup_step_record
 from tables.services.floor import seat_leave, seat_take, spectator_join, table_session_open
+from tables.services.import_batch import _NEXT_SHOE, BANKER_NAME, IMPORT_DECKS, NeedsServices, _Batch
 from tables.services.setup import player_create
 from tables.services.shoes import shoe_close, shoe_start
 
-IMPORT_DECKS = 8
-BANKER_NAME = "banker"
+#: records a transaction (import_coups): big enough to spread the fixed costs (the locks, the reads
+#: of the table's state, one COPY a model), small enough that a chunk's rows sit in memory and that
+#: its table stays locked for a couple of seconds at most (its audit events, some 8,000, are
+#: appended at COMMIT, under the chain's lock, with one COPY)
+CHUNK_RECORDS = 500
+#: the largest bank, bet, house limit or chip unit a record may name: far above any table's, far
+#: below what the ledger's 64-bit balances can add up
+MAX_CHIPS = 10**12
+
+#: what refuses one record (its line is reported, the rest goes on)
+REFUSALS = (ValidationError, IllegalStep, CoupConflict, PermissionDenied)
 
 
 @dataclass(frozen=True)
@@ -63,6 +83,148 @@ class ImportedCoup:
     coup: Coup
     verdict: Verdict  # the engine's verdict on the record, exactly as validate_coups gives it
     restored: bool  # a correction was submitted (it awaits a pit boss's approval)
+
+
+@dataclass(frozen=True)
+class LineOutcome:
+    """What became of one record of a chunk: imported, skipped (its id was imported before) or
+    refused (``error``, a sentence)."""
+
+    imported: ImportedCoup | None = None
+    skipped: bool = False
+    error: str = ""
+
+
+def record_import_id(record: CoupRecord) -> str:
+    """The id a record is imported under (``ImportedRecord.record_id``), or ValueError saying why the
+    record cannot be imported: no id, an id that is not a string or a whole number, a string the
+    database cannot store (NUL) anywhere in the record, an amount beyond ``MAX_CHIPS``. A whole
+    number id and its decimal string are the same id."""
+    rid = record.id
+    if rid is None:
+        raise ValueError("no id: a record is imported once a table by its id, so it needs one")
+    if type(rid) is int:
+        rid = str(rid)
+    if type(rid) is not str:
+        raise ValueError(f"the id must be a string or a whole number, not {_json_kind(rid)}")
+    if not rid or len(rid) > ImportedRecord.ID_MAX_LENGTH:
+        raise ValueError(f"the id must be 1 to {ImportedRecord.ID_MAX_LENGTH} characters long")
+    texts = [("id", rid), ("profile", record.profile), ("active punter", record.active_punter or "")]
+    texts += [("punter name", bet.punter) for bet in record.bets]
+    for what, text in texts:
+        if "\x00" in text:
+            raise ValueError(f"the {what} {text!r} contains a NUL character")
+    amounts = [("bank", record.bank), ("house limit", record.house_limit), ("chip unit", record.chip_unit)]
+    amounts += [("bet", bet.amount) for bet in record.bets]
+    for what, amount in amounts:
+        if amount is not None and amount > MAX_CHIPS:
+            raise ValueError(f"the {what} of {amount} chips is more than {MAX_CHIPS:,} (the import's limit)")
+    return rid
+
+
+def _json_kind(value: object) -> str:
+    names = {list: "a list", dict: "an object", float: "a number with a fraction", bool: "true or false"}
+    return names.get(type(value), type(value).__name__)
+
+
+def refusal_message(exc: BaseException) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(exc.messages)
+    if isinstance(exc, DatabaseError):
+        first = str(exc).strip().splitlines()
+        return f"the database refused this record: {first[0] if first else type(exc).__name__}"
+    return str(exc)
+
+
+def coups_import(
+    *,
+    actor: Staff,
+    table: Table,
+    records: Sequence[tuple[int, CoupRecord, str]],
+    buy_in: int = 0,
+) -> dict[int, LineOutcome]:
+    """Import a chunk of ``(line number, record, record id)`` in one transaction, the table locked
+    once: each record imported, skipped (its id already imported at this table, or earlier in the
+    chunk) or refused (nothing of it written). Returns each line's outcome.
+
+    On PostgreSQL the records go through the batched writer (``import_batch``); should writing its
+    rows fail all the same (a bug, or a constraint it did not foresee), the chunk is rolled back and
+    imported again record by record through the services, which then say which record it was."""
+    batched = connection.vendor == "postgresql"
+    try:
+        return _chunk_import(actor=actor, table=table, records=records, buy_in=buy_in, batched=batched)
+    except DatabaseError:
+        if not batched:
+            raise
+    return _chunk_import(actor=actor, table=table, records=records, buy_in=buy_in, batched=False)
+
+
+@transaction.atomic
+def _chunk_import(
+    *,
+    actor: Staff,
+    table: Table,
+    records: Sequence[tuple[int, CoupRecord, str]],
+    buy_in: int,
+    batched: bool,
+) -> dict[int, LineOutcome]:
+    Table.objects.select_for_update().get(pk=table.pk)  # first, as every writer at a table
+    done = set(
+        ImportedRecord.objects.filter(table=table, record_id__in=[rid for _, _, rid in records]).values_list(
+            "record_id", flat=True
+        )
+    )
+    todo = any(rid not in done for _, _, rid in records)
+    batch = _Batch(actor=actor, table=table, buy_in=buy_in) if batched and todo else None
+    outcomes: dict[int, LineOutcome] = {}
+    for number, record, rid in records:
+        if rid in done:
+            outcomes[number] = LineOutcome(skipped=True)
+            continue
+        try:
+            outcomes[number] = LineOutcome(
+                imported=_record_import(
+                    actor=actor, table=table, record=record, rid=rid, buy_in=buy_in, batch=batch
+                )
+            )
+        except REFUSALS as exc:
+            outcomes[number] = LineOutcome(error=refusal_message(exc))
+            continue
+        done.add(rid)
+    if batch is not None:
+        batch.write()
+    return outcomes
+
+
+def _record_import(
+    *, actor: Staff, table: Table, record: CoupRecord, rid: str, buy_in: int, batch: _Batch | None
+) -> ImportedCoup:
+    """One record: in the batch when it can play it, else through the services (after the batch
+    has written what it holds, and read again afterwards)."""
+    if batch is not None:
+        profile = batch.profile(record.profile)
+        verdict = record_verdict(record, profile)
+        if batch.fits(record):
+            mark = batch.mark()
+            try:
+                coup, restored = batch.coup_import(
+                    record=record, record_id=rid, verdict=verdict, profile=profile
+                )
+                return ImportedCoup(coup=coup, verdict=verdict, restored=restored)
+            except NeedsServices:
+                batch.rewind(mark)
+            except BaseException:
+                batch.rewind(mark)
+                raise
+        batch.write()
+    try:
+        with transaction.atomic():  # a savepoint: a refused record leaves nothing behind
+            return coup_import(actor=actor, table=table, record=record, buy_in=buy_in, record_id=rid)
+    except DatabaseError as exc:  # a value the checks above let through and the database refused
+        raise ValidationError(refusal_message(exc)) from None
+    finally:
+        if batch is not None:
+            batch.reload()
 
 
 def record_profile(slug: str) -> Profile:
@@ -82,8 +244,11 @@ def record_verdict(record: CoupRecord, profile: Profile) -> Verdict:
 
 @transaction.atomic
 def coup_import(
-    *, actor: Staff, table: Table, record: CoupRecord, buy_in: int = 0
+    *, actor: Staff, table: Table, record: CoupRecord, buy_in: int = 0, record_id: str = ""
 ) -> ImportedCoup:
+    """One record through the tablet's services, one step at a time (the reference the batched
+    writer follows, and what it hands the records it cannot play). ``record_id``: remember it
+    (``ImportedRecord``), so that the table never imports it again."""
     # the table's row first, as every writer at a table takes it: the import's player creations
     # and buy-ins take the audit chain's lock, which must come after it (no deadlock with a tablet)
     Table.objects.select_for_update().get(pk=table.pk)
@@ -134,6 +299,8 @@ def coup_import(
         correction_submit(actor=actor, coup=coup, cards=list(verdict.restored.extra_cards))
         restored = True
         coup.refresh_from_db()
+    if record_id:
+        ImportedRecord.objects.create(coup=coup, table=table, record_id=record_id, imported_at=timezone.now())
     return ImportedCoup(coup=coup, verdict=verdict, restored=restored)
 
 
@@ -227,7 +394,7 @@ class _Importer:
             )
             if shoe.imported and all(seen[c] + n <= shoe.decks for c, n in needed.items()):
                 return shoe
-            shoe_close(actor=self.actor, shoe=shoe, reason="imported history: next shoe")
+            shoe_close(actor=self.actor, shoe=shoe, reason=_NEXT_SHOE)
         return shoe_start(actor=self.actor, session=self.session, decks=IMPORT_DECKS, imported=True)
 
     def request(self, step: Any, seats: dict[str, Any]) -> StepRequest:

@@ -96,11 +96,15 @@ def test_a_line_that_fails_midway_leaves_nothing_behind(croupier, table, tmp_pat
     assert coup.steps.count() == 11
     # nothing of line 2: no coup, no step, no ledger transaction, no audit event mentions it
     steps, events, txns = CoupStep.objects.count(), AuditEvent.objects.count(), Transaction.objects.count()
-    lines, _summary, code = run(tmp_path / "h.jsonl", table, croupier)
+    # the same file again: line 1 was imported (skipped by its id), line 2 is refused again
+    lines, summary, code = run(tmp_path / "h.jsonl", table, croupier)
+    assert code == 1
+    assert lines[0] == {"line": 1, "id": "ok", "skipped": "already imported"}
     assert lines[1]["line"] == 2 and "error" in lines[1]
-    assert Coup.objects.count() == 2  # only the good line again
-    assert CoupStep.objects.count() == steps + 11
-    assert Transaction.objects.count() > txns and AuditEvent.objects.count() > events
+    assert "skipped 1 already imported; 1 lines rejected" in summary
+    assert Coup.objects.count() == 1
+    assert CoupStep.objects.count() == steps
+    assert Transaction.objects.count() == txns and AuditEvent.objects.count() == events
 
 
 def test_a_coup_whose_bets_exceeded_the_bank_is_voided_by_a_pit_boss(
@@ -129,3 +133,116 @@ def test_a_coup_whose_bets_exceeded_the_bank_is_voided_by_a_pit_boss(
         "coup_voided",
         {"reason": "bets beyond the bank", "was": "awaiting_correction"},
     )
+
+
+# --------------------------------------------------------------------------- once, and never a crash
+GOOD = {
+    "profile": "casino",
+    "bank": 100,
+    "bets": [{"punter": "seat-2", "amount": 100}],
+    "player": {"cards": ["2H", "3C", "KD"], "action": "draw"},
+    "banker": {"cards": ["7S", "KH"], "action": "stand"},
+}
+
+
+def good(record_id: object) -> bytes:
+    return json.dumps({**GOOD, "id": record_id}).encode()
+
+
+def written() -> tuple[int, ...]:
+    from tables.models import Bet, ImportedRecord, Player, ShoeCard
+
+    models = (Coup, CoupStep, Bet, ShoeCard, Player, ImportedRecord, Transaction, AuditEvent)
+    return tuple(m.objects.count() for m in models)
+
+
+def test_importing_the_same_file_again_imports_nothing_twice(croupier, table, tmp_path) -> None:
+    path = tmp_path / "h.jsonl"
+    # "7" and 7 are the same id; the second "a" in the file is skipped too
+    path.write_bytes(b"\n".join([good("a"), good(7), good("a"), good("7"), good("b")]) + b"\n")
+    lines, summary, code = run(path, table, croupier)
+    assert code == 0
+    assert [line.get("state", line.get("skipped")) for line in lines] == [
+        "settled",
+        "settled",
+        "already imported",
+        "already imported",
+        "settled",
+    ]
+    assert "3 coups imported" in summary and "skipped 2 already imported; 0 lines rejected" in summary
+    before = written()
+    lines, summary, code = run(path, table, croupier)
+    assert code == 0
+    assert all(line["skipped"] == "already imported" for line in lines)
+    assert [line["id"] for line in lines] == ["a", "7", "a", "7", "b"]
+    assert "0 coups imported" in summary and "skipped 5 already imported" in summary
+    assert written() == before
+
+
+def test_another_table_imports_the_same_ids(croupier, table, club_table, tmp_path) -> None:
+    from tables.models import ImportedRecord
+
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(good("a") + b"\n")
+    assert run(path, table, croupier)[2] == 0
+    lines, _summary, code = run(path, club_table, croupier)
+    assert code == 0 and lines[0]["state"] == "settled"
+    assert ImportedRecord.objects.filter(record_id="a").count() == 2
+
+
+DEEP = b'{"id": ' + b"[" * 1000 + b"]" * 1000 + b", " + json.dumps(GOOD).encode()[1:]
+MALFORMED = [
+    (json.dumps({**GOOD, "id": "big-bank", "bank": 2**63}).encode(), "more than 1,000,000,000,000"),
+    (
+        json.dumps(
+            {**GOOD, "id": "big-bet", "bank": 2**62, "bets": [{"punter": "seat-2", "amount": 2**62}]}
+        ).encode(),
+        "more than 1,000,000,000,000",
+    ),
+    (json.dumps({**GOOD, "id": "nul-name", "bets": [{"punter": "a\x00b", "amount": 100}]}).encode(), "NUL"),
+    (json.dumps({**GOOD, "id": "nul\x00id"}).encode(), "NUL"),
+    (json.dumps({**GOOD, "id": "nul-profile", "profile": "casino\x00"}).encode(), "NUL"),
+    (DEEP, "the id must be a string or a whole number, not a list"),
+    (b'{"id": ' + b"[" * 2000 + b"]" * 2000 + b"}", "not JSON"),
+    (
+        json.dumps({**GOOD, "id": "huge"}).encode().replace(b'"bank": 100', b'"bank": ' + b"9" * 400),
+        "not JSON",
+    ),
+    (
+        json.dumps({**GOOD, "id": "huge-int"}).encode().replace(b'"bank": 100', b'"bank": ' + b"9" * 25),
+        "bank",
+    ),
+    (json.dumps({**GOOD, "id": "bad-utf8"}).encode().replace(b"seat-2", b"seat-\xff\xfe"), "not JSON"),
+    (json.dumps(GOOD).encode(), "no id"),
+    (json.dumps({**GOOD, "id": 1.5}).encode(), "not a number with a fraction"),
+    (json.dumps({**GOOD, "id": "x" * 201}).encode(), "1 to 200 characters"),
+    (b"[1, 2]", ""),
+    (b"\x00\x01\x02", "not JSON"),
+]
+
+
+def test_no_line_crashes_the_run(croupier, table, tmp_path) -> None:
+    """Each malformed line is refused with its number and a reason, nothing of it is written, and
+    the lines after it are imported."""
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(b"\n".join([good("first"), *(line for line, _ in MALFORMED), good("last")]) + b"\n")
+    lines, summary, code = run(path, table, croupier)
+    assert code == 1
+    assert [line["line"] for line in lines] == list(range(1, len(MALFORMED) + 3))
+    assert lines[0]["state"] == lines[-1]["state"] == "settled"
+    for line, (_text, reason) in zip(lines[1:-1], MALFORMED, strict=True):
+        assert set(line) == {"line", "error"} and reason in line["error"] and len(line["error"]) < 300, line
+    assert "2 coups imported" in summary and f"{len(MALFORMED)} lines rejected" in summary
+    from tables.models import ImportedRecord, Player
+
+    assert sorted(ImportedRecord.objects.values_list("record_id", flat=True)) == ["first", "last"]
+    assert sorted(Player.objects.values_list("display_name", flat=True)) == ["banker", "seat-2"]
+
+
+def test_a_malformed_line_alone_writes_nothing(croupier, table, tmp_path) -> None:
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(b"\n".join(line for line, _ in MALFORMED) + b"\n")
+    before = written()
+    lines, _summary, code = run(path, table, croupier)
+    assert code == 1 and all("error" in line for line in lines)
+    assert written() == before

@@ -1,37 +1,55 @@
 """``manage.py import_coups FILE --table ID --croupier USERNAME [--buy-in N]``
 
-Loads a JSON Lines history of coup records (docs/coup-record.md) into a table through the same
-services as the croupier's tablet: validated, settled, audited. Every line is its own
-transaction: a bad line is reported with its line number and nothing of it is written; the rest
-goes on. One verdict a line goes to stdout (as ``validate_coups`` gives it, plus the line number
-and what became of the coup); progress and the summary go to stderr. Exit status 1 if any line
-was rejected.
+Loads a JSON Lines history of coup records (docs/coup-record.md) into a table: validated by the
+rules engine, settled in the ledger, audited, as the croupier's tablet would record them
+(tables/services/imports.py). The records are imported a chunk at a time, one transaction a chunk;
+a bad line is reported with its line number and a reason, nothing of it is written, and the rest
+goes on. A record whose id the table has already imported is skipped, so running the command again
+on the same file imports nothing twice.
+
+One verdict a line goes to stdout (as ``validate_coups`` gives it, plus the line number and what
+became of the coup), ``{"line", "id", "skipped"}`` for a record imported before, ``{"line",
+"error"}`` for a refused one; progress and the summary go to stderr. Exit status 1 if any line was
+refused.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from tables.models import Table
 from tables.permissions import is_croupier_at
+from tables.rules.coup import CoupRecord
 from tables.rules.interchange import RecordError, record_from_dict, verdict_to_dict
-from tables.rules.machine import IllegalStep
-from tables.services.coups import CoupConflict
-from tables.services.imports import coup_import
+from tables.services.imports import CHUNK_RECORDS, LineOutcome, coups_import, record_import_id
+
+#: a line is one record: anything longer is refused unread (a record is a few hundred bytes)
+MAX_LINE_BYTES = 1 << 20
 
 
-def _message(exc: BaseException) -> str:
-    if isinstance(exc, ValidationError):
-        return "; ".join(exc.messages)
-    return str(exc)
+def parse_line(line: bytes) -> tuple[CoupRecord, str]:
+    """A line's record and the id it is imported under; ValueError with a readable reason."""
+    if len(line) > MAX_LINE_BYTES:
+        raise ValueError(f"line longer than {MAX_LINE_BYTES:,} bytes")
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+    try:
+        record = record_from_dict(data, known_profiles=_Known())
+    except RecordError as exc:
+        raise ValueError(exc.message) from None
+    except RecursionError:
+        raise ValueError("nested too deeply to be a coup record") from None
+    return record, record_import_id(record)
 
 
 class Command(BaseCommand):
@@ -51,7 +69,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        table = Table.objects.filter(pk=options["table"]).select_related("casino").first()
+        table = Table.objects.filter(pk=options["table"]).select_related("casino", "profile").first()
         if table is None:
             raise CommandError(f"no table with id {options['table']}")
         actor = get_user_model().objects.filter(username=options["croupier"]).first()
@@ -64,52 +82,74 @@ class Command(BaseCommand):
             stream = sys.stdin.buffer if name == "-" else Path(name).open("rb")  # noqa: SIM115
         except OSError as exc:
             raise CommandError(f"cannot read {name}: {exc.strerror}") from None
-        out = self.stdout
-        totals = {"coups": 0, "flagged": 0, "restored": 0, "awaiting_correction": 0, "rejected": 0, "levy": 0}
+        self.totals = dict.fromkeys(
+            ("coups", "flagged", "restored", "awaiting_correction", "rejected", "levy", "skipped"), 0
+        )
+        try:
+            for chunk in self._chunks(stream):
+                records = [(n, rec, rid) for n, rec, rid, _error in chunk if rec is not None]
+                outcomes = (
+                    coups_import(actor=actor, table=table, records=records, buy_in=options["buy_in"])
+                    if records
+                    else {}
+                )
+                for number, record, rid, error in chunk:
+                    self._report(number, record, rid, outcomes.get(number) or LineOutcome(error=error))
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
+        self.stderr.write(
+            "{coups} coups imported ({flagged} flagged, {restored} restored awaiting approval, "
+            "{awaiting_correction} awaiting correction), levy {levy}; skipped {skipped} already imported; "
+            "{rejected} lines rejected".format(**self.totals)
+        )
+        if self.totals["rejected"]:
+            sys.exit(1)
+
+    def _chunks(self, stream: BinaryIO) -> Iterator[list[tuple[int, CoupRecord | None, str, str]]]:
+        """The lines, parsed, in chunks of CHUNK_RECORDS records (a refused line rides along with
+        its error, so that every line is reported in order)."""
+        chunk: list[tuple[int, CoupRecord | None, str, str]] = []
+        valid = 0
         for number, line in enumerate(tqdm(stream, desc="import", unit="line", file=sys.stderr), 1):
             if not line.strip():
                 continue
             try:
-                record = record_from_dict(orjson.loads(line), known_profiles=_Known())
-                imported = coup_import(actor=actor, table=table, record=record, buy_in=options["buy_in"])
-            except (
-                orjson.JSONDecodeError,
-                RecordError,
-                ValidationError,
-                IllegalStep,
-                CoupConflict,
-                PermissionDenied,
-            ) as exc:
-                totals["rejected"] += 1
-                out.write(orjson.dumps({"line": number, "error": _message(exc)}).decode())
+                record, rid = parse_line(line)
+            except ValueError as exc:
+                chunk.append((number, None, "", str(exc)))
                 continue
-            verdict = imported.verdict
-            totals["coups"] += 1
-            totals["flagged"] += bool(verdict.violations)
-            totals["restored"] += imported.restored
-            totals["awaiting_correction"] += imported.coup.state == "awaiting_correction"
-            if verdict.settlement is not None and imported.coup.state != "awaiting_correction":
-                totals["levy"] += verdict.settlement.tax
-            out.write(
-                orjson.dumps(
-                    {
-                        "line": number,
-                        "coup": imported.coup.pk,
-                        "state": imported.coup.state,
-                        **verdict_to_dict(verdict),
-                    }
-                ).decode()
-            )
-        if stream is not sys.stdin.buffer:
-            stream.close()
-        self.stderr.write(
-            "{coups} coups imported ({flagged} flagged, {restored} restored awaiting approval, "
-            "{awaiting_correction} awaiting correction), levy {levy}; {rejected} lines rejected".format(
-                **totals
-            )
+            chunk.append((number, record, rid, ""))
+            valid += 1
+            if valid == CHUNK_RECORDS:
+                yield chunk
+                chunk, valid = [], 0
+        if chunk:
+            yield chunk
+
+    def _report(self, number: int, record: CoupRecord | None, rid: str, outcome: LineOutcome) -> None:
+        totals, out = self.totals, self.stdout
+        if outcome.skipped:
+            totals["skipped"] += 1
+            out.write(orjson.dumps({"line": number, "id": rid, "skipped": "already imported"}).decode())
+            return
+        imported = outcome.imported
+        if imported is None:
+            totals["rejected"] += 1
+            out.write(orjson.dumps({"line": number, "error": outcome.error}).decode())
+            return
+        verdict, coup = imported.verdict, imported.coup
+        totals["coups"] += 1
+        totals["flagged"] += bool(verdict.violations)
+        totals["restored"] += imported.restored
+        totals["awaiting_correction"] += coup.state == "awaiting_correction"
+        if verdict.settlement is not None and coup.state != "awaiting_correction":
+            totals["levy"] += verdict.settlement.tax
+        out.write(
+            orjson.dumps(
+                {"line": number, "coup": coup.pk, "state": coup.state, **verdict_to_dict(verdict)}
+            ).decode()
         )
-        if totals["rejected"]:
-            sys.exit(1)
 
 
 class _Known:

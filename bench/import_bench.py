@@ -1,0 +1,128 @@
+"""Benchmark: ``manage.py import_coups`` on PostgreSQL (a plain script: it prints numbers, asserts
+only that the re-run imported nothing).
+
+    .venv/bin/python bench/import_bench.py [N] [--profile casino]     # N records, default 5,000
+
+Creates its own database (``chemin_import_bench``, dropped and re-created on every run; the server
+is ``BENCH_DATABASE_URL``, default ``postgres://postgres@127.0.0.1:5432``), migrates it, sets a
+casino, a table and a croupier on shift up through the services, and writes N valid coup records
+(``bench/coupgen.py``: coups played through the rules engine from shuffled shoes, some with wrong
+decisions, so that some coups are flagged, restored and left awaiting a pit boss). Then it runs the
+command in-process on the file, prints coups/s, this process's CPU time (what a busy machine
+does not change) and the SQL queries it took, runs it again on the
+same file and prints how many coups the second run imported (0: the import is idempotent by record
+id), and checks the audit chain (``verify_audit``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DB_NAME = "chemin_import_bench"
+SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
+os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
+os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
+
+
+def recreate_database() -> None:
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {DB_NAME}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n", nargs="?", type=int, default=5000, help="records to import (default 5000)")
+    parser.add_argument(
+        "--profile", default="casino", help="the records' profile (default casino; 'all' mixes the four)"
+    )
+    args = parser.parse_args()
+
+    recreate_database()
+    import django
+
+    django.setup()
+
+    import datetime as dt
+
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from bench.coupgen import write_jsonl
+    from tables import services
+    from tables.models import Coup, RuleProfile
+
+    call_command("migrate", verbosity=0)
+    now = timezone.now()
+    croupier = services.staff_member_create(
+        actor=None, username="bench-croupier", password="bench-password-123", roles=["croupier"]
+    )
+    casino = services.casino_create(actor=None, name="Bench casino", levy_mode="percentage", levy_rate_bp=500)
+    slug = "casino" if args.profile == "all" else args.profile
+    table = services.table_create(
+        actor=None, casino=casino, name="Bench 1", profile=RuleProfile.objects.get(slug=slug)
+    )
+    services.croupier_assignment_create(
+        actor=None,
+        user=croupier,
+        table=table,
+        shift_start=now - dt.timedelta(hours=1),
+        shift_end=now + dt.timedelta(hours=12),
+    )
+    profiles = None if args.profile == "all" else (args.profile,)
+    path = Path(tempfile.mkdtemp(prefix="import-bench-")) / "history.jsonl"
+    write_jsonl(str(path), args.n, profiles=profiles, malformed_every=0)
+
+    def run() -> tuple[float, float, int, str, int]:
+        out, err = io.StringIO(), io.StringIO()
+        before = Coup.objects.count()
+        started, cpu = time.perf_counter(), time.process_time()
+        with CaptureQueriesContext(connection) as queries:
+            try:
+                call_command(
+                    "import_coups",
+                    str(path),
+                    table=table.pk,
+                    croupier=croupier.get_username(),
+                    buy_in=10_000_000,
+                    stdout=out,
+                    stderr=err,
+                )
+            except SystemExit as exc:  # a rejected line: reported below
+                print(f"  exit status {exc.code}")
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        summary = err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else ""
+        return wall, cpu, Coup.objects.count() - before, summary, len(queries.captured_queries)
+
+    print(f"import_coups on PostgreSQL ({DB_NAME}): {args.n} generated records, profile {args.profile}")
+    wall, cpu, imported, summary, queries = run()
+    print(f"  first run:  {imported} coups in {wall:.2f} s = {imported / wall:,.0f} coups/s")
+    print(f"              this process's CPU {cpu:.2f} s ({imported / cpu:,.0f} coups per CPU second)")
+    print(f"              {queries} SQL queries ({queries / max(imported, 1):.1f} a coup)")
+    print(f"              {summary}")
+    wall, _cpu, again, summary, queries = run()
+    print(f"  second run: {again} coups imported in {wall:.2f} s ({queries} SQL queries)")
+    print(f"              {summary}")
+    err = io.StringIO()
+    call_command("verify_audit", stdout=err, stderr=err)
+    print(f"  verify_audit: {err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else 'ok'}")
+    print(f"  load average {os.getloadavg()[0]:.1f}")
+    if again:
+        sys.exit(f"the second run imported {again} coups: the import is not idempotent")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,975 @@
+"""The batched writer behind ``import_coups``: many records in one transaction, the same rows.
+
+Importing record by record through the tablet's services (``imports.coup_import``) costs about 275
+SQL queries a coup: every step locks the table, shoe and coup rows again, replays the coup from its
+rows, checks the croupier's shift, counts the shoe's cards… (docs/benchmarks.md, "import_coups").
+Here the table is locked once for a chunk of records, the floor's state (session, shoe and its
+cards, bank turn, seats, the accounts involved with their balances) is read once, and each record
+is played in memory through the same engine calls and the same money rules as the services, in the
+same order:
+
+- the engine: ``new_coup``/``apply`` on each step the services would record (historical coups),
+  ``coup_verdict`` at the reveal, ``coup_restore`` for a correction;
+- the ledger: the same postings (keys, kinds, entries from ``_settlement_entries``, memos, the
+  same refusals when chips are short), balances moved by their net in one UPDATE;
+- the audit chain: the same events, in the same order, with the same content, recorded with
+  ``audit_record`` (appended at COMMIT, as every transaction's; with one COPY when they are many).
+
+The rows are then written with one bulk INSERT a model (their ids taken from the sequences
+beforehand, so that every event and posting can name them as it is built).
+
+What this writer does not handle it leaves to the record-at-a-time path (``coup_import``), after
+writing what it holds: a player to create, seat or stand, a shoe to start, an account to open, a
+club bank share — rare in a history (a new player, a new shoe), and each time the state is read
+afresh afterwards. A record the services would refuse is refused here with the same message, and
+nothing of it is kept (``_Batch.mark``/``rewind``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import connection
+from django.db.models import Model
+from django.utils import timezone
+
+from audit.services import audit_pending_mark, audit_pending_rewind, audit_record, rows_copy
+from audit.snapshot import model_snapshot
+from ledger.models import Account, Transaction
+from ledger.services import InsufficientChips, UnbalancedTransaction, account_may_go_negative
+from ledger.services.posting import _insufficient_message
+from ledger.sql import accounts_lock, balances_add, entries_insert
+from tables.engine_bridge import (
+    banker_key,
+    coup_restore,
+    coup_verdict,
+    rules_snapshot,
+    seat_key,
+    snapshot_rules,
+    spectator_key,
+)
+from tables.lifecycle import coup_state_set, shoe_transition_check
+from tables.models import (
+    BankShare,
+    BankTax,
+    BankTurn,
+    Bet,
+    Coup,
+    CoupStep,
+    ImportedRecord,
+    Player,
+    RuleProfile,
+    Seat,
+    SessionPause,
+    Shoe,
+    ShoeCard,
+    Spectator,
+    Table,
+    TableSession,
+)
+from tables.money.banks import bank_holder_id
+from tables.money.settlement import _CoupAccounts, _describe, _settlement_entries
+from tables.permissions import is_croupier_at
+from tables.rules.coup import CoupRecord, NeedsCards, Restored, Settlement, Verdict, Violation
+from tables.rules.interchange import restored_to_dict, settlement_to_dict, verdict_to_dict
+from tables.rules.judge import Rules
+from tables.rules.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup, record_steps
+from tables.rules.order import SPECTATOR_TURN, betting_turn
+from tables.rules.profiles import BUILTIN, Profile, Side
+from tables.rules.settlement import BancoCaller, LevyTerms, banco_winner
+
+Kind = Account.Kind
+TKind = Transaction.Kind
+IMPORT_PREFIX = "IMP-"
+BANKER_NAME = "banker"
+
+
+class NeedsServices(Exception):
+    """This record needs what only the record-at-a-time services do (create or seat a player,
+    start a shoe, open an account…): flush and hand it over to ``coup_import``."""
+
+
+class _Ids:
+    """Primary keys taken from a model's sequence ahead of the INSERT, a block at a time (a block
+    not used up leaves a gap, as a rolled-back INSERT does)."""
+
+    def __init__(self, model: type[Model]) -> None:
+        self.table = model._meta.db_table
+        self.free: list[int] = []
+        self.block = 64
+
+    def take(self) -> int:
+        if not self.free:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+                    [self.table, self.block],
+                )
+                self.free = sorted((row[0] for row in cursor.fetchall()), reverse=True)
+            self.block = min(self.block * 2, 4096)
+        return self.free.pop()
+
+
+@dataclass
+class _Coup:
+    """A coup being played in memory: its row, its rows to come, its engine state."""
+
+    row: Coup
+    progress: CoupProgress
+    steps: list[CoupStep] = field(default_factory=list)
+    bets: list[Bet] = field(default_factory=list)
+    punters: dict[str, Player] = field(default_factory=dict)  # every bet's punter key → player
+
+
+class _Batch:
+    """The floor's state of one table, held in memory for a chunk of records, and the rows to
+    write. Built inside the chunk's transaction, after the table's row lock."""
+
+    def __init__(self, *, actor: Any, table: Table, buy_in: int) -> None:
+        self.actor = actor
+        self.table = table
+        self.casino = table.casino
+        self.buy_in = buy_in
+        self.table_profile = RuleProfile.objects.get(pk=table.profile_id)
+        self.profiles: dict[str, Profile] = {}
+        self.rules: dict[str, Rules] = {}
+        self.reset_rows()
+        self.reload()
+
+    # ------------------------------------------------------------------------------- state
+    @property
+    def _shoe(self) -> Shoe:
+        assert self.shoe is not None
+        return self.shoe
+
+    @property
+    def _session(self) -> TableSession:
+        assert self.session is not None
+        return self.session
+
+    def reset_rows(self) -> None:
+        self.coups: list[Coup] = []
+        self.steps: list[CoupStep] = []
+        self.bets: list[Bet] = []
+        self.cards: list[ShoeCard] = []
+        self.taxes: list[BankTax] = []
+        self.turns_new: list[BankTurn] = []
+        self.shoes_new: list[Shoe] = []
+        self.txns: list[Transaction] = []
+        self.entries: list[tuple[int, int, int]] = []
+        self.records: list[ImportedRecord] = []
+        self.moved: dict[int, int] = {}  # account id → net chips moved since the last write
+
+    def reload(self) -> None:
+        """Read the table's state afresh (at the start, and after the services wrote)."""
+        self.active = False
+        # ids taken from now on come after whatever the services just created: at a table, ids
+        # follow creation order (the ledger reads "a later coup" and "the bank's last banker" so)
+        self.ids = {model: _Ids(model) for model in (Coup, CoupStep, Transaction, BankTurn, Shoe)}
+        self.shoe: Shoe | None = None
+        self.shoe_loaded: Shoe | None = None
+        self.shoe_dirty = False  # the open shoe read here was closed (saved by ``write``)
+        self.shoe_seen: Counter[str] = Counter()
+        self.shoe_dealt = self.coup_number = self.shoe_number = 0
+        self.turn: BankTurn | None = None
+        self.turn_loaded: BankTurn | None = None
+        self.turn_dirty = False  # the open turn read here was changed (saved by ``write``)
+        self.session = (
+            TableSession.objects.select_for_update().filter(table=self.table, closed_at__isnull=True).first()
+        )
+        if self.session is None or not is_croupier_at(self.actor, self.table):
+            return
+        if audit_pending_mark() is None:
+            return  # events appended at once: a refused record's could not be taken back
+        session = self.session
+        if (
+            SessionPause.objects.filter(session=session, ended_at__isnull=True).exists()
+            or Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN).exists()
+            or BankShare.objects.filter(turn__session=session, withdrawn__isnull=True).exists()
+        ):
+            return  # the services say what is wrong (or know what to do)
+        self.shoe = self.shoe_loaded = (
+            Shoe.objects.select_for_update().filter(table=self.table, state=Shoe.State.OPEN).first()
+        )
+        if self.shoe is not None:
+            seen = list(ShoeCard.objects.filter(shoe=self.shoe).values_list("card", flat=True))
+            self.shoe_seen = Counter(seen)
+            self.shoe_dealt = len(seen)
+            coups = Coup.objects.filter(shoe=self.shoe).values_list("number", flat=True)
+            self.coup_number = max(coups, default=0)
+        shoes = Shoe.objects.filter(session=session).values_list("number", flat=True)
+        self.shoe_number = max(shoes, default=0)  # the session's last shoe
+        self.turn = self.turn_loaded = (
+            BankTurn.objects.select_related("seat", "player")
+            .filter(session=session, ended_at__isnull=True)
+            .first()
+        )
+        self.seats = {
+            s.player_id: s
+            for s in Seat.objects.filter(session=session, left_at__isnull=True).select_related("player")
+        }
+        self.standing = {
+            s.player_id: s
+            for s in Spectator.objects.filter(session=session, left_at__isnull=True).select_related("player")
+        }
+        self.players = {
+            p.membership_number: p
+            for p in Player.objects.filter(casino=self.casino, membership_number__startswith=IMPORT_PREFIX)
+        }
+        owners = {s.player_id for s in self.seats.values()} | set(self.standing)
+        if self.turn is not None:
+            owners.add(self.turn.player_id)
+        found = accounts_lock(
+            self.casino.pk,
+            {Kind.BANK: {self.table.pk}, Kind.LEVY: set(), Kind.PLAYER: owners, Kind.RESERVE: owners},
+        )
+        self.accounts = {(a.kind, a.player_id or a.table_id): a for a in found}
+        self.by_pk = {a.pk: a for a in found}
+        bank = self.accounts.get((Kind.BANK, self.table.pk))
+        self.holder = bank_holder_id(bank=bank) if bank is not None else None
+        # what each player has at stake in coups being played elsewhere (bet_check_affordable)
+        self.staked: Counter[int] = Counter()
+        for seat_player, standing_player, amount in Bet.objects.filter(
+            coup__state=Coup.State.OPEN, withdrawn=False
+        ).values_list("seat__player_id", "spectator__player_id", "amount"):
+            self.staked[seat_player or standing_player] += amount
+        self.active = True
+
+    def mark(self) -> dict[str, Any]:
+        """What a refused record must leave as it found."""
+        return {
+            "audit": audit_pending_mark(),
+            "lens": {k: len(getattr(self, k)) for k in _ROW_LISTS},
+            "moved": dict(self.moved),
+            "balances": {pk: a.balance for pk, a in self.by_pk.items()},
+            "holder": self.holder,
+            "shoe": (self.shoe, Counter(self.shoe_seen), self.shoe_dealt, self.coup_number, self.shoe_number),
+            "shoe_fields": _shoe_fields(self.shoe_loaded),
+            "shoe_dirty": self.shoe_dirty,
+            "turn": self.turn,
+            "turn_fields": _turn_fields(self.turn),
+            "loaded_fields": _turn_fields(self.turn_loaded),
+            "turn_dirty": self.turn_dirty,
+        }
+
+    def rewind(self, mark: dict[str, Any]) -> None:
+        audit_pending_rewind(mark["audit"])
+        for name, n in mark["lens"].items():
+            del getattr(self, name)[n:]
+        self.moved = mark["moved"]
+        for pk, balance in mark["balances"].items():
+            self.by_pk[pk].balance = balance
+        self.holder = mark["holder"]
+        self.shoe, self.shoe_seen, self.shoe_dealt, self.coup_number, self.shoe_number = mark["shoe"]
+        _shoe_restore(self.shoe_loaded, mark["shoe_fields"])
+        self.shoe_dirty = mark["shoe_dirty"]
+        self.turn = mark["turn"]
+        _turn_restore(self.turn, mark["turn_fields"])
+        _turn_restore(self.turn_loaded, mark["loaded_fields"])
+        self.turn_dirty = mark["turn_dirty"]
+
+    # ------------------------------------------------------------------------------- writing
+    def write(self) -> None:
+        """Insert what the records played so far wrote (their audit events wait for the COMMIT)."""
+        if self.turn_dirty and self.turn_loaded is not None:  # first: one open bank a session
+            self.turn_loaded.save(update_fields=["ended_at", "end_reason", "required_minimum"])
+            self.turn_dirty = False
+        if self.shoe_dirty and self.shoe_loaded is not None:  # first: one open shoe a table
+            self.shoe_loaded.save(update_fields=["state", "closed_at", "close_reason", "early_reshuffle"])
+            self.shoe_dirty = False
+        BankTurn.objects.bulk_create(self.turns_new)
+        Shoe.objects.bulk_create(self.shoes_new)
+        for model, objs in (
+            (Coup, self.coups),
+            (CoupStep, self.steps),
+            (Bet, self.bets),
+            (ShoeCard, self.cards),
+            (BankTax, self.taxes),
+            (Transaction, self.txns),
+            (ImportedRecord, self.records),
+        ):
+            rows_copy(model, objs)
+        for start in range(0, len(self.entries), 10_000):
+            entries_insert(self.entries[start : start + 10_000])
+        balances_add({pk: d for pk, d in self.moved.items() if d})
+        self.reset_rows()
+        if self.turn is not None and self.turn is not self.turn_loaded:
+            self.turn_loaded = self.turn  # written now: later changes to it are UPDATEs
+        self.shoe_loaded = self.shoe
+
+    # ------------------------------------------------------------------------------- one record
+    def fits(self, record: CoupRecord) -> bool:
+        """Whether this record can be played here (else NeedsServices): everyone it names is at the
+        table, the shoe can hold its cards, every account it may move is open."""
+        if not self.active or self.shoe is None or record.banco_suivi:
+            return False  # (a banco suivi: the services check it against the previous coup)
+        shoe = self.shoe
+        if not shoe.imported or shoe.stop_card_position is not None or shoe.session_id != self._session.pk:
+            return False  # (a shoe that does not hold the record's cards is changed by coup_import)
+        banker = self.players.get(_number(BANKER_NAME))
+        if banker is None or banker.pk not in self.seats:
+            return False
+        for bet in record.bets:
+            if bet.punter == BANKER_NAME:
+                return False
+            player = self.players.get(_number(bet.punter))
+            if player is None or player.pk not in (self.standing if bet.spectator else self.seats):
+                return False
+        bankers = {banker.pk} | ({self.turn.player_id} if self.turn is not None else set())
+        wanted = [(Kind.BANK, self.table.pk), (Kind.LEVY, None)]
+        wanted += [(kind, pk) for pk in bankers for kind in (Kind.PLAYER, Kind.RESERVE)]
+        wanted += [(Kind.PLAYER, self._player(b.punter).pk) for b in record.bets]
+        return all(key in self.accounts for key in wanted)
+
+    def _player(self, name: str) -> Player:
+        return self.players[_number(name)]
+
+    def _account(self, kind: str, owner: int | None = None) -> Account:
+        return self.accounts[(kind, owner)]
+
+    def profile(self, slug: str) -> Profile:
+        """``imports.record_profile``, once a slug."""
+        if slug not in self.profiles:
+            row = RuleProfile.objects.filter(slug=slug).first()
+            if row is not None:
+                self.profiles[slug] = row.as_engine()
+            elif slug in BUILTIN:
+                self.profiles[slug] = BUILTIN[slug]
+            else:
+                raise ValidationError(f"unknown profile {slug!r}")
+        return self.profiles[slug]
+
+    def coup_import(
+        self, *, record: CoupRecord, record_id: str, verdict: Verdict, profile: Profile
+    ) -> tuple[Coup, bool]:
+        """Play one record (``fits`` said it can be): what ``imports.coup_import`` does."""
+        where: dict[str, Seat | Spectator] = {}
+        for bet in record.bets:
+            if bet.punter not in where:
+                player = self._player(bet.punter)
+                where[bet.punter] = self.standing[player.pk] if bet.spectator else self.seats[player.pk]
+        banker_seat = self.seats[self._player(BANKER_NAME).pk]
+        if banker_seat in set(where.values()):
+            raise NeedsServices
+        self._shoe_for(record)
+        turn = self.turn
+        holding = self._account(Kind.BANK, self.table.pk).balance
+        if (
+            turn is None
+            or turn.seat_id != banker_seat.pk
+            or turn.required_minimum > record.bank
+            or holding > record.bank
+        ):
+            if turn is not None:
+                self._bank_turn_end(turn, BankTurn.End.PASSED)
+            turn = self._bank_turn_open(banker_seat, minimum=profile.min_bank)
+        snapshot = rules_snapshot(
+            profile=profile,
+            levy=LevyTerms.for_profile(profile, chip_unit=record.chip_unit),
+            house_limit=record.house_limit,
+        )
+        coup = self._coup_start(turn, record, snapshot)
+        for step in record_steps(record, banker=seat_key(banker_seat.number))[1:]:
+            self._step(coup, step, where)
+        restoration = verdict.restored
+        restored = coup.row.state == Coup.State.AWAITING_CORRECTION and isinstance(restoration, Restored)
+        if restored and isinstance(restoration, Restored):
+            self._correction(coup, list(restoration.extra_cards))
+        self.records.append(
+            ImportedRecord(coup=coup.row, table=self.table, record_id=record_id, imported_at=timezone.now())
+        )
+        return coup.row, restored
+
+    # ------------------------------------------------------------------------------- the shoe
+    def _shoe_for(self, record: CoupRecord) -> None:
+        """``imports._Importer.shoe_for``: the open imported shoe, or the next one when this record
+        would show a card once more than it holds (``shoes.shoe_close``, ``shoes.shoe_start``)."""
+        shoe = self.shoe
+        assert shoe is not None
+        needed = Counter(record.player.cards + record.banker.cards + record.shoe_next)
+        if all(self.shoe_seen[c] + n <= shoe.decks for c, n in needed.items()):
+            return
+        before = model_snapshot(shoe)
+        shoe_transition_check(shoe=shoe, to=Shoe.State.CLOSED)
+        shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, timezone.now(), _NEXT_SHOE
+        if shoe is self.shoe_loaded:
+            self.shoe_dirty = True
+        audit_record(
+            actor=self.actor,
+            action="tables.shoe.close",
+            target=shoe,
+            before=before,
+            after=model_snapshot(shoe),
+        )
+        self.shoe_number += 1
+        new = Shoe(
+            pk=self.ids[Shoe].take(),
+            session=self.session,
+            table=self.table,
+            number=self.shoe_number,
+            decks=IMPORT_DECKS,
+            shuffled_at=timezone.now(),
+            burnt_cards=[],
+            state=Shoe.State.OPEN.value,
+            imported=True,
+        )
+        self.shoes_new.append(new)
+        self.shoe, self.shoe_seen, self.shoe_dealt, self.coup_number = new, Counter(), 0, 0
+        audit_record(actor=self.actor, action="tables.shoe.start", target=new, after=model_snapshot(new))
+
+    # ------------------------------------------------------------------------------- the bank
+    def _bank_turn_end(self, turn: BankTurn, reason: str) -> None:
+        """``banks.bank_turn_end`` (no bank shares: ``reload`` leaves those to the services)."""
+        before = model_snapshot(turn)
+        turn.ended_at, turn.end_reason = timezone.now(), reason
+        self._mark_turn_changed(turn)
+        self.turn = None  # nobody holds the bank
+        self._bank_close(turn)
+        audit_record(
+            actor=self.actor,
+            action=f"tables.bank.{reason}",
+            target=turn,
+            before=before,
+            after=model_snapshot(turn),
+        )
+
+    def _mark_turn_changed(self, turn: BankTurn) -> None:
+        if turn is self.turn_loaded:
+            self.turn_dirty = True
+
+    def _bank_turn_open(self, seat: Seat, *, minimum: int) -> BankTurn:
+        """``banks._open_turn`` of an imported bank."""
+        turn = BankTurn(
+            pk=self.ids[BankTurn].take(),
+            session=self.session,
+            player=seat.player,
+            seat=seat,
+            started_at=timezone.now(),
+            started_how=BankTurn.Start.IMPORTED,
+            required_minimum=minimum,
+            rotation_from=seat,
+        )
+        self.turns_new.append(turn)
+        self.turn = turn
+        audit_record(actor=self.actor, action="tables.bank.take", target=turn, after=model_snapshot(turn))
+        return turn
+
+    def _bank_after_coup(self, coup: _Coup, *, outcome: str, next_bank_min: int | None) -> None:
+        """``banks.bank_after_coup`` for the coup just played (its bank has not moved on)."""
+        turn = self.turn
+        assert turn is not None and turn.pk == coup.row.bank_turn_id
+        if outcome == "player":
+            self._bank_turn_end(turn, BankTurn.End.LOST)
+            return
+        minimum = max(next_bank_min or 0, self.table_profile.min_bank)
+        if minimum != turn.required_minimum:
+            before = model_snapshot(turn)
+            turn.required_minimum = minimum
+            self._mark_turn_changed(turn)
+            audit_record(
+                actor=self.actor,
+                action="tables.bank.continue",
+                target=turn,
+                before=before,
+                after=model_snapshot(turn),
+            )
+
+    # ------------------------------------------------------------------------------- the ledger
+    def _check_holder(self, bank: Account, banker: Player) -> None:
+        """``banks.bank_check_holder``."""
+        holder_id = self.holder if bank.balance != 0 else None
+        if holder_id is not None and holder_id != banker.pk:
+            holder = Player.objects.get(pk=holder_id)
+            raise ValidationError(
+                f"The bank of {self.table.name} still holds {bank.balance} chips of {holder}: "
+                "close that bank first."
+            )
+
+    def _bank_close(self, turn: BankTurn) -> None:
+        """``banks.bank_close`` of the bank ending."""
+        banker = turn.player
+        bank = self._account(Kind.BANK, self.table.pk)
+        wallet, reserve = self._account(Kind.PLAYER, banker.pk), self._account(Kind.RESERVE, banker.pk)
+        self._check_holder(bank, banker)
+        returned = bank.balance + reserve.balance
+        if returned == 0:
+            return
+        entries = {bank.pk: -bank.balance, reserve.pk: -reserve.balance, wallet.pk: returned}
+        self._post(
+            TKind.BANK_CLOSE,
+            f"bankturn:{turn.pk}:close",
+            {pk: a for pk, a in entries.items() if a},
+            f"bank of {banker} at {self.table.name} closed: "
+            f"{bank.balance} from the bank, {reserve.balance} from the reserve",
+        )
+
+    def _bank_fund(self, coup: Coup) -> None:
+        """``banks.bank_fund`` of a declared bank (no spectators' shares)."""
+        banker = coup.banker
+        bank = self._account(Kind.BANK, self.table.pk)
+        wallet, reserve = self._account(Kind.PLAYER, banker.pk), self._account(Kind.RESERVE, banker.pk)
+        self._check_holder(bank, banker)
+        increase = coup.bank - bank.balance
+        if increase < 0:
+            raise ValidationError(
+                f"The bank holds {bank.balance} chips: a bank of {coup.bank} would lower it "
+                "(give up the bank instead)."
+            )
+        if increase == 0:
+            return
+        if self.table_profile.borrowing_allowed:  # floor.coup_borrowing: the coup's rules decide
+            from_wallet, from_reserve = increase, 0
+        else:
+            from_wallet = min(increase, max(wallet.balance, 0))
+            from_reserve = increase - from_wallet
+            if from_reserve > reserve.balance:
+                has = bank.balance + max(wallet.balance, 0) + reserve.balance
+                raise InsufficientChips(f"{banker} has only {has} chips; a bank of {coup.bank} is refused.")
+        entries = {bank.pk: increase, wallet.pk: -from_wallet, reserve.pk: -from_reserve}
+        self._post(
+            TKind.BANK_FUND,
+            f"coup:{coup.pk}:bank",
+            {pk: a for pk, a in entries.items() if a},
+            f"coup {coup.number}: bank of {coup.bank} declared by {banker}",
+            coup=coup,
+            borrowing=self.table_profile.borrowing_allowed,
+        )
+
+    def _coup_settle(self, coup: _Coup, settlement: Settlement, *, key: str, provisional: bool) -> None:
+        """``settlement.coup_settle`` of the coup just played (its bank is still in play)."""
+        row = coup.row
+        banker = row.banker
+        if settlement.banker_net + sum(settlement.punters.values()) + settlement.tax != 0:
+            raise UnbalancedTransaction("the settlement does not sum to zero")
+        missing = sorted(set(settlement.punters) - set(coup.punters))
+        if missing:
+            raise ValidationError(f"No player given for punter(s) {', '.join(missing)}.")
+        punters = {k: coup.punters[k] for k in settlement.punters}
+        if any(p.pk == banker.pk for p in punters.values()):
+            raise ValidationError(f"{banker} cannot bet against his own bank.")
+        accounts = _CoupAccounts(
+            by_spec={},
+            punters={k: self._account(Kind.PLAYER, p.pk) for k, p in punters.items()},
+            bank=self._account(Kind.BANK, self.table.pk),
+            reserve=self._account(Kind.RESERVE, banker.pk),
+            wallet=self._account(Kind.PLAYER, banker.pk),
+            levy=self._account(Kind.LEVY),
+        )
+        entries = _settlement_entries(
+            settlement=settlement,
+            accounts=accounts,
+            uncovered_to_reserve=coup.progress.rules.profile.uncovered_to_reserve,
+            house_limit=row.rules["house_limit"],
+        )
+        at_stake = settlement.covered + settlement.uncovered
+        if accounts.bank.balance != at_stake:
+            raise ValidationError(
+                f"The bank of {self.table.name} holds {accounts.bank.balance} chips but coup "
+                f"{row.number} was played for a bank of {at_stake}: declare the bank (bank_fund) first."
+            )
+        kind = TKind.COUP_PROVISIONAL if provisional else TKind.COUP_SETTLEMENT
+        # floor.coup_borrowing: where the coup's rules let players borrow, a shortfall is a marker
+        borrowing = coup.progress.rules.profile.borrowing_allowed
+        self._post(
+            kind, key, entries, f"coup {row.number}: {_describe(settlement)}", coup=row, borrowing=borrowing
+        )
+
+    def _post(
+        self,
+        kind: str,
+        key: str,
+        entries: dict[int, int],
+        memo: str,
+        *,
+        coup: Coup | None = None,
+        borrowing: bool = False,
+    ) -> None:
+        """``posting.postings_write`` of one posting."""
+        if sum(entries.values()) != 0 or 0 in entries.values():
+            raise UnbalancedTransaction(f"{kind} entries must be non-zero and sum to zero")
+        for pk, delta in entries.items():
+            account = self.by_pk[pk]
+            new_balance = account.balance + delta
+            overdraft = account_may_go_negative(account, allow_overdraft=borrowing)
+            if new_balance < 0 and delta < 0 and not overdraft:
+                raise InsufficientChips(_insufficient_message(account, new_balance))
+        txn = Transaction(
+            pk=self.ids[Transaction].take(),
+            casino=self.casino,
+            kind=kind,
+            actor=self.actor if getattr(self.actor, "is_authenticated", False) else None,
+            memo=memo[:300],
+            idempotency_key=key,
+            coup=coup,
+        )
+        self.txns.append(txn)
+        for pk, amount in sorted(entries.items()):
+            self.entries.append((txn.pk, pk, amount))
+            self.by_pk[pk].balance += amount
+            self.moved[pk] = self.moved.get(pk, 0) + amount
+        if coup is not None and self._account(Kind.BANK, self.table.pk).pk in entries:
+            self.holder = coup.banker_id
+        audit_record(
+            actor=self.actor,
+            action=f"ledger.transaction.{kind}",
+            target=txn,
+            after={
+                "kind": kind,
+                "idempotency_key": key,
+                "memo": txn.memo,
+                "coup": txn.coup_id,
+                "coup_step": None,
+                "reverses": None,
+                "entries": [
+                    {"account": pk, "name": self.by_pk[pk].name, "amount": amount}
+                    for pk, amount in sorted(entries.items())
+                ],
+                "balances_after": {str(pk): self.by_pk[pk].balance for pk in sorted(entries)},
+            },
+        )
+
+    # ------------------------------------------------------------------------------- the coup
+    def _coup_start(self, turn: BankTurn, record: CoupRecord, snapshot: dict[str, Any]) -> _Coup:
+        """``coups.coup_start`` of a historical coup."""
+        rules = self.rules.get(record.profile)
+        if rules is None:  # the profile's rules, compiled from the snapshot as coup_rules does
+            rules = self.rules[record.profile] = snapshot_rules(snapshot)
+        state = new_coup(
+            rules,
+            minimum_bank=turn.required_minimum,
+            house_limit=snapshot["house_limit"],
+            first_coup_of_bank=record.first_coup_of_bank,
+            historical=True,
+        )
+        banker = banker_key(turn)
+        try:
+            state = apply(state, Step(Move.BANK_DECLARED, amount=record.bank, punter=banker))
+        except IllegalStep as exc:
+            raise ValidationError({"amount": str(exc)}) from None
+        # a recorded bank under the profile's minimum is flagged (coups.coup_start)
+        declared = [v.code.value for _, v in state.violations]
+        now = timezone.now()
+        self.coup_number += 1
+        row = Coup(
+            pk=self.ids[Coup].take(),
+            shoe=self.shoe,
+            number=self.coup_number,
+            banker=turn.player,
+            bank=record.bank,
+            bank_turn=turn,
+            rules=snapshot,
+            first_coup_of_bank=record.first_coup_of_bank,
+            step_count=1,
+            flagged=bool(declared),
+            created_at=now,
+        )
+        setattr(row, "_engine_rules", rules)  # noqa: B010 (what engine_bridge.coup_rules memoises)
+        self.coups.append(row)
+        coup = _Coup(row=row, progress=state)
+        payload: dict[str, Any] = {"amount": record.bank, "banker": banker, "minimum": turn.required_minimum}
+        payload["historical"] = True
+        step = CoupStep(
+            pk=self.ids[CoupStep].take(),
+            coup=row,
+            index=1,
+            kind=CoupStep.Kind.BANK_DECLARED,
+            payload=payload,
+            actor=self.actor,
+            created_at=now,
+            violations=declared,
+        )
+        coup.steps.append(step)
+        self.steps.append(step)
+        self._bank_fund(row)
+        audit_record(
+            actor=self.actor,
+            action="tables.coup.start",
+            target=row,
+            after={
+                "shoe": self._shoe.pk,
+                "number": row.number,
+                "banker": turn.player_id,
+                "step": 1,
+                **payload,
+                **({"violations": declared} if declared else {}),
+            },
+        )
+        return coup
+
+    def _bettor(self, coup: _Coup, place: Seat | Spectator) -> tuple[str, Player, bool, int]:
+        """``coups._bettor``: the punter key, player, whether standing, betting order."""
+        if isinstance(place, Seat):
+            banker_seat = coup.row.bank_turn.seat
+            assert banker_seat is not None  # an imported history has no house bank
+            order = betting_turn(
+                seat=place.number,
+                banker_seat=banker_seat.number,
+                seat_count=self.table.seat_count,
+                betting_from=Side(self.table_profile.betting_from),
+            )
+            return seat_key(place.number), place.player, False, order
+        return spectator_key(place.pk), place.player, True, SPECTATOR_TURN
+
+    def _check_affordable(self, coup: _Coup, player: Player, amount: int, *, banco: bool = False) -> None:
+        """``floor.bet_check_affordable``: what he has at stake counts (this coup's live bets too)."""
+        if coup.progress.rules.profile.borrowing_allowed:
+            return
+        staked = self.staked[player.pk]
+        if not banco:
+            staked += sum(b.amount for b in coup.bets if not b.withdrawn and _bet_player_id(b) == player.pk)
+        account = self._account(Kind.PLAYER, player.pk)
+        if account.balance < amount + staked:
+            more = f" besides the {staked} already staked" if staked else ""
+            raise InsufficientChips(
+                f"{player} has only {account.balance} chips; a bet of {amount}{more} is refused."
+            )
+
+    def _step(self, coup: _Coup, step: Step, where: dict[str, Seat | Spectator]) -> None:
+        """``coups.coup_step_record`` of one recorded step, confirmed."""
+        kind = step.kind
+        bet_place: Seat | Spectator | None = None
+        if kind is Move.BET:
+            assert step.punter is not None and step.amount is not None  # record_steps gives both
+            place = where[step.punter]
+            key, player, standing, order = self._bettor(coup, place)
+            self._check_affordable(coup, player, step.amount)
+            payload: dict[str, Any] = {
+                "punter": key,
+                "amount": step.amount,
+                "spectator": standing,
+                "order": order,
+            }
+            engine_step = Step(kind, amount=step.amount, punter=key, spectator=standing, order=order)
+            bet_place = place
+            coup.punters[key] = player
+        elif kind is Move.BANCO:
+            callers, people = [], []
+            for c in step.callers:
+                place = where[c.punter]
+                key, player, standing, order = self._bettor(coup, place)
+                callers.append(BancoCaller(key, spectator=standing, suivi=False, order=order))
+                people.append((key, player, place))
+            engine_step = Step(kind, callers=tuple(callers))
+            winner_key = banco_winner(
+                engine_step.callers, banco_suivi=coup.progress.rules.profile.banco_suivi
+            ).punter
+            winner = next(p for p in people if p[0] == winner_key)
+            self._check_affordable(coup, winner[1], coup.row.bank, banco=True)
+            payload = {
+                "callers": [
+                    {"punter": c.punter, "spectator": c.spectator, "suivi": c.suivi, "order": c.order}
+                    for c in callers
+                ],
+                "winner": winner_key,
+            }
+            bet_place = winner[2]
+            coup.punters[winner_key] = winner[1]
+        elif kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
+            engine_step, payload = Step(kind, card=step.card), {"card": step.card}
+        else:
+            engine_step, payload = Step(kind), {}
+        state = coup.progress
+        try:
+            new_state = apply(state, engine_step)
+        except IllegalStep as exc:
+            raise ValidationError(str(exc)) from None
+        fresh = new_state.violations[len(state.violations) :]
+        violation = fresh[0][1] if fresh else None
+        verdict = None
+        if kind is Move.REVEAL:
+            verdict = coup_verdict(coup.row, new_state)
+            payload["verdict"] = verdict_to_dict(verdict)
+        row = self._step_append(coup, kind.value, payload, violation=violation)
+        coup.progress = new_state
+        if bet_place is not None:
+            self._bet_write(coup, bet_place, banco=kind is Move.BANCO, amount=step.amount)
+        if step.card is not None:
+            role = ShoeCard.Role.PLAYER if kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
+            self._card(coup, step.card, role)
+        if verdict is not None:
+            self._reveal(coup, verdict)
+        audit_record(
+            actor=self.actor,
+            action="tables.coup.step",
+            target=coup.row,
+            after={
+                "index": row.index,
+                "kind": kind.value,
+                "payload": payload,
+                "violation": violation.code.value if violation else None,
+                "confirmed": bool(violation),
+            },
+        )
+
+    def _step_append(
+        self,
+        coup: _Coup,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        violation: Violation | None = None,
+        corrects: CoupStep | None = None,
+    ) -> CoupStep:
+        """``coups.step_append``."""
+        row = coup.row
+        index = row.step_count + 1
+        step = CoupStep(
+            pk=self.ids[CoupStep].take(),
+            coup=row,
+            index=index,
+            kind=kind,
+            payload=payload,
+            actor=self.actor,
+            created_at=timezone.now(),
+            violations=[violation.code.value] if violation else [],
+            corrects=corrects,
+        )
+        row.step_count, row.flagged = index, row.flagged or violation is not None
+        coup.steps.append(step)
+        self.steps.append(step)
+        return step
+
+    def _bet_write(self, coup: _Coup, place: Seat | Spectator, *, banco: bool, amount: int | None) -> None:
+        """``coups._bet_write``."""
+        seat, standing = (place, None) if isinstance(place, Seat) else (None, place)
+        order = len(coup.bets) + 1
+        if banco:
+            for bet in coup.bets:
+                bet.withdrawn = True
+            bet = Bet(
+                coup=coup.row,
+                seat=seat,
+                spectator=standing,
+                amount=coup.row.bank,
+                banco=True,
+                banco_suivi=coup.progress.banco_suivi,
+                betting_order=order,
+            )
+        else:
+            assert amount is not None
+            bet = Bet(coup=coup.row, seat=seat, spectator=standing, amount=amount, betting_order=order)
+        coup.bets.append(bet)
+        self.bets.append(bet)
+
+    def _card(self, coup: _Coup, card: str, role: str) -> None:
+        """``shoes.card_record`` on an imported shoe (``fits`` made sure it holds the card)."""
+        self.shoe_dealt += 1
+        self.shoe_seen[card] += 1
+        self.cards.append(
+            ShoeCard(
+                shoe=self.shoe,
+                position=self.shoe_dealt,
+                card=card,
+                coup=coup.row,
+                role=role,
+                seen_at=timezone.now(),
+            )
+        )
+
+    def _reveal(self, coup: _Coup, verdict: Verdict) -> None:
+        """``coups._reveal``."""
+        row = coup.row
+        if verdict.violations:
+            coup_state_set(coup=row, to=Coup.State.AWAITING_CORRECTION)
+            return
+        settlement = verdict.settlement
+        assert settlement is not None
+        self._coup_settle(coup, settlement, key=f"coup:{row.pk}:settle", provisional=False)
+        if settlement.tax:
+            self.taxes.append(BankTax(coup=row, basis=settlement.covered, amount=settlement.tax))
+        coup_state_set(coup=row, to=Coup.State.SETTLED)
+        self._bank_after_coup(coup, outcome=verdict.outcome.value, next_bank_min=settlement.next_bank_min)
+
+    def _correction(self, coup: _Coup, cards: list[str]) -> None:
+        """``corrections.correction_submit`` of the cards the record says came next."""
+        row, state = coup.row, coup.progress
+        restored = coup_restore(row, state, tuple(cards))
+        if isinstance(restored, NeedsCards):
+            n = restored.needs_cards
+            cards_word = "card" if n == 1 else "cards"
+            raise ValidationError(
+                {"cards": f"The restored game needs {n} more {cards_word} from the shoe: deal them."}
+            )
+        if len(restored.extra_cards) < len(cards):
+            used = len(restored.extra_cards)
+            raise ValidationError(
+                {"cards": f"The restored game takes {used} card(s) from the shoe, not {len(cards)}."}
+            )
+        settlement = coup_verdict(row, state, shoe_next=tuple(cards)).settlement
+        if settlement is None:
+            raise ValidationError(
+                "The bets exceeded the bank: the coup cannot be settled; a pit boss voids it."
+            )
+        first_wrong = next(s for s in coup.steps if s.violations)
+        step = self._step_append(
+            coup,
+            CoupStep.Kind.CORRECTION,
+            {
+                "cards": cards,
+                "restored": restored_to_dict(restored),
+                "settlement": settlement_to_dict(settlement),
+            },
+            corrects=first_wrong,
+        )
+        for card in restored.extra_cards:
+            role = ShoeCard.Role.PLAYER if card in restored.player_cards[2:] else ShoeCard.Role.BANKER
+            self._card(coup, card, role)
+        self._coup_settle(coup, settlement, key=f"coup:{row.pk}:correction:{step.index}", provisional=True)
+        coup_state_set(coup=row, to=Coup.State.AWAITING_APPROVAL)
+        self._bank_after_coup(coup, outcome=restored.outcome.value, next_bank_min=settlement.next_bank_min)
+        audit_record(
+            actor=self.actor,
+            action="tables.coup.correction_submit",
+            target=row,
+            after={"index": step.index, "corrects": first_wrong.index, **step.payload},
+        )
+
+
+_ROW_LISTS = (
+    "coups",
+    "steps",
+    "bets",
+    "cards",
+    "taxes",
+    "turns_new",
+    "shoes_new",
+    "txns",
+    "entries",
+    "records",
+)
+#: what the services close an imported shoe with (imports._Importer.shoe_for)
+_NEXT_SHOE = "imported history: next shoe"
+#: the decks of an imported shoe (imports.IMPORT_DECKS)
+IMPORT_DECKS = 8
+
+
+def _shoe_fields(shoe: Shoe | None) -> tuple[Any, ...] | None:
+    return None if shoe is None else (shoe.state, shoe.closed_at, shoe.close_reason)
+
+
+def _shoe_restore(shoe: Shoe | None, fields: tuple[Any, ...] | None) -> None:
+    if shoe is not None and fields is not None:
+        shoe.state, shoe.closed_at, shoe.close_reason = fields
+
+
+def _number(name: str) -> str:
+    """The membership number of an imported player (``imports._Importer.player``)."""
+    return f"{IMPORT_PREFIX}{name}"[:40]
+
+
+def _bet_player_id(bet: Bet) -> int:
+    place = bet.seat if bet.seat is not None else bet.spectator
+    assert place is not None  # a bet is made from a seat or by a spectator (bet_seat_xor_spectator)
+    return place.player_id
+
+
+def _turn_fields(turn: BankTurn | None) -> tuple[Any, ...] | None:
+    return None if turn is None else (turn.ended_at, turn.end_reason, turn.required_minimum)
+
+
+def _turn_restore(turn: BankTurn | None, fields: tuple[Any, ...] | None) -> None:
+    if turn is not None and fields is not None:
+        turn.ended_at, turn.end_reason, turn.required_minimum = fields
