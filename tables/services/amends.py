@@ -41,7 +41,14 @@ from tables.permissions import check_croupier_at
 from tables.rules.coup import Violation
 from tables.rules.machine import CoupProgress, IllegalStep, Move, apply, replay
 from tables.rules.punters import PunterKind, parse_punter_key
-from tables.services.coups import ConfirmationRequired, StepRequest, StepResult, _engine_step, step_append
+from tables.services.coups import (
+    ConfirmationRequired,
+    StepRequest,
+    StepResult,
+    _engine_step,
+    coup_step_expected,
+    step_append,
+)
 from tables.services.locking import lock_coup
 from tables.services.shoes import card_amend
 from tables.wording import (
@@ -91,11 +98,7 @@ def step_amend(
     check_croupier_at(actor, coup.shoe.table)
     if coup.state != Coup.State.OPEN:
         raise CoupConflict(AMEND_AFTER_REVEAL, current_step=coup.step_count)
-    if expected_step is not None and expected_step != coup.step_count:
-        raise CoupConflict(
-            f"Stale step: the coup is at step {coup.step_count}, not {expected_step}.",
-            current_step=coup.step_count,
-        )
+    coup_step_expected(coup, expected_step)
     reason = reason.strip()
     if not reason:
         raise ValidationError({"reason": AMEND_NEEDS_REASON})

@@ -291,13 +291,20 @@ def bank_after_coup(
         bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.LOST)
         return
     minimum = max(next_bank_min or 0, coup.shoe.table.profile.min_bank)
-    if minimum != turn.required_minimum:
-        before = model_snapshot(turn)
-        turn.required_minimum = minimum
-        turn.save(update_fields=["required_minimum"])
-        audit_record(
-            actor=actor, action="tables.bank.continue", target=turn, before=before, after=model_snapshot(turn)
-        )
+    bank_minimum_set(actor=actor, turn=turn, minimum=minimum)
+
+
+def bank_minimum_set(*, actor: Staff | None, turn: BankTurn, minimum: int) -> None:
+    """The smallest bank the banker may declare next becomes ``minimum`` (audited; nothing
+    written when it already is). The caller holds the turn's row."""
+    if minimum == turn.required_minimum:
+        return
+    before = model_snapshot(turn)
+    turn.required_minimum = minimum
+    turn.save(update_fields=["required_minimum"])
+    audit_record(
+        actor=actor, action="tables.bank.continue", target=turn, before=before, after=model_snapshot(turn)
+    )
 
 
 @transaction.atomic
@@ -382,14 +389,8 @@ def bank_share_withdraw(*, actor: Staff, session: TableSession, spectator: Spect
         raise ValidationError("A share is taken out before a deal: finish (and restore) the coup first.")
     taken = _share_pay_out(actor=actor, share=share)
     remaining = money.bank_holding(table=session.table)
-    minimum = max(remaining, session.table.profile.min_bank)
-    if taken and minimum != turn.required_minimum:
-        before = model_snapshot(turn)
-        turn.required_minimum = minimum
-        turn.save(update_fields=["required_minimum"])
-        audit_record(
-            actor=actor, action="tables.bank.continue", target=turn, before=before, after=model_snapshot(turn)
-        )
+    if taken:
+        bank_minimum_set(actor=actor, turn=turn, minimum=max(remaining, session.table.profile.min_bank))
     return share
 
 

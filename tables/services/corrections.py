@@ -16,7 +16,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from audit.services import audit_record
-from audit.snapshot import model_snapshot
 from core.types import Staff
 from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict, game_rows
 from tables.lifecycle import CoupConflict, coup_state_change
@@ -26,7 +25,7 @@ from tables.permissions import check_can_approve, check_croupier_at
 from tables.rules.coup import NeedsCards, Restored, Settlement
 from tables.rules.interchange import restored_to_dict, settlement_to_dict
 from tables.selectors import restoration_shoe
-from tables.services.banks import bank_after_coup
+from tables.services.banks import bank_after_coup, bank_minimum_set
 from tables.services.coups import StepResult, step_append
 from tables.services.locking import lock_coup
 from tables.services.shoes import card_record, shoe_close_locked
@@ -287,11 +286,4 @@ def _bank_as_declared(*, actor: Staff, coup: Coup, declared: CoupStep) -> None:
     later = Coup.objects.filter(bank_turn=turn, created_at__gt=coup.created_at)
     if turn.ended_at is not None or later.exists():
         return
-    minimum = declared.payload.get("minimum", turn.required_minimum)
-    if minimum != turn.required_minimum:
-        before = model_snapshot(turn)
-        turn.required_minimum = minimum
-        turn.save(update_fields=["required_minimum"])
-        audit_record(
-            actor=actor, action="tables.bank.continue", target=turn, before=before, after=model_snapshot(turn)
-        )
+    bank_minimum_set(actor=actor, turn=turn, minimum=declared.payload.get("minimum", turn.required_minimum))

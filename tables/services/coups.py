@@ -220,6 +220,16 @@ def coup_start(
     return StepResult(coup=coup, step=step, state=state)
 
 
+def coup_step_expected(coup: Coup, expected_step: int | None) -> None:
+    """The client saw the coup at ``expected_step`` (None: it does not say): a stale view is a
+    conflict, answered with the step the coup is at."""
+    if expected_step is not None and expected_step != coup.step_count:
+        raise CoupConflict(
+            f"Stale step: the coup is at step {coup.step_count}, not {expected_step}.",
+            current_step=coup.step_count,
+        )
+
+
 # ------------------------------------------------------------------------------------- every step
 @transaction.atomic
 def coup_step_record(
@@ -239,11 +249,7 @@ def coup_step_record(
         raise CoupConflict(
             f"This coup is {coup.state.replace('_', ' ')}: no more steps.", current_step=coup.step_count
         )
-    if expected_step != coup.step_count:
-        raise CoupConflict(
-            f"Stale step: the coup is at step {coup.step_count}, not {expected_step}.",
-            current_step=coup.step_count,
-        )
+    coup_step_expected(coup, expected_step)
     if request.kind is Move.BANK_DECLARED:
         raise ValidationError("The bank is declared when the coup starts.")
     rows = list(coup.steps.order_by("index"))

@@ -16,7 +16,7 @@ from tables.engine_bridge import banker_key, coup_replay
 from tables.lifecycle import CoupConflict, coup_state_change
 from tables.models import Bet, Coup, CoupStep, ShoeCard
 from tables.permissions import check_croupier_at
-from tables.services.coups import StepResult, step_append
+from tables.services.coups import StepResult, coup_step_expected, step_append
 from tables.services.locking import lock_coup
 from tables.wording import BANK_WITHDRAW_BETS_STAND, BANK_WITHDRAW_CARDS_DEALT
 
@@ -40,11 +40,7 @@ def coup_bank_withdraw(
             f"This coup is {coup.state.replace('_', ' ')}: there is no bank to withdraw.",
             current_step=coup.step_count,
         )
-    if expected_step is not None and expected_step != coup.step_count:
-        raise CoupConflict(
-            f"Stale step: the coup is at step {coup.step_count}, not {expected_step}.",
-            current_step=coup.step_count,
-        )
+    coup_step_expected(coup, expected_step)
     if Bet.objects.filter(coup=coup, withdrawn=False).exists():
         raise ValidationError(BANK_WITHDRAW_BETS_STAND)
     if ShoeCard.objects.filter(coup=coup).exists():
