@@ -45,6 +45,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.proc_cpu import GROUPS, CpuMeter  # noqa: E402
+
 DB_NAME = "chemin_multitable"
 SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 DATABASE_URL = f"{SERVER}/{DB_NAME}"
@@ -134,7 +136,13 @@ def free_port() -> int:
 
 
 def start_gunicorn(port: int, workers: int, threads: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "DATABASE_URL": DATABASE_URL, "DJANGO_SETTINGS_MODULE": SETTINGS}
+    # persistent database connections, as production has them (casino/settings/production.py)
+    env = {
+        **os.environ,
+        "DATABASE_URL": DATABASE_URL,
+        "DJANGO_SETTINGS_MODULE": SETTINGS,
+        "CONN_MAX_AGE": "60",
+    }
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
         "casino.wsgi:application",
@@ -266,7 +274,7 @@ class Client:
             self.conn.close()
 
 
-def run_phase(clients: list[Client], seconds: float, log: Path) -> dict[str, Any]:
+def run_phase(clients: list[Client], seconds: float, log: Path, meter: CpuMeter) -> dict[str, Any]:
     """N clients (one per table) for ``seconds``; the figures of that window."""
     tallies = [Tally() for _ in clients]
     for client, tally in zip(clients, tallies, strict=True):
@@ -282,6 +290,7 @@ def run_phase(clients: list[Client], seconds: float, log: Path) -> dict[str, Any
         time.sleep(0.2)
     retried_before = log.read_text(errors="replace").count("running it once more")
     deadlocks_before = deadlocks_so_far()
+    cpu_before = meter.sample()
     for client in clients:
         client.recording = True
     started = time.perf_counter()
@@ -289,6 +298,7 @@ def run_phase(clients: list[Client], seconds: float, log: Path) -> dict[str, Any
     for client in clients:
         client.recording = False
     wall = time.perf_counter() - started
+    cpu = meter.window(cpu_before, meter.sample(), wall=wall)
     deadlocks = deadlocks_so_far() - deadlocks_before
     retried = log.read_text(errors="replace").count("running it once more") - retried_before
     load = os.getloadavg()
@@ -310,12 +320,47 @@ def run_phase(clients: list[Client], seconds: float, log: Path) -> dict[str, Any
         "retried": retried,
         "stopped": [t.stopped for t in tallies if t.stopped],
         "load": load,
+        "cpu": cpu,
+        "wall": wall,
     }
 
 
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
+
+
+def cpu_report(results: list[dict[str, Any]]) -> None:
+    """Where the CPU went, per step: what explains the scaling whatever else the machine ran.
+
+    ``ours`` is the CPU one step costs (server, database, client); ``cores / ours`` the most steps
+    a second this machine could serve if nothing else ran and nothing waited; divided by the
+    steps a second one table gets alone, the most that N tables could gain over one (at N = 1
+    that is ``cores x latency / CPU per step``)."""
+    print("\nCPU per step (ms, user + system, from /proc) and the cores busy in the window:")
+    head = "".join(f" {g:>9}" for g in GROUPS)
+    print(
+        f"{'N':>3}{head} {'ours':>7} {'others':>8} | {'cores':>5} {'busy':>5} {'ours':>5}"
+        f" | {'max/s':>6} {'ceiling':>7}"
+    )
+    base = results[0]["per_second"] if results else 0.0
+    for figures in results:
+        cpu, steps = figures["cpu"], figures["steps"] or 1
+        wall = figures["wall"]
+        ours = sum(cpu[g] for g in GROUPS)
+        per_step = "".join(f" {cpu[g] / steps * 1000:>9.2f}" for g in GROUPS)
+        most = cpu["cores"] / (ours / steps) if ours else float("nan")
+        others = cpu["others"] / steps * 1000
+        print(
+            f"{figures['tables']:>3}{per_step} {ours / steps * 1000:>7.2f} {others:>8.2f}"
+            f" | {cpu['cores']:>5.2f} {cpu['machine'] / wall:>5.2f} {ours / wall:>5.2f}"
+            f" | {most:>6.1f} {most / base if base else float('nan'):>6.2f}x"
+        )
+    print(
+        "(busy: cores the whole machine kept busy; ours: by gunicorn, postgres and this client;"
+        " max/s: cores / our CPU per step;\n ceiling: max/s over N = 1's steps/s, the most N tables"
+        " can gain over one at this CPU per step)"
+    )
 
 
 def main() -> None:
@@ -344,9 +389,12 @@ def main() -> None:
     )
     base = None
     clients = [Client(rig, port, Tally()) for rig in rigs]
+    meter = CpuMeter(server_pid=server.pid, db_name=DB_NAME)
+    results = []
     try:
         for n in ns:
-            figures = run_phase(clients[:n], args.seconds, log)
+            figures = run_phase(clients[:n], args.seconds, log, meter)
+            results.append(figures)
             base = base or figures["per_second"]
             errors = ", ".join(f"{k}: {v}" for k, v in sorted(figures["errors"].items())) or "0"
             load = "/".join(f"{x:.1f}" for x in figures["load"])
@@ -358,6 +406,7 @@ def main() -> None:
             )
             for reason in figures["stopped"]:
                 print(f"      a client stopped: {reason}")
+        cpu_report(results)
     finally:
         server.terminate()
         server.wait(timeout=30)

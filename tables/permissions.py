@@ -33,13 +33,17 @@ def _in_group(user: Any, role: Role) -> bool:
 
 def is_croupier_at(user: Any, table: Table | int, at: dt.datetime | None = None) -> bool:
     """Is ``user`` a croupier on shift at ``table`` at ``at`` (default now)?"""
-    if not _in_group(user, Role.CROUPIER):
+    if not getattr(user, "is_authenticated", False):
         return False
     at = at or timezone.now()
     table_id = table if isinstance(table, int) else table.pk
-    return CroupierAssignment.objects.filter(
+    on_shift = CroupierAssignment.objects.filter(
         user=user, table_id=table_id, shift_start__lte=at, shift_end__gt=at
-    ).exists()
+    )
+    if getattr(user, "_role_cache", None) is None:
+        # the user's roles not read yet in this request (every step of a coup): both in one query
+        return on_shift.filter(user__groups__name=Role.CROUPIER.value).exists()
+    return _in_group(user, Role.CROUPIER) and on_shift.exists()
 
 
 def check_croupier_at(user: Any, table: Table | int) -> None:

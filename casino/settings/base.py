@@ -81,6 +81,11 @@ TEMPLATES = [
 # --- database -------------------------------------------------------------------------------
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False  # services own their transactions
+# Seconds a web process keeps its database connection between requests. 0 (development, tests)
+# opens one per request; production keeps them (casino/settings/production.py: 60), and so does
+# bench/multitable_bench.py's gunicorn: a new PostgreSQL backend per request costs the server more
+# CPU than the step it serves (docs/benchmarks.md).
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
 # Django's own backends with the audit chain appended last, just before COMMIT (audit/backends/).
 DATABASES["default"]["ENGINE"] = {
     "django.db.backends.postgresql": "audit.backends.postgresql",

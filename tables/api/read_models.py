@@ -263,7 +263,8 @@ def coup_data(view: CoupView) -> dict[str, Any]:
 
 def step_result_data(result: services.StepResult) -> dict[str, Any]:
     # the step just recorded: nothing has superseded it yet
-    return {"step": step_data(result.step, superseded_by={}), "coup": coup_data(coup_view(coup=result.coup))}
+    view = coup_view(coup=result.coup, steps=result.steps)
+    return {"step": step_data(result.step, superseded_by={}), "coup": coup_data(view)}
 
 
 class PendingCorrections(TypedDict):

@@ -114,6 +114,10 @@ class StepResult:
     state: CoupProgress
     violation: Violation | None = None
     verdict: Verdict | None = None
+    # every step row of the coup after this one, in order, with their actors, when the service
+    # has them all at hand (it holds the coup's lock): the answer is rendered from them and from
+    # ``coup`` (whose shoe, table and bank turn are loaded) instead of reading the coup again
+    steps: list[CoupStep] | None = None
 
 
 # --------------------------------------------------------------------------------- starting a coup
@@ -150,6 +154,7 @@ def coup_start(
     if pending is not None:
         verb = "finish" if pending.state == Coup.State.OPEN else "restore"
         raise ValidationError(f"First {verb} coup {pending.number} of shoe {pending.shoe.number}.")
+    shoe.table = table  # the locked table (with its profile and casino), for the answer
     if SessionPause.objects.filter(session=session, ended_at__isnull=True).exists():
         raise ValidationError("The table is paused.")
     if not history:
@@ -217,7 +222,7 @@ def coup_start(
             **({"violations": declared} if declared else {}),
         },
     )
-    return StepResult(coup=coup, step=step, state=state)
+    return StepResult(coup=coup, step=step, state=state, steps=[step])
 
 
 def coup_step_expected(coup: Coup, expected_step: int | None) -> None:
@@ -252,7 +257,8 @@ def coup_step_record(
     coup_step_expected(coup, expected_step)
     if request.kind is Move.BANK_DECLARED:
         raise ValidationError("The bank is declared when the coup starts.")
-    rows = list(coup.steps.order_by("index"))
+    # with their actors: the answer shows who entered each step (StepResult.steps)
+    rows = list(coup.steps.select_related("actor").order_by("index"))
     state = coup_replay(coup, rows)
     step, payload, bet = _engine_step(coup, state, request)
     try:
@@ -298,7 +304,9 @@ def coup_step_record(
             "confirmed": bool(violation),
         },
     )
-    return StepResult(coup=coup, step=row, state=new_state, violation=violation, verdict=verdict)
+    return StepResult(
+        coup=coup, step=row, state=new_state, violation=violation, verdict=verdict, steps=[*rows, row]
+    )
 
 
 def step_append(

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from audit.services import audit_record
@@ -48,9 +48,12 @@ def card_record(*, shoe: Shoe, coup: Coup | None, card: str, role: str) -> ShoeC
     """A card seen coming out of ``shoe`` (the caller holds the shoe's lock). Raises the shoe alarm
     when the shoe cannot hold another one of it, and marks the stop card once it is reached."""
     now = timezone.now()
-    position = live_cards(shoe).count() + 1
+    # one read for both counts (every card of every coup comes through here): the cards out so
+    # far, and how many of them are this one — the new row is one more of each
+    counts = live_cards(shoe).aggregate(out=Count("id"), same=Count("id", filter=Q(card=card)))
+    position = counts["out"] + 1
     seen = ShoeCard.objects.create(shoe=shoe, position=position, card=card, coup=coup, role=role, seen_at=now)
-    _alarm_check(shoe=shoe, coup=coup, card=card, position=position, now=now)
+    _alarm_check(shoe=shoe, coup=coup, card=card, position=position, now=now, copies=counts["same"] + 1)
     return seen
 
 
@@ -74,8 +77,12 @@ def card_amend(*, shoe: Shoe, coup: Coup, mistyped: ShoeCard, card: str) -> Shoe
     return seen
 
 
-def _alarm_check(*, shoe: Shoe, coup: Coup | None, card: str, position: int, now: datetime) -> None:
-    copies = live_cards(shoe).filter(card=card).count()
+def _alarm_check(
+    *, shoe: Shoe, coup: Coup | None, card: str, position: int, now: datetime, copies: int | None = None
+) -> None:
+    """``copies``: how many of ``card`` are out now, the new one included (counted when None)."""
+    if copies is None:
+        copies = live_cards(shoe).filter(card=card).count()
     changed = []
     if copies > shoe.decks:
         ShoeAlarm.objects.create(
