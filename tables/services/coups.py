@@ -27,6 +27,7 @@ from django.utils import timezone
 from audit.services import audit_record
 from core.errors import DomainError
 from core.types import Staff
+from tables import sql
 from tables.engine_bridge import (
     banker_key,
     cards_parse,
@@ -258,7 +259,7 @@ def coup_step_record(
     if request.kind is Move.BANK_DECLARED:
         raise ValidationError("The bank is declared when the coup starts.")
     # with their actors: the answer shows who entered each step (StepResult.steps)
-    rows = list(coup.steps.select_related("actor").order_by("index"))
+    rows = sql.coup_steps(coup.pk)
     state = coup_replay(coup, rows)
     step, payload, bet = _engine_step(coup, state, request)
     try:

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
-from tables.models import Coup, Shoe, Table, TableSession
+from tables import sql
+from tables.models import Coup, Table, TableSession
 
 
 def lock_session(session: TableSession | int) -> TableSession:
@@ -48,19 +49,15 @@ def lock_coup(coup: Coup | int) -> Coup:
     """Lock the coup's table, its shoe and the coup (in that order) and return the fresh coup, with
     its shoe, table, rule profile, casino, bank turn and banker's seat loaded.
 
-    Three small statements rather than one that joins the seven rows: every step of every coup
-    takes this path, and PostgreSQL spent longer *planning* a seven-table join than running the
-    whole step's other statements (and Django longer compiling it); the rows each statement
-    returns are put together here instead (docs/benchmarks.md, "Many tables at once")."""
+    Small statements rather than one that joins the seven rows, in SQL (tables/sql.py): every step
+    of every coup takes this path, and PostgreSQL spent longer *planning* a seven-table join than
+    running the whole step's other statements, and Django longer compiling it; the rows each
+    statement returns are put together here instead (docs/benchmarks.md, "Many tables at once")."""
     coup_id = coup if isinstance(coup, int) else coup.pk
-    table_id, shoe_id = Coup.objects.values_list("shoe__table_id", "shoe_id").get(pk=coup_id)
-    table = Table.objects.select_for_update(of=("self",)).select_related("profile", "casino").get(pk=table_id)
-    shoe = Shoe.objects.select_for_update().get(pk=shoe_id)
-    locked = (
-        Coup.objects.select_for_update(of=("self",))
-        .select_related("bank_turn", "bank_turn__seat")
-        .get(pk=coup_id)
-    )
+    table_id, shoe_id = sql.coup_place(coup_id)
+    table = sql.table_lock(table_id)
+    shoe = sql.shoe_lock(shoe_id)
+    locked = sql.coup_lock(coup_id)
     shoe.table = table
     locked.shoe = shoe
     return locked

@@ -1,0 +1,121 @@
+"""The floor's hot-path reads, in SQL: what every step of every coup reads before it is judged
+(tables.services.locking.lock_coup, tables.services.coups.coup_step_record).
+
+They were ORM queries, and Django spent more CPU building and compiling them than PostgreSQL
+spent answering them — per step, more than the rules engine, the rendering and the audit event
+together (docs/benchmarks.md, "Many tables at once"). Each is the query its ORM form sent,
+written out once per process: the same rows, the same locks (``FOR UPDATE OF`` the one row meant,
+in the one lock order of tables/services/locking.py). Written with ledger/sql.py's helpers and
+under its rules: every value a bound parameter, rows turned into model instances with the ORM's
+own converters, every field of each model read (nothing deferred).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db.models import Model
+
+from ledger.sql import model_fields, model_instances, rows_fetch
+from tables.models import BankTurn, Casino, Coup, CoupStep, RuleProfile, Seat, Shoe, Table
+
+
+def _columns(alias: str, model: type[Model]) -> str:
+    return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
+
+
+def _table(model: type[Model]) -> str:
+    return f'"{model._meta.db_table}"'
+
+
+_User = get_user_model()
+_TABLE, _PROFILE, _CASINO = model_fields(Table), model_fields(RuleProfile), model_fields(Casino)
+_SHOE, _COUP, _TURN, _SEAT = (model_fields(m) for m in (Shoe, Coup, BankTurn, Seat))
+_STEP, _USER = model_fields(CoupStep), model_fields(_User)
+
+_COUP_PLACE_SQL = f"""
+    SELECT s.table_id, c.shoe_id FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id
+     WHERE c.id = %s
+"""
+_TABLE_LOCK_SQL = f"""
+    SELECT {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)}
+      FROM {_table(Table)} t
+      JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
+      JOIN {_table(Casino)} k ON k.id = t.casino_id
+     WHERE t.id = %s
+       FOR UPDATE OF t
+"""
+_SHOE_LOCK_SQL = f"SELECT {_columns('s', Shoe)} FROM {_table(Shoe)} s WHERE s.id = %s FOR UPDATE"
+_COUP_LOCK_SQL = f"""
+    SELECT {_columns("c", Coup)}, {_columns("b", BankTurn)}, {_columns("e", Seat)}
+      FROM {_table(Coup)} c
+      JOIN {_table(BankTurn)} b ON b.id = c.bank_turn_id
+      LEFT JOIN {_table(Seat)} e ON e.id = b.seat_id
+     WHERE c.id = %s
+       FOR UPDATE OF c
+"""
+_STEPS_SQL = f"""
+    SELECT {_columns("s", CoupStep)}, {_columns("u", _User)}
+      FROM {_table(CoupStep)} s
+      JOIN {_table(_User)} u ON u.id = s.actor_id
+     WHERE s.coup_id = %s
+     ORDER BY s.index
+"""
+
+
+def _split(row: tuple[object, ...], *widths: int) -> list[tuple[object, ...]]:
+    parts, start = [], 0
+    for width in widths:
+        parts.append(row[start : start + width])
+        start += width
+    return parts
+
+
+def coup_place(coup_id: int) -> tuple[int, int]:
+    """(table id, shoe id) of the coup, nothing locked; Coup.DoesNotExist if there is none."""
+    rows = rows_fetch(_COUP_PLACE_SQL, [coup_id])
+    if not rows:
+        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
+    return int(rows[0][0]), int(rows[0][1])
+
+
+def table_lock(table_id: int) -> Table:
+    """Lock the table row (not its profile's or casino's: shared by every table of the casino)
+    and return it with its profile and casino loaded."""
+    rows = rows_fetch(_TABLE_LOCK_SQL, [table_id])
+    if not rows:
+        raise Table.DoesNotExist(f"Table {table_id} does not exist.")
+    t, p, k = _split(rows[0], len(_TABLE), len(_PROFILE), len(_CASINO))
+    table = model_instances(Table, _TABLE, [t])[0]
+    table.profile = model_instances(RuleProfile, _PROFILE, [p])[0]
+    table.casino = model_instances(Casino, _CASINO, [k])[0]
+    return table
+
+
+def shoe_lock(shoe_id: int) -> Shoe:
+    rows = rows_fetch(_SHOE_LOCK_SQL, [shoe_id])
+    if not rows:
+        raise Shoe.DoesNotExist(f"Shoe {shoe_id} does not exist.")
+    return model_instances(Shoe, _SHOE, rows)[0]
+
+
+def coup_lock(coup_id: int) -> Coup:
+    """Lock the coup row and return it with its bank turn and the turn's seat (None: the house)."""
+    rows = rows_fetch(_COUP_LOCK_SQL, [coup_id])
+    if not rows:
+        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
+    c, b, e = _split(rows[0], len(_COUP), len(_TURN), len(_SEAT))
+    coup = model_instances(Coup, _COUP, [c])[0]
+    turn = model_instances(BankTurn, _TURN, [b])[0]
+    turn.seat = model_instances(Seat, _SEAT, [e])[0] if e[0] is not None else None
+    coup.bank_turn = turn
+    return coup
+
+
+def coup_steps(coup_id: int) -> list[CoupStep]:
+    """The coup's step rows in order, each with its actor."""
+    rows = rows_fetch(_STEPS_SQL, [coup_id])
+    steps = model_instances(CoupStep, _STEP, [row[: len(_STEP)] for row in rows])
+    actors = model_instances(_User, _USER, [row[len(_STEP) :] for row in rows])
+    for step, actor in zip(steps, actors, strict=True):
+        step.actor = actor
+    return steps
