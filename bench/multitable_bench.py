@@ -18,6 +18,12 @@ PostgreSQL detected (``pg_stat_database.deadlocks``) and the transactions the se
 more (its "running it once more" log lines). Goal: no error and no deadlock at any N, and at
 N = 10 at least twice the steps per second of N = 1.
 
+Then, per N, where the CPU went (bench/proc_cpu.py, from /proc): CPU ms per step of gunicorn, of
+the PostgreSQL backends of the bench's database, of PostgreSQL's shared processes, of this client
+and of the rest of the machine, the cores busy, and the ceiling ``cores / CPU per step`` over
+N = 1's steps/s: the most N tables can gain over one, whatever else shares the machine. gunicorn
+keeps its database connections (``CONN_MAX_AGE=60``, as production does).
+
 A client that is refused sends the same request again (same Idempotency-Key), up to five times,
 as a tablet would; a shoe near its end is closed and a new one started (not counted as steps).
 """
