@@ -30,6 +30,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, event_hash_written, to_jsonable
+from audit.keys import audit_key_current
 from audit.models import AuditEvent, ChainVerification
 from audit.selectors import ChainReport
 from audit.snapshot import model_snapshot
@@ -87,15 +88,16 @@ def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
     Raw SQL rather than the ORM: this may run inside COMMIT, where Django's own atomic blocks
     (which ``bulk_create`` opens) are not to be nested, and it is the only time the lock is held.
     """
+    key_id, key = audit_key_current()  # from settings: the database never sees the key
     audit_chain_lock(conn)
     head = _chain_head(conn)
     seq, prev_hash = head if head else (0, GENESIS_HASH)
     for event in events:
         seq += 1
-        event.seq, event.prev_hash = seq, prev_hash
+        event.seq, event.prev_hash, event.key_id = seq, prev_hash, key_id
         # Taken under the lock, so occurred_at never goes backwards along seq.
         event.occurred_at = timezone.now()
-        event.hash = prev_hash = event_hash_written(event)
+        event.hash = prev_hash = event_hash_written(event, key)
     if conn.vendor == "postgresql" and len(events) > _COPY_FROM:
         # a bulk writer's thousands of events (import_coups): one COPY, the ids taken beforehand
         with conn.cursor() as cursor:

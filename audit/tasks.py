@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from audit.anchors import anchor_publish
 from audit.selectors import audit_chain_verify
 from audit.services import chain_verification_record
 
@@ -28,3 +30,15 @@ def audit_chain_verify_task(requested_by_id: int | None = None) -> dict[str, obj
     )
     chain_verification_record(report=report, started_at=started_at, requested_by=requested_by)
     return {"ok": report.ok, "checked": report.checked, "head_seq": report.head_seq}
+
+
+@shared_task(name="audit.anchor_head")
+def audit_anchor_task() -> dict[str, object]:
+    """Append the signed chain head to ``AUDIT_ANCHOR_FILE`` (beat, daily). Idempotent enough: a
+    second anchor of the same head is a harmless extra line."""
+    anchor = anchor_publish()
+    if not settings.AUDIT_ANCHOR_FILE:
+        logger.error(
+            "AUDIT_ANCHOR_FILE is not set: the audit chain's head (seq=%s) was not anchored", anchor.seq
+        )
+    return {"seq": anchor.seq, "hash": anchor.hash, "at": anchor.at}

@@ -8,6 +8,7 @@ executed in-process, so ``make run`` needs no service at all.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import environ
@@ -98,6 +99,27 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 DB_LOCK_TIMEOUT_MS = env.int("DB_LOCK_TIMEOUT_MS", default=5_000)
 DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=60_000)
 
+# --- audit chain ----------------------------------------------------------------------------
+# Every audit event's hash is an HMAC-SHA256 keyed with AUDIT_HMAC_KEY (docs/audit.md): the key
+# lives outside the database, so whoever can rewrite the table cannot re-hash the chain to match.
+# The key id is stored on each event, so a key can be rotated: the new one signs from then on, the
+# retired ones (AUDIT_HMAC_RETIRED_KEYS="id=key,id=key") still verify what they signed.
+# Development only: a key derived from SECRET_KEY; production.py requires a real one.
+AUDIT_HMAC_KEY_ID = env.str("AUDIT_HMAC_KEY_ID", default="dev")
+AUDIT_HMAC_KEY = env.str(
+    "AUDIT_HMAC_KEY", default=hashlib.sha256(b"chemin-audit-hmac-dev\n" + SECRET_KEY.encode()).hexdigest()
+)
+AUDIT_HMAC_RETIRED_KEYS: dict[str, str] = env.dict("AUDIT_HMAC_RETIRED_KEYS", default={})
+# The last seq hashed with plain SHA-256, before the cut-over to keyed hashes (an existing chain);
+# a plain event after it is a forgery. Unset: any plain prefix is accepted (development only).
+AUDIT_PLAIN_UNTIL_SEQ: int | None = env.int("AUDIT_PLAIN_UNTIL_SEQ", default=None)
+# Where `audit_anchor` (and beat, and every report export) appends the signed chain head: a file
+# or mount the database's role and administrators cannot write (WORM bucket, log host). "" = none.
+AUDIT_ANCHOR_FILE = env.str("AUDIT_ANCHOR_FILE", default=str(VAR_DIR / "audit-anchors.jsonl"))
+# `verify_audit --anchors`: the newest anchor, and the gap between two, may be this old at most
+# (a day between beat's anchors, plus slack for a late run).
+AUDIT_ANCHOR_MAX_AGE_HOURS = env.float("AUDIT_ANCHOR_MAX_AGE_HOURS", default=26.0)
+
 # --- auth -----------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -168,6 +190,8 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Re-verify the audit chain every night; a break is logged at ERROR (hook alerting to it).
     "audit-verify-chain": {"task": "audit.verify_chain", "schedule": 24 * 60 * 60},
+    # Append the signed chain head to AUDIT_ANCHOR_FILE every day (a deleted tail is then caught).
+    "audit-anchor-head": {"task": "audit.anchor_head", "schedule": crontab(minute=15, hour=0)},
     # Five past every hour, bill the hourly fees of every hour just finished (idempotent per hour).
     "ledger-bill-due-hourly-fees": {
         "task": "ledger.bill_due_hourly_fees",

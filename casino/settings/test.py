@@ -13,6 +13,9 @@ from casino.settings.base import *
 
 DEBUG = False
 SECRET_KEY = "test-only-secret-key-not-used-anywhere-else-0123456789abcdef"
+# Anchors are written only where a test asks (tmp_path); every chain a test builds is keyed.
+AUDIT_ANCHOR_FILE = ""
+AUDIT_PLAIN_UNTIL_SEQ = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only; tests only
 
 # Tasks run inside the test process even when CI exports CELERY_BROKER_URL: the broker URL stays
