@@ -183,19 +183,22 @@ def test_an_anchor_signed_with_a_retired_key_verifies_and_an_unknown_key_does_no
     ]
 
 
-def test_lines_that_are_not_anchors_and_anchors_out_of_order_are_reported(tmp_path) -> None:
+def test_lines_that_are_not_anchors_are_reported_and_anchors_are_taken_in_time_order(tmp_path) -> None:
     events(2)
     now = timezone.now()
     path = tmp_path / "a.jsonl"
-    later, earlier = anchor_make(at=now), anchor_make(at=now - dt.timedelta(hours=1))
-    path.write_text("\n".join(["{nope", '{"seq": 1}', later.line(), earlier.line()]) + "\n")
+    # two writers may append in the other order than they signed: not a problem in itself
+    later, earlier = anchor_make(at=now), anchor_make(at=now - dt.timedelta(hours=25))
+    oldest = anchor_make(at=now - dt.timedelta(hours=52))
+    path.write_text("\n".join(["{nope", '{"seq": 1}', later.line(), oldest.line(), earlier.line()]) + "\n")
     report = anchors_verify(path)
     assert [p.reason for p in report.problems] == [
         "anchor line 1: not JSON",
         "anchor line 2: not an anchor (its keys are wrong)",
-        f"anchor line 4 (seq 2 at {earlier.at}) goes back from line 3 (seq 2 at {later.at})",
+        f"no anchor between line 4 ({oldest.at}) and line 5 ({earlier.at}): 27.0 h apart, allowed 26.0 h "
+        "(anchors missing)",
     ]
-    assert report.checked == 2
+    assert (report.checked, report.newest) == (3, later)
 
 
 def test_beat_anchors_the_head_daily(settings, tmp_path) -> None:
