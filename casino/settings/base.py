@@ -168,6 +168,9 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Re-verify the audit chain every night; a break is logged at ERROR (hook alerting to it).
     "audit-verify-chain": {"task": "audit.verify_chain", "schedule": 24 * 60 * 60},
+    # Beside it, verify the books: every coup re-derived by the rules engine against the ledger and
+    # its levy, balances against entries, postings against their audit events (verify_books).
+    "books-verify": {"task": "books.verify", "schedule": 24 * 60 * 60},
     # Five past every hour, bill the hourly fees of every hour just finished (idempotent per hour).
     "ledger-bill-due-hourly-fees": {
         "task": "ledger.bill_due_hourly_fees",
