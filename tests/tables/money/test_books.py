@@ -5,18 +5,23 @@ Tampering with rows the database protects: tests/security/test_books_tamper.py."
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 
+from audit.models import AuditEvent
 from ledger.books import BooksReport, Difference
-from ledger.models import Transaction
+from ledger.models import BooksVerification, Transaction
+from ledger.services.books import books_verification_start
 from tables import services
 from tables.models import BankTax, Coup, FeeHour
 from tables.money.books import books_verify
-from tables.tasks import bill_due_hourly_fees
+from tables.tasks import bill_due_hourly_fees, books_verify_task
 from tests.review.history import History, play_flagged
 from tests.tables.money.test_fees import _session
 from tests.tables.play import open_floor, play
@@ -121,3 +126,55 @@ def test_a_flagged_coup_awaiting_correction_has_nothing_to_verify(croupier, tabl
     coup = play_flagged(floor)
     assert coup.state == Coup.State.AWAITING_CORRECTION
     assert counts(books_verify())[::3] == (1, [])
+
+
+# ------------------------------------------------------------------------------ the nightly run
+def test_the_nightly_task_stores_the_result(history: History) -> None:
+    result = books_verify_task.delay().get()  # eager in tests: runs here, now
+    run = BooksVerification.objects.get()
+    assert result == {
+        "skipped": False,
+        "ok": True,
+        "coups": 3,
+        "transactions": 12,
+        "accounts": 8,
+        "differences": 0,
+        "verification": run.pk,
+    }
+    assert (run.status, run.coups_checked, run.transactions_checked, run.accounts_checked) == ("ok", 3, 12, 8)
+    assert (run.requested_by, run.difference_count, run.differences) == (None, 0, [])
+    assert list(AuditEvent.objects.order_by("-seq").values_list("action", flat=True)[:2]) == [
+        "ledger.booksverification.finish",
+        "ledger.booksverification.start",
+    ]
+    assert settings.CELERY_BEAT_SCHEDULE["books-verify"] == {"task": "books.verify", "schedule": 24 * 60 * 60}
+
+
+def test_the_task_stores_the_differences(awaiting: History) -> None:
+    BankTax.objects.create(coup=awaiting.flagged, basis=400, amount=20)
+    books_verify_task.delay()
+    run = BooksVerification.objects.get()
+    assert (run.status, run.difference_count) == ("differences", 1)
+    assert [d["check"] for d in run.differences] == ["levy"]
+    assert run.differences[0]["detail"] == "engine no levy; BankTax 20 on covered 400"
+
+
+def test_a_run_under_way_is_not_started_twice(history: History) -> None:
+    running = books_verification_start()
+    assert running is not None
+    assert books_verify_task.delay().get() == {"skipped": True}
+    assert books_verification_start() is None
+    assert BooksVerification.objects.get() == running
+    with pytest.raises(CommandError, match="already running"):
+        call_command("verify_books", "--record", stdout=io.StringIO())
+
+
+def test_a_run_whose_worker_died_is_abandoned_by_the_next(history: History) -> None:
+    stale = books_verification_start(now=timezone.now() - dt.timedelta(hours=7))
+    assert stale is not None
+    out = io.StringIO()
+    call_command("verify_books", "--record", stdout=out)
+    stale.refresh_from_db()
+    assert stale.status == "abandoned" and stale.finished_at is not None
+    fresh = BooksVerification.objects.exclude(pk=stale.pk).get()
+    assert (fresh.status, fresh.coups_checked) == ("ok", 3)
