@@ -28,7 +28,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from django.db.models import Q
+import orjson
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast
 
 from ledger.books import CHUNK, BooksReport, Difference, chips, ledger_books_check
 from ledger.models import PER_CASINO_KINDS, Account, Entry, Transaction
@@ -103,10 +105,25 @@ class _Accounts:
         return self.names.get(pk, f"account {pk}")
 
 
+class _StepRow:
+    """A recorded step as the engine bridge reads it (``game_rows``, ``coup_replay``): a CoupStep's
+    columns without a model instance, its payload parsed by orjson (the ORM's instances and JSON
+    decoding cost as much as the replay itself)."""
+
+    __slots__ = ("corrects_id", "index", "kind", "payload", "pk", "supersedes_id")
+
+    def __init__(
+        self, pk: int, index: int, kind: str, payload: str, supersedes_id: int | None, corrects_id: int | None
+    ):
+        self.pk, self.index, self.kind = pk, index, kind
+        self.payload: dict[str, Any] = orjson.loads(payload)
+        self.supersedes_id, self.corrects_id = supersedes_id, corrects_id
+
+
 @dataclass
 class _CoupFacts:
     coup: Coup
-    rows: list[CoupStep] = field(default_factory=list)
+    rows: list[CoupStep] = field(default_factory=list)  # _StepRow, read as CoupStep
     punters: dict[str, int] = field(default_factory=dict)  # engine punter key -> player id
     txns: list[dict[str, Any]] = field(default_factory=list)
     tax: tuple[int, int] | None = None  # BankTax (basis, amount)
@@ -345,12 +362,13 @@ def _coup_chunks(chunk: int) -> Iterator[list[Coup]]:
 def _check_coups(coups: list[Coup], report: BooksReport) -> None:
     facts = {c.pk: _CoupFacts(coup=c) for c in coups}
     ids = list(facts)
-    for row in (
+    for coup_id, *columns in (
         CoupStep.objects.filter(coup_id__in=ids)
-        .only("id", "coup_id", "index", "kind", "payload", "supersedes_id", "corrects_id")
+        .annotate(text=Cast("payload", TextField()))
         .order_by("coup_id", "index")
+        .values_list("coup_id", "id", "index", "kind", "text", "supersedes_id", "corrects_id")
     ):
-        facts[row.coup_id].rows.append(row)
+        facts[coup_id].rows.append(cast(CoupStep, _StepRow(*columns)))
     players: set[int] = {c.banker_id for c in coups}
     for coup_id, seat_number, seat_player, spectator_id, spectator_player in Bet.objects.filter(
         coup_id__in=ids
