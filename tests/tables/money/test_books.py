@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from audit.models import AuditEvent
 from ledger.books import BooksReport, Difference
-from ledger.models import BooksVerification, Transaction
+from ledger.models import Account, BooksVerification, Transaction
 from ledger.services.books import books_verification_start
 from tables import services
 from tables.models import BankTax, Coup, FeeHour
@@ -178,3 +178,22 @@ def test_a_run_whose_worker_died_is_abandoned_by_the_next(history: History) -> N
     assert stale.status == "abandoned" and stale.finished_at is not None
     fresh = BooksVerification.objects.exclude(pk=stale.pk).get()
     assert (fresh.status, fresh.coups_checked) == ("ok", 3)
+
+
+def test_markers_verify(croupier, table) -> None:
+    """Players who bought no chips play on credit (the casino profile lets them borrow): their
+    player accounts go below zero (markers) and the books still verify."""
+    floor = open_floor(croupier, table, chips=0)
+    play(
+        floor,
+        bank=200,
+        bets=[(2, 120), (3, 50), (4, 30)],
+        cards=("2H", "AS", "3C", "2D"),
+        player="draw",
+        player_card="9H",
+        banker="draw",
+        banker_card="5S",
+    )
+    markers = Account.objects.filter(kind="player", balance__lt=0).order_by("balance")
+    assert list(markers.values_list("balance", flat=True)) == [-200, -120, -50, -30]
+    assert counts(books_verify())[::3] == (1, [])
