@@ -12,6 +12,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.urls import reverse
 from django.utils import timezone
 
 from audit.models import AuditEvent
@@ -197,3 +198,12 @@ def test_markers_verify(croupier, table) -> None:
     markers = Account.objects.filter(kind="player", balance__lt=0).order_by("balance")
     assert list(markers.values_list("balance", flat=True)) == [-200, -120, -50, -30]
     assert counts(books_verify())[::3] == (1, [])
+
+
+def test_the_admin_lists_the_runs_read_only(admin_client, history: History) -> None:
+    books_verify_task.delay()
+    response = admin_client.get(reverse("admin:ledger_booksverification_changelist"), {"q": "x"})
+    assert response.status_code == 200
+    run = BooksVerification.objects.get()
+    response = admin_client.get(reverse("admin:ledger_booksverification_change", args=[run.pk]))
+    assert response.status_code == 200 and b'name="_save"' not in response.content
