@@ -233,8 +233,9 @@ class _CoupCheck:
             self.differ(
                 "settlement", f"the coup is {coup.state} but the ledger has provisional postings for it"
             )
-        if not (finals or provisionals or reversals or self.facts.tax or settled):
-            return  # nothing was paid and nothing should have been: no replay needed
+        corrected = any(r.kind == Step.CORRECTION for r in rows)
+        if not (finals or provisionals or reversals or self.facts.tax or settled or corrected):
+            return  # nothing was paid and nothing should have been (no correction either): no replay
 
         _rules(coup)
         try:

@@ -23,8 +23,11 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 
 def as_superuser(sql: str, params: list | None = None) -> None:
-    """Run ``sql`` with every trigger off, as a superuser may."""
+    """Run ``sql`` with every trigger off, as a superuser may (after the checks the history's own
+    postings deferred to COMMIT have run: the test's transaction never commits)."""
     with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         cursor.execute("SET session_replication_role = replica")
         try:
             cursor.execute(sql, params)
@@ -142,4 +145,24 @@ def test_a_balance_that_is_not_the_sum_of_its_entries_is_named(history: History)
     assert differences() == [
         f"account {seat3.pk} {seat3.name} [balance]: "
         f"balance {total + 5} but its entries sum to {total} (off by +5)"
+    ]
+
+
+def test_a_settlement_erased_with_its_audit_event_and_balances_is_named(history: History) -> None:
+    """Entries, transaction, audit event gone and the balances put back: the ledger and the trail
+    agree with each other, but not with the coup's recorded steps."""
+    txn = Transaction.objects.get(coup=history.natural, kind="coup_settlement")
+    for pk, amount in Entry.objects.filter(transaction=txn).values_list("account_id", "amount"):
+        as_superuser("UPDATE ledger_account SET balance = balance - %s WHERE id = %s", [amount, pk])
+    as_superuser("DELETE FROM ledger_entry WHERE transaction_id = %s", [txn.pk])
+    as_superuser("DELETE FROM ledger_transaction WHERE id = %s", [txn.pk])
+    as_superuser(
+        "DELETE FROM audit_auditevent WHERE object_type = 'ledger.transaction' AND object_id = %s",
+        [str(txn.pk)],
+    )
+    report = books_verify()
+    assert (report.coups, report.transactions) == (3, 11)
+    assert [str(d) for d in report.differences] == [
+        f"{subject(history.natural)} [settlement]: "
+        "the coup is settled but the ledger has no settlement for it"
     ]
