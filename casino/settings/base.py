@@ -192,6 +192,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "audit-verify-chain": {"task": "audit.verify_chain", "schedule": 24 * 60 * 60},
     # Append the signed chain head to AUDIT_ANCHOR_FILE every day (a deleted tail is then caught).
     "audit-anchor-head": {"task": "audit.anchor_head", "schedule": crontab(minute=15, hour=0)},
+    # Beside it, verify the books: every coup re-derived by the rules engine against the ledger and
+    # its levy, balances against entries, postings against their audit events (verify_books).
+    "books-verify": {"task": "books.verify", "schedule": 24 * 60 * 60},
     # Five past every hour, bill the hourly fees of every hour just finished (idempotent per hour).
     "ledger-bill-due-hourly-fees": {
         "task": "ledger.bill_due_hourly_fees",
