@@ -1,6 +1,7 @@
 """Benchmark: a croupier's step POSTs while anonymous clients flood the login page with wrong
 passwords (issue 10: six such clients made every step 40x slower, each failure appending an audit
-event under the chain's global lock). A plain script: it prints numbers, asserts nothing.
+event under the chain's global lock). A plain script: it prints numbers, asserts nothing. Needs a
+quiet machine to mean much: on a loaded one, CPU contention swamps the lock's share.
 
     .venv/bin/python bench/login_flood_bench.py [STEPS] [CLIENTS]    # default 150 steps, 6 clients
 
@@ -8,15 +9,15 @@ Runs the same steps in four rounds on its own database (``BENCH_DB_NAME``, defau
 ``chemin_login_flood``, re-created): quiet; the flood with failures chained one by one as before
 the fix (the old receiver put back, lockout off); the flood with the security log (lockout off:
 the lock alone); the flood as deployed (security log + django-axes lockout). Each flood client is a
-thread with its own database connection, trying new usernames from its own address.
+process (forked) with its own database connection, trying new usernames from its own address.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import statistics
 import sys
-import threading
 import time
 from itertools import count
 from pathlib import Path
@@ -49,31 +50,42 @@ def old_receiver(sender: Any, credentials: dict[str, Any], request: Any = None, 
         )
 
 
-def flood(stop: threading.Event, n: int, tries: list[int]) -> None:
+def flood(stop: Any, n: int, mode: str, tries: Any) -> None:
+    """One flooding client, in its own process (forked: its own interpreter and connection)."""
+    settings.AXES_ENABLED = mode == "now"
+    if mode == "old":
+        user_login_failed.connect(old_receiver, dispatch_uid="bench_old_receiver")
     client = Client(REMOTE_ADDR=f"10.77.0.{n + 1}")
     for i in count():
         if stop.is_set():
             break
         client.post("/accounts/login/", {"username": f"guess{n}-{i}", "password": "wrong"})
-        tries[n] += 1
+        with tries.get_lock():
+            tries.value += 1
     connection.close()
 
 
-def run(driver: step_bench.Driver, steps: int, clients: int) -> tuple[list[float], int, float]:
-    stop, tries = threading.Event(), [0] * clients
-    threads = [threading.Thread(target=flood, args=(stop, n, tries)) for n in range(clients)]
-    for t in threads:
-        t.start()
+def run(driver: step_bench.Driver, steps: int, clients: int, mode: str) -> tuple[list[float], int, float]:
+    context = multiprocessing.get_context("fork")
+    stop, tries = context.Event(), context.Value("i", 0)
+    connection.close()  # the children must not share this process's connection
+    workers = [context.Process(target=flood, args=(stop, n, mode, tries)) for n in range(clients)]
+    for w in workers:
+        w.start()
+    time.sleep(2)  # the flood under way before the first step
+    with tries.get_lock():
+        tries.value = 0
     driver.timings.clear()
     started = time.perf_counter()
     for posts in driver.coups(step_bench_patterns(), record=True, capture=False):
         if posts >= steps:
             break
     wall = time.perf_counter() - started
+    done = tries.value
     stop.set()
-    for t in threads:
-        t.join()
-    return [ms for values in driver.timings.values() for ms in values], sum(tries), wall
+    for w in workers:
+        w.join()
+    return [ms for values in driver.timings.values() for ms in values], done, wall
 
 
 def step_bench_patterns() -> Any:
@@ -100,9 +112,6 @@ def main() -> None:
     )
     print(f"  {'round':<45} {'median':>7} {'p95':>7} {'p99':>7} {'max':>7}  failures/s  chain events")
     for name, mode in rounds:
-        settings.AXES_ENABLED = mode == "now"
-        if mode == "old":
-            user_login_failed.connect(old_receiver, dispatch_uid="bench_old_receiver")
         events = AuditEvent.objects.filter(action="auth.login_failed").count()
         if mode is None:
             every, tries, wall = [], 0, 0.0
@@ -114,8 +123,7 @@ def main() -> None:
             wall = time.perf_counter() - started
             every = [ms for values in driver.timings.values() for ms in values]
         else:
-            every, tries, wall = run(driver, steps, clients)
-        user_login_failed.disconnect(dispatch_uid="bench_old_receiver")
+            every, tries, wall = run(driver, steps, clients, mode)
         chained = AuditEvent.objects.filter(action="auth.login_failed").count() - events
         print(
             f"  {name:<45} {statistics.median(every):7.1f} {step_bench.percentile(every, 0.95):7.1f}"
