@@ -34,6 +34,7 @@ from audit.keys import audit_key_current
 from audit.models import AuditEvent, ChainVerification
 from audit.selectors import ChainReport
 from audit.snapshot import model_snapshot
+from core.client_ip import client_ip
 
 # Arbitrary but fixed key for pg_advisory_xact_lock: "audit" in ASCII.
 _CHAIN_LOCK_KEY = 0x6175646974
@@ -324,6 +325,6 @@ def request_client(request: HttpRequest | None) -> dict[str, str]:
     if request is None:
         return {}
     return {
-        "ip": request.META.get("REMOTE_ADDR", ""),
+        "ip": client_ip(request),
         "user_agent": request.META.get("HTTP_USER_AGENT", "")[:200],
     }

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from core import apis, views
 from reports import urls as reports_urls
@@ -23,7 +23,7 @@ urlpatterns = [
     # /review/ prefix and one URL namespace, "review" (two includes cannot share a namespace).
     path("review/", include(([*review_urls.urlpatterns, *reports_urls.urlpatterns], "review"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]
 
 handler400 = "core.views.bad_request"

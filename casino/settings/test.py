@@ -26,3 +26,14 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # Serve static files from static/ through the finders: tests never run collectstatic.
 WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True
+
+# The suite sends thousands of API calls from one address and a few users: the general throttles
+# would refuse them. tests/security sets its own rates; the token scope keeps its real one.
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,
+    "DEFAULT_THROTTLE_RATES": {
+        **REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+        "anon": "1000000/minute",
+        "user": "1000000/minute",
+    },
+}

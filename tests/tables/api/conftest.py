@@ -9,9 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.factories import api_token_for
 from tests.tables.play import row_counts
 
 V1 = "/api/v1"
@@ -25,8 +25,7 @@ class Api:
         self.client = APIClient()
         self.user = user
         if user is not None:
-            token, _ = Token.objects.get_or_create(user=user)
-            self.client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+            self.client.credentials(HTTP_AUTHORIZATION=f"Token {api_token_for(user)}")
         self.seen: dict[int, int] = {}
 
     def _remember(self, response: Any) -> Any:

@@ -379,7 +379,10 @@ def test_a_pit_boss_never_approves_his_own_correction(croupier, table) -> None:
     before = row_counts()
     own = api.post(f"/coups/{flagged['id']}/correction/approve/")
     assert own.status_code == 403
-    assert own.json() == {"detail": "You submitted this correction: another person must review it."}
+    assert own.json() == {
+        "code": "separation_of_duties",
+        "detail": "You submitted this correction: another person must review it.",
+    }
     assert api.post(f"/coups/{flagged['id']}/correction/reject/", {"reason": "mine"}).status_code == 403
     assert row_counts() == before
     assert floor.session.table_id == table.pk
