@@ -8,8 +8,8 @@ executed in-process, so ``make run`` needs no service at all.
 
 from __future__ import annotations
 
-import hashlib
 import datetime as dt
+import hashlib
 from pathlib import Path
 from typing import Any
 
