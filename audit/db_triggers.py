@@ -23,9 +23,9 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 GUARD_FUNCTION = "append_only_guard"
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 
-#: the search_path every trigger function of the project is pinned to (docs/deployment.md, "Trigger
-#: functions"): the system catalog first and the session's temporary schema last, so a TEMP table or
-#: function of the caller never shadows a name the function uses (they are schema-qualified anyway)
+#: the search_path of the guard function (docs/audit.md, "Append-only in the database"): the system
+#: catalog first and the session's temporary schema last, so that nothing of the caller's TEMP schema
+#: shadows a name it uses (the functions that read tables also list their schema and qualify names)
 PG_SEARCH_PATH = "pg_catalog, pg_temp"
 
 _PG_FUNCTION = f"""
