@@ -184,6 +184,6 @@ def _run(statements):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("ledger", "0006_account_overdraft_flag_removed")]
+    dependencies = [("ledger", "0007_books_verification")]
 
     operations = [migrations.RunPython(_run(INSTALL), _run(UNINSTALL))]
