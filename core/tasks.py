@@ -8,6 +8,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from core.services import outbox
 from core.services.idempotency import idempotency_records_purge
 
 
@@ -16,3 +17,16 @@ def purge_idempotency_records() -> int:
     """Daily: drop stored answers to requests older than the retention (idempotent by nature)."""
     days = settings.IDEMPOTENCY_RETENTION_DAYS
     return idempotency_records_purge(before=timezone.now() - dt.timedelta(days=days))
+
+
+@shared_task(name="core.outbox_drain")
+def outbox_drain() -> dict[str, int]:
+    """Every minute (beat): send the Celery work the outbox still holds (broker down at commit)."""
+    result = outbox.outbox_drain()
+    return {"sent": result.sent, "failed": result.failed, "left": result.left}
+
+
+@shared_task(name="core.purge_outbox")
+def purge_outbox() -> int:
+    """Daily: forget outbox messages sent more than OUTBOX_RETENTION_DAYS ago (unsent ones stay)."""
+    return outbox.outbox_purge(before=timezone.now() - dt.timedelta(days=settings.OUTBOX_RETENTION_DAYS))

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from audit.models import AuditEvent
 from tests.factories import UserFactory
+from tests.problems import problem_body
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +56,10 @@ def test_a_token_handed_out_is_audited_without_the_token(cashier) -> None:
 def test_a_wrong_password_or_user_is_refused_and_audited(cashier, username) -> None:
     response = post({"username": username, "password": "wrong"})
     assert response.status_code == 400
-    assert response.json() == {"detail": "Unable to log in with the username and password given."}
+    assert problem_body(response) == {
+        "code": "invalid",
+        "detail": "Unable to log in with the username and password given.",
+    }
     assert not Token.objects.exists()
     event = AuditEvent.objects.get(action="auth.login_failed")
     assert event.after is not None
