@@ -314,10 +314,12 @@ def chain_verification_request(*, actor: Any) -> None:
     if not getattr(actor, "is_authenticated", False):
         raise PermissionDenied("Log in to ask for a verification.")
     from audit.tasks import audit_chain_verify_task
+    from core.services.outbox import outbox_enqueue
 
     audit_record(actor=actor, action="audit.chainverification.request", target=None)
-    actor_id = actor.pk
-    transaction.on_commit(lambda: audit_chain_verify_task.delay(requested_by_id=actor_id))
+    # through the outbox: a broker that is down delays the run, and neither loses it nor fails
+    # the request (a run sent twice stores one more verification of a read-only check)
+    outbox_enqueue(task=audit_chain_verify_task, kwargs={"requested_by_id": actor.pk})
 
 
 def request_client(request: HttpRequest | None) -> dict[str, str]:

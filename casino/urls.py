@@ -10,6 +10,7 @@ from review import urls as review_urls
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
@@ -29,4 +30,4 @@ urlpatterns = [
 handler400 = "core.views.bad_request"
 handler403 = "core.views.permission_denied"
 handler404 = "core.views.page_not_found"
-# handler500 stays Django's default: it renders templates/500.html without a request context.
+handler500 = "core.views.server_error"

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.parsers import SafeJSONParser
 from core.services.tokens import api_token_issue
 from core.throttles import ScopedThrottle
 from core.types import request_staff
@@ -65,7 +65,7 @@ class TokenView(APIView):
     permission_classes = [AllowAny]
     throttle_classes = [ScopedThrottle]
     throttle_scope = "token"
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
 
     @extend_schema(request=TokenIn, responses={200: TokenOut, 400: ErrorOut, 429: ErrorOut})
     def post(self, request: Request) -> Response:

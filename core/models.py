@@ -1,4 +1,4 @@
-"""Data the apps share: the stored answers to idempotent requests."""
+"""Data the apps share: the stored answers to idempotent requests, the outbox of Celery work."""
 
 from __future__ import annotations
 
@@ -90,3 +90,33 @@ class LoginFailure(models.Model):
 
     def __str__(self) -> str:
         return f"{self.occurred_at:%Y-%m-%d %H:%M:%S} {self.username or '?'} from {self.ip or '?'}"
+
+
+class OutboxMessage(models.Model):
+    """A Celery task to send, written in the same transaction as the change that calls for it.
+
+    Sending straight after COMMIT fails when the broker is down (the change is committed, the
+    request would answer 500 and the work be lost); from this table a send is retried until the
+    broker takes it: once at commit, then by the drain (beat's ``core.outbox_drain``, or
+    ``manage.py outbox_drain``). At least once: every task sent through it is idempotent.
+    """
+
+    task = models.CharField(max_length=200, help_text="the Celery task's registered name")
+    args = models.JSONField(default=list, blank=True)
+    kwargs = models.JSONField(default=dict, blank=True)
+    key = models.CharField(max_length=200, unique=True, help_text="one message per key, ever")
+    created_at = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.CharField(max_length=500, blank=True, default="")
+
+    class Meta:
+        indexes = [
+            # the drain reads the unsent ones, oldest first; sent rows (nearly all) stay out of it
+            models.Index(
+                fields=["created_at", "id"], condition=Q(sent_at__isnull=True), name="outbox_unsent"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task} {self.key}"

@@ -8,6 +8,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from core.services import outbox
 from core.services.idempotency import idempotency_records_purge
 from core.services.logins import login_failures_purge, login_failures_summarise
 
@@ -27,3 +28,16 @@ def summarise_login_failures() -> int:
     days = settings.LOGIN_FAILURE_RETENTION_DAYS
     login_failures_purge(before=timezone.now() - dt.timedelta(days=days))
     return int(summary["count"]) if summary else 0
+
+
+@shared_task(name="core.outbox_drain")
+def outbox_drain() -> dict[str, int]:
+    """Every minute (beat): send the Celery work the outbox still holds (broker down at commit)."""
+    result = outbox.outbox_drain()
+    return {"sent": result.sent, "failed": result.failed, "left": result.left}
+
+
+@shared_task(name="core.purge_outbox")
+def purge_outbox() -> int:
+    """Daily: forget outbox messages sent more than OUTBOX_RETENTION_DAYS ago (unsent ones stay)."""
+    return outbox.outbox_purge(before=timezone.now() - dt.timedelta(days=settings.OUTBOX_RETENTION_DAYS))

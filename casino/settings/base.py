@@ -87,6 +87,9 @@ TEMPLATES = [
 # --- database -------------------------------------------------------------------------------
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False  # services own their transactions
+# A persistent connection (CONN_MAX_AGE, production) is checked before a request reuses it: after a
+# database restart the first request of each worker reconnects instead of answering 500.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # Django's own backends with the audit chain appended last, just before COMMIT (audit/backends/).
 DATABASES["default"]["ENGINE"] = {
     "django.db.backends.postgresql": "audit.backends.postgresql",
@@ -218,6 +221,13 @@ REST_FRAMEWORK: dict[str, Any] = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "tables.api.errors.api_exception_handler",
+    # REST framework's parsers, JSON bounded in size, depth and text (core/parsers.py): no body
+    # becomes a 500 (RecursionError, a lone surrogate).
+    "DEFAULT_PARSER_CLASSES": [
+        "core.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     # Every API call is throttled: authenticated ones per user (far above what a table records: a
     # stolen token cannot be run flat out), anonymous ones per client address (only views open to
     # anonymous clients reach a throttle: DRF refuses the others' 401 first); POST
@@ -274,11 +284,25 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "core.purge_idempotency_records",
         "schedule": 24 * 60 * 60,
     },
+    # Celery work committed while the broker was down waits in the outbox (core/services/outbox.py).
+    "core-outbox-drain": {
+        "task": "core.outbox_drain",
+        "schedule": env.float("OUTBOX_DRAIN_INTERVAL", default=60.0),
+    },
+    "core-purge-outbox": {"task": "core.purge_outbox", "schedule": 24 * 60 * 60},
 }
 # The most chips one buy-in or cash-out at the cage may move (a typo's extra zeros are refused).
 CAGE_MAX_AMOUNT = env.int("CAGE_MAX_AMOUNT", default=10_000_000)
 IDEMPOTENCY_RETENTION_DAYS = env.int("IDEMPOTENCY_RETENTION_DAYS", default=7)
 HEALTHZ_BROKER_TIMEOUT = env.float("HEALTHZ_BROKER_TIMEOUT", default=2.0)
+# The outbox: an unsent message younger than the grace is left to its own commit's send; sent
+# messages are forgotten after the retention (unsent ones never are).
+OUTBOX_DRAIN_GRACE_SECONDS = env.float("OUTBOX_DRAIN_GRACE_SECONDS", default=30.0)
+OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=7)
+# A broker that does not answer fails a send after this long (the outbox keeps the message).
+CELERY_BROKER_CONNECTION_TIMEOUT = env.float("CELERY_BROKER_CONNECTION_TIMEOUT", default=2.0)
+# The deepest JSON document the API parses (ours are 3 levels deep; see core/parsers.py).
+API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=32)
 
 # --- logging --------------------------------------------------------------------------------
 LOGGING = {

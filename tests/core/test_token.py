@@ -15,6 +15,7 @@ from audit.models import AuditEvent
 from core.models import ApiToken, LoginFailure
 from core.services.tokens import token_digest
 from tests.factories import UserFactory
+from tests.problems import problem_body
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +67,10 @@ def test_a_token_handed_out_is_audited_without_the_token(cashier) -> None:
 def test_a_wrong_password_or_user_is_refused_and_logged_off_the_chain(cashier, username) -> None:
     response = post({"username": username, "password": "wrong"})
     assert response.status_code == 400
-    assert response.json() == {"detail": "Unable to log in with the username and password given."}
+    assert problem_body(response) == {
+        "code": "invalid",
+        "detail": "Unable to log in with the username and password given.",
+    }
     assert not ApiToken.objects.exists()
     failure = LoginFailure.objects.get()
     assert (failure.username, failure.ip, failure.path, failure.locked_out) == (
