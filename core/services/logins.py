@@ -19,13 +19,14 @@ from collections import Counter
 from typing import Any
 
 from django.db import connection, transaction
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
 from audit.services import audit_record
 from core.client_ip import client_ip
 from core.models import LoginFailure
+from core.problems import problem_response
 
 LOCKED_OUT_MESSAGE = (
     "Too many failed logins: this account or this device is locked out for a while. "
@@ -130,13 +131,13 @@ def lockout_response(
     request: HttpRequest, original_response: Any = None, credentials: Any = None
 ) -> HttpResponse:
     """What a locked-out login answers (``AXES_LOCKOUT_CALLABLE``): 429 with Retry-After; JSON
-    under /api/ (the API's error shape, code ``locked_out``), our page elsewhere."""
+    under /api/ (problem details, code ``locked_out``), our page elsewhere."""
     from axes.helpers import get_cool_off
 
     cool_off = get_cool_off(request)
     response: HttpResponse
     if request.path.startswith("/api/"):
-        response = JsonResponse({"code": "locked_out", "detail": LOCKED_OUT_MESSAGE}, status=429)
+        response = problem_response(request, status=429, code="locked_out", detail=LOCKED_OUT_MESSAGE)
     else:
         response = render(
             request, "registration/locked_out.html", {"message": LOCKED_OUT_MESSAGE}, status=429

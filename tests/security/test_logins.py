@@ -27,6 +27,7 @@ from core.client_ip import client_ip
 from core.models import ApiToken, LoginFailure
 from core.tasks import summarise_login_failures
 from tests.factories import UserFactory
+from tests.problems import problem_body
 
 pytestmark = pytest.mark.django_db
 
@@ -69,13 +70,13 @@ def test_fifty_wrong_passwords_then_the_right_one_is_refused(croupier) -> None:
 
 
 @override_settings(REST_FRAMEWORK=LOOSE_THROTTLES)
-def test_the_token_endpoint_locks_out_too_and_answers_json(cashier) -> None:
+def test_the_token_endpoint_locks_out_too_and_answers_problem_json(cashier) -> None:
     client = APIClient()
     for _ in range(LIMIT - 1):
         assert client.post(TOKEN, {"username": "cashier", "password": "no"}, format="json").status_code == 400
     locked = client.post(TOKEN, {"username": "cashier", "password": "no"}, format="json")
     assert locked.status_code == 429
-    assert locked.json() == {
+    assert problem_body(locked, path=TOKEN) == {
         "code": "locked_out",
         "detail": "Too many failed logins: this account or this device is locked out for a while. "
         "A manager can lift the lock.",
