@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 
 from django.contrib.auth.decorators import login_required
@@ -19,8 +18,6 @@ from core.parsers import body_limit, too_large_detail
 from core.problems import RETRY_AFTER, answer_response, is_api, problem_response
 from core.types import AuthenticatedHttpRequest
 from tables.selectors import staff_profile
-
-logger = logging.getLogger(__name__)
 
 
 @never_cache
