@@ -19,7 +19,7 @@ from audit.services import audit_record
 from core.types import Staff
 from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict, game_rows
 from tables.lifecycle import CoupConflict, coup_state_change
-from tables.models import VOIDABLE_COUP_STATES, BankTax, BankTurn, Coup, CoupStep, Shoe, ShoeCard
+from tables.models import VOIDABLE_COUP_STATES, BankTax, Coup, CoupStep, Shoe, ShoeCard
 from tables.money import floor as money
 from tables.permissions import check_can_approve, check_croupier_at
 from tables.rules.coup import NeedsCards, Restored, Settlement

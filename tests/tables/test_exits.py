@@ -162,7 +162,9 @@ def test_a_withdrawn_bank_is_kept_at_least_as_declared(croupier, table) -> None:
     assert services.coup_start(actor=croupier, session=floor.session, amount=150).coup.bank == 150
 
 
-def test_after_a_void_of_a_coup_in_play_the_minimum_is_the_bank_as_declared(croupier, table, pit_boss) -> None:
+def test_after_a_void_of_a_coup_in_play_the_minimum_is_the_bank_as_declared(
+    croupier, table, pit_boss
+) -> None:
     floor = open_floor(croupier, table)
     coup = services.coup_start(actor=croupier, session=floor.session, amount=120).coup
     step(floor, coup, Move.BET, seat=2, amount=120)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -121,14 +122,14 @@ def test_load_demo_puts_the_croupier_on_shift_at_every_demo_table() -> None:
     run adds no assignment; an assignment missing (say one table's was ended) is added back."""
     load()
     croupier = get_user_model().objects.get(username="croupier")
-    assert sorted(selectors_tables(croupier)) == ["Casino table", "Classic table", "Club table", "Home table"]
+    assert sorted(table_names(croupier)) == ["Casino table", "Classic table", "Club table", "Home table"]
     load()
     assert CroupierAssignment.objects.filter(user=croupier).count() == 4
     CroupierAssignment.objects.filter(user=croupier, table__name="Club table").delete()
     load()
-    assert sorted(selectors_tables(croupier)) == ["Casino table", "Classic table", "Club table", "Home table"]
+    assert sorted(table_names(croupier)) == ["Casino table", "Classic table", "Club table", "Home table"]
     assert AuditEvent.objects.filter(action="tables.croupierassignment.create").count() == 5
 
 
-def selectors_tables(user: object) -> list[str]:
+def table_names(user: Any) -> list[str]:
     return [t.name for t in croupier_tables(user=user)]

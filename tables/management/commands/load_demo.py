@@ -1,10 +1,11 @@
 """``python manage.py load_demo``: a small demo casino for local use. Idempotent.
 
 Creates (only what is missing) one casino, one table per built-in profile, the demo staff with
-fixed passwords, the croupier's assignment to every demo table for the current shift and a few players, each bought in
-at the cage once (so they can bank and bet straight away). Every write goes through the services,
-so the demo data is audited (and the chips posted to the ledger) like real data. Refuses to run with
-DEBUG off unless --force: known passwords must never reach a production database.
+fixed passwords, the croupier's assignment to every demo table for the current shift and a few
+players, each bought in at the cage once (so they can bank and bet straight away). Every write goes
+through the services, so the demo data is audited (and the chips posted to the ledger) like real
+data. Refuses to run with DEBUG off unless --force: known passwords must never reach a production
+database.
 """
 
 from __future__ import annotations
