@@ -24,6 +24,7 @@ from tables.models import (
     BankTurn,
     Casino,
     Coup,
+    CoupStep,
     Player,
     Seat,
     Spectator,
@@ -305,6 +306,25 @@ def bank_minimum_set(*, actor: Staff | None, turn: BankTurn, minimum: int) -> No
     audit_record(
         actor=actor, action="tables.bank.continue", target=turn, before=before, after=model_snapshot(turn)
     )
+
+
+def bank_minimum_as_declared(*, actor: Staff | None, coup: Coup) -> None:
+    """A coup ended with no result for its bank (its bank withdrawn, the coup voided, a provisional
+    result reversed): the table's bank account holds the bank as declared, and a banker may not
+    lower a bank in play (bank_fund refuses it: he passes it instead). So the smallest bank he may
+    declare next is the one he declared, never less than what he had to put up then; the table's
+    ``required_minimum`` then names a bank the next declaration accepts. The house sets each bank
+    afresh (bound by no continuation): its minimum goes back to what it was. Nothing when the bank
+    turn has ended or a later coup was played on it. The caller holds the coup's lock."""
+    turn = BankTurn.objects.select_for_update().select_related("player").get(pk=coup.bank_turn_id)
+    later = Coup.objects.filter(bank_turn=turn, created_at__gt=coup.created_at)
+    if turn.ended_at is not None or later.exists():
+        return
+    declared = coup.steps.get(index=1, kind=CoupStep.Kind.BANK_DECLARED)
+    minimum = int(declared.payload.get("minimum", turn.required_minimum))
+    if not turn.player.house:
+        minimum = max(minimum, coup.bank)
+    bank_minimum_set(actor=actor, turn=turn, minimum=minimum)
 
 
 @transaction.atomic

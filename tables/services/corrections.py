@@ -19,13 +19,13 @@ from audit.services import audit_record
 from core.types import Staff
 from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict, game_rows
 from tables.lifecycle import CoupConflict, coup_state_change
-from tables.models import VOIDABLE_COUP_STATES, BankTax, BankTurn, Coup, CoupStep, Shoe, ShoeCard
+from tables.models import VOIDABLE_COUP_STATES, BankTax, Coup, CoupStep, Shoe, ShoeCard
 from tables.money import floor as money
 from tables.permissions import check_can_approve, check_croupier_at
 from tables.rules.coup import NeedsCards, Restored, Settlement
 from tables.rules.interchange import restored_to_dict, settlement_to_dict
 from tables.selectors import restoration_shoe
-from tables.services.banks import bank_after_coup, bank_minimum_set
+from tables.services.banks import bank_after_coup, bank_minimum_as_declared
 from tables.services.coups import StepResult, step_append
 from tables.services.locking import lock_coup
 from tables.services.shoes import card_record, shoe_close_locked
@@ -263,7 +263,7 @@ def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: s
         money.coup_provisional_reverse(
             coup=coup, actor=actor, key=f"coup:{coup.pk}:voided:{step.index}", voiding=True
         )
-        _bank_as_declared(actor=actor, coup=coup, declared=rows[0])
+    bank_minimum_as_declared(actor=actor, coup=coup)
     coup_state_change(coup=coup, to=Coup.State.VOID)
     shoe = coup.shoe
     shoe.refresh_from_db(fields=["stop_reached", "state"])
@@ -276,14 +276,3 @@ def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: s
         after={"index": step.index, "reason": reason.strip(), "was": was},
     )
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))
-
-
-def _bank_as_declared(*, actor: Staff, coup: Coup, declared: CoupStep) -> None:
-    """A voided restored coup whose bank is still in play (no later coup, the turn not ended): the
-    provisional result had raised the continuation the banker must put up; back to what it was
-    when he declared this bank."""
-    turn = BankTurn.objects.select_for_update().get(pk=coup.bank_turn_id)
-    later = Coup.objects.filter(bank_turn=turn, created_at__gt=coup.created_at)
-    if turn.ended_at is not None or later.exists():
-        return
-    bank_minimum_set(actor=actor, turn=turn, minimum=declared.payload.get("minimum", turn.required_minimum))

@@ -243,7 +243,7 @@ def test_a_restored_coup_awaiting_approval_is_voided_and_its_provisional_settlem
     croupier, table, pit_boss
 ) -> None:
     """Any coup not over (issue 9 §2), RULES.md §9's restored coup included: the provisional
-    settlement is reversed, the banker's continuation back to what it was when he declared."""
+    settlement is reversed, the banker's continuation back to the bank he declared."""
     floor = open_floor(croupier, table)
     turn = BankTurn.objects.get(session=floor.session, ended_at__isnull=True)
     flagged = play(
@@ -268,9 +268,14 @@ def test_a_restored_coup_awaiting_approval_is_voided_and_its_provisional_settlem
     assert before == ({1: 600, 2: 1000, 3: 1000}, 400)
     # restored, the banker won: 400 covered, levy 20, so he had to go on with at least 780
     assert provisional == ({1: 600, 2: 760, 3: 840}, 780, 780)
-    assert turn.required_minimum == 1 and turn.ended_at is None
+    # the bank he declared is back in the bank account, where it cannot be lowered: his next bank
+    # is at least that one (not the profile minimum 1, which the next declaration would refuse)
+    assert turn.required_minimum == 400 and turn.ended_at is None
     kinds = list(Transaction.objects.filter(coup=flagged).values_list("kind", flat=True))
     assert kinds == ["bank_fund", "coup_provisional", "coup_reversal"]
+    with pytest.raises(ValidationError, match="the bank must be at least 400"):
+        services.coup_start(actor=croupier, session=floor.session, amount=399)
+    assert services.coup_start(actor=croupier, session=floor.session, amount=400).coup.bank == 400
 
 
 def test_a_void_is_refused_without_a_reason_by_a_croupier_or_on_a_finished_coup(

@@ -35,9 +35,9 @@ def test_load_demo_is_idempotent_and_audited() -> None:
         Player.objects.count(),
         AuditEvent.objects.count(),
     )
-    # 14 for the floor and the staff, 1 for the cashier, 9 for the buy-ins (the cage's account, and
-    # per player his account and his buy-in)
-    assert counts == (1, 4, 4, 24)
+    # 17 for the floor and the staff (the croupier's shift at each of the 4 tables), 1 for the
+    # cashier, 9 for the buy-ins (the cage's account, and per player his account and his buy-in)
+    assert counts == (1, 4, 4, 27)
     buy_ins = Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count()
     assert load() == first
     assert Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count() == buy_ins == 4
@@ -64,8 +64,8 @@ def test_load_demo_users_roles_passwords_and_shift() -> None:
         assert user.check_password(password) and user_roles(user=user) == roles
         assert f"{username:<11} {password:<16}" in out
     assert User.objects.get(username="admin").is_superuser
-    shift = assignments_current(user=User.objects.get(username="croupier")).get()
-    assert shift.table.profile.slug == "casino"
+    shifts = assignments_current(user=User.objects.get(username="croupier"))
+    assert sorted(shift.table.profile.slug for shift in shifts) == ["casino", "classic", "club", "home"]
     assert sorted(Table.objects.values_list("profile__slug", flat=True)) == [
         "casino",
         "classic",

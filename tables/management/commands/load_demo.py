@@ -1,10 +1,11 @@
 """``python manage.py load_demo``: a small demo casino for local use. Idempotent.
 
 Creates (only what is missing) one casino, one table per built-in profile, the demo staff with
-fixed passwords, a croupier assignment covering the current shift and a few players, each bought in
-at the cage once (so they can bank and bet straight away). Every write goes through the services,
-so the demo data is audited (and the chips posted to the ledger) like real data. Refuses to run with
-DEBUG off unless --force: known passwords must never reach a production database.
+fixed passwords, the croupier's assignment to every demo table for the current shift and a few
+players, each bought in at the cage once (so they can bank and bet straight away). Every write goes
+through the services, so the demo data is audited (and the chips posted to the ledger) like real
+data. Refuses to run with DEBUG off unless --force: known passwords must never reach a production
+database.
 """
 
 from __future__ import annotations
@@ -99,15 +100,17 @@ class Command(BaseCommand):
             key = f"demo:{player.pk}"
             cage_buy_in(actor=system, casino=casino, player=player, amount=DEMO_BUY_IN, key=key)
         croupier = User.objects.get(username="croupier")
-        if not assignments_current(user=croupier).exists():
-            start = timezone.now().replace(minute=0, second=0, microsecond=0)
-            services.croupier_assignment_create(
-                actor=system,
-                user=croupier,
-                table=tables["casino"],
-                shift_start=start,
-                shift_end=start + SHIFT,
-            )
+        # on shift at every demo table, so one login (a screen or a device's token) plays them all
+        start = timezone.now().replace(minute=0, second=0, microsecond=0)
+        for table in tables.values():
+            if not assignments_current(user=croupier).filter(table=table).exists():
+                services.croupier_assignment_create(
+                    actor=system,
+                    user=croupier,
+                    table=table,
+                    shift_start=start,
+                    shift_end=start + SHIFT,
+                )
 
         self.stdout.write(
             self.style.SUCCESS(
