@@ -523,6 +523,9 @@ def test_a_whole_night_through_the_api_only() -> None:
         assert states == {"settled": COUPS_PER_TABLE, **others[profile]}
         assert sorted(coups.filter(state="settled").values_list("pk", flat=True)) == sorted(table.settled)
         assert len(table.settled) == COUPS_PER_TABLE
+    # the casino's house-bank coups: the house banked them, from no seat
+    house = tables["casino"].house_player
+    assert Coup.objects.filter(banker_id=house, bank_turn__seat__isnull=True).count() == 2
 
     # the end of the night at the cage: Comte Orlov cashes in all he holds, and not a chip more
     ids = {name: pk for pk, name in night.names.items()}
