@@ -1,5 +1,5 @@
 """Restore the game (docs/rules.md §9): the croupier submits the restored coup, a pit boss — never
-the same person — approves or rejects it.
+anybody who recorded a step of the coup — approves or rejects it.
 
 Nothing recorded is ever edited: a correction is a new ``CoupStep`` pointing at the first step it
 corrects, approval and rejection are new steps pointing at the correction. Money follows the same
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from audit.services import audit_record
@@ -21,7 +21,7 @@ from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_ve
 from tables.lifecycle import CoupConflict, coup_state_change
 from tables.models import VOIDABLE_COUP_STATES, BankTax, Coup, CoupStep, Shoe, ShoeCard
 from tables.money import floor as money
-from tables.permissions import check_can_approve, check_croupier_at
+from tables.permissions import check_can_approve, check_croupier_at, check_independent_reviewer
 from tables.rules.coup import NeedsCards, Restored, Settlement
 from tables.rules.interchange import restored_to_dict, settlement_to_dict
 from tables.selectors import restoration_shoe
@@ -31,7 +31,6 @@ from tables.services.locking import lock_coup
 from tables.services.shoes import card_record, shoe_close_locked
 from tables.wording import (
     CLOSED_SHOE_RECORDED,
-    SELF_REVIEW_REFUSAL,
     VOID_FINAL_STATE,
     VOID_REASON_MISSING,
     closed_shoe_cards_gone,
@@ -163,8 +162,9 @@ def _pending_review(actor: Staff, coup: Coup) -> CoupStep:
     if coup.state != Coup.State.AWAITING_APPROVAL:
         raise CoupConflict(f"This coup is {coup.state.replace('_', ' ')}: no correction awaits approval.")
     correction = _latest_correction(coup)
-    if correction.actor_id == actor.pk:
-        raise PermissionDenied(SELF_REVIEW_REFUSAL)
+    # separation of duties (issue 10): not only the correction's submitter, anyone who recorded a
+    # step of this coup is a party to what is judged
+    check_independent_reviewer(actor, coup, correction)
     return correction
 
 
