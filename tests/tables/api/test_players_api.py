@@ -13,6 +13,7 @@ from tables import services
 from tables.models import Seat
 from tables.services.banks import house_player
 from tests.factories import PlayerFactory
+from tests.problems import problem_body
 
 from .conftest import Api
 
@@ -65,7 +66,8 @@ def test_only_who_reads_the_table_lists_its_players(
     path = f"/tables/{table.pk}/players/"
     for user in (other_croupier, cashier, outsider):
         answer = Api(user).get(path)
-        assert (answer.status_code, answer.json()) == (403, {"detail": "You may not see this table."})
+        assert answer.status_code == 403
+        assert problem_body(answer) == {"code": "permission_denied", "detail": "You may not see this table."}
     assert Api().get(path).status_code == 401
     assert Api(croupier).get("/tables/999999/players/").status_code == 404
 

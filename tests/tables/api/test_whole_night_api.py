@@ -34,6 +34,7 @@ from ledger.models import Account, Entry
 from ledger.selectors import ledger_drift, trial_balance, unbalanced_transactions
 from tables.management.commands.load_demo import DEMO_BUY_IN, DEMO_STAFF
 from tables.models import Coup
+from tests.problems import problem_body
 from tests.tables.play import row_counts
 
 pytestmark = pytest.mark.django_db
@@ -81,12 +82,13 @@ class Device:
         return answer.json()
 
     def refused(self, path: str, body: dict[str, Any] | None, *, status: int) -> Any:
-        """POST what must be refused with ``status`` and prove it wrote nothing."""
+        """POST what must be refused with ``status`` and prove it wrote nothing; the problem
+        answer's body without its derived members (tests.problems)."""
         before = written()
         answer = self.send(path, body)
         assert answer.status_code == status, (path, body, answer.status_code, answer.content[:2000])
         assert written() == before
-        return answer.json()
+        return problem_body(answer, path=V1 + path)
 
 
 class Shoe:
@@ -487,7 +489,7 @@ def home_night(night: Night, croupier: Device, cashier: Device) -> Table:
         {"step": coup["step_count"], "kind": "bet", "seat": 5, "amount": 80},
         status=400,
     )
-    assert refused == {"detail": "Petit Louis has only 50 chips; a bet of 80 is refused."}
+    assert refused == {"code": "invalid", "detail": "Petit Louis has only 50 chips; a bet of 80 is refused."}
     coup = table.step(coup, "bet", seat=5, amount=50)  # what he has is taken
     table.settle(table.deal(coup))
     assert balance(croupier, poor["id"])["balance"] == night.expected[poor["id"]]
@@ -532,7 +534,10 @@ def test_a_whole_night_through_the_api_only() -> None:
     orlov = ids["Comte Orlov"]
     held = balance(cashier, orlov)["balance"]
     refused = cashier.refused("/cage/cash-out/", {"player": orlov, "amount": held + 1}, status=400)
-    assert refused == {"detail": f"Comte Orlov has only {held} chips; a cash-out of {held + 1} is refused."}
+    assert refused == {
+        "code": "invalid",
+        "detail": f"Comte Orlov has only {held} chips; a cash-out of {held + 1} is refused.",
+    }
     receipt = cashier.post("/cage/cash-out/", {"player": orlov, "amount": held})
     assert (receipt["kind"], receipt["amount"], receipt["balance"]) == ("cash_out", held, 0)
     night.expected[orlov] -= held
