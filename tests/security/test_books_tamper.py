@@ -151,6 +151,7 @@ def test_a_balance_that_is_not_the_sum_of_its_entries_is_named(history: History)
 def test_a_settlement_erased_with_its_audit_event_and_balances_is_named(history: History) -> None:
     """Entries, transaction, audit event gone and the balances put back: the ledger and the trail
     agree with each other, but not with the coup's recorded steps."""
+    assert history.natural is not None
     txn = Transaction.objects.get(coup=history.natural, kind="coup_settlement")
     for pk, amount in Entry.objects.filter(transaction=txn).values_list("account_id", "amount"):
         as_superuser("UPDATE ledger_account SET balance = balance - %s WHERE id = %s", [amount, pk])
