@@ -7,4 +7,4 @@ class AuditConfig(AppConfig):
 
     def ready(self) -> None:
         # Connects the login/logout/failed-login receivers; they only call audit.services.
-        from audit import receivers  # noqa: F401
+        from audit import checks, receivers  # noqa: F401

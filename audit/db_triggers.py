@@ -23,8 +23,14 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 GUARD_FUNCTION = "append_only_guard"
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 
+#: the search_path of the guard function (docs/audit.md, "Append-only in the database"): the system
+#: catalog first and the session's temporary schema last, so that nothing of the caller's TEMP schema
+#: shadows a name it uses (the functions that read tables also list their schema and qualify names)
+PG_SEARCH_PATH = "pg_catalog, pg_temp"
+
 _PG_FUNCTION = f"""
-CREATE OR REPLACE FUNCTION {GUARD_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION {GUARD_FUNCTION}() RETURNS trigger LANGUAGE plpgsql
+SET search_path = {PG_SEARCH_PATH} AS $$
 BEGIN
     RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP
         USING ERRCODE = 'restrict_violation';

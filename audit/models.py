@@ -1,4 +1,4 @@
-"""The audit trail: one hash-chained, append-only table.
+"""The audit trail: one hash-chained (HMAC-keyed), append-only table.
 
 Rows are written only by :func:`audit.services.audit_record`; UPDATE, DELETE and TRUNCATE are
 refused by database triggers (migration 0002, see docs/audit.md).
@@ -35,6 +35,9 @@ class AuditEvent(models.Model):
     # even if the writers' lock were bypassed.
     prev_hash = models.CharField(max_length=64, unique=True)
     hash = models.CharField(max_length=64, unique=True)
+    # The HMAC key the hash was computed with (settings, never stored here); empty: plain SHA-256,
+    # an event written before the cut-over to keyed hashes (docs/audit.md, "Keys").
+    key_id = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
         ordering = ["seq"]

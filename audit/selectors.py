@@ -5,9 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db.models import QuerySet
 
 from audit.canonical import GENESIS_HASH, event_hash
+from audit.keys import audit_keys
 from audit.models import AuditEvent, ChainVerification
 
 
@@ -24,6 +26,11 @@ class ChainReport:
     head_seq: int | None = None
     head_hash: str = GENESIS_HASH
     broken: list[BrokenEvent] = field(default_factory=list)
+    #: events hashed with plain SHA-256 (before the cut-over to keyed hashes), and the last of them
+    plain: int = 0
+    last_plain_seq: int | None = None
+    #: how many events each key id signed
+    keys_used: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -42,10 +49,20 @@ def audit_events_for(*, object_type: str, object_id: str) -> QuerySet[AuditEvent
 def audit_chain_verify(*, chunk_size: int = 2000) -> ChainReport:
     """Walk the chain in ``seq`` order and recheck every sequence number, link and hash.
 
+    A keyed event's HMAC is recomputed with the key its ``key_id`` names (settings): whoever
+    rewrites an event and re-hashes the chain after it without the key breaks every HMAC from
+    there on. A plain (SHA-256) event is accepted only before the first keyed one and, when
+    ``AUDIT_PLAIN_UNTIL_SEQ`` is set, up to that seq: a forger cannot "downgrade" the events he
+    rewrites to hashes he can compute.
+
     Checking continues past a broken event (linking to its *stored* hash) so that one tampered
-    row is reported once, not as a cascade.
+    row is reported once, not as a cascade — but a re-hashed stretch is reported event by event,
+    since none of its HMACs match.
     """
     report = ChainReport()
+    keys = audit_keys()
+    plain_until = settings.AUDIT_PLAIN_UNTIL_SEQ
+    keyed_seen = False
     expected_seq = 1
     expected_prev = GENESIS_HASH
     for event in AuditEvent.objects.order_by("seq").iterator(chunk_size=chunk_size):
@@ -54,8 +71,23 @@ def audit_chain_verify(*, chunk_size: int = 2000) -> ChainReport:
             problems.append(f"seq {event.seq} where {expected_seq} was expected (events missing)")
         if event.prev_hash != expected_prev:
             problems.append("prev_hash does not match the previous event's hash")
-        if event_hash(event) != event.hash:
-            problems.append("content does not match its hash")
+        if event.key_id:
+            keyed_seen = True
+            report.keys_used[event.key_id] = report.keys_used.get(event.key_id, 0) + 1
+            key = keys.get(event.key_id)
+            if key is None:
+                problems.append(f"hashed with key {event.key_id!r}, which is not configured")
+            elif event_hash(event, key) != event.hash:
+                problems.append("content does not match its hash")
+        else:
+            report.plain += 1
+            report.last_plain_seq = event.seq
+            if keyed_seen:
+                problems.append("plain SHA-256 hash after the cut-over to keyed hashes")
+            elif plain_until is not None and event.seq > plain_until:
+                problems.append(f"plain SHA-256 hash beyond AUDIT_PLAIN_UNTIL_SEQ={plain_until}")
+            if event_hash(event) != event.hash:
+                problems.append("content does not match its hash")
         if problems:
             report.broken.append(BrokenEvent(seq=event.seq, id=event.pk, reason="; ".join(problems)))
         report.checked += 1

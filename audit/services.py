@@ -30,9 +30,11 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, event_hash_written, to_jsonable
+from audit.keys import audit_key_current
 from audit.models import AuditEvent, ChainVerification
 from audit.selectors import ChainReport
 from audit.snapshot import model_snapshot
+from core.client_ip import client_ip
 
 # Arbitrary but fixed key for pg_advisory_xact_lock: "audit" in ASCII.
 _CHAIN_LOCK_KEY = 0x6175646974
@@ -87,15 +89,16 @@ def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
     Raw SQL rather than the ORM: this may run inside COMMIT, where Django's own atomic blocks
     (which ``bulk_create`` opens) are not to be nested, and it is the only time the lock is held.
     """
+    key_id, key = audit_key_current()  # from settings: the database never sees the key
     audit_chain_lock(conn)
     head = _chain_head(conn)
     seq, prev_hash = head if head else (0, GENESIS_HASH)
     for event in events:
         seq += 1
-        event.seq, event.prev_hash = seq, prev_hash
+        event.seq, event.prev_hash, event.key_id = seq, prev_hash, key_id
         # Taken under the lock, so occurred_at never goes backwards along seq.
         event.occurred_at = timezone.now()
-        event.hash = prev_hash = event_hash_written(event)
+        event.hash = prev_hash = event_hash_written(event, key)
     if conn.vendor == "postgresql" and len(events) > _COPY_FROM:
         # a bulk writer's thousands of events (import_coups): one COPY, the ids taken beforehand
         with conn.cursor() as cursor:
@@ -311,10 +314,12 @@ def chain_verification_request(*, actor: Any) -> None:
     if not getattr(actor, "is_authenticated", False):
         raise PermissionDenied("Log in to ask for a verification.")
     from audit.tasks import audit_chain_verify_task
+    from core.services.outbox import outbox_enqueue
 
     audit_record(actor=actor, action="audit.chainverification.request", target=None)
-    actor_id = actor.pk
-    transaction.on_commit(lambda: audit_chain_verify_task.delay(requested_by_id=actor_id))
+    # through the outbox: a broker that is down delays the run, and neither loses it nor fails
+    # the request (a run sent twice stores one more verification of a read-only check)
+    outbox_enqueue(task=audit_chain_verify_task, kwargs={"requested_by_id": actor.pk})
 
 
 def request_client(request: HttpRequest | None) -> dict[str, str]:
@@ -322,6 +327,6 @@ def request_client(request: HttpRequest | None) -> dict[str, str]:
     if request is None:
         return {}
     return {
-        "ip": request.META.get("REMOTE_ADDR", ""),
+        "ip": client_ip(request),
         "user_agent": request.META.get("HTTP_USER_AGENT", "")[:200],
     }

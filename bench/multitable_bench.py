@@ -92,9 +92,9 @@ def setup(count: int) -> list[TableRig]:
     django.setup()
     from django.core.management import call_command
     from django.utils import timezone
-    from rest_framework.authtoken.models import Token
 
     from bench.coup_steps import DECKS
+    from core.services.tokens import api_token_create
     from ledger import services as ledger
     from tables import services
     from tables.models import RuleProfile
@@ -126,8 +126,7 @@ def setup(count: int) -> list[TableRig]:
             seats[n] = services.seat_take(actor=croupier, session=session, player=player, number=n)
         services.shoe_start(actor=croupier, session=session, decks=DECKS, burnt_cards=["2C", "3C", "4C"])
         services.bank_first_assign(actor=croupier, session=session, seat=seats[1])
-        token: Any = Token.objects.create(user=croupier)
-        rigs.append(TableRig(table.pk, token.key))
+        rigs.append(TableRig(table.pk, api_token_create(user=croupier)))
     from django.db import connections
 
     connections.close_all()

@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-DB_NAME = "chemin_bench"
+DB_NAME = os.environ.get("BENCH_DB_NAME", "chemin_bench")  # another name: benches side by side
 SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
@@ -56,9 +56,9 @@ from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext, setup_test_environment  # noqa: E402
 from django.utils import timezone  # noqa: E402
-from rest_framework.authtoken.models import Token  # noqa: E402
 
 from bench.coup_steps import DECKS, Cards, coup_plan  # noqa: E402
+from core.services.tokens import api_token_create  # noqa: E402
 from ledger import services as ledger  # noqa: E402
 from tables import services  # noqa: E402
 from tables.models import RuleProfile, Table  # noqa: E402
@@ -88,8 +88,7 @@ def setup() -> tuple[Table, Any, str]:
         seats[n] = services.seat_take(actor=croupier, session=session, player=player, number=n)
     services.shoe_start(actor=croupier, session=session, decks=DECKS, burnt_cards=["2C", "3C", "4C"])
     services.bank_first_assign(actor=croupier, session=session, seat=seats[1])
-    token = Token.objects.create(user=croupier)
-    return table, croupier, token.key
+    return table, croupier, api_token_create(user=croupier)
 
 
 class Driver:

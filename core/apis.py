@@ -1,18 +1,19 @@
 """REST API views (thin). /api/v1/me/ tells a tablet who is logged in and with which roles;
-/api/v1/auth/token/ trades a username and password for an API token (throttled, audited)."""
+/api/v1/auth/token/ trades a username and password for a new API token (shown once, stored hashed;
+throttled, locked out after repeated failures, audited)."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from core.parsers import SafeJSONParser
 from core.services.tokens import api_token_issue
+from core.throttles import ScopedThrottle
 from core.types import request_staff
 from tables.api.inputs import StrictSerializer
 from tables.api.outputs import ErrorOut
@@ -49,23 +50,27 @@ class TokenIn(StrictSerializer):
 
 
 class TokenOut(serializers.Serializer):
-    token = serializers.CharField(help_text="send it as 'Authorization: Token <token>'")
+    token = serializers.CharField(
+        help_text="send it as 'Authorization: Token <token>'; shown this once (only its hash is kept)"
+    )
 
 
 class TokenView(APIView):
-    """Username and password → the user's API token. Open to anonymous clients, throttled per
-    client address (scope ``token``, ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``); no
-    Idempotency-Key: the same credentials always answer the same token."""
+    """Username and password → a new API token for this device, shown once. Open to anonymous
+    clients, throttled per client address (scope ``token``, ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``)
+    and locked out after repeated failures (django-axes: 429 ``locked_out``). Each call mints a new
+    token (the stored hash cannot give the old one back): a client keeps the one it got."""
 
     authentication_classes: list[type] = []
     permission_classes = [AllowAny]
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedThrottle]
     throttle_scope = "token"
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
 
     @extend_schema(request=TokenIn, responses={200: TokenOut, 400: ErrorOut, 429: ErrorOut})
     def post(self, request: Request) -> Response:
         serializer = TokenIn(data=request.data if request.data is not None else {})
         serializer.is_valid(raise_exception=True)
         token = api_token_issue(**serializer.validated_data, request=request._request)
-        return Response(TokenOut({"token": token.key}).data)
+        # a secret shown once: no cache, proxy or browser history may keep it
+        return Response(TokenOut({"token": token}).data, headers={"Cache-Control": "no-store"})

@@ -5,7 +5,8 @@ stable code), Django's ``ValidationError`` (the input cannot be accepted), ``Per
 ``Http404``, or ``IntegrityError`` (a database constraint refused a write that raced another one).
 A transaction that the database itself broke off (a deadlock, a lock it waited for too long) is
 not a bug either: :func:`busy_refusal` names it (409 ``retry`` / 503 ``lock_timeout``), once it
-has been retried (core.transient).
+has been retried (core.transient); a database out of reach is 503 ``database_unavailable``
+(:func:`unavailable_refusal`).
 :func:`error_answer` turns each of them into the same ``(status, code, message, body)`` for every
 surface — the REST API renders ``body`` as JSON, the croupier's screens pick their page from
 ``status`` and show ``messages`` — so a refusal means the same thing wherever it is met.
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
-from django.db import IntegrityError, OperationalError
+from django.db import IntegrityError, InterfaceError, OperationalError
 from django.http import Http404
 
 #: what a constraint refusal says: nothing was written, the client's view is out of date
@@ -85,6 +86,22 @@ class StatementTimeout(DatabaseBusy):
     code = "statement_timeout"
 
 
+class DatabaseUnavailable(DomainError):
+    """The database cannot be reached (restarted, connection cut, failing over): HTTP 503 with
+    ``Retry-After``, not a 500 — the request is fine, the moment is not. Whether a write that met
+    it was committed cannot be known, so the client sends it again with the same Idempotency-Key
+    (never recorded twice)."""
+
+    status = 503
+    code = "database_unavailable"
+
+
+UNAVAILABLE_MESSAGE = (
+    "The database cannot be reached just now: send the request again in a moment "
+    "(with the same Idempotency-Key: it is never recorded twice)."
+)
+
+
 #: PostgreSQL's SQLSTATEs for a transaction the database broke off (Appendix A of its manual)
 DEADLOCK_DETECTED, SERIALIZATION_FAILURE = "40P01", "40001"
 LOCK_NOT_AVAILABLE, QUERY_CANCELED = "55P03", "57014"
@@ -116,6 +133,29 @@ def busy_refusal(exc: BaseException) -> DomainError | None:
     if state == QUERY_CANCELED:
         return StatementTimeout("The request took too long and nothing was recorded: try again in a moment.")
     return None
+
+
+#: SQLSTATE classes of a database out of reach: connection exception (08), operator intervention
+#: (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now), too many connections
+UNAVAILABLE_SQLSTATES = ("08", "57P01", "57P02", "57P03", "53300")
+
+
+def unavailable_refusal(exc: BaseException) -> DomainError | None:
+    """503 ``database_unavailable`` for a database error about the connection, not the request:
+    an ``InterfaceError`` (connection already closed), an ``OperationalError`` whose SQLSTATE says
+    so, or one with none from PostgreSQL's driver (connection refused or lost). SQLite's
+    ``OperationalError`` without a SQLSTATE ("no such table") stays a bug."""
+    if isinstance(exc, InterfaceError):
+        return DatabaseUnavailable(UNAVAILABLE_MESSAGE)
+    if not isinstance(exc, OperationalError) or busy_refusal(exc) is not None:
+        return None
+    state = sqlstate(exc)
+    if state is not None:
+        return DatabaseUnavailable(UNAVAILABLE_MESSAGE) if state.startswith(UNAVAILABLE_SQLSTATES) else None
+    cause = exc.__cause__
+    if cause is None or type(cause).__module__.startswith("sqlite3"):
+        return None
+    return DatabaseUnavailable(UNAVAILABLE_MESSAGE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +210,6 @@ def error_answer(exc: BaseException) -> ErrorAnswer | None:
         return ErrorAnswer(
             409, "write_conflict", (INTEGRITY_MESSAGE,), {"detail": INTEGRITY_MESSAGE, "current_step": None}
         )
-    if (busy := busy_refusal(exc)) is not None:
+    if (busy := busy_refusal(exc) or unavailable_refusal(exc)) is not None:
         return error_answer(busy)
     return None

@@ -1,10 +1,14 @@
-"""Liveness checks behind /healthz: each answers "ok" or a short reason, never raises."""
+"""Readiness checks behind /readyz: each answers "ok" or a short reason, never raises.
+
+/healthz (liveness) asks none of them: see core.views."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import DatabaseError, connection
 from kombu import Connection
+
+from core.services.outbox import outbox_backlog
 
 IN_PROCESS = "in-process"
 
@@ -32,3 +36,11 @@ def broker_status() -> str:
     except Exception as exc:  # any failure means "broker unusable"; the type is the useful detail
         return f"error: {type(exc).__name__}"
     return "ok"
+
+
+def outbox_status() -> dict[str, object] | str:
+    """The outbox backlog (unsent messages, the oldest one's age), or the error that hid it."""
+    try:
+        return outbox_backlog()
+    except DatabaseError as exc:
+        return f"error: {type(exc).__name__}"

@@ -1,9 +1,12 @@
-"""The last word on a transaction the database broke off (deadlock, lock timeout).
+"""The last word on a transaction the database broke off (deadlock, lock timeout), and on a
+database out of reach under ``/api/``.
 
 The REST API and the croupier's screens run such a transaction once more and then refuse it
 themselves (core.transient); any other page that meets one answers here with the same refusal
-(``core.errors.busy_refusal``: 409 ``retry`` / 503 ``lock_timeout``), JSON or plain text, never
-the 500 page.
+(``core.errors.busy_refusal``: 409 ``retry`` / 503 ``lock_timeout``), problem JSON under /api/
+(core.problems), JSON or plain text elsewhere, never the 500 page. A database out of reach
+(``core.errors.unavailable_refusal``) is 503 problem JSON under /api/; elsewhere handler500
+(core.views.server_error) answers it with the 503 page.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from core.errors import busy_refusal, error_answer
+from core.errors import busy_refusal, error_answer, unavailable_refusal
+from core.problems import RETRY_AFTER, answer_response, is_api
 
 logger = logging.getLogger(__name__)
 
@@ -27,18 +31,24 @@ class DatabaseBusyMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         refusal = busy_refusal(exception)
+        if refusal is None and is_api(request):
+            refusal = unavailable_refusal(exception)
         if refusal is None:
             return None
-        logger.warning("request refused, the database broke its transaction off: %s", exception)
+        logger.warning(
+            "request refused, the database broke its transaction off or is out of reach: %s", exception
+        )
         answer = error_answer(refusal)
         assert answer is not None
+        if is_api(request):
+            return answer_response(request, answer)
         response: HttpResponse
-        if "json" in request.headers.get("Accept", "") or request.path.startswith("/api/"):
+        if "json" in request.headers.get("Accept", ""):
             response = JsonResponse(answer.body, status=answer.status)
         else:
             response = HttpResponse(
                 answer.message, status=answer.status, content_type="text/plain; charset=utf-8"
             )
         if answer.status == 503:
-            response["Retry-After"] = "1"
+            response["Retry-After"] = RETRY_AFTER
         return response

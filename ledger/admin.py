@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from audit.admin import ReadOnlyAdmin
-from ledger.models import Account, Entry, Transaction
+from ledger.models import Account, BooksVerification, Entry, Transaction
 
 
 class EntryInline(admin.TabularInline):
@@ -44,3 +44,11 @@ class EntryAdmin(ReadOnlyAdmin):
     list_display = ("id", "transaction", "account", "amount")
     list_filter = ("account__casino", "account__kind", "transaction__kind")
     search_fields = ("account__name", "transaction__idempotency_key")
+
+
+@admin.register(BooksVerification)
+class BooksVerificationAdmin(ReadOnlyAdmin):
+    list_display = ("started_at", "status", "coups_checked", "difference_count", "requested_by")
+    list_filter = ("status",)
+    search_fields = ("requested_by__username",)
+    ordering = ("-started_at",)

@@ -216,3 +216,77 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.amount:+d} {self.account}"
+
+
+class BooksVerificationStatus(models.TextChoices):
+    RUNNING = "running"
+    OK = "ok", "OK"
+    DIFFERENCES = "differences"
+    ABANDONED = "abandoned"  # a run that never finished (its worker died): the next one replaces it
+
+
+class BooksVerification(models.Model):
+    """One run of ``verify_books`` (the nightly task's, or the command's with ``--record``): what it
+    checked and the differences it found, for the pit boss's dashboard beside the audit chain's
+    ``ChainVerification``. A row is written RUNNING when a run starts and finished once; at most one
+    run is RUNNING at a time (the status guard that keeps a redelivered task from running twice)."""
+
+    Status = BooksVerificationStatus
+
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="empty: the nightly run",
+    )
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.RUNNING)
+    coups_checked = models.PositiveBigIntegerField(default=0)
+    transactions_checked = models.PositiveBigIntegerField(default=0)
+    accounts_checked = models.PositiveBigIntegerField(default=0)
+    difference_count = models.PositiveBigIntegerField(default=0)
+    differences = models.JSONField(default=list, blank=True, help_text="the first differences found")
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            _check(
+                Q(status__in=BooksVerificationStatus.values),
+                "booksverification_status_valid",
+                "Unknown verification status.",
+            ),
+            _check(
+                Q(status=BooksVerificationStatus.RUNNING, finished_at__isnull=True)
+                | (~Q(status=BooksVerificationStatus.RUNNING) & Q(finished_at__gte=F("started_at"))),
+                "booksverification_finished_matches_status",
+                "A finished verification has a finishing time after its start; a running one none.",
+            ),
+            _check(
+                ~Q(status=BooksVerificationStatus.OK) | Q(difference_count=0),
+                "booksverification_ok_without_differences",
+                "A verification is OK only when it found no difference.",
+            ),
+            _check(
+                ~Q(status=BooksVerificationStatus.DIFFERENCES) | Q(difference_count__gt=0),
+                "booksverification_differences_counted",
+                "A verification with differences counts them.",
+            ),
+            models.UniqueConstraint(
+                fields=["status"],
+                condition=Q(status=BooksVerificationStatus.RUNNING),
+                name="booksverification_one_running",
+                violation_error_message="A verification of the books is already running.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.status == BooksVerificationStatus.DIFFERENCES:
+            return f"books verified: {self.difference_count} difference(s)"
+        return f"books verification: {self.get_status_display()}"
+
+    @property
+    def ok(self) -> bool:
+        return self.status == BooksVerificationStatus.OK

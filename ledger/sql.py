@@ -127,27 +127,47 @@ def accounts_lock(
 # ---------------------------------------------------------------------------------------- writes
 
 
-def entries_insert(entries: Sequence[tuple[int, int, int]]) -> None:
-    """Insert ledger entries ``(transaction id, account id, amount)``."""
+def entries_post(entries: Sequence[tuple[int, int, int]]) -> None:
+    """Insert ledger entries ``(transaction id, account id, amount)`` and move the accounts'
+    balances by their net, the accounts being already locked by the caller.
+
+    PostgreSQL: one INSERT, however many entries (arrays, so no limit on bound values); the
+    database moves the balances (the entries' statement trigger, ledger migration 0007), and
+    refuses any other change of a balance. SQLite (``make run``): INSERTs of at most 10,000 rows,
+    then one UPDATE of the balances (``_balances_add``). Either way each account moves once, by
+    its net, and the balance CHECK constraint applies to the result.
+    """
     if not entries:
         return
-    values = ", ".join(["(%s, %s, %s)"] * len(entries))
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO ledger_entry (transaction_id, account_id, amount) VALUES {values}",
-            [value for entry in entries for value in entry],
-        )
+        if connection.vendor == "postgresql":
+            txns, accounts, amounts = (list(column) for column in zip(*entries, strict=True))
+            cursor.execute(
+                "INSERT INTO ledger_entry (transaction_id, account_id, amount) "
+                "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[])",
+                [txns, accounts, amounts],
+            )
+            return
+        for start in range(0, len(entries), 10_000):
+            chunk = entries[start : start + 10_000]
+            cursor.execute(
+                "INSERT INTO ledger_entry (transaction_id, account_id, amount) VALUES "
+                + ", ".join(["(%s, %s, %s)"] * len(chunk)),
+                [value for entry in chunk for value in entry],
+            )
+    net: dict[int, int] = {}
+    for _, account, amount in entries:
+        net[account] = net.get(account, 0) + amount
+    _balances_add({pk: delta for pk, delta in net.items() if delta})
 
 
-def balances_add(deltas: Mapping[int, int]) -> None:
-    """Add ``deltas`` (account id -> chips) to the accounts' balances, in one statement. The
-    accounts are already locked by the caller; the balance CHECK constraint and the account guard
-    trigger apply as to any UPDATE."""
+def _balances_add(deltas: Mapping[int, int]) -> None:
+    """SQLite: add ``deltas`` (account id -> chips) to the accounts' balances, in one statement."""
     if not deltas:
         return
     values = ", ".join(["(%s, %s)"] * len(deltas))
     with connection.cursor() as cursor:
-        # a VALUES list's columns are column1, column2 on both PostgreSQL and SQLite
+        # a VALUES list's columns are column1, column2
         cursor.execute(
             f"UPDATE ledger_account SET balance = balance + moved.column2 "
             f"FROM (VALUES {values}) AS moved WHERE ledger_account.id = moved.column1",

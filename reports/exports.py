@@ -7,7 +7,8 @@ million rows never sits in memory. The export itself is audited by the view's se
 
 - ``percentage_tax_csv``: per day and table, the coups settled, banker wins, covered stakes, levy.
 - ``fees_csv``: every hourly-fee and card-money charge on a player, per session/player/hour.
-- ``audit_jsonl``: the audit trail with every field needed to re-verify its hash chain offline.
+- ``audit_jsonl``: the audit trail with every field needed to re-verify its hash chain offline
+  (given the key), ending with the chain's signed head (docs/audit.md, "Anchors").
 - ``coup_records_jsonl``: one coup record (docs/coup-record.md) per revealed coup, for
   ``manage.py validate_coups``.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ import orjson
 from django.db.models import Prefetch
 from django.utils import timezone
 
+from audit.anchors import Anchor
 from audit.canonical import event_content, to_jsonable
 from audit.selectors import audit_events_between
 from ledger.models import Account, Entry, Transaction
@@ -166,16 +169,26 @@ def fees_csv(*, period: Period, table: Table | None = None) -> Iterator[bytes]:
 
 # ------------------------------------------------------------------------------ (c) audit trail
 def audit_event_dict(event: Any) -> dict[str, Any]:
-    """Every field the hash covers, in the form it is hashed (docs/audit.md), plus the links."""
+    """Every field the hash covers, in the form it is hashed (docs/audit.md: ``key_id`` only for a
+    keyed event), plus the links."""
     return {**to_jsonable(event_content(event)), "prev_hash": event.prev_hash, "hash": event.hash}
 
 
-def audit_jsonl(*, period: Period) -> Iterator[bytes]:
+def audit_jsonl(*, period: Period, anchor: Anchor | None = None) -> Iterator[bytes]:
     """The events that occurred in the period, in ``seq`` order, one JSON object a line (keys
-    sorted). The first line's ``prev_hash`` links the stretch to the event before it."""
+    sorted). The first line's ``prev_hash`` links the stretch to the event before it. The last line,
+    ``{"anchor": {...}}``, is the chain's signed head when the export was taken (audit.anchors), the
+    same anchor that was appended to the anchor file: the export itself vouches for the tail."""
     start, end = period.bounds
     events = audit_events_between(start=start, end=end).iterator(chunk_size=2000)
-    return _chunks(orjson.dumps(audit_event_dict(e), option=orjson.OPT_SORT_KEYS) + b"\n" for e in events)
+    lines: Iterable[bytes] = (
+        orjson.dumps(audit_event_dict(e), option=orjson.OPT_SORT_KEYS) + b"\n" for e in events
+    )
+    if anchor is not None:
+        lines = itertools.chain(
+            lines, [orjson.dumps({"anchor": anchor.as_dict()}, option=orjson.OPT_SORT_KEYS) + b"\n"]
+        )
+    return _chunks(lines)
 
 
 # --------------------------------------------------------------------------- (d) coup records
@@ -210,15 +223,17 @@ class ExportKind:
     content_type: str
     by_table: bool  # the table filter applies
     stream: Callable[..., Iterator[bytes]]
+    anchored: bool = False  # the stream ends with the audit chain's signed head
 
     def filename(self, period: Period, table: Table | None = None) -> str:
         scope = f"_table-{table.pk}" if table is not None and self.by_table else ""
         return f"{self.slug}_{period.label}{scope}.{self.extension}"
 
-    def rows(self, period: Period, table: Table | None) -> Iterator[bytes]:
-        if self.by_table:
-            return self.stream(period=period, table=table)
-        return self.stream(period=period)
+    def rows(self, period: Period, table: Table | None, anchor: Anchor | None = None) -> Iterator[bytes]:
+        kwargs: dict[str, Any] = {"table": table} if self.by_table else {}
+        if self.anchored:
+            kwargs["anchor"] = anchor
+        return self.stream(period=period, **kwargs)
 
 
 CSV = "text/csv; charset=utf-8"
@@ -256,6 +271,7 @@ EXPORTS: dict[str, ExportKind] = {
             content_type=JSONL,
             by_table=False,
             stream=audit_jsonl,
+            anchored=True,
         ),
         ExportKind(
             slug="coup-records",

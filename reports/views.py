@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, St
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
+from audit.anchors import anchor_publish
 from reports.exports import EXPORTS
 from reports.services import can_export, export_record
 from review.forms import PeriodForm
@@ -47,7 +48,11 @@ def export_download(request: HttpRequest, kind: str) -> HttpResponseBase:
         return render(request, "review/exports.html", context, status=400)
     period, table = form.period, form.selected_table
     export_record(actor=request.user, export=export, period=period, table=table)  # audited before streaming
-    response = StreamingHttpResponse(export.rows(period, table), content_type=export.content_type)
+    # Every report carries the audit chain's signed head, also appended to the anchor file: a tail
+    # deleted later contradicts the reports already handed out (docs/audit.md, "Anchors").
+    anchor = anchor_publish()
+    response = StreamingHttpResponse(export.rows(period, table, anchor), content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename(period, table)}"'
+    response["X-Audit-Anchor"] = anchor.line()
     response["Cache-Control"] = "no-store"
     return response

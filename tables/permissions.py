@@ -2,7 +2,8 @@
 the management commands share one rule); views call them too, to hide what a user cannot do.
 
 - a croupier acts only at the table he is assigned to for the current shift;
-- a pit boss reads everything and approves corrections (never his own);
+- a pit boss reads everything and approves corrections, never of a coup in which he recorded a
+  step (separation of duties: the one who recorded the play, or restored it, never judges it);
 - an accountant reads everything and changes nothing;
 - anybody else (including anonymous users) sees nothing.
 """
@@ -15,10 +16,25 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
-from tables.models import CroupierAssignment, Table
+from core.errors import DomainError
+from tables.models import Coup, CoupStep, CroupierAssignment, Table
 from tables.perms import APPROVE_CORRECTION
 from tables.roles import Role
-from tables.wording import PIT_BOSS_ONLY_REFUSAL
+from tables.wording import PIT_BOSS_ONLY_REFUSAL, RECORDER_REVIEW_REFUSAL, SELF_REVIEW_REFUSAL
+
+#: the steps a review records (approving, rejecting, voiding): having recorded one of these does not
+#: make a pit boss a party to the play; every other step does (the game's, an amendment, a
+#: correction submitted, a bank withdrawn)
+REVIEW_KINDS = frozenset(
+    {CoupStep.Kind.CORRECTION_APPROVED, CoupStep.Kind.CORRECTION_REJECTED, CoupStep.Kind.COUP_VOIDED}
+)
+
+
+class SeparationOfDuties(DomainError):
+    """The reviewer of a correction took part in what he would judge (HTTP 403)."""
+
+    status = 403
+    code = "separation_of_duties"
 
 
 def _in_group(user: Any, role: Role) -> bool:
@@ -75,3 +91,29 @@ def can_read_table(user: Any, table: Table | int) -> bool:
 def check_can_read_table(user: Any, table: Table | int) -> None:
     if not can_read_table(user, table):
         raise PermissionDenied("You may not see this table.")
+
+
+def coups_recorded_by(user: Any, coups: list[int]) -> set[int]:
+    """Which of ``coups`` (ids) ``user`` recorded a step of (a review step aside): one query."""
+    if not getattr(user, "is_authenticated", False) or not coups:
+        return set()
+    steps = CoupStep.objects.filter(coup_id__in=coups, actor_id=user.pk).exclude(kind__in=REVIEW_KINDS)
+    return set(steps.values_list("coup_id", flat=True).distinct())
+
+
+def review_duties_refusal(*, user: Any, coup: Coup | int, submitted_by_id: int | None) -> str:
+    """Why ``user`` may not review the correction of ``coup`` on separation of duties ("" when he
+    may): he submitted the correction, or recorded any other step of the coup."""
+    if submitted_by_id is not None and submitted_by_id == getattr(user, "pk", None):
+        return SELF_REVIEW_REFUSAL
+    coup_id = coup if isinstance(coup, int) else coup.pk
+    if coup_id in coups_recorded_by(user, [coup_id]):
+        return RECORDER_REVIEW_REFUSAL
+    return ""
+
+
+def check_independent_reviewer(user: Any, coup: Coup, correction: CoupStep) -> None:
+    """SeparationOfDuties unless ``user`` recorded no step of ``coup`` (a review step aside)."""
+    refusal = review_duties_refusal(user=user, coup=coup, submitted_by_id=correction.actor_id)
+    if refusal:
+        raise SeparationOfDuties(refusal)

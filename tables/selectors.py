@@ -589,6 +589,21 @@ class TableFloor(TableNow):
     bank_is_new: bool  # the bank has not been played yet (spectators may put up part of it)
 
 
+def players_available(*, table: Table, search: str = "") -> QuerySet[Player]:
+    """The players of the table's casino who could sit down or stand here now: not the house, nor
+    anybody already seated or standing at its open session; by name. ``search`` matches a name or
+    a membership number (a device's seat picker, like the croupier's screen)."""
+    players = Player.objects.filter(casino_id=table.casino_id, house=False)
+    here = {"session__table": table, "session__closed_at__isnull": True, "left_at__isnull": True}
+    players = players.exclude(pk__in=Seat.objects.filter(**here).values("player_id")).exclude(
+        pk__in=Spectator.objects.filter(**here).values("player_id")
+    )
+    search = search.strip()
+    if search:
+        players = players.filter(Q(display_name__icontains=search) | Q(membership_number__iexact=search))
+    return players.order_by("display_name", "pk")
+
+
 def table_floor(*, table: Table) -> TableFloor:
     now = table_now(table=table)
     the_now = {f.name: getattr(now, f.name) for f in fields(TableNow)}

@@ -6,10 +6,13 @@ import datetime as dt
 import logging
 
 from celery import shared_task
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from ledger.services.books import books_verification_finish, books_verification_start
 from tables.models import TableSession
 from tables.money import fees
+from tables.money.books import books_verify
 
 logger = logging.getLogger(__name__)
 
@@ -43,3 +46,30 @@ def bill_due_hourly_fees(now_iso: str | None = None) -> int:
     if due:
         logger.info("hourly fees: %d session-hour(s) enqueued", len(due))
     return len(due)
+
+
+@shared_task(name="books.verify")
+def books_verify_task(requested_by_id: int | None = None) -> dict[str, object]:
+    """Verify the books (scheduled by beat beside the audit chain's verification) and store the
+    result (``BooksVerification``); differences are logged at ERROR for alerting. Skipped when a
+    verification is already running (the status guard: a redelivered task verifies once)."""
+    requested_by = (
+        get_user_model().objects.filter(pk=requested_by_id).first() if requested_by_id is not None else None
+    )
+    run = books_verification_start(requested_by=requested_by)
+    if run is None:
+        logger.info("books verification skipped: one is already running")
+        return {"skipped": True}
+    report = books_verify()
+    for difference in report.differences[:20]:
+        logger.error("books DIFFER: %s", difference)
+    run = books_verification_finish(run=run, report=report)
+    return {
+        "skipped": False,
+        "ok": report.ok,
+        "coups": report.coups,
+        "transactions": report.transactions,
+        "accounts": report.accounts,
+        "differences": report.difference_count,
+        "verification": run.pk,
+    }

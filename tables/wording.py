@@ -231,6 +231,9 @@ def closed_shoe_cards_gone(shoe_number: int, n: int) -> str:
 #: the pit boss's pages say them before he tries
 PIT_BOSS_ONLY_REFUSAL = "Only a pit boss may approve or reject a correction."
 SELF_REVIEW_REFUSAL = "You submitted this correction: another person must review it."
+RECORDER_REVIEW_REFUSAL = (
+    "You recorded a step of this coup: another person, who recorded none, must review its correction."
+)
 
 
 # --------------------------------------------------------------------------- exits from a coup

@@ -210,3 +210,18 @@ class BankTaxFactory(ModelFactory[m.BankTax]):
     coup = factory.SubFactory(CoupFactory)
     basis = 200
     amount = 10
+
+
+def api_token_for(user: Any) -> str:
+    """A working API token for ``user`` (the hashed row only, no audit event: a fixture, not an
+    issue through core.services.tokens, whose own tests are tests/core/test_token.py)."""
+    import secrets
+
+    from core.models import ApiToken
+    from core.services.tokens import token_digest
+
+    token = secrets.token_urlsafe(32)
+    ApiToken.objects.create(
+        user=user, digest=token_digest(token), prefix=token[:8], created_at=timezone.now()
+    )
+    return token

@@ -8,7 +8,10 @@ executed in-process, so ``make run`` needs no service at all.
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 from pathlib import Path
+from typing import Any
 
 import environ
 from celery.schedules import crontab
@@ -34,7 +37,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "axes",  # login lockout (core.services.logins)
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's assets, served by us: the docs work offline
     "django_htmx",
@@ -58,6 +61,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "core.middleware.DatabaseBusyMiddleware",
+    "core.headers.SecurityHeadersMiddleware",
+    # last, as django-axes requires: turns a locked-out login into its 429 answer
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -86,6 +92,9 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False  # services own their transactio
 # bench/multitable_bench.py's gunicorn: a new PostgreSQL backend per request costs the server more
 # CPU than the step it serves (docs/benchmarks.md).
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
+# A persistent connection (CONN_MAX_AGE, production) is checked before a request reuses it: after a
+# database restart the first request of each worker reconnects instead of answering 500.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # Django's own backends with the audit chain appended last, just before COMMIT (audit/backends/).
 DATABASES["default"]["ENGINE"] = {
     "django.db.backends.postgresql": "audit.backends.postgresql",
@@ -103,6 +112,27 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 DB_LOCK_TIMEOUT_MS = env.int("DB_LOCK_TIMEOUT_MS", default=5_000)
 DB_STATEMENT_TIMEOUT_MS = env.int("DB_STATEMENT_TIMEOUT_MS", default=60_000)
 
+# --- audit chain ----------------------------------------------------------------------------
+# Every audit event's hash is an HMAC-SHA256 keyed with AUDIT_HMAC_KEY (docs/audit.md): the key
+# lives outside the database, so whoever can rewrite the table cannot re-hash the chain to match.
+# The key id is stored on each event, so a key can be rotated: the new one signs from then on, the
+# retired ones (AUDIT_HMAC_RETIRED_KEYS="id=key,id=key") still verify what they signed.
+# Development only: a key derived from SECRET_KEY; production.py requires a real one.
+AUDIT_HMAC_KEY_ID = env.str("AUDIT_HMAC_KEY_ID", default="dev")
+AUDIT_HMAC_KEY = env.str(
+    "AUDIT_HMAC_KEY", default=hashlib.sha256(b"chemin-audit-hmac-dev\n" + SECRET_KEY.encode()).hexdigest()
+)
+AUDIT_HMAC_RETIRED_KEYS: dict[str, str] = env.dict("AUDIT_HMAC_RETIRED_KEYS", default={})
+# The last seq hashed with plain SHA-256, before the cut-over to keyed hashes (an existing chain);
+# a plain event after it is a forgery. Unset: any plain prefix is accepted (development only).
+AUDIT_PLAIN_UNTIL_SEQ: int | None = env.int("AUDIT_PLAIN_UNTIL_SEQ", default=None)
+# Where `audit_anchor` (and beat, and every report export) appends the signed chain head: a file
+# or mount the database's role and administrators cannot write (WORM bucket, log host). "" = none.
+AUDIT_ANCHOR_FILE = env.str("AUDIT_ANCHOR_FILE", default=str(VAR_DIR / "audit-anchors.jsonl"))
+# `verify_audit --anchors`: the newest anchor, and the gap between two, may be this old at most
+# (a day between beat's anchors, plus slack for a late run).
+AUDIT_ANCHOR_MAX_AGE_HOURS = env.float("AUDIT_ANCHOR_MAX_AGE_HOURS", default=26.0)
+
 # --- auth -----------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -110,9 +140,62 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    # first: refuses a locked-out username or address before any password is checked
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Reverse proxies in front of the app that append to X-Forwarded-For (core/client_ip.py): 0 (the
+# default) believes REMOTE_ADDR only. The lockout, the throttles and the audit trail all use it.
+TRUSTED_PROXIES = env.int("TRUSTED_PROXIES", default=env.int("API_NUM_PROXIES", default=0))
+# Lockout (django-axes, docs/deployment.md "Logins"): LOGIN_FAILURE_LIMIT failures for a username,
+# or from a client address, lock it for LOGIN_LOCKOUT_MINUTES (an administrator can lift it).
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = dt.timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=30))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A locked-out attempt is refused by one indexed read and writes nothing of axes' (it is still
+# in our security log): a flood against a locked account cannot grow a row or extend the lock.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = False  # a correct password elsewhere must not clear an address's failures
+AXES_CLIENT_IP_CALLABLE = "core.client_ip.client_ip_or_none"
+AXES_USERNAME_CALLABLE = "core.services.logins.login_username"
+AXES_LOCKOUT_CALLABLE = "core.services.logins.lockout_response"
+AXES_DISABLE_ACCESS_LOG = True  # successful logins are audit events already (auth.login)
+AXES_ENABLE_ACCESS_FAILURE_LOG = False  # failures go to core.LoginFailure (summarised on the chain)
+AXES_ENABLE_ADMIN = False  # core/admin.py has its own view of the lockouts, with an audited reset
+AXES_VERBOSE = False
+LOGIN_FAILURE_RETENTION_DAYS = env.int("LOGIN_FAILURE_RETENTION_DAYS", default=90)
+# A device's API tokens (core/services/tokens.py): past this many, its oldest are revoked.
+API_TOKEN_MAX_PER_USER = env.int("API_TOKEN_MAX_PER_USER", default=5)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+
+# --- browser security headers (core/headers.py) ------------------------------------------------
+# Same names and shape as Django 6.0's built-in CSP settings. No inline script or style anywhere
+# (templates/, htmx configured in base.html's meta); images may be data: URLs (Swagger UI's icons).
+SECURE_CSP: dict[str, list[str] | bool] = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+SECURE_CSP_REPORT_ONLY: dict[str, list[str] | bool] = {}
+# Nothing of the browser's hardware or payment features is used: all refused to every origin.
+PERMISSIONS_POLICY: dict[str, list[str]] = {
+    feature: []
+    for feature in (
+        "accelerometer", "autoplay", "camera", "display-capture",
+        "geolocation", "gyroscope", "hid", "magnetometer", "microphone", "midi", "payment",
+        "publickey-credentials-get", "serial", "usb", "xr-spatial-tracking",
+    )
+}
 
 # --- i18n / time ----------------------------------------------------------------------------
 LANGUAGE_CODE = "en"
@@ -130,11 +213,12 @@ STORAGES = {
 }
 
 # --- REST API -------------------------------------------------------------------------------
-REST_FRAMEWORK = {
+REST_FRAMEWORK: dict[str, Any] = {
     # Token first: an unauthenticated API call then gets 401 + "WWW-Authenticate: Token" (what a
     # tablet client can act on) rather than the bare 403 that session-only authentication gives.
+    # Tokens are stored hashed (core/authentication.py, core.models.ApiToken).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "core.authentication.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -142,11 +226,25 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "tables.api.errors.api_exception_handler",
-    # Only POST /api/v1/auth/token/ is throttled (scope "token", per client address): guessing
-    # passwords there is slow. NUM_PROXIES: the reverse proxies in front of us (0: REMOTE_ADDR is
-    # the client; a spoofed X-Forwarded-For is never believed).
-    "DEFAULT_THROTTLE_RATES": {"token": env.str("API_TOKEN_THROTTLE_RATE", default="10/minute")},
-    "NUM_PROXIES": env.int("API_NUM_PROXIES", default=0),
+    # REST framework's parsers, JSON bounded in size, depth and text (core/parsers.py): no body
+    # becomes a 500 (RecursionError, a lone surrogate).
+    "DEFAULT_PARSER_CLASSES": [
+        "core.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # Every API call is throttled: authenticated ones per user (far above what a table records: a
+    # stolen token cannot be run flat out), anonymous ones per client address (only views open to
+    # anonymous clients reach a throttle: DRF refuses the others' 401 first); POST
+    # /api/v1/auth/token/ has its own, tight scope "token" (guessing passwords there is slow).
+    # Client address: core/client_ip.py (TRUSTED_PROXIES). Counted in the default cache, i.e. per
+    # process unless CACHES names a shared one; the lockout itself is in the database.
+    "DEFAULT_THROTTLE_CLASSES": ["core.throttles.AnonThrottle", "core.throttles.UserThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "token": env.str("API_TOKEN_THROTTLE_RATE", default="10/minute"),
+        "anon": env.str("API_ANON_THROTTLE_RATE", default="60/minute"),
+        "user": env.str("API_USER_THROTTLE_RATE", default="1200/minute"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Chemin de Fer back-office API",
@@ -173,21 +271,43 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Re-verify the audit chain every night; a break is logged at ERROR (hook alerting to it).
     "audit-verify-chain": {"task": "audit.verify_chain", "schedule": 24 * 60 * 60},
+    # Append the signed chain head to AUDIT_ANCHOR_FILE every day (a deleted tail is then caught).
+    "audit-anchor-head": {"task": "audit.anchor_head", "schedule": crontab(minute=15, hour=0)},
+    # Beside it, verify the books: every coup re-derived by the rules engine against the ledger and
+    # its levy, balances against entries, postings against their audit events (verify_books).
+    "books-verify": {"task": "books.verify", "schedule": 24 * 60 * 60},
     # Five past every hour, bill the hourly fees of every hour just finished (idempotent per hour).
     "ledger-bill-due-hourly-fees": {
         "task": "ledger.bill_due_hourly_fees",
         "schedule": crontab(minute=5),
     },
     # Stored answers to idempotent API requests are kept IDEMPOTENCY_RETENTION_DAYS, then forgotten.
+    # Every 5 minutes, one audit event summarising the refused logins since the last one (they are
+    # not chained one by one: core/services/logins.py); summarised ones older than the retention go.
+    "core-summarise-login-failures": {"task": "core.summarise_login_failures", "schedule": 5 * 60},
     "core-purge-idempotency-records": {
         "task": "core.purge_idempotency_records",
         "schedule": 24 * 60 * 60,
     },
+    # Celery work committed while the broker was down waits in the outbox (core/services/outbox.py).
+    "core-outbox-drain": {
+        "task": "core.outbox_drain",
+        "schedule": env.float("OUTBOX_DRAIN_INTERVAL", default=60.0),
+    },
+    "core-purge-outbox": {"task": "core.purge_outbox", "schedule": 24 * 60 * 60},
 }
 # The most chips one buy-in or cash-out at the cage may move (a typo's extra zeros are refused).
 CAGE_MAX_AMOUNT = env.int("CAGE_MAX_AMOUNT", default=10_000_000)
 IDEMPOTENCY_RETENTION_DAYS = env.int("IDEMPOTENCY_RETENTION_DAYS", default=7)
 HEALTHZ_BROKER_TIMEOUT = env.float("HEALTHZ_BROKER_TIMEOUT", default=2.0)
+# The outbox: an unsent message younger than the grace is left to its own commit's send; sent
+# messages are forgotten after the retention (unsent ones never are).
+OUTBOX_DRAIN_GRACE_SECONDS = env.float("OUTBOX_DRAIN_GRACE_SECONDS", default=30.0)
+OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=7)
+# A broker that does not answer fails a send after this long (the outbox keeps the message).
+CELERY_BROKER_CONNECTION_TIMEOUT = env.float("CELERY_BROKER_CONNECTION_TIMEOUT", default=2.0)
+# The deepest JSON document the API parses (ours are 3 levels deep; see core/parsers.py).
+API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=32)
 
 # --- logging --------------------------------------------------------------------------------
 LOGGING = {
@@ -196,4 +316,7 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    # django-axes logs every failed login at INFO/WARNING: a password flood would flood the log too.
+    # The record is core.LoginFailure and its summary on the audit chain (core/services/logins.py).
+    "loggers": {"axes": {"level": env.str("AXES_LOG_LEVEL", default="ERROR")}},
 }

@@ -12,6 +12,11 @@ from casino.settings.base import env
 DEBUG = False
 SECRET_KEY = env.str("SECRET_KEY")  # no default: refusing to start beats a guessable key
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
+# The audit chain's HMAC key and the anchors' destination: no defaults (docs/audit.md). A chain
+# hashed before the cut-over to keyed hashes names its last plain seq; a new one has none.
+AUDIT_HMAC_KEY = env.str("AUDIT_HMAC_KEY")
+AUDIT_ANCHOR_FILE = env.str("AUDIT_ANCHOR_FILE")
+AUDIT_PLAIN_UNTIL_SEQ = env.int("AUDIT_PLAIN_UNTIL_SEQ", default=0)
 
 # TLS is terminated by the reverse proxy, which must set X-Forwarded-Proto (docs/deployment.md).
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -19,7 +24,7 @@ SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = True
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # load balancers probe over plain HTTP
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_SECURE = True

@@ -13,6 +13,9 @@ from casino.settings.base import *
 
 DEBUG = False
 SECRET_KEY = "test-only-secret-key-not-used-anywhere-else-0123456789abcdef"
+# Anchors are written only where a test asks (tmp_path); every chain a test builds is keyed.
+AUDIT_ANCHOR_FILE = ""
+AUDIT_PLAIN_UNTIL_SEQ = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only; tests only
 
 # Tasks run inside the test process even when CI exports CELERY_BROKER_URL: the broker URL stays
@@ -23,3 +26,14 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # Serve static files from static/ through the finders: tests never run collectstatic.
 WHITENOISE_AUTOREFRESH = True
 WHITENOISE_USE_FINDERS = True
+
+# The suite sends thousands of API calls from one address and a few users: the general throttles
+# would refuse them. tests/security sets its own rates; the token scope keeps its real one.
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,
+    "DEFAULT_THROTTLE_RATES": {
+        **REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+        "anon": "1000000/minute",
+        "user": "1000000/minute",
+    },
+}

@@ -1,7 +1,8 @@
 """Posting to the chip ledger. Every posting goes through one function, ``postings_write`` (public
 face for a single balanced posting: ``transaction_post``): it writes the transactions and their
-entries, moves the balances with one UPDATE and records the audit events, all in the caller's
-database transaction, with the accounts it touches already locked (``accounts.accounts_lock``).
+entries, which move the balances (one UPDATE, made by the database itself on PostgreSQL), and
+records the audit events, all in the caller's database transaction, with the accounts it touches
+already locked (``accounts.accounts_lock``).
 Every posting is idempotent by its key: posting a key again returns the first transaction and posts
 nothing. See docs/ledger.md for the entries each service writes.
 
@@ -150,7 +151,8 @@ def postings_write(
             raise ValidationError(_integrity_message(error)) from error
         txns.append(txn)
 
-    hot_sql.entries_insert(
+    # the entries move the balances (the database's own trigger on PostgreSQL: nothing else may)
+    hot_sql.entries_post(
         [
             (txn.pk, pk, amount)
             for txn, posting in zip(txns, postings, strict=True)
@@ -158,7 +160,6 @@ def postings_write(
         ]
     )
     moved = {pk: delta for pk, delta in net.items() if delta != 0}
-    hot_sql.balances_add(moved)
     for pk, delta in moved.items():
         accounts[pk].balance += delta
 

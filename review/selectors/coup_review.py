@@ -18,6 +18,7 @@ from tables.engine_bridge import (
     coup_verdict,
 )
 from tables.models import VOIDABLE_COUP_STATES, Coup, CoupStep
+from tables.permissions import REVIEW_KINDS
 from tables.rules.coup import Action, NeedsCards, Restored, Settlement
 from tables.rules.judge import coup_settlement
 from tables.rules.machine import CoupProgress
@@ -211,7 +212,8 @@ def coup_review(*, coup: Coup, user: Any) -> CoupReview:
                 settlement_restored = _settlement_view(sr, names) if sr is not None else None
     refusal = ""
     if coup.state == Coup.State.AWAITING_APPROVAL and correction is not None:
-        refusal = review_refusal(user=user, submitted_by_id=correction.actor_id)
+        recorded = any(s.actor_id == user.pk and s.kind not in REVIEW_KINDS for s in rows)
+        refusal = review_refusal(user=user, submitted_by_id=correction.actor_id, recorded=recorded)
     return CoupReview(
         coup=coup,
         steps=steps,

@@ -16,6 +16,7 @@ from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySe
 from django.db.models.fields.json import KT
 
 from audit.selectors import ChainState, audit_chain_state
+from ledger.models import BooksVerification
 from review.period import Period
 from review.selectors.queue import review_queue_count
 from review.wording import percent
@@ -338,6 +339,32 @@ class Dashboard:
     rates: list[CroupierRate]
     hold: list[HoldRow]
     chain: ChainState
+    books: BooksState
+
+
+@dataclass(frozen=True)
+class BooksState:
+    """What the dashboard shows of ``verify_books``: the last finished run, and one running now."""
+
+    last: BooksVerification | None
+    running: BooksVerification | None
+
+    @property
+    def shown_differences(self) -> list[dict[str, str]]:
+        """The first differences of the last run (the command and the stored row have them all)."""
+        return list(self.last.differences[:BOOKS_DIFFERENCES_SHOWN]) if self.last is not None else []
+
+
+#: how many differences of the last books verification the dashboard lists
+BOOKS_DIFFERENCES_SHOWN = 10
+
+
+def books_state() -> BooksState:
+    runs = BooksVerification.objects.select_related("requested_by")
+    return BooksState(
+        last=runs.exclude(status=BooksVerification.Status.RUNNING).first(),
+        running=runs.filter(status=BooksVerification.Status.RUNNING).first(),
+    )
 
 
 def dashboard(
@@ -354,4 +381,5 @@ def dashboard(
         rates=croupier_error_rates(period=period, table=table),
         hold=hold_vs_expected(period=period, table=table),
         chain=audit_chain_state(),
+        books=books_state(),
     )

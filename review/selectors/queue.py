@@ -12,8 +12,13 @@ from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.fields.json import KT
 
 from tables.models import Coup, CoupStep, Table
-from tables.permissions import can_approve
-from tables.wording import PIT_BOSS_ONLY_REFUSAL, SELF_REVIEW_REFUSAL, violation_items
+from tables.permissions import can_approve, coups_recorded_by
+from tables.wording import (
+    PIT_BOSS_ONLY_REFUSAL,
+    RECORDER_REVIEW_REFUSAL,
+    SELF_REVIEW_REFUSAL,
+    violation_items,
+)
 
 if TYPE_CHECKING:  # django-stubs-ext is a dev requirement
     from django_stubs_ext import WithAnnotations
@@ -82,13 +87,16 @@ def review_queue_count() -> int:
     return Coup.objects.filter(state=Coup.State.AWAITING_APPROVAL).count()
 
 
-def review_refusal(*, user: Any, submitted_by_id: int | None) -> str:
+def review_refusal(*, user: Any, submitted_by_id: int | None, recorded: bool) -> str:
     """Why ``user`` may not approve or reject this correction ("" when he may): the services
-    check the same (tables.services.corrections)."""
+    check the same (tables.services.corrections). ``recorded``: he recorded a step of the coup
+    (tables.permissions.coups_recorded_by)."""
     if not can_approve(user):
         return PIT_BOSS_ONLY_REFUSAL
     if submitted_by_id == user.pk:
         return SELF_REVIEW_REFUSAL
+    if recorded:
+        return RECORDER_REVIEW_REFUSAL
     return ""
 
 
@@ -101,11 +109,13 @@ class QueueRow:
 
 
 def queue_rows(coups: Iterable[QueueCoup], *, user: Any) -> list[QueueRow]:
+    coups = list(coups)
+    recorded = coups_recorded_by(user, [c.pk for c in coups])  # one query for the page
     return [
         QueueRow(
             coup=c,
             violations=violation_items([code for s in c.wrong_steps for code in s.violations]),
-            refusal=review_refusal(user=user, submitted_by_id=c.submitted_by_id),
+            refusal=review_refusal(user=user, submitted_by_id=c.submitted_by_id, recorded=c.pk in recorded),
         )
         for c in coups
     ]

@@ -14,7 +14,15 @@ EV_PLACES = 8
 
 
 class ErrorOut(serializers.Serializer):
+    """An error: RFC 9457 problem details (``application/problem+json``, core.problems); field
+    errors (``{"amount": ["..."]}``) come beside these members."""
+
+    type = serializers.CharField(help_text="urn:chemin:problem:<code>")
+    title = serializers.CharField(help_text="the status's phrase")
+    status = serializers.IntegerField()
     detail = serializers.CharField()
+    instance = serializers.CharField(help_text="the request's path")
+    code = serializers.CharField(help_text="stable, machine-readable: branch on it")
 
 
 class ConflictOut(ErrorOut):
@@ -28,7 +36,10 @@ class ViolationOut(serializers.Serializer):
 
 
 class UnprocessableOut(ErrorOut):
-    code = serializers.ChoiceField(choices=["confirmation_required", "idempotency_key_reused"])
+    code = serializers.ChoiceField(  # type: ignore[assignment]  # narrower than ErrorOut's: two codes
+        choices=["confirmation_required", "idempotency_key_reused"],
+        help_text="stable, machine-readable: branch on it",
+    )
     violation = ViolationOut(required=False, help_text="confirmation_required: what the step breaks")
 
 

@@ -17,6 +17,7 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from audit.services import audit_record
+from core.services.outbox import outbox_enqueue
 from ledger import fees as feecalc
 from ledger.fees import HOUR
 from ledger.models import Account, Entry, Transaction
@@ -254,15 +255,22 @@ def _fee_post(
 
 def hourly_fees_enqueue_due(*, session: TableSession) -> None:
     """Ask the worker to bill the finished hours of ``session`` once this transaction commits
-    (for a service closing a session: its last, partial hour is billable at once)."""
+    (for a service closing a session: its last, partial hour is billable at once), through the
+    outbox: one message per session-hour, ever (key), so a broker outage delays the billing and
+    loses nothing; the task is idempotent besides (the ``FeeHour`` marker)."""
     from tables.tasks import bill_hourly_fees  # the task calls this module
 
-    def enqueue() -> None:
-        for hour in session_fee_hours(session=session, now=timezone.now()):
-            if not FeeHour.objects.filter(session=session, hour_start=hour).exists():
-                bill_hourly_fees.delay(session.pk, hour.isoformat())
-
-    transaction.on_commit(enqueue)
+    hours = session_fee_hours(session=session, now=timezone.now())
+    billed = set(
+        FeeHour.objects.filter(session=session, hour_start__in=hours).values_list("hour_start", flat=True)
+    )
+    for hour in hours:
+        if hour not in billed:
+            outbox_enqueue(
+                task=bill_hourly_fees,
+                args=[session.pk, hour.isoformat()],
+                key=f"ledger.bill_hourly_fees:session:{session.pk}:hour:{hour.isoformat()}",
+            )
 
 
 @transaction.atomic

@@ -307,6 +307,23 @@ def bank_minimum_set(*, actor: Staff | None, turn: BankTurn, minimum: int) -> No
     )
 
 
+def bank_kept_as_declared(*, actor: Staff | None, coup: Coup, minimum: int | None = None) -> None:
+    """A coup ended without a settlement (withdrawn: nobody bet; voided) and its bank stays as
+    declared in the table's bank account. The holder may not take chips out of the bank between
+    coups (RULES.md §6; money.banks refuses a smaller bank: "give up the bank instead"), so his next
+    bank is at least the one he declared, and the screen's "at least" says so. ``minimum``: the
+    minimum to go back to (a void of a restored coup: the one when he declared), else the turn's.
+    The house sets each bank afresh (RULES.md §2); a bank that moved on since is not this coup's
+    business. Caller holds the coup's lock."""
+    turn = BankTurn.objects.select_for_update().get(pk=coup.bank_turn_id)
+    if turn.started_how == BankTurn.Start.HOUSE or turn.ended_at is not None:
+        return
+    if Coup.objects.filter(bank_turn=turn, created_at__gt=coup.created_at).exists():
+        return
+    floor = turn.required_minimum if minimum is None else minimum
+    bank_minimum_set(actor=actor, turn=turn, minimum=max(floor, coup.bank))
+
+
 @transaction.atomic
 def bank_assign_imported(
     *, actor: Staff, session: TableSession, seat: Seat, minimum: int

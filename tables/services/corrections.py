@@ -1,5 +1,5 @@
 """Restore the game (docs/rules.md §9): the croupier submits the restored coup, a pit boss — never
-the same person — approves or rejects it.
+anybody who recorded a step of the coup — approves or rejects it.
 
 Nothing recorded is ever edited: a correction is a new ``CoupStep`` pointing at the first step it
 corrects, approval and rejection are new steps pointing at the correction. Money follows the same
@@ -12,26 +12,25 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from audit.services import audit_record
 from core.types import Staff
 from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict, game_rows
 from tables.lifecycle import CoupConflict, coup_state_change
-from tables.models import VOIDABLE_COUP_STATES, BankTax, BankTurn, Coup, CoupStep, Shoe, ShoeCard
+from tables.models import VOIDABLE_COUP_STATES, BankTax, Coup, CoupStep, Shoe, ShoeCard
 from tables.money import floor as money
-from tables.permissions import check_can_approve, check_croupier_at
+from tables.permissions import check_can_approve, check_croupier_at, check_independent_reviewer
 from tables.rules.coup import NeedsCards, Restored, Settlement
 from tables.rules.interchange import restored_to_dict, settlement_to_dict
 from tables.selectors import restoration_shoe
-from tables.services.banks import bank_after_coup, bank_minimum_set
+from tables.services.banks import bank_after_coup, bank_kept_as_declared
 from tables.services.coups import StepResult, step_append
 from tables.services.locking import lock_coup
 from tables.services.shoes import card_record, shoe_close_locked
 from tables.wording import (
     CLOSED_SHOE_RECORDED,
-    SELF_REVIEW_REFUSAL,
     VOID_FINAL_STATE,
     VOID_REASON_MISSING,
     closed_shoe_cards_gone,
@@ -163,8 +162,9 @@ def _pending_review(actor: Staff, coup: Coup) -> CoupStep:
     if coup.state != Coup.State.AWAITING_APPROVAL:
         raise CoupConflict(f"This coup is {coup.state.replace('_', ' ')}: no correction awaits approval.")
     correction = _latest_correction(coup)
-    if correction.actor_id == actor.pk:
-        raise PermissionDenied(SELF_REVIEW_REFUSAL)
+    # separation of duties (issue 10): not only the correction's submitter, anyone who recorded a
+    # step of this coup is a party to what is judged
+    check_independent_reviewer(actor, coup, correction)
     return correction
 
 
@@ -263,8 +263,10 @@ def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: s
         money.coup_provisional_reverse(
             coup=coup, actor=actor, key=f"coup:{coup.pk}:voided:{step.index}", voiding=True
         )
-        _bank_as_declared(actor=actor, coup=coup, declared=rows[0])
     coup_state_change(coup=coup, to=Coup.State.VOID)
+    # the bank stays as declared; a restored coup's provisional result had raised the continuation:
+    # back to the minimum when he declared this bank (never below the bank itself)
+    bank_kept_as_declared(actor=actor, coup=coup, minimum=rows[0].payload.get("minimum"))
     shoe = coup.shoe
     shoe.refresh_from_db(fields=["stop_reached", "state"])
     if was == Coup.State.OPEN and shoe.stop_reached and shoe.state == Shoe.State.OPEN:
@@ -276,14 +278,3 @@ def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: s
         after={"index": step.index, "reason": reason.strip(), "was": was},
     )
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))
-
-
-def _bank_as_declared(*, actor: Staff, coup: Coup, declared: CoupStep) -> None:
-    """A voided restored coup whose bank is still in play (no later coup, the turn not ended): the
-    provisional result had raised the continuation the banker must put up; back to what it was
-    when he declared this bank."""
-    turn = BankTurn.objects.select_for_update().get(pk=coup.bank_turn_id)
-    later = Coup.objects.filter(bank_turn=turn, created_at__gt=coup.created_at)
-    if turn.ended_at is not None or later.exists():
-        return
-    bank_minimum_set(actor=actor, turn=turn, minimum=declared.payload.get("minimum", turn.required_minimum))

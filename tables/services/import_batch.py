@@ -41,7 +41,7 @@ from audit.snapshot import model_snapshot
 from ledger.models import Account, Transaction
 from ledger.services import InsufficientChips, UnbalancedTransaction, account_may_go_negative
 from ledger.services.posting import _insufficient_message
-from ledger.sql import accounts_lock, balances_add, entries_insert
+from ledger.sql import accounts_lock, entries_post
 from tables.engine_bridge import (
     banker_key,
     coup_restore,
@@ -292,9 +292,7 @@ class _Batch:
             (ImportedRecord, self.records),
         ):
             rows_copy(model, objs)
-        for start in range(0, len(self.entries), 10_000):
-            entries_insert(self.entries[start : start + 10_000])
-        balances_add({pk: d for pk, d in self.moved.items() if d})
+        entries_post(self.entries)  # which moves the balances by self.moved
         self.reset_rows()
         if self.turn is not None and self.turn is not self.turn_loaded:
             self.turn_loaded = self.turn  # written now: later changes to it are UPDATEs

@@ -16,6 +16,7 @@ from tables.engine_bridge import banker_key, coup_replay
 from tables.lifecycle import CoupConflict, coup_state_change
 from tables.models import Bet, Coup, CoupStep, ShoeCard
 from tables.permissions import check_croupier_at
+from tables.services.banks import bank_kept_as_declared
 from tables.services.coups import StepResult, coup_step_expected, step_append
 from tables.services.locking import lock_coup
 from tables.wording import BANK_WITHDRAW_BETS_STAND, BANK_WITHDRAW_CARDS_DEALT
@@ -55,8 +56,9 @@ def coup_bank_withdraw(
         idempotency_key=idempotency_key,
     )
     # no money moves: the bank stays in the table's bank account for the next deal (or goes back
-    # to the banker when he passes the bank); the bank turn and its continuation are unchanged
+    # to the banker when he passes the bank); he keeps it at least as declared
     coup_state_change(coup=coup, to=Coup.State.WITHDRAWN)
+    bank_kept_as_declared(actor=actor, coup=coup)
     audit_record(
         actor=actor,
         action="tables.coup.bank_withdraw",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import hmac
 import io
 from decimal import Decimal
 
@@ -12,6 +13,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import transaction
+from django.test import override_settings
 
 from audit.canonical import GENESIS_HASH, canonical_json, event_hash, to_jsonable
 from audit.models import AuditEvent
@@ -34,20 +36,40 @@ def test_first_event_links_to_genesis_and_each_next_to_its_predecessor() -> None
     assert (second.prev_hash, third.prev_hash) == (first.hash, second.hash)
 
 
-def test_hash_is_sha256_of_prev_hash_newline_canonical_content() -> None:
+@override_settings(AUDIT_HMAC_KEY_ID="k7", AUDIT_HMAC_KEY="the-audit-key-0123456789abcdef0123")
+def test_hash_is_hmac_sha256_of_prev_hash_newline_canonical_content_with_the_key_id() -> None:
     user = UserFactory(username="alice")
     player = PlayerFactory(display_name="Zoë")
     event = record(
         actor=user, action="tables.player.create", target=player, before=None, after={"b": 2, "a": "é"}
     )
     event.refresh_from_db()
+    assert event.key_id == "k7"
     when = event.occurred_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     content = (
         f'{{"action":"tables.player.create","actor_id":{user.pk},"actor_label":"alice","after":{{"a":"é","b":2}},'
-        f'"before":null,"object_id":"{player.pk}","object_type":"tables.player","occurred_at":"{when}","seq":1}}'
+        f'"before":null,"key_id":"k7","object_id":"{player.pk}","object_type":"tables.player",'
+        f'"occurred_at":"{when}","seq":1}}'
     )
-    expected = hashlib.sha256(("0" * 64 + "\n").encode() + content.encode("utf-8")).hexdigest()
+    message = ("0" * 64 + "\n").encode() + content.encode("utf-8")
+    expected = hmac.new(b"the-audit-key-0123456789abcdef0123", message, hashlib.sha256).hexdigest()
     assert event.hash == expected == event_hash(event)
+    # the same event hashed by someone without the key: not the stored hash
+    assert hashlib.sha256(message).hexdigest() != event.hash
+
+
+def test_a_plain_event_from_before_the_cut_over_hashes_as_it_always_did() -> None:
+    """An event without key id (written before keyed hashes): SHA-256, no key_id in the content."""
+    event = AuditEvent(
+        seq=1, occurred_at=dt.datetime(2026, 11, 30, 1, 21, 9, 123456, tzinfo=dt.UTC), actor_id=None,
+        actor_label="system", action="test.event", object_type="", object_id="", before=None,
+        after={"n": 1}, prev_hash=GENESIS_HASH, key_id="",
+    )  # fmt: skip
+    content = (
+        '{"action":"test.event","actor_id":null,"actor_label":"system","after":{"n":1},"before":null,'
+        '"object_id":"","object_type":"","occurred_at":"2026-11-30T01:21:09.123456Z","seq":1}'
+    )
+    assert event_hash(event) == hashlib.sha256(("0" * 64 + "\n" + content).encode()).hexdigest()
 
 
 def test_actor_labels() -> None:

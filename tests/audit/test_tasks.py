@@ -5,7 +5,7 @@ from django.conf import settings
 from django.db import transaction
 
 from audit.services import audit_record
-from audit.tasks import audit_chain_verify_task
+from audit.tasks import audit_anchor_task, audit_chain_verify_task
 
 pytestmark = pytest.mark.django_db
 
@@ -22,3 +22,22 @@ def test_beat_schedules_the_nightly_verification() -> None:
         "task": "audit.verify_chain",
         "schedule": 86400,
     }
+
+
+def test_the_nightly_verification_checks_the_anchor_file_too(settings, tmp_path) -> None:
+    from audit.models import ChainVerification
+
+    settings.AUDIT_ANCHOR_FILE = str(tmp_path / "anchors.jsonl")
+    with transaction.atomic():
+        audit_record(actor=None, action="test.event")
+    result = audit_chain_verify_task.delay().get()  # no anchor written yet: the file is missing
+    assert result == {"ok": False, "checked": 1, "head_seq": 1, "anchors_checked": 0}
+    stored = ChainVerification.objects.get()
+    assert (stored.ok, stored.first_broken_seq, stored.first_broken_reason) == (
+        False,
+        2,  # the tail past the head is vouched for by no anchor
+        f"anchors: anchor file {tmp_path / 'anchors.jsonl'} is missing",
+    )
+    audit_anchor_task.delay().get()
+    result = audit_chain_verify_task.delay().get()
+    assert result == {"ok": True, "checked": 2, "head_seq": 2, "anchors_checked": 1}

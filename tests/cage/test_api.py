@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from cage import services
 from ledger.models import Account, Transaction
+from tests.problems import field_errors, problem_body
 from tests.tables.api.conftest import Api
 
 from .conftest import counts, key, new_seat, new_session, new_spectator, owes
@@ -30,7 +31,7 @@ def refused(api: Api, path: str, body, status: int, **headers) -> dict:
     response = api.post(path, body, **headers)
     assert response.status_code == status, response.content[:1000]
     assert counts() == before
-    return response.json()
+    return problem_body(response)
 
 
 def test_a_buy_in_answers_the_receipt(cashier, dupont) -> None:
@@ -94,14 +95,17 @@ def test_malformed_bodies_are_refused(cashier, dupont, body, field) -> None:
 def test_an_amount_above_the_cage_limit_is_refused(cashier, dupont, settings) -> None:
     settings.CAGE_MAX_AMOUNT = 1000
     body = refused(Api(cashier), BUY_IN, {"player": dupont.pk, "amount": 1001}, 400)
-    assert body == {"amount": ["A buy-in moves at most 1000 chips at once."]}
+    assert field_errors(body) == {"amount": ["A buy-in moves at most 1000 chips at once."]}
 
 
 def test_a_cash_out_above_the_balance_is_refused(cashier, dupont) -> None:
     api = Api(cashier)
     api.ok(api.post(BUY_IN, {"player": dupont.pk, "amount": 100}))
     body = refused(api, CASH_OUT, {"player": dupont.pk, "amount": 101}, 400)
-    assert body == {"detail": "M. Dupont has only 100 chips; a cash-out of 101 is refused."}
+    assert body == {
+        "code": "invalid",
+        "detail": "M. Dupont has only 100 chips; a cash-out of 101 is refused.",
+    }
 
 
 def test_an_unknown_player_is_404(cashier) -> None:
@@ -114,7 +118,8 @@ def test_only_the_cage_posts(request, dupont, persona) -> None:
     api = Api(request.getfixturevalue(persona))
     for path in (BUY_IN, CASH_OUT):
         assert refused(api, path, {"player": dupont.pk, "amount": 5}, 403) == {
-            "detail": "Only the cage may sell chips or cash them in."
+            "code": "permission_denied",
+            "detail": "Only the cage may sell chips or cash them in.",
         }
 
 

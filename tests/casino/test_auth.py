@@ -6,6 +6,8 @@ import pytest
 from django.test import Client
 
 from audit.models import AuditEvent
+from core.models import LoginFailure
+from core.tasks import summarise_login_failures
 
 pytestmark = pytest.mark.django_db
 
@@ -42,15 +44,33 @@ def test_successful_login_is_audited(client, croupier) -> None:
     assert event.after["ip"] == "127.0.0.1"
 
 
-def test_failed_login_is_audited_without_the_password(client, croupier) -> None:
+def test_failed_login_is_logged_without_the_password_and_summarised_on_the_chain(client, croupier) -> None:
     response = client.post("/accounts/login/", {"username": "croupier", "password": "wrong-password"})
     assert response.status_code == 200
     assert "Please enter a correct username and password" in response.content.decode()
-    event = AuditEvent.objects.get()
-    assert (event.action, event.actor, event.actor_label) == ("auth.login_failed", None, "anonymous")
-    assert event.after == {"username": "croupier", "ip": "127.0.0.1", "user_agent": ""}
-    assert "wrong-password" not in str(event.after)
     assert "_auth_user_id" not in client.session
+    # not one audit event per failure (the chain's lock: core/services/logins.py), a log row
+    assert not AuditEvent.objects.exists()
+    failure = LoginFailure.objects.get()
+    assert (failure.username, failure.ip, failure.user_agent, failure.path, failure.locked_out) == (
+        "croupier",
+        "127.0.0.1",
+        "",
+        "/accounts/login/",
+        False,
+    )
+    assert "wrong-password" not in str(vars(failure))
+    # and the periodic summary puts it on the chain
+    assert summarise_login_failures() == 1
+    event = AuditEvent.objects.get()
+    assert (event.action, event.actor, event.actor_label) == ("auth.login_failures", None, "system")
+    assert event.after is not None
+    assert (event.after["count"], event.after["usernames"], event.after["ips"]) == (
+        1,
+        {"croupier": 1},
+        {"127.0.0.1": 1},
+    )
+    assert "wrong-password" not in str(event.after)
 
 
 def test_logout_is_audited(client, croupier) -> None:

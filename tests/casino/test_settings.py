@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -49,4 +50,58 @@ def test_environment_switches_to_postgresql_and_redis() -> None:
         "eager": False,
         "broker": "redis://mq:6379/0",
         "debug": True,
+    }
+
+
+AUDIT_PROBE = (
+    "import json, django; from django.conf import settings as s; django.setup(); "
+    "print(json.dumps({'id': s.AUDIT_HMAC_KEY_ID, 'key': s.AUDIT_HMAC_KEY, "
+    "'retired': s.AUDIT_HMAC_RETIRED_KEYS, "
+    "'plain_until': s.AUDIT_PLAIN_UNTIL_SEQ, 'anchors': s.AUDIT_ANCHOR_FILE, "
+    "'max_age': s.AUDIT_ANCHOR_MAX_AGE_HOURS, 'beat': s.CELERY_BEAT_SCHEDULE['audit-anchor-head']['task']}))"
+)
+
+
+def audit_probe(**env: str) -> dict:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("AUDIT_", "SECRET_KEY", "DJANGO_"))}
+    result = subprocess.run(
+        [sys.executable, "-c", AUDIT_PROBE],
+        cwd=ROOT,
+        env={**clean, "DJANGO_SETTINGS_MODULE": "casino.settings.base", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(result.stdout)
+
+
+def test_the_audit_key_comes_from_the_environment_and_defaults_to_one_derived_for_development() -> None:
+    derived = audit_probe(SECRET_KEY="one-dev-secret")
+    assert derived == {
+        "id": "dev",
+        "key": hashlib.sha256(b"chemin-audit-hmac-dev\none-dev-secret").hexdigest(),
+        "retired": {},
+        "plain_until": None,
+        "anchors": str(ROOT / "var" / "audit-anchors.jsonl"),
+        "max_age": 26.0,
+        "beat": "audit.anchor_head",
+    }
+    assert audit_probe(SECRET_KEY="another-dev-secret")["key"] != derived["key"]
+    got = audit_probe(
+        AUDIT_HMAC_KEY_ID="2027a",
+        AUDIT_HMAC_KEY="x" * 64,
+        AUDIT_HMAC_RETIRED_KEYS="2026a=old-key-1,2026b=old-key-2",
+        AUDIT_PLAIN_UNTIL_SEQ="73412",
+        AUDIT_ANCHOR_FILE="/mnt/worm/anchors.jsonl",
+        AUDIT_ANCHOR_MAX_AGE_HOURS="30",
+    )
+    assert got == {
+        "id": "2027a",
+        "key": "x" * 64,
+        "retired": {"2026a": "old-key-1", "2026b": "old-key-2"},
+        "plain_until": 73412,
+        "anchors": "/mnt/worm/anchors.jsonl",
+        "max_age": 30.0,
+        "beat": "audit.anchor_head",
     }

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
+
+from core.services.tokens import api_token_create
 
 pytestmark = pytest.mark.django_db
 
@@ -15,8 +16,8 @@ def test_api_needs_authentication(client) -> None:
 
 
 def test_me_with_token_authentication(client, croupier, table) -> None:
-    token = Token.objects.create(user=croupier)
-    response = client.get("/api/v1/me/", HTTP_AUTHORIZATION=f"Token {token.key}")
+    token = api_token_create(user=croupier)
+    response = client.get("/api/v1/me/", HTTP_AUTHORIZATION=f"Token {token}")
     assert response.status_code == 200
     body = response.json()
     assignment = croupier.assignments.get()

@@ -16,10 +16,12 @@ from audit.models import AuditEvent
 from core.db_limits import web_limits_set
 from core.errors import (
     DatabaseBusy,
+    DatabaseUnavailable,
     RetryConflict,
     StatementTimeout,
     busy_refusal,
     error_answer,
+    unavailable_refusal,
 )
 from core.models import IdempotencyRecord
 from core.transient import run_retrying
@@ -65,7 +67,9 @@ def test_each_broken_off_transaction_has_its_answer(sqlstate, status, code, kind
 
 
 def test_other_database_errors_stay_bugs() -> None:
-    assert busy_refusal(broken_off("08006")) is None  # connection failure
+    assert busy_refusal(broken_off("08006")) is None  # connection failure: not busy, unavailable
+    assert isinstance(unavailable_refusal(broken_off("08006")), DatabaseUnavailable)
+    assert unavailable_refusal(broken_off("42P01")) is None  # undefined table: a bug
     assert error_answer(OperationalError("no such table")) is None
     assert busy_refusal(ValueError("40P01")) is None
     assert isinstance(busy_refusal(OperationalError("database is locked")), DatabaseBusy)  # SQLite
@@ -171,7 +175,7 @@ def test_api_deadlocked_twice_answers_409_retry_with_nothing_written(croupier, c
     before = row_counts()
     events = AuditEvent.objects.count()
     response = api.post(f"/coups/{coup}/steps/", BET, key="k2")
-    assert (response.status_code, response["Content-Type"]) == (409, "application/json")
+    assert (response.status_code, response["Content-Type"]) == (409, "application/problem+json")
     assert response.json()["code"] == "retry" and len(calls) == 2
     assert row_counts() == before and AuditEvent.objects.count() == events
     assert not IdempotencyRecord.objects.filter(key="k2").exists()  # the client may send it again

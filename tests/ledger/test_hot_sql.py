@@ -53,24 +53,39 @@ def _wallet(r) -> Account:
     return Account.objects.get(casino=r.casino, kind="player", player=r.players[0])
 
 
-def test_a_balance_update_adds_the_deltas_and_still_meets_the_balance_check() -> None:
+def _forged_transaction(r, key: str) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO ledger_transaction (casino_id, kind, memo, idempotency_key) "
+            "VALUES (%s, 'hourly_fee', '', %s) RETURNING id",
+            [r.casino.pk, key],
+        )
+        return cursor.fetchone()[0]
+
+
+def test_entries_move_the_balances_by_their_net_and_still_meet_the_balance_check() -> None:
     r = rig("home", players=2, chips=100)
     wallet, cage = _wallet(r), Account.objects.get(casino=r.casino, kind="cage")
+    other = Account.objects.get(casino=r.casino, kind="player", player=r.players[1])
     with transaction.atomic():
-        hot_sql.balances_add({wallet.pk: -30, cage.pk: 30})
-        wallet.refresh_from_db()
-        cage.refresh_from_db()
-        assert (wallet.balance, cage.balance) == (70, -170)
+        # two transactions in one call: each account moves once, by its net (-30 + 5 for the wallet)
+        first, second = _forged_transaction(r, "a"), _forged_transaction(r, "b")
+        hot_sql.entries_post(
+            [(first, wallet.pk, -30), (first, cage.pk, 30), (second, wallet.pk, 5), (second, other.pk, -5)]
+        )
+        for account in (wallet, cage, other):
+            account.refresh_from_db()
+        assert (wallet.balance, cage.balance, other.balance) == (75, -170, 95)
         transaction.set_rollback(True)
     bank = Account.objects.create(
         casino=r.casino, kind="bank", table=r.table, name="bank", opened_at=wallet.opened_at
     )
     with pytest.raises(IntegrityError), transaction.atomic():
-        hot_sql.balances_add({bank.pk: -1, cage.pk: 1})  # a bank never holds fewer than zero chips
-    with pytest.raises(RuntimeError, match="1 accounts updated, 2 expected"), transaction.atomic():
-        hot_sql.balances_add({wallet.pk: 1, 10**9: -1})
+        forged = _forged_transaction(r, "c")
+        hot_sql.entries_post([(forged, bank.pk, -1), (forged, cage.pk, 1)])  # a bank holds no fewer than 0
     wallet.refresh_from_db()
-    assert wallet.balance == 100
+    bank.refresh_from_db()
+    assert (wallet.balance, bank.balance) == (100, 0)
 
 
 @pytest.mark.postgres
@@ -86,6 +101,6 @@ def test_entries_written_in_sql_are_still_checked_at_commit() -> None:
                 [r.casino.pk],
             )
             (txn_id,) = cursor.fetchone()
-        hot_sql.entries_insert([(txn_id, a.pk, 10), (txn_id, b.pk, -9)])
+        hot_sql.entries_post([(txn_id, a.pk, 10), (txn_id, b.pk, -9)])
     assert not Transaction.objects.filter(idempotency_key="sql").exists()
     assert not Entry.objects.filter(transaction_id=txn_id).exists()

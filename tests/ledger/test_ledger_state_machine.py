@@ -181,7 +181,8 @@ class LedgerMachine(RuleBasedStateMachine):
         low = max(in_bank, r.table.profile.min_bank, 1)
         high = max(low, available if not self.borrowing(r) else available + 50)
         bank = data.draw(st.integers(low, high + 5), label="bank")
-        coup = r.coup(banker, bank, state="awaiting_approval" if provisional else "settled")
+        # open until its money is posted: a coup that is over is frozen by the database
+        coup = r.coup(banker, bank, state="open")
         try:
             banks.bank_fund(
                 coup=coup,
@@ -214,6 +215,10 @@ class LedgerMachine(RuleBasedStateMachine):
         result = r.settlement(outcome, bank, bets)
         key = f"coup:{coup.pk}:correction:1" if provisional else f"coup:{coup.pk}:settle"
         self.settle(r, coup, result, key=key, provisional=provisional)
+        if provisional:
+            m.Coup.objects.filter(pk=coup.pk).update(state="awaiting_approval")
+        else:
+            m.Coup.objects.filter(pk=coup.pk).update(state="settled", settled_at=timezone.now())
         event(f"{'provisional' if provisional else 'settled'} {outcome.value}")
         if provisional:
             self.pending.append(Pending(r, coup, bets))

@@ -8,6 +8,7 @@ from django.db import IntegrityError, connection, transaction
 
 from audit.models import AuditEvent
 from ledger import services as ledger
+from ledger import sql as hot_sql
 from ledger.models import Account, Entry, Transaction
 from tests.ledger.builders import rig
 
@@ -137,6 +138,18 @@ def test_an_overdraft_is_for_player_accounts_only() -> None:
     assert levy.balance == 0
 
 
+def _entries_forged(r, entries: list[tuple[Account, int]]) -> None:
+    """Entries written past the services (the checks at COMMIT never run: the test rolls back)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO ledger_transaction (casino_id, kind, memo, idempotency_key) "
+            "VALUES (%s, 'hourly_fee', '', %s) RETURNING id",
+            [r.casino.pk, f"forged:{entries[0][0].pk}:{entries[0][1]}"],
+        )
+        (txn_id,) = cursor.fetchone()
+    hot_sql.entries_post([(txn_id, account.pk, amount) for account, amount in entries])
+
+
 def test_the_database_refuses_a_negative_balance_the_service_would_not_catch() -> None:
     r, a, _ = accounts("home")
     for kind in ("reserve", "bank", "levy", "fee", "card_money"):
@@ -147,9 +160,12 @@ def test_the_database_refuses_a_negative_balance_the_service_would_not_catch() -
             casino=r.casino, kind=kind, name=kind, opened_at=a.opened_at, **owner
         )
         with pytest.raises(IntegrityError), transaction.atomic():
-            Account.objects.filter(pk=account.pk).update(balance=-1)
+            _entries_forged(r, [(account, -1), (a, 1)])
+        account.refresh_from_db()
+        assert account.balance == 0
     # a player's account may hold a marker (below zero): the services decide when, per posting
-    Account.objects.filter(pk=a.pk).update(balance=-1)
+    before = a.balance
+    _entries_forged(r, [(a, -(before + 1)), (Account.objects.get(casino=r.casino, kind="cage"), before + 1)])
     a.refresh_from_db()
     assert a.balance == -1
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
+import hmac
 import io
 import json
 
@@ -232,24 +233,53 @@ def test_a_rejected_correction_leaves_no_shoe_next_in_the_api_either(client, pit
 
 
 # ------------------------------------------------------------------------------ audit trail
-def test_the_audit_trail_export_re_verifies_offline(client, accountant, awaiting) -> None:
+@pytest.fixture
+def shared_key(settings) -> None:
+    """The key the regulator holds to re-verify an export (set before any event is written)."""
+    settings.AUDIT_HMAC_KEY_ID, settings.AUDIT_HMAC_KEY = "k2", "the-regulator-shares-this-key-0123456"
+
+
+def test_the_audit_trail_export_re_verifies_offline_with_the_key(
+    shared_key, client, accountant, awaiting
+) -> None:
     client.force_login(accountant)
     response, body = _download(client, "audit-trail", _today())
     assert response["Content-Disposition"].startswith('attachment; filename="audit-trail_')
-    lines = [json.loads(line) for line in body.decode().splitlines()]
+    *lines, last = [json.loads(line) for line in body.decode().splitlines()]
     assert len(lines) == AuditEvent.objects.count()  # every event of the day, this export's own included
     keys = {"seq", "occurred_at", "actor_id", "actor_label", "action", "object_type", "object_id", "before",
-            "after", "prev_hash", "hash"}  # fmt: skip
+            "after", "key_id", "prev_hash", "hash"}  # fmt: skip
     prev = GENESIS_HASH
     for n, line in enumerate(lines, 1):
         assert set(line) == keys
-        assert (line["seq"], line["prev_hash"]) == (n, prev)
+        assert (line["seq"], line["prev_hash"], line["key_id"]) == (n, prev, "k2")
         content = {k: v for k, v in line.items() if k not in ("prev_hash", "hash")}
-        digest = hashlib.sha256(
-            line["prev_hash"].encode("ascii") + b"\n" + canonical_json(content)
+        digest = hmac.new(
+            b"the-regulator-shares-this-key-0123456",
+            line["prev_hash"].encode("ascii") + b"\n" + canonical_json(content),
+            hashlib.sha256,
         ).hexdigest()
         assert digest == line["hash"], line["seq"]
         prev = line["hash"]
+    # the last line: the chain's signed head when the export was taken (this export's own event)
+    anchor = last["anchor"]
+    assert set(last) == {"anchor"}
+    assert (anchor["scope"], anchor["seq"], anchor["hash"], anchor["key_id"]) == (
+        "global",
+        lines[-1]["seq"],
+        lines[-1]["hash"],
+        "k2",
+    )
+    signed = {k: anchor[k] for k in ("scope", "seq", "hash", "at", "key_id")}
+    assert (
+        anchor["sig"]
+        == hmac.new(
+            b"the-regulator-shares-this-key-0123456",
+            b"chemin-audit-anchor-v1\n" + canonical_json(signed),
+            hashlib.sha256,
+        ).hexdigest()
+    )
+    assert json.loads(response["X-Audit-Anchor"]) == anchor
     first = AuditEvent.objects.get(seq=1)
     assert lines[0] == {
         "seq": 1,
@@ -261,6 +291,7 @@ def test_the_audit_trail_export_re_verifies_offline(client, accountant, awaiting
         "object_id": first.object_id,
         "before": first.before,
         "after": first.after,
+        "key_id": "k2",
         "prev_hash": GENESIS_HASH,
         "hash": first.hash,
     }
@@ -294,6 +325,24 @@ def test_every_export_is_audited_with_who_what_and_when(client, pit_boss, table)
             "export": kind, "from": day, "to": day, "table": table.pk if scoped else None,
             "filename": f"{kind}_{day}_{day}{suffix}.{extension}",
         }  # fmt: skip
+
+
+def test_every_export_carries_the_signed_head_and_appends_it_to_the_anchor_file(
+    client, pit_boss, table, tmp_path, settings
+) -> None:
+    settings.AUDIT_ANCHOR_FILE = str(tmp_path / "anchors.jsonl")
+    client.force_login(pit_boss)
+    for n, kind in enumerate(("percentage-tax", "fees", "audit-trail", "coup-records"), 1):
+        response, _ = _download(client, kind, {**_today(), "table": table.pk})
+        head = AuditEvent.objects.order_by("-seq").first()
+        assert head is not None and head.action == exports.EXPORTS[kind].action
+        anchors = (tmp_path / "anchors.jsonl").read_text().splitlines()
+        assert len(anchors) == n
+        assert anchors[-1] == response["X-Audit-Anchor"]
+        assert (json.loads(anchors[-1])["seq"], json.loads(anchors[-1])["hash"]) == (head.seq, head.hash)
+    out = io.StringIO()
+    call_command("verify_audit", anchors=settings.AUDIT_ANCHOR_FILE, stdout=out, stderr=io.StringIO())
+    assert "anchors checked: 4" in out.getvalue() and "anchors OK" in out.getvalue()
 
 
 def test_a_bad_period_is_refused_and_nothing_is_audited(client, pit_boss) -> None:

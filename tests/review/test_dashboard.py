@@ -13,11 +13,15 @@ from django.utils import timezone
 
 from audit.models import AuditEvent, ChainVerification
 from audit.services import audit_record
+from ledger.models import BooksVerification
+from ledger.services.books import books_verification_start
 from review.period import Period
 from review.selectors.dashboard import expected_levy_per_unit, hold_vs_expected, open_tables
 from tables import services
+from tables.models import BankTax
 from tables.rules.odds import profile_odds
 from tables.rules.profiles import CASINO
+from tables.tasks import books_verify_task
 from tests.review.history import play_flagged
 from tests.tables.play import play
 
@@ -218,3 +222,29 @@ def test_the_nightly_task_stores_its_result_too() -> None:
     assert (verification.requested_by, verification.head_seq, verification.ok) == (None, 1, True)
     last = AuditEvent.objects.order_by("-seq").first()
     assert last is not None and last.actor_label == "system"
+
+
+# ----------------------------------------------------------------------------- books verification
+def test_the_books_panel_shows_the_last_verification(client, pit_boss, awaiting) -> None:
+    client.force_login(pit_boss)
+    html = client.get(reverse("review:dashboard")).content.decode()
+    assert '<section class="card books-panel" id="books"' in html
+    assert 'data-testid="books-verification">\n      \n      never verified' in html
+    BankTax.objects.create(coup=awaiting.flagged, basis=400, amount=20)
+    books_verify_task.delay()
+    run = BooksVerification.objects.get()
+    html = client.get(reverse("review:dashboard")).content.decode()
+    assert (
+        f"2 coups, 8 postings, 8 accounts checked at {timezone.localtime(run.finished_at):%Y-%m-%d %H:%M:%S}:"
+        in html
+    )
+    assert '<strong class="broken">1 difference</strong>' in html and "nightly run" in html
+    coup = awaiting.flagged
+    record_id = f"T{coup.shoe.table_id}-shoe{coup.shoe.number}-coup{coup.number}"
+    assert (
+        f"<li><strong>coup {coup.pk} ({record_id})</strong> [levy]: "
+        "engine no levy; BankTax 20 on covered 400</li>" in html
+    )
+    books_verification_start()
+    html = client.get(reverse("review:dashboard")).content.decode()
+    assert 'data-testid="books-running">A verification started at' in html

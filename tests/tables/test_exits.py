@@ -143,6 +143,37 @@ def test_a_bank_nobody_takes_is_withdrawn_and_the_banker_keeps_it(croupier, tabl
     assert (bank_holds(floor), wallet(floor, 1)) == (200, 800)  # nothing moved twice
 
 
+def test_a_withdrawn_bank_is_kept_at_least_as_declared(croupier, table) -> None:
+    """RULES.md §6-7: the banker keeps the withdrawn bank, whose chips stay in it, and may not take
+    chips out of a bank between coups: the next bank's minimum (what the screen says) is the bank
+    declared, so the croupier is never refused a bank the screen offered."""
+    floor = open_floor(croupier, table)
+    turn = BankTurn.objects.get(session=floor.session, ended_at__isnull=True)
+    assert turn.required_minimum == 1
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=150).coup
+    services.coup_bank_withdraw(actor=croupier, coup=coup)
+    turn.refresh_from_db()
+    assert turn.required_minimum == 150
+    assert AuditEvent.objects.filter(action="tables.bank.continue", object_id=str(turn.pk)).count() == 1
+    before = row_counts()
+    with pytest.raises(ValidationError):
+        services.coup_start(actor=croupier, session=floor.session, amount=100)
+    assert row_counts() == before
+    assert services.coup_start(actor=croupier, session=floor.session, amount=150).coup.bank == 150
+
+
+def test_after_a_void_of_a_coup_in_play_the_minimum_is_the_bank_as_declared(
+    croupier, table, pit_boss
+) -> None:
+    floor = open_floor(croupier, table)
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=120).coup
+    step(floor, coup, Move.BET, seat=2, amount=120)
+    services.coup_void(actor=pit_boss, coup=coup, reason="dispute at the table")
+    turn = BankTurn.objects.get(pk=coup.bank_turn_id)
+    assert (turn.required_minimum, turn.ended_at) == (120, None)
+    assert bank_holds(floor) == 120
+
+
 def test_a_withdrawn_bank_may_be_passed(croupier, table) -> None:
     """RULES.md §7: "...keeps the bank for the next deal or passes it": passing returns its chips."""
     floor = open_floor(croupier, table)
@@ -268,7 +299,9 @@ def test_a_restored_coup_awaiting_approval_is_voided_and_its_provisional_settlem
     assert before == ({1: 600, 2: 1000, 3: 1000}, 400)
     # restored, the banker won: 400 covered, levy 20, so he had to go on with at least 780
     assert provisional == ({1: 600, 2: 760, 3: 840}, 780, 780)
-    assert turn.required_minimum == 1 and turn.ended_at is None
+    # back to the bank he declared, which the bank still holds (not the 1 of his first bank: the
+    # bank could not be lowered to it, RULES.md §6)
+    assert turn.required_minimum == 400 and turn.ended_at is None
     kinds = list(Transaction.objects.filter(coup=flagged).values_list("kind", flat=True))
     assert kinds == ["bank_fund", "coup_provisional", "coup_reversal"]
 

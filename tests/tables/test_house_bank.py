@@ -227,3 +227,14 @@ def test_a_flagged_house_coup_is_restored_against_the_cage(croupier, pit_boss, t
         ("coup_settlement", {"player:Player 2": -100, "bank": 100}),
     ]
     assert held_bank_turn(floor).started_how == "house" and bank(floor) == 200
+
+
+def test_a_withdrawn_house_bank_is_set_afresh(croupier, table) -> None:
+    """RULES.md §2: the house sets each bank afresh, a withdrawn one too (its minimum stays 1; the
+    surplus goes back to the cage), unlike a player's bank (RULES.md §6, tests/tables/test_exits)."""
+    floor = house_floor(croupier, table)
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=300).coup
+    services.coup_bank_withdraw(actor=croupier, coup=coup)
+    assert held_bank_turn(floor).required_minimum == 1
+    assert services.coup_start(actor=croupier, session=floor.session, amount=100).coup.bank == 100
+    assert (bank(floor), cage(floor)) == (100, -4100)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -15,8 +16,8 @@ from cage.selectors import player_balances
 from ledger.models import Account, Transaction
 from ledger.selectors import ledger_drift, trial_balance
 from tables.management.commands.load_demo import DEMO_BUY_IN
-from tables.models import Casino, Player, Table
-from tables.selectors import assignments_current, user_roles
+from tables.models import Casino, CroupierAssignment, Player, Table
+from tables.selectors import assignments_current, croupier_tables, user_roles
 
 pytestmark = pytest.mark.django_db
 
@@ -35,9 +36,9 @@ def test_load_demo_is_idempotent_and_audited() -> None:
         Player.objects.count(),
         AuditEvent.objects.count(),
     )
-    # 14 for the floor and the staff, 1 for the cashier, 9 for the buy-ins (the cage's account, and
-    # per player his account and his buy-in)
-    assert counts == (1, 4, 4, 24)
+    # 17 for the floor and the staff (the croupier's shift at each of the four tables), 1 for the
+    # cashier, 9 for the buy-ins (the cage's account, and per player his account and his buy-in)
+    assert counts == (1, 4, 4, 27)
     buy_ins = Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count()
     assert load() == first
     assert Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count() == buy_ins == 4
@@ -64,8 +65,8 @@ def test_load_demo_users_roles_passwords_and_shift() -> None:
         assert user.check_password(password) and user_roles(user=user) == roles
         assert f"{username:<11} {password:<16}" in out
     assert User.objects.get(username="admin").is_superuser
-    shift = assignments_current(user=User.objects.get(username="croupier")).get()
-    assert shift.table.profile.slug == "casino"
+    shifts = assignments_current(user=User.objects.get(username="croupier"))
+    assert sorted(s.table.profile.slug for s in shifts) == ["casino", "classic", "club", "home"]
     assert sorted(Table.objects.values_list("profile__slug", flat=True)) == [
         "casino",
         "classic",
@@ -114,3 +115,21 @@ def test_load_demo_casino_table_may_be_banked_by_the_house_and_auctions_a_passed
         "club": (False, False),
         "home": (False, False),
     }
+
+
+def test_load_demo_puts_the_croupier_on_shift_at_every_demo_table() -> None:
+    """A newcomer plays each profile from "my table": no administrator's assignment first. A second
+    run adds no assignment; an assignment missing (say one table's was ended) is added back."""
+    load()
+    croupier = get_user_model().objects.get(username="croupier")
+    assert sorted(table_names(croupier)) == ["Casino table", "Classic table", "Club table", "Home table"]
+    load()
+    assert CroupierAssignment.objects.filter(user=croupier).count() == 4
+    CroupierAssignment.objects.filter(user=croupier, table__name="Club table").delete()
+    load()
+    assert sorted(table_names(croupier)) == ["Casino table", "Classic table", "Club table", "Home table"]
+    assert AuditEvent.objects.filter(action="tables.croupierassignment.create").count() == 5
+
+
+def table_names(user: Any) -> list[str]:
+    return [t.name for t in croupier_tables(user=user)]

@@ -39,9 +39,11 @@ from hypothesis.stateful import (
 from core.errors import DomainError
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger
+from ledger.books import BooksReport
 from ledger.models import Account
 from tables import services
 from tables.models import VOIDABLE_COUP_STATES, BankTurn, Coup, Player, Seat, Table, TableSession
+from tables.money.books import coup_books_check
 from tables.rules.coup import NeedsCards
 from tables.rules.machine import Move
 from tables.selectors import coup_view, table_now, table_open_session, table_ways_forward
@@ -368,6 +370,11 @@ class NightMachine(RuleBasedStateMachine):
         assert ledger_selectors.ledger_drift() == []
         negative = Account.objects.filter(balance__lt=0).exclude(kind__in=["cage", "player"])
         assert not negative.exists()
+        # and they agree with the tables: every coup's postings and levy re-derived by the engine
+        # (verify_books' game half; the audit events of the step under way are appended at COMMIT)
+        report = BooksReport()
+        coup_books_check(report)
+        assert [str(d) for d in report.differences] == []
 
 
 @pytest.mark.postgres

@@ -15,11 +15,11 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from rest_framework import serializers
 from rest_framework import status as http
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.parsers import SafeJSONParser
 from core.types import Staff, request_staff
 from tables.api import inputs, outputs
 from tables.api.idempotency import idempotency_key, idempotent
@@ -32,7 +32,7 @@ from tables.selectors import table_open_session
 
 class ApiView(APIView):
     schema = ApiSchema()
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
     input: type[serializers.Serializer] = inputs.EmptyIn
     output: type[serializers.Serializer] = outputs.TableOut
     status_code: int = http.HTTP_200_OK

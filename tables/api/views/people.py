@@ -5,22 +5,53 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
 from rest_framework import status as http
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from core.types import Staff
-from tables import services
+from tables import selectors, services
 from tables.api import inputs, outputs
 from tables.api.read_models import player_data
-from tables.api.views.base import TableAction, open_session, seat_at
+from tables.api.views.base import TableAction, open_session, seat_at, table_get
 from tables.models import Spectator, Table
+from tables.permissions import check_can_read_table
+
+
+class PlayersPageOut(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = outputs.PlayerOut(many=True)
 
 
 class PlayerCreateView(TableAction):
-    """A new player of the table's casino (to seat him or let him stand as a spectator)."""
+    """GET: the casino's players free to sit or stand at the table (a device's seat picker, the
+    croupier screen's list), for whoever reads the table. POST: a new player of the table's casino
+    (to seat him or let him stand as a spectator), by the croupier on shift."""
 
     input = inputs.PlayerCreateIn
     output = outputs.PlayerOut
     status_code = http.HTTP_201_CREATED
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("search", str, description="part of a name, or a whole membership number")
+        ],
+        responses={200: PlayersPageOut, 403: outputs.ErrorOut, 404: outputs.ErrorOut},
+        operation_id="tables_players_list",
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        table = table_get(table_id)
+        check_can_read_table(request.user, table)
+        search = request.query_params.get("search", "")[:100]
+        paginator = PageNumberPagination()
+        players = selectors.players_available(table=table, search=search)
+        page = paginator.paginate_queryset(players, request, view=self)
+        return paginator.get_paginated_response([player_data(p) for p in page or []])
 
     def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         return services.player_create(actor=actor, casino=table.casino, **data)

@@ -1,10 +1,11 @@
 """``python manage.py load_demo``: a small demo casino for local use. Idempotent.
 
 Creates (only what is missing) one casino, one table per built-in profile, the demo staff with
-fixed passwords, a croupier assignment covering the current shift and a few players, each bought in
-at the cage once (so they can bank and bet straight away). Every write goes through the services,
-so the demo data is audited (and the chips posted to the ledger) like real data. Refuses to run with
-DEBUG off unless --force: known passwords must never reach a production database.
+fixed passwords, the croupier's assignment to every demo table for the current shift and a few
+players, each bought in at the cage once (so they can bank and bet straight away). Every write goes
+through the services, so the demo data is audited (and the chips posted to the ledger) like real
+data. Refuses to run with DEBUG off unless --force: known passwords must never reach a production
+database.
 """
 
 from __future__ import annotations
@@ -98,16 +99,21 @@ class Command(BaseCommand):
             # a fixed key per player: a second run finds his buy-in posted and posts nothing
             key = f"demo:{player.pk}"
             cage_buy_in(actor=system, casino=casino, player=player, amount=DEMO_BUY_IN, key=key)
+        # The demo croupier is on shift at every demo table: a newcomer plays each profile from
+        # "my table" without an administrator's assignment first (a real floor assigns one table
+        # per croupier; the demo has one croupier for four tables).
         croupier = User.objects.get(username="croupier")
-        if not assignments_current(user=croupier).exists():
-            start = timezone.now().replace(minute=0, second=0, microsecond=0)
-            services.croupier_assignment_create(
-                actor=system,
-                user=croupier,
-                table=tables["casino"],
-                shift_start=start,
-                shift_end=start + SHIFT,
-            )
+        covered = {a.table_id for a in assignments_current(user=croupier)}
+        start = timezone.now().replace(minute=0, second=0, microsecond=0)
+        for table in tables.values():
+            if table.pk not in covered:
+                services.croupier_assignment_create(
+                    actor=system,
+                    user=croupier,
+                    table=table,
+                    shift_start=start,
+                    shift_end=start + SHIFT,
+                )
 
         self.stdout.write(
             self.style.SUCCESS(

@@ -9,9 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from tests.factories import api_token_for
+from tests.problems import problem_body
 from tests.tables.play import row_counts
 
 V1 = "/api/v1"
@@ -25,8 +26,7 @@ class Api:
         self.client = APIClient()
         self.user = user
         if user is not None:
-            token, _ = Token.objects.get_or_create(user=user)
-            self.client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+            self.client.credentials(HTTP_AUTHORIZATION=f"Token {api_token_for(user)}")
         self.seen: dict[int, int] = {}
 
     def _remember(self, response: Any) -> Any:
@@ -59,12 +59,13 @@ class Api:
         return self.post(f"/coups/{coup_id}/steps/", {"step": step, "kind": kind, **fields}, key=key)
 
     def refuse(self, path: str, body: Any = None, *, status: int, key: str | None = None) -> Any:
-        """POST what must be refused with ``status``, and prove that it wrote nothing."""
+        """POST what must be refused with ``status``, and prove that it wrote nothing; the problem
+        answer's body without its derived members (tests.problems)."""
         before = row_counts()
         response = self.post(path, body, key=key)
         assert response.status_code == status, (response.status_code, response.content[:2000])
         assert row_counts() == before
-        return response.json()
+        return problem_body(response)
 
     def ok(self, response: Any, status: int = 201) -> dict[str, Any]:
         assert response.status_code == status, (response.status_code, response.content[:2000])

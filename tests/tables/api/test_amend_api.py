@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tables.models import Bet, CoupStep
+from tests.problems import field_errors
 from tests.tables.play import open_floor, row_counts
 
 from .conftest import Api
@@ -51,11 +52,13 @@ def test_amendment_refusals_write_nothing(croupier, other_croupier, table) -> No
     api = Api(croupier)
     cid, index = typo_coup(api, table.pk)
     path = f"/coups/{cid}/steps/{index}/amend/"
-    assert api.refuse(path, {"amount": 150}, status=400) == {"reason": ["This field is required."]}
+    assert field_errors(api.refuse(path, {"amount": 150}, status=400)) == {
+        "reason": ["This field is required."]
+    }
     blank = api.refuse(path, {"amount": 150, "reason": "  "}, status=400)
-    assert blank == {"reason": ["This field may not be blank."]}
+    assert field_errors(blank) == {"reason": ["This field may not be blank."]}
     unknown = api.refuse(f"/coups/{cid}/steps/9/amend/", {"amount": 1, "reason": "t"}, status=400)
-    assert unknown == {"step": ["Coup 1 has no step 9."]}
+    assert field_errors(unknown) == {"step": ["Coup 1 has no step 9."]}
     assert "left to cover" in str(api.refuse(path, {"amount": 500, "reason": "t"}, status=400))
     assert api.refuse(path, {"amount": 150, "reason": "t", "step": 1}, status=409)["current_step"] == 2
     assert api.refuse(f"/coups/{cid + 999}/steps/1/amend/", {"amount": 1, "reason": "t"}, status=404)

@@ -16,6 +16,7 @@ from tables.rules.interchange import record_from_dict
 from tables.rules.judge import Rules, judge_coup
 from tables.rules.profiles import BUILTIN
 from tests.factories import CroupierAssignmentFactory, UserFactory
+from tests.problems import field_errors, problem_body
 from tests.tables.play import open_floor, row_counts
 
 from .conftest import Api
@@ -176,7 +177,7 @@ def coup_banker_stood_wrongly(api: Api, table_id: int, bank: int) -> dict[str, A
     before = row_counts()
     refused = api.step(cid, "banker_stand")
     assert refused.status_code == 422
-    assert refused.json() == {
+    assert problem_body(refused) == {
         "code": "confirmation_required",
         "detail": "BANKER_SHOULD_DRAW: confirm that this happened at the table",
         "violation": {"code": "BANKER_SHOULD_DRAW", "side": "banker", "detail": ""},
@@ -199,9 +200,11 @@ def correct_with_one_card(croupier: Api, pit_boss: Api, coup_id: int, accountant
     before = row_counts()
     missing = croupier.post(f"/coups/{coup_id}/correction/", {"cards": []})
     assert missing.status_code == 400
-    assert missing.json() == {"cards": ["The restored game needs 1 more card from the shoe: deal them."]}
+    assert field_errors(problem_body(missing)) == {
+        "cards": ["The restored game needs 1 more card from the shoe: deal them."]
+    }
     bad = croupier.post(f"/coups/{coup_id}/correction/", {"cards": ["1X"]})
-    assert bad.status_code == 400 and list(bad.json()) == ["cards"]
+    assert bad.status_code == 400 and list(field_errors(problem_body(bad))) == ["cards"]
     assert row_counts() == before
     body = croupier.ok(croupier.post(f"/coups/{coup_id}/correction/", {"cards": ["4c"]}))
     assert body["step"]["kind"] == "correction" and body["step"]["corrects"] == 11
@@ -290,9 +293,8 @@ def test_every_step_kind_through_the_api_in_one_session(croupier, table, pit_bos
 
     wrong = coup_player_drew_wrongly(api, table.pk, 856)
     api.ok(api.post(f"/coups/{wrong['id']}/correction/", {"cards": []}))
-    assert boss.refuse(f"/coups/{wrong['id']}/correction/reject/", {"reason": " "}, status=400) == {
-        "reason": ["This field may not be blank."]
-    }
+    blank = boss.refuse(f"/coups/{wrong['id']}/correction/reject/", {"reason": " "}, status=400)
+    assert field_errors(blank) == {"reason": ["This field may not be blank."]}
     rejected = boss.ok(boss.post(f"/coups/{wrong['id']}/correction/reject/", {"reason": "recheck the cards"}))
     assert (
         rejected["step"]["kind"] == "correction_rejected"
@@ -366,7 +368,11 @@ def test_record_export_matches_the_approved_restoration(croupier, table, pit_bos
     unfinished = start(api, table.pk, 195)
     conflict = reader.get(f"/coups/{unfinished['id']}/record/")
     assert conflict.status_code == 409
-    assert conflict.json() == {"detail": "The coup is not finished: it has no record yet.", "current_step": 1}
+    assert problem_body(conflict) == {
+        "code": "coup_conflict",
+        "detail": "The coup is not finished: it has no record yet.",
+        "current_step": 1,
+    }
 
 
 def test_a_pit_boss_never_approves_his_own_correction(croupier, table) -> None:
@@ -379,7 +385,10 @@ def test_a_pit_boss_never_approves_his_own_correction(croupier, table) -> None:
     before = row_counts()
     own = api.post(f"/coups/{flagged['id']}/correction/approve/")
     assert own.status_code == 403
-    assert own.json() == {"detail": "You submitted this correction: another person must review it."}
+    assert problem_body(own) == {
+        "code": "separation_of_duties",
+        "detail": "You submitted this correction: another person must review it.",
+    }
     assert api.post(f"/coups/{flagged['id']}/correction/reject/", {"reason": "mine"}).status_code == 403
     assert row_counts() == before
     assert floor.session.table_id == table.pk

@@ -9,6 +9,7 @@ import pytest
 from core.models import IdempotencyRecord
 from tables.models import CoupStep
 from tests.factories import CroupierAssignmentFactory, UserFactory
+from tests.problems import field_errors, problem_body
 from tests.tables.play import open_floor, row_counts
 
 from .conftest import Api
@@ -29,7 +30,7 @@ def refused(api: Api, coup: int, status: int, *, key: str | None = None, **body)
     response = api.post(f"/coups/{coup}/steps/", body, key=key)
     assert response.status_code == status, response.content
     assert row_counts() == before
-    return response.json()
+    return problem_body(response)
 
 
 # ------------------------------------------------------------------------------------ idempotency
@@ -72,7 +73,7 @@ def test_the_same_key_for_another_request_is_refused(croupier, table, coup) -> N
         before = row_counts()
         response = api.post(path, body, key="k-1")
         assert response.status_code == 422
-        assert response.json() == {
+        assert problem_body(response) == {
             "code": "idempotency_key_reused",
             "detail": "This Idempotency-Key was already used for a different request: "
             "use a new key for a new request.",
@@ -95,6 +96,7 @@ def test_a_key_is_per_user(croupier, table, coup) -> None:
     # already names step 2 of this coup, so this step is refused and nothing written (use UUIDs)
     clash = two.refuse(f"/coups/{coup}/steps/", {"step": 3, "kind": "bets_closed"}, key="same", status=409)
     assert clash == {
+        "code": "write_conflict",
         "detail": "This conflicts with a change recorded meanwhile: reload and retry.",
         "current_step": None,
     }
@@ -103,9 +105,9 @@ def test_a_key_is_per_user(croupier, table, coup) -> None:
 def test_a_refused_request_is_not_stored_so_a_retry_runs_again(croupier, coup) -> None:
     api = Api(croupier)
     for _ in range(2):  # refused twice: never replayed from a stored refusal
-        assert refused(api, coup, 400, key="retry-me", step=1, kind="bet", seat=2, amount=101) == {
-            "amount": ["only 100 of the bank is left to cover"]
-        }
+        assert field_errors(
+            refused(api, coup, 400, key="retry-me", step=1, kind="bet", seat=2, amount=101)
+        ) == {"amount": ["only 100 of the bank is left to cover"]}
     assert not IdempotencyRecord.objects.filter(key="retry-me").exists()
     # corrected, with the same key: it runs
     api.ok(
@@ -125,7 +127,7 @@ def test_a_refused_request_is_not_stored_so_a_retry_runs_again(croupier, coup) -
 )
 def test_a_post_needs_a_well_formed_key(croupier, coup, key, message) -> None:
     body = refused(Api(croupier), coup, 400, key=key, step=1, kind="bet", seat=2, amount=10)
-    assert body == {"Idempotency-Key": [message]}
+    assert field_errors(body) == {"Idempotency-Key": [message]}
 
 
 # ---------------------------------------------------------------------------------- stale / over
@@ -133,7 +135,11 @@ def test_a_stale_step_is_a_conflict(croupier, coup) -> None:
     api = Api(croupier)
     api.ok(api.step(coup, "bet", seat=2, amount=50, step=1))
     body = refused(api, coup, 409, step=1, kind="bet", seat=3, amount=10)
-    assert body == {"detail": "Stale step: the coup is at step 2, not 1.", "current_step": 2}
+    assert body == {
+        "code": "coup_conflict",
+        "detail": "Stale step: the coup is at step 2, not 1.",
+        "current_step": 2,
+    }
     assert refused(api, coup, 409, step=7, kind="bet", seat=3, amount=10)["current_step"] == 2
 
 
@@ -151,12 +157,19 @@ def test_no_step_after_the_reveal(croupier, coup) -> None:
     api.ok(api.step(coup, "player_natural"))
     api.ok(api.step(coup, "reveal"))
     body = refused(api, coup, 409, step=api.seen[coup], kind="reveal")
-    assert body == {"detail": "This coup is settled: no more steps.", "current_step": 9}
+    assert body == {
+        "code": "coup_conflict",
+        "detail": "This coup is settled: no more steps.",
+        "current_step": 9,
+    }
 
 
 def test_a_step_the_engine_cannot_record_is_a_bad_request(croupier, coup) -> None:
     body = refused(Api(croupier), coup, 400, step=1, kind="card_to_player", card="9H")
-    assert body == {"detail": "card_to_player is not possible now (phase betting); expected bet, banco"}
+    assert body == {
+        "code": "invalid",
+        "detail": "card_to_player is not possible now (phase betting); expected bet, banco",
+    }
 
 
 # ----------------------------------------------------------------------------------- permissions
@@ -164,10 +177,12 @@ def test_who_may_record_a_step(croupier, other_croupier, pit_boss, accountant, o
     for user in (other_croupier, pit_boss, accountant, outsider):
         body = refused(Api(user), coup, 403, step=1, kind="bet", seat=2, amount=10)
         assert body == {
-            "detail": "Only the croupier assigned to this table for the current shift may do this."
+            "code": "permission_denied",
+            "detail": "Only the croupier assigned to this table for the current shift may do this.",
         }
     assert refused(Api(), coup, 401, step=1, kind="bet", seat=2, amount=10) == {
-        "detail": "Authentication credentials were not provided."
+        "code": "not_authenticated",
+        "detail": "Authentication credentials were not provided.",
     }
 
 
@@ -209,7 +224,7 @@ def test_bad_cards_are_field_errors(croupier, coup, card) -> None:
     api.ok(api.step(coup, "bet", seat=2, amount=100))
     api.ok(api.step(coup, "bets_closed"))
     body = refused(api, coup, 400, step=3, kind="card_to_player", card=card)
-    assert list(body) == ["card"]
+    assert list(field_errors(body)) == ["card"]
 
 
 def test_cards_as_people_type_them_are_stored_canonical(croupier, coup) -> None:
@@ -235,14 +250,14 @@ def test_cards_as_people_type_them_are_stored_canonical(croupier, coup) -> None:
 )
 def test_bad_amounts_are_field_errors(croupier, coup, amount, message) -> None:
     body = refused(Api(croupier), coup, 400, step=1, kind="bet", seat=2, amount=amount)
-    assert body == {"amount": [message]}
+    assert field_errors(body) == {"amount": [message]}
 
 
 def test_above_the_uncovered_part_after_other_bets(croupier, coup) -> None:
     api = Api(croupier)
     api.ok(api.step(coup, "bet", seat=2, amount=70))
     body = refused(api, coup, 400, step=2, kind="bet", seat=3, amount=31)
-    assert body == {"amount": ["only 30 of the bank is left to cover"]}
+    assert field_errors(body) == {"amount": ["only 30 of the bank is left to cover"]}
 
 
 @pytest.mark.parametrize(
@@ -286,7 +301,7 @@ def test_above_the_uncovered_part_after_other_bets(croupier, coup) -> None:
     ],
 )
 def test_bad_step_bodies_are_field_errors(croupier, coup, body, errors) -> None:
-    assert refused(Api(croupier), coup, 400, **body) == errors
+    assert field_errors(refused(Api(croupier), coup, 400, **body)) == errors
 
 
 def test_malformed_json_is_a_bad_request(croupier, coup) -> None:
@@ -294,7 +309,7 @@ def test_malformed_json_is_a_bad_request(croupier, coup) -> None:
     response = Api(croupier).client.post(
         f"/api/v1/coups/{coup}/steps/", "{not json", content_type="application/json", HTTP_IDEMPOTENCY_KEY="j"
     )
-    assert response.status_code == 400 and response.json()["detail"].startswith("JSON parse error")
+    assert response.status_code == 400 and problem_body(response)["detail"].startswith("JSON parse error")
     assert row_counts() == before
 
 
@@ -303,7 +318,7 @@ def test_bad_banks_are_field_errors(croupier, table, bank) -> None:
     open_floor(croupier, table)
     before = row_counts()
     response = Api(croupier).post(f"/tables/{table.pk}/coups/", {"bank": bank})
-    assert response.status_code == 400 and list(response.json()) == ["bank"]
+    assert response.status_code == 400 and list(field_errors(problem_body(response))) == ["bank"]
     assert row_counts() == before
 
 
@@ -314,5 +329,6 @@ def test_a_bank_below_the_minimum_is_refused(croupier, table) -> None:
     BankTurn.objects.filter(session=floor.session).update(required_minimum=150)
     before = row_counts()
     response = Api(croupier).post(f"/tables/{table.pk}/coups/", {"bank": 100})
-    assert (response.status_code, response.json()) == (400, {"amount": ["the bank must be at least 150"]})
+    assert response.status_code == 400
+    assert field_errors(problem_body(response)) == {"amount": ["the bank must be at least 150"]}
     assert row_counts() == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.problems import field_errors
 from tests.tables.play import open_floor
 
 from .conftest import Api
@@ -69,3 +70,21 @@ def test_a_pit_boss_voids_a_coup_in_play_through_the_api(croupier, table, pit_bo
     again = boss.refuse(f"/coups/{coup['id']}/void/", {"reason": "twice"}, status=409)
     assert again["detail"].startswith("This coup is void: only a coup not over yet")
     api.ok(api.post(f"/tables/{table.pk}/session/close/", {}), 200)
+
+
+def test_after_a_withdrawal_or_a_void_the_next_bank_is_the_one_declared(croupier, table, pit_boss) -> None:
+    """The bank stays in the bank account as declared, and a bank in play is never lowered: the
+    table names it as the next minimum, so a device declaring ``required_minimum`` is not refused."""
+    open_floor(croupier, table)
+    api, boss = Api(croupier), Api(pit_boss)
+    assert api.ok(api.get(f"/tables/{table.pk}/"), 200)["bank"]["required_minimum"] == 1
+    coup = api.ok(api.post(f"/tables/{table.pk}/coups/", {"bank": 300}))["coup"]
+    api.ok(api.post(f"/coups/{coup['id']}/withdraw/", {"step": 1}))
+    assert api.ok(api.get(f"/tables/{table.pk}/"), 200)["bank"]["required_minimum"] == 300
+    refused = api.refuse(f"/tables/{table.pk}/coups/", {"bank": 299}, status=400)
+    assert field_errors(refused) == {"amount": ["the bank must be at least 300"]}
+    coup = api.ok(api.post(f"/tables/{table.pk}/coups/", {"bank": 350}))["coup"]
+    api.ok(api.step(coup["id"], "bet", seat=2, amount=100))
+    boss.ok(boss.post(f"/coups/{coup['id']}/void/", {"reason": "the shoe jammed"}))
+    assert api.ok(api.get(f"/tables/{table.pk}/"), 200)["bank"]["required_minimum"] == 350
+    assert api.ok(api.post(f"/tables/{table.pk}/coups/", {"bank": 350}))["coup"]["bank"] == 350

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tables.models import Player
+from tests.problems import field_errors
 from tests.tables.play import open_floor
 
 from .conftest import Api
@@ -19,7 +20,8 @@ def test_the_house_banks_through_the_api(croupier, table) -> None:
     t = f"/tables/{table.pk}"
     open_floor(croupier, table, banker_seat=None)
     assert api.refuse(f"{t}/bank/house/", status=400) == {
-        "detail": "The house does not bank this table (the table's house-bank setting is off)."
+        "code": "invalid",
+        "detail": "The house does not bank this table (the table's house-bank setting is off).",
     }
     table.house_bank = True
     table.save()
@@ -46,14 +48,14 @@ def test_a_spectators_bet_through_the_api(croupier, table) -> None:
     cid = api.ok(api.post(f"/tables/{table.pk}/coups/", {"bank": 100}))["coup"]["id"]
     step = api.seen[cid]
     body = {"step": step, "kind": "bet", "spectator": spectator, "amount": 100}
-    assert api.refuse(f"/coups/{cid}/steps/", body, status=400) == {
+    assert field_errors(api.refuse(f"/coups/{cid}/steps/", body, status=400)) == {
         "spectator": [
             "Spectators bet only on what is left once every seated punter has had his turn: "
             "seats 4, 3, 2 to go (or say the seated round is over)."
         ]
     }
-    assert api.refuse(
-        f"/coups/{cid}/steps/", {"step": step, "kind": "bets_closed", "consent": True}, status=400
+    assert field_errors(
+        api.refuse(f"/coups/{cid}/steps/", {"step": step, "kind": "bets_closed", "consent": True}, status=400)
     ) == {"consent": ["A bets_closed step does not take this field."]}
     done = api.ok(api.step(cid, "bet", spectator=spectator, amount=100, seated_round_over=True))
     assert done["coup"]["uncovered"] == 0
@@ -72,7 +74,7 @@ def test_a_club_spectators_bet_needs_consent_through_the_api(croupier, club_tabl
         "amount": 5,
         "seated_round_over": True,
     }
-    assert api.refuse(f"/coups/{cid}/steps/", body, status=400) == {
+    assert field_errors(api.refuse(f"/coups/{cid}/steps/", body, status=400)) == {
         "consent": ["Under the club profile a spectator bets only with the banker's consent."]
     }
     api.ok(api.step(cid, "bet", spectator=spectator, amount=5, seated_round_over=True, consent=True))
@@ -100,7 +102,7 @@ def test_a_stop_card_outside_7_to_10_is_refused_through_the_api(croupier, table)
     t = f"/tables/{table.pk}"
     api.ok(api.post(f"{t}/session/open/"))
     shoe = {"decks": 6, "burnt_cards": ["2C", "3C", "4C"]}
-    assert api.refuse(f"{t}/shoe/", {**shoe, "stop_card_position": 3}, status=400) == {
+    assert field_errors(api.refuse(f"{t}/shoe/", {**shoe, "stop_card_position": 3}, status=400)) == {
         "stop_card_position": [
             "The stop card goes 7 to 10 cards from the bottom of the shoe "
             "(in this 312-card shoe: after card 302 to 305), not 3."

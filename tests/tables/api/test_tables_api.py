@@ -8,6 +8,7 @@ import pytest
 from audit.selectors import audit_chain_verify
 from ledger import services as ledger
 from tables.models import BankTurn, Player, ShoeAlarm, TableSession
+from tests.problems import field_errors, problem_body
 from tests.tables.play import row_counts
 
 from .conftest import Api
@@ -54,7 +55,7 @@ def test_the_floor_run_through_the_api(croupier, table) -> None:
     assert state["state"] == "open" and state["session"]["opened_by"] == "croupier"
     assert not state["session"]["paused"]
     again = api.refuse(f"{t}/session/open/", status=400)
-    assert again == {"detail": "This table already has an open session."}
+    assert again == {"code": "invalid", "detail": "This table already has an open session."}
 
     players = []
     for n in range(1, 5):
@@ -71,9 +72,11 @@ def test_the_floor_run_through_the_api(croupier, table) -> None:
         zip([1, 2, 3], players[:3], strict=True)
     )
     assert api.refuse(f"{t}/seats/", {"player": players[3], "number": 2}, status=400) == {
+        "code": "invalid",
         "detail": "Seat 2 is taken."
     }
-    assert list(api.refuse(f"{t}/seats/", {"player": 999999, "number": 5}, status=400)) == ["player"]
+    unknown = api.refuse(f"{t}/seats/", {"player": 999999, "number": 5}, status=400)
+    assert list(field_errors(unknown)) == ["player"]
 
     state = api.ok(api.post(f"{t}/spectators/", {"player": players[3]}))
     spectator = state["spectators"][0]["id"]
@@ -84,10 +87,9 @@ def test_the_floor_run_through_the_api(croupier, table) -> None:
     state = api.ok(api.post(f"{t}/seats/", {"player": players[3], "number": 4}))
 
     bad_burn = api.refuse(f"{t}/shoe/", {"decks": 6, "burnt_cards": ["2C", "3C", "1X"]}, status=400)
-    assert list(bad_burn) == ["burnt_cards"]
-    assert list(api.refuse(f"{t}/shoe/", {"decks": 5, "burnt_cards": ["2C", "3C", "4C"]}, status=400)) == [
-        "decks"
-    ]
+    assert list(field_errors(bad_burn)) == ["burnt_cards"]
+    five_decks = api.refuse(f"{t}/shoe/", {"decks": 5, "burnt_cards": ["2C", "3C", "4C"]}, status=400)
+    assert list(field_errors(five_decks)) == ["decks"]
     state = api.ok(
         api.post(f"{t}/shoe/", {"decks": 6, "burnt_cards": ["2c", "3C", "4C"], "stop_card_position": 8})
     )
@@ -107,7 +109,10 @@ def test_the_floor_run_through_the_api(croupier, table) -> None:
 
     state = api.ok(api.post(f"{t}/session/pause/"))
     assert state["session"]["paused"]
-    assert api.refuse(f"{t}/coups/", {"bank": 100}, status=400) == {"detail": "The table is paused."}
+    assert api.refuse(f"{t}/coups/", {"bank": 100}, status=400) == {
+        "code": "invalid",
+        "detail": "The table is paused.",
+    }
     state = api.ok(api.post(f"{t}/session/resume/"), 200)
     assert not state["session"]["paused"]
 
@@ -120,7 +125,8 @@ def test_the_floor_run_through_the_api(croupier, table) -> None:
     assert {k: state["bank_rotation"][k] for k in ("required_minimum", "maximum", "auction_bank")} == {
         "required_minimum": 1, "maximum": None, "auction_bank": 1,
     }  # fmt: skip
-    assert list(api.refuse(f"{t}/bank/auction/", {"seat": 3, "amount": 0}, status=400)) == ["amount"]
+    auction = api.refuse(f"{t}/bank/auction/", {"seat": 3, "amount": 0}, status=400)
+    assert list(field_errors(auction)) == ["amount"]
     assert api.refuse(f"{t}/bank/auction/", {"seat": 9, "amount": 1}, status=400) == {
         "seat": ["Nobody sits at seat 9."]
     }
@@ -149,14 +155,20 @@ def test_the_floor_run_through_the_api(croupier, table) -> None:
     state = api.ok(api.post(f"{t}/shoe/close/", {"reason": "shuffle"}), 200)
     assert state["shoe"] is None
     assert ShoeAlarm.objects.filter(kind="early_reshuffle").count() == 1
-    assert api.refuse(f"{t}/shoe/close/", status=400) == {"detail": "This table has no shoe in play."}
+    assert api.refuse(f"{t}/shoe/close/", status=400) == {
+        "code": "invalid",
+        "detail": "This table has no shoe in play.",
+    }
 
     state = api.ok(api.post(f"{t}/session/close/", {"reason": "end of the night"}), 200)
     assert (state["state"], state["session"], state["seats"]) == ("closed", None, [])
     session = TableSession.objects.get(table=table)
     assert (session.close_reason, session.closed_by) == ("end of the night", croupier)
     assert BankTurn.objects.filter(session=session, ended_at__isnull=True).count() == 0
-    assert api.refuse(f"{t}/session/pause/", status=400) == {"detail": "This table has no open session."}
+    assert api.refuse(f"{t}/session/pause/", status=400) == {
+        "code": "invalid",
+        "detail": "This table has no open session.",
+    }
     assert audit_chain_verify().ok
 
 
@@ -193,8 +205,9 @@ def test_only_the_tables_croupier_acts_there(
     for user in (other_croupier, pit_boss, accountant, outsider):
         response = Api(user).post(f"/tables/{table.pk}/{path}", body)
         assert response.status_code == 403, (user, response.content)
-        assert response.json() == {
-            "detail": "Only the croupier assigned to this table for the current shift may do this."
+        assert problem_body(response) == {
+            "code": "permission_denied",
+            "detail": "Only the croupier assigned to this table for the current shift may do this.",
         }
     assert Api().post(f"/tables/{table.pk}/{path}", body).status_code == 401
     assert Api(croupier).post(f"/tables/999999/{path}", body).status_code == 404

@@ -176,5 +176,5 @@ def test_closing_a_session_enqueues_its_due_hours_on_commit(django_capture_on_co
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         money_fees.hourly_fees_enqueue_due(session=session)
         assert Transaction.objects.filter(kind="hourly_fee").count() == 0  # nothing before COMMIT
-    assert len(callbacks) == 1
+    assert len(callbacks) == 3  # one outbox message per hour, sent after the COMMIT
     assert _charged(casino, players) == {"A": 180, "B": 180, "C": 60}

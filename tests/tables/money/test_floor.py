@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from core.models import OutboxMessage
 from ledger.models import Account, Transaction
 from ledger.selectors import account_balance
 from tables import services
@@ -49,7 +50,9 @@ def test_closing_an_hourly_fee_session_bills_its_hours(croupier, django_capture_
     seat.save(update_fields=["joined_at"])
     with django_capture_on_commit_callbacks(execute=True) as enqueued:
         services.table_session_close(actor=croupier, session=session, reason="night over")
-    assert len(enqueued) == 1  # billing is enqueued once the close has committed
+    # billing is sent once the close has committed: one outbox message per clock hour, each sent
+    assert len(enqueued) == 3
+    assert OutboxMessage.objects.filter(task="ledger.bill_hourly_fees", sent_at__isnull=False).count() == 3
     # the session spans parts of three clock hours; the player sat through all of them, unpaused:
     # every started hour is billed (the casino's default billing), 30 chips each
     hours = Transaction.objects.filter(kind="hourly_fee").count()

@@ -1,0 +1,277 @@
+"""Signed anchors of the audit chain's head, kept outside the database (docs/audit.md, "Anchors").
+
+The chain alone cannot show that its newest events were deleted: what is left is still a valid
+chain. An anchor is one JSON line ``{"scope", "seq", "hash", "at", "key_id", "sig"}`` saying "at
+``at`` the head was event ``seq`` with hash ``hash``", signed with the audit key. Appended at least
+daily (beat) and with every report export to a file the database's role and administrators cannot
+write, it lets ``verify_audit --anchors FILE`` catch a deleted tail (the database's head is behind
+an anchor), a rewritten chain (the event at an anchored seq has another hash) and anchors that were
+removed or never written (the newest is too old, or two are too far apart).
+
+The signature is an HMAC-SHA256 with the same key as the events' (``key_id`` names it), over a
+message that starts with a fixed label no event's message can start with (an event's starts with
+64 hex digits): one secret to keep, rotate and back up, and a signature that can never pass for an
+event's hash or the other way round. A separate anchor key would protect nothing more: both are
+needed by the same process (beat writes anchors on the application host), so whoever steals one
+steals the other.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import itertools
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from audit.canonical import GENESIS_HASH, canonical_json
+from audit.keys import audit_key_current, audit_keys
+from audit.models import AuditEvent
+
+logger = logging.getLogger(__name__)
+
+#: the chain is one for every casino: its anchors are global
+SCOPE = "global"
+#: the start of every signed anchor message (versioned: a new layout gets a new label)
+SIGNATURE_LABEL = b"chemin-audit-anchor-v1\n"
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+_SIGNED = ("scope", "seq", "hash", "at", "key_id")
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    scope: str
+    seq: int
+    hash: str
+    at: str  # UTC, "YYYY-MM-DDTHH:MM:SS.ffffffZ" (as the chain writes instants)
+    key_id: str
+    sig: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"scope": self.scope, "seq": self.seq, "hash": self.hash, "at": self.at,
+                "key_id": self.key_id, "sig": self.sig}  # fmt: skip
+
+    def line(self) -> str:
+        """The anchor as one JSON line (keys sorted, no whitespace), without the newline."""
+        return json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+
+    @property
+    def moment(self) -> dt.datetime:
+        return dt.datetime.strptime(self.at, _TIME_FORMAT).replace(tzinfo=dt.UTC)
+
+
+def anchor_signature(fields: dict[str, Any], key: bytes) -> str:
+    """HMAC-SHA256 over the label, then the canonical JSON of the signed fields."""
+    message = SIGNATURE_LABEL + canonical_json({k: fields[k] for k in _SIGNED})
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def anchor_make(*, at: dt.datetime | None = None) -> Anchor:
+    """The signed head of the chain as committed now (seq 0 and the genesis hash when empty)."""
+    head = AuditEvent.objects.order_by("-seq").values_list("seq", "hash").first()
+    seq, head_hash = head if head else (0, GENESIS_HASH)
+    key_id, key = audit_key_current()
+    when = (at or timezone.now()).astimezone(dt.UTC).strftime(_TIME_FORMAT)
+    fields: dict[str, Any] = {"scope": SCOPE, "seq": seq, "hash": head_hash, "at": when, "key_id": key_id}
+    return Anchor(
+        scope=SCOPE, seq=seq, hash=head_hash, at=when, key_id=key_id, sig=anchor_signature(fields, key)
+    )
+
+
+def anchor_append(anchor: Anchor, path: str | Path) -> None:
+    """Append ``anchor`` to the file at ``path`` (created if need be) as one line, durably.
+
+    One ``write`` with ``O_APPEND``: concurrent writers (beat, exports) never interleave a line.
+    The file's protection (only the application's OS user may append, nobody may rewrite: a
+    WORM mount, ``chattr +a``, a log host) is the deployment's business (docs/deployment.md)."""
+    data = (anchor.line() + "\n").encode("ascii")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def anchor_publish() -> Anchor:
+    """Sign the head and append it to ``AUDIT_ANCHOR_FILE`` (when set): what beat and every report
+    export do. A failed write is logged at ERROR, not raised: the export or task goes on, and the
+    missing anchor shows at the next ``verify_audit --anchors`` (too old)."""
+    anchor = anchor_make()
+    path = settings.AUDIT_ANCHOR_FILE
+    if path:
+        try:
+            anchor_append(anchor, path)
+        except OSError:
+            logger.exception("could not append the audit anchor (seq=%s) to %s", anchor.seq, path)
+    return anchor
+
+
+# ------------------------------------------------------------------------------ verification
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorProblem:
+    reason: str
+    line: int | None = None  # the anchor file's line, when one anchor is at fault
+    seq: int | None = None  # the chain position at fault, when there is one
+
+
+@dataclass(slots=True)
+class AnchorReport:
+    path: str
+    checked: int = 0  # well-formed, correctly signed anchors
+    newest: Anchor | None = None
+    problems: list[AnchorProblem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _parse(text: str, keys: dict[str, bytes]) -> Anchor | str:
+    """An anchor from one line, or why it is not one."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return "not JSON"
+    if not isinstance(data, dict) or set(data) != {*_SIGNED, "sig"}:
+        return "not an anchor (its keys are wrong)"
+    if not (
+        data["scope"] == SCOPE
+        and type(data["seq"]) is int
+        and data["seq"] >= 0
+        and all(isinstance(data[k], str) for k in ("hash", "at", "key_id", "sig"))
+    ):
+        return "not an anchor (a value is wrong)"
+    key = keys.get(data["key_id"])
+    if key is None:
+        return f"signed with key {data['key_id']!r}, which is not configured"
+    if not hmac.compare_digest(anchor_signature(data, key), data["sig"]):
+        return "bad signature (altered or forged)"
+    anchor = Anchor(**data)
+    try:
+        anchor.moment  # noqa: B018 (parses the time)
+    except ValueError:
+        return "not an anchor (bad time)"
+    return anchor
+
+
+def _hours(delta: dt.timedelta) -> str:
+    return f"{delta.total_seconds() / 3600:.1f} h"
+
+
+def anchors_verify(
+    path: str | Path, *, now: dt.datetime | None = None, max_age: dt.timedelta | None = None
+) -> AnchorReport:
+    """Check the anchor file against the chain in the database.
+
+    Reported: a missing or empty file; a line that is not a correctly signed anchor; a newest
+    anchor older than ``max_age`` (settings ``AUDIT_ANCHOR_MAX_AGE_HOURS``) or two
+    anchors further apart than that (anchors deleted or not written); an anchor ahead of the
+    database's head (its tail deleted); an anchored seq whose event has another hash (the chain
+    rewritten at or before it) or is gone.
+    """
+    now = now or timezone.now()
+    max_age = max_age or dt.timedelta(hours=settings.AUDIT_ANCHOR_MAX_AGE_HOURS)
+    report = AnchorReport(path=str(path))
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        report.problems.append(AnchorProblem(f"anchor file {path} is missing"))
+        return report
+    except (OSError, UnicodeDecodeError) as error:
+        report.problems.append(AnchorProblem(f"anchor file {path} cannot be read: {error}"))
+        return report
+
+    keys = audit_keys()
+    anchors: list[tuple[int, Anchor]] = []
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        parsed = _parse(text, keys)
+        if isinstance(parsed, str):
+            report.problems.append(AnchorProblem(f"anchor line {number}: {parsed}", line=number))
+            continue
+        anchors.append((number, parsed))
+    report.checked = len(anchors)
+    if not anchors:
+        report.problems.append(AnchorProblem(f"anchor file {path} holds no valid anchor"))
+        return report
+
+    # In time order, not file order: two writers (beat, an export) may append their lines in the
+    # other order than they signed them, and each anchor stands on its own against the chain.
+    ordered = sorted(anchors, key=lambda item: (item[1].moment, item[0]))
+    for (before_line, before), (number, anchor) in itertools.pairwise(ordered):
+        if anchor.moment - before.moment > max_age:
+            report.problems.append(
+                AnchorProblem(
+                    f"no anchor between line {before_line} ({before.at}) and line {number} "
+                    f"({anchor.at}): {_hours(anchor.moment - before.moment)} apart, allowed "
+                    f"{_hours(max_age)} (anchors missing)",
+                    line=number,
+                )
+            )
+    number, newest = ordered[-1]
+    report.newest = newest
+    if now - newest.moment > max_age:
+        report.problems.append(
+            AnchorProblem(
+                f"the newest anchor (line {number}, at {newest.at}) is {_hours(now - newest.moment)} old, "
+                f"allowed {_hours(max_age)} (anchors missing or not written since)",
+                line=number,
+            )
+        )
+    report.problems.extend(_against_the_chain(anchors))
+    return report
+
+
+def _against_the_chain(anchors: list[tuple[int, Anchor]]) -> list[AnchorProblem]:
+    """Compare every anchored (seq, hash) with the database: the farthest anchor beyond the head
+    once (a deleted tail), the first anchor whose event differs (and how many more do)."""
+    problems: list[AnchorProblem] = []
+    head = AuditEvent.objects.order_by("-seq").values_list("seq", "hash").first()
+    head_seq, head_hash = head if head else (0, GENESIS_HASH)
+    ahead = [(n, a) for n, a in anchors if a.seq > head_seq]
+    if ahead:
+        number, far = max(ahead, key=lambda item: item[1].seq)
+        problems.append(
+            AnchorProblem(
+                f"tail deleted: anchor line {number} (at {far.at}) says head seq {far.seq} hash {far.hash}, "
+                f"the database's head is seq {head_seq} hash {head_hash}: events "
+                f"{head_seq + 1}..{far.seq} are missing",
+                line=number,
+                seq=head_seq + 1,
+            )
+        )
+    within = [(n, a) for n, a in anchors if 0 < a.seq <= head_seq]
+    stored: dict[int, str] = {}
+    wanted = sorted({a.seq for _, a in within})
+    for start in range(0, len(wanted), 1000):
+        chunk = wanted[start : start + 1000]
+        stored.update(AuditEvent.objects.filter(seq__in=chunk).values_list("seq", "hash"))
+    differing = sorted(
+        ((a.seq, n, a) for n, a in within if stored.get(a.seq) != a.hash), key=lambda item: (item[0], item[1])
+    )
+    if differing:
+        seq, number, first = differing[0]
+        found = stored.get(seq)
+        what = f"the database has hash {found}" if found else "the database has no such event"
+        more = f" ({len(differing) - 1} later anchors disagree too)" if len(differing) > 1 else ""
+        problems.append(
+            AnchorProblem(
+                f"chain rewritten: anchor line {number} (at {first.at}) says seq {seq} has hash "
+                f"{first.hash}, {what}{more}",
+                line=number,
+                seq=seq,
+            )
+        )
+    return problems

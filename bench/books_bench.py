@@ -1,0 +1,128 @@
+"""Benchmark: ``manage.py verify_books`` on PostgreSQL (a plain script: it prints numbers, asserts
+only that the books it verifies are clean).
+
+    .venv/bin/python bench/books_bench.py [N] [--profile casino]     # N coups, default 3,000
+
+Creates its own database (``chemin_books_bench``, dropped and re-created on every run; the server
+is ``BENCH_DATABASE_URL``, default ``postgres://postgres@127.0.0.1:5432``), imports N generated coup
+records with ``import_coups`` (bench/coupgen.py: coups played through the rules engine from
+shuffled shoes, some with wrong decisions, so some coups are restored and left awaiting a pit
+boss), then runs the verification in-process and prints coups/s, this process's CPU time, the SQL
+queries and the process's peak memory (RSS, the import's included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DB_NAME = "chemin_books_bench"
+SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
+os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
+os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
+
+
+def recreate_database() -> None:
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {DB_NAME}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n", nargs="?", type=int, default=3000, help="coups to import (default 3000)")
+    parser.add_argument("--profile", default="casino", help="the records' profile ('all' mixes the four)")
+    args = parser.parse_args()
+
+    recreate_database()
+    import django
+
+    django.setup()
+
+    import datetime as dt
+
+    from django.core.management import call_command
+    from django.db import connection
+    from django.db.models import Count
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from bench.coupgen import write_jsonl
+    from ledger.books import BooksReport
+    from ledger.models import Transaction
+    from tables import services
+    from tables.models import Coup, RuleProfile
+    from tables.money.books import books_verify
+
+    call_command("migrate", verbosity=0)
+    now = timezone.now()
+    croupier = services.staff_member_create(
+        actor=None, username="bench-croupier", password="bench-password-123", roles=["croupier"]
+    )
+    casino = services.casino_create(actor=None, name="Bench casino", levy_mode="percentage", levy_rate_bp=500)
+    slug = "casino" if args.profile == "all" else args.profile
+    table = services.table_create(
+        actor=None, casino=casino, name="Bench 1", profile=RuleProfile.objects.get(slug=slug)
+    )
+    services.croupier_assignment_create(
+        actor=None,
+        user=croupier,
+        table=table,
+        shift_start=now - dt.timedelta(hours=1),
+        shift_end=now + dt.timedelta(hours=12),
+    )
+    profiles = None if args.profile == "all" else (args.profile,)
+    path = Path(tempfile.mkdtemp(prefix="books-bench-")) / "history.jsonl"
+    write_jsonl(str(path), args.n, profiles=profiles, malformed_every=0)
+    started = time.perf_counter()
+    call_command(
+        "import_coups",
+        str(path),
+        table=table.pk,
+        croupier=croupier.get_username(),
+        buy_in=10_000_000,
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+    )
+    states = dict(Coup.objects.values_list("state").annotate(n=Count("id")))
+    print(f"verify_books on PostgreSQL ({DB_NAME}), profile {args.profile}")
+    print(f"  history: {Coup.objects.count()} coups {states}, {Transaction.objects.count()} postings")
+    print(f"           (imported in {time.perf_counter() - started:.1f} s)")
+    connection.cursor().execute("ANALYZE")
+
+    for attempt in (1, 2):
+        started, cpu = time.perf_counter(), time.process_time()
+        with CaptureQueriesContext(connection) as queries:
+            report = books_verify(BooksReport())
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+        print(
+            f"  run {attempt}: {report.coups} coups, {report.transactions} postings, "
+            f"{report.accounts} accounts "
+            f"in {wall:.2f} s = {report.coups / wall:,.0f} coups/s "
+            f"(CPU {cpu:.2f} s = {report.coups / cpu:,.0f} coups per CPU second)"
+        )
+        print(
+            f"         {len(queries.captured_queries)} SQL queries, process peak RSS {peak:.0f} MiB, "
+            f"{report.difference_count} difference(s)"
+        )
+        for difference in report.differences[:10]:
+            print(f"         {difference}")
+    print(f"  load average {os.getloadavg()[0]:.1f}")
+    if not report.ok:
+        sys.exit("the imported books differ")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,272 @@
+"""Attacks on the audit trail by a PostgreSQL superuser (who can switch the append-only triggers
+off), each detected by ``verify_audit`` with the signed anchors kept outside the database, naming
+where (issue 10): the newest events deleted, one event rewritten and every event after it
+re-hashed, anchors deleted or never written."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import io
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection, transaction
+from django.test import override_settings
+from django.utils import timezone
+
+from audit.anchors import anchor_append, anchor_make
+from audit.canonical import canonical_json, event_content
+from audit.models import AuditEvent
+from audit.services import audit_record
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+
+
+def events(count: int) -> list[AuditEvent]:
+    with transaction.atomic():
+        return [audit_record(actor=None, action="test.event", after={"n": n}) for n in range(1, count + 1)]
+
+
+def as_superuser_without_triggers(sql: str, params: list) -> None:
+    """What a database superuser can do: run SQL with the append-only triggers switched off."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute(sql, params)
+        cursor.execute("SET LOCAL session_replication_role = DEFAULT")
+
+
+def verify(anchors: Path | None = None, **options: object) -> tuple[int, str, str]:
+    out = io.StringIO()
+    if anchors is not None:
+        options["anchors"] = str(anchors)
+    try:
+        call_command("verify_audit", stdout=out, stderr=io.StringIO(), **options)
+    except CommandError as error:
+        return error.returncode, out.getvalue(), str(error)
+    return 0, out.getvalue(), ""
+
+
+def anchor_now(path: Path) -> None:
+    call_command("audit_anchor", out=str(path), stdout=io.StringIO())
+
+
+def rehash_from(seq: int, *, after: dict, key_id: str | None = None) -> None:
+    """Rewrite event ``seq``'s ``after`` and re-hash it and every event after it so that every link
+    holds again — with plain SHA-256, all a forger without the key can compute. ``key_id``: also
+    relabel the events (``""``: pass them off as written before the cut-over to keyed hashes)."""
+    chain = list(AuditEvent.objects.filter(seq__gte=seq - 1).order_by("seq"))
+    prev_hash = chain[0].prev_hash if chain[0].seq == seq else chain[0].hash
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        for event in chain:
+            if event.seq < seq:
+                continue
+            if event.seq == seq:
+                event.after = after
+            if key_id is not None:
+                event.key_id = key_id
+            event.prev_hash = prev_hash
+            message = prev_hash.encode("ascii") + b"\n" + canonical_json(event_content(event))
+            event.hash = prev_hash = hashlib.sha256(message).hexdigest()
+            cursor.execute(
+                'UPDATE audit_auditevent SET "after" = %s::jsonb, key_id = %s, prev_hash = %s, hash = %s '
+                "WHERE id = %s",
+                [json.dumps(event.after), event.key_id, event.prev_hash, event.hash, event.pk],
+            )
+        cursor.execute("SET LOCAL session_replication_role = DEFAULT")
+
+
+# ------------------------------------------------------------------------- a deleted tail
+
+
+def test_the_newest_five_events_deleted_are_caught_by_the_anchor_naming_the_missing_tail(tmp_path) -> None:
+    made = events(12)
+    anchors = tmp_path / "anchors.jsonl"
+    anchor_now(anchors)
+    assert verify(anchors)[0] == 0
+
+    as_superuser_without_triggers("DELETE FROM audit_auditevent WHERE seq > %s", [7])
+
+    # what remains is a valid chain: without anchors nothing can tell
+    code, out, _ = verify()
+    assert (code, "audit chain OK" in out) == (0, True)
+    # the anchor says the head was seq 12
+    code, out, error = verify(anchors)
+    assert code == 1
+    expected = (
+        f"tail deleted: anchor line 1 (at {json.loads(anchors.read_text())['at']}) says head seq 12 hash "
+        f"{made[11].hash}, the database's head is seq 7 hash {made[6].hash}: events 8..12 are missing"
+    )
+    assert error == f"anchors: {expected}"
+    assert "audit chain OK" in out and f"  {expected}" in out
+
+
+def test_a_deleted_tail_followed_by_new_events_contradicts_the_anchor_at_its_seq(tmp_path) -> None:
+    """The forger deletes 5 events and lets the application write 5 new ones: seq 12 is back, with
+    another hash."""
+    made = events(12)
+    anchors = tmp_path / "anchors.jsonl"
+    anchor_now(anchors)
+    as_superuser_without_triggers("DELETE FROM audit_auditevent WHERE seq > %s", [7])
+    again = events(5)
+    assert again[-1].seq == 12
+
+    code, out, error = verify(anchors)
+    assert code == 1
+    assert error.startswith(
+        f"anchors: chain rewritten: anchor line 1 (at {json.loads(anchors.read_text())['at']}) says seq 12 "
+        f"has hash {made[11].hash}, the database has hash {again[-1].hash}"
+    )
+    assert "audit chain OK" in out
+
+
+# --------------------------------------------------------------------- a re-hashed chain
+
+
+def test_one_event_rewritten_and_every_later_event_re_hashed_is_caught_at_the_first_bad_seq(tmp_path) -> None:
+    made = events(40)
+    anchors = tmp_path / "anchors.jsonl"
+    anchor_now(anchors)
+
+    rehash_from(7, after={"n": 700})
+    assert AuditEvent.objects.get(seq=7).after == {"n": 700}  # the edit really happened
+    # every link holds: an unkeyed chain would verify
+    chain = list(AuditEvent.objects.order_by("seq"))
+    assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(chain))
+
+    code, out, error = verify()
+    assert code == 1
+    reason = "content does not match its hash"
+    assert error == f"audit chain BROKEN: first broken event seq=7 id={made[6].pk} ({reason})"
+    assert "broken events: 34" in out  # 7..40: none of the forger's hashes is a valid HMAC
+    assert f"  seq=6 id={made[5].pk}" not in out
+
+    code, out, error = verify(anchors)
+    assert code == 1
+    assert error.startswith("audit chain BROKEN: first broken event seq=7 ")
+    assert (
+        f"  chain rewritten: anchor line 1 (at {json.loads(anchors.read_text())['at']}) says seq 40 has hash "
+        f"{made[39].hash}, the database has hash {chain[39].hash}"
+    ) in out
+
+
+@pytest.mark.parametrize("plain_until", [0, None])
+def test_a_rewrite_passed_off_as_written_before_the_keyed_cut_over_is_caught(plain_until) -> None:
+    """The forger relabels the events he re-hashes as plain SHA-256 ones (``key_id`` empty)."""
+    made = events(10)
+    rehash_from(4, after={"n": 400}, key_id="")
+    with override_settings(AUDIT_PLAIN_UNTIL_SEQ=plain_until):
+        code, out, error = verify()
+    assert code == 1
+    reason = "plain SHA-256 hash after the cut-over to keyed hashes"
+    assert error == f"audit chain BROKEN: first broken event seq=4 id={made[3].pk} ({reason})"
+    assert "broken events: 7" in out
+
+
+def test_the_whole_chain_passed_off_as_plain_is_caught_by_the_cut_over_seq_or_the_anchor(tmp_path) -> None:
+    made = events(6)
+    anchors = tmp_path / "anchors.jsonl"
+    anchor_now(anchors)
+    rehash_from(1, after={"n": 100}, key_id="")
+
+    # production: AUDIT_PLAIN_UNTIL_SEQ is the cut-over's seq (0 for a chain keyed from the start)
+    code, _, error = verify()
+    reason = "plain SHA-256 hash beyond AUDIT_PLAIN_UNTIL_SEQ=0"
+    assert (code, error) == (1, f"audit chain BROKEN: first broken event seq=1 id={made[0].pk} ({reason})")
+    # development's "any plain prefix": the anchor still tells
+    with override_settings(AUDIT_PLAIN_UNTIL_SEQ=None):
+        code, out, error = verify(anchors)
+    assert code == 1 and "audit chain OK" in out
+    assert error.startswith("anchors: chain rewritten: anchor line 1 ")
+    assert f"says seq 6 has hash {made[5].hash}" in error
+
+
+def test_a_rewrite_re_hashed_with_a_wrong_key_is_caught() -> None:
+    """A guessed key (here: the development key of another installation) gives other HMACs."""
+    made = events(5)
+    with override_settings(AUDIT_HMAC_KEY="a-guess-at-the-key-0123456789abcdef"):
+        forged = AuditEvent.objects.get(seq=3)
+        forged.after = {"n": 300}
+        from audit.canonical import event_hash
+
+        as_superuser_without_triggers(
+            """UPDATE audit_auditevent SET "after" = '{"n": 300}'::jsonb, hash = %s WHERE seq = 3""",
+            [event_hash(forged)],
+        )
+    code, _, error = verify()
+    assert (code, error) == (
+        1,
+        f"audit chain BROKEN: first broken event seq=3 id={made[2].pk} (content does not match its hash)",
+    )
+
+
+# ----------------------------------------------------------------------- anchors removed
+
+
+def test_a_missing_anchor_file_is_reported(tmp_path) -> None:
+    events(3)
+    code, _, error = verify(tmp_path / "nowhere.jsonl")
+    assert (code, error) == (1, f"anchors: anchor file {tmp_path / 'nowhere.jsonl'} is missing")
+
+
+def test_an_emptied_anchor_file_is_reported(tmp_path) -> None:
+    events(3)
+    anchors = tmp_path / "anchors.jsonl"
+    anchors.write_text("")
+    code, _, error = verify(anchors)
+    assert (code, error) == (1, f"anchors: anchor file {anchors} holds no valid anchor")
+
+
+def test_anchors_deleted_since_the_tail_was_cut_leave_the_newest_anchor_too_old(tmp_path) -> None:
+    """The forger deletes the tail and the anchors that show it: the newest remaining anchor is
+    older than the allowed age (a day's anchor plus slack), so the cut is still reported."""
+    events(5)
+    anchors = tmp_path / "anchors.jsonl"
+    now = timezone.now()
+    anchor_append(anchor_make(at=now - dt.timedelta(hours=50)), anchors)
+    events(5)
+    anchor_append(anchor_make(at=now - dt.timedelta(hours=27)), anchors)
+    events(5)
+    anchor_append(anchor_make(at=now - dt.timedelta(hours=3)), anchors)  # head seq 15
+    assert verify(anchors)[0] == 0
+
+    as_superuser_without_triggers("DELETE FROM audit_auditevent WHERE seq > %s", [10])
+    anchors.write_text("".join(anchors.read_text().splitlines(keepends=True)[:2]))  # the last removed
+    code, out, error = verify(anchors)
+    newest = json.loads(anchors.read_text().splitlines()[1])
+    assert code == 1
+    assert error == (
+        f"anchors: the newest anchor (line 2, at {newest['at']}) is 27.0 h old, allowed 26.0 h "
+        "(anchors missing or not written since)"
+    )
+    assert "anchor problems: 1" in out
+    # and an anchor removed from the middle leaves a gap
+    lines = anchors.read_text().splitlines(keepends=True)
+    anchors.write_text(lines[0])
+    anchor_append(anchor_make(), anchors)
+    code, _, error = verify(anchors)
+    assert code == 1
+    assert error.startswith("anchors: no anchor between line 1 (")
+    assert "50.0 h apart, allowed 26.0 h (anchors missing)" in error
+    # the allowed age is a setting, and an option
+    code, _, _ = verify(anchors, max_age_hours=60)
+    assert code == 0
+
+
+def test_an_anchor_edited_to_match_a_deleted_tail_has_a_bad_signature(tmp_path) -> None:
+    made = events(8)
+    anchors = tmp_path / "anchors.jsonl"
+    anchor_now(anchors)
+    as_superuser_without_triggers("DELETE FROM audit_auditevent WHERE seq > %s", [5])
+    anchor = json.loads(anchors.read_text())
+    anchor.update(seq=5, hash=made[4].hash)  # the forger cannot re-sign it without the key
+    anchors.write_text(json.dumps(anchor) + "\n")
+    code, out, error = verify(anchors)
+    assert code == 1
+    assert error == "anchors: anchor line 1: bad signature (altered or forged)"
+    assert "anchors checked: 0" in out

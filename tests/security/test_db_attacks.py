@@ -1,0 +1,399 @@
+"""Issue 10, item 3: the attacks the reporter ran with the application's own database role, run
+again as that role, on PostgreSQL, each refused with nothing changed.
+
+The role is set up from the SQL docs/deployment.md gives (core.db_roles: the same statements, and a
+test below checks the document still shows them), under a name of this test database's own (roles
+are shared by the whole server), and the attacks come through a second connection logged in as it.
+The data is the real services' (a casino coup settled with its levy), committed, so the attacker's
+connection sees it; the checks read it back through the test's own connection (a superuser).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from django.db import IntegrityError, connection
+
+from audit.db_triggers import GUARD_FUNCTION
+from core.db_roles import APPEND_ONLY_TABLES, RoleNames, after_migrate_sql, database_sql, role_sql, script
+from ledger.models import Account, Entry, Transaction
+from tables import services
+from tables.models import BankTax, Bet, Coup
+from tests.tables.play import K, open_floor, play, step
+
+pytestmark = pytest.mark.postgres
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "deployment.md"
+
+INSUFFICIENT_PRIVILEGE = "42501"
+RESTRICT_VIOLATION = "23001"
+CHECK_VIOLATION = "23514"
+
+
+@dataclass(frozen=True)
+class AppRole:
+    names: RoleNames
+    password: str
+
+    def connect(self) -> psycopg.Connection:
+        settings = connection.settings_dict
+        return psycopg.connect(
+            host=settings["HOST"] or None,
+            port=settings["PORT"] or None,
+            dbname=self.names.database,
+            user=self.names.app,
+            password=self.password,
+        )
+
+
+def _execute(statements: Sequence[str]) -> None:
+    with connection.cursor() as cursor:
+        for sql in statements:
+            cursor.execute(sql)
+
+
+@pytest.fixture(scope="session")
+def app_role(django_db_setup, django_db_blocker) -> Iterator[AppRole]:
+    """The documented application role, in the test database: created once per test database."""
+    with django_db_blocker.unblock():
+        if connection.vendor != "postgresql":
+            pytest.skip("the database roles are PostgreSQL's")
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_database(), current_user")
+            database, owner = cursor.fetchone()
+        names = RoleNames(database=database, owner=owner, app=f"{database}_app"[:63])
+        password = secrets.token_hex(16)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [names.app])
+            if cursor.fetchone():  # left over by an interrupted run
+                _execute([f"DROP OWNED BY {names.app}", f"DROP ROLE {names.app}"])
+        # the docs' step 1 for the application's role (the owner here is the test's superuser, the
+        # database pytest-django's), then steps 2 and 3 exactly as documented
+        _execute([role_sql(names.app), f"ALTER ROLE {names.app} PASSWORD '{password}'"])
+        _execute(database_sql(names))
+        _execute(after_migrate_sql(names))
+    yield AppRole(names, password)
+    with django_db_blocker.unblock():
+        _execute([f"DROP OWNED BY {names.app}", f"DROP ROLE {names.app}"])
+
+
+def refused(role: AppRole, statements: Sequence[tuple[str, Sequence[Any]]]) -> psycopg.Error:
+    """Run ``statements`` as the application's role in one transaction and COMMIT it: the error
+    that refused them (a deferred check refuses at COMMIT)."""
+    with role.connect() as conn, pytest.raises(psycopg.Error) as info, conn.transaction():
+        for sql, params in statements:
+            conn.execute(sql, params)
+    return info.value
+
+
+# ------------------------------------------------------------------------------------------ data
+@dataclass
+class Played:
+    coup: Coup  # settled, with its levy
+    open_coup: Coup  # the next coup, a bet on it
+    posted: Transaction  # the settled coup's settlement posting
+    player_account: Account  # a player's account the posting did not touch
+    cage: Account
+
+
+def _books() -> dict[str, Any]:
+    """Everything an attack could change, read by the test's own (superuser) connection."""
+    return {
+        "accounts": sorted(Account.objects.values_list("id", "balance")),
+        "entries": sorted(Entry.objects.values_list("id", "transaction_id", "account_id", "amount")),
+        "transactions": Transaction.objects.count(),
+        "taxes": sorted(BankTax.objects.values_list("id", "coup_id", "basis", "amount")),
+        "bets": sorted(Bet.objects.values_list(*[f.attname for f in Bet._meta.concrete_fields])),
+        "coups": sorted(Coup.objects.values_list(*[f.attname for f in Coup._meta.concrete_fields])),
+    }
+
+
+@pytest.fixture
+def played(app_role, croupier, table) -> Played:
+    floor = open_floor(croupier, table)
+    coup = play(
+        floor,
+        bank=200,
+        bets=[(2, 120), (3, 50), (4, 30)],
+        cards=("2H", "AS", "3C", "2D"),
+        player="draw",
+        player_card="9H",
+        banker="draw",
+        banker_card="5S",
+    )
+    assert (coup.state, BankTax.objects.get(coup=coup).amount) == (Coup.State.SETTLED, 10)
+    open_coup = services.coup_start(actor=croupier, session=floor.session, amount=390).coup
+    step(floor, open_coup, K.BET, seat=2, amount=100)
+    posted = Transaction.objects.get(coup=coup, kind="coup_settlement")
+    touched = set(Entry.objects.filter(transaction=posted).values_list("account_id", flat=True))
+    player_account = Account.objects.filter(kind="player").exclude(pk__in=touched).first()
+    assert player_account is not None
+    return Played(coup, open_coup, posted, player_account, Account.objects.get(kind="cage"))
+
+
+# --------------------------------------------------------------------------------------- attacks
+@pytest.mark.django_db(transaction=True)
+def test_the_app_role_cannot_create_temp_tables_to_shadow_the_ledger(app_role, played) -> None:
+    before = _books()
+    error = refused(
+        app_role,
+        [("CREATE TEMP TABLE ledger_transaction (id bigint, casino_id bigint, posted_at timestamptz)", ())],
+    )
+    assert error.sqlstate == INSUFFICIENT_PRIVILEGE
+    assert "permission denied to create temporary tables" in str(error)
+    assert _books() == before
+
+
+def _shadow_attack(played: Played) -> list[tuple[str, Sequence[Any]]]:
+    """The reporter's attack: TEMP tables named like the ledger's, which the COMMIT check read
+    instead of the real ones (a posted transaction looking fresh, no entries to sum), then entries
+    appended to the posted transaction."""
+    posted = played.posted
+    return [
+        ("CREATE TEMP TABLE ledger_transaction (id bigint, casino_id bigint, posted_at timestamptz)", ()),
+        (
+            "INSERT INTO pg_temp.ledger_transaction VALUES (%s, %s, now())",
+            (posted.pk, posted.casino_id),
+        ),
+        ("CREATE TEMP TABLE ledger_entry (transaction_id bigint, amount bigint)", ()),
+        ("CREATE TEMP TABLE ledger_account (id bigint, casino_id bigint)", ()),
+        (
+            "INSERT INTO pg_temp.ledger_account SELECT id, casino_id FROM public.ledger_account",
+            (),
+        ),
+        (
+            "INSERT INTO public.ledger_entry (transaction_id, account_id, amount) "
+            "VALUES (%s, %s, 500), (%s, %s, -500)",
+            (posted.pk, played.player_account.pk, posted.pk, played.cage.pk),
+        ),
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_temp_tables_the_shadowing_attack_is_still_refused_at_commit(app_role, played) -> None:
+    """Should an operator leave TEMP to the role, the trigger functions read the real tables
+    (schema-qualified names, a fixed search_path): the entries are refused at COMMIT."""
+    db, app = app_role.names.database, app_role.names.app
+    _execute([f"GRANT TEMPORARY ON DATABASE {db} TO {app}"])
+    try:
+        before = _books()
+        error = refused(app_role, _shadow_attack(played))
+    finally:
+        _execute([f"REVOKE TEMPORARY ON DATABASE {db} FROM {app}"])
+    assert error.sqlstate == CHECK_VIOLATION
+    assert f"ledger transaction {played.posted.pk}: entries are added only with their transaction" in str(
+        error
+    )
+    assert _books() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_levy_cannot_be_rewritten_or_deleted(app_role, played) -> None:
+    before = _books()
+    for sql in (
+        "UPDATE tables_banktax SET amount = 0",
+        "DELETE FROM tables_banktax",
+        "TRUNCATE tables_banktax",
+    ):
+        error = refused(app_role, [(sql, ())])
+        assert error.sqlstate == INSUFFICIENT_PRIVILEGE, sql
+        assert "permission denied for table tables_banktax" in str(error)
+    assert _books() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_levy_trigger_refuses_even_a_role_with_the_privilege(played) -> None:
+    """The second line: the append-only trigger, for a deployment that skipped the REVOKE (here
+    the test's own role, triggers on)."""
+    before = _books()
+    for sql, op in (
+        ("UPDATE tables_banktax SET amount = 0", "UPDATE"),
+        ("DELETE FROM tables_banktax", "DELETE"),
+    ):
+        refusal = f"tables_banktax is append-only: {op} refused"
+        with pytest.raises(IntegrityError, match=refusal), connection.cursor() as cursor:
+            cursor.execute(sql)
+    assert _books() == before
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE ledger_account SET balance = balance + 1000 WHERE id = {player}",
+        "UPDATE ledger_account SET balance = 0 WHERE kind = 'levy'",
+        # two accounts at once, the total unchanged: still refused
+        "UPDATE ledger_account SET balance = balance + CASE id WHEN {player} THEN 77 ELSE -77 END "
+        "WHERE id IN ({player}, {cage})",
+    ],
+)
+def test_a_balance_changes_only_with_ledger_entries(app_role, played, sql: str) -> None:
+    before = _books()
+    error = refused(app_role, [(sql.format(player=played.player_account.pk, cage=played.cage.pk), ())])
+    assert error.sqlstate == RESTRICT_VIOLATION
+    assert "ledger_account: the balance moves only with ledger entries" in str(error)
+    assert _books() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_account_cannot_be_opened_with_chips(app_role, played) -> None:
+    before = _books()
+    error = refused(
+        app_role,
+        [
+            (
+                "INSERT INTO ledger_account (casino_id, kind, table_id, name, balance, opened_at) "
+                "SELECT casino_id, 'bank', %s, 'forged', 1000000, now() FROM ledger_account WHERE id = %s",
+                (played.coup.shoe.table_id, played.cage.pk),
+            )
+        ],
+    )
+    assert error.sqlstate == RESTRICT_VIOLATION
+    assert "an account opens with no chips" in str(error)
+    assert _books() == before
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE tables_bet SET amount = 1 WHERE coup_id = {settled}",
+        "UPDATE tables_bet SET withdrawn = true WHERE coup_id = {settled}",  # after the coup: refused
+        "UPDATE tables_bet SET amount = amount + 1 WHERE coup_id = {open}",  # even while open
+        "UPDATE tables_bet SET withdrawn = true, amount = 1 WHERE coup_id = {open}",
+        "DELETE FROM tables_bet WHERE coup_id = {open}",
+    ],
+)
+def test_bets_are_append_only(app_role, played, sql: str) -> None:
+    before = _books()
+    error = refused(app_role, [(sql.format(settled=played.coup.pk, open=played.open_coup.pk), ())])
+    assert error.sqlstate == RESTRICT_VIOLATION
+    assert "tables_bet is append-only" in str(error)
+    assert _books() == before
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE tables_coup SET bank = 1 WHERE id = {settled}",
+        "UPDATE tables_coup SET banker_id = (SELECT min(p.id) FROM tables_player AS p "
+        "WHERE p.id <> tables_coup.banker_id) WHERE id = {settled}",
+        "UPDATE tables_coup SET state = 'void', settled_at = NULL WHERE id = {settled}",
+        "UPDATE tables_coup SET rules = '{{}}'::jsonb WHERE id = {settled}",
+        "UPDATE tables_coup SET settled_at = settled_at + interval '1 hour' WHERE id = {settled}",
+        "DELETE FROM tables_coup WHERE id = {settled}",
+    ],
+)
+def test_a_settled_coup_is_frozen(app_role, played, sql: str) -> None:
+    before = _books()
+    error = refused(app_role, [(sql.format(settled=played.coup.pk), ())])
+    assert error.sqlstate == RESTRICT_VIOLATION
+    assert "tables_coup is append-only" in str(error)
+    assert _books() == before
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "target", ["tables_bet", "tables_coup", "tables_banktax", "ledger_account", "ledger_entry"]
+)
+def test_truncate_is_not_the_app_roles(app_role, played, target: str) -> None:
+    before = _books()
+    error = refused(app_role, [(f"TRUNCATE {target} CASCADE", ())])
+    assert error.sqlstate == INSUFFICIENT_PRIVILEGE
+    assert f"permission denied for table {target}" in str(error)
+    assert _books() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_what_the_services_do_is_still_allowed_to_the_app_role(app_role, played) -> None:
+    """The legitimate writes, as the role: a bet withdrawn while its coup is open (a banco, an
+    amendment), an open coup's counters, a balanced posting moving the balances."""
+    bet = Bet.objects.get(coup=played.open_coup)
+    with app_role.connect() as conn, conn.transaction():
+        conn.execute("UPDATE tables_bet SET withdrawn = true WHERE id = %s", (bet.pk,))
+        conn.execute(
+            "UPDATE tables_coup SET step_count = step_count + 1 WHERE id = %s", (played.open_coup.pk,)
+        )
+        (txn,) = conn.execute(
+            "INSERT INTO ledger_transaction (casino_id, kind, memo, idempotency_key) "
+            "VALUES (%s, 'hourly_fee', '', 'as-app') RETURNING id",
+            (played.cage.casino_id,),
+        ).fetchone()
+        conn.execute(
+            "INSERT INTO ledger_entry (transaction_id, account_id, amount) VALUES (%s, %s, 7), (%s, %s, -7)",
+            (txn, played.player_account.pk, txn, played.cage.pk),
+        )
+    bet.refresh_from_db()
+    assert bet.withdrawn is True
+    before_player, before_cage = played.player_account.balance, played.cage.balance
+    played.player_account.refresh_from_db()
+    played.cage.refresh_from_db()
+    assert (played.player_account.balance, played.cage.balance) == (before_player + 7, before_cage - 7)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        ("SET session_replication_role = replica", "permission denied to set parameter"),
+        ("ALTER TABLE tables_banktax DISABLE TRIGGER ALL", "must be owner of table tables_banktax"),
+        ("CREATE TABLE public.forged (id int)", "permission denied for schema public"),
+        (
+            "CREATE FUNCTION public.forged() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+            "permission denied for schema public",
+        ),
+    ],
+)
+def test_the_app_role_cannot_switch_triggers_off_or_create_objects(app_role, played, sql, message) -> None:
+    before = _books()
+    error = refused(app_role, [(sql, ())])
+    assert error.sqlstate == INSUFFICIENT_PRIVILEGE
+    assert message in str(error)
+    assert _books() == before
+
+
+# ------------------------------------------------------------------------ the set-up stays right
+@pytest.mark.django_db
+def test_every_trigger_function_is_pinned_to_a_search_path() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT p.proname, p.proconfig FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+            "WHERE n.nspname = current_schema() AND p.prorettype = 'trigger'::regtype ORDER BY 1"
+        )
+        functions = dict(cursor.fetchall())
+    assert set(functions) == {
+        GUARD_FUNCTION,
+        "ledger_account_guard",
+        "ledger_entry_balance_move",
+        "ledger_entry_check",
+        "tables_bet_guard",
+        "tables_coup_guard",
+    }
+    for name, config in functions.items():
+        path = next((c for c in config or [] if c.startswith("search_path=")), None)
+        assert path is not None, f"{name} has no search_path of its own"
+        schemas = [s.strip() for s in path.removeprefix("search_path=").split(",")]
+        assert schemas[0] == "pg_catalog" and schemas[-1] == "pg_temp", (name, schemas)
+
+
+@pytest.mark.django_db
+def test_the_revoked_tables_are_the_append_only_ones() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+            "JOIN pg_proc p ON p.oid = t.tgfoid WHERE p.proname = %s",
+            [GUARD_FUNCTION],
+        )
+        guarded = {row[0] for row in cursor.fetchall()}
+    assert guarded == set(APPEND_ONLY_TABLES)
+
+
+def test_the_deployment_guide_shows_the_role_sql_the_tests_run() -> None:
+    assert f"```sql\n{script()}```" in DOCS.read_text()
