@@ -64,6 +64,23 @@ class HistoryEntryOut(serializers.Serializer):
     balance_after = serializers.IntegerField()
 
 
+class PlayersQuery(serializers.Serializer):
+    """The query string of GET cage/players/ (strings, so not the JSON bodies' strict numbers)."""
+
+    casino = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="the casino's id")
+    search = serializers.CharField(
+        required=False, allow_blank=True, max_length=100, default="",
+        help_text="part of a name, or a whole membership number",
+    )  # fmt: skip
+
+
+class PlayersPageOut(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = BalanceOut(many=True)
+
+
 class HistoryPageOut(serializers.Serializer):
     count = serializers.IntegerField()
     next = serializers.URLField(allow_null=True)
@@ -151,6 +168,24 @@ class CashOutView(_CageMoveView):
     """The player cashes chips in at the cage: never more than he holds (the cage, a superuser)."""
 
     kind = services.CASH_OUT
+
+
+class CagePlayersView(ApiView):
+    """The casino's players with their chips, by name, paginated; ``search`` matches a name or a
+    membership number: how a cashier's device finds the player it sells chips to (the cage, a pit
+    boss, an accountant)."""
+
+    @extend_schema(parameters=[PlayersQuery], responses=PlayersPageOut)
+    def get(self, request: Request) -> Response:
+        check_can_read_chips(request.user)
+        query = PlayersQuery(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        casino = get_object_or_404(selectors.cage_casinos(), pk=query.validated_data["casino"])
+        players = selectors.cage_players(casino=casino, search=query.validated_data["search"])
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(players, request, view=self) or []
+        chips_ = selectors.players_chips(players=page)
+        return paginator.get_paginated_response([balance_data(c) for c in chips_])
 
 
 class PlayerBalanceView(ApiView):

@@ -10,7 +10,11 @@ register = template.Library()
 
 @register.filter
 def chips_in(player_id: int, balances: dict[int, int] | None) -> int | str:
-    """The player's chips in ``balances``; "" when the dict does not know him (not looked up)."""
+    """The player's chips in ``balances``; "" when the dict does not know him (not looked up).
+
+    A negative balance is a marker (he played on credit): shown as the cage shows it, no chips and
+    the marker he owes, never as "-300" chips a croupier might read as a typo."""
     if not balances or player_id not in balances:
         return ""
-    return balances[player_id]
+    balance = balances[player_id]
+    return balance if balance >= 0 else f"0 · marker {-balance}"

@@ -335,7 +335,7 @@ def _casino(croupier: Croupier, pit_boss: Screen, cashier: Screen) -> None:
     croupier.seat(5, "M. Crédit", new=True)
     assert croupier.text("chips-seat-5") == "0"
     croupier.coup("banker", bank=300, bets=[(5, 300)])
-    assert croupier.text("chips-seat-5") == "-300"  # he owes them: the croupier sees the debt
+    assert croupier.text("chips-seat-5") == "0 · marker 300"  # he owes them, as the cage says
     croupier.leave(5)
     for _ in range(4):  # 4 to 11
         croupier.coup("player")

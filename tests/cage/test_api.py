@@ -11,7 +11,7 @@ from ledger.models import Account, Transaction
 from tests.problems import field_errors, problem_body
 from tests.tables.api.conftest import Api
 
-from .conftest import counts, key, new_seat, new_session, new_spectator, owes
+from .conftest import counts, key, new_player, new_seat, new_session, new_spectator, owes
 
 pytestmark = pytest.mark.django_db
 
@@ -195,3 +195,44 @@ def test_outsiders_read_nothing(outsider, dupont) -> None:
     api = Api(outsider)
     assert api.get(balance_path(dupont)).status_code == 403
     assert api.get(history_path(dupont)).status_code == 403
+
+
+# ------------------------------------------------------------------ finding a player (a device)
+def test_the_cage_finds_players_by_name_or_number_with_their_chips(cashier, casino, dupont, stranger) -> None:
+    leroy = new_player(casino=casino, display_name="Mme Leroy", membership_number="M-1002")
+    services.cage_buy_in(actor=cashier, casino=casino, player=leroy, amount=700, key=key())
+    owes(casino, dupont, 300)
+    api = Api(cashier)
+    everyone = api.ok(api.get(f"/cage/players/?casino={casino.pk}"), 200)
+    assert everyone["count"] == 2 and everyone["next"] is None
+    assert [(p["player"]["display_name"], p["balance"], p["marker"]) for p in everyone["results"]] == [
+        ("M. Dupont", -300, 300),
+        ("Mme Leroy", 700, 0),
+    ]
+    by_number = api.ok(api.get(f"/cage/players/?casino={casino.pk}&search=M-1002"), 200)
+    assert [p["player"]["id"] for p in by_number["results"]] == [leroy.pk]
+    by_name = api.ok(api.get(f"/cage/players/?casino={casino.pk}&search=dup"), 200)
+    assert [p["player"]["id"] for p in by_name["results"]] == [dupont.pk]
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "code"),
+    [
+        ("", 400, "invalid"),
+        ("?casino=abc", 400, "invalid"),
+        ("?casino=0", 400, "invalid"),
+        ("?casino=999999", 404, "not_found"),
+    ],
+)
+def test_finding_players_needs_a_casino(cashier, casino, query, status, code) -> None:
+    response = Api(cashier).get(f"/cage/players/{query}")
+    assert response.status_code == status
+    assert problem_body(response)["code"] == code
+
+
+@pytest.mark.parametrize(("persona", "status"), [("croupier", 403), ("outsider", 403), (None, 401)])
+def test_only_who_reads_chips_finds_players(request, casino, dupont, persona, status) -> None:
+    user = request.getfixturevalue(persona) if persona else None
+    response = Api(user).get(f"/cage/players/?casino={casino.pk}")
+    assert response.status_code == status
+    assert "results" not in response.json()
