@@ -45,7 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-DB_NAME = "chemin_multitable"
+DB_NAME = os.environ.get("BENCH_DB_NAME", "chemin_multitable")  # bench/soak.py sets its own
 SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 DATABASE_URL = f"{SERVER}/{DB_NAME}"
 SETTINGS = "casino.settings.test"  # DEBUG off, fast password hashing, Celery in-process
@@ -133,8 +133,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_gunicorn(port: int, workers: int, threads: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "DATABASE_URL": DATABASE_URL, "DJANGO_SETTINGS_MODULE": SETTINGS}
+def start_gunicorn(
+    port: int, workers: int, threads: int, log: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    env = env or {**os.environ, "DATABASE_URL": DATABASE_URL, "DJANGO_SETTINGS_MODULE": SETTINGS}
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
         "casino.wsgi:application",
