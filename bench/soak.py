@@ -425,12 +425,12 @@ def main() -> int:
         ("verify_audit", "--anchors", str(anchors)),
         ("verify_books",),
     ]
-    for command in final:
-        result = manage(env, *command)
+    for check in final:
+        result = manage(env, *check)
         tail = (result.stdout + result.stderr).strip().splitlines()[-3:]
-        print(f"manage.py {' '.join(command[:1])}: exit {result.returncode}: {' / '.join(tail)[:400]}")
+        print(f"manage.py {check[0]}: exit {result.returncode}: {' / '.join(tail)[:400]}")
         if result.returncode:
-            problems.append(f"{command[0]} exit {result.returncode}")
+            problems.append(f"{check[0]} exit {result.returncode}")
     print("\nVERDICT: " + ("clean" if not problems else f"{len(problems)} problem(s)"))
     for line in problems[:50]:
         print("  " + line)
