@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.proc_cpu import GROUPS, CpuMeter  # noqa: E402
 
-DB_NAME = "chemin_multitable"
+DB_NAME = os.environ.get("BENCH_DB_NAME", "chemin_multitable")  # bench/soak.py sets its own
 SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 DATABASE_URL = f"{SERVER}/{DB_NAME}"
 SETTINGS = "casino.settings.test"  # DEBUG off, fast password hashing, Celery in-process
@@ -140,9 +140,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_gunicorn(port: int, workers: int, threads: int, log: Path) -> subprocess.Popen[bytes]:
-    # persistent database connections, as production has them (casino/settings/production.py)
-    env = {
+def start_gunicorn(
+    port: int, workers: int, threads: int, log: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    # persistent database connections, as production has them (casino/settings/production.py);
+    # bench/soak.py passes the production settings' environment itself
+    env = env or {
         **os.environ,
         "DATABASE_URL": DATABASE_URL,
         "DJANGO_SETTINGS_MODULE": SETTINGS,
