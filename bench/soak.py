@@ -48,6 +48,9 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("BENCH_DB_NAME", "chemin_soak")
+# One audit key for the set-up (in this process, test settings) and the servers (production
+# settings): the chain they write together must verify with it at the end.
+os.environ.setdefault("AUDIT_HMAC_KEY", "soak-audit-" + uuid.uuid4().hex * 2)
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -80,7 +83,8 @@ def server_env(workdir: Path) -> dict[str, str]:
         "DATABASE_URL": mt.DATABASE_URL,
         "CELERY_BROKER_URL": BROKER_URL,
         "SECRET_KEY": "soak-" + uuid.uuid4().hex * 2,
-        "AUDIT_HMAC_KEY": "soak-audit-" + uuid.uuid4().hex * 2,
+        "AUDIT_HMAC_KEY": os.environ["AUDIT_HMAC_KEY"],
+        "AUDIT_ANCHOR_FILE": str(workdir / "anchors.jsonl"),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "SECURE_SSL_REDIRECT": "0",
         "LOG_LEVEL": "WARNING",
