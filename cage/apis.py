@@ -74,7 +74,7 @@ class PlayersQuery(serializers.Serializer):
     )  # fmt: skip
 
 
-class PlayersPageOut(serializers.Serializer):
+class CagePlayersPageOut(serializers.Serializer):
     count = serializers.IntegerField()
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
@@ -175,7 +175,7 @@ class CagePlayersView(ApiView):
     membership number: how a cashier's device finds the player it sells chips to (the cage, a pit
     boss, an accountant)."""
 
-    @extend_schema(parameters=[PlayersQuery], responses=PlayersPageOut)
+    @extend_schema(parameters=[PlayersQuery], responses=CagePlayersPageOut)
     def get(self, request: Request) -> Response:
         check_can_read_chips(request.user)
         query = PlayersQuery(data=request.query_params.dict())

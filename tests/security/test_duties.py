@@ -15,6 +15,7 @@ from tables.models import Coup, CoupStep
 from tables.permissions import SeparationOfDuties
 from tables.rules.machine import Move
 from tests.factories import CroupierAssignmentFactory, UserFactory
+from tests.problems import problem_body
 from tests.review.history import play_flagged
 from tests.tables.api.conftest import Api
 from tests.tables.play import Floor, open_floor, row_counts, step
@@ -90,7 +91,7 @@ def test_the_api_refuses_the_recorder_with_the_code(croupier, table, boss_croupi
     before = row_counts()
     refused = Api(boss_croupier).post(f"/coups/{coup.pk}/correction/approve/")
     assert refused.status_code == 403
-    assert refused.json() == {"code": "separation_of_duties", "detail": RECORDED}
+    assert problem_body(refused) == {"code": "separation_of_duties", "detail": RECORDED}
     assert row_counts() == before
 
 

@@ -28,10 +28,11 @@ def test_the_schema_describes_every_endpoint(pit_boss) -> None:
     outside = {"/api/v1/me/", "/api/v1/auth/token/"}
     table_api = {p: ops for p, ops in paths.items() if p.startswith("/api/v1/") and p not in outside}
     # with the club bank share (bank/share/, bank/share/out/) and coups/{id}/void/, the cage's
-    # four (cage/buy-in/, cage/cash-out/, players/{id}/balance/, players/{id}/history/), a typo's
+    # five (cage/buy-in/, cage/cash-out/, cage/players/, players/{id}/balance/,
+    # players/{id}/history/), a typo's
     # amendment (coups/{id}/steps/{index}/amend/), a bank nobody bet on withdrawn
     # (coups/{id}/withdraw/, RULES.md §7) and the house bank (bank/house/, RULES.md §2)
-    assert len(table_api) == 36
+    assert len(table_api) == 37
     assert "/api/v1/coups/{coup_id}/withdraw/" in table_api
     for path, operations in table_api.items():
         for method, operation in operations.items():
