@@ -17,6 +17,7 @@ from audit.admin import ReadOnlyAdmin
 from core.models import ApiToken, IdempotencyRecord, LoginFailure
 from core.services.logins import login_lockout_reset
 from core.services.tokens import api_token_revoke
+from tables.perms import LIFT_LOCKOUT, REVOKE_API_TOKEN
 
 
 @admin.register(IdempotencyRecord)
@@ -39,7 +40,7 @@ class ApiTokenAdmin(ReadOnlyAdmin):
     ordering = ("-created_at",)
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return bool(request.user.has_perm("core.delete_apitoken"))
+        return bool(request.user.has_perm(REVOKE_API_TOKEN))
 
     def delete_model(self, request: HttpRequest, obj: ApiToken) -> None:
         api_token_revoke(actor=request.user, token=obj)
@@ -84,4 +85,4 @@ class LockoutAdmin(ReadOnlyAdmin):
         return int(obj.failures_since_start) >= int(settings.AXES_FAILURE_LIMIT)
 
     def has_reset_permission(self, request: HttpRequest) -> bool:
-        return bool(request.user.has_perm("axes.delete_accessattempt"))
+        return bool(request.user.has_perm(LIFT_LOCKOUT))

@@ -43,3 +43,7 @@ CHANGE_COUP = model_perm("change", "coup")
 ADD_CROUPIERASSIGNMENT = model_perm("add", "croupierassignment")
 CHANGE_CROUPIERASSIGNMENT = model_perm("change", "croupierassignment")
 VIEW_AUDITEVENT = model_perm("view", "auditevent", app_label="audit")
+
+# --- the administrator's security actions (core/admin.py): revoking API tokens, lifting lockouts
+REVOKE_API_TOKEN = model_perm("delete", "apitoken", app_label="core")
+LIFT_LOCKOUT = model_perm("delete", "accessattempt", app_label="axes")
