@@ -20,7 +20,6 @@ import argparse
 import io
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -54,37 +53,16 @@ def main() -> None:
 
     django.setup()
 
-    import datetime as dt
-
     from django.core.management import call_command
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
-    from django.utils import timezone
 
-    from bench.coupgen import write_jsonl
-    from tables import services
-    from tables.models import Coup, RuleProfile
+    from bench.history import history_file, import_table
+    from tables.models import Coup
 
     call_command("migrate", verbosity=0)
-    now = timezone.now()
-    croupier = services.staff_member_create(
-        actor=None, username="bench-croupier", password="bench-password-123", roles=["croupier"]
-    )
-    casino = services.casino_create(actor=None, name="Bench casino", levy_mode="percentage", levy_rate_bp=500)
-    slug = "casino" if args.profile == "all" else args.profile
-    table = services.table_create(
-        actor=None, casino=casino, name="Bench 1", profile=RuleProfile.objects.get(slug=slug)
-    )
-    services.croupier_assignment_create(
-        actor=None,
-        user=croupier,
-        table=table,
-        shift_start=now - dt.timedelta(hours=1),
-        shift_end=now + dt.timedelta(hours=12),
-    )
-    profiles = None if args.profile == "all" else (args.profile,)
-    path = Path(tempfile.mkdtemp(prefix="import-bench-")) / "history.jsonl"
-    write_jsonl(str(path), args.n, profiles=profiles, malformed_every=0)
+    croupier, table = import_table(profile=args.profile)
+    path = history_file(n=args.n, profile=args.profile, prefix="import-bench-")
 
     def run() -> tuple[float, float, int, str, int]:
         out, err = io.StringIO(), io.StringIO()
