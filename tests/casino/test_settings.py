@@ -18,10 +18,12 @@ PROBE = (
 )
 
 
-def probe(**env: str) -> dict:
-    clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DEBUG")}
+def run_probe(code: str, *, without: tuple[str, ...], **env: str) -> dict:
+    """What ``code`` prints (JSON) under the base settings, with the variables starting with one of
+    ``without`` taken out of this process's environment and ``env`` added."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(without)}
     result = subprocess.run(
-        [sys.executable, "-c", PROBE],
+        [sys.executable, "-c", code],
         cwd=ROOT,
         env={**clean, "DJANGO_SETTINGS_MODULE": "casino.settings.base", **env},
         capture_output=True,
@@ -30,6 +32,10 @@ def probe(**env: str) -> dict:
         check=True,
     )
     return json.loads(result.stdout)
+
+
+def probe(**env: str) -> dict:
+    return run_probe(PROBE, without=("DATABASE_URL", "CELERY_BROKER_URL", "DEBUG"), **env)
 
 
 def test_no_environment_means_sqlite_in_var_and_eager_celery() -> None:
@@ -63,17 +69,7 @@ AUDIT_PROBE = (
 
 
 def audit_probe(**env: str) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("AUDIT_", "SECRET_KEY", "DJANGO_"))}
-    result = subprocess.run(
-        [sys.executable, "-c", AUDIT_PROBE],
-        cwd=ROOT,
-        env={**clean, "DJANGO_SETTINGS_MODULE": "casino.settings.base", **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return json.loads(result.stdout)
+    return run_probe(AUDIT_PROBE, without=("AUDIT_", "SECRET_KEY", "DJANGO_"), **env)
 
 
 def test_the_audit_key_comes_from_the_environment_and_defaults_to_one_derived_for_development() -> None:
