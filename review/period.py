@@ -7,17 +7,23 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
+from tables.gaming_day import GamingCalendar
+
 
 @dataclass(frozen=True, slots=True)
 class Period:
-    """Whole local days, ``start`` to ``end`` inclusive (settings.TIME_ZONE)."""
+    """Whole days, ``start`` to ``end`` inclusive: a casino's gaming days when ``calendar`` is
+    given (tables/gaming_day.py), else local midnight-to-midnight days (settings.TIME_ZONE)."""
 
     start: dt.date
     end: dt.date
+    calendar: GamingCalendar | None = None
 
     @property
     def bounds(self) -> tuple[dt.datetime, dt.datetime]:
-        """[start 00:00, the day after end 00:00) as aware datetimes."""
+        """[start of day ``start``, start of the day after ``end``) as aware datetimes."""
+        if self.calendar is not None:
+            return self.calendar.bounds(self.start, self.end)
         tz = timezone.get_current_timezone()
         return (
             dt.datetime.combine(self.start, dt.time.min, tzinfo=tz),

@@ -8,6 +8,7 @@ are enforced by tables.services. Chips are integers everywhere.
 
 from __future__ import annotations
 
+import datetime as dt
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
+from tables.gaming_day import validate_time_zone
 from tables.perms import COUP_PERMISSIONS
 from tables.profile_columns import ENGINE_ENUM_FIELDS, profile_from_columns
 from tables.rules import profiles as engine
@@ -87,6 +89,15 @@ class Casino(models.Model):
         max_length=20, choices=FeeBilling.choices, default=FeeBilling.STARTED_HOUR
     )
     card_money_amount = models.PositiveIntegerField(default=0)
+    # The gaming day: a night's play belongs to the day it started, so the day ends at the cut-off
+    # (06:00 by default) in the casino's own time zone, not at midnight UTC (tables/gaming_day.py).
+    gaming_day_cutoff = models.TimeField(default=dt.time(6, 0), help_text="local time the gaming day ends")
+    time_zone = models.CharField(
+        max_length=64,
+        default="UTC",
+        validators=[validate_time_zone],
+        help_text="IANA name, e.g. Europe/Paris",
+    )
 
     class Meta:
         ordering = ["name"]
