@@ -78,6 +78,9 @@ class ChainVerification(models.Model):
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField()
     checked = models.PositiveBigIntegerField(help_text="events walked")
+    # 1: the whole chain; above 1, an incremental run that walked only what was appended after a
+    # point an earlier verification had vouched for (its head, confirmed unchanged)
+    from_seq = models.PositiveBigIntegerField(default=1, help_text="the first event walked")
     head_seq = models.PositiveBigIntegerField(null=True, blank=True, help_text="the last event checked")
     head_hash = models.CharField(max_length=64)
     ok = models.BooleanField()

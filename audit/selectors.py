@@ -6,9 +6,11 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import QuerySet
 
-from audit.canonical import GENESIS_HASH, event_hash
+from audit.canonical import GENESIS_HASH
+from audit.chain_walk import chain_walk, chain_walk_orm
 from audit.keys import audit_keys
 from audit.models import AuditEvent, ChainVerification
 
@@ -20,9 +22,19 @@ class BrokenEvent:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class ChainPoint:
+    """An event of the chain by position and hash: where a verification ended."""
+
+    seq: int
+    hash: str
+
+
 @dataclass(slots=True)
 class ChainReport:
     checked: int = 0
+    #: the first seq walked: 1 for the whole chain, past the vouched-for point for an incremental run
+    from_seq: int = 1
     head_seq: int | None = None
     head_hash: str = GENESIS_HASH
     broken: list[BrokenEvent] = field(default_factory=list)
@@ -46,8 +58,10 @@ def audit_events_for(*, object_type: str, object_id: str) -> QuerySet[AuditEvent
     return AuditEvent.objects.filter(object_type=object_type, object_id=object_id).order_by("seq")
 
 
-def audit_chain_verify(*, chunk_size: int = 2000) -> ChainReport:
-    """Walk the chain in ``seq`` order and recheck every sequence number, link and hash.
+def audit_chain_verify(*, after: ChainPoint | None = None) -> ChainReport:
+    """Walk the chain in ``seq`` order and recheck every sequence number, link and hash: all of it,
+    or (``after``, a point an earlier verification vouched for) only what was appended since, once
+    that point's event is confirmed to still carry the hash it had.
 
     A keyed event's HMAC is recomputed with the key its ``key_id`` names (settings): whoever
     rewrites an event and re-hashes the chain after it without the key breaks every HMAC from
@@ -65,7 +79,25 @@ def audit_chain_verify(*, chunk_size: int = 2000) -> ChainReport:
     keyed_seen = False
     expected_seq = 1
     expected_prev = GENESIS_HASH
-    for event in AuditEvent.objects.order_by("seq").iterator(chunk_size=chunk_size):
+    if after is not None:
+        report.from_seq = after.seq + 1
+        anchor = AuditEvent.objects.filter(seq=after.seq).values("id", "hash", "key_id").first()
+        if anchor is None or anchor["hash"] != after.hash:
+            report.broken.append(
+                BrokenEvent(
+                    seq=after.seq,
+                    id=anchor["id"] if anchor else 0,
+                    reason="the event an earlier verification vouched for is gone or its hash changed",
+                )
+            )
+        keyed_seen = (
+            bool(anchor and anchor["key_id"])
+            or AuditEvent.objects.filter(seq__lte=after.seq).exclude(key_id="").exists()
+        )
+        expected_seq, expected_prev = after.seq + 1, after.hash
+        report.head_seq, report.head_hash = after.seq, after.hash
+    walk = chain_walk if connection.vendor == "postgresql" else chain_walk_orm
+    for event in walk(from_seq=expected_seq, keys=keys):
         problems = []
         if event.seq != expected_seq:
             problems.append(f"seq {event.seq} where {expected_seq} was expected (events missing)")
@@ -74,10 +106,9 @@ def audit_chain_verify(*, chunk_size: int = 2000) -> ChainReport:
         if event.key_id:
             keyed_seen = True
             report.keys_used[event.key_id] = report.keys_used.get(event.key_id, 0) + 1
-            key = keys.get(event.key_id)
-            if key is None:
+            if event.computed is None:
                 problems.append(f"hashed with key {event.key_id!r}, which is not configured")
-            elif event_hash(event, key) != event.hash:
+            elif event.computed != event.hash:
                 problems.append("content does not match its hash")
         else:
             report.plain += 1
@@ -86,16 +117,30 @@ def audit_chain_verify(*, chunk_size: int = 2000) -> ChainReport:
                 problems.append("plain SHA-256 hash after the cut-over to keyed hashes")
             elif plain_until is not None and event.seq > plain_until:
                 problems.append(f"plain SHA-256 hash beyond AUDIT_PLAIN_UNTIL_SEQ={plain_until}")
-            if event_hash(event) != event.hash:
+            if event.computed != event.hash:
                 problems.append("content does not match its hash")
         if problems:
-            report.broken.append(BrokenEvent(seq=event.seq, id=event.pk, reason="; ".join(problems)))
+            report.broken.append(BrokenEvent(seq=event.seq, id=event.id, reason="; ".join(problems)))
         report.checked += 1
         report.head_seq = event.seq
         report.head_hash = event.hash
         expected_seq = event.seq + 1
         expected_prev = event.hash
     return report
+
+
+def audit_chain_vouched() -> ChainPoint | None:
+    """The furthest point of the chain a successful verification vouched for (its head): where an
+    incremental verification starts. None when nothing was verified yet (verify everything)."""
+    last = (
+        ChainVerification.objects.filter(ok=True, head_seq__isnull=False)
+        .order_by("-head_seq", "-finished_at")
+        .values("head_seq", "head_hash")
+        .first()
+    )
+    if last is None or last["head_seq"] is None:
+        return None
+    return ChainPoint(seq=last["head_seq"], hash=last["head_hash"])
 
 
 # ----------------------------------------------------------------- the review dashboard's reads

@@ -290,6 +290,7 @@ def chain_verification_record(
         started_at=started_at,
         finished_at=max(timezone.now(), started_at),
         checked=report.checked,
+        from_seq=report.from_seq,
         head_seq=report.head_seq,
         head_hash=report.head_hash,
         ok=report.ok,

@@ -10,19 +10,20 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from audit.anchors import anchor_publish, anchors_verify
-from audit.selectors import BrokenEvent, audit_chain_verify
+from audit.selectors import BrokenEvent, audit_chain_verify, audit_chain_vouched
 from audit.services import chain_verification_record
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(name="audit.verify_chain")
-def audit_chain_verify_task(requested_by_id: int | None = None) -> dict[str, object]:
-    """Re-verify the whole chain (scheduled by beat, or asked for on the dashboard), and its head
+def audit_chain_verify_task(requested_by_id: int | None = None, full: bool = True) -> dict[str, object]:
+    """Re-verify the whole chain (scheduled by beat, or asked for on the dashboard; ``full=False``:
+    only what was appended since the last successful verification), and its head
     against the anchor file (``AUDIT_ANCHOR_FILE``, when set), and store the result
     (``ChainVerification``); a break is logged at ERROR for alerting."""
     started_at = timezone.now()
-    report = audit_chain_verify()
+    report = audit_chain_verify(after=None if full else audit_chain_vouched())
     anchors = anchors_verify(settings.AUDIT_ANCHOR_FILE) if settings.AUDIT_ANCHOR_FILE else None
     if anchors is not None:
         # stored with the chain's breaks, so the dashboard's "broken at seq K" covers them: at the

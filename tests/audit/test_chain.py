@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import transaction
+from django.db import connection, transaction
 from django.test import override_settings
 
 from audit.canonical import GENESIS_HASH, canonical_json, event_hash, to_jsonable
@@ -151,30 +151,17 @@ def test_verify_audit_on_an_empty_chain() -> None:
     assert (report.ok, report.checked, report.head_seq, report.head_hash) == (True, 0, None, GENESIS_HASH)
 
 
-def test_verify_audit_exit_code_is_one_when_broken(monkeypatch) -> None:
+@pytest.mark.postgres
+def test_verify_audit_exit_code_is_one_when_broken() -> None:
     record()
     broken = record(after={"n": 2})
     record()
-    # Tamper in memory only (the DB refuses edits): make the verifier read a different hash.
-    original = AuditEvent.objects.order_by
-
-    def tampered(*fields):
-        qs = original(*fields)
-        return _Tampered(qs, broken.pk)
-
-    monkeypatch.setattr(AuditEvent.objects, "order_by", tampered)
+    # what only a superuser can do: rewrite an event's content with the append-only triggers off
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute("UPDATE audit_auditevent SET after = %s WHERE id = %s", ['{"n": 3}', broken.pk])
+        cursor.execute("SET LOCAL session_replication_role = DEFAULT")
     with pytest.raises(CommandError) as info:
         call_command("verify_audit", stdout=io.StringIO())
     assert info.value.returncode == 1
-    assert f"first broken event seq=2 id={broken.pk}" in str(info.value)
-
-
-class _Tampered:
-    def __init__(self, qs, pk):
-        self.qs, self.pk = qs, pk
-
-    def iterator(self, chunk_size):
-        for event in self.qs.iterator(chunk_size=chunk_size):
-            if event.pk == self.pk:
-                event.after = {"n": 3}
-            yield event
+    assert f"first broken event seq=2 id={broken.pk} (content does not match its hash)" in str(info.value)
