@@ -106,6 +106,16 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
     DATABASES["default"]["OPTIONS"].setdefault("timeout", 20)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# A PostgreSQL read replica (streaming replication) for the back office's long reads: report runs
+# and the pit's dashboard read from it inside core.db_router.replica_reads(); everything else, and
+# every read inside a write transaction, stays on the primary (docs/scaling.md).
+READ_REPLICA_URL = env.str("READ_REPLICA_URL", default="")
+READ_REPLICA_ALIAS = "replica" if READ_REPLICA_URL else ""
+if READ_REPLICA_URL:
+    DATABASES["replica"] = env.db_url_config(READ_REPLICA_URL)
+    DATABASES["replica"]["CONN_MAX_AGE"] = DATABASES["default"]["CONN_MAX_AGE"]
+    DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
+DATABASE_ROUTERS = ["core.db_router.ReadReplicaRouter"]
 # Web processes only, PostgreSQL only (core/db_limits.py, docs/deployment.md): how long a request
 # waits for a row or advisory lock, and how long one statement may run, before it is refused
 # (503, nothing written) instead of hanging; 0 turns a limit off.

@@ -18,6 +18,11 @@ AUDIT_ANCHOR_FILE = ""
 AUDIT_PLAIN_UNTIL_SEQ = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only; tests only
 
+# A second alias for the read-replica router's tests (tests/core/test_db_router.py): a mirror of
+# the test database; the router stays off (READ_REPLICA_ALIAS empty) unless a test turns it on.
+DATABASES["replica"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}
+READ_REPLICA_ALIAS = ""
+
 # Tasks run inside the test process even when CI exports CELERY_BROKER_URL: the broker URL stays
 # set so /healthz and the ``redis`` tests can still reach the real broker.
 CELERY_TASK_ALWAYS_EAGER = True
