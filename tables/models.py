@@ -1240,3 +1240,78 @@ class ShoeAlarm(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} on {self.shoe}"
+
+
+# --------------------------------------------------------------------------------------- rollups
+
+
+class TableDay(models.Model):
+    """One table's figures for one gaming day (tables/gaming_day.py): what the pit's dashboard and
+    accounting's reports sum instead of scanning a year of coups (docs/scaling.md, "Rollups").
+
+    Derived data: recomputed from the coups, bets, taxes and alarms (which stay the record) for
+    every table-day the audit trail says was touched (``tables.services.rollups``), so it can be
+    rebuilt from scratch at any time and checked against them (``manage.py rollups --check``).
+    Days are the days coups were settled in (a correction approved on a later day counts then, as
+    the levy export counts it); flagged coups and croupiers' steps count on the day the coup began.
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="days")
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+")
+    gaming_day = models.DateField()
+    coups = models.PositiveIntegerField(default=0, help_text="coups settled")
+    banker_wins = models.PositiveIntegerField(default=0)
+    covered = models.PositiveBigIntegerField(default=0, help_text="covered stakes of the coups settled")
+    levy = models.PositiveBigIntegerField(default=0)
+    expected_levy_micro = models.PositiveBigIntegerField(
+        default=0, help_text="the odds engine's expected levy on those stakes, in millionths of a chip"
+    )
+    flagged = models.PositiveIntegerField(default=0, help_text="coups begun that day and played wrongly")
+    alarms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["gaming_day", "table"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "gaming_day"], name="tableday_unique"),
+            _check(Q(banker_wins__lte=F("coups")), "tableday_wins_within_coups", "More wins than coups."),
+            _check(Q(levy__lte=F("covered")), "tableday_levy_within_covered", "More levy than stakes."),
+        ]
+        indexes = [models.Index(fields=["casino", "gaming_day"], name="tableday_casino_day_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.table} on {self.gaming_day}"
+
+
+class CroupierDay(models.Model):
+    """One person's game steps at one table on one gaming day (the dashboard's error rates)."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+")
+    gaming_day = models.DateField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    coups = models.PositiveIntegerField(default=0, help_text="coups he recorded a game step of")
+    steps = models.PositiveIntegerField(default=0)
+    wrong_steps = models.PositiveIntegerField(default=0, help_text="steps confirmed against the rules")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "gaming_day", "user"], name="croupierday_unique"),
+            _check(
+                Q(wrong_steps__lte=F("steps")), "croupierday_wrong_within_steps", "More wrong than steps."
+            ),
+        ]
+        indexes = [models.Index(fields=["casino", "gaming_day"], name="croupierday_casino_day_idx")]
+
+    def __str__(self) -> str:
+        return f"user {self.user_id} at {self.table_id} on {self.gaming_day}"
+
+
+class RollupMark(models.Model):
+    """How far along the audit trail the rollups have been brought (one row): the next refresh
+    reads the events after ``audit_seq`` to learn which table-days changed."""
+
+    audit_seq = models.PositiveBigIntegerField(default=0)
+    refreshed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"rollups up to audit seq {self.audit_seq}"

@@ -73,3 +73,13 @@ def books_verify_task(requested_by_id: int | None = None) -> dict[str, object]:
         "differences": report.difference_count,
         "verification": run.pk,
     }
+
+
+@shared_task(name="tables.rollups_refresh")
+def rollups_refresh_task() -> dict[str, object]:
+    """Bring the per table-day rollups up to the audit trail's head (beat, every minute;
+    idempotent: a redelivered run recomputes the same rows)."""
+    from tables.services.rollups import rollups_refresh
+
+    outcome = rollups_refresh()
+    return {"events": outcome.events, "table_days": outcome.table_days, "to_seq": outcome.to_seq}

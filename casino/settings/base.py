@@ -305,6 +305,9 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": env.float("OUTBOX_DRAIN_INTERVAL", default=60.0),
     },
     "core-purge-outbox": {"task": "core.purge_outbox", "schedule": 24 * 60 * 60},
+    # The per table-day rollups the dashboard and the reports read follow the audit trail
+    # (tables/services/rollups.py); the dashboard also refreshes them when it is opened.
+    "tables-rollups-refresh": {"task": "tables.rollups_refresh", "schedule": 60.0},
 }
 # The most chips one buy-in or cash-out at the cage may move (a typo's extra zeros are refused).
 CAGE_MAX_AMOUNT = env.int("CAGE_MAX_AMOUNT", default=10_000_000)
