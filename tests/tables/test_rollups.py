@@ -144,9 +144,8 @@ def test_the_gaming_day_in_sql_is_the_calendars(zone: str, cutoff: dt.time) -> N
     ]
     with connection.cursor() as cursor:
         for at in instants:
-            cursor.execute(
-                "SELECT (timezone(%s, %s::timestamptz) - %s::time::interval)::date", [zone, at, cutoff]
-            )
+            sql = "SELECT (timezone(%s, %s::timestamptz) - %s::time::interval)::date"
+            cursor.execute(sql, [zone, at, cutoff.isoformat()])
             assert cursor.fetchone()[0] == calendar.day_of(at), at
 
 
