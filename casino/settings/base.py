@@ -79,6 +79,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "review.context_processors.alerts",
             ],
         },
     },
@@ -295,7 +296,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": env.float("OUTBOX_DRAIN_INTERVAL", default=60.0),
     },
     "core-purge-outbox": {"task": "core.purge_outbox", "schedule": 24 * 60 * 60},
+    # Every minute, raise the pit boss's alerts (review/services.py alerts_raise; idempotent).
+    "review-alerts-raise": {"task": "review.alerts_raise", "schedule": 60.0},
 }
+# Seconds between two refreshes of the dashboard's live part (htmx polling).
+REVIEW_POLL_SECONDS = env.int("REVIEW_POLL_SECONDS", default=10)
 # The most chips one buy-in or cash-out at the cage may move (a typo's extra zeros are refused).
 CAGE_MAX_AMOUNT = env.int("CAGE_MAX_AMOUNT", default=10_000_000)
 IDEMPOTENCY_RETENTION_DAYS = env.int("IDEMPOTENCY_RETENTION_DAYS", default=7)
