@@ -4,7 +4,6 @@ SVG charts' values, and a player's page."""
 
 from __future__ import annotations
 
-import datetime as dt
 from fractions import Fraction
 
 import pytest
