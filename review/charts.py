@@ -4,6 +4,7 @@ Each chart carries its values as text too (<title> per bar, and a table beside i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -57,6 +58,17 @@ class BarChart:
         return self.width - RIGHT
 
 
+def scale_top(largest: float, *, integer: bool = False) -> float:
+    """The top of the scale: a round number at or above ``largest`` that splits into four ticks
+    (1, 2, 2.5, 4, 5 or 10 times a power of ten; a multiple of 4 for counts)."""
+    if largest <= 0:
+        return 4.0 if integer else 1.0
+    if integer:
+        return float(max(4, math.ceil(largest / 4) * 4))
+    power = 10 ** math.floor(math.log10(largest))
+    return next(m * power for m in (1, 2, 2.5, 4, 5, 10) if m * power >= largest)
+
+
 def bar_chart(
     *,
     title: str,
@@ -70,13 +82,14 @@ def bar_chart(
     tick_scale: float = 1.0,
     label_every: int = 1,
     height: int = HEIGHT,
+    integer: bool = False,
 ) -> BarChart:
     """Bars of ``values`` (``None``: no bar) on a scale from 0 to the largest value or marker,
-    with four ticks; ``markers`` a second series drawn across the bars."""
+    with four ticks (whole numbers when ``integer``); ``markers`` a second series drawn across
+    the bars."""
     markers = markers or [None] * len(values)
     marker_texts = marker_texts or [""] * len(values)
-    top = max([float(v) for v in [*values, *markers] if v is not None] or [0.0])
-    top = top * 1.1 if top > 0 else 1.0
+    top = scale_top(max([float(v) for v in [*values, *markers] if v is not None] or [0.0]), integer=integer)
     plot_h = height - TOP - BOTTOM
     slot = (WIDTH - LEFT - RIGHT) / max(len(values), 1)
 

@@ -333,7 +333,7 @@ def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
             texts=[f"{d.day:%Y-%m-%d}: {_('hold')} {d.hold_display}" for d in hold],
             markers=[d.expected for d in hold],
             marker_texts=[f"{d.day:%Y-%m-%d}: {_('expected')} {d.expected_display}" for d in hold],
-            tick_format="{:.2f} %",
+            tick_format="{:g} %",
             tick_scale=100.0,
             label_every=max(1, days // 10),
         )
@@ -349,6 +349,7 @@ def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
                     texts=[f"{h:%H:00}: {n}" for h, n in t.hours],
                     label_every=3,
                     height=160,
+                    integer=True,
                 ),
             )
             for t in per_hour

@@ -107,8 +107,9 @@ def test_the_hold_per_gaming_day_against_the_expectation(client, pit_boss, histo
     assert html.count('class="chart-marker"') == 1  # no expectation on the days without coups
     chart = answer.context["hold_chart"]
     bar = chart.bars[-1]
-    # the tallest value (the hold, 4.29 %) is 1/1.1 of the plot's height above the baseline
-    assert bar.height == pytest.approx((chart.height - 12 - 36) / 1.1, abs=0.02)
+    # the scale goes up to 5 %, in ticks of 1.25 %: the hold, 4.286 %, is that share of the plot
+    assert [t.text for t in chart.ticks] == ["0 %", "1.25 %", "2.5 %", "3.75 %", "5 %"]
+    assert bar.height == pytest.approx((chart.height - 12 - 36) * 4.2857 / 5, abs=0.02)
 
 
 def test_coups_per_hour_per_table(client, accountant, history, table) -> None:
@@ -119,6 +120,7 @@ def test_coups_per_hour_per_table(client, accountant, history, table) -> None:
     html = client.get(reverse("review:charts")).content.decode()
     assert f"Coups per hour at {table.name}, last 24 hours" in html
     assert "3 coups in 24 hours, one bar per hour." in html
+    assert ">4</text>" in html and ">1</text>" in html  # whole-number ticks: 0 to 4
 
 
 # ------------------------------------------------------------------------------------ a player
@@ -149,8 +151,35 @@ def test_a_players_page(client, pit_boss, history, table) -> None:
     assert "+100" in html
 
 
+def test_the_players_page_is_linked_where_players_appear(client, pit_boss, awaiting) -> None:
+    banker = awaiting.flagged.banker
+    link = reverse("review:player", args=[banker.pk])
+    client.force_login(pit_boss)
+    assert link in client.get(reverse("review:coup", args=[awaiting.flagged.pk])).content.decode()
+    assert link in client.get(reverse("review:queue")).content.decode()
+    assert link in client.get(reverse("review:dashboard")).content.decode()  # the open table's banker
+    assert link in client.get(reverse("cage:history", args=[banker.pk])).content.decode()
+
+
 @pytest.mark.parametrize(("persona", "status"), [("accountant", 200), ("croupier", 403), ("outsider", 403)])
 def test_who_sees_a_players_page(client, request, history, table, persona, status) -> None:
     player = Player.objects.get(display_name="Player 2", casino=table.casino)
     client.force_login(request.getfixturevalue(persona))
     assert client.get(reverse("review:player", args=[player.pk])).status_code == status
+
+
+@pytest.mark.parametrize(
+    ("largest", "integer", "top"),
+    [
+        (0.04286, False, 0.05),
+        (0.0229, False, 0.025),
+        (3, True, 4),
+        (9, True, 12),
+        (0, True, 4),
+        (0, False, 1),
+    ],
+)
+def test_the_scale_of_a_chart(largest, integer, top) -> None:
+    from review.charts import scale_top
+
+    assert scale_top(largest, integer=integer) == pytest.approx(top)
