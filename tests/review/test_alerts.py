@@ -144,6 +144,7 @@ def test_a_pit_boss_acknowledges_with_a_note_and_every_count_drops(client, pit_b
     alert.refresh_from_db()
     assert (alert.acknowledged_by, alert.note) == (pit_boss, "replayed with the croupier")
     [event] = AuditEvent.objects.filter(action="review.alert.acknowledge")
+    assert event.after is not None
     assert (event.actor_id, event.object_id, event.after["note"]) == (
         pit_boss.pk,
         str(alert.pk),
