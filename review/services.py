@@ -52,9 +52,9 @@ def alerts_raise(*, now: dt.datetime) -> list[Alert]:
     audited; returns the new ones. Idempotent: ``(kind, subject_key)`` is unique, and the scan row
     is locked for the whole run, so two scans at once (beat and a poll) wait for each other
     rather than race to insert the same alert."""
-    scan = AlertScan.objects.select_for_update().filter(pk=1).first()
-    if scan is None:
-        scan = AlertScan(pk=1, scanned_at=now)
+    # the row exists from the first scan on (get_or_create survives two first scans at once)
+    AlertScan.objects.get_or_create(pk=1, defaults={"scanned_at": now})
+    scan = AlertScan.objects.select_for_update().get(pk=1)
     candidates = alert_candidates(now=now)
     raised = set(
         Alert.objects.filter(subject_key__in={c.subject_key for c in candidates}).values_list(
@@ -84,7 +84,7 @@ def alerts_raise(*, now: dt.datetime) -> list[Alert]:
             after={"kind": alert.kind, "subject": alert.subject_key, "summary": alert.summary},
         )
     scan.scanned_at = now
-    scan.save()
+    scan.save(update_fields=["scanned_at"])
     return new
 
 

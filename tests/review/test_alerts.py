@@ -203,3 +203,20 @@ def test_the_alerts_page_filters_and_pages_the_history(client, pit_boss, raised,
     assert page1.context["open"] == [] and page1.context["history"].paginator.num_pages == 2
     only = client.get(reverse("review:alerts"), {"kind": K.ERROR_RATE})
     assert [a.kind for a in only.context["history"].object_list] == [K.ERROR_RATE]
+
+
+def test_the_database_keeps_an_alert_raised_once_and_acknowledged_with_a_note(pit_boss) -> None:
+    from django.db import IntegrityError, transaction
+
+    now = timezone.now()
+    alert = Alert.objects.create(
+        kind=K.AUDIT_BREAK, subject_key="chain:seq:1", summary="broken", raised_at=now
+    )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Alert.objects.create(kind=K.AUDIT_BREAK, subject_key="chain:seq:1", summary="again", raised_at=now)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Alert.objects.filter(pk=alert.pk).update(acknowledged_at=now, acknowledged_by=pit_boss, note="")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Alert.objects.filter(pk=alert.pk).update(note="seen")  # by nobody, at no time
+    # the same subject under another kind is another condition
+    Alert.objects.create(kind=K.FLAGGED_COUP, subject_key="chain:seq:1", summary="other", raised_at=now)
