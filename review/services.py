@@ -47,14 +47,18 @@ def can_handle_alerts(user: Any) -> bool:
 
 # ------------------------------------------------------------------------------------ alerts
 @transaction.atomic
-def alerts_raise(*, now: dt.datetime) -> list[Alert]:
+def alerts_raise(*, now: dt.datetime, unless_within: dt.timedelta | None = None) -> list[Alert]:
     """Store an alert for every condition found (``alert_candidates``) not raised before, each
     audited; returns the new ones. Idempotent: ``(kind, subject_key)`` is unique, and the scan row
     is locked for the whole run, so two scans at once (beat and a poll) wait for each other
-    rather than race to insert the same alert."""
+    rather than race to insert the same alert. With ``unless_within``, nothing is done when the
+    last scan (read under the lock) is that recent: of several polls that found the scan stale at
+    once, only the first runs it."""
     # the row exists from the first scan on (get_or_create survives two first scans at once)
-    AlertScan.objects.get_or_create(pk=1, defaults={"scanned_at": now})
+    _, created = AlertScan.objects.get_or_create(pk=1, defaults={"scanned_at": now})
     scan = AlertScan.objects.select_for_update().get(pk=1)
+    if not created and unless_within is not None and now - scan.scanned_at < unless_within:
+        return []
     candidates = alert_candidates(now=now)
     raised = set(
         Alert.objects.filter(subject_key__in={c.subject_key for c in candidates}).values_list(
@@ -93,7 +97,7 @@ def alerts_raise_if_stale(*, now: dt.datetime) -> list[Alert]:
     last = AlertScan.objects.filter(pk=1).values_list("scanned_at", flat=True).first()
     if last is not None and now - last < SCAN_STALE_AFTER:
         return []
-    return alerts_raise(now=now)
+    return alerts_raise(now=now, unless_within=SCAN_STALE_AFTER)
 
 
 #: Alert.note's max_length

@@ -114,6 +114,10 @@ def test_the_beat_task_and_the_stale_check(history) -> None:
     assert AlertScan.objects.get().scanned_at == scanned  # too recent: not run
     alerts_raise_if_stale(now=scanned + dt.timedelta(seconds=61))
     assert AlertScan.objects.get().scanned_at == scanned + dt.timedelta(seconds=61)
+    # a poll that found the scan stale but waited for another's lock does not scan again
+    Alert.objects.all().delete()
+    assert alerts_raise(now=scanned + dt.timedelta(seconds=90), unless_within=dt.timedelta(seconds=60)) == []
+    assert AlertScan.objects.get().scanned_at == scanned + dt.timedelta(seconds=61)
 
 
 # ----------------------------------------------------------------------------- acknowledging
