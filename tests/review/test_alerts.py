@@ -224,3 +224,32 @@ def test_the_database_keeps_an_alert_raised_once_and_acknowledged_with_a_note(pi
         Alert.objects.filter(pk=alert.pk).update(note="seen")  # by nobody, at no time
     # the same subject under another kind is another condition
     Alert.objects.create(kind=K.FLAGGED_COUP, subject_key="chain:seq:1", summary="other", raised_at=now)
+
+
+# ------------------------------------------------------------------------- settings and beat
+def test_thresholds_are_edited_in_the_admin_and_audited(admin_client, table) -> None:
+    url = reverse("admin:review_alertsettings_add")
+    data = {
+        "casino": table.casino.pk,
+        "unfinished_minutes": 20,
+        "win_threshold": 10_000,
+        "error_rate_bp": 300,
+        "error_rate_coups": 40,
+    }
+    assert admin_client.post(url, data).status_code == 302
+    stored = AlertSettings.objects.get(casino=table.casino)
+    assert (stored.unfinished_minutes, stored.win_threshold, stored.error_rate_bp) == (20, 10_000, 300)
+    assert AuditEvent.objects.filter(action="admin.review.alertsettings.create").count() == 1
+    # refused by its constraint, with a message rather than an error
+    bad = admin_client.post(url, {**data, "unfinished_minutes": 0})
+    assert bad.status_code == 200 and AlertSettings.objects.count() == 1
+    for name in ("alertsettings", "alert"):
+        assert admin_client.get(reverse(f"admin:review_{name}_changelist")).status_code == 200
+
+
+def test_beat_runs_the_scan_every_minute(settings) -> None:
+    from celery import current_app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["review-alerts-raise"]
+    assert (entry["task"], entry["schedule"]) == ("review.alerts_raise", 60.0)
+    assert "review.alerts_raise" in current_app.tasks
