@@ -44,10 +44,14 @@ class AlertSettings(models.Model):
         verbose_name_plural = _("alert settings")
         constraints = [
             models.CheckConstraint(
-                condition=Q(unfinished_minutes__gte=1), name="alertsettings_unfinished_minutes_positive"
+                condition=Q(unfinished_minutes__gte=1),
+                name="alertsettings_unfinished_minutes_positive",
+                violation_error_message=_("A coup is unfinished after one minute at the least."),
             ),
             models.CheckConstraint(
-                condition=Q(error_rate_coups__gte=1), name="alertsettings_error_coups_positive"
+                condition=Q(error_rate_coups__gte=1),
+                name="alertsettings_error_coups_positive",
+                violation_error_message=_("The error rate is taken over one coup at the least."),
             ),
         ]
 

@@ -243,6 +243,7 @@ def test_thresholds_are_edited_in_the_admin_and_audited(admin_client, table) -> 
     # refused by its constraint, with a message rather than an error
     bad = admin_client.post(url, {**data, "unfinished_minutes": 0})
     assert bad.status_code == 200 and AlertSettings.objects.count() == 1
+    assert "A coup is unfinished after one minute at the least." in bad.content.decode()
     for name in ("alertsettings", "alert"):
         assert admin_client.get(reverse(f"admin:review_{name}_changelist")).status_code == 200
 
