@@ -7,9 +7,11 @@ from typing import Any
 
 from django import forms
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
+from review.models import AlertKind
 from review.period import Period
-from tables.models import Table
+from tables.models import Casino, Table
 
 #: the dashboard's default period: the last seven days, today included
 DEFAULT_DAYS = 7
@@ -62,3 +64,31 @@ class RejectForm(forms.Form):
         if not reason:
             raise forms.ValidationError("Say why the correction is rejected.")
         return reason
+
+
+class AcknowledgeForm(forms.Form):
+    note = forms.CharField(
+        label=_("Note"),
+        max_length=500,
+        widget=forms.TextInput(attrs={"placeholder": _("What was done about it")}),
+        error_messages={"required": _("Say what was done about the alert.")},
+    )
+
+
+class AlertFilterForm(forms.Form):
+    kind = forms.ChoiceField(
+        label=_("Kind"), required=False, choices=[("", _("All kinds")), *AlertKind.choices]
+    )
+    casino = forms.ModelChoiceField(
+        label=_("Casino"),
+        queryset=Casino.objects.order_by("name"),
+        required=False,
+        empty_label=_("All casinos"),
+    )
+
+
+class ChartsForm(forms.Form):
+    casino = forms.ModelChoiceField(
+        label=_("Casino"), queryset=Casino.objects.order_by("name", "pk"), required=False, empty_label=None
+    )
+    days = forms.IntegerField(label=_("Gaming days"), min_value=1, max_value=92, required=False, initial=14)

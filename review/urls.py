@@ -16,3 +16,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("coups/<int:pk>/void/", views.coup_void, name="coup_void"),
     path("audit/verify/", views.audit_verify, name="audit_verify"),
 ]
+urlpatterns += [
+    path("live/", views.dashboard_live, name="dashboard_live"),
+    path("alerts/", views.alerts_page, name="alerts"),
+    path("alerts/<int:pk>/acknowledge/", views.alert_acknowledge_view, name="alert_acknowledge"),
+    path("charts/", views.charts_page, name="charts"),
+    path("players/<int:pk>/", views.player_detail, name="player"),
+]

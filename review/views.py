@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -19,18 +20,26 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import urlencode
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
 from core.errors import DomainError, error_answer
 from core.types import AuthenticatedHttpRequest
-from review.forms import PeriodForm, RejectForm
+from review.charts import bar_chart
+from review.forms import AcknowledgeForm, AlertFilterForm, ChartsForm, PeriodForm, RejectForm
+from review.models import Alert
 from review.pages import allow_page, nav_context
 from review.period import Period
+from review.selectors.alerts import AlertFilters, alerts_acknowledged, alerts_open, open_alert_count
+from review.selectors.charts import coups_per_hour, hold_by_gaming_day
 from review.selectors.coup_review import coup_review
-from review.selectors.dashboard import dashboard
+from review.selectors.dashboard import dashboard, open_tables
+from review.selectors.live import live_pit
+from review.selectors.player import player_page
 from review.selectors.queue import (
     QUEUE_PAGE_SIZE,
     queue_row_after_decision,
@@ -38,9 +47,16 @@ from review.selectors.queue import (
     review_queue,
     review_queue_count,
 )
-from review.services import can_review_corrections, can_see_dashboard, can_verify_audit
+from review.services import (
+    alert_acknowledge,
+    alerts_raise_if_stale,
+    can_handle_alerts,
+    can_review_corrections,
+    can_see_dashboard,
+    can_verify_audit,
+)
 from tables import services
-from tables.models import Coup
+from tables.models import Casino, Coup, Player, Table
 from tables.permissions import can_approve
 from tables.wording import VOID_DONE
 
@@ -177,9 +193,14 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         flagged_page=request.GET.get("flagged_page", 1),
         alarms_page=request.GET.get("alarms_page", 1),
     )
+    live = live_pit(tables=data.open_tables, now=timezone.now())
     context = {
         "form": form,
         "data": data,
+        "live": live,
+        "live_query": urlencode({"table": table.pk} if table is not None else {}),
+        "poll_seconds": settings.REVIEW_POLL_SECONDS,
+        "nav_alerts": can_handle_alerts(request.user),
         "filter_query": urlencode(
             {k: v for k, v in request.GET.dict().items() if k in ("start", "end", "table")}
         ),
@@ -199,3 +220,148 @@ def audit_verify(request: AuthenticatedHttpRequest) -> HttpResponse:
         return render(request, "review/_audit_panel.html", {"chain": audit_chain_state(), "can_verify": True})
     messages.success(request, "Audit verification requested.")
     return redirect(reverse("review:dashboard") + "#audit")
+
+
+# ------------------------------------------------------------------------------- the live pit
+@login_required
+@require_GET
+def dashboard_live(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The dashboard's live part, polled by htmx. It first raises the alerts due when the last
+    scan is over a minute old (beat does it every minute; without a worker this keeps them
+    current), then reads; the navigation's open-alert count goes with it, out of band."""
+    allow_page(can_see_dashboard(request.user))
+    now = timezone.now()
+    if can_handle_alerts(request.user):
+        alerts_raise_if_stale(now=now)
+    table_id = request.GET.get("table", "")
+    table = Table.objects.filter(pk=int(table_id)).first() if table_id.isdigit() else None
+    live = live_pit(tables=open_tables(table=table), now=now)
+    context = {
+        "live": live,
+        "nav_queue": can_review_corrections(request.user),
+        "nav_alerts": can_handle_alerts(request.user),
+        "oob_alert_count": live.alerts_open if can_handle_alerts(request.user) else None,
+    }
+    return render(request, "review/_live.html", context)
+
+
+# ------------------------------------------------------------------------------------- alerts
+ALERTS_PAGE_SIZE = 20
+
+
+@login_required
+@require_GET
+def alerts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
+    allow_page(can_handle_alerts(request.user))
+    form = AlertFilterForm(request.GET or None)
+    filters = AlertFilters()
+    if form.is_bound and form.is_valid():
+        casino = form.cleaned_data["casino"]
+        filters = AlertFilters(kind=form.cleaned_data["kind"], casino_id=casino.pk if casino else None)
+    history = Paginator(alerts_acknowledged(filters=filters), ALERTS_PAGE_SIZE)
+    history_page = history.get_page(request.GET.get("page"))
+    context = {
+        "form": form,
+        "open": list(alerts_open(filters=filters)),
+        "history": history_page,
+        "ack_form": AcknowledgeForm(),
+        "filter_query": urlencode({k: v for k, v in request.GET.dict().items() if k in ("kind", "casino")}),
+        "active": "alerts",
+        **nav_context(request),
+    }
+    return render(request, "review/alerts.html", context)
+
+
+@login_required
+@require_POST
+def alert_acknowledge_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    allow_page(can_handle_alerts(request.user))
+    alert = get_object_or_404(Alert, pk=pk)
+    form = AcknowledgeForm(request.POST)
+    error, status = "", 200
+    try:
+        if not form.is_valid():
+            raise ValidationError(list(form.errors["note"]))
+        alert = alert_acknowledge(
+            actor=request.user, alert=alert, note=form.cleaned_data["note"], now=timezone.now()
+        )
+    except REFUSALS as exc:
+        answer = error_answer(exc)
+        assert answer is not None, exc
+        error, status = answer.message, answer.status
+        alert.refresh_from_db()
+    if request.htmx:
+        context = {"alert": alert, "ack_form": form, "error": error, "oob_alert_count": open_alert_count()}
+        return render(request, "review/_alert_row.html", context, status=status)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, _("Alert acknowledged."))
+    return redirect("review:alerts")
+
+
+# ------------------------------------------------------------------------------------- charts
+@login_required
+@require_GET
+def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
+    allow_page(can_see_dashboard(request.user))
+    form = ChartsForm(request.GET or None)
+    casino, days = None, 14
+    if form.is_bound and form.is_valid():
+        casino, days = form.cleaned_data["casino"], form.cleaned_data["days"] or 14
+    casino = casino or Casino.objects.order_by("name", "pk").first()
+    now = timezone.now()
+    context: dict[str, Any] = {
+        "form": form,
+        "casino": casino,
+        "days": days,
+        "active": "charts",
+        **nav_context(request),
+    }
+    if casino is not None:
+        hold = hold_by_gaming_day(casino=casino, days=days, now=now)
+        context["hold"] = hold
+        context["hold_chart"] = bar_chart(
+            title=_("Levy hold per gaming day against the expected levy"),
+            desc=_(
+                "Bars: levy collected as a percentage of covered stakes, per gaming day of %(casino)s. "
+                "Marks: the odds engine's expected levy share of the same stakes."
+            )
+            % {"casino": casino.name},
+            labels=[f"{d.day:%m-%d}" for d in hold],
+            values=[d.hold for d in hold],
+            texts=[f"{d.day:%Y-%m-%d}: {_('hold')} {d.hold_display}" for d in hold],
+            markers=[d.expected for d in hold],
+            marker_texts=[f"{d.day:%Y-%m-%d}: {_('expected')} {d.expected_display}" for d in hold],
+            tick_format="{:g} %",
+            tick_scale=100.0,
+            label_every=max(1, days // 10),
+        )
+        per_hour = coups_per_hour(casino=casino, now=now)
+        context["hour_charts"] = [
+            (
+                t,
+                bar_chart(
+                    title=_("Coups per hour at %(table)s, last 24 hours") % {"table": t.table.name},
+                    desc=_("%(total)s coups in 24 hours, one bar per hour.") % {"total": t.total},
+                    labels=[f"{h:%H}" for h, _n in t.hours],
+                    values=[n for _h, n in t.hours],
+                    texts=[f"{h:%H:00}: {n}" for h, n in t.hours],
+                    label_every=3,
+                    height=160,
+                    integer=True,
+                ),
+            )
+            for t in per_hour
+        ]
+    return render(request, "review/charts.html", context)
+
+
+# ------------------------------------------------------------------------------------ a player
+@login_required
+@require_GET
+def player_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    allow_page(can_see_dashboard(request.user))
+    player = get_object_or_404(Player.objects.select_related("casino"), pk=pk, house=False)
+    data = player_page(player=player, now=timezone.now(), page=request.GET.get("page", 1))
+    return render(request, "review/player.html", {"data": data, **nav_context(request)})

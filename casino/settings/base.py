@@ -79,6 +79,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "review.context_processors.alerts",
             ],
         },
     },
@@ -308,7 +309,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # The per table-day rollups the dashboard and the reports read follow the audit trail
     # (tables/services/rollups.py); the dashboard also refreshes them when it is opened.
     "tables-rollups-refresh": {"task": "tables.rollups_refresh", "schedule": 60.0},
+    # Every minute, raise the pit boss's alerts (review/services.py alerts_raise; idempotent).
+    "review-alerts-raise": {"task": "review.alerts_raise", "schedule": 60.0},
 }
+# Seconds between two refreshes of the dashboard's live part (htmx polling).
+REVIEW_POLL_SECONDS = env.int("REVIEW_POLL_SECONDS", default=10)
 # The most chips one buy-in or cash-out at the cage may move (a typo's extra zeros are refused).
 CAGE_MAX_AMOUNT = env.int("CAGE_MAX_AMOUNT", default=10_000_000)
 IDEMPOTENCY_RETENTION_DAYS = env.int("IDEMPOTENCY_RETENTION_DAYS", default=7)

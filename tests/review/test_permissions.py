@@ -35,15 +35,20 @@ PAGES = [
     ("review:exports", "get", {"pit_boss", "accountant"}, 200),
     ("review:export", "post", {"pit_boss", "accountant"}, 200),
     ("review:audit_verify", "post", {"pit_boss"}, 302),
+    ("review:dashboard_live", "get", {"pit_boss", "accountant"}, 200),
+    ("review:alerts", "get", {"pit_boss"}, 200),
+    ("review:charts", "get", {"pit_boss", "accountant"}, 200),
+    ("review:player", "get", {"pit_boss", "accountant"}, 200),
 ]
 
 
 @pytest.mark.parametrize(("name", "method", "allowed", "ok"), PAGES, ids=[p[0] for p in PAGES])
 def test_each_page_for_each_persona(client, request, name, method, allowed, ok) -> None:
     # only the coup page needs a history (the others must work on an empty floor too)
-    coup = request.getfixturevalue("awaiting").flagged if name == "review:coup" else None
+    coup = request.getfixturevalue("awaiting").flagged if name in ("review:coup", "review:player") else None
     url_args: dict[str, list[int | str]] = {
         "review:coup": [coup.pk if coup else 0],
+        "review:player": [coup.banker.pk if coup else 0],
         "review:export": ["coup-records"],
     }
     args = url_args.get(name, [])

@@ -1,0 +1,104 @@
+"""Reads for the dashboard's live part (docs/review.md, "The live pit"), which refreshes itself:
+per open table the croupier on shift, the banker and the bank, the coups of the last hour, the
+minutes since the last step, the shoe's progress, its alarms and the table's open alerts; and
+the newest open alerts. A fixed number of queries however many tables are open (the open tables'
+own, ``dashboard.open_tables``, then one query per figure for all tables at once)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.db.models import Count, Max
+
+from review.models import Alert
+from review.selectors.alerts import open_alerts
+from review.selectors.dashboard import OpenTable
+from tables.models import Coup, CoupStep, CroupierAssignment, ShoeAlarm
+
+#: how many of the newest open alerts the dashboard lists (the alerts page has them all)
+LIVE_ALERTS_SHOWN = 5
+#: "coups in the last hour"
+LIVE_COUPS_WINDOW = dt.timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class LiveTable:
+    open: OpenTable
+    croupiers: list[str]  # usernames on shift at the table now
+    coups_last_hour: int
+    last_step_at: dt.datetime | None
+    minutes_since_last_step: int | None
+    shoe_alarms: list[ShoeAlarm]  # raised on the open shoe
+    open_alerts: int
+
+    @property
+    def shoe_size(self) -> int | None:
+        return self.open.shoe.size if self.open.shoe else None
+
+    @property
+    def shoe_percent(self) -> int | None:
+        """Cards dealt as a whole percentage of the shoe (for the progress bar)."""
+        shoe = self.open.shoe
+        return min(100, self.open.cards_dealt * 100 // shoe.size) if shoe else None
+
+
+@dataclass(frozen=True)
+class LivePit:
+    now: dt.datetime
+    tables: list[LiveTable]
+    alerts: list[Alert]  # the newest open ones
+    alerts_open: int
+
+
+def live_pit(*, tables: list[OpenTable], now: dt.datetime) -> LivePit:
+    ids = [t.table.pk for t in tables]
+    sessions = [t.session.pk for t in tables if t.session is not None]
+    on_shift: dict[int, list[str]] = {}
+    for table_id, username in (
+        CroupierAssignment.objects.filter(table__in=ids, shift_start__lte=now, shift_end__gt=now)
+        .order_by("user__username")
+        .values_list("table_id", "user__username")
+    ):
+        on_shift.setdefault(table_id, []).append(username)
+    coups = dict(
+        Coup.objects.filter(shoe__session__in=sessions, created_at__gte=now - LIVE_COUPS_WINDOW)
+        .values("shoe__table_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+        .values_list("shoe__table_id", "n")
+    )
+    last_steps = dict(
+        CoupStep.objects.filter(coup__shoe__session__in=sessions)
+        .values("coup__shoe__table_id")
+        .annotate(last=Max("created_at"))
+        .order_by()
+        .values_list("coup__shoe__table_id", "last")
+    )
+    alerts_by_table = dict(
+        open_alerts()
+        .filter(table__in=ids)
+        .values("table_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+        .values_list("table_id", "n")
+    )
+    rows = []
+    for t in tables:
+        last = last_steps.get(t.table.pk)
+        rows.append(
+            LiveTable(
+                open=t,
+                croupiers=on_shift.get(t.table.pk, []),
+                coups_last_hour=coups.get(t.table.pk, 0),
+                last_step_at=last,
+                minutes_since_last_step=int((now - last).total_seconds() // 60) if last else None,
+                shoe_alarms=[a for a in t.now.alarms if t.shoe is not None and a.shoe_id == t.shoe.pk],
+                open_alerts=alerts_by_table.get(t.table.pk, 0),
+            )
+        )
+    newest = list(
+        open_alerts().select_related("table", "coup").order_by("-raised_at", "-pk")[: LIVE_ALERTS_SHOWN + 1]
+    )
+    count = len(newest) if len(newest) <= LIVE_ALERTS_SHOWN else open_alerts().count()
+    return LivePit(now=now, tables=rows, alerts=newest[:LIVE_ALERTS_SHOWN], alerts_open=count)

@@ -1,0 +1,151 @@
+"""Reads for a player's page (docs/review.md, "A player"): his sessions at the tables, the coups
+he bet on with their outcome and what the settlement paid him, his chips (the cage's reading),
+time played and average bet. No writes here."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Avg, Count, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models.fields.json import KT
+
+from cage.selectors import PlayerChips, player_chips
+from ledger.models import Account, Entry, TransactionKind
+from tables.models import Bet, Coup, CoupStep, Player, Seat, Spectator
+
+#: coups a page of the player's page
+PLAYER_COUPS_PAGE_SIZE = 20
+
+
+@dataclass(frozen=True)
+class PlayerSession:
+    table_name: str
+    session_id: int
+    place: str  # "seat 3" or "spectator"
+    joined_at: dt.datetime
+    left_at: dt.datetime | None
+    played: dt.timedelta
+
+
+@dataclass(frozen=True)
+class PlayedCoup:
+    bet: Bet
+    outcome: str  # as settled (a corrected coup: its latest restoration); "" before the reveal
+    net: int | None  # chips the coup's final settlement moved on his account; None: not settled
+
+    @property
+    def coup(self) -> Coup:
+        return self.bet.coup
+
+
+@dataclass(frozen=True)
+class PlayerPage:
+    player: Player
+    chips: PlayerChips
+    sessions: list[PlayerSession]
+    time_played: dt.timedelta
+    bets: int
+    staked: int
+    average_bet: Fraction | None
+    banks_held: int  # coups he was the banker of
+    coups: Page  # of PlayedCoup, newest first
+
+    @property
+    def time_played_display(self) -> str:
+        minutes = int(self.time_played.total_seconds() // 60)
+        return f"{minutes // 60} h {minutes % 60:02d} min"
+
+    @property
+    def average_bet_display(self) -> str:
+        return "—" if self.average_bet is None else f"{float(self.average_bet):.1f}"
+
+
+def _player_bets(player: Player) -> QuerySet[Bet]:
+    """His standing bets: not withdrawn, not replaced by an amendment."""
+    return Bet.objects.filter(
+        Q(seat__player=player) | Q(spectator__player=player), withdrawn=False, replaced_by__isnull=True
+    )
+
+
+def player_sessions(*, player: Player, now: dt.datetime) -> list[PlayerSession]:
+    """Where he sat or watched, newest first; time played counts to now while he is still there."""
+    rows: list[PlayerSession] = []
+    for seat in Seat.objects.filter(player=player).select_related("session__table"):
+        rows.append(
+            PlayerSession(
+                seat.session.table.name,
+                seat.session_id,
+                f"seat {seat.number}",
+                seat.joined_at,
+                seat.left_at,
+                (seat.left_at or now) - seat.joined_at,
+            )
+        )
+    for spec in Spectator.objects.filter(player=player).select_related("session__table"):
+        rows.append(
+            PlayerSession(
+                spec.session.table.name,
+                spec.session_id,
+                "spectator",
+                spec.joined_at,
+                spec.left_at,
+                (spec.left_at or now) - spec.joined_at,
+            )
+        )
+    return sorted(rows, key=lambda r: r.joined_at, reverse=True)
+
+
+def player_page(*, player: Player, now: dt.datetime, page: Any = 1) -> PlayerPage:
+    bets = _player_bets(player)
+    figures = bets.aggregate(n=Count("pk"), staked=Sum("amount"), avg=Avg("amount"))
+    revealed = CoupStep.objects.filter(coup=OuterRef("coup"), kind=CoupStep.Kind.REVEAL).values(
+        o=KT("payload__verdict__outcome")
+    )[:1]
+    restored = (
+        CoupStep.objects.filter(coup=OuterRef("coup"), kind=CoupStep.Kind.CORRECTION)
+        .order_by("-index")
+        .values(o=KT("payload__restored__outcome"))[:1]
+    )
+    listed = (
+        bets.select_related("coup__shoe__table", "seat", "spectator")
+        .annotate(played=Subquery(revealed), restored=Subquery(restored))
+        .order_by("-coup__created_at", "-pk")
+    )
+    paged = Paginator(listed, PLAYER_COUPS_PAGE_SIZE).get_page(page)
+    coup_ids = [b.coup_id for b in paged.object_list]
+    nets = dict(
+        Entry.objects.filter(
+            account__kind=Account.Kind.PLAYER,
+            account__player=player,
+            transaction__kind=TransactionKind.COUP_SETTLEMENT,
+            transaction__coup__in=coup_ids,
+        )
+        .values("transaction__coup_id")
+        .annotate(net=Sum("amount"))
+        .order_by()
+        .values_list("transaction__coup_id", "net")
+    )
+    rows = []
+    for b in paged.object_list:
+        settled = b.coup.state == Coup.State.SETTLED
+        # as settled: a corrected coup's latest restoration, else the outcome as played
+        outcome = (getattr(b, "restored", None) if settled else None) or getattr(b, "played", None) or ""
+        rows.append(PlayedCoup(bet=b, outcome=outcome, net=nets.get(b.coup_id, 0) if settled else None))
+    paged.object_list = rows  # type: ignore[assignment]  # the page shows PlayedCoup rows
+    sessions = player_sessions(player=player, now=now)
+    avg = figures["avg"]
+    return PlayerPage(
+        player=player,
+        chips=player_chips(player=player),
+        sessions=sessions,
+        time_played=sum((s.played for s in sessions), dt.timedelta()),
+        bets=figures["n"],
+        staked=figures["staked"] or 0,
+        average_bet=Fraction(figures["staked"], figures["n"]) if figures["n"] and avg is not None else None,
+        banks_held=Coup.objects.filter(banker=player).count(),
+        coups=paged,
+    )
