@@ -58,6 +58,7 @@ from review.services import (
 from tables import services
 from tables.models import Casino, Coup, Player, Table
 from tables.permissions import can_approve
+from tables.services.rollups import rollups_refresh_unless_running
 from tables.wording import VOID_DONE
 
 #: the refusals a decision answers with its page (by their status in core.errors.error_answer, as the
@@ -187,6 +188,8 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         period, table = form.period, form.selected_table
     else:
         period, table = week, None
+    # the rollups the figures read follow the audit trail: bring them up to now first
+    rollups_refresh_unless_running()
     data = dashboard(
         period=period,
         table=table,
@@ -319,6 +322,7 @@ def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
         **nav_context(request),
     }
     if casino is not None:
+        rollups_refresh_unless_running()
         hold = hold_by_gaming_day(casino=casino, days=days, now=now)
         context["hold"] = hold
         context["hold_chart"] = bar_chart(
