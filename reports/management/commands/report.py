@@ -60,9 +60,11 @@ class Command(BaseCommand):
         if run.status != ReportRun.Status.FINISHED:
             raise CommandError(f"Run {run.pk} {run.status}: {run.error}", returncode=1)
         try:
-            with reports_storage().open(str(run.file.name), "rb") as source:
-                with open(options["out"], "wb") as target:
-                    shutil.copyfileobj(source, target)
+            with (
+                reports_storage().open(str(run.file.name), "rb") as source,
+                open(options["out"], "wb") as target,
+            ):
+                shutil.copyfileobj(source, target)
         except OSError as exc:
             raise CommandError(f"Cannot write {options['out']}: {exc.strerror or exc}", returncode=1) from exc
         self.stdout.write(
