@@ -78,9 +78,13 @@ def schedules_install(*, casinos: Any = None, reset: bool = False) -> list[str]:
             for schedule in SCHEDULES:
                 at = cutoff + schedule.after_cutoff
                 crontab, _ = CrontabSchedule.objects.get_or_create(
-                    minute=str(at.minute), hour=str(at.hour), day_of_week=schedule.day_of_week,
-                    day_of_month="*", month_of_year="*", timezone=casino.time_zone,
-                )  # fmt: skip
+                    minute=str(at.minute),
+                    hour=str(at.hour),
+                    day_of_week=schedule.day_of_week,
+                    day_of_month="*",
+                    month_of_year="*",
+                    timezone=casino.time_zone,
+                )
                 name = schedule_name(schedule, casino.pk)
                 if not reset and PeriodicTask.objects.filter(name=name).exists():
                     continue

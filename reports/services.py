@@ -86,9 +86,11 @@ def _request_check(request: ReportRequest) -> tuple[Casino | None, Table | None]
         raise ValidationError({"kind": _("No report of kind %(kind)s.") % {"kind": request.kind}})
     if request.fmt not in info.formats:
         raise ValidationError(
-            {"format": _("The %(kind)s report comes in %(formats)s, not %(fmt)s.")
-             % {"kind": request.kind, "formats": ", ".join(info.formats), "fmt": request.fmt}}
-        )  # fmt: skip
+            {
+                "format": _("The %(kind)s report comes in %(formats)s, not %(fmt)s.")
+                % {"kind": request.kind, "formats": ", ".join(info.formats), "fmt": request.fmt}
+            }
+        )
     if request.start > request.end:
         raise ValidationError({"start": _("The period starts after it ends.")})
     if (request.end - request.start).days + 1 > MAX_DAYS:
@@ -161,8 +163,12 @@ def _run_create(*, actor: Any, label: str, request: ReportRequest, enqueue: bool
         # The same request inserted meanwhile by another transaction, which has committed (the
         # unique index made this one wait for it): that run is the answer.
         return _active_runs(request).get()
-    audit_record(actor=actor, action="reports.reportrun.request", target=run,
-                 after={**_request_data(request), "requested_by": label})  # fmt: skip
+    audit_record(
+        actor=actor,
+        action="reports.reportrun.request",
+        target=run,
+        after={**_request_data(request), "requested_by": label},
+    )
     if enqueue:
         from reports.tasks import report_run_task
 
@@ -239,8 +245,11 @@ def _claim(run_id: int) -> tuple[ReportRun, int] | None:
         if run is None or run.status not in ACTIVE:
             return None
         if run.attempts >= settings.REPORTS_MAX_ATTEMPTS:
-            _fail(run, _("Gave up after %(n)s attempts: its worker stopped each time (out of memory?).")
-                  % {"n": run.attempts})  # fmt: skip
+            _fail(
+                run,
+                _("Gave up after %(n)s attempts: its worker stopped each time (out of memory?).")
+                % {"n": run.attempts},
+            )
             return None
         run.status, run.attempts = ReportRun.Status.RUNNING, run.attempts + 1
         run.started_at, run.rows_done, run.rows_expected, run.error = timezone.now(), 0, None, ""
@@ -251,8 +260,12 @@ def _claim(run_id: int) -> tuple[ReportRun, int] | None:
 def _fail(run: ReportRun, reason: str) -> None:
     run.status, run.error, run.finished_at = ReportRun.Status.FAILED, reason[:ERROR_LENGTH], timezone.now()
     run.save(update_fields=["status", "error", "finished_at"])
-    audit_record(actor=None, action="reports.reportrun.fail", target=run,
-                 after={"error": run.error, "attempts": run.attempts})  # fmt: skip
+    audit_record(
+        actor=None,
+        action="reports.reportrun.fail",
+        target=run,
+        after={"error": run.error, "attempts": run.attempts},
+    )
 
 
 def _progress_writer(run_id: int, attempt: int) -> Progress:
@@ -290,8 +303,14 @@ def report_run_execute(*, run_id: int) -> ReportRun | None:
     storage = reports_storage()
     for stale in temp_names(storage, run.pk):  # what dead attempts left
         storage.delete(stale)
-    request = ReportRequest(kind=run.kind, fmt=run.format, start=run.start, end=run.end,
-                            casino_id=run.casino_id, table_id=run.table_id)  # fmt: skip
+    request = ReportRequest(
+        kind=run.kind,
+        fmt=run.format,
+        start=run.start,
+        end=run.end,
+        casino_id=run.casino_id,
+        table_id=run.table_id,
+    )
     temp = storage_create(storage, temp_name(run.pk, attempt))
     try:
         with storage.open(temp, "wb") as raw:
@@ -304,22 +323,35 @@ def report_run_execute(*, run_id: int) -> ReportRun | None:
         logger.exception("report run %s failed", run.pk)
         if storage.exists(temp):
             storage.delete(temp)
-        reason = str(exc) if isinstance(exc, ReportRequestError) else _(
-            "The report could not be written (%(error)s). Ask for it again; if it fails again, "
-            "tell the administrator."
-        ) % {"error": f"{type(exc).__name__}: {exc}"}
+        reason = (
+            str(exc)
+            if isinstance(exc, ReportRequestError)
+            else _(
+                "The report could not be written (%(error)s). Ask for it again; if it fails again, "
+                "tell the administrator."
+            )
+            % {"error": f"{type(exc).__name__}: {exc}"}
+        )
         with transaction.atomic():
             locked = ReportRun.objects.select_for_update().get(pk=run.pk)
             if locked.status == ReportRun.Status.RUNNING and locked.attempts == attempt:
                 _fail(locked, reason)
             return locked
-    return _finish(run_id=run.pk, attempt=attempt, name=final, sha256=sha256, rows=result.rows,
-                   size=out.size, chain_head=result.chain_head)  # fmt: skip
+    return _finish(
+        run_id=run.pk,
+        attempt=attempt,
+        name=final,
+        sha256=sha256,
+        rows=result.rows,
+        size=out.size,
+        chain_head=result.chain_head,
+    )
 
 
 @transaction.atomic
-def _finish(*, run_id: int, attempt: int, name: str, sha256: str, rows: int, size: int,
-            chain_head: str | None) -> ReportRun:  # fmt: skip
+def _finish(
+    *, run_id: int, attempt: int, name: str, sha256: str, rows: int, size: int, chain_head: str | None
+) -> ReportRun:
     run = ReportRun.objects.select_for_update().get(pk=run_id)
     if run.status != ReportRun.Status.RUNNING or run.attempts != attempt:
         # another attempt took the run over (this worker outlived the visibility timeout): the
@@ -329,9 +361,19 @@ def _finish(*, run_id: int, attempt: int, name: str, sha256: str, rows: int, siz
     run.status, run.file.name, run.sha256 = ReportRun.Status.FINISHED, name, sha256
     run.row_count, run.rows_done, run.finished_at = rows, rows, timezone.now()
     run.save(update_fields=["status", "file", "sha256", "row_count", "rows_done", "finished_at"])
-    audit_record(actor=None, action="reports.reportrun.finish", target=run,
-                 after={"sha256": sha256, "rows": rows, "bytes": size, "file": name,
-                        "attempts": attempt, "chain_head": chain_head})  # fmt: skip
+    audit_record(
+        actor=None,
+        action="reports.reportrun.finish",
+        target=run,
+        after={
+            "sha256": sha256,
+            "rows": rows,
+            "bytes": size,
+            "file": name,
+            "attempts": attempt,
+            "chain_head": chain_head,
+        },
+    )
     return run
 
 
@@ -341,8 +383,14 @@ def report_run_download(*, actor: Any, run: ReportRun) -> ReportRun:
     if not can_export(actor):
         raise PermissionDenied(_("Only a pit boss or an accountant may download reports."))
     if run.status != ReportRun.Status.FINISHED:
-        raise ReportRunNotReady(_("This report is %(status)s: there is no file to download yet.")
-                                % {"status": run.get_status_display()})  # fmt: skip
-    audit_record(actor=actor, action="reports.reportrun.download", target=run,
-                 after={"sha256": run.sha256, "file": run.file.name})  # fmt: skip
+        raise ReportRunNotReady(
+            _("This report is %(status)s: there is no file to download yet.")
+            % {"status": run.get_status_display()}
+        )
+    audit_record(
+        actor=actor,
+        action="reports.reportrun.download",
+        target=run,
+        after={"sha256": run.sha256, "file": run.file.name},
+    )
     return run

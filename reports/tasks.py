@@ -53,4 +53,3 @@ def report_scheduled_task(
         request = ReportRequest(kind=kind, fmt=fmt, start=start, end=end, casino_id=casino.pk)
         runs.append(report_run_schedule(request=request, label=SCHEDULER).pk)
     return runs
-

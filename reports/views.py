@@ -60,7 +60,7 @@ def exports_page(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def report_run_create(request: HttpRequest) -> HttpResponse:
-    """"Generate": the run asked for (or the identical one being written); htmx gets the history
+    """ "Generate": the run asked for (or the identical one being written); htmx gets the history
     panel with it on top, a plain post is redirected to the page."""
     allow_page(can_export(request.user))
     form = ReportRunForm(request.POST)

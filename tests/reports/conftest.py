@@ -17,6 +17,9 @@ def reports_root(settings: Any, tmp_path: Path) -> Path:
     root = tmp_path / "reports"
     settings.STORAGES = {
         **settings.STORAGES,
-        "reports": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(root)}},
+        "reports": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(root)},
+        },
     }
     return root

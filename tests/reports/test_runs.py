@@ -41,20 +41,37 @@ def _files(root: Path) -> list[str]:
 
 # ------------------------------------------------------------------------------------- asking
 @pytest.mark.parametrize("persona", ["pit_boss", "accountant"])
-def test_a_pit_boss_or_an_accountant_asks_for_a_report(request, persona, django_capture_on_commit_callbacks) -> None:
+def test_a_pit_boss_or_an_accountant_asks_for_a_report(
+    request, persona, django_capture_on_commit_callbacks
+) -> None:
     user = request.getfixturevalue(persona)
     with django_capture_on_commit_callbacks() as callbacks:
         run = report_run_request(actor=user, request=levy_request())
     assert (run.status, run.kind, run.format, run.requested_by, run.requested_label) == (
-        "queued", "levy", "csv", user, user.username,
-    )  # fmt: skip
+        "queued",
+        "levy",
+        "csv",
+        user,
+        user.username,
+    )
     assert run.start == run.end == day()
     event = AuditEvent.objects.get(action="reports.reportrun.request")
     assert (event.actor, event.object_id) == (user, str(run.pk))
-    assert event.after == {"kind": "levy", "format": "csv", "from": day().isoformat(), "to": day().isoformat(),
-                           "casino": None, "table": None, "requested_by": user.username}  # fmt: skip
+    assert event.after == {
+        "kind": "levy",
+        "format": "csv",
+        "from": day().isoformat(),
+        "to": day().isoformat(),
+        "casino": None,
+        "table": None,
+        "requested_by": user.username,
+    }
     message = OutboxMessage.objects.get()
-    assert (message.task, message.kwargs, message.key) == ("reports.run", {"run_id": run.pk}, f"reports.run:{run.pk}")
+    assert (message.task, message.kwargs, message.key) == (
+        "reports.run",
+        {"run_id": run.pk},
+        f"reports.run:{run.pk}",
+    )
     assert len(callbacks) == 1  # sent to the worker once committed, not before
 
 
@@ -152,17 +169,31 @@ def test_a_run_is_written_to_a_temporary_name_then_moved_and_finished(
     assert seen == {"files": [temp_name(run.pk, 1)], "status": "running"}
     body = fake_bytes(lines=4)
     sha = hashlib.sha256(body).hexdigest()
-    assert (done.status, done.row_count, done.rows_done, done.sha256, done.attempts) == ("finished", 4, 4, sha, 1)
+    assert (done.status, done.row_count, done.rows_done, done.sha256, done.attempts) == (
+        "finished",
+        4,
+        4,
+        sha,
+        1,
+    )
     assert _files(reports_root) == [done.file.name]  # the temporary file is gone
     assert done.file.name.endswith(f"_run-{run.pk}.csv")
     assert (reports_root / done.file.name).read_bytes() == body
     event = AuditEvent.objects.get(action="reports.reportrun.finish")
     assert event.object_id == str(run.pk) and event.actor is None
-    assert event.after == {"sha256": sha, "rows": 4, "bytes": len(body), "file": done.file.name,
-                           "attempts": 1, "chain_head": None}  # fmt: skip
+    assert event.after == {
+        "sha256": sha,
+        "rows": 4,
+        "bytes": len(body),
+        "file": done.file.name,
+        "attempts": 1,
+        "chain_head": None,
+    }
 
 
-def test_the_stored_file_is_what_report_write_writes(accountant, history, django_capture_on_commit_callbacks) -> None:
+def test_the_stored_file_is_what_report_write_writes(
+    accountant, history, django_capture_on_commit_callbacks
+) -> None:
     """The real writer, through the outbox and the (eager) task: the file is byte for byte
     report_write's output for the same request, and its recorded sha256 that of the file."""
     request = levy_request()
@@ -188,15 +219,20 @@ def test_a_finished_run_is_never_written_again(accountant, monkeypatch) -> None:
     again = report_run_execute(run_id=run.pk)  # the message delivered a second time
     assert again is not None
     assert (again.status, again.attempts, again.sha256, again.file.name) == (
-        "finished", 1, first.sha256, first.file.name,
-    )  # fmt: skip
+        "finished",
+        1,
+        first.sha256,
+        first.file.name,
+    )
     assert AuditEvent.objects.filter(action="reports.reportrun.finish").count() == 1
 
 
 def test_a_run_whose_worker_died_is_written_again_from_scratch(accountant, monkeypatch, reports_root) -> None:
     run = report_run_request(actor=accountant, request=levy_request())
     # the dead worker's traces: the run running, attempt 1, half a file under a temporary name
-    ReportRun.objects.filter(pk=run.pk).update(status="running", attempts=1, started_at=run.requested_at, rows_done=7)
+    ReportRun.objects.filter(pk=run.pk).update(
+        status="running", attempts=1, started_at=run.requested_at, rows_done=7
+    )
     storage = reports_storage()
     storage.save(temp_name(run.pk, 1), io.BytesIO(b"levy,0\nlev"))
     monkeypatch.setattr(services, "report_write", fake_writer())
@@ -304,12 +340,19 @@ def test_the_scheduler_and_the_command_ask_as_the_system(monkeypatch) -> None:
     assert (run.requested_by, run.requested_label) == (None, "scheduler")
     event = AuditEvent.objects.get(action="reports.reportrun.request")
     assert (event.actor, event.actor_label, event.after["requested_by"]) == (None, "system", "scheduler")
-    by_command = report_run_schedule(request=levy_request(fmt="csv", kind="fees"), label="command", enqueue=False)
+    by_command = report_run_schedule(
+        request=levy_request(fmt="csv", kind="fees"), label="command", enqueue=False
+    )
     assert by_command.requested_label == "command"
     assert OutboxMessage.objects.count() == 1  # the command runs its own, in-process
 
 
 def test_a_table_run_is_scoped_to_its_casino(accountant) -> None:
     table = TableFactory()
-    run = report_run_request(actor=accountant, request=levy_request(casino_id=table.casino_id, table_id=table.pk))
-    assert run.filename == f"levy_{day():%Y-%m-%d}_{day():%Y-%m-%d}_casino-{table.casino_id}_table-{table.pk}.csv"
+    run = report_run_request(
+        actor=accountant, request=levy_request(casino_id=table.casino_id, table_id=table.pk)
+    )
+    assert (
+        run.filename
+        == f"levy_{day():%Y-%m-%d}_{day():%Y-%m-%d}_casino-{table.casino_id}_table-{table.pk}.csv"
+    )
