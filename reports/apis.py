@@ -135,7 +135,7 @@ class ReportRunsView(ApiView):
         )
         return Response(run_data(run), status=self.status_code)
 
-    @extend_schema(responses=ReportRunPageOut)
+    @extend_schema(operation_id="v1_reports_runs_list", responses=ReportRunPageOut)
     def get(self, request: Request) -> Response:
         _check(request)
         paginator = PageNumberPagination()
@@ -146,7 +146,9 @@ class ReportRunsView(ApiView):
 class ReportRunView(ApiView):
     """One run: its status and progress, poll it until finished or failed."""
 
-    @extend_schema(responses={200: ReportRunOut, 403: ErrorOut, 404: ErrorOut})
+    @extend_schema(
+        operation_id="v1_reports_runs_retrieve", responses={200: ReportRunOut, 403: ErrorOut, 404: ErrorOut}
+    )
     def get(self, request: Request, run_id: int) -> Response:
         _check(request)
         return Response(run_data(_run(run_id)))
@@ -156,12 +158,13 @@ class ReportRunFileView(ApiView):
     """A finished run's file (audited at each download); 409 ``report_not_ready`` before."""
 
     @extend_schema(
+        operation_id="v1_reports_runs_file",
         responses={
             (200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY, description="the report"),
             403: ErrorOut,
             404: ErrorOut,
             409: ErrorOut,
-        }
+        },
     )
     def get(self, request: Request, run_id: int) -> HttpResponseBase:
         _check(request)

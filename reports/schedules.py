@@ -92,6 +92,7 @@ def schedules_install(*, casinos: Any = None, reset: bool = False) -> list[str]:
                     name=name,
                     defaults={
                         "task": "reports.scheduled",
+                        "enabled": True,
                         "crontab": crontab,
                         "interval": None,
                         "kwargs": json.dumps(

@@ -150,7 +150,8 @@ def test_a_worker_killed_mid_report_leaves_one_whole_audited_file(accountant, tm
         b'{"anchor":'
     )  # whole: ends with its anchor
     finish = AuditEvent.objects.get(action="reports.reportrun.finish", object_id=str(run.pk))
-    assert finish.after["sha256"] == done.sha256 and finish.after["attempts"] == 2
+    assert finish.after is not None
+    assert (finish.after["sha256"], finish.after["attempts"]) == (done.sha256, 2)
     # nothing but the finished file: the dead attempt's temporary file was removed
     assert sorted(p.relative_to(settings_["root"]) for p in settings_["root"].rglob("*") if p.is_file()) == [
         Path(done.file.name)
