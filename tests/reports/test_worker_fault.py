@@ -35,6 +35,10 @@ ROOT = Path(__file__).resolve().parents[2]
 #: audit events to export: 8 chunks of 500 lines, each followed by a progress call that sleeps
 EVENTS = 4000
 DELAY_PER_CHUNK = 0.7
+#: seconds after its delivery an unacknowledged message is given to another worker: a worker
+#: starting sweeps the unacknowledged messages once (later sweeps are minutes apart), so the second
+#: worker is started once this has passed since the first one took the message
+VISIBILITY_TIMEOUT = 1
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -95,7 +99,7 @@ def _until(what: Callable[[], Any], timeout: float, log: Path) -> Any:
         if value:
             return value
         time.sleep(0.2)
-    pytest.fail(f"timed out; worker log:\n{log.read_text()[-3000:]}")
+    pytest.fail(f"timed out; worker log:\n{log.read_text()[-6000:]}")
 
 
 def test_a_worker_killed_mid_report_leaves_one_whole_audited_file(accountant, tmp_path, settings_) -> None:
@@ -110,7 +114,7 @@ def test_a_worker_killed_mid_report_leaves_one_whole_audited_file(accountant, tm
         "DATABASE_URL": f"postgres://{connection.settings_dict['USER']}@{connection.settings_dict['HOST']}:"
         f"{connection.settings_dict['PORT']}/{connection.settings_dict['NAME']}",
         "CELERY_BROKER_URL": url,
-        "CELERY_VISIBILITY_TIMEOUT": "2",  # the dead worker's message comes back after 2 s
+        "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
         "SECRET_KEY": settings.SECRET_KEY,
         "AUDIT_HMAC_KEY": settings.AUDIT_HMAC_KEY,
         "AUDIT_HMAC_KEY_ID": settings.AUDIT_HMAC_KEY_ID,
@@ -134,6 +138,7 @@ def test_a_worker_killed_mid_report_leaves_one_whole_audited_file(accountant, tm
         )
         _stop(first, signal.SIGKILL)
         assert ReportRun.objects.get(pk=run.pk).status == "running"
+        time.sleep(VISIBILITY_TIMEOUT + 0.5)
         second = _worker(env, log)
         done = _until(lambda: ReportRun.objects.filter(pk=run.pk, status="finished").first(), 40, log)
     finally:
