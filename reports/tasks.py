@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from reports.kinds import KINDS, ReportRequest
@@ -22,7 +23,16 @@ from tables.models import Casino
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="reports.run", acks_late=True, reject_on_worker_lost=True)
+@shared_task(
+    name="reports.run",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    # the database out of reach while claiming or finishing (a failover): try again a little later;
+    # the run, found running, is written again from scratch (an error while writing fails the run)
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=5,
+    max_retries=5,
+)
 def report_run_task(run_id: int) -> dict[str, object]:
     """Write run ``run_id``'s report (idempotent: a finished run is not written again)."""
     run = report_run_execute(run_id=run_id)

@@ -360,3 +360,49 @@ def test_a_table_run_is_scoped_to_its_casino(accountant) -> None:
         run.filename
         == f"levy_{day():%Y-%m-%d}_{day():%Y-%m-%d}_casino-{table.casino_id}_table-{table.pk}.csv"
     )
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_identical_requests_at_the_same_moment_give_one_run(accountant, pit_boss, monkeypatch) -> None:
+    """Two requests, each in its own connection, both past the look-up before either inserts: the
+    second INSERT waits on the unique index for the first COMMIT, fails, and answers the same run."""
+    import threading
+
+    from django.db import connections
+
+    real = services._active_runs
+    both_looked = threading.Barrier(2, timeout=10)
+    looked: set[int] = set()
+
+    def look_together(request: Any) -> Any:
+        me = threading.get_ident()
+        if me not in looked:  # the first look of each request, not the loser's second
+            looked.add(me)
+            found = list(real(request))
+            both_looked.wait()
+            assert found == []
+            return real(request).none()
+        return real(request)
+
+    monkeypatch.setattr(services, "_active_runs", look_together)
+    answers: dict[int, int] = {}
+    errors: list[BaseException] = []
+
+    def ask(user: Any) -> None:
+        try:
+            answers[user.pk] = report_run_request(actor=user, request=levy_request()).pk
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=ask, args=(u,)) for u in (accountant, pit_boss)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=20)
+    assert errors == []
+    assert answers[accountant.pk] == answers[pit_boss.pk] == ReportRun.objects.get().pk
+    assert AuditEvent.objects.filter(action="reports.reportrun.request").count() == 1
+    assert OutboxMessage.objects.count() == 1
