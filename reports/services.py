@@ -311,8 +311,9 @@ def report_run_execute(*, run_id: int) -> ReportRun | None:
         casino_id=run.casino_id,
         table_id=run.table_id,
     )
-    temp = storage_create(storage, temp_name(run.pk, attempt))
+    temp = temp_name(run.pk, attempt)
     try:
+        temp = storage_create(storage, temp)
         with storage.open(temp, "wb") as raw:
             out = _HashingWriter(raw)
             progress = _progress_writer(run.pk, attempt)
@@ -321,8 +322,11 @@ def report_run_execute(*, run_id: int) -> ReportRun | None:
         final = storage_move(storage, temp, _final_name(run))
     except Exception as exc:  # a run never stays "running" for an error: it fails, saying why
         logger.exception("report run %s failed", run.pk)
-        if storage.exists(temp):
-            storage.delete(temp)
+        try:
+            if storage.exists(temp):
+                storage.delete(temp)
+        except OSError:  # the storage itself is failing: the next attempt removes what is left
+            logger.warning("report run %s: temporary file %s not removed", run.pk, temp)
         reason = (
             str(exc)
             if isinstance(exc, ReportRequestError)

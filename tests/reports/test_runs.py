@@ -406,3 +406,14 @@ def test_two_identical_requests_at_the_same_moment_give_one_run(accountant, pit_
     assert answers[accountant.pk] == answers[pit_boss.pk] == ReportRun.objects.get().pk
     assert AuditEvent.objects.filter(action="reports.reportrun.request").count() == 1
     assert OutboxMessage.objects.count() == 1
+
+
+def test_a_storage_that_refuses_to_write_fails_the_run(accountant, monkeypatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> str:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(services, "storage_create", refuse)
+    run = report_run_request(actor=accountant, request=levy_request())
+    failed = report_run_execute(run_id=run.pk)
+    assert failed is not None and failed.status == "failed"
+    assert "PermissionError" in failed.error
