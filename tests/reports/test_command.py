@@ -1,0 +1,118 @@
+"""``manage.py report``: the same run, written in-process; clear refusals, never a traceback."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from audit.models import AuditEvent
+from reports import services
+from reports.models import ReportRun
+from tests.reports.runs import day, fake_bytes, fake_writer
+
+pytestmark = pytest.mark.django_db
+
+
+def _report(*args: str) -> str:
+    out = io.StringIO()
+    call_command("report", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_the_command_writes_the_report_and_prints_rows_and_sha256(tmp_path: Path, monkeypatch, table) -> None:
+    monkeypatch.setattr(services, "report_write", fake_writer(lines=5))
+    target = tmp_path / "levy.csv"
+    today = day().isoformat()
+    printed = _report(
+        "levy",
+        "--from",
+        today,
+        "--to",
+        today,
+        "--format",
+        "csv",
+        "--out",
+        str(target),
+        "--casino",
+        str(table.casino_id),
+        "--table",
+        str(table.pk),
+    )
+    run = ReportRun.objects.get()
+    body = fake_bytes(lines=5)
+    sha = hashlib.sha256(body).hexdigest()
+    assert target.read_bytes() == body
+    assert printed == f"run {run.pk}: 5 rows, sha256 {sha}, written to {target}\n"
+    assert (run.status, run.requested_by, run.requested_label, run.sha256) == (
+        "finished",
+        None,
+        "command",
+        sha,
+    )
+    assert (run.casino_id, run.table_id) == (table.casino_id, table.pk)
+    assert AuditEvent.objects.filter(action="reports.reportrun.finish", object_id=str(run.pk)).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["payroll", "--format", "csv"], "kind: No report of kind payroll."),
+        (["levy", "--format", "docx"], "The levy report comes in"),
+        (["levy", "--format", "csv", "--casino", "999999"], "No casino 999999."),
+        (["levy", "--format", "csv", "--table", "999999"], "No table 999999."),
+    ],
+)
+def test_a_request_it_cannot_produce_is_a_clear_error(tmp_path: Path, args, message) -> None:
+    today = day().isoformat()
+    with pytest.raises(CommandError) as refused:
+        _report(*args, "--from", today, "--to", today, "--out", str(tmp_path / "x"))
+    assert message.split(": ")[-1] in str(refused.value)
+    assert refused.value.returncode == 2
+    assert not ReportRun.objects.exists() and not (tmp_path / "x").exists()
+
+
+def test_bad_dates_are_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(CommandError) as refused:
+        _report(
+            "levy",
+            "--from",
+            "2026-13-01",
+            "--to",
+            "2026-12-01",
+            "--format",
+            "csv",
+            "--out",
+            str(tmp_path / "x"),
+        )
+    assert str(refused.value) == "Not a date (YYYY-MM-DD): '2026-13-01'" and refused.value.returncode == 2
+    with pytest.raises(CommandError) as refused:
+        _report(
+            "levy",
+            "--from",
+            "2026-12-02",
+            "--to",
+            "2026-12-01",
+            "--format",
+            "csv",
+            "--out",
+            str(tmp_path / "x"),
+        )
+    assert "The period starts after it ends." in str(refused.value)
+    assert not ReportRun.objects.exists()
+
+
+def test_a_failed_run_is_a_clear_error(tmp_path: Path, monkeypatch) -> None:
+    def broken(**kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(services, "report_write", broken)
+    today = day().isoformat()
+    with pytest.raises(CommandError) as refused:
+        _report("levy", "--from", today, "--to", today, "--format", "csv", "--out", str(tmp_path / "x"))
+    run = ReportRun.objects.get()
+    assert str(refused.value) == f"Run {run.pk} failed: {run.error}" and refused.value.returncode == 1
+    assert not (tmp_path / "x").exists()
