@@ -41,6 +41,19 @@ class ValidationSummary:
     flagged: int
 
 
+#: how a report's closing line starts (``{"anchor": {...}}``, keys sorted: reports/writers/jsonl.py);
+#: a line that is exactly ``{"anchor": {...}}`` holds no record and is skipped
+ANCHOR_LINE = b'{"anchor":'
+
+
+def _is_anchor(line: bytes) -> bool:
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(data, dict) and data.keys() == {"anchor"} and isinstance(data["anchor"], dict)
+
+
 def validate_lines(
     lines: Iterable[bytes],
     out: BinaryIO,
@@ -51,7 +64,7 @@ def validate_lines(
     """Judge every record in ``lines`` and write one verdict a line to ``out``.
 
     ``profile`` forces one profile for every record (``--profile``); otherwise each record names
-    its own among ``profiles`` (the built-in ones by default). Blank lines are skipped: they hold
+    its own among ``profiles`` (the built-in ones by default). Blank lines and a report's closing ``{"anchor": …}`` line are skipped: they hold
     no record and JSON Lines tools commonly leave one at the end.
     """
     known = profiles if profiles is not None else BUILTIN
@@ -85,6 +98,8 @@ def _validate(
     for line in lines:
         if not line.strip():
             continue
+        if line.startswith(ANCHOR_LINE) and _is_anchor(line):
+            continue  # a report's last line, the audit chain's signed head: no record
         n += 1
         try:
             try:
