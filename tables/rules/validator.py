@@ -64,8 +64,9 @@ def validate_lines(
     """Judge every record in ``lines`` and write one verdict a line to ``out``.
 
     ``profile`` forces one profile for every record (``--profile``); otherwise each record names
-    its own among ``profiles`` (the built-in ones by default). Blank lines and a report's closing ``{"anchor": …}`` line are skipped: they hold
-    no record and JSON Lines tools commonly leave one at the end.
+    its own among ``profiles`` (the built-in ones by default). Blank lines are skipped: they hold
+    no record and JSON Lines tools commonly leave one at the end; so is a report's closing
+    ``{"anchor": {...}}`` line (the audit chain's signed head, reports/builders/coup_records.py).
     """
     known = profiles if profiles is not None else BUILTIN
     rules_by_slug = {slug: Rules.for_profile(p) for slug, p in known.items()}
