@@ -46,6 +46,8 @@ def to_jsonable(value: Any) -> Any:
         return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     if isinstance(value, dt.date):
         return value.isoformat()
+    if isinstance(value, dt.time):  # a wall-clock time, such as a casino's gaming-day cut-off
+        return value.isoformat()
     if isinstance(value, Decimal | uuid.UUID):
         return str(value)
     if isinstance(value, dict):

@@ -37,8 +37,9 @@ COLUMNS = (
 
 ALL_TABLES = "all tables"
 
-# One row per gaming day and table. The outcome as settled is the latest correction's restored
-# outcome (the approved one: a settled coup's latest correction was approved), else the reveal's.
+# One row per gaming day and table, grouped by the database. The outcome as settled is the latest
+# correction's restored outcome where the coup was corrected (only a flagged coup can be: the
+# subquery runs for those alone), else the reveal's; covered stakes are the non-withdrawn bets.
 LEVY_SQL = f"""
 SELECT day, table_id, count(*) AS coups,
        count(*) FILTER (WHERE outcome = 'banker') AS banker_wins,
@@ -46,16 +47,20 @@ SELECT day, table_id, count(*) AS coups,
 FROM (
     SELECT {gaming_day_sql("c.settled_at")} AS day, s.table_id,
            COALESCE(
-               (SELECT st.payload -> 'restored' ->> 'outcome' FROM tables_coupstep st
-                 WHERE st.coup_id = c.id AND st.kind = 'correction' ORDER BY st.index DESC LIMIT 1),
-               (SELECT st.payload -> 'verdict' ->> 'outcome' FROM tables_coupstep st
-                 WHERE st.coup_id = c.id AND st.kind = 'reveal' ORDER BY st.index LIMIT 1)
+               CASE WHEN c.flagged THEN
+                   (SELECT st.payload -> 'restored' ->> 'outcome' FROM tables_coupstep st
+                     WHERE st.coup_id = c.id AND st.kind = 'correction' ORDER BY st.index DESC LIMIT 1)
+               END,
+               rv.payload -> 'verdict' ->> 'outcome'
            ) AS outcome,
-           (SELECT sum(b.amount) FROM tables_bet b WHERE b.coup_id = c.id AND NOT b.withdrawn) AS covered,
-           bt.amount AS levy
+           b.covered, bt.amount AS levy
     FROM tables_coup c
     JOIN tables_shoe s ON s.id = c.shoe_id
     JOIN tables_table t ON t.id = s.table_id
+    LEFT JOIN tables_coupstep rv ON rv.coup_id = c.id AND rv.kind = 'reveal'
+    LEFT JOIN (
+        SELECT coup_id, sum(amount) AS covered FROM tables_bet WHERE NOT withdrawn GROUP BY coup_id
+    ) b ON b.coup_id = c.id
     LEFT JOIN tables_banktax bt ON bt.coup_id = c.id
     WHERE c.state = 'settled' AND c.settled_at >= %(lo)s AND c.settled_at < %(hi)s
       AND t.casino_id = %(casino)s AND (%(table)s::bigint IS NULL OR s.table_id = %(table)s::bigint)
