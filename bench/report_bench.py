@@ -121,7 +121,7 @@ BUILD_SQL = [
               CASE WHEN (i * 7919) %% 100 < 46 THEN 'banker' WHEN (i * 7919) %% 100 < 92 THEN 'player'
                    ELSE 'tie' END AS outcome,
               1 + (i * 31) %% 3 AS nbets
-       FROM generate_series(0, %(n)s - 1) i""",
+       FROM generate_series(0::bigint, %(n)s - 1) i""",
     """ALTER TABLE bench_coup ADD PRIMARY KEY (i)""",
     """INSERT INTO tables_coup (shoe_id, number, banker_id, bank, state, bank_turn_id, rules,
            first_coup_of_bank, flagged, alarm, step_count, created_at, settled_at)
