@@ -45,6 +45,7 @@ WITH earned AS (
            0 AS fees, 0 AS cards
     FROM tables_coup c
     JOIN tables_shoe s ON s.id = c.shoe_id
+    JOIN tables_table ct ON ct.id = s.table_id AND ct.casino_id = %(casino)s
     LEFT JOIN tables_banktax bt ON bt.coup_id = c.id
     WHERE c.state = 'settled' AND c.settled_at >= %(lo)s AND c.settled_at < %(hi)s
     UNION ALL
@@ -56,7 +57,8 @@ WITH earned AS (
     JOIN tables_tablesession ss ON ss.id = fp.session_id
     JOIN ledger_entry e ON e.transaction_id = t.id
     JOIN ledger_account a ON a.id = e.account_id AND a.kind IN ('fee', 'card_money')
-    WHERE COALESCE(fp.hour_start, t.posted_at) >= %(lo)s AND COALESCE(fp.hour_start, t.posted_at) < %(hi)s
+    WHERE t.casino_id = %(casino)s
+      AND COALESCE(fp.hour_start, t.posted_at) >= %(lo)s AND COALESCE(fp.hour_start, t.posted_at) < %(hi)s
 )
 SELECT {gaming_day_sql("x.at")} AS day, x.table_id, tb.name, u.username, ca.shift_start, ca.shift_end,
        sum(x.coups), sum(x.levy), sum(x.fees), sum(x.cards)
