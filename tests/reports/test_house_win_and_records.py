@@ -121,6 +121,7 @@ def _pages(body: bytes, tmp_path) -> list[str]:
     return text.decode().split("\f")[:-1]
 
 
+@pytest.mark.poppler
 def test_pdf_tables_paginate_with_their_headings_repeated(tmp_path) -> None:
     out = io.BytesIO()
     assert pdf_writer.write(_big(300), out, lambda *_: None) == 300
@@ -131,6 +132,7 @@ def test_pdf_tables_paginate_with_their_headings_repeated(tmp_path) -> None:
     assert "44 850" in pages[-1]  # the total, thousands apart by a thin space
 
 
+@pytest.mark.poppler
 def test_a_pdf_caps_its_data_rows_but_keeps_the_totals(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(pdf_writer, "MAX_DATA_ROWS", 50)
     out = io.BytesIO()

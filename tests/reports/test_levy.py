@@ -156,6 +156,7 @@ def test_levy_xlsx_has_typed_numbers_and_a_bold_totals_row_that_is_the_sum(paris
     )
 
 
+@pytest.mark.poppler
 def test_levy_pdf_renders_and_shows_its_totals(paris, tmp_path) -> None:
     casino, _, _ = paris
     body, result = run("levy", "pdf", dt.date(2026, 11, 1), dt.date(2026, 11, 2), casino_id=casino.pk)
