@@ -10,13 +10,27 @@ from typing import Any, BinaryIO
 from django.utils import timezone
 
 from reports.kinds import ReportRequest, ReportResult
+from tables.models import Casino
+from tests.factories import CasinoFactory
 
 TODAY = timezone.localdate
+
+
+REPORTS_CASINO = "Casino des rapports"
+
+
+def reports_casino_id() -> int:
+    """The one casino of these tests' requests (levy, fees and house win are per casino): the same
+    on every call, so two calls make the same request."""
+    casino = Casino.objects.filter(name=REPORTS_CASINO).first() or CasinoFactory(name=REPORTS_CASINO)
+    return casino.pk
 
 
 def levy_request(**changes: Any) -> ReportRequest:
     today = timezone.localdate()
     values: dict[str, Any] = {"kind": "levy", "fmt": "csv", "start": today, "end": today, **changes}
+    if "casino_id" not in changes and values["kind"] in ("levy", "fees", "house-win"):
+        values["casino_id"] = reports_casino_id()
     return ReportRequest(**values)
 
 

@@ -12,7 +12,7 @@ from reports import services
 from reports.models import ReportRun
 from reports.services import report_run_execute
 from tests.problems import problem_body
-from tests.reports.runs import day, fake_bytes, fake_writer
+from tests.reports.runs import day, fake_bytes, fake_writer, reports_casino_id
 from tests.tables.api.conftest import Api
 
 pytestmark = pytest.mark.django_db
@@ -22,10 +22,15 @@ def _body(**changes: Any) -> dict[str, Any]:
     return {"kind": "levy", "format": "csv", "start": day().isoformat(), "end": day().isoformat(), **changes}
 
 
+def _valid(**changes: Any) -> dict[str, Any]:
+    """A request the levy report can produce: it is per casino."""
+    return _body(casino=reports_casino_id(), **changes)
+
+
 def test_ask_read_list_and_download(accountant, pit_boss, monkeypatch) -> None:
     monkeypatch.setattr(services, "report_write", fake_writer(lines=3))
     api = Api(accountant)
-    response = api.post("/reports/runs/", _body())
+    response = api.post("/reports/runs/", _valid())
     assert response.status_code == 202, response.content
     run = ReportRun.objects.get()
     created = response.json()
@@ -35,14 +40,14 @@ def test_ask_read_list_and_download(accountant, pit_boss, monkeypatch) -> None:
         "format": "csv",
         "start": day().isoformat(),
         "end": day().isoformat(),
-        "casino": None,
+        "casino": reports_casino_id(),
         "table": None,
         "status": "queued",
         "rows_done": 0,
         "rows_expected": None,
         "row_count": None,
         "sha256": "",
-        "filename": f"levy_{day()}_{day()}.csv",
+        "filename": f"levy_{day()}_{day()}_casino-{reports_casino_id()}.csv",
         "file": None,
         "requested_by": "accountant",
         "requested_at": run.requested_at.isoformat(),
@@ -52,7 +57,7 @@ def test_ask_read_list_and_download(accountant, pit_boss, monkeypatch) -> None:
         "attempts": 0,
     }
     # another client (another key) asking for the same report gets the same run
-    again = Api(pit_boss).post("/reports/runs/", _body())
+    again = Api(pit_boss).post("/reports/runs/", _valid())
     assert again.status_code == 202 and again.json()["id"] == run.pk
     assert ReportRun.objects.count() == 1
     # the file: not yet
@@ -74,14 +79,15 @@ def test_ask_read_list_and_download(accountant, pit_boss, monkeypatch) -> None:
     assert download.status_code == 200
     assert b"".join(download.streaming_content) == fake_bytes(lines=3)
     assert download["Cache-Control"] == "no-store"
-    assert download["Content-Disposition"] == f'attachment; filename="levy_{day()}_{day()}.csv"'
+    name = f"levy_{day()}_{day()}_casino-{reports_casino_id()}.csv"
+    assert download["Content-Disposition"] == f'attachment; filename="{name}"'
     assert AuditEvent.objects.filter(action="reports.reportrun.download", actor=accountant).count() == 1
 
 
 def test_the_same_key_replays_the_answer(accountant) -> None:
     api = Api(accountant)
-    first = api.post("/reports/runs/", _body(), key="k-1")
-    replay = api.post("/reports/runs/", _body(), key="k-1")
+    first = api.post("/reports/runs/", _valid(), key="k-1")
+    replay = api.post("/reports/runs/", _valid(), key="k-1")
     assert replay.json() == first.json() and replay["Idempotent-Replayed"] == "true"
 
 
@@ -106,11 +112,11 @@ def test_a_bad_request_is_a_problem_and_writes_nothing(accountant, body, field) 
 
 @pytest.mark.parametrize("persona", ["croupier", "outsider", "cashier"])
 def test_other_roles_are_refused(request, persona, accountant) -> None:
-    run = Api(accountant).post("/reports/runs/", _body()).json()
+    run = Api(accountant).post("/reports/runs/", _valid()).json()
     api = Api(request.getfixturevalue(persona))
     before = (ReportRun.objects.count(), AuditEvent.objects.count())
     for response in (
-        api.post("/reports/runs/", _body(start=day(-1).isoformat())),
+        api.post("/reports/runs/", _valid(start=day(-1).isoformat())),
         api.get("/reports/runs/"),
         api.get(f"/reports/runs/{run['id']}/"),
         api.get(f"/reports/runs/{run['id']}/file"),

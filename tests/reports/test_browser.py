@@ -12,7 +12,7 @@ from django.urls import reverse
 from reports.models import ReportRun
 from reports.services import report_run_execute, report_run_schedule
 from tests.factories import UserFactory
-from tests.reports.runs import day, levy_request
+from tests.reports.runs import day, levy_request, reports_casino_id
 from tests.review.test_browser import _login, _posted, page  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -30,6 +30,7 @@ def test_generate_watch_and_download(live_server, page: Any) -> None:  # noqa: F
 
     # Generate: no broker in the tests, so the run is written in-process when the request commits
     page.select_option("select[name=kind]", "levy")
+    page.select_option("select[name=casino]", str(reports_casino_id()))  # the levy report is per casino
     page.select_option("select[name=preset]", "custom")
     page.fill("input[name=start]", day().isoformat())
     page.fill("input[name=end]", day().isoformat())

@@ -26,7 +26,7 @@ from reports.services import (
 )
 from reports.storage import reports_storage, temp_name
 from tests.factories import CasinoFactory, TableFactory
-from tests.reports.runs import day, fake_bytes, fake_writer, levy_request
+from tests.reports.runs import day, fake_bytes, fake_writer, levy_request, reports_casino_id
 
 pytestmark = pytest.mark.django_db
 
@@ -62,7 +62,7 @@ def test_a_pit_boss_or_an_accountant_asks_for_a_report(
         "format": "csv",
         "from": day().isoformat(),
         "to": day().isoformat(),
-        "casino": None,
+        "casino": reports_casino_id(),
         "table": None,
         "requested_by": user.username,
     }
@@ -388,10 +388,11 @@ def test_two_identical_requests_at_the_same_moment_give_one_run(accountant, pit_
     monkeypatch.setattr(services, "_active_runs", look_together)
     answers: dict[int, int] = {}
     errors: list[BaseException] = []
+    same = levy_request()  # its casino made once, before the threads
 
     def ask(user: Any) -> None:
         try:
-            answers[user.pk] = report_run_request(actor=user, request=levy_request()).pk
+            answers[user.pk] = report_run_request(actor=user, request=same).pk
         except BaseException as exc:
             errors.append(exc)
         finally:

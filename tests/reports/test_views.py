@@ -18,7 +18,7 @@ from reports.models import ReportRun
 from reports.services import report_run_execute, report_run_request
 from tables.gaming_day import casino_calendar
 from tests.factories import CasinoFactory
-from tests.reports.runs import day, fake_bytes, fake_writer, levy_request
+from tests.reports.runs import day, fake_bytes, fake_writer, levy_request, reports_casino_id
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -30,7 +30,7 @@ def _form(**changes: Any) -> dict[str, Any]:
         "preset": "custom",
         "start": day().isoformat(),
         "end": day().isoformat(),
-        "casino": "",
+        "casino": reports_casino_id(),  # the levy report is per casino
         "table": "",
         "fmt": "csv",
         **changes,
@@ -86,7 +86,7 @@ def test_a_preset_is_the_chosen_casinos_gaming_days(client, accountant) -> None:
     ("changes", "message"),
     [
         ({"start": "", "end": ""}, "Give the first and the last gaming day."),
-        ({"fmt": "jsonl"}, "The levy report comes in csv, not jsonl."),
+        ({"fmt": "jsonl"}, "The levy report comes in csv, xlsx, pdf, not jsonl."),
         ({"kind": "payroll"}, "Select a valid choice. payroll is not one of the available choices."),
     ],
 )
@@ -141,7 +141,8 @@ def test_a_finished_run_downloads_as_often_as_asked_each_audited(client, account
         assert response.status_code == 200
         body = b"".join(response.streaming_content)
         assert body == fake_bytes(lines=3)
-        assert response["Content-Disposition"] == f'attachment; filename="levy_{day()}_{day()}.csv"'
+        name = f"levy_{day()}_{day()}_casino-{reports_casino_id()}.csv"
+        assert response["Content-Disposition"] == f'attachment; filename="{name}"'
         assert response["Cache-Control"] == "no-store"
         assert response["X-Report-SHA256"] == hashlib.sha256(body).hexdigest()
     assert AuditEvent.objects.filter(action="reports.reportrun.download").count() == 2
