@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from contextlib import nullcontext
 from typing import Any, BinaryIO, cast
 
 from django.conf import settings
@@ -20,6 +21,7 @@ from django.utils.translation import gettext as _
 from audit.canonical import to_jsonable
 from audit.models import AuditEvent
 from audit.services import audit_record
+from core.db_router import replica_reads
 from core.errors import Conflict
 from core.services.outbox import outbox_enqueue
 from reports.exports import ExportKind
@@ -194,6 +196,13 @@ def report_run_schedule(*, request: ReportRequest, label: str = SCHEDULER, enque
     return _run_create(actor=None, label=label, request=request, enqueue=enqueue)
 
 
+#: reports that may read from a read replica (core/db_router.py, when one is configured): streams of
+#: append-only history (the audit trail, the coup records), long and heavy, where a second of lag
+#: only means the file ends a second earlier. The money reports read the primary, where the
+#: rollups they read have just been brought up to date.
+REPLICA_KINDS = frozenset({"audit-trail", "coup-records"})
+
+
 # ---------------------------------------------------------------------------------- execution
 class _HashingWriter:
     """Passes every byte to ``raw`` and hashes it on the way. A writer that seeks (a zip-based
@@ -317,7 +326,8 @@ def report_run_execute(*, run_id: int) -> ReportRun | None:
         with storage.open(temp, "wb") as raw:
             out = _HashingWriter(raw)
             progress = _progress_writer(run.pk, attempt)
-            result = report_write(request=request, out=cast(BinaryIO, out), progress=progress)
+            with replica_reads() if request.kind in REPLICA_KINDS else nullcontext():
+                result = report_write(request=request, out=cast(BinaryIO, out), progress=progress)
         sha256 = out.digest.hexdigest() if out.sequential else _sha256_of(storage, temp)
         final = storage_move(storage, temp, _final_name(run))
     except Exception as exc:  # a run never stays "running" for an error: it fails, saying why

@@ -27,6 +27,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
+from core.db_router import replica_reads
 from core.errors import DomainError, error_answer
 from core.types import AuthenticatedHttpRequest
 from review.charts import bar_chart
@@ -190,12 +191,13 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         period, table = week, None
     # the rollups the figures read follow the audit trail: bring them up to now first
     rollups_refresh_unless_running()
-    data = dashboard(
-        period=period,
-        table=table,
-        flagged_page=request.GET.get("flagged_page", 1),
-        alarms_page=request.GET.get("alarms_page", 1),
-    )
+    with replica_reads():  # a read replica, when one is configured (docs/scaling.md)
+        data = dashboard(
+            period=period,
+            table=table,
+            flagged_page=request.GET.get("flagged_page", 1),
+            alarms_page=request.GET.get("alarms_page", 1),
+        )
     live = live_pit(tables=data.open_tables, now=timezone.now())
     context = {
         "form": form,
@@ -323,7 +325,8 @@ def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     }
     if casino is not None:
         rollups_refresh_unless_running()
-        hold = hold_by_gaming_day(casino=casino, days=days, now=now)
+        with replica_reads():
+            hold = hold_by_gaming_day(casino=casino, days=days, now=now)
         context["hold"] = hold
         context["hold_chart"] = bar_chart(
             title=_("Levy hold per gaming day against the expected levy"),
