@@ -1,9 +1,10 @@
 """Every page at a phone's and a tablet's width, for every persona who can reach it (issue 11 §4).
 
 The pages are not listed by hand: every URL pattern of the URL conf is walked (django.urls
-resolvers), its parameters filled with ids of a demo-like floor (laid out as ``load_demo`` does, then a coup played,
-one flagged and restored, one in its betting), and each persona GETs it. A pattern answering a page
-(200, HTML) is opened in Chromium at 390 × 844 and at 1024 × 768, and the page itself must not
+resolvers), its parameters filled with ids of a demo-like floor (laid out as ``load_demo`` does,
+then a coup played, one flagged and restored, one in its betting), and each persona GETs it. A
+pattern answering a page (200, HTML) is opened in Chromium at 390x844 and at 1024x768, and the
+page itself must not
 scroll sideways (``document.documentElement.scrollWidth <= window.innerWidth``; a wide table scrolls
 inside its own box). On the croupier's pages every control is at least 44 px high.
 
@@ -66,6 +67,13 @@ TOUCH_CONTROLS = (
     "button, .button, select, summary, .rank-btn, .choice-btn, .nav-link, "
     "input[type=text], input[type=number], input[type=search], input[type=password]"
 )
+#: the visible controls of TOUCH_CONTROLS under 44 px (43.5: sub-pixel rounding), described
+SMALL_CONTROLS_JS = """(sel) => [...document.querySelectorAll(sel)]
+    .filter(e => e.offsetParent !== null && !e.closest('.sr-only'))
+    .filter(e => e.getBoundingClientRect().height < 43.5)
+    .map(e => `${e.tagName.toLowerCase()}.${e.className}`
+        + ` "${(e.innerText || e.value || '').trim().slice(0, 30)}"`
+        + ` ${Math.round(e.getBoundingClientRect().height)}px`)"""
 PARAM = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
 
 
@@ -234,15 +242,10 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
                     if widths[0] > widths[1]:
                         overflows.append(f"{persona} {size} {url}: scrollWidth {widths[0]} > {widths[1]}")
                     if persona == "croupier":
-                        small = page.evaluate(
-                            """(sel) => [...document.querySelectorAll(sel)]
-                                .filter(e => e.offsetParent !== null && !e.closest('.sr-only'))
-                                .filter(e => e.getBoundingClientRect().height < 43.5)
-                                .map(e => `${e.tagName.toLowerCase()}.${e.className} "${(e.innerText || e.value || '').trim().slice(0, 30)}" ${Math.round(e.getBoundingClientRect().height)}px`)""",
-                            TOUCH_CONTROLS,
-                        )
+                        small = page.evaluate(SMALL_CONTROLS_JS, TOUCH_CONTROLS)
                         small_controls += [f"{size} {url}: {s}" for s in small]
-                    page.screenshot(path=str(SCREENSHOTS / f"{persona}-{width}x{height}-{_slug(url)}.png"), full_page=True)
+                    shot = SCREENSHOTS / f"{persona}-{width}x{height}-{_slug(url)}.png"
+                    page.screenshot(path=str(shot), full_page=True)
             context.close()
 
     assert not overflows, "pages scroll sideways:\n" + "\n".join(overflows)
