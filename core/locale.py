@@ -36,4 +36,4 @@ class ScreenLocaleMiddleware(LocaleMiddleware):
     def process_request(self, request: HttpRequest) -> None:
         language = screen_language(request)
         translation.activate(language)
-        request.LANGUAGE_CODE = translation.get_language()  # type: ignore[attr-defined]
+        request.LANGUAGE_CODE = translation.get_language()

@@ -125,7 +125,7 @@ def model_ids(segment: str) -> list[Any]:
     singular = segment[:-1] if segment.endswith("s") else segment
     singular = singular.replace("-", "").replace("_", "")
     for model in apps.get_models():
-        if model._meta.model_name.endswith(singular):
+        if (model._meta.model_name or "").endswith(singular):
             ids = list(model._default_manager.order_by("pk").values_list("pk", flat=True)[:2])
             if ids:
                 return ids

@@ -31,7 +31,7 @@ def catalogue(lang: str) -> polib.POFile:
     return polib.pofile(str(ROOT / "locale" / lang / "LC_MESSAGES" / "django.po"))
 
 
-def key(entry: polib.POEntry) -> tuple[str | None, str]:
+def key(entry: polib.POEntry | polib.MOEntry) -> tuple[str | None, str]:
     return (entry.msgctxt, entry.msgid)
 
 
