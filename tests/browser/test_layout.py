@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 from django.apps import apps
 from django.conf import settings
+from django.db import connections
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from tables import services
@@ -232,40 +233,46 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
     for pattern in patterns:
         concrete_urls(pattern, sources)
 
-    overflows: list[str] = []
-    small_controls: list[str] = []
-    visited: dict[str, set[str]] = {}  # persona → pages seen
-    for persona, roles in PERSONAS.items():
-        state = None
-        for size, (width, height, lang) in SIZES.items():
-            context = browser.new_context(viewport={"width": width, "height": height}, storage_state=state)
-            if roles and state is None:
-                _login(context, base, persona)
-                state = context.storage_state()
-            context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": lang, "url": base}])
-            page = context.new_page()
-            for pattern in patterns:
-                for url in pattern.urls:
-                    answer = context.request.get(base + url, max_redirects=0)
-                    if roles:  # anonymous: the log-in redirect says nothing of the page
-                        pattern.statuses.setdefault(url, set()).add(answer.status)
-                    if answer.status != 200 or "text/html" not in answer.headers.get("content-type", ""):
-                        continue
-                    page.goto(base + url)
-                    page.wait_for_load_state("load")
-                    visited.setdefault(persona, set()).add(url)
-                    scroll_width, inner_width, sticking_out = page.evaluate(WIDTH_JS)
-                    if scroll_width > inner_width:
-                        overflows.append(
-                            f"{persona} {size} {url}: scrollWidth {scroll_width} > {inner_width}"
-                            f" ({', '.join(sticking_out)})"
-                        )
-                    if persona == "croupier":
-                        small = page.evaluate(SMALL_CONTROLS_JS, TOUCH_CONTROLS)
-                        small_controls += [f"{size} {url}: {s}" for s in small]
-                    shot = SCREENSHOTS / f"{persona}-{width}x{height}-{lang}-{_slug(url)}.png"
-                    page.screenshot(path=str(shot), full_page=True)
-            context.close()
+    try:
+        overflows: list[str] = []
+        small_controls: list[str] = []
+        visited: dict[str, set[str]] = {}  # persona → pages seen
+        for persona, roles in PERSONAS.items():
+            state = None
+            for size, (width, height, lang) in SIZES.items():
+                viewport = {"width": width, "height": height}
+                context = browser.new_context(viewport=viewport, storage_state=state)
+                if roles and state is None:
+                    _login(context, base, persona)
+                    state = context.storage_state()
+                context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": lang, "url": base}])
+                page = context.new_page()
+                for pattern in patterns:
+                    for url in pattern.urls:
+                        answer = context.request.get(base + url, max_redirects=0)
+                        if roles:  # anonymous: the log-in redirect says nothing of the page
+                            pattern.statuses.setdefault(url, set()).add(answer.status)
+                        if answer.status != 200 or "text/html" not in answer.headers.get("content-type", ""):
+                            continue
+                        page.goto(base + url)
+                        page.wait_for_load_state("load")
+                        visited.setdefault(persona, set()).add(url)
+                        scroll_width, inner_width, sticking_out = page.evaluate(WIDTH_JS)
+                        if scroll_width > inner_width:
+                            overflows.append(
+                                f"{persona} {size} {url}: scrollWidth {scroll_width} > {inner_width}"
+                                f" ({', '.join(sticking_out)})"
+                            )
+                        if persona == "croupier":
+                            small = page.evaluate(SMALL_CONTROLS_JS, TOUCH_CONTROLS)
+                            small_controls += [f"{size} {url}: {s}" for s in small]
+                        shot = SCREENSHOTS / f"{persona}-{width}x{height}-{lang}-{_slug(url)}.png"
+                        page.screenshot(path=str(shot), full_page=True)
+                context.close()
+    finally:
+        # as in test_croupier_flow: the ORM calls above, made under Playwright's greenlet, opened a
+        # connection of their own that the test database's teardown would find still open
+        connections.close_all()
 
     assert not overflows, "pages scroll sideways:\n" + "\n".join(overflows)
     assert not small_controls, "croupier's controls under 44 px:\n" + "\n".join(small_controls)
