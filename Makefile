@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip install --disable-pip-version-check -q
 HOST   ?= 127.0.0.1:8000
 
-.PHONY: run test lint typecheck worker beat venv
+.PHONY: run test lint typecheck worker beat venv messages compilemessages
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { \
@@ -45,3 +45,13 @@ worker: $(PY)
 
 beat: $(PY)
 	$(VENV)/bin/celery -A casino beat --loglevel=INFO --scheduler django_celery_beat.schedulers:DatabaseScheduler
+
+## messages: re-extract every marked string into locale/{fr,ru}/LC_MESSAGES/django.po (needs GNU
+## gettext); then translate the new and fuzzy entries and run `make compilemessages` (docs/i18n.md)
+MAKEMESSAGES_IGNORE := --ignore=.venv --ignore=tests --ignore=bench --ignore=var --ignore=staticfiles
+messages: $(PY)
+	$(PY) manage.py makemessages -l fr -l ru --add-location=file --no-obsolete $(MAKEMESSAGES_IGNORE)
+
+## compilemessages: django.po → django.mo (the .mo files are committed: `make run` and CI need no gettext)
+compilemessages: $(PY)
+	$(PY) manage.py compilemessages --ignore=.venv

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 
 def one_time_key() -> str:
@@ -19,12 +20,13 @@ class CageMoveForm(forms.Form):
 
     player = forms.IntegerField(min_value=1)
     amount = forms.IntegerField(
-        min_value=1, error_messages={"required": "Enter a number of chips.", "invalid": "A whole number."}
+        min_value=1,
+        error_messages={"required": _("Enter a number of chips."), "invalid": _("A whole number.")},
     )
     key = forms.CharField(max_length=64)
     confirm = forms.BooleanField(required=False)
 
 
 class PlayerNewForm(forms.Form):
-    display_name = forms.CharField(max_length=80, label="Name")
-    membership_number = forms.CharField(max_length=40, required=False, label="Membership number")
+    display_name = forms.CharField(max_length=80, label=_("Name"))
+    membership_number = forms.CharField(max_length=40, required=False, label=_("Membership number"))

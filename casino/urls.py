@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.i18n import set_language
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from core import apis, views
@@ -13,6 +14,8 @@ urlpatterns = [
     path("readyz", views.readyz, name="readyz"),
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # POST language=fr|ru|en (+ next): sets the language cookie (docs/i18n.md)
+    path("i18n/setlang/", set_language, name="set_language"),
     path("admin/", admin.site.urls),
     path("api/v1/me/", apis.MeView.as_view(), name="api-me"),
     path("api/v1/auth/token/", apis.TokenView.as_view(), name="api-token"),

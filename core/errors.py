@@ -20,12 +20,13 @@ from typing import Any, ClassVar
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
 from django.db import IntegrityError, InterfaceError, OperationalError
 from django.http import Http404
+from django.utils.translation import gettext_noop
 
 #: what a constraint refusal says: nothing was written, the client's view is out of date
-INTEGRITY_MESSAGE = "This conflicts with a change recorded meanwhile: reload and retry."
+INTEGRITY_MESSAGE = gettext_noop("This conflicts with a change recorded meanwhile: reload and retry.")
 #: Django REST framework's own messages for a bare PermissionDenied / Http404 (same answer here)
-PERMISSION_DENIED_MESSAGE = "You do not have permission to perform this action."
-NOT_FOUND_MESSAGE = "Not found."
+PERMISSION_DENIED_MESSAGE = gettext_noop("You do not have permission to perform this action.")
+NOT_FOUND_MESSAGE = gettext_noop("Not found.")
 
 
 class DomainError(Exception):
@@ -105,7 +106,7 @@ UNAVAILABLE_MESSAGE = (
 #: PostgreSQL's SQLSTATEs for a transaction the database broke off (Appendix A of its manual)
 DEADLOCK_DETECTED, SERIALIZATION_FAILURE = "40P01", "40001"
 LOCK_NOT_AVAILABLE, QUERY_CANCELED = "55P03", "57014"
-BUSY_MESSAGE = "The table was busy and nothing was recorded: send it again."
+BUSY_MESSAGE = gettext_noop("The table was busy and nothing was recorded: send it again.")
 
 
 def sqlstate(exc: BaseException) -> str | None:

@@ -20,13 +20,13 @@ MAX_DAYS = 367
 
 
 class PeriodForm(forms.Form):
-    start = forms.DateField(label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
     table = forms.ModelChoiceField(
-        label="Table",
+        label=_("Table"),
         queryset=Table.objects.select_related("casino").order_by("casino__name", "name"),
         required=False,
-        empty_label="All tables",
+        empty_label=_("All tables"),
     )
 
     def clean(self) -> dict[str, Any]:
@@ -36,9 +36,9 @@ class PeriodForm(forms.Form):
         end = data.get("end") or today
         start = data.get("start") or end - dt.timedelta(days=DEFAULT_DAYS - 1)
         if start > end:
-            raise forms.ValidationError("The period starts after it ends.")
+            raise forms.ValidationError(_("The period starts after it ends."))
         if (end - start).days + 1 > MAX_DAYS:
-            raise forms.ValidationError(f"A period covers at most {MAX_DAYS} days.")
+            raise forms.ValidationError(_("A period covers at most %(days)s days.") % {"days": MAX_DAYS})
         data["start"], data["end"] = start, end
         return data
 
@@ -53,16 +53,16 @@ class PeriodForm(forms.Form):
 
 class RejectForm(forms.Form):
     reason = forms.CharField(
-        label="Reason",
+        label=_("Reason"),
         max_length=500,
         widget=forms.TextInput(attrs={"placeholder": "Why the correction is wrong"}),
-        error_messages={"required": "Say why the correction is rejected."},
+        error_messages={"required": _("Say why the correction is rejected.")},
     )
 
     def clean_reason(self) -> str:
         reason = self.cleaned_data["reason"].strip()
         if not reason:
-            raise forms.ValidationError("Say why the correction is rejected.")
+            raise forms.ValidationError(_("Say why the correction is rejected."))
         return reason
 
 

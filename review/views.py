@@ -23,6 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
 from audit.selectors import audit_chain_state
@@ -150,7 +151,8 @@ def coup_approve(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     def approve(coup: Coup) -> Any:
         return services.correction_approve(actor=request.user, coup=coup)
 
-    return _decide(request, pk, approve, done="Correction approved: the restored settlement is final.")
+    done = gettext_noop("Correction approved: the restored settlement is final.")
+    return _decide(request, pk, approve, done=done)
 
 
 def _decide_with_reason(
@@ -168,7 +170,7 @@ def _decide_with_reason(
 @login_required
 @require_POST
 def coup_reject(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
-    done = "Correction rejected: the croupier must restore the coup again."
+    done = gettext_noop("Correction rejected: the croupier must restore the coup again.")
     return _decide_with_reason(request, pk, services.correction_reject, done=done)
 
 

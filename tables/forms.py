@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_noop
 
 from tables.rules.cards import RANKS, SUITS
 from tables.rules.machine import Move
@@ -18,6 +19,11 @@ from tables.services import Amendment, Caller, StepRequest
 
 _RANK_CHOICES = [(r, r) for r in RANKS]
 _SUIT_CHOICES = [(s, s) for s in SUITS]
+
+# English, as the API says them too; marked for the catalogue: the croupier's screen translates
+# them when it shows them (docs/i18n.md)
+AT_LEAST_ONE_CHIP = gettext_noop("At least 1 chip.")
+HOW_MUCH_BANK = gettext_noop("How much is the bank?")
 
 
 def _punter(key: str) -> tuple[int | None, int | None]:
@@ -49,7 +55,7 @@ class CardField(forms.Form):
         data = super().clean()
         assert data is not None  # forms.Form.clean returns cleaned_data
         if data.get("suit") and not data.get("rank") and not data.get("card"):
-            self.add_error("card", "Tap the rank first, then the suit.")
+            self.add_error("card", gettext_noop("Tap the rank first, then the suit."))
         return data
 
     def card_text(self) -> str:
@@ -68,7 +74,7 @@ class StepForm(CardField):
     kind = forms.ChoiceField(choices=[(k.value, k.value) for k in Move if k != Move.BANK_DECLARED])
     expected_step = forms.IntegerField(min_value=0)
     confirm = forms.BooleanField(required=False)
-    amount = forms.IntegerField(required=False, min_value=1, error_messages={"min_value": "At least 1 chip."})
+    amount = forms.IntegerField(required=False, min_value=1, error_messages={"min_value": AT_LEAST_ONE_CHIP})
     punter = forms.CharField(required=False, max_length=40)
     callers = KeysField(required=False)  # "seat-N" / "spectator-N": the service checks who is there
     suivi = forms.CharField(required=False, max_length=40)
@@ -81,11 +87,11 @@ class StepForm(CardField):
         kind = data.get("kind")
         if kind == Move.BET:
             if not data.get("punter"):
-                self.add_error("punter", "Who bets?")
+                self.add_error("punter", gettext_noop("Who bets?"))
             if data.get("amount") is None and "amount" not in self.errors:
-                self.add_error("amount", "How much?")
+                self.add_error("amount", gettext_noop("How much?"))
         if kind == Move.BANCO and not data.get("callers") and not data.get("punter"):
-            self.add_error("callers", "Who called banco?")
+            self.add_error("callers", gettext_noop("Who called banco?"))
         return data
 
     def step_request(self) -> StepRequest:
@@ -128,7 +134,7 @@ class AmendForm(forms.Form):
 
     expected_step = forms.IntegerField(min_value=0)
     confirm = forms.BooleanField(required=False)
-    amount = forms.IntegerField(required=False, min_value=1, error_messages={"min_value": "At least 1 chip."})
+    amount = forms.IntegerField(required=False, min_value=1, error_messages={"min_value": AT_LEAST_ONE_CHIP})
     punter = forms.CharField(required=False, max_length=40)
     card = forms.CharField(required=False, max_length=4, strip=True)
     reason = forms.CharField(required=False, max_length=200, strip=True)
@@ -147,7 +153,7 @@ class AmendForm(forms.Form):
 
 
 class BankForm(forms.Form):
-    amount = forms.IntegerField(min_value=1, error_messages={"required": "How much is the bank?"})
+    amount = forms.IntegerField(min_value=1, error_messages={"required": HOW_MUCH_BANK})
 
 
 class SpectatorForm(forms.Form):
@@ -160,19 +166,19 @@ class SpectatorForm(forms.Form):
         data = super().clean()
         assert data is not None  # forms.Form.clean returns cleaned_data
         if not data.get("player") and not data.get("new_name"):
-            self.add_error("player", "Pick a player or type a new player's name.")
+            self.add_error("player", gettext_noop("Pick a player or type a new player's name."))
         return data
 
 
 class SeatForm(SpectatorForm):
     """A player sits down: an existing player of the casino, or a new one by display name."""
 
-    number = forms.IntegerField(min_value=1, error_messages={"required": "Which seat?"})
+    number = forms.IntegerField(min_value=1, error_messages={"required": gettext_noop("Which seat?")})
     field_order = ["number", "player", "new_name"]
 
 
 class ShoeForm(forms.Form):
-    decks = forms.IntegerField(min_value=1, error_messages={"required": "How many decks?"})
+    decks = forms.IntegerField(min_value=1, error_messages={"required": gettext_noop("How many decks?")})
     cut_by = forms.IntegerField(required=False)
     cut_card_position = forms.IntegerField(required=False, min_value=1)
     stop_card_position = forms.IntegerField(required=False, min_value=1)
@@ -186,7 +192,7 @@ class ShoeForm(forms.Form):
 class SeatChoiceForm(forms.Form):
     """A seat (by its row id) and, for an auction, the bank he puts up."""
 
-    seat = forms.IntegerField(error_messages={"required": "Which player?"})
+    seat = forms.IntegerField(error_messages={"required": gettext_noop("Which player?")})
     amount = forms.IntegerField(required=False, min_value=1)
     answer = forms.ChoiceField(required=False, choices=[("accept", "accept"), ("refuse", "refuse")])
 
@@ -194,7 +200,7 @@ class SeatChoiceForm(forms.Form):
 class BankShareForm(forms.Form):
     """Club: a spectator (by his row id) and, when he puts up part of a new bank, how much."""
 
-    spectator = forms.IntegerField(error_messages={"required": "Which spectator?"})
+    spectator = forms.IntegerField(error_messages={"required": gettext_noop("Which spectator?")})
     amount = forms.IntegerField(required=False, min_value=1)
 
 

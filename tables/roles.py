@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from django.utils.translation import gettext_noop
+
 from tables.perms import (
     ADD_CROUPIERASSIGNMENT,
     ADD_PLAYER,
@@ -26,11 +28,13 @@ class Role(StrEnum):
     CASHIER = "cashier"
 
 
+# English everywhere they are stored or sent (the API's /me/); marked for the catalogue so the
+# screens translate them at the edge ({% translate label %}, docs/i18n.md).
 ROLE_LABELS: dict[str, str] = {
-    Role.CROUPIER: "Croupier",
-    Role.PIT_BOSS: "Pit boss",
-    Role.ACCOUNTANT: "Accountant",
-    Role.CASHIER: "Cashier",
+    Role.CROUPIER: gettext_noop("Croupier"),
+    Role.PIT_BOSS: gettext_noop("Pit boss"),
+    Role.ACCOUNTANT: gettext_noop("Accountant"),
+    Role.CASHIER: gettext_noop("Cashier"),
 }
 
 _ALL_TABLES_MODELS = (

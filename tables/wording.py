@@ -6,11 +6,20 @@ what exactly it breaks), what the tableau requires, who may decide a correction.
 It lives on the game side (tables/ never imports the back office) and reads no database: the
 callers hand it step kinds, payloads, codes and the engine's state. Layout stays with each screen
 (tables/views/display.py for the tablet, review/ for the pit boss).
+
+Every sentence here is English, as the services refuse, the API answers, the audit trail and the
+exports record it, and the tests read it. The screens translate at their edge (docs/i18n.md): a
+fixed sentence is marked ``gettext_noop`` (found by ``makemessages``, unchanged at run time) and a
+template or view translates it when it shows it; a sentence built from values takes ``tr``, the
+screens' ``gettext``, which translates its pattern before the values go in (default: English).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+from django.utils.translation import gettext_noop
 
 from tables.rules.coup import Code, Violation
 from tables.rules.machine import CoupProgress, Move
@@ -18,7 +27,18 @@ from tables.rules.tableau import Requirement
 
 # ------------------------------------------------------------------------------------------ cards
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+SUIT_NAMES = {
+    "S": gettext_noop("spades"),
+    "H": gettext_noop("hearts"),
+    "D": gettext_noop("diamonds"),
+    "C": gettext_noop("clubs"),
+}
+
+Translate = Callable[[str], str]
+
+
+def _english(text: str) -> str:
+    return text
 RANK_LABELS = {"T": "10"}
 
 
@@ -30,31 +50,35 @@ def card_label(code: str) -> str:
 
 # ------------------------------------------------------------------------------ outcomes and phases
 #: an outcome as the tablet announces it (the pit boss's pages show the outcome's own name)
-OUTCOME_LABELS = {"player": "Player wins", "banker": "Banker wins", "tie": "Stand-off"}
+OUTCOME_LABELS = {
+    "player": gettext_noop("Player wins"),
+    "banker": gettext_noop("Banker wins"),
+    "tie": gettext_noop("Stand-off"),
+}
 
 #: the coup's phase (the engine's ``Phase`` values) as the tablet's heading names it
 PHASE_LABELS = {
-    "declaring": "Bank to declare",
-    "betting": "Bets",
-    "dealing": "Dealing",
-    "player_to_act": "Player to act",
-    "playing": "Play",
-    "done": "Hands shown",
+    "declaring": gettext_noop("Bank to declare"),
+    "betting": gettext_noop("Bets"),
+    "dealing": gettext_noop("Dealing"),
+    "player_to_act": gettext_noop("Player to act"),
+    "playing": gettext_noop("Play"),
+    "done": gettext_noop("Hands shown"),
 }
 
 # ------------------------------------------------------------------------------------------ steps
 #: the step the croupier records, as its button says it
 BUTTON_LABELS = {
-    Move.BETS_CLOSED: "No more bets",
-    Move.PLAYER_NATURAL: "Player shows his natural",
-    Move.PLAYER_DRAW: "Player draws",
-    Move.PLAYER_STAND: "Player stands",
-    Move.BANKER_NATURAL: "Banker shows his natural",
-    Move.BANKER_DRAW: "Banker draws",
-    Move.BANKER_STAND: "Banker stands",
-    Move.REVEAL: "Show both hands",
-    Move.CARD_TO_PLAYER: "Card to the player",
-    Move.CARD_TO_BANKER: "Card to the banker",
+    Move.BETS_CLOSED: gettext_noop("No more bets"),
+    Move.PLAYER_NATURAL: gettext_noop("Player shows his natural"),
+    Move.PLAYER_DRAW: gettext_noop("Player draws"),
+    Move.PLAYER_STAND: gettext_noop("Player stands"),
+    Move.BANKER_NATURAL: gettext_noop("Banker shows his natural"),
+    Move.BANKER_DRAW: gettext_noop("Banker draws"),
+    Move.BANKER_STAND: gettext_noop("Banker stands"),
+    Move.REVEAL: gettext_noop("Show both hands"),
+    Move.CARD_TO_PLAYER: gettext_noop("Card to the player"),
+    Move.CARD_TO_BANKER: gettext_noop("Card to the banker"),
 }
 
 
@@ -112,16 +136,18 @@ def amend_change(payload: dict[str, Any], names: dict[str, str]) -> str:
 # ------------------------------------------------------------------------------------- violations
 #: what each violation code means, once the step is recorded
 VIOLATION_TEXT: dict[str, str] = {
-    Code.BANK_BELOW_MINIMUM: "The bank was under the table's minimum bank.",
-    Code.SPECTATOR_BET_NOT_ALLOWED: "A spectator bet, or called banco, where the table's rules forbid it.",
-    Code.BETS_EXCEED_BANK: "The bets add up to more than the bank.",
-    Code.WRONG_ACTIVE_PUNTER: "The wrong punter played the hand.",
-    Code.NATURAL_NOT_SHOWN: "A natural (8 or 9 on two cards) was not shown at once.",
-    Code.CARD_AFTER_NATURAL: "A third card was dealt although a natural decided the coup.",
-    Code.PLAYER_SHOULD_DRAW: "The player had to draw.",
-    Code.PLAYER_SHOULD_STAND: "The player had to stand.",
-    Code.BANKER_SHOULD_DRAW: "The banker had to draw.",
-    Code.BANKER_SHOULD_STAND: "The banker had to stand.",
+    Code.BANK_BELOW_MINIMUM: gettext_noop("The bank was under the table's minimum bank."),
+    Code.SPECTATOR_BET_NOT_ALLOWED: gettext_noop(
+        "A spectator bet, or called banco, where the table's rules forbid it."
+    ),
+    Code.BETS_EXCEED_BANK: gettext_noop("The bets add up to more than the bank."),
+    Code.WRONG_ACTIVE_PUNTER: gettext_noop("The wrong punter played the hand."),
+    Code.NATURAL_NOT_SHOWN: gettext_noop("A natural (8 or 9 on two cards) was not shown at once."),
+    Code.CARD_AFTER_NATURAL: gettext_noop("A third card was dealt although a natural decided the coup."),
+    Code.PLAYER_SHOULD_DRAW: gettext_noop("The player had to draw."),
+    Code.PLAYER_SHOULD_STAND: gettext_noop("The player had to stand."),
+    Code.BANKER_SHOULD_DRAW: gettext_noop("The banker had to draw."),
+    Code.BANKER_SHOULD_STAND: gettext_noop("The banker had to stand."),
 }
 
 
@@ -135,71 +161,88 @@ def violation_items(codes: list[str]) -> list[tuple[str, str]]:
     return [(code, violation_meaning(code)) for code in codes]
 
 
-def _against(state: CoupProgress) -> str:
+def _against(state: CoupProgress, tr: Translate = _english) -> str:
     if len(state.player_cards) == 3:
-        return f"against the player's third card {card_label(state.player_cards[2])}"
-    return "when the player stood"
+        return tr(gettext_noop("against the player's third card {card}")).format(
+            card=card_label(state.player_cards[2])
+        )
+    return tr(gettext_noop("when the player stood"))
 
 
-def violation_text(violation: Violation, state: CoupProgress) -> str:
+def violation_text(violation: Violation, state: CoupProgress, tr: Translate = _english) -> str:
     """What a step breaks, said with the hands on the table (the croupier's confirm panel and his
     restoration): the totals the tableau judged. A code that owes nothing to the hands reads as
-    its meaning."""
+    its meaning. ``tr``: the screen's gettext (English by default)."""
     code = violation.code
     p2 = state.player_two if len(state.player_cards) >= 2 else None
     b2 = state.banker_two if len(state.banker_cards) >= 2 else None
+    against = _against(state, tr)
     if code is Code.PLAYER_SHOULD_DRAW:
-        return f"The player must draw on {p2}: the tableau does not let him stand."
+        text = gettext_noop("The player must draw on {total}: the tableau does not let him stand.")
+        return tr(text).format(total=p2)
     if code is Code.PLAYER_SHOULD_STAND:
-        return f"The player must stand on {p2}: the tableau does not let him draw."
+        text = gettext_noop("The player must stand on {total}: the tableau does not let him draw.")
+        return tr(text).format(total=p2)
     if code is Code.BANKER_SHOULD_DRAW:
-        return f"The banker must draw on {b2} {_against(state)}: the tableau does not let him stand."
+        text = gettext_noop("The banker must draw on {total} {against}: the tableau does not let him stand.")
+        return tr(text).format(total=b2, against=against)
     if code is Code.BANKER_SHOULD_STAND:
-        return f"The banker must stand on {b2} {_against(state)}: the tableau does not let him draw."
+        text = gettext_noop("The banker must stand on {total} {against}: the tableau does not let him draw.")
+        return tr(text).format(total=b2, against=against)
     if code is Code.NATURAL_NOT_SHOWN:
-        total = p2 if violation.side == "player" else b2
-        return f"The {violation.side} holds a natural {total}: he must show it, not draw or stand."
+        if violation.side == "player":
+            text = gettext_noop("The player holds a natural {total}: he must show it, not draw or stand.")
+            return tr(text).format(total=p2)
+        text = gettext_noop("The banker holds a natural {total}: he must show it, not draw or stand.")
+        return tr(text).format(total=b2)
     if code is Code.CARD_AFTER_NATURAL:
-        return "A natural decides this coup: no third card may be dealt."
+        return tr(gettext_noop("A natural decides this coup: no third card may be dealt."))
     profile = state.rules.profile
     if code is Code.BANK_BELOW_MINIMUM and state.bank is not None:
-        return (
-            f"The bank of {state.bank} is under the {profile.slug} profile's minimum bank"
-            f" of {profile.min_bank}."
-        )
+        text = gettext_noop("The bank of {bank} is under the {profile} profile's minimum bank of {minimum}.")
+        return tr(text).format(bank=state.bank, profile=profile.slug, minimum=profile.min_bank)
     if code is Code.SPECTATOR_BET_NOT_ALLOWED:
         if not profile.spectators_bet:
-            return f"Spectators may not bet under the {profile.slug} profile."
-        return f"A spectator may not call banco under the {profile.slug} profile: a seated punter plays."
+            text = gettext_noop("Spectators may not bet under the {profile} profile.")
+            return tr(text).format(profile=profile.slug)
+        text = gettext_noop(
+            "A spectator may not call banco under the {profile} profile: a seated punter plays."
+        )
+        return tr(text).format(profile=profile.slug)
     if code in VIOLATION_TEXT:
-        return VIOLATION_TEXT[code]
+        return tr(VIOLATION_TEXT[code])
     return violation.detail or str(code)
 
 
-def requirement_text(need: tuple[str, Requirement] | None, state: CoupProgress) -> str:
+def requirement_text(
+    need: tuple[str, Requirement] | None, state: CoupProgress, tr: Translate = _english
+) -> str:
     """What the tableau requires of whoever acts now ("" when nobody has to act)."""
     if need is None:
         return ""
     side, req = need
-    total = state.player_two if side == "player" else state.banker_two
-    who = f"The {side} ({total}"
-    who += f", {_against(state)})" if side == "banker" else ")"
+    if side == "player":
+        who = tr(gettext_noop("The player ({total})")).format(total=state.player_two)
+    else:
+        who = tr(gettext_noop("The banker ({total}, {against})")).format(
+            total=state.banker_two, against=_against(state, tr)
+        )
     if req is Requirement.DRAW:
-        return f"{who} must draw."
+        return tr(gettext_noop("{who} must draw.")).format(who=who)
     if req is Requirement.STAND:
-        return f"{who} must stand."
-    return f"{who} is free to draw or stand."
+        return tr(gettext_noop("{who} must stand.")).format(who=who)
+    return tr(gettext_noop("{who} is free to draw or stand.")).format(who=who)
 
 
 # --------------------------------------------------------------------------------------- amending
 #: the croupier's typo amended before the reveal (tables.services.amends)
-AMEND_AFTER_REVEAL = (
+AMEND_AFTER_REVEAL = gettext_noop(
     "The hands are shown: a step can no longer be amended. A wrong step is now put right by the "
     "pit boss's correction (restore the game)."
 )
-AMEND_ONLY_BETS_AND_CARDS = "Only a bet or a dealt card can be amended"
-AMEND_NEEDS_REASON = "Say why the step is amended (e.g. 'typed 50 for 500')."
-AMEND_NO_CHANGE = "The amended value is the one recorded: nothing to amend."
+AMEND_ONLY_BETS_AND_CARDS = gettext_noop("Only a bet or a dealt card can be amended")
+AMEND_NEEDS_REASON = gettext_noop("Say why the step is amended (e.g. 'typed 50 for 500').")
+AMEND_NO_CHANGE = gettext_noop("The amended value is the one recorded: nothing to amend.")
 
 
 def amend_breaks_later_step(index: int, label: str, why: str, *, amendable: bool) -> str:
@@ -210,7 +253,9 @@ def amend_breaks_later_step(index: int, label: str, why: str, *, amendable: bool
 
 # ---------------------------------------------------------------------------------- restoring
 #: a closed shoe's restoration takes the cards recorded after the coup (tables.selectors.RestorationShoe)
-CLOSED_SHOE_RECORDED = "The shoe is closed: the restored game takes the cards recorded after this coup"
+CLOSED_SHOE_RECORDED = gettext_noop(
+    "The shoe is closed: the restored game takes the cards recorded after this coup"
+)
 
 
 def restoration_needs_cards(n: int) -> str:
@@ -229,19 +274,19 @@ def closed_shoe_cards_gone(shoe_number: int, n: int) -> str:
 # --------------------------------------------------------------------------------------- refusals
 #: why a user may not approve or reject a correction: the services refuse with these words, and
 #: the pit boss's pages say them before he tries
-PIT_BOSS_ONLY_REFUSAL = "Only a pit boss may approve or reject a correction."
-SELF_REVIEW_REFUSAL = "You submitted this correction: another person must review it."
-RECORDER_REVIEW_REFUSAL = (
+PIT_BOSS_ONLY_REFUSAL = gettext_noop("Only a pit boss may approve or reject a correction.")
+SELF_REVIEW_REFUSAL = gettext_noop("You submitted this correction: another person must review it.")
+RECORDER_REVIEW_REFUSAL = gettext_noop(
     "You recorded a step of this coup: another person, who recorded none, must review its correction."
 )
 
 
 # --------------------------------------------------------------------------- exits from a coup
 #: why a declared bank cannot be withdrawn (RULES.md §7: only a bank nobody took is withdrawn)
-BANK_WITHDRAW_BETS_STAND = (
+BANK_WITHDRAW_BETS_STAND = gettext_noop(
     "Bets stand on this bank: it is played, not withdrawn (a pit boss may void the coup)."
 )
-BANK_WITHDRAW_CARDS_DEALT = (
+BANK_WITHDRAW_CARDS_DEALT = gettext_noop(
     "Cards were dealt: the coup is played out, or a pit boss voids it; the bank is not withdrawn."
 )
 #: why a void is refused: the coup is over for good
@@ -249,6 +294,8 @@ VOID_FINAL_STATE = (
     "This coup is {state}: only a coup not over yet (being played, or awaiting its correction or "
     "its approval) is voided."
 )
-VOID_REASON_MISSING = "Say why the coup is voided."
+VOID_REASON_MISSING = gettext_noop("Say why the coup is voided.")
 #: what the pit boss is told once a coup is voided
-VOID_DONE = "Coup voided: every stake returned, the bank as declared, the cards dealt stay dealt."
+VOID_DONE = gettext_noop(
+    "Coup voided: every stake returned, the bank as declared, the cards dealt stay dealt."
+)

@@ -55,6 +55,10 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # after the session (it may read the language there), before CommonMiddleware (which builds
+    # redirects for the language chosen); the language itself comes from the django_language
+    # cookie set by set_language, else LANGUAGE_CODE; /api/ always English (core/locale.py)
+    "core.locale.ScreenLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -78,6 +82,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "review.context_processors.alerts",
@@ -210,7 +215,12 @@ PERMISSIONS_POLICY: dict[str, list[str]] = {
 }
 
 # --- i18n / time ----------------------------------------------------------------------------
+# English is the default; French and Russian are offered in the navigation's language switch
+# (set_language, a cookie; no language prefix in the URLs). The game's own words stay French in
+# every language: see docs/i18n.md for the glossary and how to update the catalogues in locale/.
 LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("fr", "Français"), ("ru", "Русский")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True  # every timestamp is stored in UTC; the audit chain hashes UTC ISO-8601

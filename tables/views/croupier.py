@@ -30,6 +30,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
 from cage.selectors import player_balances
@@ -46,8 +47,9 @@ from tables.services.amends import AmendConfirmationRequired
 from tables.views import display
 
 SERIES_TEMPLATE = "ledger/_series_standings.html"
-CONFLICT_NOTICE = "Another tablet moved this coup on: here is where it stands now."
-BUSY_NOTICE = "The table was busy and nothing was recorded: send it again."
+# English here (tests read them), translated when shown: the screens' edge (docs/i18n.md)
+CONFLICT_NOTICE = gettext_noop("Another tablet moved this coup on: here is where it stands now.")
+BUSY_NOTICE = gettext_noop("The table was busy and nothing was recorded: send it again.")
 
 TablePart = str  # "page" (full page), "body" (seating + coup panel), "panel" (the coup panel)
 
@@ -140,8 +142,8 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
     view = selectors.coup_view(coup=coup)
     superseded = superseded_ids(view.steps)  # a typo's violation went with the typo
     violations = [
-        f"{step.get_kind_display().capitalize()}: "
-        + wording.violation_text(Violation(Code(code), _side(game_kind(step))), view.state)
+        f"{gettext(step.get_kind_display()).capitalize()}: "
+        + wording.violation_text(Violation(Code(code), _side(game_kind(step))), view.state, gettext)
         for step in view.steps
         if step.pk not in superseded
         for code in step.violations
@@ -158,7 +160,7 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
         restored=preview if isinstance(preview, Restored) else None,
         played_player=display.card_faces(view.state.player_cards),
         played_banker=display.card_faces(view.state.banker_cards),
-        played_outcome=wording.OUTCOME_LABELS.get((view.verdict or {}).get("outcome", ""), ""),
+        played_outcome=gettext(wording.OUTCOME_LABELS.get((view.verdict or {}).get("outcome", ""), "")),
         played_totals=((view.verdict or {}).get("player_total"), (view.verdict or {}).get("banker_total")),
         shoe_closed=shoe.closed,
         recorded=display.card_faces(from_record),
@@ -171,7 +173,7 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
         panel.banker_cards = display.card_faces(preview.banker_cards, new_from=played_b)
         panel.void_cards = display.card_faces(preview.void_cards)
         panel.unused = len(codes) - (len(preview.extra_cards) - len(from_record))
-        panel.outcome = wording.OUTCOME_LABELS[preview.outcome.value]
+        panel.outcome = gettext(wording.OUTCOME_LABELS[preview.outcome.value])
     return panel
 
 
@@ -248,7 +250,7 @@ def _context(
         "last": last,
         "last_player": display.card_faces(last.player_cards) if last else [],
         "last_banker": display.card_faces(last.banker_cards) if last else [],
-        "last_outcome": wording.OUTCOME_LABELS.get(last.outcome, "") if last else "",
+        "last_outcome": gettext(wording.OUTCOME_LABELS.get(last.outcome, "")) if last else "",
         "free_seats": [n for n in range(1, table.seat_count + 1) if n not in {s.number for s in floor.seats}],
         "picker_ranks": display.PICKER_RANKS,
         "picker_suits": display.PICKER_SUITS,
@@ -611,8 +613,8 @@ def coup_step(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) ->
     except services.ConfirmationRequired as exc:
         state = selectors.coup_view(coup=coup).state
         confirm = ConfirmPanel(
-            violation=wording.violation_text(exc.violation, state),
-            step_label=wording.BUTTON_LABELS.get(step.kind, step.kind.value),
+            violation=wording.violation_text(exc.violation, state, gettext),
+            step_label=gettext(wording.BUTTON_LABELS.get(step.kind, step.kind.value)),
             fields=[*_resend(request), ("confirm", "1")],
         )
         return _render(request, table, part="panel", confirm=confirm)
@@ -656,8 +658,8 @@ def coup_amend(request: AuthenticatedHttpRequest, table_id: int, coup_id: int, i
         )
     except AmendConfirmationRequired as exc:
         confirm = ConfirmPanel(
-            violation=wording.violation_text(exc.violation, exc.state),  # the game as amended
-            step_label=f"amend step {index}",
+            violation=wording.violation_text(exc.violation, exc.state, gettext),  # the game as amended
+            step_label=gettext("amend step {index}").format(index=index),
             fields=[*_resend(request), ("confirm", "1")],
             action=reverse("floor:coup_amend", args=[table.pk, coup.pk, index]),
         )

@@ -1,10 +1,14 @@
 """Presentation for the croupier's screens: how cards, steps and advice are laid out on a tablet.
-Layout only: the sentences come from tables.wording, every fact from the selectors and the engine."""
+Layout only: the sentences come from tables.wording, every fact from the selectors and the engine.
+Here is the screen's edge: wording's English is translated into the user's language with gettext
+(docs/i18n.md); the services, the API and the audit trail keep it English."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from django.utils.translation import gettext
 
 from tables.engine_bridge import game_kind, game_payload, superseded_ids
 from tables.models import AMENDABLE_KINDS, Seat, Spectator
@@ -97,11 +101,13 @@ def advice_view(advice: Advice | None) -> AdviceView | None:
     if advice is None:
         return None
     return AdviceView(
-        chooser=advice.chooser,
-        choice=advice.choice.value,
+        chooser=gettext(advice.chooser),
+        choice=gettext(advice.choice.value),
         ev_draw=_percent(advice.ev_draw),
         ev_stand=_percent(advice.ev_stand),
-        basis="this shoe's remaining cards" if advice.basis == "shoe" else "an infinite deck",
+        basis=(
+            gettext("this shoe's remaining cards") if advice.basis == "shoe" else gettext("an infinite deck")
+        ),
         assumption=advice.assumption,
     )
 
@@ -170,8 +176,8 @@ class CoupScreen:
 def _button(step: NextStep, state: CoupProgress, primary: bool, advice: Advice | None = None) -> StepButton:
     return StepButton(
         kind=step.kind.value,
-        label=BUTTON_LABELS.get(step.kind, step.kind.value),
-        violation=violation_text(step.violation, state) if step.violation else "",
+        label=gettext(BUTTON_LABELS.get(step.kind, step.kind.value)),
+        violation=violation_text(step.violation, state, gettext) if step.violation else "",
         accesskey=ACCESS_KEYS.get(step.kind, ""),
         primary=primary,
         advised=advice is not None and step.kind.value == f"{advice.chooser}_{advice.choice.value}",
@@ -192,9 +198,9 @@ def _history(view: CoupView, names: dict[str, str], bettors: list[Bettor]) -> li
         lines.append(
             {
                 "index": step.index,
-                "label": step.get_kind_display(),
+                "label": gettext(step.get_kind_display()),
                 "detail": step_detail(step.kind, step.payload, names),
-                "violations": [text for _, text in violation_items(step.violations)],
+                "violations": [gettext(text) for _, text in violation_items(step.violations)],
                 "actor": step.actor.get_username(),
                 "superseded": step.pk in superseded,
                 "superseded_by": replaced_by.get(step.pk),
@@ -229,7 +235,7 @@ def coup_screen(
     bettors = [
         Bettor(
             key=seat_key(s.number),
-            label=f"Seat {s.number}",
+            label=gettext("Seat {number}").format(number=s.number),
             name=s.player.display_name,
             seat=s.number,
             spectator=None,
@@ -242,7 +248,7 @@ def coup_screen(
         bettors += [
             Bettor(
                 key=spectator_key(s.pk),
-                label="Standing",
+                label=gettext("Standing"),
                 name=s.player.display_name,
                 seat=None,
                 spectator=s.pk,
@@ -265,7 +271,7 @@ def coup_screen(
         view=view,
         focus=focus,
         phase=state.phase.value,
-        phase_label=PHASE_LABELS.get(state.phase.value, state.phase.value),
+        phase_label=gettext(PHASE_LABELS.get(state.phase.value, state.phase.value)),
         bank=state.bank or 0,
         covered=state.covered,
         uncovered=state.uncovered,
@@ -274,7 +280,7 @@ def coup_screen(
         banker_cards=card_faces(state.banker_cards),
         player_total=hand_total(state.player_cards) if len(state.player_cards) >= 2 else None,
         banker_total=hand_total(state.banker_cards) if len(state.banker_cards) >= 2 else None,
-        requirement=requirement_text(view.requirement, state),
+        requirement=requirement_text(view.requirement, state, gettext),
         advice=advice_view(view.advice),
         betting=Move.BET in kinds or Move.BANCO in kinds,
         can_close=next(

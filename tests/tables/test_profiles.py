@@ -141,3 +141,16 @@ def test_each_builtin_round_trips_through_the_columns(slug: str) -> None:
     row = RuleProfile.objects.get(slug=slug)
     stored = {name: getattr(row, name) for name in PROFILE_FIELDS}
     assert profile_to_columns(profile_from_columns(row)) == stored
+
+
+def test_the_built_in_profiles_are_shown_without_their_source_numbers() -> None:
+    """Issue 11 §4: the names the screens show carry no "seed NNN" (renamed by tables 0009); the
+    slugs, which exports and the API use, are the engine's."""
+    rows = RuleProfile.objects.filter(casino__isnull=True).order_by("slug")
+    assert [(p.slug, p.name) for p in rows] == [
+        ("casino", "Casino"),
+        ("classic", "Classic"),
+        ("club", "Club"),
+        ("home", "Home series"),
+    ]
+    assert not any("seed" in p.name.lower() for p in BUILTIN.values())

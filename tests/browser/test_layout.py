@@ -1,0 +1,301 @@
+"""Every page at a phone's and a tablet's width, for every persona who can reach it (issue 11 §4).
+
+The pages are not listed by hand: every URL pattern of the URL conf is walked (django.urls
+resolvers), its parameters filled with ids of a demo-like floor (laid out as ``load_demo`` does,
+then a coup played, one flagged and restored, one in its betting), and each persona GETs it. A
+pattern answering a page (200, HTML) is opened in Chromium at 390x844 and at 1024x768, and the
+page itself must not
+scroll sideways (``document.documentElement.scrollWidth <= window.innerWidth``; a wide table scrolls
+inside its own box). On the croupier's pages every control is at least 44 px high.
+
+A pattern no persona could open fails the test, unless it is POST-only (405 to every persona
+logged in: an action, not a page), redirects a persona to a page (checked as itself: /cage/ with
+one casino, an htmx fragment's URL opened without htmx) or is listed in ``EXCLUDED`` with its
+reason: so a page added later is covered the day it is merged, or the test says which id it needs
+(``id_sources``) or why it should be excluded.
+
+The phone's pages are shown in Russian (the longest words), the tablet's in English. Screenshots
+of every page go to var/screenshots/ (gitignored): ``persona-WxH-lang-page.png``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.apps import apps
+from django.conf import settings
+from django.db import connections
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from tables import services
+from tables.models import Coup, Player, Table
+from tests.browser.test_croupier_flow import CHROMIUM_ARGS, PASSWORD
+from tests.conftest import chromium_path
+from tests.factories import (
+    CasinoFactory,
+    CroupierAssignmentFactory,
+    TableFactory,
+    UserFactory,
+    builtin_profile,
+)
+from tests.review.history import play_clean, play_flagged
+from tests.tables.play import open_floor
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+#: size → (width, height, language): the phone in Russian, whose words run longest, the narrowest
+#: screen with the longest words; the tablet in English, the default
+SIZES = {"phone": (390, 844, "ru"), "tablet": (1024, 768, "en")}
+#: the personas (username → roles); "anonymous" is not logged in
+PERSONAS: dict[str, list[str] | None] = {
+    "anonymous": None,
+    "croupier": ["croupier"],
+    "pitboss": ["pit_boss"],
+    "accountant": ["accountant"],
+    "cashier": ["cashier"],
+}
+#: patterns that are not pages for staff, by the start of their route, with the reason
+EXCLUDED: dict[str, str] = {
+    "admin/": "Django's admin: the superuser's desk tool, not styled by us",
+    "api/": "the REST API and its schema/docs answer JSON (or Swagger UI's own page)",
+    "healthz": "liveness probe, JSON",
+    "readyz": "readiness probe, JSON",
+    "i18n/setlang/": "the language switch's POST target (a GET only redirects)",
+}
+#: controls a croupier touches: each at least 44 px high (WCAG 2.5.5)
+TOUCH_CONTROLS = (
+    "button, .button, select, summary, .rank-btn, .choice-btn, .nav-link, "
+    "input[type=text], input[type=number], input[type=search], input[type=password]"
+)
+#: the visible controls of TOUCH_CONTROLS under 44 px (43.5: sub-pixel rounding), described
+SMALL_CONTROLS_JS = """(sel) => [...document.querySelectorAll(sel)]
+    .filter(e => e.offsetParent !== null && !e.closest('.sr-only'))
+    .filter(e => e.getBoundingClientRect().height < 43.5)
+    .map(e => `${e.tagName.toLowerCase()}.${e.className}`
+        + ` "${(e.innerText || e.value || '').trim().slice(0, 30)}"`
+        + ` ${Math.round(e.getBoundingClientRect().height)}px`)"""
+#: the page's width and the elements sticking out past the window's right edge (outside a
+#: .table-scroll box), to say in the failure what to fix
+WIDTH_JS = """() => {
+    const w = window.innerWidth;
+    const out = [...document.querySelectorAll('body *')]
+        .filter(e => e.getBoundingClientRect().right > w + 0.5 && !e.closest('.table-scroll'))
+        .map(e => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`
+            + `(${Math.round(e.getBoundingClientRect().right)}px)`);
+    return [document.documentElement.scrollWidth, w, out.slice(-4)];
+}"""
+PARAM = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
+
+
+@dataclass
+class Pattern:
+    route: str  # the whole route, e.g. "table/<int:table_id>/"
+    name: str  # namespaced name, for messages
+    urls: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # parameters no id source could fill
+    statuses: dict[str, set[int]] = field(default_factory=dict)  # url → statuses over personas
+
+
+def url_patterns() -> list[Pattern]:
+    """Every route of the URL conf, resolvers walked (namespaces joined with ':')."""
+    found: list[Pattern] = []
+
+    def walk(entries: list[Any], prefix: str, namespace: str) -> None:
+        for entry in entries:
+            if isinstance(entry, URLResolver):
+                ns = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+                walk(entry.url_patterns, prefix + str(entry.pattern), ns)
+            elif isinstance(entry, URLPattern):
+                found.append(Pattern(route=prefix + str(entry.pattern), name=namespace + (entry.name or "?")))
+
+    walk(get_resolver().url_patterns, "", "")
+    return found
+
+
+def excluded(route: str) -> str | None:
+    return next((why for start, why in EXCLUDED.items() if route.startswith(start)), None)
+
+
+def id_sources(data: dict[str, Any]) -> dict[str, list[Any]]:
+    """The values a route's parameter takes, by its name (``pk``: by the segment before it)."""
+    coups = [data["flagged"].pk, data["clean"].pk]
+    return {
+        "table_id": list(Table.objects.order_by("pk").values_list("pk", flat=True)),
+        "casino_id": [data["casino"].pk],
+        "player_id": [data["player"].pk],
+        "coup_id": coups,
+        "coups/pk": coups,
+        "kind": ["coups"],
+    }
+
+
+def model_ids(segment: str) -> list[Any]:
+    """A parameter nobody declared: the first two rows of the model its path segment names
+    (``alerts/<int:pk>/`` → a model called ``…alert``), so a new page finds its ids itself."""
+    singular = segment[:-1] if segment.endswith("s") else segment
+    singular = singular.replace("-", "").replace("_", "")
+    for model in apps.get_models():
+        if (model._meta.model_name or "").endswith(singular):
+            ids = list(model._default_manager.order_by("pk").values_list("pk", flat=True)[:2])
+            if ids:
+                return ids
+    return []
+
+
+def concrete_urls(pattern: Pattern, sources: dict[str, list[Any]]) -> None:
+    """Fill ``pattern.urls`` (one URL per value of its first multi-valued parameter, the first
+    value of the others), or ``pattern.missing``."""
+    route = pattern.route.lstrip("^").rstrip("$")
+    choices: list[tuple[str, list[Any]]] = []
+    for match in PARAM.finditer(route):
+        name = match["name"]
+        before = route[: match.start()].rstrip("/").rsplit("/", 1)[-1]
+        values = sources.get(f"{before}/{name}") or sources.get(name)
+        if values is None and (name == "pk" or name.endswith("_id")):
+            values = model_ids(before if name == "pk" else name[: -len("_id")])
+        if not values:
+            pattern.missing.append(name)
+            values = [0]  # a POST-only route answers 405 before it looks anything up
+        choices.append((match.group(0), values))
+    variants = max((len(v) for _, v in choices), default=1)
+    for i in range(variants):
+        url = route
+        for token, values in choices:
+            url = url.replace(token, str(values[min(i, len(values) - 1)]), 1)
+        pattern.urls.append("/" + url)
+
+
+@pytest.fixture
+def floor(transactional_db) -> dict[str, Any]:
+    """As load_demo lays it out: one casino, a table of each built-in profile, the staff, the
+    croupier on shift at every table. Then at the casino table a clean coup and a flagged one
+    restored (awaiting the pit boss), at the home table a coup in its betting with every seat
+    taken, the classic table open between coups, the club table closed."""
+    casino = CasinoFactory(name="Casino de Démonstration")
+    tables = {
+        slug: TableFactory(casino=casino, name=f"{slug.title()} table", profile=builtin_profile(slug),
+                           seat_count=12 if slug == "casino" else 9)
+        for slug in ("casino", "classic", "club", "home")
+    }
+    users = {name: UserFactory(username=name, roles=roles) for name, roles in PERSONAS.items() if roles}
+    croupier = users["croupier"]
+    for table in tables.values():
+        CroupierAssignmentFactory(user=croupier, table=table)
+    awaiting = open_floor(croupier, tables["casino"])
+    clean = play_clean(awaiting)
+    flagged = play_flagged(awaiting)
+    services.correction_submit(actor=croupier, coup=flagged, cards=["4C"])
+    betting = open_floor(croupier, tables["home"], seats=(1, 2, 3, 4, 5, 6, 7, 8, 9), spectators=2)
+    services.coup_start(actor=croupier, session=betting.session, amount=500)
+    open_floor(croupier, tables["classic"])
+    assert Coup.objects.get(pk=flagged.pk).state == Coup.State.AWAITING_APPROVAL
+    player = Player.objects.order_by("pk").first()
+    return {"casino": casino, "clean": clean, "flagged": flagged, "player": player}
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as in test_croupier_flow
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def _login(context: Any, base: str, username: str) -> None:
+    page = context.new_page()
+    page.goto(f"{base}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url(f"{base}/")
+    page.close()
+
+
+def _slug(url: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", url.lower()).strip("-") or "home"
+
+
+def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    base = live_server.url
+    sources = id_sources(floor)
+    patterns = [p for p in url_patterns() if not excluded(p.route)]
+    for pattern in patterns:
+        concrete_urls(pattern, sources)
+
+    try:
+        overflows: list[str] = []
+        small_controls: list[str] = []
+        visited: dict[str, set[str]] = {}  # persona → pages seen
+        for persona, roles in PERSONAS.items():
+            state = None
+            for size, (width, height, lang) in SIZES.items():
+                viewport = {"width": width, "height": height}
+                context = browser.new_context(viewport=viewport, storage_state=state)
+                if roles and state is None:
+                    _login(context, base, persona)
+                    state = context.storage_state()
+                context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": lang, "url": base}])
+                page = context.new_page()
+                for pattern in patterns:
+                    for url in pattern.urls:
+                        answer = context.request.get(base + url, max_redirects=0)
+                        if roles:  # anonymous: the log-in redirect says nothing of the page
+                            pattern.statuses.setdefault(url, set()).add(answer.status)
+                        if answer.status != 200 or "text/html" not in answer.headers.get("content-type", ""):
+                            continue
+                        page.goto(base + url)
+                        page.wait_for_load_state("load")
+                        visited.setdefault(persona, set()).add(url)
+                        scroll_width, inner_width, sticking_out = page.evaluate(WIDTH_JS)
+                        if scroll_width > inner_width:
+                            overflows.append(
+                                f"{persona} {size} {url}: scrollWidth {scroll_width} > {inner_width}"
+                                f" ({', '.join(sticking_out)})"
+                            )
+                        if persona == "croupier":
+                            small = page.evaluate(SMALL_CONTROLS_JS, TOUCH_CONTROLS)
+                            small_controls += [f"{size} {url}: {s}" for s in small]
+                        shot = SCREENSHOTS / f"{persona}-{width}x{height}-{lang}-{_slug(url)}.png"
+                        page.screenshot(path=str(shot), full_page=True)
+                context.close()
+    finally:
+        # as in test_croupier_flow: the ORM calls above, made under Playwright's greenlet, opened a
+        # connection of their own that the test database's teardown would find still open
+        connections.close_all()
+
+    assert not overflows, "pages scroll sideways:\n" + "\n".join(overflows)
+    assert not small_controls, "croupier's controls under 44 px:\n" + "\n".join(small_controls)
+
+    seen = set().union(*visited.values())
+    uncovered = []
+    for pattern in patterns:
+        if any(url in seen for url in pattern.urls):
+            continue
+        statuses = set().union(*pattern.statuses.values())
+        if statuses == {405}:
+            continue  # POST-only (to every persona logged in): an action, not a page
+        if any(300 <= status < 400 for status in statuses):
+            continue  # sends a persona on to a page (checked on its own), e.g. an htmx fragment's URL
+        uncovered.append(
+            f"{pattern.name} /{pattern.route} answered {sorted(statuses)}"
+            + (f"; no id for {pattern.missing}: add it to id_sources()" if pattern.missing else "")
+        )
+    assert not uncovered, (
+        "URL patterns no persona could open (give them data in the floor fixture or id_sources(), "
+        "or exclude them in EXCLUDED with a reason):\n" + "\n".join(uncovered)
+    )
+    # the pages every persona must have seen, whatever else is added later
+    casino = floor["casino"].pk
+    assert {"/", "/table/", "/review/", "/review/queue/", f"/cage/{casino}/"} <= seen
+    assert "/accounts/login/" in visited["anonymous"]

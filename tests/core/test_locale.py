@@ -1,0 +1,205 @@
+# ruff: noqa: RUF001  (Russian words: Cyrillic letters that look Latin are meant)
+"""The screens in French and Russian (core/locale.py, docs/i18n.md): the language switch, the main
+pages of every persona translated with no English navigation left, and the API still English."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+
+from tables import services
+from tests.review.history import awaiting  # noqa: F401  (fixture)
+from tests.tables.play import open_floor
+
+pytestmark = pytest.mark.django_db
+
+#: the English labels of the navigation and the top bar, as they appear between tags ("Tables",
+#: "Corrections" and "Exports" are French words too: the Russian pages are checked for those)
+ENGLISH_NAV = [">My table<", ">Dashboard<", ">Cage<", ">Log out<"]
+ENGLISH_NAV_RU = [*ENGLISH_NAV, ">Tables<", ">Corrections<", ">Exports<"]
+
+
+def no_english_nav(html: str, lang: str) -> None:
+    for label in ENGLISH_NAV_RU if lang == "ru" else ENGLISH_NAV:
+        assert label not in html, label
+
+
+def _page(client, user, url: str, lang: str | None) -> str:
+    client.force_login(user)
+    if lang:
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = lang
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return response.content.decode()
+
+
+def test_english_is_the_default_and_the_browser_s_language_is_not_asked(client, croupier) -> None:
+    response = client.get(reverse("login"), headers={"accept-language": "fr-FR,fr;q=0.9"})
+    html = response.content.decode()
+    assert response["Content-Language"] == "en"
+    assert '<html lang="en">' in html
+    assert ">Log in</h1>" in html
+
+
+def test_the_switch_posts_the_language_and_the_next_page_is_french(client, croupier) -> None:
+    client.force_login(croupier)
+    home = client.get(reverse("home")).content.decode()
+    assert 'action="/i18n/setlang/"' in home
+    assert 'name="language" value="fr"' in home and 'name="language" value="ru"' in home
+
+    response = client.post(reverse("set_language"), {"language": "fr", "next": reverse("home")})
+
+    assert response.status_code == 302
+    assert response["Location"] == reverse("home")
+    assert client.cookies[settings.LANGUAGE_COOKIE_NAME].value == "fr"
+    html = client.get(reverse("home")).content.decode()
+    assert '<html lang="fr">' in html
+    assert ">Déconnexion</button>" in html
+    assert "Vous êtes connecté en tant que" in html
+    assert ">Log out<" not in html
+
+
+def test_the_switch_needs_its_csrf_token(croupier) -> None:
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(croupier)
+    response = strict.post(reverse("set_language"), {"language": "fr", "next": "/"})
+    assert response.status_code == 403
+    assert settings.LANGUAGE_COOKIE_NAME not in response.cookies
+
+
+def test_an_unknown_language_cookie_falls_back_to_english(client, croupier) -> None:
+    html = _page(client, croupier, reverse("home"), "de")
+    assert '<html lang="en">' in html and ">Log out<" in html
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("fr", ["Ma table", "Déconnexion", "Mises, dans l'ordre de parole", "Reste à couvrir", "Banco"]),
+        ("ru", ["Мой стол", "Выйти", "Ставки в порядке очереди", "Осталось покрыть", "Банко"]),
+    ],
+)
+def test_the_croupier_s_table_in_the_middle_of_the_betting(client, croupier, table, lang, expected) -> None:
+    floor = open_floor(croupier, table)
+    services.coup_start(actor=croupier, session=floor.session, amount=200)
+
+    html = _page(client, croupier, reverse("floor:table", args=[table.pk]), lang)
+
+    for text in expected:
+        assert text in html, text
+    no_english_nav(html, lang)
+    assert "Left to cover" not in html and "Bets, in betting order" not in html
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("fr", ["Corrections en attente de validation", "Valider", "Rejeter", "Tableau de bord"]),
+        ("ru", ["Исправления, ждущие утверждения", "Утвердить", "Отклонить", "Сводка"]),
+    ],
+)
+def test_the_pit_boss_s_queue(client, pit_boss, awaiting, lang, expected) -> None:  # noqa: F811
+    html = _page(client, pit_boss, reverse("review:queue"), lang)
+    for text in expected:
+        assert text in html, text
+    no_english_nav(html, lang)
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("fr", ["Tel qu'enregistré, étape par étape", "en attente de validation", "devait tirer"]),
+        ("ru", ["Как записано, шаг за шагом", "ждёт утверждения", "Банкомёт должен был взять карту."]),
+    ],
+)
+def test_a_coup_s_review(client, pit_boss, awaiting, lang, expected) -> None:  # noqa: F811
+    html = _page(client, pit_boss, reverse("review:coup", args=[awaiting.flagged.pk]), lang)
+    for text in expected:
+        assert text in html, text
+    assert "As recorded, step by step" not in html
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("fr", ["Tableau de bord de la salle", "Tables ouvertes", "Journal d'audit", "Toutes les tables"]),
+        ("ru", ["Сводка по залу", "Открытые столы", "Журнал аудита", "Все столы"]),
+    ],
+)
+def test_the_dashboard(client, accountant, awaiting, lang, expected) -> None:  # noqa: F811
+    html = _page(client, accountant, reverse("review:dashboard"), lang)
+    for text in expected:
+        assert text in html, text
+    no_english_nav(html, lang)
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("fr", ["Exports comptables", "Rapport de cagnotte", "Télécharger CSV"]),
+        ("ru", ["Бухгалтерские выгрузки", "Отчёт о сборе", "Скачать CSV"]),
+    ],
+)
+def test_the_exports(client, accountant, lang, expected) -> None:
+    html = _page(client, accountant, reverse("review:exports"), lang)
+    for text in expected:
+        assert text in html, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("fr", ["La caisse", "Nouveau joueur", "Inscrire", "Acheter", "Rembourser"]),
+        ("ru", ["Касса", "Новый игрок", "Зарегистрировать", "Купить", "Выплатить"]),
+    ],
+)
+def test_the_cage(client, cashier, table, lang, expected) -> None:
+    from tests.factories import PlayerFactory
+
+    PlayerFactory(casino=table.casino, display_name="Alice")
+    html = _page(client, cashier, reverse("cage:players", args=[table.casino.pk]), lang)
+    for text in expected:
+        assert text in html, text
+    no_english_nav(html, lang)
+
+
+@pytest.mark.parametrize(("lang", "title"), [("fr", "Connexion"), ("ru", "Вход")])
+def test_the_login_page(client, lang, title) -> None:
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = lang
+    html = client.get(reverse("login")).content.decode()
+    assert f">{title}</h1>" in html
+    assert ">Log in</h1>" not in html
+
+
+def test_the_api_answers_in_english_whatever_the_cookie(client, croupier) -> None:
+    english = client.get("/api/v1/me/")
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+    french_cookie = client.get("/api/v1/me/")
+    assert english.status_code == french_cookie.status_code == 401
+    assert french_cookie.json() == english.json()
+    assert french_cookie["Content-Language"] == "en"
+
+
+def test_a_refusal_on_the_croupier_s_screen_is_translated_but_the_service_s_words_stay_english(
+    client, croupier, table
+) -> None:
+    """The refusal is English in the service (audit, API); the screen translates it when shown."""
+    from tables.wording import AMEND_NEEDS_REASON
+
+    floor = open_floor(croupier, table)
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=200).coup
+    client.force_login(croupier)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+    url = reverse("floor:coup_amend", args=[table.pk, coup.pk, 1])
+
+    posted = {"expected_step": coup.step_count, "amount": 300, "reason": ""}
+
+    response = client.post(url, posted, headers={"hx-request": "true"})
+
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Indiquez pourquoi l&#x27;étape est corrigée" in html
+    assert AMEND_NEEDS_REASON == "Say why the step is amended (e.g. 'typed 50 for 500')."  # the service's
