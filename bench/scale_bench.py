@@ -1,0 +1,195 @@
+"""Benchmark: a year of one casino at a million coups (issue 13), each figure beside its raw SQL
+baseline measured in the same run. A plain script: it prints numbers.
+
+    .venv/bin/python bench/scale_bench.py [--coups 1000000] [--tables 8]
+
+Own database (``chemin_scale_bench``, dropped and re-created; server ``BENCH_DATABASE_URL``).
+The history is built as fast as honesty allows:
+
+- the floor (casino, tables, sessions, seats) through the services;
+- the coups, their bets, reveal steps and levies in SQL (``bench/report_bench.py``'s builder:
+  every constraint and trigger in place), since a million coups through the tablet's services
+  would take hours;
+- one audit event per coup through the product's own writer (``audit_record``, keyed HMACs,
+  appended at COMMIT with COPY), naming the coup as the live steps do;
+- the rollups brought up by following those events (``rollups_refresh``: the production path,
+  not the rebuild).
+
+Then, timed: the pit boss's dashboard for the last 7 days and for the year (a real request through
+Django's test client, template rendered), the year's levy report (CSV), the audit-trail report for
+the year (JSON Lines, with the process's peak memory), ``verify_audit --full``, ``trial_balance``;
+and beside them the raw SQL a hand-written query would run for the same figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import io
+import os
+import resource
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench import report_bench  # noqa: E402  (sets its own DATABASE_URL: replaced below)
+
+DB_NAME = "chemin_scale_bench"
+SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
+os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
+os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
+BATCH = 5000
+
+
+def recreate_database() -> None:
+    import psycopg
+
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {DB_NAME}")
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def timed(label: str, fn: Callable[[], Any], baseline: float | None = None) -> tuple[float, Any]:
+    started = time.perf_counter()
+    result = fn()
+    wall = time.perf_counter() - started
+    ratio = f"   {wall / baseline:5.2f} x its baseline" if baseline else ""
+    print(f"  {label:<46} {wall:8.2f} s{ratio}")
+    return wall, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--coups", type=int, default=1_000_000)
+    parser.add_argument("--tables", type=int, default=8)
+    args = parser.parse_args()
+
+    recreate_database()
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]  # the test client's host
+    from django.core.management import call_command
+    from django.db import connection, transaction
+    from django.test import Client
+    from django.urls import reverse
+
+    from audit.models import AuditEvent
+    from audit.services import audit_record
+    from ledger.selectors import trial_balance
+    from reports.kinds import ReportRequest, report_write
+    from tables import services
+    from tables.gaming_day import casino_calendar
+    from tables.models import Coup
+    from tables.services.rollups import rollups_refresh
+
+    call_command("migrate", verbosity=0)
+    print(f"scale bench on PostgreSQL ({DB_NAME}): {args.coups:,} coups at {args.tables} tables")
+    started = time.perf_counter()
+    casino_rules, floors = report_bench.build_floor(args.tables)
+    casino = casino_rules[0]
+    report_bench.build_coups(args.coups, floors, casino_rules)
+    print(f"  coups built in SQL: {Coup.objects.count():,} in {time.perf_counter() - started:.0f} s")
+
+    def audit_coups() -> int:
+        ids = list(Coup.objects.order_by("settled_at", "pk").values_list("pk", flat=True))
+        for i in range(0, len(ids), BATCH):
+            with transaction.atomic():
+                for pk in ids[i : i + BATCH]:
+                    coup = Coup(pk=pk)
+                    audit_record(actor=None, action="tables.coup.settle", target=coup, after={"coup": pk})
+        return len(ids)
+
+    timed("one audit event per coup (audit_record)", audit_coups)
+    timed("rollups_refresh following them", rollups_refresh)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+
+    calendar = casino_calendar(casino)
+    year = (dt.date(report_bench.YEAR, 1, 1), dt.date(report_bench.YEAR, 12, 31))
+    today = calendar.today(dt.datetime(report_bench.YEAR, 12, 1, 12, tzinfo=dt.UTC))
+    week = (today - dt.timedelta(days=6), today)
+
+    def raw_group_by(first: dt.date, last: dt.date) -> Callable[[], int]:
+        lo, hi = calendar.bounds(first, last)
+
+        def run() -> int:
+            with connection.cursor() as cursor:
+                cursor.execute(report_bench.RAW_SQL, [lo, hi])
+                return len(cursor.fetchall())
+
+        return run
+
+    boss = services.staff_member_create(
+        actor=None, username="bench-pitboss", password="bench-password-123", roles=["pit_boss"]
+    )
+    client = Client()
+    client.force_login(boss)
+
+    def dashboard(first: dt.date, last: dt.date) -> Callable[[], int]:
+        def run() -> int:
+            query = {"start": first.isoformat(), "end": last.isoformat()}
+            answer = client.get(reverse("review:dashboard"), query)
+            assert answer.status_code == 200, answer.status_code
+            return len(answer.content)
+
+        return run
+
+    print("  --- figures, each after its baseline (warm cache: every query run once before) ---")
+    raw_group_by(*year)()
+    dashboard(*year)()
+    raw_week, _ = timed("raw SQL GROUP BY day x table, 7 days", raw_group_by(*week))
+    timed("dashboard, last 7 days (GET, rendered)", dashboard(*week), raw_week)
+    raw_year, _ = timed("raw SQL GROUP BY day x table, one year", raw_group_by(*year))
+    timed("dashboard, one year (GET, rendered)", dashboard(*year), raw_year)
+
+    def levy() -> int:
+        out = io.BytesIO()
+        request = ReportRequest(kind="levy", fmt="csv", start=year[0], end=year[1], casino_id=casino.pk)
+        return report_write(request=request, out=out, progress=lambda *_: None).rows
+
+    timed("year levy report, CSV", levy, raw_year)
+
+    def raw_events() -> int:
+        rows = 0
+        with transaction.atomic(), connection.chunked_cursor() as cursor:
+            cursor.execute("SELECT * FROM audit_auditevent ORDER BY seq")
+            while batch := cursor.fetchmany(10_000):
+                rows += len(batch)
+        return rows
+
+    def audit_export() -> int:
+        sink = open(os.devnull, "wb")  # noqa: SIM115  (closed below; the bytes are not the point)
+        try:
+            # the events were written during this run: the period is today and yesterday
+            now = dt.date.today()
+            first = now - dt.timedelta(days=1)
+            request = ReportRequest(kind="audit-trail", fmt="jsonl", start=first, end=now)
+            return report_write(request=request, out=sink, progress=lambda *_: None).rows
+        finally:
+            sink.close()
+
+    raw_audit, _ = timed("raw read of every audit event", raw_events)
+    before = peak_mib()
+    _, rows = timed("audit-trail report, JSON Lines", audit_export, raw_audit)
+    print(f"    {rows:,} events written; peak RSS {before:.0f} MiB before, {peak_mib():.0f} MiB after")
+    verify = lambda: call_command("verify_audit", full=True, stdout=io.StringIO())  # noqa: E731
+    timed("verify_audit --full", verify, raw_audit)
+    timed("trial_balance", lambda: trial_balance(casino=casino))
+    print(f"  events {AuditEvent.objects.count():,}; peak RSS {peak_mib():.0f} MiB; "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
