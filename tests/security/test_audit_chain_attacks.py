@@ -144,13 +144,13 @@ def test_one_event_rewritten_and_every_later_event_re_hashed_is_caught_at_the_fi
     code, out, error = verify()
     assert code == 1
     reason = "content does not match its hash"
-    assert error == f"audit chain BROKEN: first broken event seq=7 id={made[6].pk} ({reason})"
+    assert error == f"audit chain BROKEN: first broken event chain=0 seq=7 id={made[6].pk} ({reason})"
     assert "broken events: 34" in out  # 7..40: none of the forger's hashes is a valid HMAC
-    assert f"  seq=6 id={made[5].pk}" not in out
+    assert f"  chain=0 seq=6 id={made[5].pk}" not in out
 
     code, out, error = verify(anchors)
     assert code == 1
-    assert error.startswith("audit chain BROKEN: first broken event seq=7 ")
+    assert error.startswith("audit chain BROKEN: first broken event chain=0 seq=7 ")
     assert (
         f"  chain rewritten: anchor line 1 (at {json.loads(anchors.read_text())['at']}) says seq 40 has hash "
         f"{made[39].hash}, the database has hash {chain[39].hash}"
@@ -166,7 +166,7 @@ def test_a_rewrite_passed_off_as_written_before_the_keyed_cut_over_is_caught(pla
         code, out, error = verify()
     assert code == 1
     reason = "plain SHA-256 hash after the cut-over to keyed hashes"
-    assert error == f"audit chain BROKEN: first broken event seq=4 id={made[3].pk} ({reason})"
+    assert error == f"audit chain BROKEN: first broken event chain=0 seq=4 id={made[3].pk} ({reason})"
     assert "broken events: 7" in out
 
 
@@ -179,7 +179,7 @@ def test_the_whole_chain_passed_off_as_plain_is_caught_by_the_cut_over_seq_or_th
     # production: AUDIT_PLAIN_UNTIL_SEQ is the cut-over's seq (0 for a chain keyed from the start)
     code, _, error = verify()
     reason = "plain SHA-256 hash beyond AUDIT_PLAIN_UNTIL_SEQ=0"
-    assert (code, error) == (1, f"audit chain BROKEN: first broken event seq=1 id={made[0].pk} ({reason})")
+    assert (code, error) == (1, f"audit chain BROKEN: first broken event chain=0 seq=1 id={made[0].pk} ({reason})")
     # development's "any plain prefix": the anchor still tells
     with override_settings(AUDIT_PLAIN_UNTIL_SEQ=None):
         code, out, error = verify(anchors)
@@ -203,7 +203,7 @@ def test_a_rewrite_re_hashed_with_a_wrong_key_is_caught() -> None:
     code, _, error = verify()
     assert (code, error) == (
         1,
-        f"audit chain BROKEN: first broken event seq=3 id={made[2].pk} (content does not match its hash)",
+        f"audit chain BROKEN: first broken event chain=0 seq=3 id={made[2].pk} (content does not match its hash)",
     )
 
 
