@@ -194,7 +194,8 @@ def audit_jsonl(*, period: Period, anchor: Anchor | Sequence[Anchor] | None = No
     anchors = [anchor] if isinstance(anchor, Anchor) else list(anchor or [])
     if anchors:
         lines = itertools.chain(
-            lines, [orjson.dumps({"anchor": a.as_dict()}, option=orjson.OPT_SORT_KEYS) + b"\n" for a in anchors]
+            lines,
+            [orjson.dumps({"anchor": a.as_dict()}, option=orjson.OPT_SORT_KEYS) + b"\n" for a in anchors],
         )
     return _chunks(lines)
 

@@ -133,7 +133,7 @@ def test_audit_anchor_appends_the_signed_head(tmp_path) -> None:
     first, second = (json.loads(line) for line in path.read_text().splitlines())
     head = (first["scope"], first["seq"], first["hash"], first["key_id"])
     assert head == ("global", 3, made[2].hash, "dev")
-    assert out.getvalue() == f"anchored seq=3 hash={made[2].hash} at {first['at']} to {path}\n"
+    assert out.getvalue() == f"anchored global seq=3 hash={made[2].hash} at {first['at']} to {path}\n"
     assert second["seq"] == 4
     at = dt.datetime.strptime(first["at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=dt.UTC)
     assert abs(timezone.now() - at) < dt.timedelta(minutes=1)
@@ -223,7 +223,10 @@ def test_an_anchor_that_cannot_be_written_is_logged_not_raised(settings, tmp_pat
     settings.AUDIT_ANCHOR_FILE = ""
     with caplog.at_level(logging.ERROR, logger="audit.tasks"):
         audit_anchor_task.delay().get()
-    assert "AUDIT_ANCHOR_FILE is not set: the audit chains' heads (global seq=1) were not anchored" in caplog.text
+    assert (
+        "AUDIT_ANCHOR_FILE is not set: the audit chains' heads (global seq=1) were not anchored"
+        in caplog.text
+    )
 
 
 # ---------------------------------------------------------------------------- checks

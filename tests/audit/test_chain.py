@@ -165,4 +165,6 @@ def test_verify_audit_exit_code_is_one_when_broken() -> None:
     with pytest.raises(CommandError) as info:
         call_command("verify_audit", stdout=io.StringIO())
     assert info.value.returncode == 1
-    assert f"first broken event chain=0 seq=2 id={broken.pk} (content does not match its hash)" in str(info.value)
+    assert f"first broken event chain=0 seq=2 id={broken.pk} (content does not match its hash)" in str(
+        info.value
+    )

@@ -198,7 +198,9 @@ def test_two_casinos_writing_in_parallel_keep_gapless_chains() -> None:
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=writer, args=(c, t)) for c in casinos for t in range(threads_per_casino)]
+    threads = [
+        threading.Thread(target=writer, args=(c, t)) for c in casinos for t in range(threads_per_casino)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -246,16 +248,22 @@ def test_an_existing_single_chain_stays_valid_through_the_migration() -> None:
         with transaction.atomic(), connection.cursor() as cursor:
             for seq in range(1, 4):
                 event = AuditEvent(
-                    seq=seq, occurred_at=timezone.now(), actor_label="system", action="test.old", object_type="", object_id="",
-                    before=None, after={"n": seq}, prev_hash=prev, key_id="",
-                )  # fmt: skip
+                    seq=seq,
+                    occurred_at=timezone.now(),
+                    actor_label="system",
+                    action="test.old",
+                    after={"n": seq},
+                    prev_hash=prev,
+                    key_id="",
+                )
                 content = event_content(event)
                 assert "chain" not in content  # the layout of before: no chain
                 event.hash = hashlib.sha256(prev.encode() + b"\n" + canonical_json(content)).hexdigest()
                 cursor.execute(
-                    "INSERT INTO audit_auditevent (seq, occurred_at, actor_label, action, object_type, object_id,"
-                    " after, prev_hash, hash, key_id) VALUES (%s, %s, %s, %s, '', '', %s::jsonb, %s, %s, '')",
-                    [seq, event.occurred_at, "system", "test.old", '{"n": %d}' % seq, prev, event.hash],
+                    "INSERT INTO audit_auditevent (seq, occurred_at, actor_label, action, object_type,"
+                    " object_id, after, prev_hash, hash, key_id)"
+                    " VALUES (%s, %s, 'system', 'test.old', '', '', %s::jsonb, %s, %s, '')",
+                    [seq, event.occurred_at, f'{{"n": {seq}}}', prev, event.hash],
                 )
                 old.append((seq, event.hash))
                 prev = event.hash
@@ -274,5 +282,7 @@ def test_an_existing_single_chain_stays_valid_through_the_migration() -> None:
     # production sets the cut-over's seq (docs/audit.md, "Cut-over from plain hashes")
     with override_settings(AUDIT_PLAIN_UNTIL_SEQ=3):
         call_command("verify_audit", full=True, stdout=out)
-    assert "global chain: plain SHA-256 events (before the keyed cut-over): 3, the last seq=3" in out.getvalue()
+    assert (
+        "global chain: plain SHA-256 events (before the keyed cut-over): 3, the last seq=3" in out.getvalue()
+    )
     assert "audit chain OK (2 chain(s))" in out.getvalue()

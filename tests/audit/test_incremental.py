@@ -25,9 +25,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 def events(count: int, **after: object) -> list[AuditEvent]:
     with transaction.atomic():
-        return [
-            audit_record(actor=None, action="test.event", after={"n": n, **after}) for n in range(count)
-        ]
+        return [audit_record(actor=None, action="test.event", after={"n": n, **after}) for n in range(count)]
 
 
 def superuser_sql(sql: str, params: list) -> None:

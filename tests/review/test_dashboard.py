@@ -217,7 +217,12 @@ def test_the_nightly_task_stores_its_result_too() -> None:
 
     with transaction.atomic():
         audit_record(actor=None, action="test.event")
-    assert audit_chain_verify_task.delay().get() == {"ok": True, "checked": 1, "head_seq": 1, "heads": {"0": 1}}
+    assert audit_chain_verify_task.delay().get() == {
+        "ok": True,
+        "checked": 1,
+        "head_seq": 1,
+        "heads": {"0": 1},
+    }
     verification = ChainVerification.objects.get()
     assert (verification.requested_by, verification.head_seq, verification.ok) == (None, 1, True)
     last = AuditEvent.objects.order_by("-seq").first()
