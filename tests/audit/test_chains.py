@@ -223,11 +223,9 @@ def test_one_transaction_over_two_casinos_takes_their_locks_in_ascending_order()
         audit_record(actor=None, action="test.event", casino=b)
         audit_record(actor=None, action="test.event", casino=a)
         audit_record(actor=None, action="test.event")
-    locks = [q["sql"] for q in queries if "pg_advisory_xact_lock" in q["sql"]]
+    locks = [q["sql"] for q in queries if "audit_chain_head_locked" in q["sql"]]
     assert locks == [
-        f"SELECT pg_advisory_xact_lock({0x6175646974})",
-        f"SELECT pg_advisory_xact_lock({_CASINO_LOCK_CLASS}, {a.pk})",
-        f"SELECT pg_advisory_xact_lock({_CASINO_LOCK_CLASS}, {b.pk})",
+        f"SELECT head_seq, head_hash FROM audit_chain_head_locked({chain})" for chain in (0, a.pk, b.pk)
     ]
     assert sorted(AuditEvent.objects.values_list("chain", "seq")) == [(0, 1), (a.pk, 1), (b.pk, 1)]
 
@@ -286,3 +284,17 @@ def test_an_existing_single_chain_stays_valid_through_the_migration() -> None:
         "global chain: plain SHA-256 events (before the keyed cut-over): 3, the last seq=3" in out.getvalue()
     )
     assert "audit chain OK (2 chain(s))" in out.getvalue()
+
+
+@pytest.mark.postgres
+def test_the_lock_and_head_function_is_pinned_to_a_search_path() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT p.proconfig, p.provolatile FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+            "WHERE n.nspname = current_schema() AND p.proname = 'audit_chain_head_locked'"
+        )
+        config, volatile = cursor.fetchone()
+    path = next(c for c in config if c.startswith("search_path="))
+    schemas = [s.strip() for s in path.removeprefix("search_path=").split(",")]
+    # the catalog first, the temporary schema last; volatile: each statement sees the latest commits
+    assert (schemas[0], schemas[-1], volatile) == ("pg_catalog", "pg_temp", "v")
