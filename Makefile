@@ -41,7 +41,7 @@ typecheck: $(PY)
 
 ## worker / beat: Celery processes (need CELERY_BROKER_URL, e.g. redis://127.0.0.1:6379/0)
 worker: $(PY)
-	$(VENV)/bin/celery -A casino worker --loglevel=INFO
+	$(VENV)/bin/celery -A casino worker --loglevel=INFO --queues=celery,reports --prefetch-multiplier=1
 
 beat: $(PY)
-	$(VENV)/bin/celery -A casino beat --loglevel=INFO --schedule=var/celerybeat-schedule
+	$(VENV)/bin/celery -A casino beat --loglevel=INFO --scheduler django_celery_beat.schedulers:DatabaseScheduler

@@ -54,9 +54,7 @@ def record_dicts(
                 spectator = rules.profile.spectators_bet and rnd.random() < 0.15
                 amount = rnd.randint(1, state.uncovered)
                 name = spectator_key(k) if spectator else seat_key(k + 1)
-                state = apply(
-                    state, Step(Move.BET, punter=name, amount=amount, spectator=spectator, order=k)
-                )
+                state = apply(state, Step(Move.BET, punter=name, amount=amount, spectator=spectator, order=k))
         state = apply(state, Step(Move.BETS_CLOSED))
         while True:
             options = next_steps(state)

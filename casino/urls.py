@@ -17,6 +17,7 @@ urlpatterns = [
     path("api/v1/me/", apis.MeView.as_view(), name="api-me"),
     path("api/v1/auth/token/", apis.TokenView.as_view(), name="api-token"),
     path("api/v1/", include("cage.api_urls")),
+    path("api/v1/", include("reports.api_urls")),
     path("api/v1/", include("tables.api.urls")),
     path("table/", include("tables.urls")),
     path("cage/", include("cage.urls")),

@@ -27,6 +27,7 @@ APPEND_ONLY_TABLES: tuple[str, ...] = (
     "tables_banktax",
     "tables_coupstep",
     "tables_feehour",
+    "tables_feeposting",
     "tables_shoecard",
 )
 

@@ -19,30 +19,24 @@ import csv
 import datetime as dt
 import io
 import itertools
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from django.db.models import Prefetch
 from django.utils import timezone
 
 from audit.anchors import Anchor
-from audit.canonical import event_content, to_jsonable
 from audit.selectors import audit_events_between
 from ledger.models import Account, Entry, Transaction
+from reports.builders.audit_trail import audit_event_dict
+from reports.builders.coup_records import coup_record_dicts
 from review.period import Period
 from review.selectors.dashboard import settled_coup_facts
-from tables.engine_bridge import exported_record
-from tables.models import Coup, CoupStep, Table, TableSession
-from tables.rules.interchange import record_to_dict
+from tables.models import Table
 
 #: lines per streamed chunk: one write per line would cost more than producing the line
 CHUNK_LINES = 500
-
-#: the coup states that have been revealed (a void or unfinished coup has no record)
-REVEALED_STATES = (Coup.State.AWAITING_CORRECTION, Coup.State.AWAITING_APPROVAL, Coup.State.SETTLED)
 
 
 def _chunks(lines: Iterable[bytes]) -> Iterator[bytes]:
@@ -105,23 +99,6 @@ FEES_HEADER = (
     "player_id", "player", "amount",
 )  # fmt: skip
 
-# The ledger names its fee postings by idempotency key (ledger.services): the session, and for an
-# hourly fee the clock hour (UTC) it bills. Transactions carry no session column, so this is how a
-# charge is tied to its session and hour.
-_HOURLY_KEY = re.compile(r"^hourly_fee:session:(?P<session>\d+):(?:player:\d+|table):(?P<hour>[0-9T:\-]+Z)$")
-_CARD_MONEY_KEY = re.compile(r"^card_money:session:(?P<session>\d+):player:\d+$")
-
-
-def _fee_key_parts(key: str) -> tuple[int | None, dt.datetime | None]:
-    match = _HOURLY_KEY.match(key)
-    if match:
-        hour = dt.datetime.strptime(match["hour"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
-        return int(match["session"]), hour
-    match = _CARD_MONEY_KEY.match(key)
-    if match:
-        return int(match["session"]), None
-    return None, None
-
 
 def fees_rows(*, period: Period, table: Table | None = None) -> Iterator[tuple[Any, ...]]:
     """One row per player charged by an hourly-fee or card-money transaction posted in the period
@@ -135,16 +112,14 @@ def fees_rows(*, period: Period, table: Table | None = None) -> Iterator[tuple[A
             transaction__posted_at__lt=end,
             account__kind=Account.Kind.PLAYER,
         )
-        .select_related("transaction", "account__player")
+        .select_related("transaction__fee_posting__session__table", "account__player")
         .order_by("transaction__posted_at", "transaction_id", "id")
     )
-    sessions: dict[int, TableSession | None] = {}
     for entry in entries.iterator(chunk_size=2000):
         txn = entry.transaction
-        session_id, hour = _fee_key_parts(txn.idempotency_key)
-        if session_id is not None and session_id not in sessions:
-            sessions[session_id] = TableSession.objects.select_related("table").filter(pk=session_id).first()
-        session = sessions.get(session_id) if session_id is not None else None
+        # the session and billed hour: the floor's link to the posting (tables.FeePosting)
+        link = getattr(txn, "fee_posting", None)
+        session = link.session if link is not None else None
         if table is not None and (session is None or session.table_id != table.pk):
             continue
         player = entry.account.player
@@ -152,10 +127,10 @@ def fees_rows(*, period: Period, table: Table | None = None) -> Iterator[tuple[A
             _local(txn.posted_at),
             txn.kind,
             txn.pk,
-            session_id or "",
+            session.pk if session else "",
             session.table_id if session else "",
             session.table.name if session else "",
-            _local(hour),
+            _local(link.hour_start if link is not None else None),
             player.pk if player else "",
             player.display_name if player else "",
             -entry.amount,
@@ -168,18 +143,6 @@ def fees_csv(*, period: Period, table: Table | None = None) -> Iterator[bytes]:
 
 
 # ------------------------------------------------------------------------------ (c) audit trail
-def audit_event_dict(event: Any) -> dict[str, Any]:
-    """Every field the hash covers, in the form it is hashed (docs/audit.md: ``key_id`` only for a
-    keyed event, ``chain`` only for a casino's), plus the links, and ``chain`` always (0: the global
-    chain, whose events do not hash it: drop it before hashing when it is 0)."""
-    return {
-        **to_jsonable(event_content(event)),
-        "chain": event.chain,
-        "prev_hash": event.prev_hash,
-        "hash": event.hash,
-    }
-
-
 def audit_jsonl(*, period: Period, anchor: Anchor | Sequence[Anchor] | None = None) -> Iterator[bytes]:
     """The events that occurred in the period, chain by chain (the global chain, 0, first), each in
     ``seq`` order, one JSON object a line (keys sorted). A chain's first line's ``prev_hash`` links
@@ -201,22 +164,6 @@ def audit_jsonl(*, period: Period, anchor: Anchor | Sequence[Anchor] | None = No
 
 
 # --------------------------------------------------------------------------- (d) coup records
-def coup_record_dicts(*, period: Period, table: Table | None = None) -> Iterator[dict[str, Any]]:
-    """One record per coup revealed (created in the period), oldest first; a flagged coup's
-    ``shoe_next`` holds the cards its correction took from the shoe."""
-    start, end = period.bounds
-    coups = Coup.objects.filter(state__in=REVEALED_STATES, created_at__gte=start, created_at__lt=end)
-    if table is not None:
-        coups = coups.filter(shoe__table=table)
-    coups = (
-        coups.select_related("shoe")
-        .prefetch_related(Prefetch("steps", queryset=CoupStep.objects.order_by("index")))
-        .order_by("created_at", "pk")
-    )
-    for coup in coups.iterator(chunk_size=500):
-        yield record_to_dict(exported_record(coup, list(coup.steps.all())))
-
-
 def coup_records_jsonl(*, period: Period, table: Table | None = None) -> Iterator[bytes]:
     return _chunks(orjson.dumps(d) + b"\n" for d in coup_record_dicts(period=period, table=table))
 

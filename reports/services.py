@@ -1,18 +1,35 @@
-"""Who may take accounting's exports, and the one write the exports make: recording that an export
-was taken (audited before the first byte is streamed)."""
+"""Who may take accounting's reports; the streamed exports' one write (recording that an export
+was taken, audited before the first byte is streamed); and report runs: asking for one, writing it
+(the Celery task's work), downloading its file (docs/reports.md)."""
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import logging
+import time
+from contextlib import nullcontext
+from typing import Any, BinaryIO, cast
 
-from django.core.exceptions import PermissionDenied
-from django.db import transaction
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files.storage import Storage
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext as _
 
+from audit.canonical import to_jsonable
 from audit.models import AuditEvent
 from audit.services import audit_record
+from core.db_router import replica_reads
+from core.errors import Conflict
+from core.services.outbox import outbox_enqueue
 from reports.exports import ExportKind
+from reports.kinds import KINDS, Progress, ReportRequest, ReportRequestError, report_write
+from reports.models import ACTIVE, ReportRun
+from reports.storage import reports_storage, storage_create, storage_move, temp_name, temp_names
 from review.period import Period
-from tables.models import Table
+from tables.models import Casino, Table
 from tables.permissions import reads_everything
 from tables.perms import EXPORT_COUPS
 
@@ -38,3 +55,356 @@ def export_record(*, actor: Any, export: ExportKind, period: Period, table: Tabl
             "filename": export.filename(period, table),
         },
     )
+
+
+# ================================================================================== report runs
+# A report asked for is a ReportRun (reports.models), written by the Celery task reports.run
+# (reports/tasks.py) into the reports storage (reports/storage.py); docs/reports.md.
+
+logger = logging.getLogger(__name__)
+
+#: the longest period a report covers (a regulator's year and a day of slack, as the pages')
+MAX_DAYS = 367
+#: who asked for a run that no user asked for
+SCHEDULER = "scheduler"
+COMMAND = "command"
+#: the most of an unexpected error's text a failed run keeps
+ERROR_LENGTH = 2000
+
+
+class ReportRunNotReady(Conflict):
+    """A run's file is asked for before the run finished (HTTP 409)."""
+
+    code = "report_not_ready"
+
+    def body(self) -> dict[str, Any]:
+        return {"code": self.code, "detail": self.message}
+
+
+def _request_check(request: ReportRequest) -> tuple[Casino | None, Table | None]:
+    """Refuse a request no run could produce (400, nothing written); its casino and table."""
+    info = KINDS.get(request.kind)
+    if info is None:
+        raise ValidationError({"kind": _("No report of kind %(kind)s.") % {"kind": request.kind}})
+    if request.fmt not in info.formats:
+        raise ValidationError(
+            {
+                "format": _("The %(kind)s report comes in %(formats)s, not %(fmt)s.")
+                % {"kind": request.kind, "formats": ", ".join(info.formats), "fmt": request.fmt}
+            }
+        )
+    if request.start > request.end:
+        raise ValidationError({"start": _("The period starts after it ends.")})
+    if (request.end - request.start).days + 1 > MAX_DAYS:
+        raise ValidationError({"end": _("A report covers at most %(days)s days.") % {"days": MAX_DAYS}})
+    casino = table = None
+    if request.casino_id is not None:
+        casino = Casino.objects.filter(pk=request.casino_id).first()
+        if casino is None:
+            raise ValidationError({"casino": _("No casino %(id)s.") % {"id": request.casino_id}})
+    elif info.needs_casino:
+        message = _("The %(kind)s report is for one casino: choose it.") % {"kind": request.kind}
+        raise ValidationError({"casino": message})
+    if request.table_id is not None:
+        if not info.by_table:
+            message = _("The %(kind)s report is not by table.") % {"kind": request.kind}
+            raise ValidationError({"table": message})
+        table = Table.objects.filter(pk=request.table_id).first()
+        if table is None:
+            raise ValidationError({"table": _("No table %(id)s.") % {"id": request.table_id}})
+        if casino is not None and table.casino_id != casino.pk:
+            raise ValidationError({"table": _("Table %(id)s is not in that casino.") % {"id": table.pk}})
+    return casino, table
+
+
+def _active_runs(request: ReportRequest) -> QuerySet[ReportRun]:
+    scope: dict[str, Any] = {"casino_id": request.casino_id, "table_id": request.table_id}
+    return ReportRun.objects.filter(
+        kind=request.kind,
+        **scope,  # None matches IS NULL, as the unique constraint's Coalesce(…, 0) does
+        start=request.start,
+        end=request.end,
+        format=request.fmt,
+        status__in=ACTIVE,
+    )
+
+
+def _request_data(request: ReportRequest) -> dict[str, Any]:
+    return {
+        "kind": request.kind,
+        "format": request.fmt,
+        "from": request.start,
+        "to": request.end,
+        "casino": request.casino_id,
+        "table": request.table_id,
+    }
+
+
+def _run_create(*, actor: Any, label: str, request: ReportRequest, enqueue: bool) -> ReportRun:
+    """The run for ``request``: the one queued or running already (asked twice, or by two people
+    at once), else a new one, audited and, once this transaction commits, sent to a worker."""
+    _request_check(request)
+    existing = _active_runs(request).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():  # a savepoint: the race's loser keeps its transaction
+            run = ReportRun.objects.create(
+                kind=request.kind,
+                casino_id=request.casino_id,
+                table_id=request.table_id,
+                start=request.start,
+                end=request.end,
+                format=request.fmt,
+                parameters=to_jsonable(_request_data(request)),
+                requested_by=actor,
+                requested_label=label,
+                requested_at=timezone.now(),
+            )
+    except IntegrityError:
+        # The same request inserted meanwhile by another transaction, which has committed (the
+        # unique index made this one wait for it): that run is the answer.
+        return _active_runs(request).get()
+    audit_record(
+        actor=actor,
+        action="reports.reportrun.request",
+        target=run,
+        after={**_request_data(request), "requested_by": label},
+    )
+    if enqueue:
+        from reports.tasks import report_run_task
+
+        # through the outbox: with the broker down the run waits in it, the request still succeeds
+        outbox_enqueue(task=report_run_task, kwargs={"run_id": run.pk}, key=f"reports.run:{run.pk}")
+    return run
+
+
+@transaction.atomic
+def report_run_request(*, actor: Any, request: ReportRequest) -> ReportRun:
+    """Ask for a report (a pit boss or an accountant): the run, new or the identical one already
+    queued or running (idempotent). Written by a Celery worker once this commits."""
+    if not can_export(actor):
+        raise PermissionDenied(_("Only a pit boss or an accountant may ask for reports."))
+    return _run_create(actor=actor, label=actor.get_username(), request=request, enqueue=True)
+
+
+@transaction.atomic
+def report_run_schedule(*, request: ReportRequest, label: str = SCHEDULER, enqueue: bool = True) -> ReportRun:
+    """A run no user asked for: beat's schedules (``label`` "scheduler", the audit event's actor
+    the system), or ``manage.py report`` run on the server (``label`` "command", executed in-process
+    by the command, so not enqueued)."""
+    return _run_create(actor=None, label=label, request=request, enqueue=enqueue)
+
+
+#: reports that may read from a read replica (core/db_router.py, when one is configured): streams of
+#: append-only history (the audit trail, the coup records), long and heavy, where a second of lag
+#: only means the file ends a second earlier. The money reports read the primary, where the
+#: rollups they read have just been brought up to date.
+REPLICA_KINDS = frozenset({"audit-trail", "coup-records"})
+
+
+# ---------------------------------------------------------------------------------- execution
+class _HashingWriter:
+    """Passes every byte to ``raw`` and hashes it on the way. A writer that seeks (a zip-based
+    format may) makes the running digest wrong: the file is then hashed again once written."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self.sequential = True
+
+    def write(self, data: bytes) -> int:
+        written = self.raw.write(data)
+        if self.sequential:
+            self.digest.update(data)
+        self.size += len(data)
+        return int(written if written is not None else len(data))
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self.sequential = False
+        return int(self.raw.seek(offset, whence))
+
+    def writable(self) -> bool:
+        return True
+
+    def __getattr__(self, name: str) -> Any:  # tell, flush, seekable, … of the real file
+        return getattr(self.raw, name)
+
+
+def _sha256_of(storage: Storage, name: str) -> str:
+    digest = hashlib.sha256()
+    with storage.open(name, "rb") as whole:
+        for block in iter(lambda: whole.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _final_name(run: ReportRun) -> str:
+    # one name per run, so a later attempt replaces what a dead one may have left under it
+    return f"{run.requested_at:%Y/%m}/{run.filename.rsplit('.', 1)[0]}_run-{run.pk}.{run.format}"
+
+
+def _claim(run_id: int) -> tuple[ReportRun, int] | None:
+    """Take the run for this worker: its attempt number, or None when there is nothing to do (a
+    finished or failed run is never redone; an unknown id is a message for a deleted run). A run
+    found running is one whose worker died (the broker redelivered its message): it restarts."""
+    with transaction.atomic():
+        run = ReportRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status not in ACTIVE:
+            return None
+        if run.attempts >= settings.REPORTS_MAX_ATTEMPTS:
+            _fail(
+                run,
+                _("Gave up after %(n)s attempts: its worker stopped each time (out of memory?).")
+                % {"n": run.attempts},
+            )
+            return None
+        run.status, run.attempts = ReportRun.Status.RUNNING, run.attempts + 1
+        run.started_at, run.rows_done, run.rows_expected, run.error = timezone.now(), 0, None, ""
+        run.save(update_fields=["status", "attempts", "started_at", "rows_done", "rows_expected", "error"])
+        return run, run.attempts
+
+
+def _fail(run: ReportRun, reason: str) -> None:
+    run.status, run.error, run.finished_at = ReportRun.Status.FAILED, reason[:ERROR_LENGTH], timezone.now()
+    run.save(update_fields=["status", "error", "finished_at"])
+    audit_record(
+        actor=None,
+        action="reports.reportrun.fail",
+        target=run,
+        after={"error": run.error, "attempts": run.attempts},
+    )
+
+
+def _progress_writer(run_id: int, attempt: int) -> Progress:
+    """``progress`` for report_write: commits rows done at most every REPORTS_PROGRESS_INTERVAL
+    seconds, each an UPDATE of its own (autocommit), so the page polling the run sees it move."""
+    last = [0.0]
+    delay = settings.REPORTS_TEST_DELAY_PER_CHUNK
+
+    def progress(done: int, expected: int | None) -> None:
+        if delay:
+            time.sleep(delay)
+        now = time.monotonic()
+        if now - last[0] < settings.REPORTS_PROGRESS_INTERVAL:
+            return
+        last[0] = now
+        ReportRun.objects.filter(pk=run_id, status=ReportRun.Status.RUNNING, attempts=attempt).update(
+            rows_done=done, rows_expected=expected
+        )
+
+    return progress
+
+
+def report_run_execute(*, run_id: int) -> ReportRun | None:
+    """Write a run's report (the Celery task reports.run, ``manage.py report``): into a temporary
+    file of the reports storage, hashed as it is written, moved to its final name once whole, and
+    only then marked finished, together with its audit event carrying the sha256. Idempotent: a
+    finished or failed run is left as it is; a running one (its worker died) starts again.
+
+    Not one transaction: the report is read in autocommit (progress commits as it goes); the two
+    state changes around it (claim, finish or fail) are each atomic and audited."""
+    claimed = _claim(run_id)
+    if claimed is None:
+        return ReportRun.objects.filter(pk=run_id).first()
+    run, attempt = claimed
+    storage = reports_storage()
+    for stale in temp_names(storage, run.pk):  # what dead attempts left
+        storage.delete(stale)
+    request = ReportRequest(
+        kind=run.kind,
+        fmt=run.format,
+        start=run.start,
+        end=run.end,
+        casino_id=run.casino_id,
+        table_id=run.table_id,
+    )
+    temp = temp_name(run.pk, attempt)
+    try:
+        temp = storage_create(storage, temp)
+        with storage.open(temp, "wb") as raw:
+            out = _HashingWriter(raw)
+            progress = _progress_writer(run.pk, attempt)
+            with replica_reads() if request.kind in REPLICA_KINDS else nullcontext():
+                result = report_write(request=request, out=cast(BinaryIO, out), progress=progress)
+        sha256 = out.digest.hexdigest() if out.sequential else _sha256_of(storage, temp)
+        final = storage_move(storage, temp, _final_name(run))
+    except Exception as exc:  # a run never stays "running" for an error: it fails, saying why
+        logger.exception("report run %s failed", run.pk)
+        try:
+            if storage.exists(temp):
+                storage.delete(temp)
+        except OSError:  # the storage itself is failing: the next attempt removes what is left
+            logger.warning("report run %s: temporary file %s not removed", run.pk, temp)
+        reason = (
+            str(exc)
+            if isinstance(exc, ReportRequestError)
+            else _(
+                "The report could not be written (%(error)s). Ask for it again; if it fails again, "
+                "tell the administrator."
+            )
+            % {"error": f"{type(exc).__name__}: {exc}"}
+        )
+        with transaction.atomic():
+            locked = ReportRun.objects.select_for_update().get(pk=run.pk)
+            if locked.status == ReportRun.Status.RUNNING and locked.attempts == attempt:
+                _fail(locked, reason)
+            return locked
+    return _finish(
+        run_id=run.pk,
+        attempt=attempt,
+        name=final,
+        sha256=sha256,
+        rows=result.rows,
+        size=out.size,
+        chain_head=result.chain_head,
+    )
+
+
+@transaction.atomic
+def _finish(
+    *, run_id: int, attempt: int, name: str, sha256: str, rows: int, size: int, chain_head: str | None
+) -> ReportRun:
+    run = ReportRun.objects.select_for_update().get(pk=run_id)
+    if run.status != ReportRun.Status.RUNNING or run.attempts != attempt:
+        # another attempt took the run over (this worker outlived the visibility timeout): the
+        # file under the final name is that attempt's to write; this one's work is dropped
+        logger.warning("report run %s: attempt %s superseded, result dropped", run_id, attempt)
+        return run
+    run.status, run.file.name, run.sha256 = ReportRun.Status.FINISHED, name, sha256
+    run.row_count, run.rows_done, run.finished_at = rows, rows, timezone.now()
+    run.save(update_fields=["status", "file", "sha256", "row_count", "rows_done", "finished_at"])
+    audit_record(
+        actor=None,
+        action="reports.reportrun.finish",
+        target=run,
+        after={
+            "sha256": sha256,
+            "rows": rows,
+            "bytes": size,
+            "file": name,
+            "attempts": attempt,
+            "chain_head": chain_head,
+        },
+    )
+    return run
+
+
+@transaction.atomic
+def report_run_download(*, actor: Any, run: ReportRun) -> ReportRun:
+    """Record that ``actor`` takes a finished run's file (audited); refuse an unfinished run."""
+    if not can_export(actor):
+        raise PermissionDenied(_("Only a pit boss or an accountant may download reports."))
+    if run.status != ReportRun.Status.FINISHED:
+        raise ReportRunNotReady(
+            _("This report is %(status)s: there is no file to download yet.")
+            % {"status": run.get_status_display()}
+        )
+    audit_record(
+        actor=actor,
+        action="reports.reportrun.download",
+        target=run,
+        after={"sha256": run.sha256, "file": run.file.name},
+    )
+    return run

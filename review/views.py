@@ -27,6 +27,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
+from core.db_router import replica_reads
 from core.errors import DomainError, error_answer
 from core.types import AuthenticatedHttpRequest
 from review.charts import bar_chart
@@ -58,6 +59,7 @@ from review.services import (
 from tables import services
 from tables.models import Casino, Coup, Player, Table
 from tables.permissions import can_approve
+from tables.services.rollups import rollups_refresh_unless_running
 from tables.wording import VOID_DONE
 
 #: the refusals a decision answers with its page (by their status in core.errors.error_answer, as the
@@ -187,12 +189,15 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         period, table = form.period, form.selected_table
     else:
         period, table = week, None
-    data = dashboard(
-        period=period,
-        table=table,
-        flagged_page=request.GET.get("flagged_page", 1),
-        alarms_page=request.GET.get("alarms_page", 1),
-    )
+    # the rollups the figures read follow the audit trail: bring them up to now first
+    rollups_refresh_unless_running()
+    with replica_reads():  # a read replica, when one is configured (docs/scaling.md)
+        data = dashboard(
+            period=period,
+            table=table,
+            flagged_page=request.GET.get("flagged_page", 1),
+            alarms_page=request.GET.get("alarms_page", 1),
+        )
     live = live_pit(tables=data.open_tables, now=timezone.now())
     context = {
         "form": form,
@@ -319,7 +324,9 @@ def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
         **nav_context(request),
     }
     if casino is not None:
-        hold = hold_by_gaming_day(casino=casino, days=days, now=now)
+        rollups_refresh_unless_running()
+        with replica_reads():
+            hold = hold_by_gaming_day(casino=casino, days=days, now=now)
         context["hold"] = hold
         context["hold_chart"] = bar_chart(
             title=_("Levy hold per gaming day against the expected levy"),

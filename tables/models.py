@@ -450,6 +450,45 @@ class FeeHour(models.Model):
         return f"fees of {self.session} at {self.hour_start:%Y-%m-%d %H:%M}"
 
 
+class FeePostingKind(models.TextChoices):
+    HOURLY_FEE = "hourly_fee", "hourly fee"
+    CARD_MONEY = "card_money", "card money"
+
+
+class FeePosting(models.Model):
+    """Ties a ledger transaction of an hourly fee or of card money to the session (and, for an
+    hourly fee, the clock hour) it charges. Written in the same database transaction as the posting
+    (tables/money/fees.py); append-only (migration 0019's triggers).
+
+    The ledger imports nothing of the floor, so the link lives here, on the floor's side: reports
+    read the session and hour from it instead of parsing the posting's idempotency key."""
+
+    Kind = FeePostingKind
+
+    transaction = models.OneToOneField(
+        "ledger.Transaction", on_delete=models.PROTECT, related_name="fee_posting"
+    )
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="fee_postings")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    hour_start = models.DateTimeField(null=True, blank=True, help_text="the clock hour billed (hourly fees)")
+
+    class Meta:
+        ordering = ["transaction"]
+        constraints = [
+            _check(_one_of("kind", FeePostingKind), "feeposting_kind_valid", "Unknown fee kind."),
+            _check(
+                Q(kind=FeePostingKind.HOURLY_FEE, hour_start__isnull=False)
+                | Q(kind=FeePostingKind.CARD_MONEY, hour_start__isnull=True),
+                "feeposting_hour_matches_kind",
+                "An hourly fee names the hour it bills; card money none.",
+            ),
+        ]
+        indexes = [models.Index(fields=["session", "hour_start"], name="feeposting_session_hour_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} of {self.session} (transaction {self.transaction_id})"
+
+
 class CroupierAssignment(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="assignments")
@@ -466,7 +505,9 @@ class CroupierAssignment(models.Model):
             )
         ]
         indexes = [
-            models.Index(fields=["user", "shift_start", "shift_end"], name="assignment_user_shift_idx")
+            models.Index(fields=["user", "shift_start", "shift_end"], name="assignment_user_shift_idx"),
+            # the house-win report finds the croupier on shift at a table at an instant
+            models.Index(fields=["table", "shift_start"], name="assignment_table_shift_idx"),
         ]
 
     def __str__(self) -> str:

@@ -71,6 +71,13 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or (os.path.exists("/usr/bin/chromium") and "/usr/bin/chromium") or None
 
 
+def poppler_ready() -> bool:
+    """pdftoppm and pdftotext (poppler-utils), and the PDF reports' DejaVu font."""
+    return bool(shutil.which("pdftoppm") and shutil.which("pdftotext")) and os.path.exists(
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    )
+
+
 def _missing_services(item: pytest.Item) -> list[str]:
     missing = []
     if item.get_closest_marker("postgres") and connection.vendor != "postgresql":
@@ -79,6 +86,8 @@ def _missing_services(item: pytest.Item) -> list[str]:
         missing.append(f"Redis at {redis_url()}")
     if item.get_closest_marker("browser") and not chromium_path():
         missing.append("Chromium (/usr/bin/chromium)")
+    if item.get_closest_marker("poppler") and not poppler_ready():
+        missing.append("poppler-utils (pdftoppm, pdftotext) and fonts-dejavu-core")
     return missing
 
 

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's assets, served by us: the docs work offline
     "django_htmx",
+    "django_celery_beat",  # beat's schedules in the database, editable in /admin/ (docs/reports.md)
     "core",
     "audit",
     "tables",
@@ -218,9 +219,18 @@ USE_TZ = True  # every timestamp is stored in UTC; the audit chain hashes UTC IS
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
-STORAGES = {
+STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    # Report runs' files (reports/storage.py, docs/reports.md): a folder by default; in production
+    # any Django storage, e.g. django-storages' S3 backend (REPORTS_STORAGE_BACKEND and OPTIONS).
+    "reports": {
+        "BACKEND": env.str("REPORTS_STORAGE_BACKEND", default="django.core.files.storage.FileSystemStorage"),
+        "OPTIONS": env.json(
+            "REPORTS_STORAGE_OPTIONS",
+            default={"location": env.str("REPORTS_ROOT", default=str(VAR_DIR / "reports"))},
+        ),
+    },
 }
 
 # --- REST API -------------------------------------------------------------------------------
@@ -279,6 +289,22 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True  # a task lost with its worker is redelivered, not silently dropped
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TIMEZONE = TIME_ZONE
+# Report runs are long (minutes): they go to their own queue, "reports", so they never hold up the
+# short tasks, and a worker takes one message at a time (prefetch 1): with late acks, a prefetched
+# message waits unacknowledged behind a long report, and would be redelivered to another worker
+# when the visibility timeout passes. `make worker` consumes both queues (docs/reports.md).
+CELERY_TASK_ROUTES = {"reports.run": {"queue": "reports"}, "reports.scheduled": {"queue": "reports"}}
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Redis redelivers a message not acknowledged within this many seconds (acks_late: a report is
+# acknowledged when it is finished). It must be longer than the longest report, or a report still
+# being written is handed to a second worker (harmless: the run's attempt fences the first one
+# out, but the work is doubled); a worker that died is noticed after it, so not much longer.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=1800)}
+# The schedules live in the database (django-celery-beat): CELERY_BEAT_SCHEDULE below is the
+# system's own, code-defined, copied into it by beat at every start; the reports' per-casino
+# schedules are created by `manage.py report_schedules` and edited in /admin/.
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Re-verify the audit chain every night; a break is logged at ERROR (hook alerting to it).
     "audit-verify-chain": {"task": "audit.verify_chain", "schedule": 24 * 60 * 60},
@@ -314,6 +340,14 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
 }
 # Seconds between two refreshes of the dashboard's live part (htmx polling).
 REVIEW_POLL_SECONDS = env.int("REVIEW_POLL_SECONDS", default=10)
+# --- report runs (reports/, docs/reports.md) ---------------------------------------------------
+# How often a run's progress (rows written) is committed for the page to poll, in seconds.
+REPORTS_PROGRESS_INTERVAL = env.float("REPORTS_PROGRESS_INTERVAL", default=1.0)
+# A run redelivered this many times (its worker died each time) is failed instead of retried.
+REPORTS_MAX_ATTEMPTS = env.int("REPORTS_MAX_ATTEMPTS", default=3)
+# Tests only: seconds slept per progress call, to make a report slow enough to kill mid-run.
+REPORTS_TEST_DELAY_PER_CHUNK = env.float("REPORTS_TEST_DELAY_PER_CHUNK", default=0.0)
+
 # The most chips one buy-in or cash-out at the cage may move (a typo's extra zeros are refused).
 CAGE_MAX_AMOUNT = env.int("CAGE_MAX_AMOUNT", default=10_000_000)
 IDEMPOTENCY_RETENTION_DAYS = env.int("IDEMPOTENCY_RETENTION_DAYS", default=7)

@@ -7,16 +7,13 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
-from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Sum, Value
-from django.db.models.functions import TruncDate, TruncHour
+from django.db.models import Count, Sum
+from django.db.models.functions import TruncHour
 
-from review.selectors.dashboard import expected_levy_per_unit
 from review.wording import percent
 from tables.gaming_day import casino_calendar
-from tables.models import BankTax, Bet, Casino, Coup, Table
-from tables.rules.profiles import profile_from_dict
+from tables.models import Casino, Coup, Table, TableDay
 
 
 @dataclass(frozen=True)
@@ -44,58 +41,30 @@ class DayHold:
         return percent(self.expected, 3)
 
 
-def _gaming_day(field: str, casino: Casino) -> TruncDate:
-    """The gaming day of ``field`` in SQL: the local date of the instant less the cut-off (so
-    05:59 belongs to the day before with a 06:00 cut-off). Across a DST change the local cut-off
-    moves by the hour the clocks did, as in ``GamingCalendar.day_of``."""
-    calendar = casino_calendar(casino)
-    shift = dt.timedelta(
-        hours=calendar.cutoff.hour, minutes=calendar.cutoff.minute, seconds=calendar.cutoff.second
-    )
-    shifted = ExpressionWrapper(F(field) - Value(shift), output_field=DateTimeField())
-    return TruncDate(shifted, tzinfo=calendar.tz)
-
-
 def hold_by_gaming_day(*, casino: Casino, days: int, now: dt.datetime) -> list[DayHold]:
     """The last ``days`` gaming days of ``casino`` (today's included), oldest first, each with
-    the coups settled in it: covered stakes, levy, and the expected levy."""
-    calendar = casino_calendar(casino)
-    last = calendar.today(now)
+    the coups settled in it: covered stakes, levy, and the expected levy (from the rollups,
+    ``TableDay``: one row per table and day, whatever the number of coups)."""
+    last = casino_calendar(casino).today(now)
     first = last - dt.timedelta(days=days - 1)
-    start, end = calendar.bounds(first, last)
-    coups = Coup.objects.filter(
-        state=Coup.State.SETTLED, settled_at__gte=start, settled_at__lt=end, shoe__table__casino=casino
-    )
-    groups = (
-        Bet.objects.filter(coup__in=coups, withdrawn=False)
-        .annotate(day=_gaming_day("coup__settled_at", casino))
-        .values("day", "coup__shoe__decks", "coup__rules")
-        .annotate(covered=Sum("amount"), coups=Count("coup", distinct=True))
-        .order_by()
-    )
-    levies = dict(
-        BankTax.objects.filter(coup__in=coups)
-        .annotate(day=_gaming_day("coup__settled_at", casino))
-        .values("day")
-        .annotate(levy=Sum("amount"))
-        .order_by()
-        .values_list("day", "levy")
-    )
-    totals: dict[dt.date, dict[str, Any]] = {}
-    for g in groups:
-        rules = g["coup__rules"]
-        per_unit = expected_levy_per_unit(
-            profile_from_dict(rules["profile"]), g["coup__shoe__decks"], rules["levy"]["rate_bp"]
+    totals = {
+        r["gaming_day"]: r
+        for r in TableDay.objects.filter(casino=casino, gaming_day__gte=first, gaming_day__lte=last)
+        .values("gaming_day")
+        .annotate(
+            coups=Sum("coups"), covered=Sum("covered"), levy=Sum("levy"), expected=Sum("expected_levy_micro")
         )
-        t = totals.setdefault(g["day"], {"coups": 0, "covered": 0, "expected": Fraction(0)})
-        t["coups"] += g["coups"]
-        t["covered"] += g["covered"]
-        t["expected"] += per_unit * g["covered"]
+        .order_by()
+    }
     result = []
     for n in range(days):
         day = first + dt.timedelta(days=n)
-        t = totals.get(day, {"coups": 0, "covered": 0, "expected": Fraction(0)})
-        result.append(DayHold(day, t["coups"], t["covered"], levies.get(day, 0), t["expected"]))
+        t = totals.get(day)
+        if t is None:
+            result.append(DayHold(day, 0, 0, 0, Fraction(0)))
+        else:
+            expected = Fraction(t["expected"], 1_000_000)
+            result.append(DayHold(day, t["coups"], t["covered"], t["levy"], expected))
     return result
 
 

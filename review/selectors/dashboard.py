@@ -5,14 +5,13 @@ percentage-tax export sums. No writes here."""
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
+from django.db.models import IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 from django.db.models.fields.json import KT
 
 from audit.selectors import ChainState, audit_chain_state
@@ -21,19 +20,18 @@ from review.period import Period
 from review.selectors.queue import review_queue_count
 from review.wording import percent
 from tables.models import (
-    CORRECTION_KINDS,
-    BankTax,
     Bet,
     Coup,
     CoupStep,
+    CroupierDay,
     Player,
     Shoe,
     ShoeAlarm,
     Table,
+    TableDay,
     TableSession,
 )
-from tables.rules.odds import profile_odds
-from tables.rules.profiles import LevyMode, Profile, profile_from_dict
+from tables.rules.odds import expected_levy_at_rate
 from tables.selectors import TableNow, tables_now
 
 #: rows per page of the dashboard's lists
@@ -145,38 +143,30 @@ class CroupierRate:
         return percent(self.rate, 1)
 
 
+def _days_of(period: Period) -> Q:
+    """The rollups' rows of a period: its days are gaming days of each table's casino."""
+    return Q(gaming_day__gte=period.start, gaming_day__lte=period.end)
+
+
 def croupier_error_rates(*, period: Period, table: Table | None = None) -> list[CroupierRate]:
-    """Per person who recorded steps of the game in the period (the correction workflow's own
-    steps are not counted): coups, steps, steps confirmed against the rules. Imported
+    """Per person who recorded steps of the game in the period's gaming days (the correction
+    workflow's own steps are not counted): coups, steps, steps confirmed against the rules. Read
+    from the rollups (``CroupierDay``: a coup counts on the gaming day it began). Imported
     histories are left out: no croupier recorded them live."""
-    start, end = period.bounds
-    steps = CoupStep.objects.filter(
-        created_at__gte=start, created_at__lt=end, coup__shoe__imported=False
-    ).exclude(kind__in=[k.value for k in CORRECTION_KINDS])
+    days = CroupierDay.objects.filter(_days_of(period))
     if table is not None:
-        steps = steps.filter(coup__shoe__table=table)
+        days = days.filter(table=table)
     rows = (
-        steps.values("actor_id", "actor__username")
-        .annotate(
-            coups=Count("coup", distinct=True),
-            steps=Count("id"),
-            wrong=Count("id", filter=~Q(violations=[])),
-        )
-        .order_by("actor__username")
+        days.values("user_id", "user__username")
+        .annotate(coups=Sum("coups"), steps=Sum("steps"), wrong=Sum("wrong_steps"))
+        .order_by("user__username")
     )
-    return [
-        CroupierRate(r["actor_id"], r["actor__username"], r["coups"], r["steps"], r["wrong"]) for r in rows
-    ]
+    return [CroupierRate(r["user_id"], r["user__username"], r["coups"], r["steps"], r["wrong"]) for r in rows]
 
 
-@functools.lru_cache(maxsize=64)
-def expected_levy_per_unit(profile: Profile, decks: int, rate_bp: int) -> Fraction:
-    """The odds engine's expected levy per unit of covered stake for a fresh shoe of ``decks``
-    decks, at the levy rate the casino actually charged (memoised: ~20 ms each)."""
-    if rate_bp == 0:
-        return Fraction(0)
-    charged = replace(profile, levy_mode=LevyMode.PERCENTAGE, tax_rate_bp=rate_bp)
-    return profile_odds(charged, decks=decks).expected_levy_per_unit
+#: the odds engine's expected levy per unit of covered stake at the rate actually charged
+#: (tables.rules.odds; memoised there)
+expected_levy_per_unit = expected_levy_at_rate
 
 
 @dataclass(frozen=True)
@@ -219,43 +209,29 @@ def _settled_in(period: Period) -> Q:
 
 
 def hold_vs_expected(*, period: Period, table: Table | None = None) -> list[HoldRow]:
-    """Per table, the coups settled in the period: the levy collected (BankTax) over the covered
-    stakes, beside the odds engine's expected levy per unit covered."""
-    coups = Coup.objects.filter(_settled_in(period))
+    """Per table, the coups settled in the period's gaming days: the levy collected over the
+    covered stakes, beside the odds engine's expected levy per unit covered (read from the
+    rollups, ``TableDay``; the expected levy is kept there to a millionth of a chip)."""
+    days = TableDay.objects.filter(_days_of(period), coups__gt=0)
     if table is not None:
-        coups = coups.filter(shoe__table=table)
-    groups = (
-        Bet.objects.filter(coup__in=coups, withdrawn=False)
-        .values("coup__shoe__table_id", "coup__shoe__decks", "coup__rules")
-        .annotate(covered=Sum("amount"), coups=Count("coup", distinct=True))
+        days = days.filter(table=table)
+    totals = (
+        days.values("table_id")
+        .annotate(
+            coups=Sum("coups"), covered=Sum("covered"), levy=Sum("levy"), expected=Sum("expected_levy_micro")
+        )
         .order_by()
     )
-    levies = dict(
-        BankTax.objects.filter(coup__in=coups)
-        .values("coup__shoe__table_id")
-        .annotate(levy=Sum("amount"))
-        .order_by()
-        .values_list("coup__shoe__table_id", "levy")
-    )
-    totals: dict[int, dict[str, Any]] = {}
-    for g in groups:
-        rules = g["coup__rules"]
-        rate = rules["levy"]["rate_bp"]
-        per_unit = expected_levy_per_unit(profile_from_dict(rules["profile"]), g["coup__shoe__decks"], rate)
-        t = totals.setdefault(g["coup__shoe__table_id"], {"coups": 0, "covered": 0, "expected": Fraction(0)})
-        t["coups"] += g["coups"]
-        t["covered"] += g["covered"]
-        t["expected"] += per_unit * g["covered"]
-    tables = Table.objects.in_bulk(list(totals))
+    tables = Table.objects.in_bulk([t["table_id"] for t in totals])
     rows = [
         HoldRow(
-            table=tables[table_id],
+            table=tables[t["table_id"]],
             coups=t["coups"],
             covered=t["covered"],
-            levy=levies.get(table_id, 0),
-            expected_levy=t["expected"],
+            levy=t["levy"],
+            expected_levy=Fraction(t["expected"], 1_000_000),
         )
-        for table_id, t in totals.items()
+        for t in totals
     ]
     return sorted(rows, key=lambda r: (r.table.casino_id, r.table.name))
 

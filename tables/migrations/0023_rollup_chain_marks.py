@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tables', '0022_rollups'),
+        ('tables', '0020_rollups'),
     ]
 
     operations = [

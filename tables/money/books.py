@@ -35,7 +35,7 @@ from django.db.models.functions import Cast
 from ledger.books import CHUNK, BooksReport, Difference, chips, ledger_books_check
 from ledger.models import PER_CASINO_KINDS, Account, Entry, Transaction
 from tables.engine_bridge import coup_record_id, coup_replay, coup_verdict, snapshot_rules
-from tables.models import BankTax, Bet, Coup, CoupStep, FeeHour, Seat
+from tables.models import BankTax, Bet, Coup, CoupStep, FeeHour, FeePosting, Seat
 from tables.money.settlement import _CoupAccounts, _settlement_entries, _to_banker_wallet
 from tables.rules.coup import Settlement
 from tables.rules.judge import Rules
@@ -449,15 +449,46 @@ def _accounts_of(entries: dict[int, dict[int, int]]) -> dict[int, tuple[str, int
     }
 
 
+def _links_check(
+    report: BooksReport, txns: list[dict[str, Any]], named: dict[int, tuple[int, str | None]], check: str
+) -> None:
+    """Each fee or card-money posting has its ``FeePosting`` (what the reports read), naming the
+    session (and hour) its key names."""
+    links = {
+        txn_id: (session_id, hour)
+        for txn_id, session_id, hour in FeePosting.objects.filter(
+            transaction_id__in=[t["id"] for t in txns]
+        ).values_list("transaction_id", "session_id", "hour_start")
+    }
+    for txn in txns:
+        subject = f"transaction {txn['id']} ({txn['idempotency_key']})"
+        link = links.get(txn["id"])
+        if link is None:
+            report.add(Difference(subject, check, "no FeePosting ties it to its session"))
+            continue
+        session_id, hour = link
+        linked = (session_id, hour.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if hour else None)
+        if txn["id"] in named and named[txn["id"]] != linked:
+            report.add(
+                Difference(subject, check, f"its FeePosting names {linked}, its key {named[txn['id']]}")
+            )
+
+
 _FEE_KEY = re.compile(r"^hourly_fee:session:(?P<session>\d+):(?:table|player:\d+):(?P<hour>.+)$")
 
 
 def fee_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
-    """Hourly fees: each posting takes from players what the fee account receives, and each billed
-    hour (``FeeHour``) totals what its postings charged."""
+    """Hourly fees: each posting takes from players what the fee account receives and is linked to
+    the session and hour its key names (``FeePosting``), and each billed hour (``FeeHour``) totals
+    what its postings charged."""
     charged: dict[tuple[int, str], int] = {}
     for txns, entries in _kind_chunks(TKind.HOURLY_FEE, chunk):
         accounts = _accounts_of(entries)
+        keyed: dict[int, tuple[int, str | None]] = {}
+        for txn in txns:
+            if named := _FEE_KEY.match(txn["idempotency_key"]):
+                keyed[txn["id"]] = (int(named["session"]), named["hour"])
+        _links_check(report, txns, keyed, "fee")
         for txn in txns:
             subject = f"transaction {txn['id']} ({txn['idempotency_key']})"
             named = _FEE_KEY.match(txn["idempotency_key"])  # tables.money.fees._fee_key
@@ -493,8 +524,8 @@ def fee_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
 
 
 def card_money_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
-    """Card money: each charge takes from the player its key names, who sat at that session, and
-    gives it to the card money account."""
+    """Card money: each charge takes from the player its key names, who sat at that session, gives
+    it to the card money account, and is linked to that session (``FeePosting``)."""
     for txns, entries in _kind_chunks(TKind.CARD_MONEY, chunk):
         accounts = _accounts_of(entries)
         named: dict[int, tuple[int, int]] = {}
@@ -502,6 +533,7 @@ def card_money_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
             parts = txn["idempotency_key"].split(":")  # card_money:session:S:player:P
             if len(parts) == 5 and parts[2].isdigit() and parts[4].isdigit():
                 named[txn["id"]] = (int(parts[2]), int(parts[4]))
+        _links_check(report, txns, {t: (s, None) for t, (s, _) in named.items()}, "card money")
         seated = set(
             Seat.objects.filter(session_id__in={s for s, _ in named.values()})
             .values_list("session_id", "player_id")

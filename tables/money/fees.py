@@ -32,7 +32,16 @@ from ledger.services import (
     posting_find,
     postings_write,
 )
-from tables.models import Casino, FeeHour, Player, RuleProfile, Seat, SessionPause, TableSession
+from tables.models import (
+    Casino,
+    FeeHour,
+    FeePosting,
+    Player,
+    RuleProfile,
+    Seat,
+    SessionPause,
+    TableSession,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -171,6 +180,8 @@ def hourly_fees_bill(
                 with transaction.atomic():
                     txn = _fee_post(
                         casino=casino,
+                        session=session,
+                        hour_start=hour_start,
                         charges={player_id: amount},
                         players=players,
                         key=_fee_key(session, f"player:{player_id}", hour_start),
@@ -188,6 +199,8 @@ def hourly_fees_bill(
             with transaction.atomic():
                 txn = _fee_post(
                     casino=casino,
+                    session=session,
+                    hour_start=hour_start,
                     charges=fees.charges,
                     players=players,
                     key=_fee_key(session, "table", hour_start),
@@ -224,6 +237,8 @@ def hourly_fees_bill(
 def _fee_post(
     *,
     casino: Casino,
+    session: TableSession,
+    hour_start: dt.datetime,
     charges: Mapping[int, int],
     players: Mapping[int, Player],
     key: str,
@@ -248,9 +263,14 @@ def _fee_post(
         entries[wallet.pk] = -amount
     posting = Posting(TKind.HOURLY_FEE, key, entries, memo)
     overdraft = [pk for pk in entries if pk != accounts[account_spec(Kind.FEE)].pk] if borrowing else []
-    return postings_write(
+    txn = postings_write(
         casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts), overdraft=overdraft
     )[0]
+    # the session and hour the reports read, in the posting's own database transaction
+    FeePosting.objects.create(
+        transaction=txn, session=session, kind=FeePosting.Kind.HOURLY_FEE, hour_start=hour_start
+    )
+    return txn
 
 
 def hourly_fees_enqueue_due(*, session: TableSession) -> None:
@@ -306,10 +326,12 @@ def card_money_charge(*, session: TableSession, player: Player, actor: Any) -> T
         {wallet.pk: -amount, house.pk: amount},
         f"card money {session.table.name}: {player}",
     )
-    return postings_write(
+    txn = postings_write(
         casino=casino,
         actor=actor,
         postings=[posting],
         accounts=accounts_by_pk(accounts),
         overdraft=[wallet.pk] if borrowing else [],
     )[0]
+    FeePosting.objects.create(transaction=txn, session=session, kind=FeePosting.Kind.CARD_MONEY)
+    return txn

@@ -41,6 +41,19 @@ class ValidationSummary:
     flagged: int
 
 
+#: how a report's closing line starts (``{"anchor": {...}}``, keys sorted: reports/writers/jsonl.py);
+#: a line that is exactly ``{"anchor": {...}}`` holds no record and is skipped
+ANCHOR_LINE = b'{"anchor":'
+
+
+def _is_anchor(line: bytes) -> bool:
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(data, dict) and data.keys() == {"anchor"} and isinstance(data["anchor"], dict)
+
+
 def validate_lines(
     lines: Iterable[bytes],
     out: BinaryIO,
@@ -52,7 +65,8 @@ def validate_lines(
 
     ``profile`` forces one profile for every record (``--profile``); otherwise each record names
     its own among ``profiles`` (the built-in ones by default). Blank lines are skipped: they hold
-    no record and JSON Lines tools commonly leave one at the end.
+    no record and JSON Lines tools commonly leave one at the end; so is a report's closing
+    ``{"anchor": {...}}`` line (the audit chain's signed head, reports/builders/coup_records.py).
     """
     known = profiles if profiles is not None else BUILTIN
     rules_by_slug = {slug: Rules.for_profile(p) for slug, p in known.items()}
@@ -85,6 +99,8 @@ def _validate(
     for line in lines:
         if not line.strip():
             continue
+        if line.startswith(ANCHOR_LINE) and _is_anchor(line):
+            continue  # a report's last line, the audit chain's signed head: no record
         n += 1
         try:
             try:

@@ -360,9 +360,24 @@ def rollups_refresh() -> RefreshOutcome:
     """Bring the rollups up to the audit trail's heads: recompute every table-day the events since
     the mark touched, chain by chain (each casino's chain has its own seqs, so the mark is one
     position per chain). Idempotent; concurrent calls queue on the mark's row lock."""
+    outcome = _refresh(skip_locked=False)
+    assert outcome is not None  # a waiting refresh always gets the lock
+    return outcome
+
+
+def rollups_refresh_unless_running() -> RefreshOutcome | None:
+    """``rollups_refresh`` for a page about to read the rollups: None at once while another
+    refresh runs (what the page reads is then at most that refresh behind)."""
+    return _refresh(skip_locked=True)
+
+
+def _refresh(*, skip_locked: bool) -> RefreshOutcome | None:
     events = table_days = 0
+    RollupMark.objects.get_or_create(pk=1)
     with transaction.atomic():
-        mark, _ = RollupMark.objects.select_for_update().get_or_create(pk=1)
+        mark = RollupMark.objects.select_for_update(skip_locked=skip_locked).filter(pk=1).first()
+        if mark is None:
+            return None
         first = _marks(mark)
         marks = dict(first)
         # each chain's head first: every event up to it is committed (seqs are given under the

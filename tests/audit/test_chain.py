@@ -106,6 +106,7 @@ def test_canonical_json_rules() -> None:
     assert canonical_json({"b": [1, (2, 3)], "a": moment, "c": Decimal("1.50"), "d": "ü"}) == (
         '{"a":"2026-01-02T02:04:05.000006Z","b":[1,[2,3]],"c":"1.50","d":"ü"}'.encode()
     )
+    assert to_jsonable({"cutoff": dt.time(6, 0)}) == {"cutoff": "06:00:00"}  # a casino's gaming day
     for bad, error in [
         (1.5, TypeError),
         ({1: "x"}, TypeError),

@@ -65,3 +65,46 @@ def test_a_read_inside_a_write_transaction_stays_on_the_primary_and_sees_its_own
         with CaptureQueriesContext(connections["replica"]) as on_replica:
             assert list(Casino.objects.values_list("name", flat=True)) == ["Enghien"]
     assert on_replica.captured_queries == []
+
+
+@pytest.mark.django_db(transaction=True, databases=["default", "replica"])
+@override_settings(READ_REPLICA_ALIAS="replica")
+def test_the_dashboard_reads_its_figures_from_the_replica(client) -> None:
+    from django.urls import reverse
+
+    from tests.factories import UserFactory
+
+    client.force_login(UserFactory(username="pitboss", roles=["pit_boss"]))
+    with CaptureQueriesContext(connections["replica"]) as on_replica:
+        assert client.get(reverse("review:dashboard")).status_code == 200
+    read = " ".join(q["sql"] for q in on_replica.captured_queries)
+    assert "tables_tableday" in read and "tables_croupierday" in read  # the hold and the error rates
+    assert not any(q["sql"].lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")) for q in on_replica)
+
+
+@pytest.mark.django_db(transaction=True, databases=["default", "replica"])
+@override_settings(READ_REPLICA_ALIAS="replica")
+def test_an_audit_trail_report_reads_the_replica_and_a_levy_report_the_primary() -> None:
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from reports.kinds import ReportRequest
+    from reports.services import report_run_execute, report_run_schedule
+    from tests.factories import CasinoFactory
+
+    casino = CasinoFactory()
+    today = timezone.localdate()
+    kinds = {"audit-trail": ("jsonl", None), "levy": ("csv", casino.pk)}
+    seen: dict[str, int] = {}
+    for kind, (fmt, casino_id) in kinds.items():
+        request = ReportRequest(kind=kind, fmt=fmt, start=today - dt.timedelta(days=1), end=today,
+                                casino_id=casino_id)  # fmt: skip
+        run = report_run_schedule(request=request, enqueue=False)
+        with CaptureQueriesContext(connections["replica"]) as on_replica:
+            report_run_execute(run_id=run.pk)
+        run.refresh_from_db()
+        assert run.status == "finished", run.error
+        seen[kind] = sum("audit_auditevent" in q["sql"] or "tables_tableday" in q["sql"] for q in on_replica)
+    assert seen["audit-trail"] >= 1
+    assert seen["levy"] == 0

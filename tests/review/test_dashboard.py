@@ -21,6 +21,7 @@ from tables import services
 from tables.models import BankTax
 from tables.rules.odds import profile_odds
 from tables.rules.profiles import CASINO
+from tables.services.rollups import rollups_refresh
 from tables.tasks import books_verify_task
 from tests.review.history import play_flagged
 from tests.tables.play import play
@@ -45,7 +46,9 @@ def test_the_numbers_for_a_known_history(client, pit_boss, history, table) -> No
     assert (hold.table, hold.coups, hold.covered, hold.levy) == (table, 3, 700, 30)
     assert hold.hold == Fraction(30, 700) and hold.hold_display == "4.286 %"
     expected = profile_odds(CASINO, decks=6).expected_levy_per_unit
-    assert hold.expected == expected and 0.0225 < float(expected) < 0.0235
+    # kept in the rollups to a millionth of a chip (tables.TableDay.expected_levy_micro)
+    assert hold.expected_levy == Fraction(round(expected * 700 * 10**6), 10**6)
+    assert abs(hold.expected - expected) < Fraction(1, 10**8) and 0.0225 < float(expected) < 0.0235
     assert hold.difference_display == f"{float(Fraction(30, 700) - expected) * 100:+.3f} pt"
 
     [flagged] = data.flagged.object_list
@@ -133,7 +136,7 @@ def test_the_expected_levy_is_computed_once_per_profile_and_deck_count(monkeypat
         return real(profile, decks=decks)
 
     expected_levy_per_unit.cache_clear()
-    monkeypatch.setattr("review.selectors.dashboard.profile_odds", counting)
+    monkeypatch.setattr("tables.rules.odds.profile_odds", counting)
     first = expected_levy_per_unit(CASINO, 8, 500)
     assert expected_levy_per_unit(CASINO, 8, 500) == first
     assert expected_levy_per_unit(CASINO, 8, 0) == 0  # no percentage levy: nothing to compute
@@ -152,10 +155,12 @@ def test_hold_weights_the_expectation_by_the_stakes_of_each_shoe_size(croupier, 
     play(floor, bank=390, bets=[(2, 100)], cards=("2H", "AS", "3C", "2D"), player="draw", player_card="9H",
          banker="draw", banker_card="5S")  # fmt: skip
     today = timezone.localdate()
+    rollups_refresh()  # the hold is read from the rollups
     [row] = hold_vs_expected(period=Period(today, today))
     six, eight = (profile_odds(CASINO, decks=d).expected_levy_per_unit for d in (6, 8))
     assert (row.covered, row.levy) == (300, 15)
-    assert row.expected == (200 * six + 100 * eight) / 300
+    # kept to a millionth of a chip (tables.TableDay.expected_levy_micro)
+    assert row.expected_levy == Fraction(round((200 * six + 100 * eight) * 10**6), 10**6)
 
 
 # ------------------------------------------------------------------------------ audit verification

@@ -31,8 +31,9 @@ def test_the_schema_describes_every_endpoint(pit_boss) -> None:
     # five (cage/buy-in/, cage/cash-out/, cage/players/, players/{id}/balance/,
     # players/{id}/history/), a typo's
     # amendment (coups/{id}/steps/{index}/amend/), a bank nobody bet on withdrawn
-    # (coups/{id}/withdraw/, RULES.md §7) and the house bank (bank/house/, RULES.md §2)
-    assert len(table_api) == 37
+    # (coups/{id}/withdraw/, RULES.md §7), the house bank (bank/house/, RULES.md §2) and the
+    # report runs (reports/runs/, reports/runs/{id}/, reports/runs/{id}/file)
+    assert len(table_api) == 40
     assert "/api/v1/coups/{coup_id}/withdraw/" in table_api
     for path, operations in table_api.items():
         for method, operation in operations.items():

@@ -102,6 +102,33 @@ def test_hourly_fees_verify() -> None:
     assert (report.transactions, report.differences) == (3 + 7, [])  # 3 buy-ins, 7 fees
 
 
+def test_a_fee_posting_without_its_session_link_is_named(croupier, table) -> None:
+    """A fee posted straight through the ledger, as before tables.FeePosting: the reports could not
+    place it, so the books say so."""
+    from ledger import services as ledger_services
+    from ledger.selectors import clock_hour_floor
+
+    floor = open_floor(croupier, table, seats=(1,))
+    player, casino = floor.players[1], table.casino
+    hour = clock_hour_floor(floor.session.opened_at)
+    specs = [ledger_services.account_spec("fee"), ledger_services.account_spec("player", player)]
+    accounts = ledger_services.accounts_lock(
+        casino=casino, specs=specs, actor=None, players={player.pk: player}
+    )
+    key = f"hourly_fee:session:{floor.session.pk}:player:{player.pk}:{hour:%Y-%m-%dT%H:%M:%SZ}"
+    fee, wallet = (accounts[spec].pk for spec in specs)
+    txn = ledger_services.postings_write(
+        casino=casino,
+        actor=None,
+        postings=[ledger_services.Posting("hourly_fee", key, {wallet: -30, fee: 30})],
+        accounts=ledger_services.accounts_by_pk(accounts),
+    )[0]
+    report = books_verify()
+    assert [str(d) for d in report.differences] == [
+        str(Difference(f"transaction {txn.pk} ({key})", "fee", "no FeePosting ties it to its session"))
+    ]
+
+
 def test_a_levy_the_engine_does_not_know_is_named(awaiting: History) -> None:
     """A BankTax on the coup awaiting approval (its levy is due only once approved)."""
     BankTax.objects.create(coup=awaiting.flagged, basis=400, amount=20)

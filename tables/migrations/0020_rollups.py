@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tables', '0018_casino_gaming_day'),
+        ('tables', '0019_fee_posting'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,109 @@
+"""Builders: what each report kind contains, as a format-neutral ``reports.model.Report`` (or
+``RecordReport``), one module per kind. Reads only.
+
+Every day in a report is a gaming day of its casino (tables/gaming_day.py): the SQL groups an
+instant ``at`` into its gaming day as ``((at AT TIME ZONE tz) - cutoff)::date``, which is
+``GamingCalendar.day_of`` in the database (before the cut-off, local time, it is still the
+previous day's play).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+
+from review.period import Period
+from tables.gaming_day import GamingCalendar, casino_calendar
+from tables.models import Casino, Table
+
+#: rows fetched from a server-side cursor at a time
+FETCH_ROWS = 2000
+
+
+class ReportRequestError(ValueError):
+    """A request that cannot be produced (unknown kind or format, table not in the casino, …)."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one report covers: gaming days ``start`` to ``end`` of a casino (or of every casino,
+    midnight to midnight UTC), optionally one of its tables."""
+
+    start: dt.date
+    end: dt.date
+    casino: Casino | None = None
+    table: Table | None = None
+
+    @property
+    def calendar(self) -> GamingCalendar:
+        return casino_calendar(self.casino)
+
+    @property
+    def period(self) -> Period:
+        return Period(start=self.start, end=self.end, calendar=self.calendar)
+
+    def bounds(self, start: dt.date | None = None) -> tuple[dt.datetime, dt.datetime]:
+        """[start of gaming day ``start`` (default: the period's), start of the day after the end)."""
+        return self.calendar.bounds(start or self.start, self.end)
+
+    @property
+    def day_sql_params(self) -> dict[str, Any]:
+        """The parameters of the ``gaming_day`` SQL expression below."""
+        cal = self.calendar
+        cutoff = cal.cutoff
+        return {
+            "tz": cal.tz.key,
+            "cutoff": dt.timedelta(hours=cutoff.hour, minutes=cutoff.minute, seconds=cutoff.second),
+        }
+
+    @property
+    def tz(self) -> dt.tzinfo:
+        return self.calendar.tz
+
+    def facts(self) -> list[tuple[str, str]]:
+        cal = self.calendar
+        facts = []
+        if self.casino is not None:
+            facts.append(("Casino", self.casino.name))
+        facts.append(("Gaming days", f"{self.start.isoformat()} to {self.end.isoformat()} inclusive"))
+        facts.append(
+            (
+                "Gaming day",
+                f"from {cal.cutoff:%H:%M} to {cal.cutoff:%H:%M} the next morning, {cal.time_zone} time"
+                if self.casino is not None
+                else "midnight to midnight, UTC",
+            )
+        )
+        if self.casino is not None:
+            facts.append(("Amounts", f"{self.casino.currency_label}; smallest chip {self.casino.chip_unit}"))
+        facts.append(("Table", self.table.name if self.table is not None else "all tables"))
+        return facts
+
+
+def gaming_day_sql(column: str) -> str:
+    """The gaming day of the instant in ``column`` (with the %(tz)s and %(cutoff)s parameters)."""
+    return f"(({column} AT TIME ZONE %(tz)s) - %(cutoff)s)::date"
+
+
+def rows_streamed(sql: str, params: dict[str, Any] | Sequence[Any]) -> Iterator[tuple[Any, ...]]:
+    """The rows of a query through a server-side cursor, FETCH_ROWS at a time (constant memory)."""
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(FETCH_ROWS):
+            yield from rows
+
+
+def rows_all(sql: str, params: dict[str, Any] | Sequence[Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def generated_fact() -> tuple[str, str]:
+    from django.utils import timezone
+
+    return ("Generated", timezone.now().astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))

@@ -1,0 +1,122 @@
+"""The hourly-fee and card-money report: one line per player charged, per session and billed hour,
+read through the floor's link from each fee posting to its session (``tables.FeePosting``), with a
+total per session and the period's totals per kind.
+
+- An **hourly fee** counts on the gaming day of the hour it bills (``hour_start``), whenever the
+  worker posted it (the hour 05:00-06:00 belongs to the gaming day before, even if billed at
+  06:05); **card money** on the gaming day it was charged (``posted_at``, when the player sat).
+- A table-hour fee shared among several players gives one line per player (his share).
+- ``amount``: the chips the player paid (his entry, negated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from reports.builders import Scope, gaming_day_sql, generated_fact, rows_streamed
+from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
+
+COLUMNS = (
+    Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
+    Column("table_id", "Table id", ColumnType.INT, 0.6),
+    Column("table", "Table", ColumnType.TEXT, 1.4),
+    Column("session_id", "Session", ColumnType.INT, 0.7),
+    Column("kind", "Kind", ColumnType.TEXT, 0.9),
+    Column("hour_start", "Hour billed", ColumnType.DATETIME, 1.5),
+    Column("posted_at", "Posted", ColumnType.DATETIME, 1.5),
+    Column("player_id", "Player id", ColumnType.INT, 0.7),
+    Column("player", "Player", ColumnType.TEXT, 1.8),
+    Column("amount", "Amount", ColumnType.INT, 0.9),
+    Column("transaction_id", "Transaction", ColumnType.INT, 0.9),
+)
+
+KIND_LABELS = {"hourly_fee": "hourly fee", "card_money": "card money"}
+
+FEES_SQL = f"""
+SELECT {gaming_day_sql("COALESCE(fp.hour_start, t.posted_at)")} AS day, ss.table_id, tb.name,
+       fp.session_id, fp.kind, fp.hour_start, t.posted_at, p.id, p.display_name, -e.amount, t.id
+FROM tables_feeposting fp
+JOIN ledger_transaction t ON t.id = fp.transaction_id
+JOIN tables_tablesession ss ON ss.id = fp.session_id
+JOIN tables_table tb ON tb.id = ss.table_id
+JOIN ledger_entry e ON e.transaction_id = t.id
+JOIN ledger_account a ON a.id = e.account_id AND a.kind = 'player'
+JOIN tables_player p ON p.id = a.player_id
+WHERE t.casino_id = %(casino)s
+  AND COALESCE(fp.hour_start, t.posted_at) >= %(lo)s AND COALESCE(fp.hour_start, t.posted_at) < %(hi)s
+  AND (%(table)s::bigint IS NULL OR ss.table_id = %(table)s::bigint)
+ORDER BY tb.name, ss.table_id, fp.session_id, COALESCE(fp.hour_start, t.posted_at), t.id, p.display_name, p.id
+"""
+
+
+def fees_report(scope: Scope) -> Report:
+    casino = scope.casino
+    assert casino is not None
+    lo, hi = scope.bounds()
+    params = {
+        **scope.day_sql_params,
+        "lo": lo,
+        "hi": hi,
+        "casino": casino.pk,
+        "table": scope.table.pk if scope.table is not None else None,
+    }
+    facts = [
+        *scope.facts(),
+        (
+            "Hourly fee",
+            f"{casino.hourly_fee_amount} {casino.get_hourly_fee_basis_display()}, "
+            f"{casino.get_hourly_fee_billing_display()}",
+        ),
+        ("Card money", f"{casino.card_money_amount} per seated player and session"),
+        ("Times", f"local time, {scope.calendar.time_zone}"),
+        generated_fact(),
+    ]
+    notes = [
+        "An hourly fee counts on the gaming day of the hour it bills; card money on the day it was charged.",
+    ]
+    return Report(
+        title="Hourly fees and card money",
+        facts=facts,
+        columns=COLUMNS,
+        lines=_lines(scope, rows_streamed(FEES_SQL, params)),
+        landscape=True,
+        notes=notes,
+    )
+
+
+def _lines(scope: Scope, rows: Iterator[tuple[Any, ...]]) -> Iterator[Line]:
+    tz = scope.tz
+    totals = {"hourly_fee": 0, "card_money": 0}
+    session: tuple[int, int, str] | None = None  # (session id, table id, table name)
+    session_total = 0
+    for day, table_id, table, session_id, kind, hour, posted, player_id, player, amount, txn in rows:
+        if session is not None and session[0] != session_id:
+            yield _session_total(session, session_total)
+            session_total = 0
+        session = (session_id, table_id, table)
+        session_total += amount
+        totals[kind] += amount
+        yield Line(
+            (day, table_id, table, session_id, KIND_LABELS.get(kind, kind), as_local(hour, tz),
+             as_local(posted, tz), player_id, player, amount, txn)
+        )  # fmt: skip
+    if session is not None:
+        yield _session_total(session, session_total)
+    for kind, label in KIND_LABELS.items():
+        yield Line(
+            ("period", None, "all tables", None, label, None, None, None, None, totals[kind], None),
+            LineKind.TOTAL,
+        )
+    yield Line(
+        ("period", None, "all tables", None, "all", None, None, None, None, sum(totals.values()), None),
+        LineKind.TOTAL,
+    )
+
+
+def _session_total(session: tuple[int, int, str], total: int) -> Line:
+    session_id, table_id, table = session
+    return Line(
+        (None, table_id, table, session_id, "session total", None, None, None, None, total, None),
+        LineKind.SUBTOTAL,
+    )
