@@ -11,6 +11,7 @@ from itertools import pairwise
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import connection, connections, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.test import override_settings
@@ -298,3 +299,35 @@ def test_the_lock_and_head_function_is_pinned_to_a_search_path() -> None:
     schemas = [s.strip() for s in path.removeprefix("search_path=").split(",")]
     # the catalog first, the temporary schema last; volatile: each statement sees the latest commits
     assert (schemas[0], schemas[-1], volatile) == ("pg_catalog", "pg_temp", "v")
+
+
+@pytest.mark.postgres  # the edit bypasses the append-only triggers the PostgreSQL way
+def test_incremental_verification_starts_each_chain_where_its_last_verification_ended() -> None:
+    from audit.models import ChainVerification
+    from audit.tasks import audit_chain_verify_task
+
+    casino = CasinoFactory()
+    record()
+    for _ in range(3):
+        record(casino=casino)
+    assert audit_chain_verify_task.delay().get()["heads"] == {"0": 1, str(casino.pk): 3}
+    stored = {v.chain: (v.from_seq, v.head_seq, v.ok) for v in ChainVerification.objects.all()}
+    assert stored == {0: (1, 1, True), casino.pk: (1, 3, True)}  # one row per chain
+    record(casino=casino)
+    record(casino=casino)
+    out = io.StringIO()
+    call_command("verify_audit", stdout=out)
+    text = out.getvalue()
+    assert f"chain {casino.pk} (casino {casino.pk}): events checked: 2 (from seq 4; seq 3 and before" in text
+    # the global chain gained two events since (each stored verification's own), walked from seq 2
+    assert "global chain: events checked: 2 (from seq 2; seq 1 and before" in text
+    # the casino's vouched head rewritten: that chain is named, from where it was vouched for
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute(
+            "UPDATE audit_auditevent SET hash = %s WHERE chain = %s AND seq = 3", ["f" * 64, casino.pk]
+        )
+    with pytest.raises(CommandError) as info:
+        call_command("verify_audit", stdout=io.StringIO())
+    assert str(info.value).startswith(f"audit chain BROKEN: first broken event chain={casino.pk} seq=3 ")
+    assert "the event an earlier verification vouched for is gone or its hash changed" in str(info.value)
