@@ -1,4 +1,7 @@
-"""Signed anchors of the audit chain's head, kept outside the database (docs/audit.md, "Anchors").
+"""Signed anchors of the audit chains' heads, kept outside the database (docs/audit.md, "Anchors").
+
+One anchor per chain: ``scope`` is ``global`` for the global chain, ``casino:<id>`` for a
+casino's; each chain's tail is checked against its own anchors.
 
 The chain alone cannot show that its newest events were deleted: what is left is still a valid
 chain. An anchor is one JSON line ``{"scope", "seq", "hash", "at", "key_id", "sig"}`` saying "at
@@ -34,12 +37,13 @@ from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, canonical_json
 from audit.keys import audit_key_current, audit_keys
-from audit.models import AuditEvent
+from audit.models import GLOBAL_CHAIN, AuditEvent
 
 logger = logging.getLogger(__name__)
 
-#: the chain is one for every casino: its anchors are global
+#: the scope of the global chain's anchors (the only scope before the chains were split)
 SCOPE = "global"
+_CASINO_SCOPE = "casino:"
 #: the start of every signed anchor message (versioned: a new layout gets a new label)
 SIGNATURE_LABEL = b"chemin-audit-anchor-v1\n"
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
@@ -67,6 +71,30 @@ class Anchor:
     def moment(self) -> dt.datetime:
         return dt.datetime.strptime(self.at, _TIME_FORMAT).replace(tzinfo=dt.UTC)
 
+    @property
+    def chain(self) -> int:
+        chain = scope_chain(self.scope)
+        if chain is None:  # only a parsed or made anchor exists, and both have a valid scope
+            raise ValueError(f"not an anchor scope: {self.scope!r}")
+        return chain
+
+
+def chain_scope(chain: int) -> str:
+    """The anchor scope of a chain: ``global`` for 0, ``casino:<id>`` for a casino's."""
+    return SCOPE if chain == GLOBAL_CHAIN else f"{_CASINO_SCOPE}{chain}"
+
+
+def scope_chain(scope: Any) -> int | None:
+    """The chain an anchor scope names, None for a scope that is not one."""
+    if scope == SCOPE:
+        return GLOBAL_CHAIN
+    if isinstance(scope, str) and scope.startswith(_CASINO_SCOPE):
+        digits = scope[len(_CASINO_SCOPE) :]
+        # canonical digits only: "casino:07" would be a second name for chain 7
+        if digits.isascii() and digits.isdigit() and not digits.startswith("0"):
+            return int(digits)
+    return None
+
 
 def anchor_signature(fields: dict[str, Any], key: bytes) -> str:
     """HMAC-SHA256 over the label, then the canonical JSON of the signed fields."""
@@ -74,25 +102,38 @@ def anchor_signature(fields: dict[str, Any], key: bytes) -> str:
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
-def anchor_make(*, at: dt.datetime | None = None) -> Anchor:
-    """The signed head of the chain as committed now (seq 0 and the genesis hash when empty)."""
-    head = AuditEvent.objects.order_by("-seq").values_list("seq", "hash").first()
+def anchor_make(*, chain: int = GLOBAL_CHAIN, at: dt.datetime | None = None) -> Anchor:
+    """The signed head of ``chain`` as committed now (seq 0 and the genesis hash when empty)."""
+    head = AuditEvent.objects.filter(chain=chain).order_by("-seq").values_list("seq", "hash").first()
     seq, head_hash = head if head else (0, GENESIS_HASH)
     key_id, key = audit_key_current()
     when = (at or timezone.now()).astimezone(dt.UTC).strftime(_TIME_FORMAT)
-    fields: dict[str, Any] = {"scope": SCOPE, "seq": seq, "hash": head_hash, "at": when, "key_id": key_id}
+    scope = chain_scope(chain)
+    fields: dict[str, Any] = {"scope": scope, "seq": seq, "hash": head_hash, "at": when, "key_id": key_id}
     return Anchor(
-        scope=SCOPE, seq=seq, hash=head_hash, at=when, key_id=key_id, sig=anchor_signature(fields, key)
+        scope=scope, seq=seq, hash=head_hash, at=when, key_id=key_id, sig=anchor_signature(fields, key)
     )
 
 
-def anchor_append(anchor: Anchor, path: str | Path) -> None:
-    """Append ``anchor`` to the file at ``path`` (created if need be) as one line, durably.
+def anchors_make(*, at: dt.datetime | None = None) -> list[Anchor]:
+    """The signed head of every chain (the global one always, first; then each casino's that holds
+    an event), all at the same instant."""
+    from audit.selectors import audit_chains
+
+    at = at or timezone.now()
+    chains = sorted({GLOBAL_CHAIN, *audit_chains()})
+    return [anchor_make(chain=chain, at=at) for chain in chains]
+
+
+def anchor_append(anchor: Anchor | list[Anchor], path: str | Path) -> None:
+    """Append ``anchor`` (or several: one line each) to the file at ``path`` (created if need be),
+    durably.
 
     One ``write`` with ``O_APPEND``: concurrent writers (beat, exports) never interleave a line.
     The file's protection (only the application's OS user may append, nobody may rewrite: a
     WORM mount, ``chattr +a``, a log host) is the deployment's business (docs/deployment.md)."""
-    data = (anchor.line() + "\n").encode("ascii")
+    anchors = anchor if isinstance(anchor, list) else [anchor]
+    data = "".join(a.line() + "\n" for a in anchors).encode("ascii")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
     try:
         os.write(fd, data)
@@ -101,18 +142,19 @@ def anchor_append(anchor: Anchor, path: str | Path) -> None:
         os.close(fd)
 
 
-def anchor_publish() -> Anchor:
-    """Sign the head and append it to ``AUDIT_ANCHOR_FILE`` (when set): what beat and every report
-    export do. A failed write is logged at ERROR, not raised: the export or task goes on, and the
-    missing anchor shows at the next ``verify_audit --anchors`` (too old)."""
-    anchor = anchor_make()
+def anchor_publish() -> list[Anchor]:
+    """Sign every chain's head and append them to ``AUDIT_ANCHOR_FILE`` (when set): what beat and
+    every report export do. The global chain's anchor comes first. A failed write is logged at
+    ERROR, not raised: the export or task goes on, and the missing anchors show at the next
+    ``verify_audit --anchors`` (too old)."""
+    anchors = anchors_make()
     path = settings.AUDIT_ANCHOR_FILE
     if path:
         try:
-            anchor_append(anchor, path)
+            anchor_append(anchors, path)
         except OSError:
-            logger.exception("could not append the audit anchor (seq=%s) to %s", anchor.seq, path)
-    return anchor
+            logger.exception("could not append the audit anchors (global seq=%s) to %s", anchors[0].seq, path)
+    return anchors
 
 
 # ------------------------------------------------------------------------------ verification
@@ -123,6 +165,7 @@ class AnchorProblem:
     reason: str
     line: int | None = None  # the anchor file's line, when one anchor is at fault
     seq: int | None = None  # the chain position at fault, when there is one
+    chain: int | None = None  # the chain at fault, when there is one
 
 
 @dataclass(slots=True)
@@ -146,7 +189,7 @@ def _parse(text: str, keys: dict[str, bytes]) -> Anchor | str:
     if not isinstance(data, dict) or set(data) != {*_SIGNED, "sig"}:
         return "not an anchor (its keys are wrong)"
     if not (
-        data["scope"] == SCOPE
+        scope_chain(data["scope"]) is not None
         and type(data["seq"]) is int
         and data["seq"] >= 0
         and all(isinstance(data[k], str) for k in ("hash", "at", "key_id", "sig"))
@@ -209,6 +252,7 @@ def anchors_verify(
 
     # In time order, not file order: two writers (beat, an export) may append their lines in the
     # other order than they signed them, and each anchor stands on its own against the chain.
+    # Every publication anchors every chain at once, so the gaps are looked for over all of them.
     ordered = sorted(anchors, key=lambda item: (item[1].moment, item[0]))
     for (before_line, before), (number, anchor) in itertools.pairwise(ordered):
         if anchor.moment - before.moment > max_age:
@@ -220,36 +264,74 @@ def anchors_verify(
                     line=number,
                 )
             )
-    number, newest = ordered[-1]
-    report.newest = newest
-    if now - newest.moment > max_age:
-        report.problems.append(
-            AnchorProblem(
-                f"the newest anchor (line {number}, at {newest.at}) is {_hours(now - newest.moment)} old, "
-                f"allowed {_hours(max_age)} (anchors missing or not written since)",
-                line=number,
+    report.newest = ordered[-1][1]
+    by_chain: dict[int, list[tuple[int, Anchor]]] = {}
+    for number, anchor in ordered:
+        by_chain.setdefault(anchor.chain, []).append((number, anchor))
+    for chain, chain_anchors in sorted(by_chain.items()):
+        number, newest = chain_anchors[-1]
+        if now - newest.moment > max_age:
+            report.problems.append(
+                AnchorProblem(
+                    f"{_named(chain)}the newest anchor (line {number}, at {newest.at}) is "
+                    f"{_hours(now - newest.moment)} old, allowed {_hours(max_age)} "
+                    "(anchors missing or not written since)",
+                    line=number,
+                    chain=chain,
+                )
             )
-        )
-    report.problems.extend(_against_the_chain(anchors))
+        report.problems.extend(_against_the_chain(chain, chain_anchors))
+    report.problems.extend(_unanchored_chains(set(by_chain), ordered[-1][1]))
     return report
 
 
-def _against_the_chain(anchors: list[tuple[int, Anchor]]) -> list[AnchorProblem]:
-    """Compare every anchored (seq, hash) with the database: the farthest anchor beyond the head
-    once (a deleted tail), the first anchor whose event differs (and how many more do)."""
+def _named(chain: int) -> str:
+    """How a problem names a casino's chain (the global chain's keep their words of before)."""
+    return "" if chain == GLOBAL_CHAIN else f"chain {chain} (casino {chain}): "
+
+
+def _unanchored_chains(anchored: set[int], newest: Anchor) -> list[AnchorProblem]:
+    """A chain that held events before the newest anchor was signed, yet has no anchor at all: its
+    lines were removed from the file (every publication anchors every chain)."""
+    from audit.selectors import audit_chains
+
+    problems = []
+    for chain in audit_chains():
+        if chain in anchored:
+            continue
+        first = AuditEvent.objects.filter(chain=chain, seq=1).values_list("occurred_at", flat=True).first()
+        if first is not None and first < newest.moment:
+            problems.append(
+                AnchorProblem(
+                    f"{_named(chain) or 'the global chain: '}no anchor at all, though it held events "
+                    f"when the newest anchor was signed ({newest.at}): its anchors were removed",
+                    chain=chain,
+                    seq=1,
+                )
+            )
+    return problems
+
+
+def _against_the_chain(chain: int, anchors: list[tuple[int, Anchor]]) -> list[AnchorProblem]:
+    """Compare every anchored (seq, hash) of ``chain`` with the database: the farthest anchor beyond
+    the chain's head once (a deleted tail), the first anchor whose event differs (and how many more
+    do)."""
     problems: list[AnchorProblem] = []
-    head = AuditEvent.objects.order_by("-seq").values_list("seq", "hash").first()
+    named = _named(chain)
+    events = AuditEvent.objects.filter(chain=chain)
+    head = events.order_by("-seq").values_list("seq", "hash").first()
     head_seq, head_hash = head if head else (0, GENESIS_HASH)
     ahead = [(n, a) for n, a in anchors if a.seq > head_seq]
     if ahead:
         number, far = max(ahead, key=lambda item: item[1].seq)
         problems.append(
             AnchorProblem(
-                f"tail deleted: anchor line {number} (at {far.at}) says head seq {far.seq} hash {far.hash}, "
-                f"the database's head is seq {head_seq} hash {head_hash}: events "
+                f"{named}tail deleted: anchor line {number} (at {far.at}) says head seq {far.seq} "
+                f"hash {far.hash}, the database's head is seq {head_seq} hash {head_hash}: events "
                 f"{head_seq + 1}..{far.seq} are missing",
                 line=number,
                 seq=head_seq + 1,
+                chain=chain,
             )
         )
     within = [(n, a) for n, a in anchors if 0 < a.seq <= head_seq]
@@ -257,7 +339,7 @@ def _against_the_chain(anchors: list[tuple[int, Anchor]]) -> list[AnchorProblem]
     wanted = sorted({a.seq for _, a in within})
     for start in range(0, len(wanted), 1000):
         chunk = wanted[start : start + 1000]
-        stored.update(AuditEvent.objects.filter(seq__in=chunk).values_list("seq", "hash"))
+        stored.update(events.filter(seq__in=chunk).values_list("seq", "hash"))
     differing = sorted(
         ((a.seq, n, a) for n, a in within if stored.get(a.seq) != a.hash), key=lambda item: (item[0], item[1])
     )
@@ -268,10 +350,11 @@ def _against_the_chain(anchors: list[tuple[int, Anchor]]) -> list[AnchorProblem]
         more = f" ({len(differing) - 1} later anchors disagree too)" if len(differing) > 1 else ""
         problems.append(
             AnchorProblem(
-                f"chain rewritten: anchor line {number} (at {first.at}) says seq {seq} has hash "
+                f"{named}chain rewritten: anchor line {number} (at {first.at}) says seq {seq} has hash "
                 f"{first.hash}, {what}{more}",
                 line=number,
                 seq=seq,
+                chain=chain,
             )
         )
     return problems

@@ -73,7 +73,10 @@ def event_content(event: AuditEvent) -> dict[str, Any]:
     """Every field of an event that the hash covers (all but ``id``, ``prev_hash`` and ``hash``).
 
     ``key_id`` is covered only when the event is keyed: an event hashed before the cut-over to
-    keyed hashes has none, and its content is byte for byte what it was when it was written."""
+    keyed hashes has none, and its content is byte for byte what it was when it was written.
+    ``chain`` only when it is a casino's (not 0, the global chain): every event written before the
+    chains were split is on the global chain, and its content is unchanged; a casino's event names
+    its chain, so it cannot be moved to another chain (or the global one) and still verify."""
     content = {
         "seq": event.seq,
         "occurred_at": event.occurred_at,
@@ -87,6 +90,8 @@ def event_content(event: AuditEvent) -> dict[str, Any]:
     }
     if event.key_id:
         content["key_id"] = event.key_id
+    if event.chain:
+        content["chain"] = event.chain
     return content
 
 

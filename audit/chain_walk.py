@@ -30,8 +30,8 @@ FETCH_ROWS = 10_000
 _SQL = """
 SELECT seq, id, to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
        actor_id, actor_label, action, object_type, object_id, before::text, after::text,
-       prev_hash, hash, key_id
-FROM {table} WHERE seq >= %s ORDER BY seq
+       prev_hash, hash, key_id, chain
+FROM {table} WHERE chain = %s AND seq >= %s ORDER BY seq
 """
 
 
@@ -50,7 +50,7 @@ class WalkedEvent:
 def _canonical(row: tuple[Any, ...]) -> bytes:
     """``canonical_json(event_content(event))`` for a row of ``_SQL``; raises TypeError or
     orjson.JSONDecodeError for what only the reference encoder takes."""
-    _seq, _id, at, actor_id, label, action, otype, oid, before, after, _prev, _hash, key_id = row
+    _seq, _id, at, actor_id, label, action, otype, oid, before, after, _prev, _hash, key_id, chain = row
     content: dict[str, Any] = {
         "seq": row[0],
         "occurred_at": at,
@@ -64,6 +64,8 @@ def _canonical(row: tuple[Any, ...]) -> bytes:
     }
     if key_id:
         content["key_id"] = key_id
+    if chain:
+        content["chain"] = chain
     return orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
 
 
@@ -71,10 +73,10 @@ def _reference_hash(pk: int, key: bytes | None) -> str:
     return event_hash(AuditEvent.objects.get(pk=pk), key)
 
 
-def chain_walk_orm(*, from_seq: int, keys: dict[str, bytes]) -> Iterator[WalkedEvent]:
+def chain_walk_orm(*, chain: int = 0, from_seq: int, keys: dict[str, bytes]) -> Iterator[WalkedEvent]:
     """The same walk through the ORM and ``event_hash`` alone (SQLite, and the reference the fast
     walk is tested against)."""
-    events = AuditEvent.objects.filter(seq__gte=from_seq).order_by("seq")
+    events = AuditEvent.objects.filter(chain=chain, seq__gte=from_seq).order_by("seq")
     for event in events.iterator(chunk_size=2000):
         key = keys.get(event.key_id) if event.key_id else None
         computed = None if event.key_id and key is None else event_hash(event, key)
@@ -88,14 +90,15 @@ def chain_walk_orm(*, from_seq: int, keys: dict[str, bytes]) -> Iterator[WalkedE
         )
 
 
-def chain_walk(*, from_seq: int, keys: dict[str, bytes]) -> Iterator[WalkedEvent]:
-    """Every event from ``from_seq`` on, in seq order, with its hash recomputed. PostgreSQL only
+def chain_walk(*, chain: int = 0, from_seq: int, keys: dict[str, bytes]) -> Iterator[WalkedEvent]:
+    """Every event of ``chain`` from ``from_seq`` on, in seq order, with its hash recomputed
+    (the index of UNIQUE(chain, seq) serves the order). PostgreSQL only
     (the caller falls back to the ORM walk elsewhere). Runs in one read-only transaction, so the
     walk sees one snapshot of the chain however long it takes."""
     sql = _SQL.format(table=connection.ops.quote_name(AuditEvent._meta.db_table))
     new_hmac, sha256 = hmac.new, hashlib.sha256
     with transaction.atomic(), connection.chunked_cursor() as cursor:
-        cursor.execute(sql, [from_seq])
+        cursor.execute(sql, [chain, from_seq])
         while rows := cursor.fetchmany(FETCH_ROWS):
             for row in rows:
                 key_id: str = row[12]

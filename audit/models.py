@@ -1,4 +1,5 @@
-"""The audit trail: one hash-chained (HMAC-keyed), append-only table.
+"""The audit trail: one append-only table holding one hash chain (HMAC-keyed) per casino, plus
+the global chain for what belongs to no casino (users, logins, settings).
 
 Rows are written only by :func:`audit.services.audit_record`; UPDATE, DELETE and TRUNCATE are
 refused by database triggers (migration 0002, see docs/audit.md).
@@ -11,10 +12,16 @@ from django.db import models
 from django.db.models import Q
 
 HEX64 = r"^[0-9a-f]{64}$"
+#: the chain of the events that belong to no casino; every other chain is a casino's id
+GLOBAL_CHAIN = 0
 
 
 class AuditEvent(models.Model):
-    seq = models.PositiveBigIntegerField(unique=True, help_text="1, 2, 3, … without gaps")
+    # Which chain the event is on: a casino's id, or 0 (GLOBAL_CHAIN) for users, logins, settings
+    # and every event written before chains were split (audit 0006). Not a foreign key: the audit
+    # app depends on no other app, and a chain outlives anything done to its casino's row.
+    chain = models.PositiveBigIntegerField(default=GLOBAL_CHAIN, help_text="0: global, else a casino id")
+    seq = models.PositiveBigIntegerField(help_text="1, 2, 3, … without gaps, per chain")
     occurred_at = models.DateTimeField()
     # PROTECT: a user with history cannot be deleted (deactivate instead); SET_NULL would have to
     # UPDATE audit rows, which the triggers refuse anyway.
@@ -31,19 +38,34 @@ class AuditEvent(models.Model):
     object_id = models.CharField(max_length=64, blank=True)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
-    # unique prev_hash: two events can never claim the same predecessor, so the chain cannot fork
-    # even if the writers' lock were bypassed.
-    prev_hash = models.CharField(max_length=64, unique=True)
+    # prev_hash unique per chain (Meta): two events can never claim the same predecessor, so a
+    # chain cannot fork even if the writers' lock were bypassed.
+    prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64, unique=True)
     # The HMAC key the hash was computed with (settings, never stored here); empty: plain SHA-256,
     # an event written before the cut-over to keyed hashes (docs/audit.md, "Keys").
     key_id = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
-        ordering = ["seq"]
+        ordering = ["chain", "seq"]
         constraints = [
             models.CheckConstraint(
                 condition=Q(seq__gte=1), name="audit_seq_positive", violation_error_message="seq starts at 1."
+            ),
+            models.CheckConstraint(
+                condition=Q(chain__gte=0),
+                name="audit_chain_nonnegative",
+                violation_error_message="A chain is 0 (global) or a casino's id.",
+            ),
+            models.UniqueConstraint(
+                fields=["chain", "seq"],
+                name="audit_chain_seq_unique",
+                violation_error_message="This chain already has an event with this seq.",
+            ),
+            models.UniqueConstraint(
+                fields=["chain", "prev_hash"],
+                name="audit_chain_prev_hash_unique",
+                violation_error_message="Two events of a chain cannot follow the same event.",
             ),
             models.CheckConstraint(
                 condition=Q(hash__regex=HEX64) & Q(prev_hash__regex=HEX64),
@@ -59,13 +81,16 @@ class AuditEvent(models.Model):
         indexes = [models.Index(fields=["object_type", "object_id"], name="audit_object_idx")]
 
     def __str__(self) -> str:
-        return f"#{self.seq} {self.action} by {self.actor_label}"
+        return f"#{self.chain}/{self.seq} {self.action} by {self.actor_label}"
 
 
 class ChainVerification(models.Model):
-    """The result of one walk of the chain (``audit_chain_verify``), kept so that the pit boss's
-    dashboard can say "verified up to seq N at time T: OK / broken at seq K". Append-only
-    (migration 0003): a result, once stored, is history like the events it describes."""
+    """The result of one walk of one chain (``audit_chain_verify``), kept so that the pit boss's
+    dashboard can say "verified up to seq N at time T: OK / broken at seq K". A run over every
+    chain stores one row per chain. Append-only (migration 0003): a result, once stored, is history
+    like the events it describes."""
+
+    chain = models.PositiveBigIntegerField(default=GLOBAL_CHAIN, help_text="0: global, else a casino id")
 
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -111,4 +136,4 @@ class ChainVerification(models.Model):
 
     def __str__(self) -> str:
         state = "OK" if self.ok else f"broken at seq {self.first_broken_seq}"
-        return f"verified up to seq {self.head_seq}: {state}"
+        return f"chain {self.chain} verified up to seq {self.head_seq}: {state}"

@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from audit.canonical import GENESIS_HASH
 from audit.chain_walk import chain_walk, chain_walk_orm
 from audit.keys import audit_keys
-from audit.models import AuditEvent, ChainVerification
+from audit.models import GLOBAL_CHAIN, AuditEvent, ChainVerification
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +32,8 @@ class ChainPoint:
 
 @dataclass(slots=True)
 class ChainReport:
+    #: which chain was walked: 0 the global one, else a casino's id
+    chain: int = GLOBAL_CHAIN
     checked: int = 0
     #: the first seq walked: 1 for the whole chain, past the vouched-for point for an incremental run
     from_seq: int = 1
@@ -58,10 +60,49 @@ def audit_events_for(*, object_type: str, object_id: str) -> QuerySet[AuditEvent
     return AuditEvent.objects.filter(object_type=object_type, object_id=object_id).order_by("seq")
 
 
-def audit_chain_verify(*, after: ChainPoint | None = None) -> ChainReport:
-    """Walk the chain in ``seq`` order and recheck every sequence number, link and hash: all of it,
-    or (``after``, a point an earlier verification vouched for) only what was appended since, once
-    that point's event is confirmed to still carry the hash it had.
+# the chains present, by a loose index scan of UNIQUE(chain, seq): one index probe per chain
+# rather than a scan of every event (SELECT DISTINCT would read them all)
+_CHAINS_SQL = """
+WITH RECURSIVE c(chain) AS (
+    SELECT MIN(chain) FROM audit_auditevent
+    UNION ALL
+    SELECT (SELECT MIN(chain) FROM audit_auditevent WHERE chain > c.chain) FROM c WHERE c.chain IS NOT NULL
+)
+SELECT chain FROM c WHERE chain IS NOT NULL
+"""
+
+
+def audit_chains() -> list[int]:
+    """The chains that hold at least one event, ascending (0, the global chain, first)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_CHAINS_SQL)
+        return [int(row[0]) for row in cursor.fetchall()]
+
+
+def audit_chain_heads() -> dict[int, ChainPoint]:
+    """Every chain's head (its last event), by chain."""
+    heads: dict[int, ChainPoint] = {}
+    for chain in audit_chains():
+        head = AuditEvent.objects.filter(chain=chain).order_by("-seq").values_list("seq", "hash").first()
+        if head is not None:
+            heads[chain] = ChainPoint(seq=head[0], hash=head[1])
+    return heads
+
+
+def audit_chains_verify(*, chain: int | None = None, incremental: bool = False) -> list[ChainReport]:
+    """Verify every chain (or only ``chain``), in ascending chain order: each from its first event,
+    or (``incremental``) from the point its last successful verification vouched for."""
+    chains = [chain] if chain is not None else audit_chains() or [GLOBAL_CHAIN]
+    return [audit_chain_verify(chain=c, after=audit_chain_vouched(chain=c) if incremental else None)
+            for c in chains]  # fmt: skip
+
+
+def audit_chain_verify(*, chain: int = GLOBAL_CHAIN, after: ChainPoint | None = None) -> ChainReport:
+    """Walk one chain (0: the global one, else a casino's) in ``seq`` order and recheck every
+    sequence number, link and hash: all of it, or (``after``, a point an earlier verification
+    vouched for) only what was appended since, once that point's event is confirmed to still
+    carry the hash it had. A casino's chain starts at the genesis hash like the global one, and
+    every one of its events must be keyed (they were all written after the cut-over to keys).
 
     A keyed event's HMAC is recomputed with the key its ``key_id`` names (settings): whoever
     rewrites an event and re-hashes the chain after it without the key breaks every HMAC from
@@ -73,7 +114,7 @@ def audit_chain_verify(*, after: ChainPoint | None = None) -> ChainReport:
     row is reported once, not as a cascade — but a re-hashed stretch is reported event by event,
     since none of its HMACs match.
     """
-    report = ChainReport()
+    report = ChainReport(chain=chain)
     keys = audit_keys()
     plain_until = settings.AUDIT_PLAIN_UNTIL_SEQ
     keyed_seen = False
@@ -81,7 +122,7 @@ def audit_chain_verify(*, after: ChainPoint | None = None) -> ChainReport:
     expected_prev = GENESIS_HASH
     if after is not None:
         report.from_seq = after.seq + 1
-        anchor = AuditEvent.objects.filter(seq=after.seq).values("id", "hash", "key_id").first()
+        anchor = AuditEvent.objects.filter(chain=chain, seq=after.seq).values("id", "hash", "key_id").first()
         if anchor is None or anchor["hash"] != after.hash:
             report.broken.append(
                 BrokenEvent(
@@ -92,12 +133,12 @@ def audit_chain_verify(*, after: ChainPoint | None = None) -> ChainReport:
             )
         keyed_seen = (
             bool(anchor and anchor["key_id"])
-            or AuditEvent.objects.filter(seq__lte=after.seq).exclude(key_id="").exists()
+            or AuditEvent.objects.filter(chain=chain, seq__lte=after.seq).exclude(key_id="").exists()
         )
         expected_seq, expected_prev = after.seq + 1, after.hash
         report.head_seq, report.head_hash = after.seq, after.hash
     walk = chain_walk if connection.vendor == "postgresql" else chain_walk_orm
-    for event in walk(from_seq=expected_seq, keys=keys):
+    for event in walk(chain=chain, from_seq=expected_seq, keys=keys):
         problems = []
         if event.seq != expected_seq:
             problems.append(f"seq {event.seq} where {expected_seq} was expected (events missing)")
@@ -113,7 +154,10 @@ def audit_chain_verify(*, after: ChainPoint | None = None) -> ChainReport:
         else:
             report.plain += 1
             report.last_plain_seq = event.seq
-            if keyed_seen:
+            if chain != GLOBAL_CHAIN:
+                # a casino's chain began after the cut-over: a plain event there is a forgery
+                problems.append("plain SHA-256 hash on a casino's chain (all its events are keyed)")
+            elif keyed_seen:
                 problems.append("plain SHA-256 hash after the cut-over to keyed hashes")
             elif plain_until is not None and event.seq > plain_until:
                 problems.append(f"plain SHA-256 hash beyond AUDIT_PLAIN_UNTIL_SEQ={plain_until}")
@@ -129,11 +173,11 @@ def audit_chain_verify(*, after: ChainPoint | None = None) -> ChainReport:
     return report
 
 
-def audit_chain_vouched() -> ChainPoint | None:
-    """The furthest point of the chain a successful verification vouched for (its head): where an
+def audit_chain_vouched(*, chain: int = GLOBAL_CHAIN) -> ChainPoint | None:
+    """The furthest point of ``chain`` a successful verification vouched for (its head): where an
     incremental verification starts. None when nothing was verified yet (verify everything)."""
     last = (
-        ChainVerification.objects.filter(ok=True, head_seq__isnull=False)
+        ChainVerification.objects.filter(chain=chain, ok=True, head_seq__isnull=False)
         .order_by("-head_seq", "-finished_at")
         .values("head_seq", "head_hash")
         .first()
@@ -156,14 +200,30 @@ class ChainState:
     head_at: dt.datetime | None
     last_verification: ChainVerification | None
     pending_since: dt.datetime | None  # a verification asked for and not finished yet
+    #: the chain of the newest event (``head_*``), and how many chains there are
+    head_chain: int = GLOBAL_CHAIN
+    chains: int = 0
+
+
+def chain_verifications_latest() -> list[ChainVerification]:
+    """The latest stored verification of each chain, ascending by chain."""
+    latest: dict[int, ChainVerification] = {}
+    recent = ChainVerification.objects.select_related("requested_by").order_by("-finished_at", "-id")
+    for verification in recent[:500]:
+        latest.setdefault(verification.chain, verification)
+    return [latest[chain] for chain in sorted(latest)]
 
 
 def audit_chain_state() -> ChainState:
-    head = AuditEvent.objects.order_by("-seq").values("seq", "hash", "occurred_at").first()
-    last = ChainVerification.objects.select_related("requested_by").first()
+    # the newest event of any chain: ids are given at the append, under the chain's lock
+    head = AuditEvent.objects.order_by("-id").values("chain", "seq", "hash", "occurred_at").first()
+    latest = chain_verifications_latest()
+    # a chain whose latest verification failed is what the dashboard must show, whatever the others
+    broken = [v for v in latest if not v.ok]
+    last = broken[0] if broken else max(latest, key=lambda v: (v.finished_at, v.pk), default=None)
     asked = (
         AuditEvent.objects.filter(action="audit.chainverification.request")
-        .order_by("-seq")
+        .order_by("-id")
         .values_list("occurred_at", flat=True)
         .first()
     )
@@ -174,16 +234,18 @@ def audit_chain_state() -> ChainState:
         head_at=head["occurred_at"] if head else None,
         last_verification=last,
         pending_since=asked if asked is not None and (last is None or asked > last.started_at) else None,
+        head_chain=head["chain"] if head else GLOBAL_CHAIN,
+        chains=len(audit_chains()),
     )
 
 
 def audit_events_between(
     *, start: dt.datetime | None = None, end: dt.datetime | None = None
 ) -> QuerySet[AuditEvent]:
-    """Events with ``start <= occurred_at < end`` (either bound optional), in ``seq`` order: what
-    the audit-trail export streams. ``occurred_at`` never decreases along ``seq``, so the result
-    is one unbroken stretch of the chain."""
-    events = AuditEvent.objects.order_by("seq")
+    """Events with ``start <= occurred_at < end`` (either bound optional), chain by chain, each in
+    ``seq`` order: what the audit-trail export streams. ``occurred_at`` never decreases along a
+    chain's ``seq``, so each chain's events are one unbroken stretch of it."""
+    events = AuditEvent.objects.order_by("chain", "seq")
     if start is not None:
         events = events.filter(occurred_at__gte=start)
     if end is not None:

@@ -30,14 +30,20 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, event_hash_written, to_jsonable
+from audit.chains import ChainLookup, chain_of, chains_resolve
 from audit.keys import audit_key_current
-from audit.models import AuditEvent, ChainVerification
+from audit.models import GLOBAL_CHAIN, AuditEvent, ChainVerification
 from audit.selectors import ChainReport
 from audit.snapshot import model_snapshot
 from core.client_ip import client_ip
 
-# Arbitrary but fixed key for pg_advisory_xact_lock: "audit" in ASCII.
+# Arbitrary but fixed key for pg_advisory_xact_lock: "audit" in ASCII. The global chain's lock
+# (the one lock every transaction took before the chains were split: an old process still running
+# during a rollout and a new one exclude each other on the global chain).
 _CHAIN_LOCK_KEY = 0x6175646974
+# A casino's chain: the two-int4 form pg_advisory_xact_lock(class, casino id), a key space apart
+# from the one-bigint keys (PostgreSQL tags them differently), "audt" in ASCII.
+_CASINO_LOCK_CLASS = 0x61756474
 
 
 class AuditOutsideTransaction(RuntimeError):
@@ -52,26 +58,48 @@ def _actor_and_label(actor: Any) -> tuple[Any, str]:
     return actor, actor.get_username()
 
 
-def audit_chain_lock(conn: BaseDatabaseWrapper | None = None) -> None:
-    """Serialise appenders until this transaction ends, so two events never share a predecessor.
+def audit_chain_lock(conn: BaseDatabaseWrapper | None = None, chain: int = GLOBAL_CHAIN) -> None:
+    """Serialise the appenders of ``chain`` until this transaction ends, so two events never share
+    a predecessor; the other chains' appenders do not wait.
 
-    PostgreSQL: a transaction-scoped advisory lock (released at COMMIT/ROLLBACK). SQLite: every
-    transaction already holds the database write lock (settings: transaction_mode IMMEDIATE).
-    The UNIQUE constraints on ``seq`` and ``prev_hash`` back this up: a fork would fail to insert.
-    Taken only by :func:`audit_pending_flush`, the last thing a transaction does before COMMIT.
+    PostgreSQL: a transaction-scoped advisory lock (released at COMMIT/ROLLBACK), its key derived
+    from the chain id. SQLite: every transaction already holds the database write lock (settings:
+    transaction_mode IMMEDIATE). UNIQUE(chain, seq) and UNIQUE(chain, prev_hash) back this up: a
+    fork would fail to insert. Taken only by :func:`audit_pending_flush`, the last thing a
+    transaction does before COMMIT, chain by chain in ascending order (so two transactions that
+    touch the same chains never wait for each other crosswise).
     """
     conn = conn or connection
     if conn.vendor == "postgresql":
         with conn.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_CHAIN_LOCK_KEY])
+            if chain == GLOBAL_CHAIN:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_CHAIN_LOCK_KEY])
+            else:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_CASINO_LOCK_CLASS, chain])
 
 
-def _chain_head(conn: BaseDatabaseWrapper) -> tuple[int, str] | None:
-    """The last event's ``(seq, hash)``, None for an empty chain. In SQL: every posting of the
-    ledger appends an event, and the ORM took longer to build this query than the database to
-    answer it (docs/ledger.md, "Measured")."""
+def _chain_head(conn: BaseDatabaseWrapper, chain: int = GLOBAL_CHAIN) -> tuple[int, str] | None:
+    """The last event of ``chain``: ``(seq, hash)``, None for an empty chain (an index lookup on
+    UNIQUE(chain, seq)). In SQL: every posting of the ledger appends an event, and the ORM took
+    longer to build this query than the database to answer it (docs/ledger.md, "Measured")."""
     with conn.cursor() as cursor:
-        cursor.execute("SELECT seq, hash FROM audit_auditevent ORDER BY seq DESC LIMIT 1")
+        cursor.execute(
+            "SELECT seq, hash FROM audit_auditevent WHERE chain = %s ORDER BY seq DESC LIMIT 1", [chain]
+        )
+        row = cursor.fetchone()
+        return (int(row[0]), str(row[1])) if row else None
+
+
+def _chain_head_locked(conn: BaseDatabaseWrapper, chain: int) -> tuple[int, str] | None:
+    """Take ``chain``'s lock, then read its head. PostgreSQL: in one round trip, through
+    ``audit_chain_head_locked`` (audit 0007), whose second statement runs on a snapshot taken
+    after the lock was granted (a plpgsql function's statements each take their own), so it reads
+    what the previous holder committed; one query less on every audited transaction."""
+    if conn.vendor != "postgresql":
+        audit_chain_lock(conn, chain)
+        return _chain_head(conn, chain)
+    with conn.cursor() as cursor:
+        cursor.execute("SELECT head_seq, head_hash FROM audit_chain_head_locked(%s)", [chain])
         row = cursor.fetchone()
         return (int(row[0]), str(row[1])) if row else None
 
@@ -83,22 +111,42 @@ _INSERT_SQL = "INSERT INTO {table} ({columns}) VALUES {rows} RETURNING {pk}"
 _COPY_FROM = 200
 
 
+def _chains_settle(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
+    """Give every event whose chain waited for a lookup (``audit.chains.ChainLookup``) its chain:
+    one query per model and path for the whole transaction, before any chain lock is taken."""
+    waiting = [e for e in events if getattr(e, "_chain_lookup", None) is not None]
+    if not waiting:
+        return
+    resolved = chains_resolve([e._chain_lookup for e in waiting], using=conn.alias)  # type: ignore[attr-defined]
+    for event in waiting:
+        event.chain = resolved[event._chain_lookup]  # type: ignore[attr-defined]
+        event._chain_lookup = None  # type: ignore[attr-defined]
+
+
 def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
-    """Link ``events`` (in order) to the chain's head and insert them, under the chain lock.
+    """Link ``events`` to their chains' heads (each chain's events in the order recorded) and
+    insert them, each chain under its own lock, the locks taken in ascending chain order.
 
     Raw SQL rather than the ORM: this may run inside COMMIT, where Django's own atomic blocks
-    (which ``bulk_create`` opens) are not to be nested, and it is the only time the lock is held.
+    (which ``bulk_create`` opens) are not to be nested, and it is the only time the locks are held.
     """
     key_id, key = audit_key_current()  # from settings: the database never sees the key
-    audit_chain_lock(conn)
-    head = _chain_head(conn)
-    seq, prev_hash = head if head else (0, GENESIS_HASH)
+    _chains_settle(conn, events)
+    by_chain: dict[int, list[AuditEvent]] = {}
     for event in events:
-        seq += 1
-        event.seq, event.prev_hash, event.key_id = seq, prev_hash, key_id
-        # Taken under the lock, so occurred_at never goes backwards along seq.
-        event.occurred_at = timezone.now()
-        event.hash = prev_hash = event_hash_written(event, key)
+        by_chain.setdefault(event.chain, []).append(event)
+    for chain in sorted(by_chain):
+        head = _chain_head_locked(conn, chain)
+        seq, prev_hash = head if head else (0, GENESIS_HASH)
+        for event in by_chain[chain]:
+            seq += 1
+            event.seq, event.prev_hash, event.key_id = seq, prev_hash, key_id
+            # Taken under the lock, so occurred_at never goes backwards along a chain's seq.
+            event.occurred_at = timezone.now()
+            event.hash = prev_hash = event_hash_written(event, key)
+    if len(by_chain) > 1:
+        # inserted chain by chain: ids follow the order the chains were linked in
+        events = [event for chain in sorted(by_chain) for event in by_chain[chain]]
     if conn.vendor == "postgresql" and len(events) > _COPY_FROM:
         # a bulk writer's thousands of events (import_coups): one COPY, the ids taken beforehand
         with conn.cursor() as cursor:
@@ -235,11 +283,14 @@ def audit_record(
     target: models.Model | None = None,
     before: dict[str, Any] | None = None,
     after: dict[str, Any] | None = None,
+    casino: Any = None,
 ) -> AuditEvent:
-    """Record one event on the chain. Must run inside the caller's ``transaction.atomic()``.
+    """Record one event on its chain. Must run inside the caller's ``transaction.atomic()``.
 
     ``actor`` is the user who acted (``None`` for the system, an anonymous user for failed
     logins); ``target`` the model instance acted upon; ``before``/``after`` its relevant state.
+    ``casino`` (a Casino or its id) puts the event on that casino's chain; without it the chain is
+    the target's casino (audit/chains.py), or the global chain for what belongs to no casino.
 
     The event is checked and its content fixed now; it is appended (``seq``, ``occurred_at``,
     ``prev_hash``, ``hash`` and ``pk`` set on the returned instance) at the end of the transaction,
@@ -264,6 +315,11 @@ def audit_record(
         after=to_jsonable(after),
         prev_hash=GENESIS_HASH,
     )
+    chain = chain_of(target, casino)
+    if isinstance(chain, ChainLookup):  # the target's road to its casino is not loaded: at COMMIT
+        event.chain, event._chain_lookup = GLOBAL_CHAIN, chain  # type: ignore[attr-defined]
+    else:
+        event.chain = chain
     conn: Any = connection  # this thread's connection (an audit.backends wrapper, as a rule)
     point = _flush_point(conn)
     if point is None:
@@ -286,6 +342,7 @@ def chain_verification_record(
     dashboard) and audit it: who asked, how far the chain was checked, where it broke."""
     first = report.first_broken
     verification = ChainVerification.objects.create(
+        chain=report.chain,
         requested_by=requested_by if getattr(requested_by, "is_authenticated", False) else None,
         started_at=started_at,
         finished_at=max(timezone.now(), started_at),

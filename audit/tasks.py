@@ -10,7 +10,8 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from audit.anchors import anchor_publish, anchors_verify
-from audit.selectors import BrokenEvent, audit_chain_verify, audit_chain_vouched
+from audit.models import GLOBAL_CHAIN
+from audit.selectors import BrokenEvent, ChainReport, audit_chains_verify
 from audit.services import chain_verification_record
 
 logger = logging.getLogger(__name__)
@@ -18,30 +19,47 @@ logger = logging.getLogger(__name__)
 
 @shared_task(name="audit.verify_chain")
 def audit_chain_verify_task(requested_by_id: int | None = None, full: bool = True) -> dict[str, object]:
-    """Re-verify the whole chain (scheduled by beat, or asked for on the dashboard; ``full=False``:
-    only what was appended since the last successful verification), and its head
-    against the anchor file (``AUDIT_ANCHOR_FILE``, when set), and store the result
-    (``ChainVerification``); a break is logged at ERROR for alerting."""
+    """Re-verify every chain whole (scheduled by beat, or asked for on the dashboard; ``full=False``:
+    each only from what its last successful verification vouched for), and each chain's head
+    against its anchors in the anchor file (``AUDIT_ANCHOR_FILE``, when set), and store the
+    results (one ``ChainVerification`` per chain); a break is logged at ERROR for alerting."""
     started_at = timezone.now()
-    report = audit_chain_verify(after=None if full else audit_chain_vouched())
+    reports = {report.chain: report for report in audit_chains_verify(incremental=not full)}
     anchors = anchors_verify(settings.AUDIT_ANCHOR_FILE) if settings.AUDIT_ANCHOR_FILE else None
     if anchors is not None:
         # stored with the chain's breaks, so the dashboard's "broken at seq K" covers them: at the
         # anchored seq, or (a missing or stale anchor file) just past the head, the tail the
-        # anchors should vouch for
-        past_head = (report.head_seq or 0) + 1
-        report.broken.extend(
-            BrokenEvent(seq=p.seq if p.seq is not None else past_head, id=0, reason=f"anchors: {p.reason}")
-            for p in anchors.problems
-        )
-    first = report.first_broken
-    if first is not None:
-        logger.error("audit chain BROKEN at seq=%s id=%s: %s", first.seq, first.id, first.reason)
+        # anchors should vouch for; a problem of no chain in particular goes with the global one
+        for problem in anchors.problems:
+            chain = problem.chain if problem.chain is not None else GLOBAL_CHAIN
+            # a chain the anchors know and the database no longer does (its every event deleted)
+            report = reports.setdefault(chain, ChainReport(chain=chain))
+            past_head = (report.head_seq or 0) + 1
+            report.broken.append(
+                BrokenEvent(
+                    seq=problem.seq if problem.seq is not None else past_head,
+                    id=0,
+                    reason=f"anchors: {problem.reason}",
+                )
+            )
+    for chain, report in sorted(reports.items()):
+        first = report.first_broken
+        if first is not None:
+            logger.error(
+                "audit chain %s BROKEN at seq=%s id=%s: %s", chain, first.seq, first.id, first.reason
+            )
     requested_by = (
         get_user_model().objects.filter(pk=requested_by_id).first() if requested_by_id is not None else None
     )
-    chain_verification_record(report=report, started_at=started_at, requested_by=requested_by)
-    result: dict[str, object] = {"ok": report.ok, "checked": report.checked, "head_seq": report.head_seq}
+    for _, report in sorted(reports.items()):
+        chain_verification_record(report=report, started_at=started_at, requested_by=requested_by)
+    result: dict[str, object] = {
+        "ok": all(report.ok for report in reports.values()),
+        "checked": sum(report.checked for report in reports.values()),
+        "head_seq": reports[GLOBAL_CHAIN].head_seq if GLOBAL_CHAIN in reports else None,
+        # each chain's head, by chain id (as text: the result goes through JSON)
+        "heads": {str(chain): report.head_seq for chain, report in sorted(reports.items())},
+    }
     if anchors is not None:
         result["anchors_checked"] = anchors.checked
     return result
@@ -49,11 +67,18 @@ def audit_chain_verify_task(requested_by_id: int | None = None, full: bool = Tru
 
 @shared_task(name="audit.anchor_head")
 def audit_anchor_task() -> dict[str, object]:
-    """Append the signed chain head to ``AUDIT_ANCHOR_FILE`` (beat, daily). Idempotent enough: a
-    second anchor of the same head is a harmless extra line."""
-    anchor = anchor_publish()
+    """Append every chain's signed head to ``AUDIT_ANCHOR_FILE`` (beat, daily). Idempotent enough:
+    a second anchor of the same head is a harmless extra line."""
+    anchors = anchor_publish()
     if not settings.AUDIT_ANCHOR_FILE:
         logger.error(
-            "AUDIT_ANCHOR_FILE is not set: the audit chain's head (seq=%s) was not anchored", anchor.seq
+            "AUDIT_ANCHOR_FILE is not set: the audit chains' heads (global seq=%s) were not anchored",
+            anchors[0].seq,
         )
-    return {"seq": anchor.seq, "hash": anchor.hash, "at": anchor.at}
+    glob = anchors[0]
+    return {
+        "seq": glob.seq,
+        "hash": glob.hash,
+        "at": glob.at,
+        "heads": {anchor.scope: anchor.seq for anchor in anchors},
+    }

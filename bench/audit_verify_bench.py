@@ -107,7 +107,7 @@ def main() -> None:
         rows = 0
         sql = _SQL.format(table='"audit_auditevent"')
         with transaction.atomic(), connection.chunked_cursor() as cursor:
-            cursor.execute(sql, [1])
+            cursor.execute(sql, [0, 1])  # the global chain (its events name no casino), from seq 1
             while batch := cursor.fetchmany(FETCH_ROWS):
                 rows += len(batch)
         return rows

@@ -1,9 +1,10 @@
-"""Benchmark: many tables of one casino at once, each driven by its own REST client, against
-gunicorn and PostgreSQL (a plain script: it prints numbers, asserts nothing).
+"""Benchmark: many tables at once (of one casino, or spread over ``--casinos K``), each driven by its
+own REST client, against gunicorn and PostgreSQL (a plain script: it prints numbers, asserts nothing).
 
     .venv/bin/python bench/multitable_bench.py                       # N = 1, 5, 10, 30; 60 s each
     .venv/bin/python bench/multitable_bench.py --seconds 15 --tables 1,5,10,30
     .venv/bin/python bench/multitable_bench.py --workers 2 --threads 1   # gunicorn's, the defaults
+    .venv/bin/python bench/multitable_bench.py --tables 30 --casinos 3   # 10 tables per casino
 
 Creates its own PostgreSQL database (``chemin_multitable``, dropped and re-created on every run;
 the server is ``BENCH_DATABASE_URL``, default ``postgres://postgres@127.0.0.1:5432``), migrates it
@@ -85,8 +86,9 @@ class TableRig:
     token: str
 
 
-def setup(count: int) -> list[TableRig]:
-    """One casino, ``count`` tables in play (through the services, in this process)."""
+def setup(count: int, casinos: int = 1) -> list[TableRig]:
+    """``count`` tables in play spread over ``casinos`` casinos, table t at casino t mod K (through
+    the services, in this process): each casino has its own audit chain (docs/audit.md)."""
     import django
 
     django.setup()
@@ -101,10 +103,14 @@ def setup(count: int) -> list[TableRig]:
 
     call_command("migrate", verbosity=0)
     now = timezone.now()
-    casino = services.casino_create(actor=None, name="Bench casino", levy_mode="percentage", levy_rate_bp=500)
+    houses = [
+        services.casino_create(actor=None, name=f"Bench casino {k}", levy_mode="percentage", levy_rate_bp=500)
+        for k in range(1, casinos + 1)
+    ]
     profile = RuleProfile.objects.get(slug="casino")
     rigs = []
     for t in range(1, count + 1):
+        casino = houses[(t - 1) % casinos]
         croupier = services.staff_member_create(
             actor=None, username=f"bench-croupier-{t}", password="bench-password-123", roles=["croupier"]
         )
@@ -377,13 +383,19 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="measured seconds per N")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker")
+    parser.add_argument(
+        "--casinos", type=int, default=1, help="casinos the tables are spread over (each its own audit chain)"
+    )
     args = parser.parse_args()
     ns = [int(n) for n in args.tables.split(",")]
 
     recreate_database()
     started = time.perf_counter()
-    rigs = setup(max(ns))
-    print(f"set up {max(ns)} tables of one casino in {time.perf_counter() - started:.1f} s ({DB_NAME})")
+    rigs = setup(max(ns), args.casinos)
+    print(
+        f"set up {max(ns)} tables across {args.casinos} casino(s) in {time.perf_counter() - started:.1f} s "
+        f"({DB_NAME})"
+    )
     log = Path(tempfile.mkstemp(prefix="multitable-gunicorn-", suffix=".log")[1])
     port = free_port()
     server = start_gunicorn(port, args.workers, args.threads, log)

@@ -143,19 +143,22 @@ def fees_csv(*, period: Period, table: Table | None = None) -> Iterator[bytes]:
 
 
 # ------------------------------------------------------------------------------ (c) audit trail
-def audit_jsonl(*, period: Period, anchor: Anchor | None = None) -> Iterator[bytes]:
-    """The events that occurred in the period, in ``seq`` order, one JSON object a line (keys
-    sorted). The first line's ``prev_hash`` links the stretch to the event before it. The last line,
-    ``{"anchor": {...}}``, is the chain's signed head when the export was taken (audit.anchors), the
-    same anchor that was appended to the anchor file: the export itself vouches for the tail."""
+def audit_jsonl(*, period: Period, anchor: Anchor | Sequence[Anchor] | None = None) -> Iterator[bytes]:
+    """The events that occurred in the period, chain by chain (the global chain, 0, first), each in
+    ``seq`` order, one JSON object a line (keys sorted). A chain's first line's ``prev_hash`` links
+    its stretch to the event before it. The last lines, ``{"anchor": {...}}``, one per chain, are
+    the chains' signed heads when the export was taken (audit.anchors), the same anchors that were
+    appended to the anchor file: the export itself vouches for each chain's tail."""
     start, end = period.bounds
     events = audit_events_between(start=start, end=end).iterator(chunk_size=2000)
     lines: Iterable[bytes] = (
         orjson.dumps(audit_event_dict(e), option=orjson.OPT_SORT_KEYS) + b"\n" for e in events
     )
-    if anchor is not None:
+    anchors = [anchor] if isinstance(anchor, Anchor) else list(anchor or [])
+    if anchors:
         lines = itertools.chain(
-            lines, [orjson.dumps({"anchor": anchor.as_dict()}, option=orjson.OPT_SORT_KEYS) + b"\n"]
+            lines,
+            [orjson.dumps({"anchor": a.as_dict()}, option=orjson.OPT_SORT_KEYS) + b"\n" for a in anchors],
         )
     return _chunks(lines)
 
@@ -182,7 +185,9 @@ class ExportKind:
         scope = f"_table-{table.pk}" if table is not None and self.by_table else ""
         return f"{self.slug}_{period.label}{scope}.{self.extension}"
 
-    def rows(self, period: Period, table: Table | None, anchor: Anchor | None = None) -> Iterator[bytes]:
+    def rows(
+        self, period: Period, table: Table | None, anchor: Anchor | Sequence[Anchor] | None = None
+    ) -> Iterator[bytes]:
         kwargs: dict[str, Any] = {"table": table} if self.by_table else {}
         if self.anchored:
             kwargs["anchor"] = anchor

@@ -179,12 +179,13 @@ def report_build(request: ReportRequest, scope: Scope) -> Report | RecordReport:
         return fees_report(scope)
     if request.kind == "house-win":
         return house_win_report(scope)
-    # Every JSON Lines report carries the audit chain's signed head, also appended to the anchor
-    # file: a tail deleted later contradicts the reports already handed out (docs/audit.md).
-    anchor = anchor_publish()
+    # Every JSON Lines report carries the audit chains' signed heads (its casino's chain's, or every
+    # chain's), all appended to the anchor file: a tail deleted later contradicts the reports
+    # already handed out (docs/audit.md).
+    anchors = anchor_publish()
     if request.kind == "audit-trail":
-        return audit_trail_report(scope, anchor)
-    return coup_records_report(scope, anchor)
+        return audit_trail_report(scope, anchors)
+    return coup_records_report(scope, anchors)
 
 
 def report_write(*, request: ReportRequest, out: BinaryIO, progress: Progress) -> ReportResult:

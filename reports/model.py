@@ -58,7 +58,8 @@ class Report:
 @dataclass
 class RecordReport:
     records: Iterator[dict[str, Any]]
-    trailer: dict[str, Any] | None = None  # written last (the audit chain's signed head)
+    # written last, one line each (the audit chains' signed heads: one per chain the file vouches for)
+    trailers: tuple[dict[str, Any], ...] = ()
     chain_head: str | None = None
     sort_keys: bool = False  # the audit trail's lines are written with sorted keys
 

@@ -134,11 +134,12 @@ def export_download(request: HttpRequest, kind: str) -> HttpResponseBase:
         return render(request, "review/exports.html", context, status=400)
     period, table = form.period, form.selected_table
     export_record(actor=request.user, export=export, period=period, table=table)  # audited before streaming
-    # Every report carries the audit chain's signed head, also appended to the anchor file: a tail
+    # Every report carries the audit chains' signed heads, also appended to the anchor file: a tail
     # deleted later contradicts the reports already handed out (docs/audit.md, "Anchors").
-    anchor = anchor_publish()
-    response = StreamingHttpResponse(export.rows(period, table, anchor), content_type=export.content_type)
+    anchors = anchor_publish()
+    response = StreamingHttpResponse(export.rows(period, table, anchors), content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename(period, table)}"'
-    response["X-Audit-Anchor"] = anchor.line()
+    # the global chain's (the audit-trail file itself ends with every chain's)
+    response["X-Audit-Anchor"] = anchors[0].line()
     response["Cache-Control"] = "no-store"
     return response

@@ -1351,7 +1351,10 @@ class RollupMark(models.Model):
     """How far along the audit trail the rollups have been brought (one row): the next refresh
     reads the events after ``audit_seq`` to learn which table-days changed."""
 
+    # the global audit chain's position; a casino's chain's in chain_seqs ({"<casino id>": seq}):
+    # each chain numbers its own events (docs/audit.md, "Chains")
     audit_seq = models.PositiveBigIntegerField(default=0)
+    chain_seqs = models.JSONField(default=dict, blank=True)
     refreshed_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:

@@ -32,16 +32,25 @@ _TABLE, _PROFILE, _CASINO = model_fields(Table), model_fields(RuleProfile), mode
 _SHOE, _COUP, _TURN, _SEAT = (model_fields(m) for m in (Shoe, Coup, BankTurn, Seat))
 _STEP, _USER = model_fields(CoupStep), model_fields(_User)
 
-_COUP_PLACE_SQL = f"""
-    SELECT s.table_id, c.shoe_id FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id
-     WHERE c.id = %s
-"""
 _TABLE_LOCK_SQL = f"""
     SELECT {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)}
       FROM {_table(Table)} t
       JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
       JOIN {_table(Casino)} k ON k.id = t.casino_id
      WHERE t.id = %s
+       FOR UPDATE OF t
+"""
+# the coup's place and its table's lock in one statement (one round trip less on every step): the
+# table found by a sub-select (planned on its own, so no five-table join to plan), the shoe's id
+# read beside it; nothing but the table row locked, as table_lock does
+_COUP_TABLE_LOCK_SQL = f"""
+    SELECT (SELECT c.shoe_id FROM {_table(Coup)} c WHERE c.id = %s),
+           {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)}
+      FROM {_table(Table)} t
+      JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
+      JOIN {_table(Casino)} k ON k.id = t.casino_id
+     WHERE t.id = (SELECT s.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id
+                    WHERE c.id = %s)
        FOR UPDATE OF t
 """
 _SHOE_LOCK_SQL = f"SELECT {_columns('s', Shoe)} FROM {_table(Shoe)} s WHERE s.id = %s FOR UPDATE"
@@ -70,21 +79,26 @@ def _split(row: tuple[object, ...], *widths: int) -> list[tuple[object, ...]]:
     return parts
 
 
-def coup_place(coup_id: int) -> tuple[int, int]:
-    """(table id, shoe id) of the coup, nothing locked; Coup.DoesNotExist if there is none."""
-    rows = rows_fetch(_COUP_PLACE_SQL, [coup_id])
-    if not rows:
-        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    return int(rows[0][0]), int(rows[0][1])
-
-
 def table_lock(table_id: int) -> Table:
     """Lock the table row (not its profile's or casino's: shared by every table of the casino)
     and return it with its profile and casino loaded."""
     rows = rows_fetch(_TABLE_LOCK_SQL, [table_id])
     if not rows:
         raise Table.DoesNotExist(f"Table {table_id} does not exist.")
-    t, p, k = _split(rows[0], len(_TABLE), len(_PROFILE), len(_CASINO))
+    return _table_loaded(rows[0])
+
+
+def coup_table_lock(coup_id: int) -> tuple[Table, int]:
+    """The coup's place, then ``table_lock``, in one statement: lock the coup's table and return it
+    (profile and casino loaded) with the coup's shoe id; Coup.DoesNotExist if there is no coup."""
+    rows = rows_fetch(_COUP_TABLE_LOCK_SQL, [coup_id, coup_id])
+    if not rows:
+        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
+    return _table_loaded(rows[0][1:]), int(rows[0][0])
+
+
+def _table_loaded(row: tuple[object, ...]) -> Table:
+    t, p, k = _split(row, len(_TABLE), len(_PROFILE), len(_CASINO))
     table = model_instances(Table, _TABLE, [t])[0]
     table.profile = model_instances(RuleProfile, _PROFILE, [p])[0]
     table.casino = model_instances(Casino, _CASINO, [k])[0]

@@ -1,17 +1,19 @@
 """Coup records: one interchange record (docs/coup-record.md) per coup revealed in the period (by
 its creation, on the casino's gaming days), oldest first, for ``manage.py validate_coups``; the
-last line is ``{"anchor": {...}}``, the audit chain's signed head when the report was taken (the
-validator skips it: it holds no record)."""
+last line is ``{"anchor": {...}}``, the signed head of the casino's audit chain (where the coups'
+events are) when the report was taken — one per chain for a report of every casino (the validator
+skips them: they hold no record)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.db.models import Prefetch
 
 from audit.anchors import Anchor
 from reports.builders import Scope
+from reports.builders.audit_trail import anchors_for
 from reports.model import RecordReport
 from review.period import Period
 from tables.engine_bridge import exported_record
@@ -42,9 +44,12 @@ def coup_record_dicts(
         yield record_to_dict(exported_record(coup, list(coup.steps.all())))
 
 
-def coup_records_report(scope: Scope, anchor: Anchor) -> RecordReport:
+def coup_records_report(scope: Scope, anchors: Sequence[Anchor]) -> RecordReport:
+    # the coups' events are on their casino's chain: its anchor vouches for them (every chain's
+    # without a casino)
+    mine = anchors_for(scope, anchors)
     return RecordReport(
         records=coup_record_dicts(period=scope.period, table=scope.table, casino=scope.casino),
-        trailer={"anchor": anchor.as_dict()},
-        chain_head=anchor.hash,
+        trailers=tuple({"anchor": a.as_dict()} for a in mine),
+        chain_head=mine[0].hash,
     )

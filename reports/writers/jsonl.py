@@ -1,5 +1,6 @@
-"""JSON Lines: one JSON object a line (UTF-8, ``\\n``), then the trailer object if there is one
-(the audit chain's signed head: ``{"anchor": {...}}``). Streams: a record is written as it comes."""
+"""JSON Lines: one JSON object a line (UTF-8, ``\\n``), then the trailer objects if there are any
+(the audit chains' signed heads: ``{"anchor": {...}}``, one per chain). Streams: a record is
+written as it comes."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ def write(report: RecordReport, out: BinaryIO, progress: Progress) -> int:
             out.write(b"".join(buffer))
             buffer.clear()
             progress(written, None)
-    if report.trailer is not None:
-        buffer.append(orjson.dumps(report.trailer, option=orjson.OPT_SORT_KEYS) + b"\n")
+    for trailer in report.trailers:
+        buffer.append(orjson.dumps(trailer, option=orjson.OPT_SORT_KEYS) + b"\n")
     out.write(b"".join(buffer))
     progress(written, None)
     return written

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from django.db.models import Count, Max, Q, QuerySet
 
-from audit.models import ChainVerification
+from audit.selectors import chain_verifications_latest
 from ledger.models import Account, Entry, TransactionKind
 from review.models import Alert, AlertKind, AlertSettings
 from review.wording import percent
@@ -110,23 +110,30 @@ def _unfinished(now: dt.datetime, thresholds: dict[int, AlertSettings]) -> list[
 
 
 def _audit_break() -> list[AlertCandidate]:
-    # the stored result of the latest walk of the chain (nightly, or asked for on the dashboard):
+    # the stored result of the latest walk of each chain (nightly, or asked for on the dashboard):
     # re-hashing the whole chain every minute would cost more than the scan itself
-    last = ChainVerification.objects.order_by("-finished_at", "-pk").first()
-    if last is None or last.ok:
-        return []
-    return [
-        AlertCandidate(
-            kind=AlertKind.AUDIT_BREAK,
-            # the same break found by several runs is one alert; a break elsewhere is another
-            subject_key=f"chain:seq:{last.first_broken_seq}",
-            summary=(
-                f"The audit chain is broken at seq {last.first_broken_seq} ({last.broken_count} event(s)): "
-                f"{last.first_broken_reason}"
-            )[:300],
-            casino_id=None,
+    found = []
+    for last in chain_verifications_latest():
+        if last.ok:
+            continue
+        casino = last.chain or None  # a casino's chain: the alert is that casino's
+        found.append(
+            AlertCandidate(
+                kind=AlertKind.AUDIT_BREAK,
+                # the same break found by several runs is one alert; a break elsewhere is another
+                # (the global chain's key is what it was when it was the only chain)
+                subject_key=f"chain:{casino}:seq:{last.first_broken_seq}"
+                if casino
+                else f"chain:seq:{last.first_broken_seq}",
+                summary=(
+                    ("The audit chain" if casino is None else f"The audit chain of casino {casino}")
+                    + f" is broken at seq {last.first_broken_seq} ({last.broken_count} event(s)): "
+                    f"{last.first_broken_reason}"
+                )[:300],
+                casino_id=casino,
+            )
         )
-    ]
+    return found
 
 
 def _big_wins(since: dt.datetime, thresholds: dict[int, AlertSettings]) -> list[AlertCandidate]:

@@ -54,8 +54,7 @@ def lock_coup(coup: Coup | int) -> Coup:
     running the whole step's other statements, and Django longer compiling it; the rows each
     statement returns are put together here instead (docs/benchmarks.md, "Many tables at once")."""
     coup_id = coup if isinstance(coup, int) else coup.pk
-    table_id, shoe_id = sql.coup_place(coup_id)
-    table = sql.table_lock(table_id)
+    table, shoe_id = sql.coup_table_lock(coup_id)  # the coup's place read and its table locked
     shoe = sql.shoe_lock(shoe_id)
     locked = sql.coup_lock(coup_id)
     shoe.table = table

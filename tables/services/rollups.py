@@ -26,7 +26,8 @@ import orjson
 from django.db import connection, transaction
 from django.utils import timezone
 
-from audit.models import AuditEvent
+from audit.models import GLOBAL_CHAIN, AuditEvent
+from audit.selectors import audit_chain_heads
 from tables.gaming_day import casino_calendar
 from tables.models import (
     CORRECTION_KINDS,
@@ -336,13 +337,29 @@ def _touched(events: Iterable[tuple[str, str, dt.datetime]]) -> dict[int, set[dt
 class RefreshOutcome:
     events: int
     table_days: int
+    #: the global chain's mark before and after (as before the chains were split)
     from_seq: int
     to_seq: int
+    #: every chain's mark before and after, by chain (0: global, else a casino's id)
+    marks_from: dict[int, int] = field(default_factory=dict)
+    marks_to: dict[int, int] = field(default_factory=dict)
+
+
+def _marks(mark: RollupMark) -> dict[int, int]:
+    """The mark's position on every chain: the global chain's in ``audit_seq``, the casinos' in
+    ``chain_seqs`` (JSON keys are text)."""
+    return {GLOBAL_CHAIN: mark.audit_seq, **{int(c): int(s) for c, s in mark.chain_seqs.items()}}
+
+
+def _marks_set(mark: RollupMark, marks: dict[int, int]) -> None:
+    mark.audit_seq = marks.get(GLOBAL_CHAIN, 0)
+    mark.chain_seqs = {str(c): s for c, s in sorted(marks.items()) if c != GLOBAL_CHAIN}
 
 
 def rollups_refresh() -> RefreshOutcome:
-    """Bring the rollups up to the audit trail's head: recompute every table-day the events since
-    the mark touched. Idempotent; concurrent calls queue on the mark's row lock."""
+    """Bring the rollups up to the audit trail's heads: recompute every table-day the events since
+    the mark touched, chain by chain (each casino's chain has its own seqs, so the mark is one
+    position per chain). Idempotent; concurrent calls queue on the mark's row lock."""
     outcome = _refresh(skip_locked=False)
     assert outcome is not None  # a waiting refresh always gets the lock
     return outcome
@@ -361,45 +378,57 @@ def _refresh(*, skip_locked: bool) -> RefreshOutcome | None:
         mark = RollupMark.objects.select_for_update(skip_locked=skip_locked).filter(pk=1).first()
         if mark is None:
             return None
-        first = mark.audit_seq
-        # the head first: every event up to it is committed (seqs are given under the chain's lock,
-        # at commit), so moving the mark to it skips nothing still to come
-        head = AuditEvent.objects.order_by("-seq").values_list("seq", flat=True).first() or 0
-        while True:
-            batch = list(
-                AuditEvent.objects.filter(
-                    seq__gt=mark.audit_seq, seq__lte=head, object_type__in=["tables.coup", "tables.shoe"]
+        first = _marks(mark)
+        marks = dict(first)
+        # each chain's head first: every event up to it is committed (seqs are given under the
+        # chain's lock, at commit), so moving the mark to it skips nothing still to come
+        heads = {chain: point.seq for chain, point in audit_chain_heads().items()}
+        for chain, head in sorted(heads.items()):
+            at = marks.get(chain, 0)
+            while True:
+                batch = list(
+                    AuditEvent.objects.filter(
+                        chain=chain, seq__gt=at, seq__lte=head, object_type__in=["tables.coup", "tables.shoe"]
+                    )
+                    .order_by("seq")
+                    .values_list("seq", "object_type", "object_id", "occurred_at")[:EVENTS_PER_ROUND]
                 )
-                .order_by("seq")
-                .values_list("seq", "object_type", "object_id", "occurred_at")[:EVENTS_PER_ROUND]
-            )
-            if not batch:
-                break
-            touched = _touched((t, o, at) for _, t, o, at in batch)
-            _recompute(touched)
-            events += len(batch)
-            table_days += sum(len(d) for d in touched.values())
-            mark.audit_seq = batch[-1][0]
-            if len(batch) < EVENTS_PER_ROUND:
-                break
-        # events of other kinds move the mark too: the next refresh starts past them
-        mark.audit_seq = max(mark.audit_seq, head)
+                if not batch:
+                    break
+                touched = _touched((t, o, at) for _, t, o, at in batch)
+                _recompute(touched)
+                events += len(batch)
+                table_days += sum(len(d) for d in touched.values())
+                at = batch[-1][0]
+                if len(batch) < EVENTS_PER_ROUND:
+                    break
+            # events of other kinds move the mark too: the next refresh starts past them
+            marks[chain] = max(at, head)
+        _marks_set(mark, marks)
         mark.refreshed_at = timezone.now()
-        mark.save(update_fields=["audit_seq", "refreshed_at"])
-    return RefreshOutcome(events=events, table_days=table_days, from_seq=first, to_seq=mark.audit_seq)
+        mark.save(update_fields=["audit_seq", "chain_seqs", "refreshed_at"])
+    return RefreshOutcome(
+        events=events,
+        table_days=table_days,
+        from_seq=first.get(GLOBAL_CHAIN, 0),
+        to_seq=marks.get(GLOBAL_CHAIN, 0),
+        marks_from=first,
+        marks_to=marks,
+    )
 
 
 def rollups_rebuild() -> int:
     """Recompute every table-day from the records (after a restore, or a change to the gaming day)
-    and move the mark to the head. Returns the rows written."""
+    and move the mark to the heads. Returns the rows written."""
     with transaction.atomic():
         mark, _ = RollupMark.objects.select_for_update().get_or_create(pk=1)
-        head = AuditEvent.objects.order_by("-seq").values_list("seq", flat=True).first() or 0
+        heads = {chain: point.seq for chain, point in audit_chain_heads().items()}
         TableDay.objects.all().delete()
         CroupierDay.objects.all().delete()
         written = _recompute(_all_table_days())
-        mark.audit_seq, mark.refreshed_at = head, timezone.now()
-        mark.save(update_fields=["audit_seq", "refreshed_at"])
+        _marks_set(mark, heads)
+        mark.refreshed_at = timezone.now()
+        mark.save(update_fields=["audit_seq", "chain_seqs", "refreshed_at"])
     return written
 
 

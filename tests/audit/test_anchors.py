@@ -80,7 +80,7 @@ def test_events_name_the_current_key_and_verify_after_a_rotation(settings) -> No
     code, out, error = verify()
     assert code == 1
     assert error == (
-        f"audit chain BROKEN: first broken event seq=1 id={first[0].pk} "
+        f"audit chain BROKEN: first broken event chain=0 seq=1 id={first[0].pk} "
         "(hashed with key 'k1', which is not configured)"
     )
     assert "broken events: 3" in out
@@ -115,7 +115,7 @@ def test_the_first_keyed_event_links_to_the_last_plain_one(settings) -> None:
     code, _, error = verify()
     assert (code, error) == (
         1,
-        f"audit chain BROKEN: first broken event seq=3 id={legacy[2].pk} "
+        f"audit chain BROKEN: first broken event chain=0 seq=3 id={legacy[2].pk} "
         "(plain SHA-256 hash beyond AUDIT_PLAIN_UNTIL_SEQ=2)",
     )
 
@@ -133,7 +133,7 @@ def test_audit_anchor_appends_the_signed_head(tmp_path) -> None:
     first, second = (json.loads(line) for line in path.read_text().splitlines())
     head = (first["scope"], first["seq"], first["hash"], first["key_id"])
     assert head == ("global", 3, made[2].hash, "dev")
-    assert out.getvalue() == f"anchored seq=3 hash={made[2].hash} at {first['at']} to {path}\n"
+    assert out.getvalue() == f"anchored global seq=3 hash={made[2].hash} at {first['at']} to {path}\n"
     assert second["seq"] == 4
     at = dt.datetime.strptime(first["at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=dt.UTC)
     assert abs(timezone.now() - at) < dt.timedelta(minutes=1)
@@ -209,7 +209,7 @@ def test_beat_anchors_the_head_daily(settings, tmp_path) -> None:
     settings.AUDIT_ANCHOR_FILE = str(tmp_path / "beat.jsonl")
     result = audit_anchor_task.delay().get()
     line = json.loads((tmp_path / "beat.jsonl").read_text())
-    assert result == {"seq": 2, "hash": made[1].hash, "at": line["at"]}
+    assert result == {"seq": 2, "hash": made[1].hash, "at": line["at"], "heads": {"global": 2}}
     assert (line["seq"], line["hash"]) == (2, made[1].hash)
 
 
@@ -217,13 +217,16 @@ def test_an_anchor_that_cannot_be_written_is_logged_not_raised(settings, tmp_pat
     events(1)
     settings.AUDIT_ANCHOR_FILE = str(tmp_path)  # a directory: the append fails
     with caplog.at_level(logging.ERROR, logger="audit.anchors"):
-        anchor = anchor_publish()
-    assert anchor.seq == 1
-    assert f"could not append the audit anchor (seq=1) to {tmp_path}" in caplog.text
+        anchors = anchor_publish()
+    assert [(a.scope, a.seq) for a in anchors] == [("global", 1)]
+    assert f"could not append the audit anchors (global seq=1) to {tmp_path}" in caplog.text
     settings.AUDIT_ANCHOR_FILE = ""
     with caplog.at_level(logging.ERROR, logger="audit.tasks"):
         audit_anchor_task.delay().get()
-    assert "AUDIT_ANCHOR_FILE is not set: the audit chain's head (seq=1) was not anchored" in caplog.text
+    assert (
+        "AUDIT_ANCHOR_FILE is not set: the audit chains' heads (global seq=1) were not anchored"
+        in caplog.text
+    )
 
 
 # ---------------------------------------------------------------------------- checks

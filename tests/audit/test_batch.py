@@ -23,7 +23,7 @@ def test_many_events_are_appended_with_copy_and_chained_as_ever() -> None:
     user = UserFactory(username="alice")
     player: Any = PlayerFactory(display_name='Zoë "\\ \t"')
     with transaction.atomic():
-        first = audit_record(actor=None, action="test.before")
+        first = audit_record(actor=None, action="test.before", casino=player.casino_id)
     n = _COPY_FROM + 50
     with transaction.atomic():
         built = [
@@ -37,7 +37,9 @@ def test_many_events_are_appended_with_copy_and_chained_as_ever() -> None:
             for i in range(n)
         ]
     with transaction.atomic():
-        last = audit_record(actor=None, action="test.after")
+        last = audit_record(actor=None, action="test.after", casino=player.casino)
+    # every event on the player's casino's chain (the bulk ones found from their target)
+    assert AuditEvent.objects.exclude(chain=player.casino_id).count() == 0
     events = list(AuditEvent.objects.order_by("seq"))
     assert [e.action for e in events] == ["test.before", *["test.bulk"] * n, "test.after"]
     assert [e.seq for e in events] == list(range(first.seq, last.seq + 1))
@@ -47,7 +49,8 @@ def test_many_events_are_appended_with_copy_and_chained_as_ever() -> None:
         assert event_hash(event) == event.hash
     assert events[1].before == {"when": "2026-01-02T03:04:05.000006Z", "n": 0}
     assert events[1].after == {"d": "1.5", "t": ["a", 1], "nested": {"x": [None, True, "é"]}}
-    assert audit_chain_verify().ok
+    report = audit_chain_verify(chain=player.casino_id)
+    assert (report.ok, report.checked, report.head_seq) == (True, n + 2, last.seq)
 
 
 def test_a_bulk_writer_takes_back_the_events_since_a_mark() -> None:

@@ -44,12 +44,13 @@ def test_hash_is_hmac_sha256_of_prev_hash_newline_canonical_content_with_the_key
         actor=user, action="tables.player.create", target=player, before=None, after={"b": 2, "a": "é"}
     )
     event.refresh_from_db()
-    assert event.key_id == "k7"
+    # a player's event is on its casino's chain, and a casino's event hashes its chain id too
+    assert (event.key_id, event.chain, event.seq) == ("k7", player.casino_id, 1)
     when = event.occurred_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     content = (
         f'{{"action":"tables.player.create","actor_id":{user.pk},"actor_label":"alice","after":{{"a":"é","b":2}},'
-        f'"before":null,"key_id":"k7","object_id":"{player.pk}","object_type":"tables.player",'
-        f'"occurred_at":"{when}","seq":1}}'
+        f'"before":null,"chain":{player.casino_id},"key_id":"k7","object_id":"{player.pk}",'
+        f'"object_type":"tables.player","occurred_at":"{when}","seq":1}}'
     )
     message = ("0" * 64 + "\n").encode() + content.encode("utf-8")
     expected = hmac.new(b"the-audit-key-0123456789abcdef0123", message, hashlib.sha256).hexdigest()
@@ -165,4 +166,6 @@ def test_verify_audit_exit_code_is_one_when_broken() -> None:
     with pytest.raises(CommandError) as info:
         call_command("verify_audit", stdout=io.StringIO())
     assert info.value.returncode == 1
-    assert f"first broken event seq=2 id={broken.pk} (content does not match its hash)" in str(info.value)
+    assert f"first broken event chain=0 seq=2 id={broken.pk} (content does not match its hash)" in str(
+        info.value
+    )

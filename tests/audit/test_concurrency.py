@@ -44,6 +44,8 @@ def test_concurrent_audited_writes_keep_one_gapless_chain() -> None:
 
     assert errors == []
     total = THREADS * WRITES
+    # every event on the casino's chain (a player belongs to its casino), none on the global one
+    assert set(AuditEvent.objects.values_list("chain", flat=True)) == {casino.pk}
     events = list(
         AuditEvent.objects.order_by("seq").values("seq", "prev_hash", "hash", "occurred_at", "actor_label")
     )
@@ -52,7 +54,7 @@ def test_concurrent_audited_writes_keep_one_gapless_chain() -> None:
     assert all(earlier["occurred_at"] <= later["occurred_at"] for earlier, later in pairwise(events))
     assert {e["actor_label"] for e in events} == {f"writer{t}" for t in range(THREADS)}
     assert Player.objects.filter(casino=casino).count() == total
-    report = audit_chain_verify()
+    report = audit_chain_verify(chain=casino.pk)
     assert (report.ok, report.checked, report.head_seq) == (True, total, total)
 
 

@@ -25,9 +25,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 def events(count: int, **after: object) -> list[AuditEvent]:
     with transaction.atomic():
-        return [
-            audit_record(actor=None, action="test.event", after={"n": n, **after}) for n in range(count)
-        ]
+        return [audit_record(actor=None, action="test.event", after={"n": n, **after}) for n in range(count)]
 
 
 def superuser_sql(sql: str, params: list) -> None:
@@ -120,7 +118,7 @@ def test_the_verified_head_rewritten_is_caught_by_the_incremental_run() -> None:
     code, _out, error = verify()
     assert code == 1
     assert error == (
-        f"audit chain BROKEN: first broken event seq=4 id={head.pk} "
+        f"audit chain BROKEN: first broken event chain=0 seq=4 id={head.pk} "
         "(the event an earlier verification vouched for is gone or its hash changed)"
     )
 
@@ -134,7 +132,7 @@ def test_a_rewrite_behind_the_verified_head_needs_the_full_walk() -> None:
     assert verify()[0] == 0
     code, _out, error = verify(full=True)
     assert code == 1
-    assert f"first broken event seq=2 id={made[1].pk} (content does not match its hash)" in error
+    assert f"first broken event chain=0 seq=2 id={made[1].pk} (content does not match its hash)" in error
 
 
 def test_a_failed_verification_is_never_a_starting_point() -> None:

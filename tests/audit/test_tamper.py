@@ -120,9 +120,9 @@ def test_content_altered_with_triggers_disabled_is_reported_at_exactly_that_even
 
     code, out, error = verify()
     assert code == 1
-    assert f"first broken event seq=3 id={target.pk} (content does not match its hash)" in error
+    assert f"first broken event chain=0 seq=3 id={target.pk} (content does not match its hash)" in error
     assert "broken events: 1" in out
-    assert f"  seq=3 id={target.pk}: content does not match its hash" in out
+    assert f"  chain=0 seq=3 id={target.pk}: content does not match its hash" in out
 
 
 def test_a_rehashed_forgery_breaks_the_next_link() -> None:
@@ -138,7 +138,7 @@ def test_a_rehashed_forgery_breaks_the_next_link() -> None:
     )
     code, _, error = verify()
     assert code == 1
-    assert f"first broken event seq=3 id={events[2].pk} (prev_hash does not match" in error
+    assert f"first broken event chain=0 seq=3 id={events[2].pk} (prev_hash does not match" in error
 
 
 def test_a_deleted_event_is_reported_at_the_gap() -> None:
@@ -146,7 +146,7 @@ def test_a_deleted_event_is_reported_at_the_gap() -> None:
     as_superuser_without_triggers("DELETE FROM audit_auditevent WHERE id = %s", [events[3].pk])
     code, _, error = verify()
     assert code == 1
-    assert f"first broken event seq=5 id={events[4].pk} (seq 5 where 4 was expected" in error
+    assert f"first broken event chain=0 seq=5 id={events[4].pk} (seq 5 where 4 was expected" in error
 
 
 def test_manage_py_exit_status_is_one_on_a_broken_chain(capsys) -> None:
@@ -157,7 +157,7 @@ def test_manage_py_exit_status_is_one_on_a_broken_chain(capsys) -> None:
     with pytest.raises(SystemExit) as info:
         ManagementUtility(["manage.py", "verify_audit"]).execute()
     assert info.value.code == 1
-    assert f"first broken event seq=1 id={events[0].pk}" in capsys.readouterr().err
+    assert f"first broken event chain=0 seq=1 id={events[0].pk}" in capsys.readouterr().err
 
 
 def test_verify_audit_warns_when_the_triggers_are_disabled() -> None:

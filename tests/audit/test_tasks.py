@@ -14,7 +14,7 @@ def test_verify_task_runs_in_process_and_reports() -> None:
     with transaction.atomic():
         audit_record(actor=None, action="test.event")
     result = audit_chain_verify_task.delay()  # eager in tests: runs here, now
-    assert result.get() == {"ok": True, "checked": 1, "head_seq": 1}
+    assert result.get() == {"ok": True, "checked": 1, "head_seq": 1, "heads": {"0": 1}}
 
 
 def test_beat_schedules_the_nightly_verification() -> None:
@@ -31,7 +31,7 @@ def test_the_nightly_verification_checks_the_anchor_file_too(settings, tmp_path)
     with transaction.atomic():
         audit_record(actor=None, action="test.event")
     result = audit_chain_verify_task.delay().get()  # no anchor written yet: the file is missing
-    assert result == {"ok": False, "checked": 1, "head_seq": 1, "anchors_checked": 0}
+    assert result == {"ok": False, "checked": 1, "head_seq": 1, "heads": {"0": 1}, "anchors_checked": 0}
     stored = ChainVerification.objects.get()
     assert (stored.ok, stored.first_broken_seq, stored.first_broken_reason) == (
         False,
@@ -40,4 +40,4 @@ def test_the_nightly_verification_checks_the_anchor_file_too(settings, tmp_path)
     )
     audit_anchor_task.delay().get()
     result = audit_chain_verify_task.delay().get()
-    assert result == {"ok": True, "checked": 2, "head_seq": 2, "anchors_checked": 1}
+    assert result == {"ok": True, "checked": 2, "head_seq": 2, "heads": {"0": 2}, "anchors_checked": 1}

@@ -245,42 +245,58 @@ def test_the_audit_trail_export_re_verifies_offline_with_the_key(
     client.force_login(accountant)
     response, body = _download(client, "audit-trail", _today())
     assert response["Content-Disposition"].startswith('attachment; filename="audit-trail_')
-    *lines, last = [json.loads(line) for line in body.decode().splitlines()]
+    parsed = [json.loads(line) for line in body.decode().splitlines()]
+    lines = [line for line in parsed if "anchor" not in line]
+    last = [line for line in parsed if "anchor" in line]
+    assert parsed == lines + last  # the anchors close the file
     assert len(lines) == AuditEvent.objects.count()  # every event of the day, this export's own included
+    chains = sorted({line["chain"] for line in lines})
+    # the global chain (logins, the export's own event) and the casino's (the coup's, the ledger's)
+    casino_chain = awaiting.clean.shoe.table.casino_id
+    assert chains == [0, casino_chain]
     keys = {"seq", "occurred_at", "actor_id", "actor_label", "action", "object_type", "object_id", "before",
-            "after", "key_id", "prev_hash", "hash"}  # fmt: skip
-    prev = GENESIS_HASH
-    for n, line in enumerate(lines, 1):
-        assert set(line) == keys
-        assert (line["seq"], line["prev_hash"], line["key_id"]) == (n, prev, "k2")
-        content = {k: v for k, v in line.items() if k not in ("prev_hash", "hash")}
-        digest = hmac.new(
-            b"the-regulator-shares-this-key-0123456",
-            line["prev_hash"].encode("ascii") + b"\n" + canonical_json(content),
-            hashlib.sha256,
-        ).hexdigest()
-        assert digest == line["hash"], line["seq"]
-        prev = line["hash"]
-    # the last line: the chain's signed head when the export was taken (this export's own event)
-    anchor = last["anchor"]
-    assert set(last) == {"anchor"}
-    assert (anchor["scope"], anchor["seq"], anchor["hash"], anchor["key_id"]) == (
-        "global",
-        lines[-1]["seq"],
-        lines[-1]["hash"],
-        "k2",
-    )
-    signed = {k: anchor[k] for k in ("scope", "seq", "hash", "at", "key_id")}
-    assert (
-        anchor["sig"]
-        == hmac.new(
-            b"the-regulator-shares-this-key-0123456",
-            b"chemin-audit-anchor-v1\n" + canonical_json(signed),
-            hashlib.sha256,
-        ).hexdigest()
-    )
-    assert json.loads(response["X-Audit-Anchor"]) == anchor
-    first = AuditEvent.objects.get(seq=1)
+            "after", "key_id", "chain", "prev_hash", "hash"}  # fmt: skip
+    heads = {}
+    for chain in chains:  # chain by chain, each from its genesis, in seq order
+        prev = GENESIS_HASH
+        of_chain = [line for line in lines if line["chain"] == chain]
+        assert lines.index(of_chain[0]) + len(of_chain) - 1 == lines.index(of_chain[-1])  # one stretch
+        for n, line in enumerate(of_chain, 1):
+            assert set(line) == keys
+            assert (line["seq"], line["prev_hash"], line["key_id"]) == (n, prev, "k2")
+            # what is hashed: the line but its links, and its chain unless it is the global one
+            content = {k: v for k, v in line.items() if k not in ("prev_hash", "hash")}
+            if content["chain"] == 0:
+                del content["chain"]
+            digest = hmac.new(
+                b"the-regulator-shares-this-key-0123456",
+                line["prev_hash"].encode("ascii") + b"\n" + canonical_json(content),
+                hashlib.sha256,
+            ).hexdigest()
+            assert digest == line["hash"], (chain, line["seq"])
+            prev = line["hash"]
+        heads[chain] = of_chain[-1]
+    # the last lines: each chain's signed head when the export was taken, the global one first
+    assert [set(line) for line in last] == [{"anchor"}, {"anchor"}]
+    for line, chain in zip(last, chains, strict=True):
+        anchor = line["anchor"]
+        assert (anchor["scope"], anchor["seq"], anchor["hash"], anchor["key_id"]) == (
+            "global" if chain == 0 else f"casino:{chain}",
+            heads[chain]["seq"],
+            heads[chain]["hash"],
+            "k2",
+        )
+        signed = {k: anchor[k] for k in ("scope", "seq", "hash", "at", "key_id")}
+        assert (
+            anchor["sig"]
+            == hmac.new(
+                b"the-regulator-shares-this-key-0123456",
+                b"chemin-audit-anchor-v1\n" + canonical_json(signed),
+                hashlib.sha256,
+            ).hexdigest()
+        )
+    assert json.loads(response["X-Audit-Anchor"]) == last[0]["anchor"]  # the global chain's
+    first = AuditEvent.objects.get(chain=0, seq=1)
     assert lines[0] == {
         "seq": 1,
         "occurred_at": first.occurred_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
@@ -292,9 +308,11 @@ def test_the_audit_trail_export_re_verifies_offline_with_the_key(
         "before": first.before,
         "after": first.after,
         "key_id": "k2",
+        "chain": 0,
         "prev_hash": GENESIS_HASH,
         "hash": first.hash,
     }
+    lines = [line for line in lines if line["chain"] == 0]  # the export's own event ends the global chain
     day = timezone.localdate().isoformat()
     assert (lines[-1]["action"], lines[-1]["actor_label"], lines[-1]["after"]) == (
         "audit.auditevent.export",

@@ -13,6 +13,7 @@ import pytest
 from django.core.management import call_command
 
 from audit.models import AuditEvent
+from audit.selectors import audit_chain_heads
 from ledger.services import cage_buy_in
 from reports.model import Column, ColumnType, Line, LineKind, Report
 from reports.writers import pdf as pdf_writer
@@ -74,15 +75,37 @@ def test_house_win_goes_to_the_croupier_on_shift_at_that_instant() -> None:
 
 
 # ---------------------------------------------------------------------------- JSON Lines kinds
-def test_audit_trail_ends_with_the_chain_head(history) -> None:
+def test_audit_trail_ends_with_the_chain_head(history, table) -> None:
     today = dt.datetime.now(dt.UTC).date()
     body, result = run("audit-trail", "jsonl", today - dt.timedelta(days=1), today + dt.timedelta(days=1))
-    *events, last = [json.loads(line) for line in body.splitlines()]
-    head = AuditEvent.objects.order_by("-seq").first()
-    assert head is not None
+    lines = [json.loads(line) for line in body.splitlines()]
+    events = [line for line in lines if "anchor" not in line]
+    anchors = [line["anchor"] for line in lines if "anchor" in line]
+    assert lines == events + [{"anchor": a} for a in anchors]  # the anchors close the file
     assert result.rows == len(events) == AuditEvent.objects.count()
-    assert (last["anchor"]["seq"], last["anchor"]["hash"]) == (head.seq, head.hash)
-    assert (events[-1]["seq"], result.chain_head) == (head.seq, head.hash)
+    # every chain's head, the global one first (empty here: its genesis), then the casino's
+    heads = {c: (p.seq, p.hash) for c, p in audit_chain_heads().items()}
+    assert [(a["scope"], a["seq"], a["hash"]) for a in anchors] == [
+        ("global", *heads.get(0, (0, "0" * 64))),
+        (f"casino:{table.casino_id}", *heads[table.casino_id]),
+    ]
+    assert result.chain_head == anchors[0]["hash"]
+    of_casino = [e for e in events if e["chain"] == table.casino_id]
+    assert (of_casino[-1]["seq"], of_casino[-1]["hash"]) == heads[table.casino_id]
+    # a casino's report is its chain, vouched for by its anchor
+    body, result = run(
+        "audit-trail",
+        "jsonl",
+        today - dt.timedelta(days=1),
+        today + dt.timedelta(days=1),
+        casino_id=table.casino_id,
+    )
+    *mine, last = [json.loads(line) for line in body.splitlines()]
+    assert {e["chain"] for e in mine} == {table.casino_id}
+    assert [e["seq"] for e in mine] == list(range(1, heads[table.casino_id][0] + 1))
+    assert (
+        last["anchor"]["scope"] == f"casino:{table.casino_id}" and result.chain_head == last["anchor"]["hash"]
+    )
 
 
 def test_coup_records_end_with_the_chain_head_and_still_validate(history, table, tmp_path) -> None:
@@ -93,8 +116,10 @@ def test_coup_records_end_with_the_chain_head_and_still_validate(history, table,
     *records, last = [json.loads(line) for line in body.splitlines()]
     assert result.rows == len(records) == 3
     assert [r["bank"] for r in records] == [200, 400, 780]
-    head = AuditEvent.objects.order_by("-seq").first()
+    # the anchor of the casino's chain, where the coups' events are
+    head = AuditEvent.objects.filter(chain=table.casino_id).order_by("-seq").first()
     assert head is not None and last["anchor"]["hash"] == head.hash == result.chain_head
+    assert last["anchor"]["scope"] == f"casino:{table.casino_id}"
     path = tmp_path / "coups.jsonl"
     path.write_bytes(body)
     out, err = io.StringIO(), io.StringIO()

@@ -11,9 +11,10 @@ from audit.models import ChainVerification
 from review.models import Alert
 
 
-def broken_verification(*, seq: int, at: dt.datetime | None = None) -> ChainVerification:
+def broken_verification(*, seq: int, at: dt.datetime | None = None, chain: int = 0) -> ChainVerification:
     at = at or timezone.now()
     return ChainVerification.objects.create(
+        chain=chain,
         started_at=at,
         finished_at=at,
         checked=10,

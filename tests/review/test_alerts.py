@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from audit.models import AuditEvent
+from audit.models import AuditEvent, ChainVerification
 from review.models import Alert, AlertKind, AlertScan, AlertSettings
 from review.services import alert_acknowledge, alerts_raise, alerts_raise_if_stale
 from review.tasks import alerts_raise_task
@@ -104,6 +104,25 @@ def test_an_audit_chain_break_from_the_stored_verification(db) -> None:
     broken_verification(seq=9, at=now)  # another break
     _raised(now + dt.timedelta(minutes=2))
     assert kinds() == Counter({K.AUDIT_BREAK: 2})
+
+
+def test_a_break_of_a_casinos_chain_is_that_casinos_alert(table) -> None:
+    now = timezone.now()
+    broken_verification(seq=4, at=now - dt.timedelta(hours=1), chain=table.casino_id)
+    _raised(now)
+    [alert] = Alert.objects.all()
+    assert (alert.kind, alert.subject_key, alert.casino) == (
+        K.AUDIT_BREAK,
+        f"chain:{table.casino_id}:seq:4",
+        table.casino,
+    )
+    assert alert.summary.startswith(f"The audit chain of casino {table.casino_id} is broken at seq 4 (")
+    # a later OK run of that chain: no new alert (the one raised stays until acknowledged)
+    ok = ChainVerification.objects.create(
+        chain=table.casino_id, started_at=now, finished_at=now + dt.timedelta(seconds=1), checked=10,
+        head_seq=10, head_hash="b" * 64, ok=True,
+    )  # fmt: skip
+    assert ok.pk and _raised(now + dt.timedelta(minutes=1)) == []
 
 
 def test_the_beat_task_and_the_stale_check(history) -> None:

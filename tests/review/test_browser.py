@@ -11,7 +11,7 @@ import pytest
 from django.db import connections
 from django.urls import reverse
 
-from audit.models import ChainVerification
+from audit.models import AuditEvent, ChainVerification
 from review.period import Period
 from tables import services
 from tables.models import Coup
@@ -98,7 +98,12 @@ def test_reject_then_approve_with_htmx_and_verify_the_chain(page, live_server) -
     page.goto(f"{base}{reverse('review:dashboard')}")
     assert "never verified" in page.get_by_test_id("audit-verification").inner_text()
     _posted(page, lambda: page.get_by_role("button", name="Verify the chain now").click())
-    verification = ChainVerification.objects.get()
+    # one verification per chain (the global one and the casino's), all OK; the panel shows the latest
+    verifications = list(ChainVerification.objects.order_by("-finished_at", "-pk"))
+    chains = sorted(set(AuditEvent.objects.values_list("chain", flat=True)))
+    assert sorted(v.chain for v in verifications) == chains and len(chains) == 2 and chains[0] == 0
+    assert all(v.ok for v in verifications)
+    verification = verifications[0]
     text = page.get_by_test_id("audit-verification").inner_text()
     assert f"verified up to seq {verification.head_seq} at" in text and "OK" in text
 

@@ -194,6 +194,27 @@ def test_verify_on_demand_stores_and_shows_the_result(
     assert 'data-testid="audit-length">4<' in html  # the stored result is itself audited
 
 
+def test_a_casinos_broken_chain_is_shown_even_when_another_chain_verified_later(
+    client, pit_boss, table
+) -> None:
+    with transaction.atomic():
+        audit_record(actor=None, action="test.event", casino=table.casino)
+        audit_record(actor=None, action="test.event")
+    now = timezone.now()
+    common = {"checked": 1, "head_seq": 1, "head_hash": "a" * 64}
+    ChainVerification.objects.create(
+        chain=table.casino_id, started_at=now, finished_at=now, ok=False, broken_count=1,
+        first_broken_seq=1, first_broken_reason="content does not match its hash", **common,
+    )  # fmt: skip
+    later = now + dt.timedelta(minutes=1)
+    ChainVerification.objects.create(chain=0, started_at=later, finished_at=later, ok=True, **common)
+    client.force_login(pit_boss)
+    html = client.get(reverse("review:dashboard")).content.decode()
+    assert '<strong class="broken">broken at seq 1</strong>' in html
+    assert f"(the chain of casino {table.casino_id})" in html
+    assert 'data-testid="audit-chains">2 chains: one per casino, and the global one' in html
+
+
 @pytest.mark.postgres  # the edit bypasses the append-only triggers the PostgreSQL way
 def test_a_broken_chain_is_shown_where_it_breaks(
     client, pit_boss, django_capture_on_commit_callbacks
@@ -222,7 +243,12 @@ def test_the_nightly_task_stores_its_result_too() -> None:
 
     with transaction.atomic():
         audit_record(actor=None, action="test.event")
-    assert audit_chain_verify_task.delay().get() == {"ok": True, "checked": 1, "head_seq": 1}
+    assert audit_chain_verify_task.delay().get() == {
+        "ok": True,
+        "checked": 1,
+        "head_seq": 1,
+        "heads": {"0": 1},
+    }
     verification = ChainVerification.objects.get()
     assert (verification.requested_by, verification.head_seq, verification.ok) == (None, 1, True)
     last = AuditEvent.objects.order_by("-seq").first()

@@ -23,6 +23,8 @@ from audit.anchors import anchor_append, anchor_make
 from audit.canonical import canonical_json, event_content
 from audit.models import AuditEvent
 from audit.services import audit_record
+from tables.models import Casino
+from tests.factories import CasinoFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
@@ -144,13 +146,13 @@ def test_one_event_rewritten_and_every_later_event_re_hashed_is_caught_at_the_fi
     code, out, error = verify()
     assert code == 1
     reason = "content does not match its hash"
-    assert error == f"audit chain BROKEN: first broken event seq=7 id={made[6].pk} ({reason})"
+    assert error == f"audit chain BROKEN: first broken event chain=0 seq=7 id={made[6].pk} ({reason})"
     assert "broken events: 34" in out  # 7..40: none of the forger's hashes is a valid HMAC
-    assert f"  seq=6 id={made[5].pk}" not in out
+    assert f"  chain=0 seq=6 id={made[5].pk}" not in out
 
     code, out, error = verify(anchors)
     assert code == 1
-    assert error.startswith("audit chain BROKEN: first broken event seq=7 ")
+    assert error.startswith("audit chain BROKEN: first broken event chain=0 seq=7 ")
     assert (
         f"  chain rewritten: anchor line 1 (at {json.loads(anchors.read_text())['at']}) says seq 40 has hash "
         f"{made[39].hash}, the database has hash {chain[39].hash}"
@@ -166,7 +168,7 @@ def test_a_rewrite_passed_off_as_written_before_the_keyed_cut_over_is_caught(pla
         code, out, error = verify()
     assert code == 1
     reason = "plain SHA-256 hash after the cut-over to keyed hashes"
-    assert error == f"audit chain BROKEN: first broken event seq=4 id={made[3].pk} ({reason})"
+    assert error == f"audit chain BROKEN: first broken event chain=0 seq=4 id={made[3].pk} ({reason})"
     assert "broken events: 7" in out
 
 
@@ -179,7 +181,10 @@ def test_the_whole_chain_passed_off_as_plain_is_caught_by_the_cut_over_seq_or_th
     # production: AUDIT_PLAIN_UNTIL_SEQ is the cut-over's seq (0 for a chain keyed from the start)
     code, _, error = verify()
     reason = "plain SHA-256 hash beyond AUDIT_PLAIN_UNTIL_SEQ=0"
-    assert (code, error) == (1, f"audit chain BROKEN: first broken event seq=1 id={made[0].pk} ({reason})")
+    assert (code, error) == (
+        1,
+        f"audit chain BROKEN: first broken event chain=0 seq=1 id={made[0].pk} ({reason})",
+    )
     # development's "any plain prefix": the anchor still tells
     with override_settings(AUDIT_PLAIN_UNTIL_SEQ=None):
         code, out, error = verify(anchors)
@@ -203,7 +208,8 @@ def test_a_rewrite_re_hashed_with_a_wrong_key_is_caught() -> None:
     code, _, error = verify()
     assert (code, error) == (
         1,
-        f"audit chain BROKEN: first broken event seq=3 id={made[2].pk} (content does not match its hash)",
+        f"audit chain BROKEN: first broken event chain=0 seq=3 id={made[2].pk} "
+        "(content does not match its hash)",
     )
 
 
@@ -272,3 +278,134 @@ def test_an_anchor_edited_to_match_a_deleted_tail_has_a_bad_signature(tmp_path) 
     assert code == 1
     assert error == "anchors: anchor line 1: bad signature (altered or forged)"
     assert "anchors checked: 0" in out
+
+
+# ----------------------------------------------------------------- a casino's chain (issue 13 §3)
+
+
+def casino_events(casino: Casino, count: int) -> list[AuditEvent]:
+    with transaction.atomic():
+        return [
+            audit_record(actor=None, action="test.casino", after={"n": n}, casino=casino)
+            for n in range(1, count + 1)
+        ]
+
+
+@pytest.fixture
+def two_casinos() -> tuple[Casino, Casino]:
+    return CasinoFactory(), CasinoFactory()
+
+
+def test_a_casinos_chain_rewritten_and_re_hashed_is_named_and_the_others_stay_ok(two_casinos) -> None:
+    one, two = two_casinos
+    events(3)
+    casino_events(one, 6)
+    made = casino_events(two, 6)
+    # the forger rewrites casino two's seq 3 and re-hashes its chain after it (plain SHA-256)
+    of_two = list(AuditEvent.objects.filter(chain=two.pk).order_by("seq"))
+    prev_hash = of_two[1].hash
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        for event in of_two[2:]:
+            if event.seq == 3:
+                event.after = {"n": 300}
+            event.prev_hash = prev_hash
+            message = prev_hash.encode("ascii") + b"\n" + canonical_json(event_content(event))
+            event.hash = prev_hash = hashlib.sha256(message).hexdigest()
+            cursor.execute(
+                'UPDATE audit_auditevent SET "after" = %s::jsonb, prev_hash = %s, hash = %s WHERE id = %s',
+                [json.dumps(event.after), event.prev_hash, event.hash, event.pk],
+            )
+    code, out, error = verify()
+    assert code == 1
+    assert error == (
+        f"audit chain BROKEN: first broken event chain={two.pk} seq=3 id={made[2].pk} "
+        "(content does not match its hash)"
+    )
+    assert f"chain {two.pk} (casino {two.pk}): broken events: 4" in out
+    assert "global chain: broken" not in out and f"chain {one.pk} (casino {one.pk}): broken" not in out
+    assert verify(chain=one.pk)[0] == 0 and verify(chain=0)[0] == 0
+    assert verify(chain=two.pk)[0] == 1
+
+
+def test_an_event_moved_to_another_chain_is_caught_on_both(two_casinos) -> None:
+    """A casino's event hashes its chain id: moved to another casino's chain (or the global one),
+    with its seq and links made to fit there, it no longer matches its HMAC, and its old chain has
+    a gap."""
+    one, two = two_casinos
+    casino_events(one, 3)
+    moved = casino_events(two, 3)[2]
+    as_superuser_without_triggers(
+        "UPDATE audit_auditevent SET chain = %s, seq = 4, prev_hash = %s WHERE id = %s",
+        [one.pk, AuditEvent.objects.get(chain=one.pk, seq=3).hash, moved.pk],
+    )
+    code, out, error = verify()
+    assert code == 1
+    assert error.startswith(f"audit chain BROKEN: first broken event chain={one.pk} seq=4 id={moved.pk} ")
+    assert f"  chain={one.pk} seq=4 id={moved.pk}: content does not match its hash" in out
+    # moved to the global chain: there its content would lack the chain id
+    as_superuser_without_triggers(
+        "UPDATE audit_auditevent SET chain = 0, seq = 1, prev_hash = %s WHERE id = %s", ["0" * 64, moved.pk]
+    )
+    code, out, _ = verify()
+    assert f"  chain=0 seq=1 id={moved.pk}: content does not match its hash" in out
+
+
+def test_a_plain_event_on_a_casinos_chain_is_a_forgery(two_casinos) -> None:
+    one, _ = two_casinos
+    made = casino_events(one, 2)
+    forged = AuditEvent.objects.get(pk=made[1].pk)
+    forged.key_id = ""
+    message = forged.prev_hash.encode("ascii") + b"\n" + canonical_json(event_content(forged))
+    as_superuser_without_triggers(
+        "UPDATE audit_auditevent SET key_id = '', hash = %s WHERE id = %s",
+        [hashlib.sha256(message).hexdigest(), forged.pk],
+    )
+    with override_settings(AUDIT_PLAIN_UNTIL_SEQ=None):  # even where plain events are welcome
+        code, _, error = verify()
+    assert (code, error) == (
+        1,
+        f"audit chain BROKEN: first broken event chain={one.pk} seq=2 id={forged.pk} "
+        "(plain SHA-256 hash on a casino's chain (all its events are keyed))",
+    )
+
+
+def test_a_casinos_deleted_tail_is_caught_by_its_own_anchor(tmp_path, two_casinos) -> None:
+    one, two = two_casinos
+    events(2)
+    casino_events(one, 4)
+    made = casino_events(two, 9)
+    anchors = tmp_path / "anchors.jsonl"
+    anchor_now(anchors)
+    lines = [json.loads(line) for line in anchors.read_text().splitlines()]
+    assert [(a["scope"], a["seq"]) for a in lines] == [("global", 2), (f"casino:{one.pk}", 4),
+                                                       (f"casino:{two.pk}", 9)]  # fmt: skip
+    assert verify(anchors)[0] == 0
+
+    as_superuser_without_triggers("DELETE FROM audit_auditevent WHERE chain = %s AND seq > %s", [two.pk, 6])
+    code, out, error = verify()
+    assert (code, "audit chain OK (3 chain(s))" in out) == (0, True)  # what remains is valid
+    code, out, error = verify(anchors)
+    assert code == 1
+    assert error == (
+        f"anchors: chain {two.pk} (casino {two.pk}): tail deleted: anchor line 3 (at {lines[2]['at']}) says "
+        f"head seq 9 hash {made[8].hash}, the database's head is seq 6 hash {made[5].hash}: "
+        "events 7..9 are missing"
+    )
+    assert "anchor problems: 1" in out  # the global chain and casino one are fine
+
+
+def test_a_casinos_anchors_removed_from_the_file_are_reported(tmp_path, two_casinos) -> None:
+    one, _ = two_casinos
+    events(2)
+    casino_events(one, 3)
+    anchors = tmp_path / "anchors.jsonl"
+    anchor_now(anchors)
+    # the forger keeps the global chain's line and drops the casino's (then cuts its tail)
+    anchors.write_text(anchors.read_text().splitlines(keepends=True)[0])
+    as_superuser_without_triggers("DELETE FROM audit_auditevent WHERE chain = %s AND seq > 1", [one.pk])
+    code, _, error = verify(anchors)
+    assert code == 1
+    assert error.startswith(
+        f"anchors: chain {one.pk} (casino {one.pk}): no anchor at all, though it held events"
+    )

@@ -1,4 +1,5 @@
-"""``python manage.py audit_anchor --out FILE``: append the signed head of the audit chain to FILE."""
+"""``python manage.py audit_anchor --out FILE``: append the signed head of every audit chain (the
+global one, then each casino's) to FILE, one line each."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from audit.anchors import anchor_append, anchor_make
+from audit.anchors import anchor_append, anchors_make
 
 
 class Command(BaseCommand):
     help = (
-        "Sign the audit chain's current head (seq, hash, time, key id) and append it to FILE as one JSON "
-        "line; '-' writes it to stdout (to pipe to a WORM bucket or log host). Beat does this daily."
+        "Sign every audit chain's current head (scope, seq, hash, time, key id) and append them to FILE, one "
+        "JSON line per chain; '-' writes them to stdout (to pipe to a WORM bucket or log host). "
+        "Beat does this daily."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -27,12 +29,16 @@ class Command(BaseCommand):
         out = options["out"] or settings.AUDIT_ANCHOR_FILE
         if not out:
             raise CommandError("no anchor file: pass --out FILE or set AUDIT_ANCHOR_FILE", returncode=2)
-        anchor = anchor_make()
+        anchors = anchors_make()
         if out == "-":
-            self.stdout.write(anchor.line())
+            for anchor in anchors:
+                self.stdout.write(anchor.line())
             return
         try:
-            anchor_append(anchor, out)
+            anchor_append(anchors, out)
         except OSError as error:
-            raise CommandError(f"could not append the anchor to {out}: {error}", returncode=1) from error
-        self.stdout.write(f"anchored seq={anchor.seq} hash={anchor.hash} at {anchor.at} to {out}")
+            raise CommandError(f"could not append the anchors to {out}: {error}", returncode=1) from error
+        for anchor in anchors:
+            self.stdout.write(
+                f"anchored {anchor.scope} seq={anchor.seq} hash={anchor.hash} at {anchor.at} to {out}"
+            )

@@ -1,7 +1,9 @@
-"""``python manage.py verify_audit [--full] [--anchors FILE]``: recheck the audit chain (by default
-what was appended since the last successful verification, whose head must still be there unchanged;
-``--full``: every event from the first), and its head against the signed anchors kept outside the
-database; exit 1 if anything is wrong. Read-only: it writes nothing, not even its result (the
+"""``python manage.py verify_audit [--full] [--chain ID] [--anchors FILE]``: recheck every audit
+chain (the global one, 0, and each casino's; ``--chain ID`` only that one), by default what was
+appended to each since its last successful verification, whose head must still be there unchanged
+(``--full``: every event from the first), and each chain's head against its signed anchors kept
+outside the database; exit 1 if anything is wrong, naming the chain and seq of the first break.
+Read-only: it writes nothing, not even its result (the
 nightly task and the dashboard's "verify now" store theirs, and those are the points it starts from)."""
 
 from __future__ import annotations
@@ -15,16 +17,23 @@ from django.db import connection
 from audit.anchors import anchors_verify
 from audit.db_triggers import triggers_present
 from audit.models import AuditEvent
-from audit.selectors import audit_chain_verify, audit_chain_vouched
+from audit.selectors import audit_chain_verify, audit_chain_vouched, audit_chains
 
 
 class Command(BaseCommand):
     help = (
-        "Walk the audit chain in seq order, recompute every (keyed) hash and link, report the first break; "
-        "with --anchors FILE, also check the chain against the signed heads in FILE."
+        "Walk every audit chain in seq order, recompute every (keyed) hash and link, report the first break "
+        "(chain and seq); with --anchors FILE, also check each chain against its signed heads in FILE."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--chain",
+            type=int,
+            default=None,
+            metavar="ID",
+            help="verify only this chain (0: the global one, else a casino's id)",
+        )
         parser.add_argument("--anchors", metavar="FILE", help="the anchor file written by audit_anchor")
         parser.add_argument(
             "--full",
@@ -40,39 +49,17 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        vouched = None if options["full"] else audit_chain_vouched()
-        report = audit_chain_verify(after=vouched)
-        if vouched is None:
-            self.stdout.write(f"events checked: {report.checked} (the whole chain)")
-        else:
-            self.stdout.write(
-                f"events checked: {report.checked} (from seq {report.from_seq}; seq {vouched.seq} and "
-                "before were verified earlier, its hash confirmed; --full walks everything)"
-            )
-        self.stdout.write(f"chain head: seq={report.head_seq} hash={report.head_hash}")
-        if report.plain:
-            self.stdout.write(f"plain SHA-256 events (before the keyed cut-over): {report.plain}, "
-                              f"the last seq={report.last_plain_seq}")  # fmt: skip
-        if report.keys_used:
-            used = ", ".join(f"{kid}={count}" for kid, count in sorted(report.keys_used.items()))
-            self.stdout.write(f"keyed events by key id: {used}")
+        only = options["chain"]
+        chains = [only] if only is not None else audit_chains() or [0]
+        failures: list[str] = []
+        for chain in chains:
+            failures.extend(self._chain(chain, full=options["full"]))
         table = AuditEvent._meta.db_table
         if not triggers_present(connection, table):
             # Not a chain break, but the table is no longer protected against edits: say so loudly.
             self.stderr.write(f"WARNING: append-only triggers are missing or disabled on {table}")
-
-        failures: list[str] = []
-        if not report.ok:
-            first = report.first_broken
-            assert first is not None
-            self.stdout.write(f"broken events: {len(report.broken)}")
-            for broken in report.broken:
-                self.stdout.write(f"  seq={broken.seq} id={broken.id}: {broken.reason}")
-            failures.append(
-                f"audit chain BROKEN: first broken event seq={first.seq} id={first.id} ({first.reason})"
-            )
-        else:
-            self.stdout.write(self.style.SUCCESS("audit chain OK"))
+        if not failures:
+            self.stdout.write(self.style.SUCCESS(f"audit chain OK ({len(chains)} chain(s))"))
 
         if options["anchors"]:
             hours = options["max_age_hours"]
@@ -86,9 +73,43 @@ class Command(BaseCommand):
                 self.stdout.write(self.style.SUCCESS("anchors OK"))
             else:
                 self.stdout.write(f"anchor problems: {len(anchors.problems)}")
-                for problem in anchors.problems:
+                problems = [p for p in anchors.problems if only is None or p.chain in (None, only)]
+                for problem in problems:
                     self.stdout.write(f"  {problem.reason}")
-                failures.append(f"anchors: {anchors.problems[0].reason}")
+                if problems:
+                    failures.append(f"anchors: {problems[0].reason}")
 
         if failures:
             raise CommandError("; ".join(failures), returncode=1)
+
+    def _chain(self, chain: int, *, full: bool) -> list[str]:
+        """Verify one chain, print what was found, and return its failure (empty when OK)."""
+        name = "global chain" if chain == 0 else f"chain {chain} (casino {chain})"
+        vouched = None if full else audit_chain_vouched(chain=chain)
+        report = audit_chain_verify(chain=chain, after=vouched)
+        if vouched is None:
+            self.stdout.write(f"{name}: events checked: {report.checked} (the whole chain)")
+        else:
+            self.stdout.write(
+                f"{name}: events checked: {report.checked} (from seq {report.from_seq}; "
+                f"seq {vouched.seq} and before were verified earlier, its hash confirmed; "
+                "--full walks everything)"
+            )
+        self.stdout.write(f"{name}: chain head: seq={report.head_seq} hash={report.head_hash}")
+        if report.plain:
+            self.stdout.write(f"{name}: plain SHA-256 events (before the keyed cut-over): {report.plain}, "
+                              f"the last seq={report.last_plain_seq}")  # fmt: skip
+        if report.keys_used:
+            used = ", ".join(f"{kid}={count}" for kid, count in sorted(report.keys_used.items()))
+            self.stdout.write(f"{name}: keyed events by key id: {used}")
+        if report.ok:
+            return []
+        first = report.first_broken
+        assert first is not None
+        self.stdout.write(f"{name}: broken events: {len(report.broken)}")
+        for broken in report.broken:
+            self.stdout.write(f"  chain={chain} seq={broken.seq} id={broken.id}: {broken.reason}")
+        return [
+            f"audit chain BROKEN: first broken event chain={chain} seq={first.seq} id={first.id} "
+            f"({first.reason})"
+        ]

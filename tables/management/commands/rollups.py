@@ -30,7 +30,12 @@ class Command(BaseCommand):
             outcome = rollups_refresh()
             self.stdout.write(
                 f"refreshed: {outcome.table_days} table-days from {outcome.events} events "
-                f"(audit seq {outcome.from_seq} → {outcome.to_seq})"
+                "(audit "
+                + ", ".join(
+                    f"chain {chain} seq {outcome.marks_from.get(chain, 0)} → {seq}"
+                    for chain, seq in sorted(outcome.marks_to.items())
+                )
+                + ")"
             )
         if options["check"]:
             differences = rollups_check()
