@@ -25,6 +25,12 @@ and of the rest of the machine, the cores busy, and the ceiling ``cores / CPU pe
 N = 1's steps/s: the most N tables can gain over one, whatever else shares the machine. gunicorn
 keeps its database connections (``CONN_MAX_AGE=60``, as production does).
 
+``--rate R`` paces the clients: together they offer R steps per second (each table one step every
+N / R seconds, as croupiers record steps at their own pace rather than back to back), and the
+latency is then the latency at that load; without it (the default) every client sends its next
+step as soon as the last is answered, which measures the most the server can do, and a latency
+that is mostly the queue of N waiting clients (about N / steps-per-second).
+
 A client that is refused sends the same request again (same Idempotency-Key), up to five times,
 as a tablet would; a shoe near its end is closed and a new one started (not counted as steps).
 """
@@ -206,6 +212,8 @@ class Client:
         self.bank = 300
         self.recording = False
         self.done = 0  # successful POSTs, warm-up included
+        self.interval = 0.0  # --rate: seconds between two of this table's steps (0: no pause)
+        self.next_at = 0.0
 
     def _send(self, path: str, body: dict[str, Any], key: str) -> tuple[int, Any]:
         payload = json.dumps(body)
@@ -230,7 +238,17 @@ class Client:
             parsed = data[:200].decode(errors="replace")
         return response.status, parsed
 
+    def pace(self) -> None:
+        """Wait for this table's next slot (``--rate``); a client behind its schedule goes at once."""
+        if self.interval:
+            now = time.monotonic()
+            if self.next_at > now:
+                time.sleep(self.next_at - now)
+            self.next_at = max(self.next_at, now) + self.interval
+
     def post(self, path: str, body: dict[str, Any], *, count: bool = True) -> Any:
+        if count:
+            self.pace()
         key = uuid.uuid4().hex
         for _ in range(5):  # a refused request is sent again with the same key, as a tablet would
             start = time.perf_counter()
@@ -288,11 +306,16 @@ class Client:
             self.conn.close()
 
 
-def run_phase(clients: list[Client], seconds: float, log: Path, meter: CpuMeter) -> dict[str, Any]:
-    """N clients (one per table) for ``seconds``; the figures of that window."""
+def run_phase(
+    clients: list[Client], seconds: float, log: Path, meter: CpuMeter, rate: float = 0.0
+) -> dict[str, Any]:
+    """N clients (one per table) for ``seconds`` (together offering ``rate`` steps/s, 0: flat out);
+    the figures of that window."""
     tallies = [Tally() for _ in clients]
     for client, tally in zip(clients, tallies, strict=True):
         client.tally, client.done = tally, 0
+        client.interval = len(clients) / rate if rate else 0.0
+        client.next_at = time.monotonic()
     stop = threading.Event()
     threads = [threading.Thread(target=c.play, args=(stop,), daemon=True) for c in clients]
     for thread in threads:
@@ -386,6 +409,9 @@ def main() -> None:
     parser.add_argument(
         "--casinos", type=int, default=1, help="casinos the tables are spread over (each its own audit chain)"
     )
+    parser.add_argument(
+        "--rate", type=float, default=0.0, help="steps/s the N tables offer together (default 0: flat out)"
+    )
     args = parser.parse_args()
     ns = [int(n) for n in args.tables.split(",")]
 
@@ -401,7 +427,8 @@ def main() -> None:
     server = start_gunicorn(port, args.workers, args.threads, log)
     print(
         f"gunicorn: {args.workers} sync workers x {args.threads} thread(s) on {HOST}:{port}; "
-        f"{os.cpu_count()} CPUs; {args.seconds:.0f} s per N; server log {log}\n"
+        f"{os.cpu_count()} CPUs; {args.seconds:.0f} s per N; "
+        f"{f'paced: {args.rate:g} steps/s offered' if args.rate else 'flat out'}; server log {log}\n"
     )
     print(
         f"{'N':>3} {'steps/s':>8} {'x N=1':>6} {'p50 ms':>7} {'p99 ms':>7} {'steps':>6}"
@@ -413,7 +440,7 @@ def main() -> None:
     results = []
     try:
         for n in ns:
-            figures = run_phase(clients[:n], args.seconds, log, meter)
+            figures = run_phase(clients[:n], args.seconds, log, meter, args.rate)
             results.append(figures)
             base = base or figures["per_second"]
             errors = ", ".join(f"{k}: {v}" for k, v in sorted(figures["errors"].items())) or "0"
