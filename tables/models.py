@@ -773,6 +773,17 @@ class Coup(models.Model):
                 "A coup is settled after it was created.",
             ),
         ]
+        indexes = [
+            # "the latest coup" of a session or a bank turn, and "coups since" an instant: newest
+            # first without reading a session's whole history (docs/scaling.md)
+            models.Index(fields=["created_at", "id"], name="coup_created_idx"),
+            # the few coups not settled (in play, flagged, awaiting a pit boss) among a million
+            models.Index(
+                fields=["state", "shoe"],
+                condition=Q(state__in=["open", "awaiting_correction", "awaiting_approval"]),
+                name="coup_unsettled_idx",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.shoe} coup {self.number}"

@@ -62,19 +62,25 @@ def live_pit(*, tables: list[OpenTable], now: dt.datetime) -> LivePit:
     ):
         on_shift.setdefault(table_id, []).append(username)
     coups = dict(
-        Coup.objects.filter(shoe__session__in=sessions, created_at__gte=now - LIVE_COUPS_WINDOW)
+        Coup.objects.filter(
+            shoe__session__in=sessions, created_at__gte=now - LIVE_COUPS_WINDOW, created_at__lte=now
+        )
         .values("shoe__table_id")
         .annotate(n=Count("pk"))
         .order_by()
         .values_list("shoe__table_id", "n")
     )
-    last_steps = dict(
-        CoupStep.objects.filter(coup__shoe__session__in=sessions)
-        .values("coup__shoe__table_id")
+    # the last step at a table is one of its latest coup's: read those coups' steps only, not a
+    # session's whole history (a session open for months holds a million steps)
+    latest = {t.now.last_coup.pk: t.table.pk for t in tables if t.now.last_coup is not None}
+    last_steps = {
+        latest[coup_id]: last
+        for coup_id, last in CoupStep.objects.filter(coup_id__in=list(latest))
+        .values("coup_id")
         .annotate(last=Max("created_at"))
         .order_by()
-        .values_list("coup__shoe__table_id", "last")
-    )
+        .values_list("coup_id", "last")
+    }
     alerts_by_table = dict(
         open_alerts()
         .filter(table__in=ids)
