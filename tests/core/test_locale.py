@@ -4,6 +4,8 @@ pages of every persona translated with no English navigation left, and the API s
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.conf import settings
 from django.urls import reverse
@@ -186,6 +188,22 @@ def test_the_exports(client, accountant, lang) -> None:
         assert text in html, text
     for english in EXPORTS_PAGE_ENGLISH:
         assert english not in html, english
+    no_english_nav(html, lang)
+
+
+@pytest.mark.parametrize(("lang", "title"), [("fr", ">Graphiques</h1>"), ("ru", ">Графики</h1>")])
+def test_the_charts_are_drawn_with_decimal_points_in_every_language(
+    client, accountant, awaiting, lang, title  # noqa: F811
+) -> None:
+    """French and Russian write 12,5 for 12.5: an SVG coordinate written so is no number, and the
+    bars are drawn nowhere (templates/review/_bar_chart.html turns localization off)."""
+    html = _page(client, accountant, reverse("review:charts"), lang)
+    assert title in html
+    coordinates = re.findall(r'<(?:rect|line) ([^>]*)>', html)
+    assert len(coordinates) > 24  # a day's bars, an hour's bars, their grid lines
+    for attributes in coordinates:
+        for name, value in re.findall(r'\b(x|y|x1|x2|y1|y2|width|height)="([^"]*)"', attributes):
+            assert re.fullmatch(r"-?\d+(\.\d+)?", value), f"{name}={value!r}"
     no_english_nav(html, lang)
 
 
