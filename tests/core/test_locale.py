@@ -191,6 +191,23 @@ def test_the_exports(client, accountant, lang) -> None:
     no_english_nav(html, lang)
 
 
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("fr", [">Séances</h2>", ">Coups joués</h2>", "de jeu</span>", "0 h 00</span>", "<td>Place 1</td>"]),
+        ("ru", [">Сессии</h2>", ">Сыгранные коупы</h2>", "в игре</span>", "0 ч 00 мин</span>", "<td>Место 1</td>"]),
+    ],
+)
+def test_the_player_page(client, accountant, awaiting, lang, expected) -> None:  # noqa: F811
+    """The figures' words and the seat are the screen's (the selector gives numbers)."""
+    banker = awaiting.flagged.banker
+    html = _page(client, accountant, reverse("review:player", args=[banker.pk]), lang)
+    for text in expected:
+        assert text in html, text
+    assert "<td>seat 1</td>" not in html and " min</span> played" not in html
+    no_english_nav(html, lang)
+
+
 @pytest.mark.parametrize(("lang", "title"), [("fr", ">Graphiques</h1>"), ("ru", ">Графики</h1>")])
 def test_the_charts_are_drawn_with_decimal_points_in_every_language(
     client, accountant, awaiting, lang, title  # noqa: F811
