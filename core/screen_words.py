@@ -112,4 +112,8 @@ SCREEN_WORDS: tuple[str, ...] = (
     gettext_noop("Every event, with all it takes to re-verify the hash chain offline. JSON Lines."),
     gettext_noop("Coup records"),
     gettext_noop("One coup record per revealed coup, for manage.py validate_coups. JSON Lines."),
+    # the reports generated in the background (reports/kinds.py KINDS: the form, the history)
+    gettext_noop("Levy (percentage tax)"),
+    gettext_noop("Hourly fees and card money"),
+    gettext_noop("House win"),
 )

@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from reports.kinds import KINDS, ReportRequest
@@ -24,7 +25,8 @@ PRESET_CHOICES = [
 
 
 def _kinds() -> list[tuple[str, str]]:
-    return [(slug, info.title) for slug, info in KINDS.items()]
+    # called when the form renders, in the screen's language (the titles are in core.screen_words)
+    return [(slug, gettext(info.title)) for slug, info in KINDS.items()]
 
 
 def _formats() -> list[tuple[str, str]]:

@@ -104,6 +104,15 @@ class ReportRun(models.Model):
         return self.status in ACTIVE
 
     @property
+    def title(self) -> str:
+        """The report's English title (reports.kinds.KINDS), for a screen to translate; the slug
+        of a kind no longer offered."""
+        from reports.kinds import KINDS  # kinds reaches the builders and tables: not at import time
+
+        info = KINDS.get(self.kind)
+        return info.title if info else self.kind
+
+    @property
     def filename(self) -> str:
         """The name a download is saved under."""
         scope = (f"_casino-{self.casino_id}" if self.casino_id else "") + (

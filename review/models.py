@@ -11,11 +11,14 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class AlertKind(models.TextChoices):
-    FLAGGED_COUP = "flagged_coup", _("flagged coup")
-    SHOE_ALARM = "shoe_alarm", _("shoe alarm")
+    # a context: the dashboard's tiles count the same words with a plural ("3 flagged coups"), and
+    # one msgid cannot be both singular-only and plural (xgettext merges them, the label is lost)
+    FLAGGED_COUP = "flagged_coup", pgettext_lazy("alert kind", "flagged coup")
+    SHOE_ALARM = "shoe_alarm", pgettext_lazy("alert kind", "shoe alarm")
     UNFINISHED_COUP = "unfinished_coup", _("coup unfinished too long")
     AUDIT_BREAK = "audit_break", _("audit chain break")
     BIG_WIN = "big_win", _("win above the threshold")

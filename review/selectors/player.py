@@ -29,6 +29,7 @@ class PlayerSession:
     joined_at: dt.datetime
     left_at: dt.datetime | None
     played: dt.timedelta
+    seat_number: int | None = None  # None: a spectator (the screen says it in its language)
 
 
 @dataclass(frozen=True)
@@ -54,10 +55,14 @@ class PlayerPage:
     banks_held: int  # coups he was the banker of
     coups: Page  # of PlayedCoup, newest first
 
+    # the time played in parts, for a screen to put in its own words ("1 h 05 min", "1 ч 05 мин")
     @property
-    def time_played_display(self) -> str:
-        minutes = int(self.time_played.total_seconds() // 60)
-        return f"{minutes // 60} h {minutes % 60:02d} min"
+    def time_played_hours(self) -> int:
+        return int(self.time_played.total_seconds() // 3600)
+
+    @property
+    def time_played_minutes(self) -> str:
+        return f"{int(self.time_played.total_seconds() // 60) % 60:02d}"
 
     @property
     def average_bet_display(self) -> str:
@@ -83,6 +88,7 @@ def player_sessions(*, player: Player, now: dt.datetime) -> list[PlayerSession]:
                 seat.joined_at,
                 seat.left_at,
                 (seat.left_at or now) - seat.joined_at,
+                seat.number,
             )
         )
     for spec in Spectator.objects.filter(player=player).select_related("session__table"):

@@ -2,17 +2,21 @@
 
 The pages are not listed by hand: every URL pattern of the URL conf is walked (django.urls
 resolvers), its parameters filled with ids of a demo-like floor (laid out as ``load_demo`` does,
-then a coup played, one flagged and restored, one in its betting), and each persona GETs it. A
+then a coup played, one flagged and restored, one in its betting, the alerts raised and one
+acknowledged, a report generated and one waiting), and each persona GETs it. A
 pattern answering a page (200, HTML) is opened in Chromium at 390x844 and at 1024x768, and the
 page itself must not
 scroll sideways (``document.documentElement.scrollWidth <= window.innerWidth``; a wide table scrolls
-inside its own box). On the croupier's pages every control is at least 44 px high.
+inside its own box). An htmx fragment answered to a plain GET (the dashboard's live part, a report
+run's row) has no <head>: it is checked with the site's stylesheets added, as it is shown in the page
+that polls it. On the croupier's pages every control is at least 44 px high.
 
 A pattern no persona could open fails the test, unless it is POST-only (405 to every persona
 logged in: an action, not a page), redirects a persona to a page (checked as itself: /cage/ with
-one casino, an htmx fragment's URL opened without htmx) or is listed in ``EXCLUDED`` with its
-reason: so a page added later is covered the day it is merged, or the test says which id it needs
-(``id_sources``) or why it should be excluded.
+one casino, an htmx fragment's URL opened without htmx), answers a file to download (an
+attachment: a report run's file) or is listed in ``EXCLUDED`` with its reason: so a page added
+later is covered the day it is merged, or the test says which id it needs (``id_sources``) or why it
+should be excluded.
 
 The phone's pages are shown in Russian (the longest words), the tablet's in English. Screenshots
 of every page go to var/screenshots/ (gitignored): ``persona-WxH-lang-page.png``.
@@ -31,8 +35,15 @@ import pytest
 from django.apps import apps
 from django.conf import settings
 from django.db import connections
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.templatetags.static import static
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils import timezone
 
+from reports.kinds import ReportRequest
+from reports.models import ReportRun
+from reports.services import report_run_execute, report_run_schedule
+from review.models import Alert
+from review.services import alert_acknowledge, alerts_raise
 from tables import services
 from tables.models import Coup, Player, Table
 from tests.browser.test_croupier_flow import CHROMIUM_ARGS, PASSWORD
@@ -91,6 +102,8 @@ WIDTH_JS = """() => {
             + `(${Math.round(e.getBoundingClientRect().right)}px)`);
     return [document.documentElement.scrollWidth, w, out.slice(-4)];
 }"""
+#: the stylesheets a fragment is shown under in its page (templates/base.html, review/base.html)
+FRAGMENT_STYLES = ("css/app.css", "css/review.css")
 PARAM = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
 
 
@@ -130,6 +143,9 @@ def id_sources(data: dict[str, Any]) -> dict[str, list[Any]]:
         "table_id": list(Table.objects.order_by("pk").values_list("pk", flat=True)),
         "casino_id": [data["casino"].pk],
         "player_id": [data["player"].pk],
+        "players/pk": [data["player"].pk],
+        # a finished run (its row, its file) and one waiting for a worker (its row polls)
+        "run_id": [data["report"].pk, data["waiting_report"].pk],
         "coup_id": coups,
         "coups/pk": coups,
         "kind": ["coups"],
@@ -177,7 +193,9 @@ def floor(transactional_db) -> dict[str, Any]:
     """As load_demo lays it out: one casino, a table of each built-in profile, the staff, the
     croupier on shift at every table. Then at the casino table a clean coup and a flagged one
     restored (awaiting the pit boss), at the home table a coup in its betting with every seat
-    taken, the classic table open between coups, the club table closed."""
+    taken, the classic table open between coups, the club table closed. The floor's scan raises
+    its alerts (the flagged coup, the croupier's error rate), the pit boss acknowledges one; a levy
+    report is generated (written, its file kept) and a coup-record report waits for a worker."""
     casino = CasinoFactory(name="Casino de Démonstration")
     tables = {
         slug: TableFactory(casino=casino, name=f"{slug.title()} table", profile=builtin_profile(slug),
@@ -196,8 +214,38 @@ def floor(transactional_db) -> dict[str, Any]:
     services.coup_start(actor=croupier, session=betting.session, amount=500)
     open_floor(croupier, tables["classic"])
     assert Coup.objects.get(pk=flagged.pk).state == Coup.State.AWAITING_APPROVAL
-    player = Player.objects.order_by("pk").first()
-    return {"casino": casino, "clean": clean, "flagged": flagged, "player": player}
+    player = Player.objects.filter(house=False).order_by("pk").first()
+
+    now = timezone.now()
+    alerts_raise(now=now)
+    alerts = list(Alert.objects.order_by("pk"))
+    assert len(alerts) >= 2, alerts  # one stays open (the live list), one goes to the history table
+    alert_acknowledge(
+        actor=users["pitboss"],
+        alert=alerts[-1],
+        note="Replayed with the croupier; the bank was paid right, nothing owed",
+        now=now,
+    )
+
+    today = timezone.localdate()
+    report = report_run_schedule(
+        request=ReportRequest(kind="levy", fmt="csv", start=today, end=today, casino_id=casino.pk),
+        enqueue=False,
+    )
+    report_run_execute(run_id=report.pk)
+    report.refresh_from_db()
+    assert report.status == ReportRun.Status.FINISHED, report.error
+    waiting = report_run_schedule(
+        request=ReportRequest(kind="coup-records", fmt="jsonl", start=today, end=today), enqueue=False
+    )
+    return {
+        "casino": casino,
+        "clean": clean,
+        "flagged": flagged,
+        "player": player,
+        "report": report,
+        "waiting_report": waiting,
+    }
 
 
 @pytest.fixture
@@ -237,6 +285,7 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
         overflows: list[str] = []
         small_controls: list[str] = []
         visited: dict[str, set[str]] = {}  # persona → pages seen
+        downloads: set[str] = set()  # URLs answering a file (an attachment), not a page
         for persona, roles in PERSONAS.items():
             state = None
             for size, (width, height, lang) in SIZES.items():
@@ -253,9 +302,16 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
                         if roles:  # anonymous: the log-in redirect says nothing of the page
                             pattern.statuses.setdefault(url, set()).add(answer.status)
                         if answer.status != 200 or "text/html" not in answer.headers.get("content-type", ""):
+                            if answer.status == 200 and "attachment" in answer.headers.get(
+                                "content-disposition", ""
+                            ):
+                                downloads.add(url)
                             continue
                         page.goto(base + url)
                         page.wait_for_load_state("load")
+                        if "<html" not in answer.text()[:500].lower():  # an htmx fragment
+                            for css in FRAGMENT_STYLES:
+                                page.add_style_tag(url=base + static(css))
                         visited.setdefault(persona, set()).add(url)
                         scroll_width, inner_width, sticking_out = page.evaluate(WIDTH_JS)
                         if scroll_width > inner_width:
@@ -280,7 +336,7 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
     seen = set().union(*visited.values())
     uncovered = []
     for pattern in patterns:
-        if any(url in seen for url in pattern.urls):
+        if any(url in seen or url in downloads for url in pattern.urls):
             continue
         statuses = set().union(*pattern.statuses.values())
         if statuses == {405}:
@@ -298,4 +354,17 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
     # the pages every persona must have seen, whatever else is added later
     casino = floor["casino"].pk
     assert {"/", "/table/", "/review/", "/review/queue/", f"/cage/{casino}/"} <= seen
+    # the pages merged with the alerts, charts, player page and report runs, with their ids
+    report = floor["report"].pk
+    assert {
+        reverse("review:dashboard_live"),
+        reverse("review:alerts"),
+        reverse("review:charts"),
+        reverse("review:player", args=[floor["player"].pk]),
+        reverse("review:exports"),
+        reverse("review:report_run", args=[report]),
+        reverse("review:report_run", args=[floor["waiting_report"].pk]),
+    } <= visited["pitboss"]
+    assert {reverse("review:exports"), reverse("review:report_run", args=[report])} <= visited["accountant"]
+    assert reverse("review:report_run_file", args=[report]) in downloads
     assert "/accounts/login/" in visited["anonymous"]

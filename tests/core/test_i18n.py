@@ -19,6 +19,7 @@ from django.conf import settings
 
 from core.screen_words import DISPLAYED_CHOICES, SCREEN_WORDS
 from reports.exports import EXPORTS
+from reports.kinds import KINDS
 from tables.rules.profiles import BUILTIN
 
 ROOT = Path(settings.BASE_DIR)
@@ -123,3 +124,4 @@ def test_every_choice_label_shown_on_a_screen_is_in_the_screen_words() -> None:
         assert not missing, f"{model}.{field}: add {missing} to core/screen_words.py"
     assert {p.name for p in BUILTIN.values()} <= words
     assert {e.title for e in EXPORTS.values()} | {e.description for e in EXPORTS.values()} <= words
+    assert {k.title for k in KINDS.values()} <= words  # the reports page's form and its history

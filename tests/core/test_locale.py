@@ -4,6 +4,8 @@ pages of every persona translated with no English navigation left, and the API s
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.conf import settings
 from django.urls import reverse
@@ -136,17 +138,90 @@ def test_the_dashboard(client, accountant, awaiting, lang, expected) -> None:  #
     no_english_nav(html, lang)
 
 
+#: the reports page (issue "runs"): the Generate form (its report kinds and periods), the history
+#: of runs, then the older immediate exports below
+EXPORTS_PAGE = {
+    "fr": [
+        ">Rapports comptables</h1>",
+        ">Générer un rapport</h2>",
+        ">Cagnotte (prélèvement au pourcentage)</option>",
+        ">Produit brut des jeux</option>",
+        ">Depuis le début du mois</option>",
+        ">Générer</button>",
+        ">Rapports générés</h2>",
+        "Aucun rapport généré pour l'instant.",
+        ">Téléchargements immédiats</h2>",
+        ">Rapport de cagnotte</h3>",
+        "Télécharger CSV",
+    ],
+    "ru": [
+        ">Бухгалтерские отчёты</h1>",
+        ">Сформировать отчёт</h2>",
+        ">Сбор (процентный налог)</option>",
+        ">Выигрыш казино</option>",
+        ">С начала месяца</option>",
+        ">Сформировать</button>",
+        ">Сформированные отчёты</h2>",
+        "Сформированных отчётов пока нет.",
+        ">Мгновенные выгрузки</h2>",
+        ">Отчёт о сборе</h3>",
+        "Скачать CSV",
+    ],
+}
+#: the page's English headings and report titles, none of which may be left on a translated page
+EXPORTS_PAGE_ENGLISH = [
+    ">Accounting reports<",
+    ">Generate a report<",
+    ">Levy (percentage tax)<",
+    ">House win<",
+    ">Generate<",
+    ">Reports generated<",
+    ">Immediate downloads<",
+    ">Percentage-tax report<",
+]
+
+
+@pytest.mark.parametrize("lang", ["fr", "ru"])
+def test_the_exports(client, accountant, lang) -> None:
+    html = _page(client, accountant, reverse("review:exports"), lang)
+    for text in EXPORTS_PAGE[lang]:
+        assert text in html, text
+    for english in EXPORTS_PAGE_ENGLISH:
+        assert english not in html, english
+    no_english_nav(html, lang)
+
+
 @pytest.mark.parametrize(
     ("lang", "expected"),
     [
-        ("fr", ["Exports comptables", "Rapport de cagnotte", "Télécharger CSV"]),
-        ("ru", ["Бухгалтерские выгрузки", "Отчёт о сборе", "Скачать CSV"]),
+        ("fr", [">Séances</h2>", ">Coups joués</h2>", "de jeu</span>", "0 h 00</span>", "<td>Place 1<"]),
+        ("ru", [">Сессии</h2>", ">Сыгранные коупы</h2>", "в игре<", "0 ч 00 мин</span>", "<td>Место 1<"]),
     ],
 )
-def test_the_exports(client, accountant, lang, expected) -> None:
-    html = _page(client, accountant, reverse("review:exports"), lang)
+def test_the_player_page(client, accountant, awaiting, lang, expected) -> None:  # noqa: F811
+    """The figures' words and the seat are the screen's (the selector gives numbers)."""
+    banker = awaiting.flagged.banker
+    html = _page(client, accountant, reverse("review:player", args=[banker.pk]), lang)
     for text in expected:
         assert text in html, text
+    assert "<td>seat 1</td>" not in html and " min</span> played" not in html
+    no_english_nav(html, lang)
+
+
+@pytest.mark.parametrize(("lang", "title"), [("fr", ">Graphiques</h1>"), ("ru", ">Графики</h1>")])
+def test_the_charts_are_drawn_with_decimal_points_in_every_language(
+    client, accountant, awaiting, lang, title  # noqa: F811
+) -> None:
+    """French and Russian write 12,5 for 12.5: an SVG coordinate written so is no number, and the
+    bars are drawn nowhere (templates/review/_bar_chart.html turns localization off)."""
+    html = _page(client, accountant, reverse("review:charts"), lang)
+    assert title in html
+    coordinates = re.findall(r'<(?:rect|line) ([^>]*)>', html)
+    assert len(coordinates) > 24  # a day's bars, an hour's bars, their grid lines
+    for attributes in coordinates:
+        for name, value in re.findall(r'\b(x|y|x1|x2|y1|y2|width|height)="([^"]*)"', attributes):
+            assert re.fullmatch(r"-?\d+(\.\d+)?", value), f"{name}={value!r}"
+    no_english_nav(html, lang)
 
 
 @pytest.mark.parametrize(
