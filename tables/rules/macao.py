@@ -1,0 +1,634 @@
+# The comments quote the Russian source word for word, hence the Cyrillic letters.
+# ruff: noqa: RUF002, RUF003
+"""Macao: a banking relative of chemin de fer, as a game type of its own (docs/games/macao.md).
+
+The source (seed 004, "МАКАО", quoted in Russian below) is short: two full decks, every player
+including the banker gets one private card, the banker deals extra cards to whoever asks, tens and
+court cards count nothing and may be thrown aside for a new card, the aim is 9, the banker wins
+ties, a 9 is paid three minimum stakes, an 8 two, anything else one, then the bank passes left.
+Where the text leaves a choice or reads two ways, the choice is a field of :class:`MacaoSettings`
+and its comment cites the passage.
+
+Layout of this module (the same style as the chemin de fer engine: frozen dataclasses, no Django):
+
+- :class:`MacaoSettings` -- the house settings;
+- :class:`MacaoRecord` -- what the croupier enters: the unit (the minimum stake agreed before the
+  game), the banker, the punters from the banker's left, the deal and each seat's actions;
+- the live machine: :func:`start`, :func:`apply`, :func:`next_moves`, :func:`record_of`,
+  :func:`outcome_of`;
+- the offline judge: :func:`judge`, which checks a record on its own (it does not replay the
+  machine) and settles it;
+- exact odds: :func:`exact_odds` (enumerated, Fractions) and :func:`simulate` (Monte Carlo).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from functools import cache
+from typing import Literal
+
+from tables.rules.cards import ALL_CARDS, POINTS, RANKS
+
+GAME = "macao"
+
+Count = Literal["bust", "modulo"]
+Collect = Literal["scale", "one"]
+MoveKind = Literal["deal", "draw", "discard", "stand"]
+ActionKind = Literal["draw", "discard"]
+Winner = Literal["punter", "banker"]
+
+
+
+class MacaoError(ValueError):
+    """A move or a record the rules refuse; ``str(error)`` is the reason, for the croupier."""
+
+
+# ---------------------------------------------------------------------------------------------
+# House settings
+
+
+@dataclass(frozen=True, slots=True)
+class MacaoSettings:
+    """How a house deals Macao. The defaults are the product's reading of the source."""
+
+    #: "Играется в две полные колоды из 52 карт." -- two full decks
+    decks: int = 2
+    #: The source never says what happens past 9. "Выигрывает тот, у кого окажется девятка или
+    #: составится девять очков из двух карт" reads as a plain sum ("nine points made of two
+    #: cards"), so by default a hand over 9 is over ("bust": it loses to any hand, and the banker
+    #: wins a tie of two bust hands). "modulo" counts the last digit as in baccarat, which the same
+    #: source calls Macao's close relative ("Она имеет много сходства с Макао").
+    count: Count = "bust"
+    #: Cards kept in a hand, the first included. "девять очков из двух карт" -> two by default (one
+    #: extra card); "Банкомёт досдаёт карты каждому желающему игроку" sets no limit, so a house may
+    #: allow more (3 is the alternative the docs price).
+    max_cards: int = 2
+    #: "Фигуры и десятки не считаются, играющие вправе сбрасывать их в сторону и требовать новую
+    #: карту" -- a player may throw a zero card aside and take a new one; the replacement does not
+    #: use up a place in the hand. A house may forbid it (the zero then stays and takes a place).
+    discard_zeros: bool = True
+    #: "Игроки платят банкомёту в аналогичном же случае" -- players pay the banker "in the same
+    #: way". Read by default as the mirror of the punters' scale: a winning banker collects three
+    #: units with a 9, two with an 8, one otherwise ("scale"). The other reading is that a losing
+    #: punter pays his one stake ("one"); the example ("с остальных получает сам") names no amount.
+    banker_collects: Collect = "scale"
+    #: "Банкомёт досдаёт карты каждому желающему игроку" after dealing "каждому игроку, не исключая
+    #: себя" -- the banker is a player too, so by default he may draw for himself after the punters.
+    banker_draws: bool = True
+
+    def __post_init__(self) -> None:
+        if self.decks < 1:
+            raise ValueError("Macao is dealt from at least one deck")
+        if not 1 <= self.max_cards <= 9:
+            raise ValueError("a Macao hand keeps 1 to 9 cards")
+        if self.count not in ("bust", "modulo"):
+            raise ValueError(f"unknown count {self.count!r}")
+        if self.banker_collects not in ("scale", "one"):
+            raise ValueError(f"unknown banker_collects {self.banker_collects!r}")
+
+
+DEFAULT = MacaoSettings()
+
+#: each alternative to a default, one at a time, as the docs price them
+ALTERNATIVES: dict[str, MacaoSettings] = {
+    "count=modulo": MacaoSettings(count="modulo"),
+    "max_cards=3": MacaoSettings(max_cards=3),
+    "discard_zeros=False": MacaoSettings(discard_zeros=False),
+    "banker_collects=one": MacaoSettings(banker_collects="one"),
+    "banker_draws=False": MacaoSettings(banker_draws=False),
+}
+
+
+def points(cards: Iterable[str], settings: MacaoSettings) -> int | None:
+    """A hand's points: the sum (ace 1, tens and court cards 0), or its last digit under
+    ``count="modulo"``. None: over 9 under ``count="bust"``."""
+    total = sum(POINTS[c] for c in cards)
+    if settings.count == "modulo":
+        return total % 10
+    return total if total <= 9 else None
+
+
+def units_for(hand_points: int | None) -> int:
+    """Minimum stakes a win is worth: "Набрав девять очков, игрок выигрывает три минимальные
+    ставки, восемь очков -- две минимальные ставки, семь очков и ниже -- одну минимальную ставку"."""
+    if hand_points == 9:
+        return 3
+    if hand_points == 8:
+        return 2
+    return 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The record and the verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One request of a seat during its turn: ``draw`` takes ``card`` into the hand; ``discard``
+    throws the hand's first zero card aside and takes ``card`` in its place."""
+
+    kind: ActionKind
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class MacaoRecord:
+    """A coup as the croupier enters it.
+
+    ``punters`` run from the banker's left, in the order they are dealt and act; ``deal`` is one
+    card per punter in that order and then the banker's; ``turns`` has one tuple of actions per
+    seat in the same order (the banker's last); the end of a tuple is the seat standing.
+    """
+
+    unit: int
+    banker: str
+    punters: tuple[str, ...]
+    deal: tuple[str, ...]
+    turns: tuple[tuple[Action, ...], ...]
+    game: str = GAME
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return (*self.punters, self.banker)
+
+    def cards_in_order(self) -> tuple[str, ...]:
+        """Every card as it left the shoe: the deal, then each seat's actions in turn."""
+        return self.deal + tuple(a.card for turn in self.turns for a in turn)
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """``payer`` hands ``amount`` chips to ``payee``."""
+
+    payer: str
+    payee: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class PunterResult:
+    punter: str
+    points: int | None
+    banker_points: int | None
+    winner: Winner
+    units: int
+
+
+@dataclass(frozen=True, slots=True)
+class MacaoSettlement:
+    """Integer chip transfers; ``net`` sums to zero."""
+
+    transfers: tuple[Transfer, ...]
+    net: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class MacaoVerdict:
+    """The judge's answer. With violations there is no outcome and no settlement: the coup is
+    referred to the pit boss, as in chemin de fer."""
+
+    violations: tuple[str, ...]
+    results: tuple[PunterResult, ...] = ()
+    settlement: MacaoSettlement | None = None
+    next_banker: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return not self.violations
+
+
+def next_banker(banker: str, punters: Sequence[str]) -> str:
+    """"Далее банк передаётся игроку, сидящему слева от банкомёта": the first punter."""
+    return punters[0] if punters else banker
+
+
+#: "младшая карта": the two is the lowest, the ace the highest, as in the card-drawing for seats
+_DRAW_ORDER = "23456789TJQKA"
+
+
+def first_banker(drawn: Mapping[str, str]) -> str | None:
+    """"Сдачу начинает вытянувший самую младшую карту": who drew the lowest rank deals first.
+    None when the lowest rank is shared (they draw again)."""
+    if not drawn:
+        return None
+    rank = {name: _DRAW_ORDER.index(card[0]) for name, card in drawn.items()}
+    low = min(rank.values())
+    lowest = [name for name, r in rank.items() if r == low]
+    return lowest[0] if len(lowest) == 1 else None
+
+
+def settle_hands(
+    unit: int,
+    banker: str,
+    punters: Sequence[str],
+    hands: Sequence[Sequence[str]],
+    settings: MacaoSettings,
+) -> tuple[tuple[PunterResult, ...], MacaoSettlement]:
+    """Each punter against the banker ("Банкомёт выплачивает выигрыш только тем игрокам, у
+    которых карты выше по очкам, чем его собственные"; "Карты банкомёта, равные по очкам картам
+    понтеров имеют преимущество"). ``hands`` is in seat order, the banker's last."""
+    bank = points(hands[-1], settings)
+    bank_rank = -1 if bank is None else bank
+    results: list[PunterResult] = []
+    transfers: list[Transfer] = []
+    net: dict[str, int] = {banker: 0}
+    for name, hand in zip(punters, hands[:-1], strict=True):
+        mine = points(hand, settings)
+        if (-1 if mine is None else mine) > bank_rank:
+            units = units_for(mine)
+            results.append(PunterResult(name, mine, bank, "punter", units))
+            transfers.append(Transfer(banker, name, units * unit))
+            net[name] = net.get(name, 0) + units * unit
+            net[banker] -= units * unit
+        else:
+            units = units_for(bank) if settings.banker_collects == "scale" else 1
+            results.append(PunterResult(name, mine, bank, "banker", units))
+            transfers.append(Transfer(name, banker, units * unit))
+            net[name] = net.get(name, 0) - units * unit
+            net[banker] += units * unit
+    return tuple(results), MacaoSettlement(tuple(transfers), net)
+
+
+# ---------------------------------------------------------------------------------------------
+# The live machine
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A croupier's entry: ``deal`` / ``draw`` / ``discard`` carry the card that left the shoe."""
+
+    kind: MoveKind
+    card: str | None = None
+
+
+STAND = Move("stand")
+
+
+@dataclass(frozen=True, slots=True)
+class MacaoState:
+    settings: MacaoSettings
+    unit: int
+    banker: str
+    punters: tuple[str, ...]
+    #: cards held per seat (punters from the banker's left, then the banker)
+    hands: tuple[tuple[str, ...], ...]
+    #: zero cards thrown aside, per seat
+    discards: tuple[tuple[str, ...], ...]
+    deal: tuple[str, ...] = ()
+    turns: tuple[tuple[Action, ...], ...] = ()
+    #: the seat to act (index into the seats); == number of seats when the coup is over
+    turn: int = 0
+    seen: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return (*self.punters, self.banker)
+
+    @property
+    def phase(self) -> Literal["deal", "play", "done"]:
+        if len(self.deal) < len(self.seats):
+            return "deal"
+        return "play" if self.turn < len(self.seats) else "done"
+
+    def available(self, card: str) -> bool:
+        return self.seen.get(card, 0) < self.settings.decks
+
+
+def start(settings: MacaoSettings, *, unit: int, banker: str, punters: Sequence[str]) -> MacaoState:
+    """A coup before its first card. Refuses a table the rules cannot deal."""
+    names = (*punters, banker)
+    if unit < 1:
+        raise MacaoError("The minimum stake is a positive number of chips.")
+    if not punters:
+        raise MacaoError("Macao needs at least one punter besides the banker.")
+    if len(set(names)) != len(names) or any(not n for n in names):
+        raise MacaoError("Every seat needs its own non-empty name.")
+    if len(names) > 52 * settings.decks:
+        raise MacaoError(f"{len(names)} players cannot each get a card from {settings.decks} decks.")
+    empty: tuple[tuple[str, ...], ...] = tuple(() for _ in names)
+    return MacaoState(settings, unit, banker, tuple(punters), empty, empty)
+
+
+def _may_draw(hand: tuple[str, ...], settings: MacaoSettings) -> bool:
+    return len(hand) < settings.max_cards and points(hand, settings) is not None
+
+
+def _zero_in(hand: tuple[str, ...]) -> int | None:
+    return next((i for i, c in enumerate(hand) if POINTS[c] == 0), None)
+
+
+def _may_act(state: MacaoState) -> bool:
+    """Whether the seat to act may ask for cards at all (the banker may be barred by the house)."""
+    return state.turn < len(state.punters) or state.settings.banker_draws
+
+
+def refusal(state: MacaoState, move: Move) -> str | None:
+    """Why ``move`` is illegal in ``state`` (None: it is legal)."""
+    phase = state.phase
+    if phase == "done":
+        return "The coup is over."
+    if move.kind == "stand":
+        return None if phase == "play" else "Every player gets his first card before anyone stands."
+    card = move.card
+    if card is None or card not in POINTS:
+        return f"{card!r} is not a card."
+    if not state.available(card):
+        return f"{card} has already been seen {state.settings.decks} times; the decks hold no more."
+    if move.kind == "deal":
+        return None if phase == "deal" else "The deal is over: cards now go out on request."
+    if phase == "deal":
+        return "Every player gets his first card before anyone asks for another."
+    who = state.seats[state.turn]
+    if not _may_act(state):
+        return f"The banker ({who}) does not draw under this house's settings."
+    hand = state.hands[state.turn]
+    if move.kind == "draw":
+        if points(hand, state.settings) is None:
+            return f"{who} is over 9 and can take no more cards."
+        if len(hand) >= state.settings.max_cards:
+            return f"{who} already holds {state.settings.max_cards} cards, the most this house allows."
+        return None
+    if move.kind == "discard":
+        if not state.settings.discard_zeros:
+            return "This house does not let a player throw a ten or a court card aside."
+        if _zero_in(hand) is None:
+            return f"{who} holds no ten or court card to throw aside."
+        return None
+    return f"Unknown move {move.kind!r}."
+
+
+def apply(state: MacaoState, move: Move) -> MacaoState:
+    """The state after ``move``; raises :class:`MacaoError` with the reason if it is illegal."""
+    reason = refusal(state, move)
+    if reason is not None:
+        raise MacaoError(reason)
+    if move.kind == "stand":
+        nxt = state.turn + 1
+        turns = (*state.turns, ()) if len(state.turns) <= state.turn else state.turns
+        return replace(state, turns=turns, turn=nxt)
+    card = move.card
+    assert card is not None  # refusal() checked it
+    seen = dict(state.seen)
+    seen[card] = seen.get(card, 0) + 1
+    if move.kind == "deal":
+        i = len(state.deal)
+        hands = tuple((card,) if j == i else h for j, h in enumerate(state.hands))
+        return replace(state, deal=(*state.deal, card), hands=hands, seen=seen)
+    i = state.turn
+    hand = state.hands[i]
+    discards = state.discards
+    if move.kind == "discard":
+        z = _zero_in(hand)
+        assert z is not None
+        discards = tuple((*d, hand[z]) if j == i else d for j, d in enumerate(discards))
+        hand = hand[:z] + hand[z + 1 :]
+    hand = (*hand, card)
+    hands = tuple(hand if j == i else h for j, h in enumerate(state.hands))
+    action = Action("draw" if move.kind == "draw" else "discard", card)
+    # a seat's tuple of actions is opened by its first request (or by standing at once)
+    old = state.turns
+    turns = (*old, (action,)) if len(old) <= i else (*old[:i], (*old[i], action))
+    return replace(state, hands=hands, discards=discards, turns=turns, seen=seen)
+
+
+def next_moves(state: MacaoState) -> tuple[Move, ...]:
+    """Every legal move; empty only when the coup is over. In play, standing is always legal."""
+    phase = state.phase
+    if phase == "done":
+        return ()
+    free = [c for c in ALL_CARDS if state.available(c)]
+    if phase == "deal":
+        return tuple(Move("deal", c) for c in free)
+    moves: list[Move] = [STAND]
+    for kind in ("draw", "discard"):
+        probe = Move(kind, free[0]) if free else None
+        if probe is not None and refusal(state, probe) is None:
+            moves += [Move(kind, c) for c in free]
+    return tuple(moves)
+
+
+def record_of(state: MacaoState) -> MacaoRecord:
+    """The croupier's record of the coup so far (complete once the state is done)."""
+    turns = state.turns + tuple(() for _ in range(len(state.seats) - len(state.turns)))
+    return MacaoRecord(state.unit, state.banker, state.punters, state.deal, turns)
+
+
+def outcome_of(state: MacaoState) -> tuple[tuple[PunterResult, ...], MacaoSettlement]:
+    """The results and settlement of a finished coup."""
+    if state.phase != "done":
+        raise MacaoError("The coup is not over yet.")
+    return settle_hands(state.unit, state.banker, state.punters, state.hands, state.settings)
+
+
+# ---------------------------------------------------------------------------------------------
+# The offline judge: checks a record on its own terms (no replay of the machine above)
+
+
+def judge(record: MacaoRecord, settings: MacaoSettings = DEFAULT) -> MacaoVerdict:
+    """Check ``record`` against the rules and settle it.
+
+    Violations (each a sentence): a malformed table, a card that is no card, a card seen more often
+    than the decks hold, a deal of the wrong length, a turn missing, a draw past the house's limit
+    or after going over 9, a discard without a zero card or where the house forbids it, a banker
+    drawing where the house forbids it.
+    """
+    v: list[str] = []
+    seats = record.seats
+    if record.game != GAME:
+        v.append(f"The record is of {record.game!r}, not {GAME!r}.")
+    if record.unit < 1:
+        v.append("The minimum stake is a positive number of chips.")
+    if not record.punters:
+        v.append("Macao needs at least one punter besides the banker.")
+    if len(set(seats)) != len(seats) or any(not n for n in seats):
+        v.append("Every seat needs its own non-empty name.")
+    bad = [c for c in record.cards_in_order() if c not in POINTS]
+    if bad:
+        v.append(f"Not cards: {', '.join(map(repr, bad))}.")
+        return MacaoVerdict(tuple(v))
+    counts = Counter(record.cards_in_order())
+    for card in ALL_CARDS:
+        if counts[card] > settings.decks:
+            v.append(f"{card} seen {counts[card]} times; {settings.decks} decks hold {settings.decks}.")
+    if len(record.deal) != len(seats):
+        v.append(f"The deal has {len(record.deal)} cards for {len(seats)} players (one each).")
+    if len(record.turns) != len(seats):
+        v.append(f"The record has {len(record.turns)} turns for {len(seats)} players (one each).")
+    if v:
+        return MacaoVerdict(tuple(v))
+    hands: list[list[str]] = []
+    for i, (name, first, turn) in enumerate(zip(seats, record.deal, record.turns, strict=True)):
+        hand = [first]
+        if turn and i == len(seats) - 1 and not settings.banker_draws:
+            v.append(f"The banker ({name}) drew, which this house does not allow.")
+        for k, act in enumerate(turn, start=1):
+            where = f"{name}, request {k}"
+            if act.kind == "discard":
+                zeros = [c for c in hand if POINTS[c] == 0]
+                if not settings.discard_zeros:
+                    v.append(f"{where}: this house does not let a player throw a ten or court card aside.")
+                elif not zeros:
+                    v.append(f"{where}: threw a card aside without holding a ten or court card.")
+                else:
+                    hand.remove(zeros[0])
+            elif act.kind == "draw":
+                total = sum(POINTS[c] for c in hand)
+                if settings.count == "bust" and total > 9:
+                    v.append(f"{where}: drew after going over 9.")
+                elif len(hand) >= settings.max_cards:
+                    v.append(f"{where}: drew a card past the {settings.max_cards} this house allows.")
+            else:
+                v.append(f"{where}: unknown request {act.kind!r}.")
+            hand.append(act.card)
+        hands.append(hand)
+    if v:
+        return MacaoVerdict(tuple(v))
+    results, settlement = settle_hands(record.unit, record.banker, record.punters, hands, settings)
+    return MacaoVerdict((), results, settlement, next_banker(record.banker, record.punters))
+
+
+# ---------------------------------------------------------------------------------------------
+# Odds: one punter against the banker, a fresh shoe, both playing the reference strategy
+
+
+@dataclass(frozen=True, slots=True)
+class Strategy:
+    """The play the odds assume (the source prescribes none): a seat asks for cards while its
+    points are below ``stand_on`` -- throwing a zero aside first where the house allows it,
+    since that costs no place in the hand -- and stands otherwise. The banker cannot see the
+    punter's private card, so he too plays by his own points only."""
+
+    punter_stands_on: int = 5
+    banker_stands_on: int = 5
+
+
+REFERENCE = Strategy()
+
+
+@dataclass(frozen=True, slots=True)
+class MacaoOdds:
+    """Per coup of one punter against the banker, in minimum stakes."""
+
+    banker_edge: Fraction  # the banker's expected gain per minimum stake staked
+    punter_wins: Fraction  # probability the punter's points beat the banker's
+
+
+def _fresh(decks: int) -> tuple[int, ...]:
+    return (16 * decks, *([4 * decks] * 9))
+
+
+def _wants(total: int, kept: int, zeros: int, s: MacaoSettings, stand_on: int) -> str:
+    """The reference play for a hand: 'discard', 'draw' or 'stand'."""
+    pts = total % 10 if s.count == "modulo" else (total if total <= 9 else None)
+    if pts is None or pts >= stand_on:
+        return "stand"
+    if s.discard_zeros and zeros:
+        return "discard"
+    return "draw" if kept < s.max_cards else "stand"
+
+
+def exact_odds(settings: MacaoSettings = DEFAULT, decks: int | None = None,
+               strategy: Strategy = REFERENCE) -> MacaoOdds:
+    """The banker's exact edge: every order of card values from a fresh shoe of ``decks`` decks
+    (default: the house's), weighted by its probability without replacement, no sampling."""
+    s = settings if decks is None else replace(settings, decks=decks)
+
+    def pts(total: int) -> int | None:
+        return total % 10 if s.count == "modulo" else (total if total <= 9 else None)
+
+    def gain(p_total: int, b_total: int) -> tuple[Fraction, Fraction]:
+        p, b = pts(p_total), pts(b_total)
+        if (-1 if p is None else p) > (-1 if b is None else b):
+            return Fraction(-units_for(p)), Fraction(1)
+        return Fraction(units_for(b) if s.banker_collects == "scale" else 1), Fraction(0)
+
+    @cache
+    def go(shoe: tuple[int, ...], phase: int, p: tuple[int, int, int], b: tuple[int, int, int],
+           ) -> tuple[Fraction, Fraction]:
+        # phase 0: deal the punter, 1: deal the banker, 2: punter's turn, 3: banker's turn, 4: settle
+        if phase == 4:
+            return gain(p[0], b[0])
+        if phase in (2, 3):
+            me, stand_on = (p, strategy.punter_stands_on) if phase == 2 else (b, strategy.banker_stands_on)
+            if phase == 3 and not s.banker_draws:
+                return go(shoe, 4, p, b)
+            want = _wants(*me, s, stand_on)
+            if want == "stand" or sum(shoe) == 0:
+                return go(shoe, phase + 1, p, b)
+        else:
+            want = "deal"
+        n = sum(shoe)
+        ev, win = Fraction(0), Fraction(0)
+        for value, count in enumerate(shoe):
+            if not count:
+                continue
+            rest = (*shoe[:value], count - 1, *shoe[value + 1 :])
+            total, kept, zeros = (0, 0, 0) if want == "deal" else (p if phase == 2 else b)
+            if want == "discard":
+                kept, zeros = kept - 1, zeros - 1
+            hand = (total + value, kept + 1, zeros + (value == 0))
+            if phase == 0:
+                e, w = go(rest, 1, hand, b)
+            elif phase == 1:
+                e, w = go(rest, 2, p, hand)
+            elif phase == 2:
+                e, w = go(rest, 2, hand, b)
+            else:
+                e, w = go(rest, 3, p, hand)
+            ev += count * e
+            win += count * w
+        return ev / n, win / n
+
+    edge, wins = go(_fresh(s.decks), 0, (0, 0, 0), (0, 0, 0))
+    return MacaoOdds(edge, wins)
+
+
+def _shuffled(shoe: list[str], rng: random.Random, head: int = 24) -> Iterator[str]:
+    """The shoe in a random order, drawn lazily: a coup rarely needs more than ``head`` cards, and
+    sampling those is far cheaper than shuffling all of them."""
+    first = rng.sample(shoe, min(head, len(shoe)))
+    yield from first
+    rest = Counter(shoe)
+    rest.subtract(first)
+    extra = list(rest.elements())
+    rng.shuffle(extra)
+    yield from extra
+
+
+def simulate(settings: MacaoSettings, coups: int, rng: random.Random, decks: int | None = None,
+             strategy: Strategy = REFERENCE) -> tuple[float, float]:
+    """Monte Carlo of :func:`exact_odds`: the banker's mean gain per coup (in minimum stakes)
+    and its standard error, each coup from a freshly shuffled shoe. Plays through the live
+    machine's scoring (:func:`settle_hands`), not the enumeration's."""
+    s = settings if decks is None else replace(settings, decks=decks)
+    shoe = [r + "S" for r in RANKS] * (4 * s.decks)  # suits do not matter to the odds
+    total = total_sq = 0.0
+    for _ in range(coups):
+        cards = _shuffled(shoe, rng)
+        hands = [[next(cards)], [next(cards)]]
+        dealt = 2
+        for i, stand_on in ((0, strategy.punter_stands_on), (1, strategy.banker_stands_on)):
+            if i == 1 and not s.banker_draws:
+                break
+            hand = hands[i]
+            while dealt < len(shoe):
+                t = sum(POINTS[c] for c in hand)
+                zeros = sum(1 for c in hand if POINTS[c] == 0)
+                want = _wants(t, len(hand), zeros, s, stand_on)
+                if want == "stand":
+                    break
+                if want == "discard":
+                    hand.remove(next(c for c in hand if POINTS[c] == 0))
+                hand.append(next(cards))
+                dealt += 1
+        _, settled = settle_hands(1, "B", ["P"], hands, s)
+        g = float(settled.net["B"])
+        total += g
+        total_sq += g * g
+    mean = total / coups
+    var = max(total_sq / coups - mean * mean, 0.0)
+    return mean, (var / coups) ** 0.5
