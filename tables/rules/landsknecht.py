@@ -68,6 +68,7 @@ __all__ = [
     "judge",
     "monte_carlo",
     "next_moves",
+    "next_table",
     "record_from_dict",
     "record_to_dict",
     "refusal",
@@ -628,6 +629,37 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:
         deciding_card=deciding,
         bank_passes=bank_passes,
         fund_after=table.fund + settlement.nets().get(FUND, 0),
+    )
+
+
+def next_table(record: Record, verdict: Verdict) -> Table | None:
+    """The table of the next coup: who banks, how his stake opens, what the fund holds.
+
+    A banker who lost or took the money passes the bank to the punter on his left ("передаёт колоду
+    для сдачи следующему игроку"), who opens after a take with the sum just taken off the table
+    (the stake plus what covered it); a banker who stays opens ``AGAIN`` with that pot; after a
+    stand-off or a void coup the same banker stakes afresh. None while the coup is undecided or
+    the winning banker has not decided.
+    """
+    table = record.table
+    if verdict.bank_passes is None:
+        return None
+    pot = record.stake + verdict.at_risk
+    if not verdict.bank_passes:
+        if verdict.outcome is Outcome.BANKER:
+            return replace(table, opening=Opening.AGAIN, previous=pot, fund=verdict.fund_after)
+        return replace(table, fund=verdict.fund_after)
+    if not table.punters:  # alone at the table (he played the fund): he banks again
+        banker, punters = table.banker, table.punters
+    else:
+        banker, punters = table.punters[0], (*table.punters[1:], table.banker)
+    took = verdict.outcome is Outcome.BANKER
+    return Table(
+        banker=banker,
+        punters=punters,
+        fund=verdict.fund_after,
+        opening=Opening.AFTER_TAKE if took else Opening.NEW_BANK,
+        previous=pot if took else 0,
     )
 
 

@@ -41,6 +41,7 @@ from tables.rules.landsknecht import (
     judge,
     monte_carlo,
     next_moves,
+    next_table,
     record_from_dict,
     record_to_dict,
     refusal,
@@ -224,6 +225,32 @@ def test_a_doublet_is_a_standoff_under_that_setting() -> None:
     assert (verdict.outcome, verdict.violations, verdict.settlement.transfers) == (Outcome.STANDOFF, (), ())
 
 
+@pytest.mark.parametrize(
+    ("cards", "decision", "expected"),
+    [
+        # lost: the bank passes left, a new bank
+        (("QH", "JS", "JC"), None, Table("bob", ("cid", "dan", "ann"), fund=540)),
+        # took 100 stake + 100 covered (60 bob, 40 the fund): the next banker opens after a take of 200
+        (
+            ("QH", "JS", "QC"),
+            Decision.TAKE,
+            Table("bob", ("cid", "dan", "ann"), fund=460, opening=Opening.AFTER_TAKE, previous=200),
+        ),
+        # stays: the same banker, the pot of 200 on the table
+        (
+            ("QH", "JS", "QC"),
+            Decision.AGAIN,
+            Table("ann", TABLE.punters, fund=460, opening=Opening.AGAIN, previous=200),
+        ),
+        (("QH", "JS", "5D"), None, None),
+        (("QH", "JS", "QC"), None, None),
+    ],
+)
+def test_next_table(cards: tuple[str, ...], decision: Decision | None, expected: Table | None) -> None:
+    record = Record(TABLE, 100, (Cover("bob", 60),), cards, decision)
+    assert next_table(record, judge(record)) == expected
+
+
 def test_fund_payins() -> None:
     assert fund_payins(["ann", "bob"], DEFAULT).nets() == {"ann": -10, FUND: 20, "bob": -10}
     assert fund_payins(["ann"], HouseSettings(fund_due=0)).transfers == ()
@@ -331,6 +358,10 @@ def test_machine_and_judge_agree(house: HouseSettings, table: Table, data: st.Da
     assert max(counts.values(), default=0) <= house.decks
     if state.outcome in (Outcome.BANKER, Outcome.PUNTERS):
         assert abs(nets.get("ann", 0)) == verdict.at_risk > 0
+    after = next_table(record, verdict)
+    if state.outcome is not Outcome.UNDECIDED:
+        assert after is not None
+        start(after, house)  # the next coup can always begin
     # the record survives JSON
     assert record_from_dict(json.loads(json.dumps(record_to_dict(record)))) == record
 
