@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
 from math import sqrt
@@ -281,7 +281,7 @@ def _rank(card: str) -> str:
     return card[0]
 
 
-def _table_refusal(table: Table) -> str | None:
+def _table_refusal(table: Table, settings: HouseSettings) -> str | None:
     names = [table.banker, *table.punters]
     if any(not n for n in names):
         return "every player needs a name"
@@ -295,6 +295,10 @@ def _table_refusal(table: Table) -> str | None:
         return "a new bank has no previous sum"
     if table.opening is not Opening.NEW_BANK and table.previous < 1:
         return f"an opening {table.opening} needs the previous sum (positive chips)"
+    if table.opening is not Opening.NEW_BANK and table.previous < settings.min_stake:
+        # a pot or a take is at least one stake; below the minimum the history is wrong (and a
+        # whole-pot stake could never be put)
+        return f"the previous sum ({table.previous}) is below the minimum stake of {settings.min_stake}"
     return None
 
 
@@ -398,19 +402,24 @@ class State:
     cards: tuple[str, ...] = ()
     outcome: Outcome = Outcome.UNDECIDED
     decision: Decision | None = None
-    seen: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def covered(self) -> int:
         return sum(c.amount for c in self.covers)
 
+    @property
+    def seen(self) -> Counter[str]:
+        """How often each card has been turned (derived, so the state stays hashable)."""
+        return Counter(self.cards)
+
 
 def start(table: Table, settings: HouseSettings | None = None) -> State:
     """A coup about to begin at ``table``. Raises :class:`IllegalMove` for an impossible table."""
-    reason = _table_refusal(table)
+    house = settings or HouseSettings()
+    reason = _table_refusal(table, house)
     if reason:
         raise IllegalMove(reason)
-    return State(settings=settings or HouseSettings(), table=table)
+    return State(settings=house, table=table)
 
 
 def refusal(state: State, move: Move) -> str | None:
@@ -441,7 +450,7 @@ def refusal(state: State, move: Move) -> str | None:
             return f"no card is turned now (now: {phase})"
         if move.card not in POINTS:
             return f"bad card {move.card!r}"
-        if state.seen.get(move.card, 0) >= state.settings.decks:
+        if state.seen[move.card] >= state.settings.decks:
             return f"{move.card}: the {state.settings.decks}-deck shoe holds no more of it"
         return None
     if phase is not Phase.DECIDE:
@@ -464,10 +473,8 @@ def apply(state: State, move: Move) -> State:
             return replace(state, phase=Phase.OVER, outcome=Outcome.VOID)
         return replace(state, phase=Phase.DEAL, fund_cover=fund)
     if isinstance(move, Deal):
-        seen = dict(state.seen)
-        seen[move.card] = seen.get(move.card, 0) + 1
         cards = (*state.cards, move.card)
-        after = replace(state, cards=cards, seen=seen)
+        after = replace(state, cards=cards)
         outcome = _decided(cards, state.settings)
         if outcome is Outcome.BANKER:
             return replace(after, phase=Phase.DECIDE, outcome=outcome)
@@ -524,7 +531,8 @@ def next_moves(state: State) -> tuple[Move, ...]:
         return tuple(moves)
     if phase is Phase.DEAL:
         decks = state.settings.decks
-        return tuple(Deal(c) for c in ALL_CARDS if state.seen.get(c, 0) < decks)
+        seen = state.seen
+        return tuple(Deal(c) for c in ALL_CARDS if seen[c] < decks)
     if phase is Phase.DECIDE:
         return (Decide(Decision.TAKE), Decide(Decision.AGAIN))
     return ()
@@ -545,12 +553,13 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:
 
     The outcome is what the cards say even when the record breaks a rule (a bad card code is
     skipped): the pit boss sees both, as for chemin de fer. Covers by non-punters are settled as
-    played (the money was on the table); the fund answers only for the rest of the stake.
+    played (the money was on the table), except the banker's own, which puts nothing at risk; the
+    fund answers only for the rest of the stake.
     """
     s = settings or HouseSettings()
     table = record.table
     out: list[Violation] = []
-    reason = _table_refusal(table)
+    reason = _table_refusal(table, s)
     if reason:
         out.append(Violation(Code.BAD_TABLE, reason))
     found = _stake_refusal(table, record.stake, s)
@@ -568,7 +577,8 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:
             out.append(
                 Violation(Code.COVER_NOT_POSITIVE, f"{c.punter}'s cover of {c.amount} is not positive")
             )
-        covered += max(c.amount, 0)
+        if c.punter != table.banker:  # a banker's "cover" of his own stake puts nothing at risk
+            covered += max(c.amount, 0)
     if covered > record.stake:
         out.append(
             Violation(Code.COVERS_EXCEED_STAKE, f"covers of {covered} exceed the stake of {record.stake}")
@@ -610,7 +620,8 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:
     if outcome is not Outcome.BANKER and record.decision is not None:
         out.append(Violation(Code.DECISION_WITHOUT_WIN, f"only a winning banker decides ({outcome})"))
 
-    settlement = _settle(outcome, table.banker, (c for c in record.covers if c.amount > 0), fund_cover)
+    played = (c for c in record.covers if c.amount > 0 and c.punter != table.banker)
+    settlement = _settle(outcome, table.banker, played, fund_cover)
     bank_passes: bool | None
     if outcome is Outcome.BANKER:
         bank_passes = None if record.decision is None else record.decision is Decision.TAKE

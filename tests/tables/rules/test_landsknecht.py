@@ -169,6 +169,13 @@ def test_without_the_fund_backing_the_rest_stays_out_of_play() -> None:
         (Opening.AGAIN, 200, HouseSettings(again_stake=AgainStake.WHOLE_POT), 50, [Code.STAKE_NOT_ALLOWED]),
         (Opening.AGAIN, 200, HouseSettings(again_stake=AgainStake.WHOLE_POT), 200, []),
         (Opening.AGAIN, 0, DEFAULT, 50, [Code.BAD_TABLE]),
+        (
+            Opening.AGAIN,
+            5,
+            HouseSettings(again_stake=AgainStake.WHOLE_POT),
+            5,
+            [Code.BAD_TABLE, Code.STAKE_BELOW_MINIMUM],
+        ),
     ],
 )
 def test_stakes(opening: Opening, previous: int, house: HouseSettings, stake: int, codes: list[Code]) -> None:
@@ -201,7 +208,7 @@ def test_stakes(opening: Opening, previous: int, house: HouseSettings, stake: in
             Outcome.PUNTERS,
         ),
         (
-            Record(TABLE, 100, (Cover("ann", 50), Cover("bob", 0), Cover("bob", 70)), ("QH", "JS", "JD")),
+            Record(TABLE, 100, (Cover("ann", 50), Cover("bob", 0), Cover("bob", 120)), ("QH", "JS", "JD")),
             [Code.COVER_BY_NON_PUNTER, Code.COVER_NOT_POSITIVE, Code.COVER_TWICE, Code.COVERS_EXCEED_STAKE],
             Outcome.PUNTERS,
         ),
@@ -322,11 +329,20 @@ HOUSES = st.builds(
 def tables(draw: st.DrawFn) -> Table:
     punters = draw(st.lists(st.sampled_from(["bob", "cid", "dan", "eve"]), unique=True, max_size=4))
     opening = draw(st.sampled_from(list(Opening)))
-    previous = 0 if opening is Opening.NEW_BANK else draw(st.sampled_from([20, 40, 200]))
+    previous = 0 if opening is Opening.NEW_BANK else draw(st.sampled_from([5, 20, 40, 200]))
     return Table(
         "ann", tuple(punters), fund=draw(st.sampled_from([0, 15, 500])), opening=opening, previous=previous
     )
 
+
+PLAYERS = st.sampled_from(["ann", "bob", "cid", "zed", "fund"])
+ANY_MOVE = st.one_of(
+    st.builds(PutStake, st.integers(-5, 250)),
+    st.builds(Cover, PLAYERS, st.integers(-5, 250)),
+    st.just(CloseCovers()),
+    st.builds(Deal, st.sampled_from([*ALL_CARDS, "ZZ", "10H"])),
+    st.builds(Decide, st.sampled_from(list(Decision))),
+)
 
 PROPS = settings(max_examples=300, deadline=None)
 
@@ -334,6 +350,10 @@ PROPS = settings(max_examples=300, deadline=None)
 @PROPS
 @given(house=HOUSES, table=tables(), data=st.data())
 def test_machine_and_judge_agree(house: HouseSettings, table: Table, data: st.DataObject) -> None:
+    if table.opening is not Opening.NEW_BANK and table.previous < house.min_stake:
+        with pytest.raises(IllegalMove, match="below the minimum stake"):
+            start(table, house)
+        return
     state = start(table, house)
     steps = 0
     while state.phase is not Phase.OVER:
@@ -341,6 +361,18 @@ def test_machine_and_judge_agree(house: HouseSettings, table: Table, data: st.Da
         assert moves, f"no way forward in {state.phase}"  # every non-final state has a legal move
         for move in moves[:5]:
             assert refusal(state, move) is None
+        other = data.draw(st.none() | ANY_MOVE)
+        if other is not None:
+            # any move at all: refused with a reason and nothing applied, or accepted and then the
+            # coup must still judge clean (the menu is not the only legal amounts)
+            reason = refusal(state, other)
+            if reason is None:
+                state = apply(state, other)
+                steps += 1
+                continue
+            with pytest.raises(IllegalMove) as refused:
+                apply(state, other)
+            assert str(refused.value) == reason
         move = data.draw(st.sampled_from(moves))
         state = apply(state, move)
         steps += 1
@@ -387,7 +419,7 @@ def test_the_judge_settles_any_record_to_zero(
 ) -> None:
     verdict = judge(Record(table, stake, tuple(covers), tuple(cards), decision), house)
     assert sum(verdict.settlement.nets().values()) == 0
-    assert all(t.amount > 0 for t in verdict.settlement.transfers)
+    assert all(t.amount > 0 and t.payer != t.payee for t in verdict.settlement.transfers)
     over = Counter(c for c in cards if c != "??")
     assert (Code.IMPOSSIBLE_CARD in [v.code for v in verdict.violations]) == any(
         n > house.decks for n in over.values()
