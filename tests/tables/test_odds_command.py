@@ -118,3 +118,55 @@ def test_call_command_in_process_without_database_access() -> None:
     assert "6 decks exact" in out.getvalue()
     with pytest.raises(CommandError, match="known: casino"):
         call_command("odds", "--profile", "nope", stdout=StringIO(), stderr=StringIO())
+
+
+# ------------------------------------------------------------------ --game: chemin de fer's relatives
+def _game_out(*args: str) -> str:
+    out = StringIO()
+    call_command("odds", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_macao_edges_under_each_setting_are_the_enumerated_ones() -> None:
+    report = json.loads(_game_out("--game", "macao", "--json"))
+    assert report["decks"] == 2
+    assert report["exact"] == {
+        "defaults": "14383/67095",
+        "count=modulo": "509/2485",
+        "max_cards=3": "424935703/1757687715",
+        "discard_zeros=False": "955373/6897189",
+        "banker_collects=one": "-372859/1543185",
+        "banker_draws=False": "-30469/58149",
+    }
+
+
+@pytest.mark.parametrize(("decks", "edge"), [("1", "1/17"), ("2", "7/103"), ("6", "23/311")])
+def test_landsknecht_edge_is_the_doublet_chance(decks: str, edge: str) -> None:
+    """After two different ranks the race is even: the banker's edge is the chance that the two
+    starting cards share a rank, (4d - 1) / (52d - 1) (docs/games/landsknecht.md)."""
+    report = json.loads(_game_out("--game", "landsknecht", "--decks", decks, "--json"))
+    assert report["exact"] == {"defaults": edge, "doublet=standoff": "0/1"}
+
+
+def test_the_game_table_names_each_setting() -> None:
+    text = _game_out("--game", "landsknecht")
+    assert text.splitlines() == [
+        "Landsknecht, 2 decks: the banker's edge per chip at risk",
+        "  defaults          +0.067961  (7/103)",
+        "  doublet=standoff  +0.000000  (0/1)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--game", "macao", "--profile", "casino"], "give --profile (chemin de fer) or --game, not both"),
+        ([], "give --profile SLUG (chemin de fer) or --game GAME"),
+        (["--game", "macao", "--decks", "0"], "--decks must be at least 1"),
+        (["--game", "macao", "--decks", "two"], "--decks must be a positive whole number, got 'two'"),
+    ],
+)
+def test_bad_game_requests_are_clear_errors(args: list[str], message: str) -> None:
+    with pytest.raises(CommandError) as refused:
+        call_command("odds", *args, stdout=StringIO())
+    assert str(refused.value) == message

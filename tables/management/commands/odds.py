@@ -1,4 +1,6 @@
-"""``manage.py odds --profile SLUG [--decks N] [--single-punter] [--json]``: exact odds of a profile.
+"""``manage.py odds --profile SLUG [--decks N] [--single-punter] [--json]``: exact odds of a profile;
+``manage.py odds --game macao|landsknecht|… [--decks N] [--json]``: the banker's exact edge in one
+of chemin de fer's relatives, under the house's default settings and each alternative setting.
 
 Why a command: a casino choosing or auditing a profile wants the bank's expectation next to Punto
 Banco's, on the table's own shoe, without a database or a web page. The figures come from
@@ -17,6 +19,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from tables.rules.games import GAMES
 from tables.rules.odds import Odds, profile_odds, punto_banco_odds
 from tables.rules.profiles import BUILTIN, Profile, get_profile
 
@@ -101,13 +104,38 @@ def render_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def game_report(slug: str, decks: int | None) -> dict[str, Any]:
+    """The banker's exact edge in game ``slug`` on ``decks`` decks (default: the house's), for the
+    default settings and each alternative setting: six-decimal floats and exact fractions."""
+    game = GAMES[slug]
+    count = decks if decks is not None else game.default_decks
+    edges = {label: game.edge(settings, count) for label, settings in game.settings.items()}
+    return {
+        "game": slug,
+        "decks": count,
+        "unit": game.unit,
+        "banker_edge": {label: round(float(e), 6) for label, e in edges.items()},
+        "exact": {label: f"{e.numerator}/{e.denominator}" for label, e in edges.items()},
+    }
+
+
+def render_game_report(report: dict[str, Any]) -> str:
+    title = GAMES[report["game"]].title
+    lines = [f"{title}, {report['decks']} decks: the banker's edge {report['unit']}"]
+    width = max(len(label) for label in report["banker_edge"])
+    for label, edge in report["banker_edge"].items():
+        lines.append(f"  {label:<{width}}  {edge:+.6f}  ({report['exact'][label]})")
+    return "\n".join(lines)
+
+
 class Command(BaseCommand):
     help = "Exact odds of a coup under a rule profile, next to Punto Banco's (no database needed)."
     requires_system_checks: list[str] = []
     requires_migrations_checks = False
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--profile", required=True, help=f"rule profile slug ({', '.join(BUILTIN)})")
+        parser.add_argument("--profile", help=f"rule profile slug ({', '.join(BUILTIN)})")
+        parser.add_argument("--game", choices=sorted(GAMES), help="one of chemin de fer's relatives instead")
         parser.add_argument(
             "--decks",
             help="decks in the shoe, or 'inf' for an infinite deck "
@@ -121,6 +149,13 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="machine-readable output")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["game"] and options["profile"]:
+            raise CommandError("give --profile (chemin de fer) or --game, not both")
+        if options["game"]:
+            self._game(options["game"], options["decks"], as_json=options["json"])
+            return
+        if not options["profile"]:
+            raise CommandError("give --profile SLUG (chemin de fer) or --game GAME")
         try:
             profile = get_profile(options["profile"])
         except KeyError as exc:
@@ -137,3 +172,15 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report, indent=2))
         else:
             self.stdout.write(render_report(report))
+
+    def _game(self, slug: str, decks: str | None, *, as_json: bool) -> None:
+        count = None
+        if decks is not None:
+            try:
+                count = int(decks)
+            except ValueError:
+                raise CommandError(f"--decks must be a positive whole number, got {decks!r}") from None
+            if count < 1:
+                raise CommandError("--decks must be at least 1")
+        report = game_report(slug, count)
+        self.stdout.write(json.dumps(report, indent=2) if as_json else render_game_report(report))
