@@ -51,6 +51,7 @@ __all__ = [
     "Option",
     "Phase",
     "PunterResult",
+    "PunterShows",
     "Result",
     "Seat",
     "Settlement",
@@ -653,25 +654,40 @@ def replay(record: OldBaccaratCoup, settings: HouseSettings | None = None) -> St
 # Odds
 
 
+class PunterShows(StrEnum):
+    """What the banker knows of a heads-up punter when he decides: not the bought card (every card
+    is shown only at the end: "карты всеми игроками открываются"), only what the punter did."""
+
+    BOUGHT = "bought"
+    STOOD = "stood"
+    NATURAL = "natural"  # declared a natural (only where a punter's natural does not end the deal)
+
+
 @dataclass(frozen=True, slots=True)
 class DrawPolicy:
     """How the two sides of a heads-up coup buy, for the odds only (at the table buying is free:
-    "позволительно прикупать"). A total is the last digit. The banker sees no bought card (all
-    cards are shown at the end) but knows whether the punter bought, stood, or stood on a natural.
-    Defaults: the punter buys on 0-5; the banker, who keeps ties, buys on 0-4 against a buyer,
-    0-5 against a stander, and on anything under 8 against a natural (standing would lose)."""
+    "позволительно прикупать"). Totals are last digits. Defaults: the punter buys on 0-5; the
+    banker, who keeps ties, buys on 0-4 against a buyer, 0-5 against a stander, and on anything
+    under 8 against a declared natural (standing would lose). ``banker_buys``, when set, replaces
+    the banker's limits by a table of the (low digit, high digit, what the punter showed) on which
+    he buys: :func:`exact_odds` fills it with the banker's best answer to the punter's policy."""
 
     punter_buys_at_most: int = 5
     banker_buys_at_most_if_punter_bought: int = 4
     banker_buys_at_most_if_punter_stood: int = 5
     banker_buys_at_most_against_natural: int = 7
+    banker_buys: frozenset[tuple[int, int, PunterShows]] | None = None
 
-    def banker_limit(self, punter_bought: bool, punter_natural: bool) -> int:
-        if punter_natural:
-            return self.banker_buys_at_most_against_natural
-        if punter_bought:
-            return self.banker_buys_at_most_if_punter_bought
-        return self.banker_buys_at_most_if_punter_stood
+    def banker_buys_on(self, first: int, second: int, shows: PunterShows) -> bool:
+        """Whether the banker holding two cards of these digits buys."""
+        if self.banker_buys is not None:
+            return (min(first, second), max(first, second), shows) in self.banker_buys
+        limit = {
+            PunterShows.BOUGHT: self.banker_buys_at_most_if_punter_bought,
+            PunterShows.STOOD: self.banker_buys_at_most_if_punter_stood,
+            PunterShows.NATURAL: self.banker_buys_at_most_against_natural,
+        }[shows]
+        return (first + second) % 10 <= limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -698,9 +714,15 @@ def _tie_net(settings: HouseSettings) -> Fraction:
 
 
 def exact_odds(
-    settings: HouseSettings | None = None, decks: int | None = None, policy: DrawPolicy | None = None
+    settings: HouseSettings | None = None,
+    decks: int | None = None,
+    policy: DrawPolicy | None = None,
+    *,
+    banker_best: bool = False,
 ) -> OldBaccaratOdds:
-    """Enumerate a fresh shoe, heads-up, with the punter and banker buying by ``policy``.
+    """Enumerate a fresh shoe, heads-up, with the punter buying by ``policy`` and the banker by
+    ``policy`` too or (``banker_best``) by his best answer to it, found exactly for each of his
+    two-card hands and what the punter showed; the answer is returned in ``odds.policy``.
 
     A card's digit is all that matters (tens and faces are 0), so the shoe is 10 digit counts; a
     sequence's probability depends only on the digits drawn, so each two-card hand is a multiset of
@@ -714,11 +736,13 @@ def exact_odds(
     tails = [1] * 7  # tails[k]: (N-k)(N-k-1)...(N-5), what scales a k-card path to six cards
     for k in range(5, -1, -1):
         tails[k] = tails[k + 1] * (total - k)
-    tally = {PunterResult.WIN: 0, PunterResult.LOSS: 0, "tie": 0}
 
-    def score(p: int, b: int, w: int) -> None:
-        tally[PunterResult.WIN if p > b else PunterResult.LOSS if p < b else "tie"] += w
+    def at(p: int, b: int) -> int:  # 0: the punter wins, 1: he loses, 2: equal counts
+        return 0 if p > b else 1 if p < b else 2
 
+    settled = [0, 0, 0]  # coups the banker has no decision in
+    # per banker decision point: the outcomes (win, loss, tie) if he stands and if he buys
+    choices: dict[tuple[int, int, PunterShows], tuple[list[int], list[int]]] = {}
     pairs = [(a, b) for a in range(10) for b in range(a, 10)]
     for pa, pb in pairs:
         for ba, bb in pairs:
@@ -731,37 +755,48 @@ def exact_odds(
                 p2, b2 = (pa + pb) % 10, (ba + bb) % 10
                 p_nat, b_nat = p2 >= 8, b2 >= 8
                 if b_nat or (p_nat and settings.natural_stops_all_draws):
-                    score(p2, b2, w * tails[4])
+                    settled[at(p2, b2)] += w * tails[4]
                 else:
                     bought = not p_nat and p2 <= policy.punter_buys_at_most
-                    limit = policy.banker_limit(bought, p_nat)
+                    shows = (
+                        PunterShows.NATURAL if p_nat else PunterShows.BOUGHT if bought else PunterShows.STOOD
+                    )
+                    stand, buy = choices.setdefault((ba, bb, shows), ([0, 0, 0], [0, 0, 0]))
                     if bought:
                         for v in range(10):
                             w5 = w * counts[v]
                             if not w5:
                                 continue
                             p3 = (p2 + v) % 10
-                            if b2 <= limit:
-                                counts[v] -= 1
-                                for u in range(10):
-                                    if counts[u]:
-                                        score(p3, (b2 + u) % 10, w5 * counts[u])
-                                counts[v] += 1
-                            else:
-                                score(p3, b2, w5 * tails[5])
-                    elif b2 <= limit:
-                        for u in range(10):
-                            if counts[u]:
-                                score(p2, (b2 + u) % 10, w * counts[u] * tails[5])
+                            stand[at(p3, b2)] += w5 * tails[5]
+                            counts[v] -= 1
+                            for u in range(10):
+                                buy[at(p3, (b2 + u) % 10)] += w5 * counts[u]
+                            counts[v] += 1
                     else:
-                        score(p2, b2, w * tails[4])
+                        stand[at(p2, b2)] += w * tails[4]
+                        for u in range(10):
+                            buy[at(p2, (b2 + u) % 10)] += w * counts[u] * tails[5]
             for v in (pa, pb, ba, bb):
                 counts[v] += 1
+
+    m, tie_net = settings.match, _tie_net(settings)
+
+    def gain(vec: list[int]) -> Fraction:
+        return vec[1] - m * vec[0] + tie_net * vec[2]
+
+    buys: set[tuple[int, int, PunterShows]] = set()
+    for key, (stand, buy) in choices.items():
+        takes = gain(buy) > gain(stand) if banker_best else policy.banker_buys_on(*key)
+        if takes:
+            buys.add(key)
+        for i, n in enumerate(buy if takes else stand):
+            settled[i] += n
+    if banker_best:
+        policy = replace(policy, banker_buys=frozenset(buys))
     denominator = tails[0]
-    win = Fraction(tally[PunterResult.WIN], denominator)
-    loss = Fraction(tally[PunterResult.LOSS], denominator)
-    tie = Fraction(tally["tie"], denominator)
-    edge = loss - settings.match * win + tie * _tie_net(settings)
+    win, loss, tie = (Fraction(n, denominator) for n in settled)
+    edge = loss - m * win + tie * tie_net
     return OldBaccaratOdds(settings, d, policy, loss, win, tie, edge)
 
 
@@ -797,7 +832,8 @@ def monte_carlo(
             bought = not p_nat and sum(punter) % 10 <= policy.punter_buys_at_most
             if bought:
                 punter.append(p3)
-            if sum(banker) % 10 <= policy.banker_limit(bought, p_nat):
+            shows = PunterShows.NATURAL if p_nat else PunterShows.BOUGHT if bought else PunterShows.STOOD
+            if policy.banker_buys_on(b1 % 10, b2 % 10, shows):
                 banker.append(b3 if bought else p3)
         result = _compare(sum(punter) % 10, sum(banker) % 10, TieRule.BANKER_WINS)
         g = tie_gain if result is PunterResult.TIE_TO_BANKER else gains[result]

@@ -490,3 +490,25 @@ def test_exact_edge_against_monte_carlo_one_deck_other_policy() -> None:
     exact = float(exact_odds(house, policy=policy).banker_edge)
     mc = monte_carlo(house, coups=200_000, seed=7, policy=policy)
     assert abs(mc.mean - exact) < 4 * mc.stderr
+
+
+def test_the_default_policy_is_the_bankers_best_answer_under_the_default_settings() -> None:
+    fixed = exact_odds(DEFAULT)
+    best = exact_odds(DEFAULT, banker_best=True)
+    assert best.banker_edge == fixed.banker_edge
+    assert best.policy.banker_buys is not None
+    # he buys on every total 0-4 whatever the punter shows, and on 5 against a stander
+    for low, high, shows in best.policy.banker_buys:
+        assert (low + high) % 10 <= {"bought": 4, "stood": 5}[shows]
+
+
+@pytest.mark.parametrize("house", ALL_SETTINGS)
+def test_the_bankers_best_answer_is_never_worse(house: HouseSettings) -> None:
+    assert exact_odds(house, banker_best=True).banker_edge >= exact_odds(house).banker_edge
+
+
+def test_the_bankers_best_answer_against_monte_carlo_when_ties_are_pooled() -> None:
+    best = exact_odds(POOLED, banker_best=True)
+    assert round(best.banker_edge, 6) == Fraction("0.009388")
+    mc = monte_carlo(POOLED, coups=200_000, seed=5, policy=best.policy)
+    assert abs(mc.mean - float(best.banker_edge)) < 4 * mc.stderr
