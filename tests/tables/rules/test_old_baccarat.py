@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tables.rules.cards import ALL_CARDS
@@ -393,7 +393,9 @@ def test_the_machine_and_the_judge_agree(game: Played) -> None:
     assert sum(net.values()) == 0
     assert net.get(POOL, 0) == 0
     assert all(t.amount > 0 and isinstance(t.amount, int) for t in verdict.settlement.transfers)
+    event(f"buying decisions: {min(len(state.draws), 3)}")
     for r in verdict.results:
+        event(f"a punter's result: {r.result}")
         if r.result is PunterResult.WIN:
             assert net[r.player] == house.match * r.stake
         elif r.result in (PunterResult.LOSS, PunterResult.TIE_TO_BANKER):
@@ -440,8 +442,10 @@ def test_the_judge_finds_fault_exactly_where_the_machine_refuses(data: st.DataOb
     try:
         state = replay(record, game.house)
     except IllegalMove:
+        event("refused")
         assert verdict.violations or verdict.alarms
     else:
+        event("accepted")
         assert verdict.violations == () and verdict.alarms == ()
         assert tuple(r.cards for r in verdict.results) == state.hands[: len(record.punters)]
 
