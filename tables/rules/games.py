@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from tables.rules import landsknecht, macao
+from tables.rules import landsknecht, macao, old_baccarat
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,12 @@ def _landsknecht_edge(settings: landsknecht.HouseSettings, decks: int) -> Fracti
     return landsknecht.exact_odds(settings, decks).banker_edge
 
 
+def _old_baccarat_edge(settings: old_baccarat.HouseSettings, decks: int) -> Fraction:
+    return old_baccarat.exact_odds(replace(settings, decks=decks)).banker_edge
+
+
+_OB = old_baccarat.HouseSettings
+
 GAMES: dict[str, GameOdds] = {
     "macao": GameOdds(
         slug="macao",
@@ -56,5 +62,19 @@ GAMES: dict[str, GameOdds] = {
         },
         edge=_landsknecht_edge,
         unit="per chip at risk",
+    ),
+    "old-baccarat": GameOdds(
+        slug="old-baccarat",
+        title="Old two-deck baccarat",
+        default_decks=_OB().decks,
+        settings={
+            "defaults": _OB(),
+            # the source contradicts itself on ties: the banker's, or pooled (docs/games/old_baccarat.md)
+            "tie_rule=pool": _OB(tie_rule=old_baccarat.TieRule.POOL),
+            "banker_match=double": _OB(banker_match=old_baccarat.BankerMatch.DOUBLE),
+            "natural_stops_all_draws=False": _OB(natural_stops_all_draws=False),
+        },
+        edge=_old_baccarat_edge,
+        unit="per unit staked, one punter against the banker (the banker's default draws)",
     ),
 }

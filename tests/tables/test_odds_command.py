@@ -170,3 +170,14 @@ def test_bad_game_requests_are_clear_errors(args: list[str], message: str) -> No
     with pytest.raises(CommandError) as refused:
         call_command("odds", *args, stdout=StringIO())
     assert str(refused.value) == message
+
+
+def test_old_baccarat_edges_show_what_the_contradiction_on_ties_is_worth() -> None:
+    report = json.loads(_game_out("--game", "old-baccarat", "--json"))
+    assert report["decks"] == 2
+    assert report["exact"] == {
+        "defaults": "1731891559/17070542775",  # ties to the banker: +0.101455
+        "tie_rule=pool": "7889032/1004149575",  # ties pooled: +0.007856
+        "banker_match=double": "-1979144683/5690180925",
+        "natural_stops_all_draws=False": "2336507131/17070542775",
+    }
