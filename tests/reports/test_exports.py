@@ -430,6 +430,7 @@ def test_the_audit_trail_run_re_verifies_offline_with_the_key(
         )
     # the run's finish, audited: the file's sha256 and the global chain's head it carries
     finish = AuditEvent.objects.get(action="reports.reportrun.finish", object_id=str(run.pk))
+    assert finish.after is not None
     assert (finish.after["sha256"], finish.after["chain_head"]) == (run.sha256, last[0]["anchor"]["hash"])
     first = AuditEvent.objects.get(chain=0, seq=1)
     assert lines[0] == {
@@ -507,7 +508,7 @@ def test_the_json_lines_runs_carry_the_signed_heads_and_append_them_to_the_ancho
         run = _ask(client, kind, {**_days(day), "table": table.pk})
         _, body = _take(client, run)
         finish = AuditEvent.objects.get(action="reports.reportrun.finish", object_id=str(run.pk))
-        assert finish.after["sha256"] == hashlib.sha256(body).hexdigest()
+        assert finish.after is not None and finish.after["sha256"] == hashlib.sha256(body).hexdigest()
     assert len((tmp_path / "anchors.jsonl").read_text().splitlines()) == appended
     out = io.StringIO()
     call_command("verify_audit", anchors=settings.AUDIT_ANCHOR_FILE, stdout=out, stderr=io.StringIO())
