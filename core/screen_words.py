@@ -1,11 +1,11 @@
 """Words stored as data and shown on the screens, marked for the translation catalogue.
 
 Model choice labels, the engine's outcomes and actions, the built-in rule profiles' names and the
-exports' titles are English wherever they are stored, sent (API, exports, audit) or tested; a
+report kinds' titles are English wherever they are stored, sent (API, exports, audit) or tested; a
 template translates them only when it shows them (``{% translate coup.get_state_display %}``,
 docs/i18n.md). ``gettext_noop`` changes nothing at run time: it only lets ``makemessages`` find
-them. tests/core/test_i18n.py checks that every label of ``DISPLAYED_CHOICES`` (and every export
-and built-in profile) is listed here, so a new choice is not left untranslated.
+them. tests/core/test_i18n.py checks that every label of ``DISPLAYED_CHOICES`` (and every report
+kind's title and built-in profile) is listed here, so a new choice is not left untranslated.
 """
 
 from __future__ import annotations
@@ -103,17 +103,10 @@ SCREEN_WORDS: tuple[str, ...] = (
     gettext_noop("Classic"),
     gettext_noop("Club"),
     gettext_noop("Home series"),
-    # accounting's exports (reports/exports.py)
-    gettext_noop("Percentage-tax report"),
-    gettext_noop("Per day and table: coups settled, banker wins, covered stakes, levy. CSV."),
-    gettext_noop("Hourly-fee and card-money report"),
-    gettext_noop("Hourly fees and card money charged per session, player and hour (ledger). CSV."),
-    gettext_noop("Audit trail"),
-    gettext_noop("Every event, with all it takes to re-verify the hash chain offline. JSON Lines."),
-    gettext_noop("Coup records"),
-    gettext_noop("One coup record per revealed coup, for manage.py validate_coups. JSON Lines."),
     # the reports generated in the background (reports/kinds.py KINDS: the form, the history)
     gettext_noop("Levy (percentage tax)"),
     gettext_noop("Hourly fees and card money"),
     gettext_noop("House win"),
+    gettext_noop("Audit trail"),
+    gettext_noop("Coup records"),
 )

@@ -1,2 +1,2 @@
-"""Accounting's reports: the streamed exports of a period (docs/review.md). Separate from review/
-because its users differ and it will hold its own report runs (models, tasks, storage)."""
+"""Accounting's reports: report runs written in the background, kept and downloaded (docs/reports.md).
+Separate from review/ because its users differ and it holds its own models, tasks and storage."""

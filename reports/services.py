@@ -1,6 +1,5 @@
-"""Who may take accounting's reports; the streamed exports' one write (recording that an export
-was taken, audited before the first byte is streamed); and report runs: asking for one, writing it
-(the Celery task's work), downloading its file (docs/reports.md)."""
+"""Who may take accounting's reports, and report runs: asking for one, writing it (the Celery
+task's work), downloading its file (docs/reports.md)."""
 
 from __future__ import annotations
 
@@ -19,16 +18,13 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from audit.canonical import to_jsonable
-from audit.models import AuditEvent
 from audit.services import audit_record
 from core.db_router import replica_reads
 from core.errors import Conflict
 from core.services.outbox import outbox_enqueue
-from reports.exports import ExportKind
 from reports.kinds import KINDS, Progress, ReportRequest, ReportRequestError, report_write
 from reports.models import ACTIVE, ReportRun
 from reports.storage import reports_storage, storage_create, storage_move, temp_name, temp_names
-from review.period import Period
 from tables.models import Casino, Table
 from tables.permissions import reads_everything
 from tables.perms import EXPORT_COUPS
@@ -37,24 +33,6 @@ from tables.perms import EXPORT_COUPS
 def can_export(user: Any) -> bool:
     """The exports: pit bosses and accountants (both hold tables.export_coups)."""
     return reads_everything(user) and user.has_perm(EXPORT_COUPS)
-
-
-@transaction.atomic
-def export_record(*, actor: Any, export: ExportKind, period: Period, table: Table | None) -> AuditEvent:
-    """Audit an export before it is streamed: who took which export, for which days and table."""
-    if not can_export(actor):
-        raise PermissionDenied("Only a pit boss or an accountant may export.")
-    return audit_record(
-        actor=actor,
-        action=export.action,
-        after={
-            "export": export.slug,
-            "from": period.start,
-            "to": period.end,
-            "table": table.pk if table is not None and export.by_table else None,
-            "filename": export.filename(period, table),
-        },
-    )
 
 
 # ================================================================================== report runs

@@ -1,11 +1,12 @@
 """Accounting's pages (docs/reports.md, docs/review.md): the reports page (ask for a report run,
-watch its progress, download it from the history), and the streamed exports' immediate downloads.
-Thin: parse, check who may, call one service or selector, render."""
+watch its progress, download it from the history), and the old immediate downloads' URL, which now
+asks for a run too. Thin: parse, check who may, call one service or selector, render."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -15,35 +16,29 @@ from django.http import (
     HttpRequest,
     HttpResponse,
     HttpResponseBase,
-    StreamingHttpResponse,
+    HttpResponseRedirect,
 )
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from audit.anchors import anchor_publish
 from core.errors import DomainError
-from reports.exports import EXPORTS
-from reports.forms import ReportRunForm
+from reports.forms import EXPORT_KINDS, ExportRunForm, ReportRunForm
+from reports.kinds import CONTENT_TYPES
 from reports.models import ReportRun
 from reports.selectors import report_run_get, report_runs
-from reports.services import can_export, export_record, report_run_download, report_run_request
+from reports.services import can_export, report_run_download, report_run_request
 from reports.storage import reports_storage
-from review.forms import PeriodForm
 from review.pages import allow_page, nav_context
-from review.period import Period
 
 #: runs a page of the history shows
 RUNS_PER_PAGE = 20
 
 
-def _page_context(request: HttpRequest, run_form: ReportRunForm | None = None) -> dict[str, Any]:
-    week = Period.last_days()
+def _page_context(request: HttpRequest, run_form: forms.Form | None = None) -> dict[str, Any]:
     return {
-        "form": PeriodForm(initial={"start": week.start, "end": week.end}, auto_id=False),
         "run_form": run_form or ReportRunForm(),
         "runs": Paginator(report_runs(), RUNS_PER_PAGE).get_page(request.GET.get("page")),
-        "exports": EXPORTS.values(),
         "active": "exports",
         **nav_context(request),
     }
@@ -52,7 +47,7 @@ def _page_context(request: HttpRequest, run_form: ReportRunForm | None = None) -
 @login_required
 @require_GET
 def exports_page(request: HttpRequest) -> HttpResponse:
-    """The reports page: the form asking for a run, the history of runs, the immediate exports."""
+    """The reports page: the form asking for a run and the history of runs."""
     allow_page(can_export(request.user))
     return render(request, "review/exports.html", _page_context(request))
 
@@ -64,20 +59,25 @@ def report_run_create(request: HttpRequest) -> HttpResponse:
     panel with it on top, a plain post is redirected to the page."""
     allow_page(can_export(request.user))
     form = ReportRunForm(request.POST)
-    status = 200
-    if form.is_valid():
-        try:
-            report_run_request(actor=request.user, request=form.report_request)
-        except ValidationError as exc:
-            for field, messages in exc.message_dict.items():
-                form.add_error(field if field in form.fields else None, messages)
-    if not form.is_valid():
-        status = 400
-    elif not getattr(request, "htmx", False):
+    _request_run(request, form)
+    if form.is_valid() and not getattr(request, "htmx", False):
         return redirect(reverse("review:exports") + "#report-runs")
+    status = 200 if form.is_valid() else 400
     context = _page_context(request, form if status == 400 else None)
     template = "review/_report_runs.html" if getattr(request, "htmx", False) else "review/exports.html"
     return render(request, template, context, status=status)
+
+
+def _request_run(request: HttpRequest, form: ReportRunForm | ExportRunForm) -> None:
+    """Ask for the form's run; the service's refusal (a request no run could produce) becomes the
+    form's errors, nothing written."""
+    if not form.is_valid():
+        return
+    try:
+        report_run_request(actor=request.user, request=form.report_request)
+    except ValidationError as exc:
+        for field, messages in exc.message_dict.items():
+            form.add_error(field if field in form.fields else None, messages)
 
 
 @login_required
@@ -109,7 +109,10 @@ def report_run_file(request: HttpRequest, run_id: int) -> HttpResponseBase:
 def run_file_response(run: ReportRun) -> FileResponse:
     """The stored file, streamed from the reports storage (the page's and the API's download)."""
     stored = reports_storage().open(str(run.file.name), "rb")
-    response = FileResponse(stored, as_attachment=True, filename=run.filename)
+    # the format's own type, with its charset (guessed from the name, a CSV would lose it)
+    response = FileResponse(
+        stored, as_attachment=True, filename=run.filename, content_type=CONTENT_TYPES.get(str(run.format))
+    )
     response["Cache-Control"] = "no-store"
     response["X-Report-SHA256"] = run.sha256
     return response
@@ -117,29 +120,26 @@ def run_file_response(run: ReportRun) -> FileResponse:
 
 @login_required
 @require_POST
-def export_download(request: HttpRequest, kind: str) -> HttpResponseBase:
+def export_download(request: HttpRequest, kind: str) -> HttpResponse:
+    """The old immediate download's URL (POST /review/exports/<kind>/: bookmarks, scripts). It no
+    longer streams the report: a stream cut mid-way by a database hiccup still ended in a 200 and a
+    file that could not be told from a whole one. It asks for the equivalent run instead (the
+    identical run already queued or running if there is one), written whole, hashed and moved into
+    place by a worker, and sends the browser to the reports page (303) where it is downloaded;
+    htmx gets the history panel, as from "Generate". A request no run could produce: 400, saying why,
+    nothing written."""
     allow_page(can_export(request.user))
-    export = EXPORTS.get(kind)
-    if export is None:
+    if kind not in EXPORT_KINDS:
         raise Http404("No such export.")
-    form = PeriodForm(request.POST, auto_id=False)
-    if not form.is_valid():
-        context = {
-            "form": form,
-            "exports": EXPORTS.values(),
-            "failed": export,
-            "active": "exports",
-            **nav_context(request),
-        }
-        return render(request, "review/exports.html", context, status=400)
-    period, table = form.period, form.selected_table
-    export_record(actor=request.user, export=export, period=period, table=table)  # audited before streaming
-    # Every report carries the audit chains' signed heads, also appended to the anchor file: a tail
-    # deleted later contradicts the reports already handed out (docs/audit.md, "Anchors").
-    anchors = anchor_publish()
-    response = StreamingHttpResponse(export.rows(period, table, anchors), content_type=export.content_type)
-    response["Content-Disposition"] = f'attachment; filename="{export.filename(period, table)}"'
-    # the global chain's (the audit-trail file itself ends with every chain's)
-    response["X-Audit-Anchor"] = anchors[0].line()
-    response["Cache-Control"] = "no-store"
-    return response
+    form = ExportRunForm(request.POST, export=kind, auto_id=False)
+    _request_run(request, form)
+    htmx = getattr(request, "htmx", False)
+    if form.is_valid():
+        if htmx:
+            return render(request, "review/_report_runs.html", _page_context(request))
+        see_other = HttpResponseRedirect(reverse("review:exports") + "#report-runs")
+        see_other.status_code = 303  # after a POST: GET the page (a 302 may repeat the POST)
+        return see_other
+    if htmx:
+        return render(request, "review/_report_runs.html", _page_context(request, form), status=400)
+    return HttpResponse(form.error_text(), status=400, content_type="text/plain; charset=utf-8")

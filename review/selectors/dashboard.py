@@ -1,18 +1,14 @@
 """Reads for the dashboard (docs/review.md): open tables, flagged coups, shoe alarms, croupier error
-rates, the real hold beside the levy the odds engine expects; and the settled coups' facts the
-percentage-tax export sums. No writes here."""
+rates, the real hold beside the levy the odds engine expects. No writes here."""
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
-from django.db.models.fields.json import KT
+from django.db.models import Prefetch, Q, QuerySet, Sum
 
 from audit.selectors import ChainState, audit_chain_state
 from ledger.models import BooksVerification
@@ -20,7 +16,6 @@ from review.period import Period
 from review.selectors.queue import review_queue_count
 from review.wording import percent
 from tables.models import (
-    Bet,
     Coup,
     CoupStep,
     CroupierDay,
@@ -203,11 +198,6 @@ class HoldRow:
         return f"{float(self.hold - self.expected) * 100:+.3f} pt"
 
 
-def _settled_in(period: Period) -> Q:
-    start, end = period.bounds
-    return Q(state=Coup.State.SETTLED, settled_at__gte=start, settled_at__lt=end)
-
-
 def hold_vs_expected(*, period: Period, table: Table | None = None) -> list[HoldRow]:
     """Per table, the coups settled in the period's gaming days: the levy collected over the
     covered stakes, beside the odds engine's expected levy per unit covered (read from the
@@ -234,69 +224,6 @@ def hold_vs_expected(*, period: Period, table: Table | None = None) -> list[Hold
         for t in totals
     ]
     return sorted(rows, key=lambda r: (r.table.casino_id, r.table.name))
-
-
-# ---------------------------------------- settled coups (what the percentage-tax export sums)
-@dataclass(frozen=True, slots=True)
-class SettledCoupFacts:
-    coup_id: int
-    table_id: int
-    table_name: str
-    settled_at: dt.datetime
-    outcome: str  # as settled: the approved restoration's outcome for a corrected coup
-    covered: int
-    levy: int
-
-
-def settled_coup_facts(*, period: Period, table: Table | None = None) -> Iterator[SettledCoupFacts]:
-    """Every coup settled in the period, oldest first, streamed from the database."""
-    coups = Coup.objects.filter(_settled_in(period))
-    if table is not None:
-        coups = coups.filter(shoe__table=table)
-    covered = (
-        Bet.objects.filter(coup=OuterRef("pk"), withdrawn=False)
-        .order_by()
-        .values("coup")
-        .annotate(s=Sum("amount"))
-        .values("s")
-    )
-    revealed = CoupStep.objects.filter(coup=OuterRef("pk"), kind=CoupStep.Kind.REVEAL).values(
-        o=KT("payload__verdict__outcome")
-    )[:1]
-    approved = (
-        CoupStep.objects.filter(coup=OuterRef("pk"), kind=CoupStep.Kind.CORRECTION)
-        .order_by("-index")
-        .values(o=KT("payload__restored__outcome"))[:1]
-    )
-    rows = (
-        coups.annotate(
-            covered_sum=Subquery(covered, output_field=IntegerField()),
-            played=Subquery(revealed),
-            restored=Subquery(approved),
-        )
-        .order_by("settled_at", "pk")
-        .values_list(
-            "pk",
-            "shoe__table_id",
-            "shoe__table__name",
-            "settled_at",
-            "played",
-            "restored",
-            "covered_sum",
-            "tax__amount",
-        )
-    )
-    for pk, table_id, name, settled_at, played, restored, covered_sum, levy in rows.iterator(chunk_size=2000):
-        assert settled_at is not None  # _settled_in filters on it
-        yield SettledCoupFacts(
-            coup_id=pk,
-            table_id=table_id,
-            table_name=name,
-            settled_at=settled_at,
-            outcome=restored or played or "",
-            covered=covered_sum or 0,
-            levy=levy or 0,
-        )
 
 
 # ------------------------------------------------------------------------------ the page

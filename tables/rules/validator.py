@@ -54,6 +54,11 @@ def _is_anchor(line: bytes) -> bool:
     return isinstance(data, dict) and data.keys() == {"anchor"} and isinstance(data["anchor"], dict)
 
 
+def is_anchor_line(line: bytes) -> bool:
+    """A report's closing ``{"anchor": {...}}`` line: no record (validate_coups, import_coups)."""
+    return line.startswith(ANCHOR_LINE) and _is_anchor(line)
+
+
 def validate_lines(
     lines: Iterable[bytes],
     out: BinaryIO,
@@ -99,7 +104,7 @@ def _validate(
     for line in lines:
         if not line.strip():
             continue
-        if line.startswith(ANCHOR_LINE) and _is_anchor(line):
+        if is_anchor_line(line):
             continue  # a report's last line, the audit chain's signed head: no record
         n += 1
         try:

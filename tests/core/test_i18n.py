@@ -18,7 +18,6 @@ from django.apps import apps
 from django.conf import settings
 
 from core.screen_words import DISPLAYED_CHOICES, SCREEN_WORDS
-from reports.exports import EXPORTS
 from reports.kinds import KINDS
 from tables.rules.profiles import BUILTIN
 
@@ -123,5 +122,4 @@ def test_every_choice_label_shown_on_a_screen_is_in_the_screen_words() -> None:
         missing = [label for label in labels if label not in words]
         assert not missing, f"{model}.{field}: add {missing} to core/screen_words.py"
     assert {p.name for p in BUILTIN.values()} <= words
-    assert {e.title for e in EXPORTS.values()} | {e.description for e in EXPORTS.values()} <= words
     assert {k.title for k in KINDS.values()} <= words  # the reports page's form and its history

@@ -139,7 +139,7 @@ def test_the_dashboard(client, accountant, awaiting, lang, expected) -> None:  #
 
 
 #: the reports page (issue "runs"): the Generate form (its report kinds and periods), the history
-#: of runs, then the older immediate exports below
+#: of runs (the older immediate downloads are gone, tests/reports/test_exports.py)
 EXPORTS_PAGE = {
     "fr": [
         ">Rapports comptables</h1>",
@@ -150,9 +150,6 @@ EXPORTS_PAGE = {
         ">Générer</button>",
         ">Rapports générés</h2>",
         "Aucun rapport généré pour l'instant.",
-        ">Téléchargements immédiats</h2>",
-        ">Rapport de cagnotte</h3>",
-        "Télécharger CSV",
     ],
     "ru": [
         ">Бухгалтерские отчёты</h1>",
@@ -163,9 +160,6 @@ EXPORTS_PAGE = {
         ">Сформировать</button>",
         ">Сформированные отчёты</h2>",
         "Сформированных отчётов пока нет.",
-        ">Мгновенные выгрузки</h2>",
-        ">Отчёт о сборе</h3>",
-        "Скачать CSV",
     ],
 }
 #: the page's English headings and report titles, none of which may be left on a translated page
@@ -194,6 +188,31 @@ def test_the_exports(client, accountant, lang) -> None:
 @pytest.mark.parametrize(
     ("lang", "expected"),
     [
+        (
+            "fr",
+            "Le rapport levy porte sur un seul casino : envoyez la table ou le casino "
+            "(son identifiant) concerné.",
+        ),
+        (
+            "ru",
+            "Отчёт levy строится по одному казино: укажите стол или казино "
+            "(его идентификатор), к которому он относится.",
+        ),
+    ],
+)
+def test_the_old_export_url_refuses_in_the_users_language(client, accountant, lang, expected) -> None:
+    """The old immediate download's URL, now asking for a run: a per-casino report without a
+    table or a casino is refused, saying so in the user's language."""
+    client.force_login(accountant)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = lang
+    response = client.post(reverse("review:export", args=["percentage-tax"]), {})
+    assert response.status_code == 400
+    assert response.content.decode() == expected + "\n"
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
         ("fr", [">Séances</h2>", ">Coups joués</h2>", "de jeu</span>", "0 h 00</span>", "<td>Place 1<"]),
         ("ru", [">Сессии</h2>", ">Сыгранные коупы</h2>", "в игре<", "0 ч 00 мин</span>", "<td>Место 1<"]),
     ],
@@ -216,7 +235,7 @@ def test_the_charts_are_drawn_with_decimal_points_in_every_language(
     bars are drawn nowhere (templates/review/_bar_chart.html turns localization off)."""
     html = _page(client, accountant, reverse("review:charts"), lang)
     assert title in html
-    coordinates = re.findall(r'<(?:rect|line) ([^>]*)>', html)
+    coordinates = re.findall(r"<(?:rect|line) ([^>]*)>", html)
     assert len(coordinates) > 24  # a day's bars, an hour's bars, their grid lines
     for attributes in coordinates:
         for name, value in re.findall(r'\b(x|y|x1|x2|y1|y2|width|height)="([^"]*)"', attributes):

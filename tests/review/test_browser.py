@@ -1,5 +1,5 @@
 """The pit boss's pages in a real browser (headless Chromium): htmx decisions, the verification
-button, a download. Setup through the services (tests/tables/play.py)."""
+button, a report generated and downloaded. Setup through the services (tests/tables/play.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 from django.db import connections
 from django.urls import reverse
+from django.utils import timezone
 
 from audit.models import AuditEvent, ChainVerification
-from review.period import Period
+from reports.models import ReportRun
 from tables import services
+from tables.gaming_day import casino_calendar
 from tables.models import Coup
 from tests.conftest import chromium_path
 from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory
@@ -107,10 +109,21 @@ def test_reject_then_approve_with_htmx_and_verify_the_chain(page, live_server) -
     text = page.get_by_test_id("audit-verification").inner_text()
     assert f"verified up to seq {verification.head_seq} at" in text and "OK" in text
 
-    # an export downloads with its dated file name
+    # the coup records, generated as a run (no immediate downloads any more), download with their
+    # dated file name; no broker in the tests, so the run is written when the request commits
+    today = casino_calendar(None).day_of(timezone.now())  # across casinos: UTC days
     page.goto(f"{base}{reverse('review:exports')}")
+    page.select_option("select[name=kind]", "coup-records")
+    page.select_option("select[name=preset]", "custom")
+    page.fill("input[name=start]", today.isoformat())
+    page.fill("input[name=end]", today.isoformat())
+    page.select_option("select[name=fmt]", "jsonl")
+    _posted(page, lambda: page.get_by_role("button", name="Generate").click())
+    run = ReportRun.objects.get(kind="coup-records")
+    assert run.status == "finished"
     with page.expect_download() as download:
-        page.locator("form[data-export=coup-records] button").click()
-    assert download.value.suggested_filename == f"coup-records_{Period.last_days().label}.jsonl"
-    lines = download.value.path().read_bytes().splitlines()
+        page.locator(f"#report-run-{run.pk} [data-testid=report-run-download]").click()
+    assert download.value.suggested_filename == f"coup-records_{today}_{today}.jsonl" == run.filename
+    *lines, anchor_global, anchor_casino = download.value.path().read_bytes().splitlines()
     assert len(lines) == 2 and b'"shoe_next":["4C"]' in lines[1]
+    assert anchor_global.startswith(b'{"anchor":') and anchor_casino.startswith(b'{"anchor":')

@@ -9,6 +9,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from audit.models import ChainVerification
+from core.models import OutboxMessage
+from reports.models import ReportRun
 from tables.models import Coup
 from tests.tables.play import row_counts
 
@@ -33,7 +35,7 @@ PAGES = [
     ("review:coup", "get", {"pit_boss"}, 200),
     ("review:dashboard", "get", {"pit_boss", "accountant"}, 200),
     ("review:exports", "get", {"pit_boss", "accountant"}, 200),
-    ("review:export", "post", {"pit_boss", "accountant"}, 200),
+    ("review:export", "post", {"pit_boss", "accountant"}, 303),  # asks for a run (test_export_asks_for_a_run)
     ("review:audit_verify", "post", {"pit_boss"}, 302),
     ("review:dashboard_live", "get", {"pit_boss", "accountant"}, 200),
     ("review:alerts", "get", {"pit_boss"}, 200),
@@ -93,6 +95,44 @@ def test_refused_verification_and_export_write_nothing(client, request, persona)
         assert client.post(reverse("review:export", args=["audit-trail"]), _period()).status_code == 403
     assert row_counts() == before
     assert not ChainVerification.objects.exists()
+    assert not ReportRun.objects.exists() and not OutboxMessage.objects.exists()
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_export_asks_for_a_run_for_a_pit_boss_or_an_accountant_only(client, request, table, htmx) -> None:
+    """The old immediate download's URL: the run of the equivalent kind for those allowed (303 to
+    the reports page, htmx the history; the same run for both, asked twice), 403 and nothing
+    written for every other persona."""
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    url = reverse("review:export", args=["percentage-tax"])
+    data = {**_period(), "table": table.pk}
+    for persona in ("croupier", "other_croupier", "outsider", "cashier"):
+        client.logout()
+        _login(client, request, persona)
+        before = row_counts()
+        response = client.post(url, data, **headers)
+        assert response.status_code == 403, persona
+        assert "Nothing was changed." in response.content.decode()
+        assert row_counts() == before, persona
+        assert not ReportRun.objects.exists() and not OutboxMessage.objects.exists(), persona
+    for persona in ("pit_boss", "accountant"):
+        client.logout()
+        _login(client, request, persona)
+        response = client.post(url, data, **headers)
+        if htmx:
+            assert response.status_code == 200, persona
+            assert 'data-testid="report-run"' in response.content.decode()
+        else:
+            assert (response.status_code, response["Location"]) == (303, "/review/exports/#report-runs")
+        run = ReportRun.objects.get()  # the pit boss's, returned to the accountant
+        assert (run.kind, run.format, run.casino_id, run.table_id, run.requested_by) == (
+            "levy",
+            "csv",
+            table.casino_id,
+            table.pk,
+            request.getfixturevalue("pit_boss"),
+        )
+    assert OutboxMessage.objects.count() == 1
 
 
 def test_the_accountant_sees_the_dashboard_read_only(client, accountant) -> None:

@@ -246,3 +246,19 @@ def test_a_malformed_line_alone_writes_nothing(croupier, table, tmp_path) -> Non
     lines, _summary, code = run(path, table, croupier)
     assert code == 1 and all("error" in line for line in lines)
     assert written() == before
+
+
+def test_a_reports_closing_anchor_lines_are_no_coups(croupier, table, tmp_path) -> None:
+    """A coup records report (a run's file) ends with the audit chains' signed heads: imported as
+    it is, they are skipped like blank lines, neither coups nor rejected lines; a line that only
+    looks like one (another key beside "anchor") is still rejected."""
+    anchor = b'{"anchor":{"hash":"ab","key_id":"k","scope":"global","seq":3,"sig":"cd"}}'
+    path = tmp_path / "report.jsonl"
+    path.write_bytes(b"\n".join([good("a"), good("b"), anchor, anchor]) + b"\n")
+    lines, summary, code = run(path, table, croupier)
+    assert code == 0
+    assert [(line["line"], line["state"]) for line in lines] == [(1, "settled"), (2, "settled")]
+    assert "2 coups imported" in summary and "0 lines rejected" in summary
+    path.write_bytes(b'{"anchor":{"seq":3},"id":"x"}\n')
+    lines, summary, code = run(path, table, croupier)
+    assert code == 1 and "1 lines rejected" in summary and list(lines[0]) == ["line", "error"]

@@ -22,7 +22,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.utils import timezone
 
-from reports import exports
+from reports.builders.coup_records import coup_record_dicts
 from review.period import Period
 from tables import services
 from tables.models import Coup
@@ -159,7 +159,7 @@ def import_file(path: Path, table, croupier) -> tuple[list[dict], int]:
 
 def exported(table) -> list[dict]:
     today = timezone.localdate()
-    return list(exports.coup_record_dicts(period=Period(today, today), table=table))
+    return list(coup_record_dicts(period=Period(today, today), table=table))
 
 
 def canonical(line: str) -> dict:

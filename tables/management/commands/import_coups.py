@@ -29,6 +29,7 @@ from tables.models import Table
 from tables.permissions import is_croupier_at
 from tables.rules.coup import CoupRecord
 from tables.rules.interchange import RecordError, record_from_dict, verdict_to_dict
+from tables.rules.validator import is_anchor_line
 from tables.services.imports import CHUNK_RECORDS, LineOutcome, coups_import, record_import_id
 
 #: a line is one record: anything longer is refused unread (a record is a few hundred bytes)
@@ -112,8 +113,8 @@ class Command(BaseCommand):
         chunk: list[tuple[int, CoupRecord | None, str, str]] = []
         valid = 0
         for number, line in enumerate(tqdm(stream, desc="import", unit="line", file=sys.stderr), 1):
-            if not line.strip():
-                continue
+            if not line.strip() or is_anchor_line(line):
+                continue  # a coup records report ends with the audit chains' signed heads: no coups
             try:
                 record, rid = parse_line(line)
             except ValueError as exc:
