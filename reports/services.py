@@ -17,6 +17,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from audit.anchors import anchor_publish
 from audit.canonical import to_jsonable
 from audit.services import audit_record
 from core.db_router import replica_reads
@@ -366,6 +367,11 @@ def _finish(
             "chain_head": chain_head,
         },
     )
+    # Once committed, the chains' signed heads go to the anchor file: they vouch for this finish
+    # event and its sha256, so a report handed out can never be denied or swapped afterwards, and
+    # a tail deleted later contradicts it (docs/audit.md, "Anchors"). robust: an anchor file that
+    # cannot be written is logged, not a failed report (the next verification shows it stale).
+    transaction.on_commit(anchor_publish, robust=True)
     return run
 
 

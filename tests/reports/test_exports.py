@@ -485,7 +485,8 @@ def test_the_json_lines_runs_carry_the_signed_heads_and_append_them_to_the_ancho
 ) -> None:
     """The audit trail and the coup records end with the chains' signed heads, the same lines
     appended to the anchor file. (The levy and fees runs' CSV carry no head: each run's sha256 is
-    in the audit chain instead, with its finish.)"""
+    in the audit chain instead, with its finish, and the heads published once that commits vouch
+    for it: tested below.)"""
     settings.AUDIT_ANCHOR_FILE = str(tmp_path / "anchors.jsonl")
     client.force_login(pit_boss)
     day = _gaming_day(table.casino, dt.datetime.now(dt.UTC))
@@ -509,7 +510,28 @@ def test_the_json_lines_runs_carry_the_signed_heads_and_append_them_to_the_ancho
         _, body = _take(client, run)
         finish = AuditEvent.objects.get(action="reports.reportrun.finish", object_id=str(run.pk))
         assert finish.after is not None and finish.after["sha256"] == hashlib.sha256(body).hexdigest()
+    # (the finish's own anchors are published after COMMIT: this test's transaction never commits)
     assert len((tmp_path / "anchors.jsonl").read_text().splitlines()) == appended
     out = io.StringIO()
     call_command("verify_audit", anchors=settings.AUDIT_ANCHOR_FILE, stdout=out, stderr=io.StringIO())
     assert f"anchors checked: {appended}" in out.getvalue() and "anchors OK" in out.getvalue()
+
+
+def test_a_finished_run_publishes_the_heads_that_vouch_for_its_sha256(
+    client, pit_boss, table, tmp_path, settings, django_capture_on_commit_callbacks
+) -> None:
+    """Once a run's finish (with its sha256) commits, every chain's signed head is appended to the
+    anchor file: the anchor of the finish event's chain is at or past that event, so the report
+    handed out is vouched for outside the database."""
+    settings.AUDIT_ANCHOR_FILE = str(tmp_path / "anchors.jsonl")
+    client.force_login(pit_boss)
+    day = _gaming_day(table.casino, dt.datetime.now(dt.UTC))
+    run = _ask(client, "percentage-tax", {**_days(day), "table": table.pk})
+    with django_capture_on_commit_callbacks(execute=True):
+        _take(client, run)
+    finish = AuditEvent.objects.get(action="reports.reportrun.finish", object_id=str(run.pk))
+    written = [json.loads(line) for line in (tmp_path / "anchors.jsonl").read_text().splitlines()]
+    scope = "global" if finish.chain == 0 else f"casino:{finish.chain}"
+    mine = [a for a in written if a["scope"] == scope]
+    assert mine and mine[-1]["seq"] >= finish.seq
+    assert AuditEvent.objects.get(chain=finish.chain, seq=mine[-1]["seq"]).hash == mine[-1]["hash"]
