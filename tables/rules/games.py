@@ -1,6 +1,7 @@
-"""The game types the engine knows besides chemin de fer, by their coup-record slug, and what
-``manage.py odds --game`` prints of each: the banker's exact edge under the house's default
-settings and under each alternative setting, one at a time (docs/games/).
+"""The game types the engine knows besides chemin de fer, by their coup-record slug: what
+``manage.py odds --game`` prints of each (the banker's exact edge under the house's default
+settings and under each alternative setting, one at a time: docs/games/), and how
+``validate_coups`` reads and judges a record of each (:data:`JUDGES`, docs/coup-record.md).
 
 Chemin de fer itself stays where it is (``tables.rules.odds`` by profile): its odds depend on a
 profile and its levy, not on a handful of house settings.
@@ -8,12 +9,13 @@ profile and its levy, not on a handful of house settings.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 from tables.rules import landsknecht, macao
+from tables.rules.interchange import RecordError
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +60,63 @@ GAMES: dict[str, GameOdds] = {
         unit="per chip at risk",
     ),
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# The offline judges: how ``validate_coups`` reads and judges a record of each game
+# (docs/coup-record.md). Chemin de fer is not here: its records go through
+# ``tables.rules.interchange`` on the validator's hot path, and a record without ``"game"`` is one.
+
+CHEMIN_DE_FER = "chemin-de-fer"
+
+
+@dataclass(frozen=True, slots=True)
+class GameJudge:
+    """One game's record reader and offline judge, for a record line whose ``"game"`` is ``slug``.
+
+    ``judge_to_dict`` parses the record (raising :class:`RecordError` with the record's id and a
+    sentence for a malformed line, as chemin de fer's reader does) and returns the verdict as a
+    JSON-ready dict, judged under the house's default settings (docs/games/<slug>.md)."""
+
+    slug: str
+    record_from_dict: Callable[[Mapping[str, Any]], Any]
+    judge_to_dict: Callable[[Mapping[str, Any]], dict[str, Any]]
+
+
+def _reader(read: Callable[[Mapping[str, Any]], Any]) -> Callable[[Mapping[str, Any]], Any]:
+    """``read`` with its ValueError turned into the validator's RecordError, carrying the id."""
+
+    def record_from_dict(data: Mapping[str, Any]) -> Any:
+        if type(data) is not dict:
+            raise RecordError("not a JSON object")
+        try:
+            return read(data)
+        except ValueError as exc:
+            raise RecordError(str(exc), data.get("id"), has_id="id" in data) from None
+
+    return record_from_dict
+
+
+_read_macao = _reader(macao.record_from_dict)
+_read_landsknecht = _reader(landsknecht.record_from_dict)
+
+
+def _judge_macao(data: Mapping[str, Any]) -> dict[str, Any]:
+    return macao.verdict_to_dict(macao.judge(_read_macao(data)), data.get("id"))
+
+
+def _judge_landsknecht(data: Mapping[str, Any]) -> dict[str, Any]:
+    return landsknecht.verdict_to_dict(landsknecht.judge(_read_landsknecht(data)), data.get("id"))
+
+
+JUDGES: dict[str, GameJudge] = {
+    "landsknecht": GameJudge("landsknecht", _read_landsknecht, _judge_landsknecht),
+    "macao": GameJudge("macao", _read_macao, _judge_macao),
+}
+
+#: every slug a record's ``"game"`` may name, for messages and help texts
+KNOWN_GAMES: tuple[str, ...] = (CHEMIN_DE_FER, *sorted(JUDGES))
+
+
+def unknown_game(game: object) -> str:
+    return f"unknown game {game!r}; known: {', '.join(KNOWN_GAMES)}"
