@@ -1,6 +1,7 @@
-"""The game types the engine knows besides chemin de fer, by their coup-record slug, and what
-``manage.py odds --game`` prints of each: the banker's exact edge under the house's default
-settings and under each alternative setting, one at a time (docs/games/).
+"""The game types the engine knows besides chemin de fer, by their coup-record slug: what
+``manage.py odds --game`` prints of each (the banker's exact edge under the house's default
+settings and under each alternative setting, one at a time: docs/games/), and how
+``validate_coups`` reads and judges a record of each (:data:`JUDGES`, docs/coup-record.md).
 
 Chemin de fer itself stays where it is (``tables.rules.odds`` by profile): its odds depend on a
 profile and its levy, not on a handful of house settings.
@@ -8,12 +9,13 @@ profile and its levy, not on a handful of house settings.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 from tables.rules import landsknecht, macao, old_baccarat
+from tables.rules.interchange import RecordError
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,3 +80,102 @@ GAMES: dict[str, GameOdds] = {
         unit="per unit staked, one punter against the banker (the banker's default draws)",
     ),
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# The offline judges: how ``validate_coups`` reads and judges a record of each game
+# (docs/coup-record.md). Chemin de fer is not here: its records go through
+# ``tables.rules.interchange`` on the validator's hot path, and a record without ``"game"`` is one.
+
+CHEMIN_DE_FER = "chemin-de-fer"
+
+
+@dataclass(frozen=True, slots=True)
+class GameJudge:
+    """One game's record reader and offline judge, for a record line whose ``"game"`` is ``slug``.
+
+    ``judge_to_dict`` parses the record (raising :class:`RecordError` with the record's id and a
+    sentence for a malformed line, as chemin de fer's reader does) and returns the verdict as a
+    JSON-ready dict, judged under the house's default settings (docs/games/<slug>.md)."""
+
+    slug: str
+    record_from_dict: Callable[[Mapping[str, Any]], Any]
+    judge_to_dict: Callable[[Mapping[str, Any]], dict[str, Any]]
+
+
+def _reader(read: Callable[[Mapping[str, Any]], Any]) -> Callable[[Mapping[str, Any]], Any]:
+    """``read`` with its ValueError turned into the validator's RecordError, carrying the id."""
+
+    def record_from_dict(data: Mapping[str, Any]) -> Any:
+        if type(data) is not dict:
+            raise RecordError("not a JSON object")
+        try:
+            return read(data)
+        except ValueError as exc:
+            raise RecordError(str(exc), data.get("id"), has_id="id" in data) from None
+
+    return record_from_dict
+
+
+_read_macao = _reader(macao.record_from_dict)
+_read_old_baccarat = _reader(old_baccarat.OldBaccaratCoup.from_dict)
+_read_landsknecht = _reader(landsknecht.record_from_dict)
+
+
+def _judge_macao(data: Mapping[str, Any]) -> dict[str, Any]:
+    return macao.verdict_to_dict(macao.judge(_read_macao(data)), data.get("id"))
+
+
+def _judge_landsknecht(data: Mapping[str, Any]) -> dict[str, Any]:
+    return landsknecht.verdict_to_dict(landsknecht.judge(_read_landsknecht(data)), data.get("id"))
+
+
+def old_baccarat_verdict_to_dict(verdict: old_baccarat.Verdict, record_id: Any = None) -> dict[str, Any]:
+    """Old baccarat's verdict in the games' shared frame (docs/coup-record.md). Every punter
+    plays the banker on his own: ``outcome`` is ``banker`` (every stake to the banker, ties
+    included), ``punters`` (every punter won) or ``split``; null, with no settlement, when a
+    violation holds the coup for the pit boss. The pool is the party ``"pool"`` and nets zero."""
+    settled = verdict.settlement
+    outcome: str | None = None
+    if verdict.ok and verdict.results:
+        won = {r.result is old_baccarat.PunterResult.WIN for r in verdict.results}
+        outcome = "punters" if won == {True} else "banker" if won == {False} else "split"
+    return {
+        "id": record_id,
+        "game": old_baccarat.GAME,
+        "outcome": outcome,
+        "violations": [{"code": v.code, "detail": v.detail} for v in verdict.violations],
+        "settlement": None
+        if settled is None
+        else {
+            "transfers": [
+                {"payer": t.payer, "payee": t.payee, "amount": t.amount} for t in settled.transfers
+            ],
+            "net": settled.net(),
+        },
+        "results": [
+            {"player": r.player, "stake": r.stake, "count": r.count, "result": r.result.value}
+            for r in verdict.results
+        ],
+        "banker_count": verdict.banker_count,
+        "alarms": [a.card for a in verdict.alarms],
+    }
+
+
+def _judge_old_baccarat(data: Mapping[str, Any]) -> dict[str, Any]:
+    record = _read_old_baccarat(data)
+    return old_baccarat_verdict_to_dict(old_baccarat.judge(record), data.get("id"))
+
+
+JUDGES: dict[str, GameJudge] = {
+    "landsknecht": GameJudge("landsknecht", _read_landsknecht, _judge_landsknecht),
+    "macao": GameJudge("macao", _read_macao, _judge_macao),
+    "old-baccarat": GameJudge("old-baccarat", _read_old_baccarat, _judge_old_baccarat),
+}
+
+#: every slug a record's ``"game"`` may name, for messages and help texts
+KNOWN_GAMES: tuple[str, ...] = (CHEMIN_DE_FER, *sorted(JUDGES))
+
+
+def unknown_game(game: object) -> str:
+    return f"unknown game {game!r}; known: {', '.join(KNOWN_GAMES)}"

@@ -143,6 +143,10 @@ def record_from_dict(
     get = data.get
     record_id = get("id")
     try:
+        game = get("game")
+        if game is not None and game != "chemin-de-fer":
+            # another game's record (tables.rules.games reads those): say so, not "no profile"
+            raise ValueError(f"not a chemin de fer record: game {game!r}")
         if profile is None:
             profile = get("profile")
             if type(profile) is not str:

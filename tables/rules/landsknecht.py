@@ -74,6 +74,7 @@ __all__ = [
     "refusal",
     "start",
     "to_record",
+    "verdict_to_dict",
 ]
 
 #: the reserve fund's name as a party to a settlement (no player may be called so)
@@ -710,25 +711,91 @@ def record_to_dict(record: Record) -> dict[str, Any]:
     }
 
 
+def _whole(data: Mapping[str, Any], key: str, default: int | None = None) -> int:
+    value = data.get(key, default)
+    if type(value) is not int:  # bool is an int subclass, 10.0 and "10" are no chips: refused
+        raise ValueError(f"{key} must be a whole number of chips, not {value!r}")
+    return value
+
+
+def _choice(data: Mapping[str, Any], key: str, kind: type[Opening] | type[Decision], default: object) -> Any:
+    value = data.get(key, default)
+    if value is None:
+        return None
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = ", ".join(k.value for k in kind)
+        raise ValueError(f"{key} must be one of {allowed}, not {value!r}") from None
+
+
 def record_from_dict(data: Mapping[str, Any]) -> Record:
-    """Read the JSON shape back; raises ValueError (or KeyError) for a malformed record."""
-    if data.get("game", "landsknecht") != "landsknecht":
-        raise ValueError(f"not a landsknecht record: {data.get('game')!r}")
+    """Read the JSON shape back, or raise ValueError naming the first malformed key.
+
+    Only the shape is checked (types, the opening and decision words): what the rules say about
+    the values (a stake below the minimum, a bad card code, a cover by a stranger) is the judge's,
+    so a record that breaks a rule still gets a verdict rather than an error."""
+    game = data.get("game", "landsknecht")
+    if game != "landsknecht":
+        raise ValueError(f"not a landsknecht record: {game!r}")
+    banker = data.get("banker")
+    if type(banker) is not str:
+        raise ValueError("banker must be a player's name")
+    punters = data.get("punters")
+    if type(punters) is not list or any(type(p) is not str for p in punters):
+        raise ValueError("punters must be a list of names")
+    opening = _choice(data, "opening", Opening, Opening.NEW_BANK.value)
+    if opening is None:
+        raise ValueError("opening must be one of new-bank, after-take, again, not None")
     table = Table(
-        banker=str(data["banker"]),
-        punters=tuple(str(p) for p in data["punters"]),
-        fund=int(data.get("fund", 0)),
-        opening=Opening(data.get("opening", Opening.NEW_BANK.value)),
-        previous=int(data.get("previous", 0)),
+        banker=banker,
+        punters=tuple(punters),
+        fund=_whole(data, "fund", 0),
+        opening=opening,
+        previous=_whole(data, "previous", 0),
     )
-    decision = data.get("decision")
+    stake = _whole(data, "stake")
+    raw_covers = data.get("covers", [])
+    if type(raw_covers) is not list:
+        raise ValueError("covers must be a list of {punter, amount}")
+    covers = []
+    for n, c in enumerate(raw_covers, 1):
+        if type(c) is not dict or type(c.get("punter")) is not str:
+            raise ValueError(f"cover {n} must be {{punter, amount}} with the punter's name")
+        covers.append(Cover(c["punter"], _whole(c, "amount")))
+    cards = data.get("cards", [])
+    if type(cards) is not list or any(type(c) is not str for c in cards):
+        raise ValueError("cards must be a list of card codes")
     return Record(
         table=table,
-        stake=int(data["stake"]),
-        covers=tuple(Cover(str(c["punter"]), int(c["amount"])) for c in data.get("covers", ())),
-        cards=tuple(str(c) for c in data.get("cards", ())),
-        decision=Decision(decision) if decision is not None else None,
+        stake=stake,
+        covers=tuple(covers),
+        cards=tuple(cards),
+        decision=_choice(data, "decision", Decision, None),
     )
+
+
+def verdict_to_dict(verdict: Verdict, record_id: object = None) -> dict[str, Any]:
+    """The verdict as JSON (docs/coup-record.md): the outcome as played, the violations in table
+    order, the settlement (transfers and each party's net, the fund as ``"fund"``), and what the
+    next coup needs to know."""
+    return {
+        "id": record_id,
+        "game": "landsknecht",
+        "outcome": verdict.outcome.value,
+        "violations": [{"code": v.code.value, "detail": v.message} for v in verdict.violations],
+        "settlement": {
+            "transfers": [
+                {"payer": t.payer, "payee": t.payee, "amount": t.amount} for t in verdict.settlement.transfers
+            ],
+            "net": verdict.settlement.nets(),
+        },
+        "at_risk": verdict.at_risk,
+        "fund_cover": verdict.fund_cover,
+        "deciding_card": verdict.deciding_card,
+        "bank_passes": verdict.bank_passes,
+        "fund_after": verdict.fund_after,
+    }
 
 
 # ---------------------------------------------------------------------------------------------

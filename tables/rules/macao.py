@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 from tables.rules.cards import ALL_CARDS, POINTS, RANKS
 
@@ -195,6 +195,9 @@ class MacaoVerdict:
     results: tuple[PunterResult, ...] = ()
     settlement: MacaoSettlement | None = None
     next_banker: str | None = None
+    #: a short code per violation, in the same order (the offline verdict's ``code``; the
+    #: sentences stay in ``violations`` for the croupier)
+    codes: tuple[str, ...] = ()
 
     @property
     def valid(self) -> bool:
@@ -437,58 +440,182 @@ def judge(record: MacaoRecord, settings: MacaoSettings = DEFAULT) -> MacaoVerdic
     drawing where the house forbids it.
     """
     v: list[str] = []
+    codes: list[str] = []
+
+    def add(code: str, sentence: str) -> None:
+        codes.append(code)
+        v.append(sentence)
+
     seats = record.seats
     if record.game != GAME:
-        v.append(f"The record is of {record.game!r}, not {GAME!r}.")
+        add("bad-table", f"The record is of {record.game!r}, not {GAME!r}.")
     if record.unit < 1:
-        v.append("The minimum stake is a positive number of chips.")
+        add("bad-table", "The minimum stake is a positive number of chips.")
     if not record.punters:
-        v.append("Macao needs at least one punter besides the banker.")
+        add("bad-table", "Macao needs at least one punter besides the banker.")
     if len(set(seats)) != len(seats) or any(not n for n in seats):
-        v.append("Every seat needs its own non-empty name.")
+        add("bad-table", "Every seat needs its own non-empty name.")
     bad = [c for c in record.cards_in_order() if c not in POINTS]
     if bad:
-        v.append(f"Not cards: {', '.join(map(repr, bad))}.")
-        return MacaoVerdict(tuple(v))
+        add("bad-card", f"Not cards: {', '.join(map(repr, bad))}.")
+        return MacaoVerdict(tuple(v), codes=tuple(codes))
     counts = Counter(record.cards_in_order())
     for card in ALL_CARDS:
         if counts[card] > settings.decks:
-            v.append(f"{card} seen {counts[card]} times; {settings.decks} decks hold {settings.decks}.")
+            add(
+                "impossible-card",
+                f"{card} seen {counts[card]} times; {settings.decks} decks hold {settings.decks}.",
+            )
     if len(record.deal) != len(seats):
-        v.append(f"The deal has {len(record.deal)} cards for {len(seats)} players (one each).")
+        add("deal-length", f"The deal has {len(record.deal)} cards for {len(seats)} players (one each).")
     if len(record.turns) != len(seats):
-        v.append(f"The record has {len(record.turns)} turns for {len(seats)} players (one each).")
+        add("turns-length", f"The record has {len(record.turns)} turns for {len(seats)} players (one each).")
     if v:
-        return MacaoVerdict(tuple(v))
+        return MacaoVerdict(tuple(v), codes=tuple(codes))
     hands: list[list[str]] = []
     for i, (name, first, turn) in enumerate(zip(seats, record.deal, record.turns, strict=True)):
         hand = [first]
         if turn and i == len(seats) - 1 and not settings.banker_draws:
-            v.append(f"The banker ({name}) drew, which this house does not allow.")
+            add("banker-draw-forbidden", f"The banker ({name}) drew, which this house does not allow.")
         for k, act in enumerate(turn, start=1):
             where = f"{name}, request {k}"
             if act.kind == "discard":
                 zeros = [c for c in hand if POINTS[c] == 0]
                 if not settings.discard_zeros:
-                    v.append(f"{where}: this house does not let a player throw a ten or court card aside.")
+                    add(
+                        "discard-forbidden",
+                        f"{where}: this house does not let a player throw a ten or court card aside.",
+                    )
                 elif not zeros:
-                    v.append(f"{where}: threw a card aside without holding a ten or court card.")
+                    add(
+                        "discard-without-zero",
+                        f"{where}: threw a card aside without holding a ten or court card.",
+                    )
                 else:
                     hand.remove(zeros[0])
             elif act.kind == "draw":
                 total = sum(POINTS[c] for c in hand)
                 if settings.count == "bust" and total > 9:
-                    v.append(f"{where}: drew after going over 9.")
+                    add("draw-after-over", f"{where}: drew after going over 9.")
                 elif len(hand) >= settings.max_cards:
-                    v.append(f"{where}: drew a card past the {settings.max_cards} this house allows.")
+                    add(
+                        "draw-past-limit",
+                        f"{where}: drew a card past the {settings.max_cards} this house allows.",
+                    )
             else:
-                v.append(f"{where}: unknown request {act.kind!r}.")
+                add("unknown-request", f"{where}: unknown request {act.kind!r}.")
             hand.append(act.card)
         hands.append(hand)
     if v:
-        return MacaoVerdict(tuple(v))
+        return MacaoVerdict(tuple(v), codes=tuple(codes))
     results, settlement = settle_hands(record.unit, record.banker, record.punters, hands, settings)
     return MacaoVerdict((), results, settlement, next_banker(record.banker, record.punters))
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON: the coup record's ``"game": "macao"`` shape and its verdict (docs/coup-record.md)
+
+
+def _str_list(value: object, what: str) -> tuple[str, ...]:
+    if type(value) is not list or any(type(x) is not str for x in value):
+        raise MacaoError(f"{what} must be a list of strings")
+    return tuple(value)
+
+
+def record_to_dict(record: MacaoRecord) -> dict[str, Any]:
+    """The record as JSON (docs/games/macao.md): the inverse of :func:`record_from_dict`."""
+    return {
+        "game": record.game,
+        "unit": record.unit,
+        "banker": record.banker,
+        "punters": list(record.punters),
+        "deal": list(record.deal),
+        "turns": [[[a.kind, a.card] for a in turn] for turn in record.turns],
+    }
+
+
+def record_from_dict(data: Mapping[str, Any]) -> MacaoRecord:
+    """Read the JSON shape, or raise :class:`MacaoError` naming the first malformed key.
+
+    Only the shape is checked here (types, the request kinds): what the rules say about the
+    values (a card code, a card seen too often, a deal of the wrong length) is the judge's, so a
+    record that breaks a rule still gets a verdict rather than an error."""
+    game = data.get("game", GAME)
+    if game != GAME:
+        raise MacaoError(f"not a macao record: {game!r}")
+    unit = data.get("unit")
+    if type(unit) is not int:  # bool is an int subclass: excluded on purpose
+        raise MacaoError(f"unit must be a whole number of chips, not {unit!r}")
+    banker = data.get("banker")
+    if type(banker) is not str:
+        raise MacaoError("banker must be a player's name")
+    turns_raw = data.get("turns")
+    if type(turns_raw) is not list:
+        raise MacaoError("turns must be a list with one list of requests per seat")
+    turns: list[tuple[Action, ...]] = []
+    for n, turn in enumerate(turns_raw, 1):
+        if type(turn) is not list:
+            raise MacaoError(f"turn {n} must be a list of requests")
+        actions: list[Action] = []
+        for k, request in enumerate(turn, 1):
+            if (
+                type(request) is not list
+                or len(request) != 2
+                or request[0] not in ("draw", "discard")
+                or type(request[1]) is not str
+            ):
+                raise MacaoError(
+                    f'turn {n}, request {k}: must be ["draw", card] or ["discard", card]'
+                )
+            actions.append(Action(request[0], request[1]))
+        turns.append(tuple(actions))
+    return MacaoRecord(
+        unit,
+        banker,
+        _str_list(data.get("punters"), "punters"),
+        _str_list(data.get("deal"), "deal"),
+        tuple(turns),
+    )
+
+
+def _outcome(results: tuple[PunterResult, ...]) -> str:
+    winners = {r.winner for r in results}
+    if winners == {"banker"}:
+        return "banker"
+    return "punters" if winners == {"punter"} else "split"
+
+
+def verdict_to_dict(verdict: MacaoVerdict, record_id: object = None) -> dict[str, Any]:
+    """The verdict as JSON. ``outcome``: ``banker`` (he beat every punter), ``punters`` (every
+    punter beat him), ``split``; ``null`` with violations, which refer the coup to the pit boss
+    unsettled, as :func:`judge` does."""
+    s = verdict.settlement
+    return {
+        "id": record_id,
+        "game": GAME,
+        "outcome": _outcome(verdict.results) if verdict.valid and verdict.results else None,
+        "violations": [
+            {"code": code, "detail": sentence}
+            for code, sentence in zip(verdict.codes, verdict.violations, strict=True)
+        ],
+        "settlement": None
+        if s is None
+        else {
+            "transfers": [{"payer": t.payer, "payee": t.payee, "amount": t.amount} for t in s.transfers],
+            "net": dict(s.net),
+        },
+        "results": [
+            {
+                "punter": r.punter,
+                "points": r.points,
+                "banker_points": r.banker_points,
+                "winner": r.winner,
+                "units": r.units,
+            }
+            for r in verdict.results
+        ],
+        "next_banker": verdict.next_banker,
+    }
 
 
 # ---------------------------------------------------------------------------------------------

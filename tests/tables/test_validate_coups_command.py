@@ -38,6 +38,30 @@ def test_the_examples_file_gives_exactly_the_expected_verdicts() -> None:
     assert done.stderr.decode().strip() == "11 records, 6 with violations, 1 malformed"
 
 
+def test_every_games_examples_give_exactly_the_expected_verdicts() -> None:
+    """A history mixing chemin de fer, macao and landsknecht lines (and malformed ones), line by
+    line; ``--profile`` changes nothing for the other games' lines."""
+    expected = [json.loads(x) for x in (DATA / "verdicts_games.jsonl").read_text().splitlines()]
+    for args in ((), ("--profile", "casino")):
+        done = run(*args, str(DATA / "coups_games.jsonl"))
+        got = [json.loads(x) for x in done.stdout.splitlines()]
+        assert len(got) == len(expected) == 15
+        for line, (verdict, want) in enumerate(zip(got, expected, strict=True), 1):
+            assert verdict == want, f"line {line}"
+        assert done.returncode == 1  # malformed lines
+        assert done.stderr.decode().strip() == "15 records, 3 with violations, 6 malformed"
+
+
+def test_a_clean_history_of_another_game_exits_zero() -> None:
+    lines = (DATA / "coups_games.jsonl").read_bytes().splitlines()
+    done = run("-", stdin=b"\n".join([lines[1], lines[7]]) + b"\n")
+    assert done.returncode == 0
+    assert [(v["id"], v["game"], v["outcome"]) for v in map(json.loads, done.stdout.splitlines())] == [
+        ("macao-doc-example", "macao", "split"),
+        ("landsknecht-doc-example", "landsknecht", "banker"),
+    ]
+
+
 def test_stdin_and_a_clean_history_exit_zero() -> None:
     lines = (DATA / "coups.jsonl").read_bytes().splitlines()[:2]
     done = run("-", stdin=b"\n".join(lines) + b"\n")

@@ -13,6 +13,7 @@ from typing import Any, BinaryIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from tables.rules.games import KNOWN_GAMES
 from tables.rules.profiles import BUILTIN, get_profile
 from tables.rules.validator import stream_lines, validate_lines
 
@@ -32,7 +33,11 @@ class _TextSink:
 
 
 class Command(BaseCommand):
-    help = "Judge coup records (JSON Lines) against the rules; one verdict a line on stdout."
+    help = (
+        "Judge coup records (JSON Lines) of every game (a record's \"game\": "
+        + ", ".join(KNOWN_GAMES)
+        + "; chemin-de-fer when absent) against the rules; one verdict a line on stdout."
+    )
     requires_system_checks: list[str] = []
     requires_migrations_checks = False
 
@@ -41,7 +46,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--profile",
             choices=sorted(BUILTIN),
-            help="judge every record under this profile, whatever the record says",
+            help="judge every chemin de fer record under this profile, whatever the record says "
+            "(the other games have no profiles: their records are judged under the house's defaults)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:

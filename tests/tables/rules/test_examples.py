@@ -17,7 +17,12 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 #: (records, verdicts, how many lines)
-EXAMPLE_FILES = (("coups.jsonl", "verdicts.jsonl", 11), ("coups_parity.jsonl", "verdicts_parity.jsonl", 9))
+EXAMPLE_FILES = (
+    ("coups.jsonl", "verdicts.jsonl", 11),
+    ("coups_parity.jsonl", "verdicts_parity.jsonl", 9),
+    # every game's records (docs/coup-record.md, *Other games*)
+    ("coups_games.jsonl", "verdicts_games.jsonl", 15),
+)
 
 
 def _pairs():
