@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -28,21 +27,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.database import SERVER, peak_mib, recreate_database  # noqa: E402
 
 DB_NAME = "chemin_audit_bench"
-SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
 
 BATCH = 5000
-
-
-def recreate_database() -> None:
-    import psycopg
-
-    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
 
 
 def timed(label: str, fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
@@ -59,7 +50,7 @@ def main() -> None:
     parser.add_argument("--skip-orm", action="store_true", help="do not time the reference (ORM) walk")
     args = parser.parse_args()
 
-    recreate_database()
+    recreate_database(DB_NAME)
     import django
 
     django.setup()
@@ -136,7 +127,7 @@ def main() -> None:
     out = io.StringIO()
     timed("verify_audit (incremental, 1,001 new events)", call_command, "verify_audit", stdout=out)
     print("    " + out.getvalue().splitlines()[0])
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = peak_mib()
     print(f"  peak RSS of this process {peak:,.0f} MiB; events {AuditEvent.objects.count():,}")
     print(f"  load average {os.getloadavg()[0]:.1f}")
 

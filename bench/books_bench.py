@@ -16,26 +16,17 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import resource
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.database import SERVER, peak_mib, recreate_database  # noqa: E402
 
 DB_NAME = "chemin_books_bench"
-SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
-
-
-def recreate_database() -> None:
-    import psycopg
-
-    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
 
 
 def main() -> None:
@@ -44,7 +35,7 @@ def main() -> None:
     parser.add_argument("--profile", default="casino", help="the records' profile ('all' mixes the four)")
     args = parser.parse_args()
 
-    recreate_database()
+    recreate_database(DB_NAME)
     import django
 
     django.setup()
@@ -84,7 +75,7 @@ def main() -> None:
         with CaptureQueriesContext(connection) as queries:
             report = books_verify(BooksReport())
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+        peak = peak_mib()
         print(
             f"  run {attempt}: {report.coups} coups, {report.transactions} postings, "
             f"{report.accounts} accounts "

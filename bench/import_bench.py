@@ -25,19 +25,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.database import SERVER, recreate_database  # noqa: E402
 
 DB_NAME = "chemin_import_bench"
-SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
-
-
-def recreate_database() -> None:
-    import psycopg
-
-    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
 
 
 def main() -> None:
@@ -48,7 +40,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    recreate_database()
+    recreate_database(DB_NAME)
     import django
 
     django.setup()

@@ -57,24 +57,15 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
+from bench.database import SERVER, recreate_database  # noqa: E402
 from bench.proc_cpu import GROUPS, CpuMeter  # noqa: E402
 
 DB_NAME = os.environ.get("BENCH_DB_NAME", "chemin_multitable")  # bench/soak.py sets its own
-SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 DATABASE_URL = f"{SERVER}/{DB_NAME}"
 SETTINGS = "casino.settings.test"  # DEBUG off, fast password hashing, Celery in-process
 os.environ["DATABASE_URL"] = DATABASE_URL
 os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS
 HOST = "127.0.0.1"  # traffic to this machine only
-
-
-def recreate_database() -> None:
-    import psycopg
-
-    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
 
 
 def deadlocks_so_far() -> int:
@@ -415,7 +406,7 @@ def main() -> None:
     args = parser.parse_args()
     ns = [int(n) for n in args.tables.split(",")]
 
-    recreate_database()
+    recreate_database(DB_NAME)
     started = time.perf_counter()
     rigs = setup(max(ns), args.casinos)
     print(

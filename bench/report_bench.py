@@ -22,7 +22,6 @@ import argparse
 import datetime as dt
 import io
 import os
-import resource
 import statistics
 import sys
 import time
@@ -32,26 +31,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.database import SERVER, peak_mib, recreate_database  # noqa: E402
 
 DB_NAME = "chemin_report_bench"
-SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
 
 YEAR = 2026
 COUPS_PER_SHOE = 70
-
-
-def recreate_database() -> None:
-    import psycopg
-
-    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
-
-
-def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def build_floor(tables: int) -> tuple[Any, list[dict[str, int]]]:
@@ -236,7 +223,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each (median; default 3)")
     args = parser.parse_args()
 
-    recreate_database()
+    recreate_database(DB_NAME)
     import django
 
     django.setup()

@@ -27,7 +27,6 @@ import argparse
 import datetime as dt
 import io
 import os
-import resource
 import sys
 import time
 from collections.abc import Callable
@@ -36,26 +35,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
 from bench import report_bench  # noqa: E402  (sets its own DATABASE_URL: replaced below)
+from bench.database import SERVER, peak_mib, recreate_database  # noqa: E402
 
 DB_NAME = "chemin_scale_bench"
-SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
 BATCH = 5000
-
-
-def recreate_database() -> None:
-    import psycopg
-
-    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
-
-
-def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def timed(label: str, fn: Callable[[], Any], baseline: float | None = None) -> tuple[float, Any]:
@@ -73,7 +59,7 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=8)
     args = parser.parse_args()
 
-    recreate_database()
+    recreate_database(DB_NAME)
     import django
 
     django.setup()

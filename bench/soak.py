@@ -341,7 +341,7 @@ def main() -> int:
 
     logdir = Path(tempfile.mkdtemp(prefix="soak-"))
     anchors = logdir / "anchors.jsonl"
-    mt.recreate_database()
+    mt.recreate_database(mt.DB_NAME)
     rigs = mt.setup(args.tables)
     env = server_env(logdir)
     for command in (("collectstatic", "--noinput"), ("audit_anchor", "--out", str(anchors))):

@@ -30,22 +30,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.database import SERVER, recreate_database  # noqa: E402
 
 DB_NAME = os.environ.get("BENCH_DB_NAME", "chemin_bench")  # another name: benches side by side
-SERVER = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432").rstrip("/")
 os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
 
 
-def recreate_database() -> None:
-    import psycopg
-
-    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
-
-
-recreate_database()
+recreate_database(DB_NAME)
 
 import django  # noqa: E402
 
