@@ -11,34 +11,18 @@ from fractions import Fraction
 from django.db.models import Count, Sum
 from django.db.models.functions import TruncHour
 
-from review.wording import percent
+from review.selectors.dashboard import LevyHold
 from tables.gaming_day import casino_calendar
 from tables.models import Casino, Coup, Table, TableDay
 
 
 @dataclass(frozen=True)
-class DayHold:
+class DayHold(LevyHold):
     day: dt.date
     coups: int
     covered: int
     levy: int
-    expected_levy: Fraction  # Σ covered * the engine's expected levy per unit, per (profile, decks, rate)
-
-    @property
-    def hold(self) -> Fraction | None:
-        return Fraction(self.levy, self.covered) if self.covered else None
-
-    @property
-    def expected(self) -> Fraction | None:
-        return self.expected_levy / self.covered if self.covered else None
-
-    @property
-    def hold_display(self) -> str:
-        return percent(self.hold, 3)
-
-    @property
-    def expected_display(self) -> str:
-        return percent(self.expected, 3)
+    expected_levy: Fraction
 
 
 def hold_by_gaming_day(*, casino: Casino, days: int, now: dt.datetime) -> list[DayHold]:

@@ -26,7 +26,6 @@ from tables.models import (
     TableDay,
     TableSession,
 )
-from tables.rules.odds import expected_levy_at_rate
 from tables.selectors import TableNow, tables_now
 
 #: rows per page of the dashboard's lists
@@ -159,18 +158,14 @@ def croupier_error_rates(*, period: Period, table: Table | None = None) -> list[
     return [CroupierRate(r["user_id"], r["user__username"], r["coups"], r["steps"], r["wrong"]) for r in rows]
 
 
-#: the odds engine's expected levy per unit of covered stake at the rate actually charged
-#: (tables.rules.odds; memoised there)
-expected_levy_per_unit = expected_levy_at_rate
+class LevyHold:
+    """The hold of some settled coups (a table's, a gaming day's): the levy collected per unit of
+    covered stake, beside the odds engine's expected levy per unit on the same stakes. A mixin of
+    the dataclasses below, which hold the figures."""
 
-
-@dataclass(frozen=True)
-class HoldRow:
-    table: Table
-    coups: int
     covered: int
     levy: int
-    expected_levy: Fraction  # sum of covered * expected levy per unit, over the shoes' deck counts
+    expected_levy: Fraction  # Σ covered * the engine's expected levy per unit, per (profile, decks, rate)
 
     @property
     def hold(self) -> Fraction | None:
@@ -189,6 +184,15 @@ class HoldRow:
     @property
     def expected_display(self) -> str:
         return percent(self.expected, 3)
+
+
+@dataclass(frozen=True)
+class HoldRow(LevyHold):
+    table: Table
+    coups: int
+    covered: int
+    levy: int
+    expected_levy: Fraction
 
     @property
     def difference_display(self) -> str:

@@ -16,7 +16,7 @@ from audit.services import audit_record
 from ledger.models import BooksVerification
 from ledger.services.books import books_verification_start
 from review.period import Period
-from review.selectors.dashboard import expected_levy_per_unit, hold_vs_expected, open_tables
+from review.selectors.dashboard import hold_vs_expected, open_tables
 from tables import services
 from tables.models import BankTax
 from tables.rules.odds import profile_odds
@@ -125,23 +125,6 @@ def test_flagged_coups_and_alarms_are_paginated_newest_first(client, pit_boss, a
     assert list(page2.context["data"].flagged.object_list) == [awaiting.flagged]
     html = page1.content.decode()
     assert f'href="?table={table_id}&amp;flagged_page=2#flagged"' in html
-
-
-def test_the_expected_levy_is_computed_once_per_profile_and_deck_count(monkeypatch) -> None:
-    calls = []
-    real = profile_odds
-
-    def counting(profile, *, decks):
-        calls.append((profile.slug, decks))
-        return real(profile, decks=decks)
-
-    expected_levy_per_unit.cache_clear()
-    monkeypatch.setattr("tables.rules.odds.profile_odds", counting)
-    first = expected_levy_per_unit(CASINO, 8, 500)
-    assert expected_levy_per_unit(CASINO, 8, 500) == first
-    assert expected_levy_per_unit(CASINO, 8, 0) == 0  # no percentage levy: nothing to compute
-    assert calls == [("casino", 8)]
-    expected_levy_per_unit.cache_clear()
 
 
 def test_hold_weights_the_expectation_by_the_stakes_of_each_shoe_size(croupier, pit_boss, table) -> None:

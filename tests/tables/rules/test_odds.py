@@ -20,7 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tables.rules.advice import advise_banker, advise_player
-from tables.rules.odds import Odds, fresh_shoe, profile_odds, punto_banco_odds, shoe_odds
+from tables.rules.odds import (
+    Odds,
+    expected_levy_at_rate,
+    fresh_shoe,
+    profile_odds,
+    punto_banco_odds,
+    shoe_odds,
+)
 from tables.rules.profiles import BUILTIN, CASINO, CLUB, NaturalTie
 from tables.rules.tableau import Requirement, Tableau
 
@@ -394,3 +401,20 @@ def test_advised_casino_bank_never_worse_than_punto_banco(decks: int | None) -> 
     the bank: its expectation is at least Punto Banco's banker-bet figure (same 5 % levy)."""
     casino = profile_odds(CASINO, decks=decks)
     assert casino.banker_ev_per_unit >= punto_banco_odds(decks=decks).banker_ev_per_unit
+
+
+def test_the_expected_levy_is_computed_once_per_profile_and_deck_count(monkeypatch) -> None:
+    calls = []
+    real = profile_odds
+
+    def counting(profile, *, decks):
+        calls.append((profile.slug, decks))
+        return real(profile, decks=decks)
+
+    expected_levy_at_rate.cache_clear()
+    monkeypatch.setattr("tables.rules.odds.profile_odds", counting)
+    first = expected_levy_at_rate(CASINO, 8, 500)
+    assert expected_levy_at_rate(CASINO, 8, 500) == first
+    assert expected_levy_at_rate(CASINO, 8, 0) == 0  # no percentage levy: nothing to compute
+    assert calls == [("casino", 8)]
+    expected_levy_at_rate.cache_clear()
