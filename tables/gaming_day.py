@@ -54,6 +54,14 @@ class GamingCalendar:
         return self.day_of(now)
 
 
+def gaming_day_sql(column: str, *, tz: str, cutoff: str) -> str:
+    """``GamingCalendar.day_of`` in PostgreSQL: the gaming day of the instant in ``column``, its
+    local wall time less the cut-off, as a date. ``tz`` and ``cutoff`` are SQL: parameters
+    (``%(tz)s``) or columns (``ca.time_zone``); ``cutoff`` must be an interval. One definition for
+    the reports and the rollups, so their days never differ."""
+    return f"(({column} AT TIME ZONE {tz}) - {cutoff})::date"
+
+
 def casino_calendar(casino: object | None) -> GamingCalendar:
     """A casino's calendar (``None``: midnight-to-midnight UTC, for reports across casinos)."""
     if casino is None:

@@ -18,6 +18,7 @@ from django.db import connection
 
 from review.period import Period
 from tables.gaming_day import GamingCalendar, casino_calendar
+from tables.gaming_day import gaming_day_sql as calendar_day_sql
 from tables.models import Casino, Table
 
 #: rows fetched from a server-side cursor at a time
@@ -86,7 +87,7 @@ class Scope:
 
 def gaming_day_sql(column: str) -> str:
     """The gaming day of the instant in ``column`` (with the %(tz)s and %(cutoff)s parameters)."""
-    return f"(({column} AT TIME ZONE %(tz)s) - %(cutoff)s)::date"
+    return calendar_day_sql(column, tz="%(tz)s", cutoff="%(cutoff)s")
 
 
 def rows_streamed(sql: str, params: dict[str, Any] | Sequence[Any]) -> Iterator[tuple[Any, ...]]:

@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from audit.models import GLOBAL_CHAIN, AuditEvent
 from audit.selectors import audit_chain_heads
-from tables.gaming_day import casino_calendar
+from tables.gaming_day import casino_calendar, gaming_day_sql
 from tables.models import (
     CORRECTION_KINDS,
     BankTax,
@@ -50,7 +50,7 @@ from tables.rules.profiles import profile_from_dict
 EVENTS_PER_ROUND = 20_000
 
 # The gaming day of an instant in SQL, per casino: local time minus the cut-off, as a date.
-_DAY = "(timezone(ca.time_zone, {col}) - ca.gaming_day_cutoff::interval)::date"
+_DAY = gaming_day_sql("{col}", tz="ca.time_zone", cutoff="ca.gaming_day_cutoff::interval")
 
 _SETTLED_SQL = f"""
 SELECT s.table_id, {_DAY.format(col="co.settled_at")} AS day, s.decks,

@@ -16,7 +16,7 @@ from django.db import connection
 from django.utils import timezone
 
 from tables import services
-from tables.gaming_day import GamingCalendar, casino_calendar
+from tables.gaming_day import GamingCalendar, casino_calendar, gaming_day_sql
 from tables.models import CORRECTION_KINDS, Coup, CoupStep, CroupierDay, RollupMark, TableDay
 from tables.rules.odds import expected_levy_at_rate
 from tables.rules.profiles import profile_from_dict
@@ -144,8 +144,9 @@ def test_the_gaming_day_in_sql_is_the_calendars(zone: str, cutoff: dt.time) -> N
     ]
     with connection.cursor() as cursor:
         for at in instants:
-            sql = "SELECT (timezone(%s, %s::timestamptz) - %s::time::interval)::date"
-            cursor.execute(sql, [zone, at, cutoff.isoformat()])
+            # the definition the rollups and the reports share (tables.gaming_day.gaming_day_sql)
+            sql = "SELECT " + gaming_day_sql("%s::timestamptz", tz="%s", cutoff="%s::time::interval")
+            cursor.execute(sql, [at, zone, cutoff.isoformat()])
             assert cursor.fetchone()[0] == calendar.day_of(at), at
 
 
