@@ -61,6 +61,20 @@ class Scope:
             "cutoff": dt.timedelta(hours=cutoff.hour, minutes=cutoff.minute, seconds=cutoff.second),
         }
 
+    def sql_params(self) -> dict[str, Any]:
+        """The parameters of a per-casino report's query: the gaming-day expression's, the
+        period's bounds (``lo``, ``hi``), the casino, and the table (None: every table)."""
+        casino = self.casino
+        assert casino is not None  # per-casino kinds only (KindInfo.needs_casino)
+        lo, hi = self.bounds()
+        return {
+            **self.day_sql_params,
+            "lo": lo,
+            "hi": hi,
+            "casino": casino.pk,
+            "table": self.table.pk if self.table is not None else None,
+        }
+
     @property
     def tz(self) -> dt.tzinfo:
         return self.calendar.tz

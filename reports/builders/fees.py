@@ -53,14 +53,7 @@ ORDER BY tb.name, ss.table_id, fp.session_id, COALESCE(fp.hour_start, t.posted_a
 def fees_report(scope: Scope) -> Report:
     casino = scope.casino
     assert casino is not None
-    lo, hi = scope.bounds()
-    params = {
-        **scope.day_sql_params,
-        "lo": lo,
-        "hi": hi,
-        "casino": casino.pk,
-        "table": scope.table.pk if scope.table is not None else None,
-    }
+    params = scope.sql_params()
     facts = [
         *scope.facts(),
         (

@@ -79,14 +79,7 @@ ORDER BY 1, tb.name, x.table_id, ca.shift_start NULLS FIRST, ca.id NULLS FIRST
 def house_win_report(scope: Scope) -> Report:
     casino = scope.casino
     assert casino is not None
-    lo, hi = scope.bounds()
-    params = {
-        **scope.day_sql_params,
-        "lo": lo,
-        "hi": hi,
-        "casino": casino.pk,
-        "table": scope.table.pk if scope.table is not None else None,
-    }
+    params = scope.sql_params()
     rate = casino.levy_rate_bp
     facts = [
         *scope.facts(),
