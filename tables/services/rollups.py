@@ -395,7 +395,7 @@ def _refresh(*, skip_locked: bool) -> RefreshOutcome | None:
                 )
                 if not batch:
                     break
-                touched = _touched((t, o, at) for _, t, o, at in batch)
+                touched = _touched((kind, oid, when) for _, kind, oid, when in batch)
                 _recompute(touched)
                 events += len(batch)
                 table_days += sum(len(d) for d in touched.values())
