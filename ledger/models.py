@@ -42,9 +42,13 @@ class AccountKind(models.TextChoices):
     FEE = "fee"  # hourly fees
     CARD_MONEY = "card_money", "card money"  # club card money
     CAGE = "cage"  # counterpart of every chip in circulation
+    FUND = "fund", "reserve fund"  # a Landsknecht table's reserve fund, paid in by every player
+    POOL = "pool", "tie pool"  # an old baccarat table's pool for tied stakes (empty between coups)
 
 
 PER_PLAYER_KINDS = (AccountKind.PLAYER, AccountKind.RESERVE)
+#: the kinds owned by a table: its bank, and the older games' fund and pool
+PER_TABLE_KINDS = (AccountKind.BANK, AccountKind.FUND, AccountKind.POOL)
 PER_CASINO_KINDS = (AccountKind.LEVY, AccountKind.FEE, AccountKind.CARD_MONEY, AccountKind.CAGE)
 #: the kinds whose balance may be below zero: the cage (every chip in circulation) and a player
 #: (his marker, where a posting allowed it)
@@ -72,10 +76,10 @@ class Account(models.Model):
             _check(Q(kind__in=AccountKind.values), "account_kind_valid", "Unknown account kind."),
             _check(
                 (Q(kind__in=PER_PLAYER_KINDS) & Q(player__isnull=False, table__isnull=True))
-                | (Q(kind=AccountKind.BANK) & Q(player__isnull=True, table__isnull=False))
+                | (Q(kind__in=PER_TABLE_KINDS) & Q(player__isnull=True, table__isnull=False))
                 | (Q(kind__in=PER_CASINO_KINDS) & Q(player__isnull=True, table__isnull=True)),
                 "account_owner_matches_kind",
-                "Player and reserve accounts name a player, a bank account a table, the others neither.",
+                "Player and reserve accounts name a player; table accounts a table; the others neither.",
             ),
             _check(
                 Q(balance__gte=0) | Q(kind__in=NEGATIVE_KINDS),
@@ -90,9 +94,9 @@ class Account(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["casino", "kind", "table"],
-                condition=Q(kind=AccountKind.BANK),
+                condition=Q(kind__in=PER_TABLE_KINDS),
                 name="account_one_bank_per_table",
-                violation_error_message="This table already has a bank account.",
+                violation_error_message="This table already has an account of this kind.",
             ),
             models.UniqueConstraint(
                 fields=["casino", "kind"],
@@ -118,6 +122,10 @@ class TransactionKind(models.TextChoices):
     HOURLY_FEE = "hourly_fee", "hourly fee"
     CARD_MONEY = "card_money", "card money"
     BANK_SHARE = "bank_share", "a spectator's share of a bank taken out"
+    GAME_SETTLEMENT = "game_settlement", "game coup settlement"
+    POOL_IN = "pool_in", "tied stakes into the pool"
+    POOL_OUT = "pool_out", "the pool shared out"
+    FUND_DUE = "fund_due", "reserve fund due"
 
 
 COUP_KINDS = (
@@ -127,6 +135,9 @@ COUP_KINDS = (
     TransactionKind.COUP_PROVISIONAL,
     TransactionKind.COUP_REVERSAL,
 )
+
+#: the postings of an older game's coup (Macao, Landsknecht, old baccarat): they name it
+GAME_COUP_KINDS = (TransactionKind.GAME_SETTLEMENT, TransactionKind.POOL_IN, TransactionKind.POOL_OUT)
 
 
 class Transaction(models.Model):
@@ -154,6 +165,9 @@ class Transaction(models.Model):
     )
     reverses = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversals"
+    )
+    game_coup = models.ForeignKey(
+        "tables.GameCoup", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions"
     )
 
     class Meta:
@@ -187,6 +201,18 @@ class Transaction(models.Model):
                 fields=["coup"],
                 condition=Q(kind=TransactionKind.COUP_SETTLEMENT),
                 name="transaction_coup_settled_once",
+                violation_error_message="This coup is already settled.",
+            ),
+            _check(
+                Q(kind__in=GAME_COUP_KINDS, game_coup__isnull=False)
+                | (~Q(kind__in=GAME_COUP_KINDS) & Q(game_coup__isnull=True)),
+                "transaction_game_coup_matches_kind",
+                "An older game's coup postings name their coup; the others none.",
+            ),
+            models.UniqueConstraint(
+                fields=["game_coup", "kind"],
+                condition=Q(kind__in=GAME_COUP_KINDS),
+                name="transaction_game_coup_posted_once",
                 violation_error_message="This coup is already settled.",
             ),
         ]

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import DEFERRED, Model
 
-from ledger.models import PER_PLAYER_KINDS, Account, Transaction
+from ledger.models import PER_PLAYER_KINDS, PER_TABLE_KINDS, Account, Transaction
 
 _M = TypeVar("_M", bound=Model)
 
@@ -90,7 +90,7 @@ _ACCOUNT = model_fields(Account)
 # an account's owner column is fixed by its kind (constraint account_owner_matches_kind)
 _OWNER_COLUMN: dict[str, str] = {
     **dict.fromkeys(PER_PLAYER_KINDS, "player_id"),
-    Account.Kind.BANK: "table_id",
+    **dict.fromkeys(PER_TABLE_KINDS, "table_id"),
 }
 
 

@@ -312,9 +312,24 @@ class FirstBankerMethod(models.TextChoices):
     ACCEPTANCE = "acceptance", "by acceptance in turn"
 
 
+class GameType(models.TextChoices):
+    """The game dealt at a table (docs/games/): chemin de fer, or one of its older relatives,
+    played through the shared game-coup services (tables.services.game_coups)."""
+
+    CHEMIN_DE_FER = "chemin-de-fer", "Chemin de fer"
+    MACAO = "macao", "Macao"
+    LANDSKNECHT = "landsknecht", "Landsknecht"
+    OLD_BACCARAT = "old-baccarat", "Old baccarat"
+
+
+#: the games played through the shared game-coup services rather than chemin de fer's own
+OLDER_GAMES = (GameType.MACAO, GameType.LANDSKNECHT, GameType.OLD_BACCARAT)
+
+
 class Table(models.Model):
     State = TableState
     FirstBanker = FirstBankerMethod
+    Game = GameType
 
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="tables")
     name = models.CharField(max_length=60)
@@ -332,6 +347,10 @@ class Table(models.Model):
         default=False,
         help_text="the casino banks this table: the croupier plays the bank hand with the house's money",
     )
+    game = models.CharField(max_length=20, choices=GameType.choices, default=GameType.CHEMIN_DE_FER)
+    # the older games' house settings (tables.rules.game_play reads and checks them); chemin de
+    # fer's rules are its profile's
+    game_settings = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["casino", "name"]
@@ -348,6 +367,7 @@ class Table(models.Model):
                 "table_first_banker_valid",
                 "Unknown first-banker method.",
             ),
+            _check(_one_of("game", GameType), "table_game_valid", "Unknown game."),
         ]
 
     def __str__(self) -> str:
@@ -1370,3 +1390,111 @@ class RollupMark(models.Model):
 
     def __str__(self) -> str:
         return f"rollups up to audit seq {self.audit_seq}"
+
+
+# ------------------------------------------------------------------------------- the older games
+
+
+class GameCoupState(models.TextChoices):
+    OPEN = "open"  # steps are being recorded
+    SETTLED = "settled"
+    VOID = "void"  # abandoned before its end: nothing settled
+
+
+class GameCoup(models.Model):
+    """One coup of Macao, Landsknecht or old baccarat (docs/games/). Its steps (``GameStep``) are
+    replayed through the game's live machine (tables.rules.game_play); the game, its house
+    settings and the seating are copied at the start, so the coup replays the same later whatever
+    the table's settings become."""
+
+    State = GameCoupState
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="game_coups")
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="game_coups")
+    number = models.PositiveIntegerField(help_text="per table, from 1")
+    game = models.CharField(max_length=20, choices=GameType.choices)
+    house_settings = models.JSONField(help_text="the house settings the coup is played under")
+    seating = models.JSONField(help_text="banker, punters from his left, and Landsknecht's fund and opening")
+    banker = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="game_banks")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    step_count = models.PositiveIntegerField(default=0)
+    outcome = models.CharField(max_length=20, blank=True, default="")
+    record = models.JSONField(null=True, blank=True, help_text="the coup record, once the coup is over")
+    void_reason = models.CharField(max_length=300, blank=True, default="")
+    created_at = models.DateTimeField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "number"],
+                name="gamecoup_number_unique_per_table",
+                violation_error_message="This table already has a coup with this number.",
+            ),
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=Q(state="open"),
+                name="gamecoup_one_open_per_table",
+                violation_error_message="A coup is already being played at this table.",
+            ),
+            _check(Q(number__gte=1), "gamecoup_number_positive", "Coups are numbered from 1."),
+            _check(_one_of("state", GameCoupState), "gamecoup_state_valid", "Unknown coup state."),
+            _check(
+                Q(game__in=[g.value for g in OLDER_GAMES]),
+                "gamecoup_game_valid",
+                "Not a game of this kind of coup.",
+            ),
+            _check(
+                Q(state="open", ended_at__isnull=True) | (~Q(state="open") & Q(ended_at__isnull=False)),
+                "gamecoup_ended_at_matches_state",
+                "A coup in play has no end time, a finished one has one.",
+            ),
+            _check(
+                Q(state="settled", record__isnull=False) | ~Q(state="settled"),
+                "gamecoup_settled_has_record",
+                "A settled coup keeps its record.",
+            ),
+            _check(
+                Q(state="void") & ~Q(void_reason="") | ~Q(state="void"),
+                "gamecoup_void_has_reason",
+                "A void coup says why.",
+            ),
+        ]
+        indexes = [models.Index(fields=["created_at", "id"], name="gamecoup_created_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.table} {self.get_game_display()} coup {self.number}"
+
+
+class GameStep(models.Model):
+    """One recorded step of a game coup: the JSON the croupier entered (docs/games/). Append-only
+    (DB triggers): a coup played wrongly is voided by a pit boss, never edited."""
+
+    coup = models.ForeignKey(GameCoup, on_delete=models.PROTECT, related_name="steps")
+    index = models.PositiveIntegerField()
+    payload = models.JSONField()
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+    idempotency_key = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        ordering = ["coup", "index"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["coup", "index"],
+                name="gamestep_index_unique_per_coup",
+                violation_error_message="This coup already has a step with this index.",
+            ),
+            _check(Q(index__gte=1), "gamestep_index_positive", "Steps are numbered from 1."),
+            models.UniqueConstraint(
+                fields=["coup", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="gamestep_idempotency_key_unique",
+                violation_error_message="This step was already recorded (same idempotency key).",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.coup} step {self.index}"

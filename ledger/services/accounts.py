@@ -66,7 +66,7 @@ def _account_name(
     if player is not None:
         return f"{kind}: {player.display_name} (#{player.pk})"
     if table is not None:
-        return f"bank: {table.name} ({casino.name})"
+        return f"{kind}: {table.name} ({casino.name})"
     return f"{str(Kind(kind).label).lower()}: {casino.name}"
 
 

@@ -53,6 +53,7 @@ class Posting:
     coup: Any = None  # a tables.Coup
     coup_step: Any = None  # a tables.CoupStep
     reverses: Transaction | None = None
+    game_coup: Any = None  # a tables.GameCoup (an older game's coup)
 
 
 def _aggregate(entries: Iterable[tuple[Account, int]]) -> dict[int, int]:
@@ -141,6 +142,7 @@ def postings_write(
                     memo=posting.memo[:300],
                     idempotency_key=posting.key,
                     coup=posting.coup,
+                    game_coup=posting.game_coup,
                     coup_step=posting.coup_step,
                     reverses=posting.reverses,
                 )
@@ -180,6 +182,8 @@ def postings_write(
                 "coup": txn.coup_id,
                 "coup_step": txn.coup_step_id,
                 "reverses": txn.reverses_id,
+                # only where set, so that chemin de fer's postings keep the audit shape they had
+                **({"game_coup": txn.game_coup_id} if txn.game_coup_id else {}),
                 "entries": [
                     {"account": pk, "name": accounts[pk].name, "amount": amount}
                     for pk, amount in sorted(posting.entries.items())

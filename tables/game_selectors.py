@@ -1,0 +1,151 @@
+"""Reads for the older games' coups (Macao, Landsknecht, old baccarat): one view of a coup for
+the croupier's screen, the REST API and the pit boss alike, so that what each shows of a coup and
+of its legal next steps is the same thing (tables.rules.game_play says what a step is)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import QuerySet
+
+from ledger.models import Transaction
+from tables.models import GameCoup, Player, TableSession
+from tables.rules import game_play
+from tables.rules.game_play import FUND, POOL
+from tables.services.game_coups import (
+    coup_state,
+    fund_balance,
+    fund_dues_unpaid,
+    key_player_id,
+    player_key,
+    seating_of,
+    seating_proposed,
+)
+
+
+@dataclass(frozen=True)
+class GameCoupView:
+    coup: GameCoup
+    title: str
+    #: names by key: ``player-<id>`` -> display name, plus the fund and the pool
+    names: dict[str, str]
+    banker: str
+    punters: list[str]
+    #: the legal next steps (tables.rules.game_play.Option.as_dict), each with ``player_name``
+    next_steps: list[dict[str, Any]]
+    hands: dict[str, list[str]]
+    cards: list[str]
+    exposure: dict[str, int]
+    steps: list[dict[str, Any]]
+    #: once settled: each party's net (by key) and the postings' ids
+    net: dict[str, int] = field(default_factory=dict)
+    transactions: list[int] = field(default_factory=list)
+
+    @property
+    def over(self) -> bool:
+        return self.coup.state != GameCoup.State.OPEN
+
+    def name(self, key: str | None) -> str:
+        return "" if key is None else self.names.get(key, key)
+
+
+def _names(keys: list[str]) -> dict[str, str]:
+    ids = [i for i in (key_player_id(k) for k in keys) if i is not None]
+    found = dict(Player.objects.filter(pk__in=ids).values_list("pk", "display_name"))
+    out = {player_key(pk): name for pk, name in found.items()}
+    out[FUND] = "reserve fund"
+    out[POOL] = "tie pool"
+    return out
+
+
+def game_coup_view(coup: GameCoup) -> GameCoupView:
+    play = game_play.play_for(coup.game)
+    seating = seating_of(coup)
+    step_rows = list(coup.steps.order_by("index").select_related("actor"))
+    state = coup_state(coup, [s.payload for s in step_rows])
+    names = _names([seating.banker, *seating.punters])
+    options = [] if coup.state != GameCoup.State.OPEN else [o.as_dict() for o in play.options(state)]
+    for option in options:
+        if "player" in option:
+            option["player_name"] = names.get(option["player"], option["player"])
+    net: dict[str, int] = {}
+    if coup.state == GameCoup.State.SETTLED:
+        net = game_play.settle_check(play.transfers(state))
+    return GameCoupView(
+        coup=coup,
+        title=play.title,
+        names=names,
+        banker=seating.banker,
+        punters=list(seating.punters),
+        next_steps=options,
+        hands=play.hands(state),
+        cards=list(play.cards(state)),
+        exposure=play.exposure(state),
+        steps=[
+            {"index": s.index, "payload": s.payload, "actor": s.actor.get_username(), "at": s.created_at}
+            for s in step_rows
+        ],
+        net=net,
+        transactions=list(
+            Transaction.objects.filter(game_coup=coup).order_by("pk").values_list("pk", flat=True)
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class GameTableView:
+    """What the croupier sees at an older game's table between coups."""
+
+    session: TableSession
+    title: str
+    open_coup: GameCoup | None
+    recent: list[GameCoup]
+    names: dict[str, str]
+    #: the seating the next coup would start with, or why none can start yet
+    proposed_banker: str | None
+    proposed_punters: list[str]
+    blocked: str
+    unpaid_dues: list[Player]
+    fund: int | None
+
+
+def game_table_view(session: TableSession, *, recent: int = 10) -> GameTableView:
+    from django.core.exceptions import ValidationError
+
+    table = session.table
+    play = game_play.play_for(table.game)
+    open_coup = GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).first()
+    coups = list(GameCoup.objects.filter(table=table).select_related("banker").order_by("-number")[:recent])
+    banker: str | None = None
+    punters: list[str] = []
+    blocked = ""
+    try:
+        seating = seating_proposed(session)
+        banker, punters = seating.banker, list(seating.punters)
+    except ValidationError as exc:
+        blocked = " ".join(exc.messages)
+    unpaid = fund_dues_unpaid(session)
+    names = _names([k for k in (banker, *punters) if k])
+    return GameTableView(
+        session=session,
+        title=play.title,
+        open_coup=open_coup,
+        recent=coups,
+        names=names,
+        proposed_banker=banker,
+        proposed_punters=punters,
+        blocked=blocked,
+        unpaid_dues=unpaid,
+        fund=fund_balance(table) if table.game == table.Game.LANDSKNECHT else None,
+    )
+
+
+def game_coups(*, table: Any = None, session: TableSession | None = None) -> QuerySet[GameCoup]:
+    """Game coups, newest first, of a table or a session (for lists and pagination)."""
+    qs = GameCoup.objects.select_related("table", "banker").order_by("-created_at", "-id")
+    if table is not None:
+        qs = qs.filter(table=table)
+    if session is not None:
+        qs = qs.filter(session=session)
+    return qs

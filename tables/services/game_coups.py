@@ -1,0 +1,452 @@
+"""Playing the older games (Macao, Landsknecht, old baccarat) at a table: one set of services for
+all three, driven by the uniform face of their engines (tables.rules.game_play).
+
+Each call is one transaction, taken in the project's lock order (tables.services.locking): the
+table, the session, the coup, then the ledger accounts, the audit chain last. A step is checked by
+replaying the coup's recorded steps through the game's live machine and applying the new one;
+the step row, its audit event and, when the step ends the coup, the settlement's postings and the
+coup's record are written together, or nothing is.
+
+Refusals, each with nothing written:
+- ``ValidationError``: the step is not legal now (the machine's reason), or a player could not pay
+  what he would now risk (a stake, a cover, a bank; checked before any card is dealt);
+- ``CoupConflict``: the client's view is stale (``expected_steps``) or the coup is over.
+
+No state lacks a way forward: an open coup takes its next step (``options`` is empty only once it
+is over), or the croupier or a pit boss voids it with a reason; a Landsknecht table whose players
+have not paid their fund dues collects them (``game_fund_collect``) before its first coup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from audit.services import audit_record
+from core.types import Staff
+from ledger.models import Account, Transaction
+from ledger.selectors import player_available
+from ledger.services import Posting, account_spec, accounts_by_pk, accounts_lock, posting_find, postings_write
+from tables.lifecycle import CoupConflict
+from tables.models import OLDER_GAMES, GameCoup, GameStep, Player, Seat, Table, TableSession
+from tables.permissions import can_approve, check_croupier_at, is_croupier_at
+from tables.rules import game_play
+from tables.rules.game_play import FUND, POOL, GamePlay, Seating, StepRefused, Transfer
+from tables.services.locking import lock_session, require_open
+
+TKind = Transaction.Kind
+AKind = Account.Kind
+
+
+# ------------------------------------------------------------------------------------ names
+def player_key(player: Player | int) -> str:
+    """How a game coup's seating, steps and record name a player: ``player-<id>``."""
+    return f"player-{player if isinstance(player, int) else player.pk}"
+
+
+def key_player_id(key: str) -> int | None:
+    """The player id of a ``player-<id>`` key; None for the fund, the pool or any other name."""
+    prefix, _, number = key.partition("-")
+    return int(number) if prefix == "player" and number.isascii() and number.isdigit() else None
+
+
+def table_play(table: Table) -> GamePlay[Any, Any]:
+    if table.game not in OLDER_GAMES:
+        raise ValidationError(f"{table.name} deals {table.get_game_display()}, not one of the older games.")
+    return game_play.play_for(table.game)
+
+
+def house_settings(table: Table) -> Any:
+    """The table's house settings for its game, checked (a bad setting is the pit boss's to fix)."""
+    try:
+        return table_play(table).settings(table.game_settings or {})
+    except StepRefused as exc:
+        raise ValidationError(f"{table.name}'s house settings: {exc}") from None
+
+
+@dataclass(frozen=True)
+class GameCoupResult:
+    coup: GameCoup
+    state: Any
+    step: GameStep | None = None
+
+
+def coup_state(coup: GameCoup, steps: Sequence[Mapping[str, Any]] | None = None) -> Any:
+    """The coup's live state: its recorded steps replayed through its game's machine."""
+    play = game_play.play_for(coup.game)
+    settings = play.settings(coup.house_settings)
+    if steps is None:
+        steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
+    return play.replay(settings, seating_of(coup), steps)
+
+
+def seating_of(coup: GameCoup) -> Seating:
+    data = dict(coup.seating)
+    return Seating(**{**data, "punters": tuple(data["punters"])})
+
+
+# ------------------------------------------------------------------------------------ fund dues
+def _fund_due_key(session: TableSession, player_id: int) -> str:
+    return f"fund-due:{session.pk}:{player_id}"
+
+
+def _seated(session: TableSession) -> list[Seat]:
+    return list(
+        Seat.objects.filter(session=session, left_at__isnull=True).select_related("player").order_by("number")
+    )
+
+
+def fund_dues_unpaid(session: TableSession) -> list[Player]:
+    """The seated players of a Landsknecht session who have not paid into the fund yet."""
+    if session.table.game != Table.Game.LANDSKNECHT:
+        return []
+    settings = house_settings(session.table)
+    if settings.fund_due == 0:
+        return []
+    seated = _seated(session)
+    paid = set(
+        Transaction.objects.filter(
+            kind=TKind.FUND_DUE, idempotency_key__in=[_fund_due_key(session, s.player_id) for s in seated]
+        ).values_list("idempotency_key", flat=True)
+    )
+    return [s.player for s in seated if _fund_due_key(session, s.player_id) not in paid]
+
+
+@transaction.atomic
+def game_fund_collect(*, actor: Staff, session: TableSession) -> list[Transaction]:
+    """Every seated player who has not yet paid pays the house's fund due into the table's reserve
+    fund (Landsknecht: "every player pays an agreed sum into the reserve fund before play"), one
+    posting each. A player short of chips refuses the whole collection, naming him."""
+    session = lock_session(session)
+    table = session.table
+    check_croupier_at(actor, table)
+    require_open(session)
+    if table.game != Table.Game.LANDSKNECHT:
+        raise ValidationError("Only a Landsknecht table has a reserve fund.")
+    due = house_settings(table).fund_due
+    unpaid = fund_dues_unpaid(session)
+    if not unpaid:
+        return []
+    specs = [account_spec(AKind.PLAYER, p) for p in unpaid] + [account_spec(AKind.FUND, table=table)]
+    locked = accounts_lock(
+        casino=table.casino,
+        specs=specs,
+        actor=actor,
+        players={p.pk: p for p in unpaid},
+        tables={table.pk: table},
+    )
+    fund = locked[account_spec(AKind.FUND, table=table)]
+    postings = [
+        Posting(
+            TKind.FUND_DUE,
+            _fund_due_key(session, p.pk),
+            {locked[account_spec(AKind.PLAYER, p)].pk: -due, fund.pk: due},
+            memo=f"fund due of {p.display_name} at {table.name}",
+        )
+        for p in unpaid
+    ]
+    return postings_write(
+        casino=table.casino, actor=actor, postings=postings, accounts=accounts_by_pk(locked)
+    )
+
+
+def fund_balance(table: Table) -> int:
+    return (
+        Account.objects.filter(casino=table.casino_id, kind=AKind.FUND, table=table.pk)
+        .values_list("balance", flat=True)
+        .first()
+        or 0
+    )
+
+
+# ------------------------------------------------------------------------------------ the seating
+def _last_coup(table: Table) -> GameCoup | None:
+    return GameCoup.objects.filter(table=table).order_by("-number").first()
+
+
+def seating_proposed(session: TableSession, *, banker: Player | None = None) -> Seating:
+    """Who plays the next coup at ``session``'s table: the seated players in seat order, the bank
+    where the game sends it after the last coup (or with ``banker``, or the first seated player)."""
+    table = session.table
+    play = table_play(table)
+    seated = [player_key(s.player_id) for s in _seated(session)]
+    if len(seated) < 2:
+        raise ValidationError("The game needs a banker and at least one other seated player.")
+    fund = fund_balance(table) if table.game == Table.Game.LANDSKNECHT else 0
+    last = _last_coup(table)
+    proposed: Seating | None = None
+    if last is not None and last.state == GameCoup.State.SETTLED and last.session_id == session.pk:
+        proposed = play.next_seating(coup_state(last), seated, fund)
+    if banker is not None:
+        key = player_key(banker)
+        if key not in seated:
+            raise ValidationError(f"{banker} is not seated at this table.")
+        if proposed is None or proposed.banker != key:
+            proposed = game_play.seating_from(key, seated, fund=fund)
+    return proposed or game_play.seating_from(seated[0], seated, fund=fund)
+
+
+def _players(keys: Sequence[str], casino_id: int) -> dict[str, Player]:
+    ids = {k: key_player_id(k) for k in keys}
+    found = Player.objects.in_bulk([i for i in ids.values() if i is not None])
+    out = {k: found[i] for k, i in ids.items() if i is not None and i in found}
+    if len(out) != len(keys) or any(p.casino_id != casino_id for p in out.values()):
+        raise ValidationError("Every player of a coup is a player of this casino.")
+    return out
+
+
+def _check_exposure(play: GamePlay[Any, Any], state: Any, players: Mapping[str, Player], casino: Any) -> None:
+    """Refuse what a player could not pay: his chips must cover the most he can now lose."""
+    for key, most in sorted(play.exposure(state).items()):
+        player = players.get(key)
+        if player is None or most <= 0:
+            continue
+        holds = player_available(casino=casino, player=player)
+        if holds < most:
+            raise ValidationError(
+                f"{player.display_name} holds {holds} chips and could lose {most} on this coup: "
+                "a buy-in at the cage comes first."
+            )
+
+
+# ------------------------------------------------------------------------------------ starting
+@transaction.atomic
+def game_coup_start(*, actor: Staff, session: TableSession, banker: Player | None = None) -> GameCoupResult:
+    """A new coup of the table's game, with the seating :func:`seating_proposed` gives."""
+    session = lock_session(session)
+    table = session.table
+    check_croupier_at(actor, table)
+    require_open(session)
+    play = table_play(table)
+    if GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).exists():
+        raise CoupConflict("A coup is already being played at this table: finish or void it first.")
+    unpaid = fund_dues_unpaid(session)
+    if unpaid:
+        names = ", ".join(p.display_name for p in unpaid)
+        raise ValidationError(f"The fund dues are not paid yet ({names}): collect them first.")
+    settings = house_settings(table)
+    seating = seating_proposed(session, banker=banker)
+    players = _players([seating.banker, *seating.punters], table.casino_id)
+    try:
+        state = play.begin(settings, seating)
+    except StepRefused as exc:
+        raise ValidationError(str(exc)) from None
+    _check_exposure(play, state, players, table.casino)
+    number = (GameCoup.objects.filter(table=table).aggregate(n=Max("number"))["n"] or 0) + 1
+    now = timezone.now()
+    coup = GameCoup.objects.create(
+        table=table,
+        session=session,
+        number=number,
+        game=table.game,
+        house_settings=play.settings_dict(settings),
+        seating={**asdict(seating), "punters": list(seating.punters)},
+        banker=players[seating.banker],
+        created_at=now,
+        created_by=actor,
+    )
+    coup.table = table
+    audit_record(
+        actor=actor,
+        action="tables.game_coup.start",
+        target=coup,
+        after={"game": coup.game, "number": number, "seating": coup.seating, "settings": coup.house_settings},
+    )
+    return GameCoupResult(coup, state)
+
+
+# ------------------------------------------------------------------------------------ a step
+def _lock_coup(coup: GameCoup | int) -> GameCoup:
+    coup_id = coup if isinstance(coup, int) else coup.pk
+    table_id = GameCoup.objects.values_list("table_id", flat=True).get(pk=coup_id)
+    table = Table.objects.select_for_update().select_related("casino").get(pk=table_id)
+    locked = GameCoup.objects.select_for_update().get(pk=coup_id)
+    locked.table = table
+    return locked
+
+
+@transaction.atomic
+def game_step_record(
+    *,
+    actor: Staff,
+    coup: GameCoup | int,
+    payload: Mapping[str, Any],
+    expected_steps: int | None = None,
+    idempotency_key: str = "",
+) -> GameCoupResult:
+    """Record one step (the game's JSON, docs/games/): applied through the machine or refused."""
+    coup = _lock_coup(coup)
+    table = coup.table
+    check_croupier_at(actor, table)
+    if idempotency_key:
+        earlier = GameStep.objects.filter(coup=coup, idempotency_key=idempotency_key).first()
+        if earlier is not None:
+            return GameCoupResult(coup, coup_state(coup), earlier)
+    if coup.state != GameCoup.State.OPEN:
+        raise CoupConflict(
+            f"Coup {coup.number} is over ({coup.get_state_display()}).", current_step=coup.step_count
+        )
+    if expected_steps is not None and expected_steps != coup.step_count:
+        raise CoupConflict(
+            f"Coup {coup.number} has {coup.step_count} steps, not {expected_steps}: "
+            "another entry came first.",
+            current_step=coup.step_count,
+        )
+    if not isinstance(payload, Mapping):
+        raise ValidationError("A step is a JSON object.")
+    play = game_play.play_for(coup.game)
+    steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
+    before = coup_state(coup, steps)
+    try:
+        state = play.step(before, payload)
+    except StepRefused as exc:
+        raise ValidationError(str(exc)) from None
+    players = _players([coup.seating["banker"], *coup.seating["punters"]], table.casino_id)
+    _check_exposure(play, state, players, table.casino)
+    clean = {k: v for k, v in payload.items() if k in ("kind", "player", "card", "amount", "decision")}
+    now = timezone.now()
+    step = GameStep.objects.create(
+        coup=coup,
+        index=coup.step_count + 1,
+        payload=clean,
+        actor=actor,
+        created_at=now,
+        idempotency_key=idempotency_key,
+    )
+    coup.step_count += 1
+    GameCoup.objects.filter(pk=coup.pk, step_count=coup.step_count - 1).update(step_count=coup.step_count)
+    audit_record(
+        actor=actor,
+        action="tables.game_coup.step",
+        target=step,
+        after={"coup": coup.pk, "index": step.index, "payload": clean},
+        casino=table.casino_id,
+    )
+    if play.finished(state):
+        _settle(actor=actor, coup=coup, play=play, state=state, players=players, now=now)
+    return GameCoupResult(coup, state, step)
+
+
+def _settle(
+    *,
+    actor: Staff,
+    coup: GameCoup,
+    play: GamePlay[Any, Any],
+    state: Any,
+    players: Mapping[str, Player],
+    now: Any,
+) -> None:
+    """The finished coup's settlement as postings, its record kept, the offline judge consulted.
+
+    Chips move between player accounts, the table's reserve fund (Landsknecht) and its tie pool
+    (old baccarat): the pool's postings go in two transactions (stakes in, shares out) so the pool
+    account shows them, and is empty again after. A player may end below zero only if chips left
+    him between his stake and the settlement (a cash-out meanwhile): the exposure checks refuse
+    every stake he could not pay, and the table is never held up by it; the marker shows."""
+    transfers = play.transfers(state)
+    game_play.settle_check(transfers)
+    record = play.record(state)
+    verdict = play.verdict(play.settings(coup.house_settings), record)
+    judged = [
+        Transfer(t["payer"], t["payee"], t["amount"])
+        for t in ((verdict.get("settlement") or {}).get("transfers") or [])
+    ]
+    if verdict["violations"] or judged != list(transfers):
+        # the machine refuses every illegal step, so the judge must agree: a bug, never the croupier's
+        raise AssertionError(f"the offline judge disagrees with the live machine on {coup}: {verdict}")
+    table = coup.table
+    by_key: dict[str, Any] = {}
+    specs = []
+    for key in sorted({t.payer for t in transfers} | {t.payee for t in transfers}):
+        spec = (
+            account_spec(AKind.FUND, table=table)
+            if key == FUND
+            else account_spec(AKind.POOL, table=table)
+            if key == POOL
+            else account_spec(AKind.PLAYER, players[key])
+        )
+        by_key[key] = spec
+        specs.append(spec)
+    locked = accounts_lock(
+        casino=table.casino,
+        specs=specs,
+        actor=actor,
+        players={p.pk: p for p in players.values()},
+        tables={table.pk: table},
+    )
+    groups: dict[str, list[Transfer]] = {TKind.GAME_SETTLEMENT: [], TKind.POOL_IN: [], TKind.POOL_OUT: []}
+    for t in transfers:
+        kind = (
+            TKind.POOL_IN if t.payee == POOL else TKind.POOL_OUT if t.payer == POOL else TKind.GAME_SETTLEMENT
+        )
+        groups[kind].append(t)
+    postings = []
+    for kind in (TKind.POOL_IN, TKind.POOL_OUT, TKind.GAME_SETTLEMENT):
+        entries: dict[int, int] = {}
+        for t in groups[kind]:
+            payer, payee = locked[by_key[t.payer]].pk, locked[by_key[t.payee]].pk
+            entries[payer] = entries.get(payer, 0) - t.amount
+            entries[payee] = entries.get(payee, 0) + t.amount
+        entries = {pk: a for pk, a in entries.items() if a}
+        if entries or kind == TKind.GAME_SETTLEMENT:  # the settlement is posted even when nothing moves
+            key = f"game-coup:{coup.pk}:{kind}"
+            if posting_find(key, casino=table.casino, kind=kind) is None:
+                postings.append(
+                    Posting(kind, key, entries, memo=f"{coup} ({play.outcome(state)})", game_coup=coup)
+                )
+    overdraft = [a.pk for a in locked.values() if a.kind == AKind.PLAYER]
+    postings_write(
+        casino=table.casino,
+        actor=actor,
+        postings=postings,
+        accounts=accounts_by_pk(locked),
+        overdraft=overdraft,
+    )
+    outcome = play.outcome(state)
+    updated = GameCoup.objects.filter(pk=coup.pk, state=GameCoup.State.OPEN).update(
+        state=GameCoup.State.SETTLED, outcome=outcome, record=record, ended_at=now
+    )
+    if updated != 1:
+        raise CoupConflict(f"Coup {coup.number} was ended meanwhile.")
+    coup.state, coup.outcome, coup.record, coup.ended_at = GameCoup.State.SETTLED, outcome, record, now
+    audit_record(
+        actor=actor,
+        action="tables.game_coup.settle",
+        target=coup,
+        after={"outcome": outcome, "record": record, "verdict": verdict},
+    )
+
+
+# ------------------------------------------------------------------------------------ voiding
+@transaction.atomic
+def game_coup_void(*, actor: Staff, coup: GameCoup | int, reason: str) -> GameCoup:
+    """End an unfinished coup with nothing settled (a player called away, a misdeal, a coup
+    entered wrongly): the croupier of the table or a pit boss, with a reason, audited."""
+    coup = _lock_coup(coup)
+    if not (is_croupier_at(actor, coup.table) or can_approve(actor)):
+        raise PermissionDenied("Only the table's croupier or a pit boss may void a coup.")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError("Say why the coup is void.")
+    if coup.state != GameCoup.State.OPEN:
+        raise CoupConflict(
+            f"Coup {coup.number} is over ({coup.get_state_display()}).", current_step=coup.step_count
+        )
+    now = timezone.now()
+    GameCoup.objects.filter(pk=coup.pk, state=GameCoup.State.OPEN).update(
+        state=GameCoup.State.VOID, void_reason=reason[:300], ended_at=now
+    )
+    coup.state, coup.void_reason, coup.ended_at = GameCoup.State.VOID, reason[:300], now
+    audit_record(
+        actor=actor,
+        action="tables.game_coup.void",
+        target=coup,
+        after={"reason": coup.void_reason, "steps": coup.step_count},
+    )
+    return coup
