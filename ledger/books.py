@@ -52,6 +52,8 @@ class BooksReport:
     ``KEPT_DIFFERENCES``; ``difference_count`` counts them all)."""
 
     coups: int = 0
+    #: the older games' coups (Macao, Landsknecht, old baccarat: tables.GameCoup)
+    game_coups: int = 0
     transactions: int = 0
     accounts: int = 0
     difference_count: int = 0

@@ -24,6 +24,19 @@ from tables.services.game_coups import (
 )
 
 
+def game_coup_record_id(coup: GameCoup) -> str:
+    """A game coup's id in the exported records and the books' reports (chemin de fer's are
+    ``T<table>-shoe<n>-coup<n>``, tables.engine_bridge.coup_record_id)."""
+    return f"T{coup.table_id}-{coup.game}-coup{coup.number}"
+
+
+def game_coup_exported_record(coup: GameCoup) -> dict[str, Any]:
+    """A settled coup's line in the coup-records report (docs/coup-record.md, *Other games*): its
+    id, its record, and the house settings it was played under (``"settings"``), so that
+    ``validate_coups`` judges it as the table did."""
+    return {"id": game_coup_record_id(coup), **(coup.record or {}), "settings": coup.house_settings}
+
+
 @dataclass(frozen=True)
 class GameCoupView:
     coup: GameCoup

@@ -19,7 +19,7 @@ have not paid their fund dues collects them (``game_fund_collect``) before its f
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -333,6 +333,34 @@ def game_step_record(
     return GameCoupResult(coup, state, step)
 
 
+def settlement_entries(
+    transfers: Sequence[Transfer], account_of: Callable[[str], int]
+) -> dict[str, dict[int, int]]:
+    """A finished coup's postings, by transaction kind: each one's entries (account id -> chips),
+    ``account_of`` naming the account of a party (a player's key, :data:`FUND`, :data:`POOL`).
+
+    Stakes into the tie pool are one posting (``pool_in``), its shares out another (``pool_out``),
+    each only when it moves chips; everything else is the ``game_settlement``, posted even when
+    nothing moves. ``verify_books`` re-derives a coup's postings with this same rule."""
+    groups: dict[str, list[Transfer]] = {TKind.POOL_IN: [], TKind.POOL_OUT: [], TKind.GAME_SETTLEMENT: []}
+    for t in transfers:
+        kind = (
+            TKind.POOL_IN if t.payee == POOL else TKind.POOL_OUT if t.payer == POOL else TKind.GAME_SETTLEMENT
+        )
+        groups[kind].append(t)
+    out: dict[str, dict[int, int]] = {}
+    for kind, moved in groups.items():
+        entries: dict[int, int] = {}
+        for t in moved:
+            payer, payee = account_of(t.payer), account_of(t.payee)
+            entries[payer] = entries.get(payer, 0) - t.amount
+            entries[payee] = entries.get(payee, 0) + t.amount
+        entries = {pk: a for pk, a in entries.items() if a}
+        if entries or kind == TKind.GAME_SETTLEMENT:
+            out[kind] = entries
+    return out
+
+
 def _settle(
     *,
     actor: Staff,
@@ -380,26 +408,13 @@ def _settle(
         players={p.pk: p for p in players.values()},
         tables={table.pk: table},
     )
-    groups: dict[str, list[Transfer]] = {TKind.GAME_SETTLEMENT: [], TKind.POOL_IN: [], TKind.POOL_OUT: []}
-    for t in transfers:
-        kind = (
-            TKind.POOL_IN if t.payee == POOL else TKind.POOL_OUT if t.payer == POOL else TKind.GAME_SETTLEMENT
-        )
-        groups[kind].append(t)
     postings = []
-    for kind in (TKind.POOL_IN, TKind.POOL_OUT, TKind.GAME_SETTLEMENT):
-        entries: dict[int, int] = {}
-        for t in groups[kind]:
-            payer, payee = locked[by_key[t.payer]].pk, locked[by_key[t.payee]].pk
-            entries[payer] = entries.get(payer, 0) - t.amount
-            entries[payee] = entries.get(payee, 0) + t.amount
-        entries = {pk: a for pk, a in entries.items() if a}
-        if entries or kind == TKind.GAME_SETTLEMENT:  # the settlement is posted even when nothing moves
-            key = f"game-coup:{coup.pk}:{kind}"
-            if posting_find(key, casino=table.casino, kind=kind) is None:
-                postings.append(
-                    Posting(kind, key, entries, memo=f"{coup} ({play.outcome(state)})", game_coup=coup)
-                )
+    for kind, entries in settlement_entries(transfers, lambda key: locked[by_key[key]].pk).items():
+        key = f"game-coup:{coup.pk}:{kind}"
+        if posting_find(key, casino=table.casino, kind=kind) is None:
+            postings.append(
+                Posting(kind, key, entries, memo=f"{coup} ({play.outcome(state)})", game_coup=coup)
+            )
     overdraft = [a.pk for a in locked.values() if a.kind == AKind.PLAYER]
     postings_write(
         casino=table.casino,

@@ -46,6 +46,7 @@ class Command(BaseCommand):
         self.stdout.write(f"coups checked: {report.coups}")
         self.stdout.write(f"transactions checked: {report.transactions}")
         self.stdout.write(f"accounts checked: {report.accounts}")
+        self.stdout.write(f"game coups checked: {report.game_coups}")
         self.stdout.write(f"time: {elapsed:.2f} s")
         if report.ok:
             self.stdout.write(self.style.SUCCESS("books OK"))

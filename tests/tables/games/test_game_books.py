@@ -1,0 +1,176 @@
+"""``verify_books`` re-derives the older games' coups and the reserve fund's dues: a clean history
+verifies, and what a database superuser changes behind the application's back (an entry, a step,
+a posting on a void coup, a due) is named (triggers bypassed as in tests/security/test_books_tamper.py)."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import pytest
+from django.core.management import call_command
+
+from ledger.models import Account, Entry, Transaction
+from tables.game_selectors import game_coup_record_id
+from tables.models import GameCoup, GameStep
+from tables.money.books import books_verify
+from tables.services import game_coups as svc
+from tests.security.test_books_tamper import as_superuser
+from tests.tables.games.coups import landsknecht_steps, macao_steps, old_baccarat_tie_steps, play
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+
+
+@dataclass
+class GameHistory:
+    macao: GameCoup
+    landsknecht: GameCoup
+    tie: GameCoup
+    void: GameCoup
+    open: GameCoup
+    players: dict[str, list]
+
+
+@pytest.fixture
+def games(game_table, croupier, pit_boss) -> GameHistory:
+    _t, m_session, m_players = game_table("macao", players=3)
+    macao = play(croupier, m_session, macao_steps())
+    void = svc.game_coup_start(actor=croupier, session=m_session).coup
+    svc.game_step_record(actor=croupier, coup=void, payload={"kind": "deal", "card": "2C"})
+    void = svc.game_coup_void(actor=pit_boss, coup=void, reason="misdeal")
+    opened = svc.game_coup_start(actor=croupier, session=m_session).coup
+    _t, l_session, l_players = game_table("landsknecht", players=2)
+    svc.game_fund_collect(actor=croupier, session=l_session)
+    landsknecht = play(croupier, l_session, landsknecht_steps(l_players))
+    _t, o_session, o_players = game_table(
+        "old-baccarat", players=3, settings={"min_stake": 10, "tie_rule": "pool"}
+    )
+    tie = play(croupier, o_session, old_baccarat_tie_steps(o_players))
+    return GameHistory(
+        macao,
+        landsknecht,
+        tie,
+        void,
+        opened,
+        {"macao": m_players, "landsknecht": l_players, "tie": o_players},
+    )
+
+
+def differences() -> list[str]:
+    report = books_verify()
+    assert report.game_coups == 5
+    return [str(d) for d in report.differences]
+
+
+def subject(coup: GameCoup) -> str:
+    return f"game coup {coup.pk} ({game_coup_record_id(coup)})"
+
+
+def player_account(player) -> Account:
+    return Account.objects.get(kind=Account.Kind.PLAYER, player=player)
+
+
+def test_a_clean_history_of_every_game_verifies(games: GameHistory) -> None:
+    assert differences() == []
+    kinds = sorted(Transaction.objects.filter(game_coup=games.tie).values_list("kind", flat=True))
+    assert kinds == ["game_settlement", "pool_in", "pool_out"]
+    out = io.StringIO()
+    call_command("verify_books", stdout=out)
+    printed = out.getvalue().splitlines()
+    assert "game coups checked: 5" in printed and printed[-1] == "books OK"
+
+
+def test_an_entry_moved_between_two_players_is_named(games: GameHistory) -> None:
+    """The banker of the Macao coup paid 30 to b and 20 to c; rewritten as 20 and 30, balances too."""
+    coup = games.macao
+    _a, b, c = games.players["macao"]
+    txn = Transaction.objects.get(game_coup=coup, kind="game_settlement")
+    kb, kc = player_account(b), player_account(c)
+    before = dict(Entry.objects.filter(transaction=txn).values_list("account_id", "amount"))
+    assert (before[kb.pk], before[kc.pk]) == (30, 20)
+    for pk, delta in ((kb.pk, -10), (kc.pk, 10)):
+        as_superuser(
+            "UPDATE ledger_entry SET amount = amount + %s WHERE transaction_id = %s AND account_id = %s",
+            [delta, txn.pk, pk],
+        )
+        as_superuser("UPDATE ledger_account SET balance = balance + %s WHERE id = %s", [delta, pk])
+    found = [d for d in differences() if "[game settlement]" in d]
+    gaps = sorted(
+        [(kb.name, f"{kb.name}: engine +30, ledger +20"), (kc.name, f"{kc.name}: engine +20, ledger +30")]
+    )
+    assert found == [
+        f"{subject(coup)} [game settlement]: game_settlement #{txn.pk}: " + "; ".join(g for _, g in gaps)
+    ]
+
+
+def test_a_step_rewritten_is_named(games: GameHistory) -> None:
+    """The banker's 5 rewritten as a 9: the replay now gives the banker the coup, not the ledger."""
+    coup = games.macao
+    step = GameStep.objects.get(coup=coup, index=3)
+    as_superuser(
+        "UPDATE tables_gamestep SET payload = %s WHERE id = %s", ['{"kind": "deal", "card": "9D"}', step.pk]
+    )
+    found = differences()
+    assert (
+        found[0]
+        == f"{subject(coup)} [game settlement]: the coup's record is not the record of its recorded steps"
+    )
+    assert found[1].startswith(f"{subject(coup)} [game settlement]: game_settlement #")
+    assert len(found) == 2
+
+
+def test_an_illegal_step_is_named(games: GameHistory) -> None:
+    coup = games.landsknecht
+    step = GameStep.objects.get(coup=coup, index=1)
+    as_superuser("UPDATE tables_gamestep SET payload = %s WHERE id = %s", ['{"kind": "close"}', step.pk])
+    found = differences()
+    assert len(found) == 1
+    assert found[0].startswith(
+        f"{subject(coup)} [game settlement]: the game's machine cannot replay the recorded steps: "
+    )
+
+
+def test_a_pool_posting_erased_is_named(games: GameHistory) -> None:
+    coup = games.tie
+    txn = Transaction.objects.get(game_coup=coup, kind="pool_out")
+    for pk, amount in Entry.objects.filter(transaction=txn).values_list("account_id", "amount"):
+        as_superuser("UPDATE ledger_account SET balance = balance - %s WHERE id = %s", [amount, pk])
+    as_superuser("DELETE FROM ledger_entry WHERE transaction_id = %s", [txn.pk])
+    as_superuser("DELETE FROM ledger_transaction WHERE id = %s", [txn.pk])
+    as_superuser(
+        "DELETE FROM audit_auditevent WHERE object_type = 'ledger.transaction' AND object_id = %s",
+        [str(txn.pk)],
+    )
+    assert differences() == [
+        f"{subject(coup)} [game settlement]: "
+        "the coup is settled but the ledger has no pool_out posting for it"
+    ]
+
+
+def test_a_void_coup_given_the_settlement_of_another_is_named(games: GameHistory) -> None:
+    txn = Transaction.objects.get(game_coup=games.macao, kind="game_settlement")
+    as_superuser("UPDATE ledger_transaction SET game_coup_id = %s WHERE id = %s", [games.void.pk, txn.pk])
+    found = differences()
+    assert (
+        f"{subject(games.void)} [game settlement]: "
+        f"the coup is void but the ledger has postings for it (#{txn.pk})" in found
+    )
+    assert (
+        f"{subject(games.macao)} [game settlement]: "
+        "the coup is settled but the ledger has no game_settlement posting for it"
+    ) in found
+
+
+def test_a_fund_due_changed_is_named(games: GameHistory) -> None:
+    txn = Transaction.objects.filter(kind="fund_due").order_by("pk").first()
+    assert txn is not None
+    as_superuser("UPDATE ledger_entry SET amount = amount * 2 WHERE transaction_id = %s", [txn.pk])
+    for pk, amount in Entry.objects.filter(transaction=txn).values_list("account_id", "amount"):
+        as_superuser("UPDATE ledger_account SET balance = balance + %s WHERE id = %s", [amount // 2, pk])
+    found = [d for d in differences() if "[fund due]" in d]
+    player = games.players["landsknecht"][0]
+    assert len(found) == 1
+    assert found[0].startswith(f"transaction {txn.pk} ({txn.idempotency_key}) [fund due]: moves [")
+    assert found[0].endswith(
+        f"not 10 from player {player.pk} into the fund of {games.landsknecht.table.name}"
+    )
