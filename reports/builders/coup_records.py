@@ -1,11 +1,14 @@
 """Coup records: one interchange record (docs/coup-record.md) per coup revealed in the period (by
-its creation, on the casino's gaming days), oldest first, for ``manage.py validate_coups``; the
+its creation, on the casino's gaming days), oldest first, for ``manage.py validate_coups``: chemin
+de fer's coups, and the older games' settled coups (their ``"game"``, record and house settings,
+tables.game_selectors.game_coup_exported_record) in the same order of creation; the
 last line is ``{"anchor": {...}}``, the signed head of the casino's audit chain (where the coups'
 events are) when the report was taken — one per chain for a report of every casino (the validator
 skips them: they hold no record)."""
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -17,7 +20,8 @@ from reports.builders.audit_trail import anchors_for
 from reports.model import RecordReport
 from review.period import Period
 from tables.engine_bridge import exported_record
-from tables.models import Casino, Coup, CoupStep, Table
+from tables.game_selectors import game_coup_exported_record
+from tables.models import Casino, Coup, CoupStep, GameCoup, Table
 from tables.rules.interchange import record_to_dict
 
 #: the coup states that have been revealed (a void or unfinished coup has no record)
@@ -27,8 +31,32 @@ REVEALED_STATES = (Coup.State.AWAITING_CORRECTION, Coup.State.AWAITING_APPROVAL,
 def coup_record_dicts(
     *, period: Period, table: Table | None = None, casino: Casino | None = None
 ) -> Iterator[dict[str, Any]]:
-    """One record per coup revealed (created in the period), oldest first; a flagged coup's
-    ``shoe_next`` holds the cards its correction took from the shoe."""
+    """One record per coup revealed (created in the period), oldest first, chemin de fer's and the
+    older games' merged by creation; a flagged coup's ``shoe_next`` holds the cards its correction
+    took from the shoe."""
+    chemin = _chemin_de_fer_records(period=period, table=table, casino=casino)
+    older = _game_records(period=period, table=table, casino=casino)
+    for _key, record in heapq.merge(chemin, older, key=lambda pair: pair[0]):
+        yield record
+
+
+def _game_records(
+    *, period: Period, table: Table | None, casino: Casino | None
+) -> Iterator[tuple[tuple[Any, int, int], dict[str, Any]]]:
+    """The older games' settled coups (a void or open one has no record), oldest first."""
+    start, end = period.bounds
+    coups = GameCoup.objects.filter(state=GameCoup.State.SETTLED, created_at__gte=start, created_at__lt=end)
+    if table is not None:
+        coups = coups.filter(table=table)
+    if casino is not None:
+        coups = coups.filter(table__casino=casino)
+    for coup in coups.order_by("created_at", "pk").iterator(chunk_size=500):
+        yield (coup.created_at, 1, coup.pk), game_coup_exported_record(coup)
+
+
+def _chemin_de_fer_records(
+    *, period: Period, table: Table | None, casino: Casino | None
+) -> Iterator[tuple[tuple[Any, int, int], dict[str, Any]]]:
     start, end = period.bounds
     coups = Coup.objects.filter(state__in=REVEALED_STATES, created_at__gte=start, created_at__lt=end)
     if table is not None:
@@ -41,7 +69,7 @@ def coup_record_dicts(
         .order_by("created_at", "pk")
     )
     for coup in coups.iterator(chunk_size=500):
-        yield record_to_dict(exported_record(coup, list(coup.steps.all())))
+        yield (coup.created_at, 0, coup.pk), record_to_dict(exported_record(coup, list(coup.steps.all())))
 
 
 def coup_records_report(scope: Scope, anchors: Sequence[Anchor]) -> RecordReport:

@@ -96,7 +96,9 @@ class GameJudge:
 
     ``judge_to_dict`` parses the record (raising :class:`RecordError` with the record's id and a
     sentence for a malformed line, as chemin de fer's reader does) and returns the verdict as a
-    JSON-ready dict, judged under the house's default settings (docs/games/<slug>.md)."""
+    JSON-ready dict, judged under the house settings the record carries (its optional
+    ``"settings"`` object, as the back office exports a table's coups) or else the house's
+    defaults (docs/games/<slug>.md)."""
 
     slug: str
     record_from_dict: Callable[[Mapping[str, Any]], Any]
@@ -122,12 +124,36 @@ _read_old_baccarat = _reader(old_baccarat.OldBaccaratCoup.from_dict)
 _read_landsknecht = _reader(landsknecht.record_from_dict)
 
 
+def house_settings_of(slug: str, data: Mapping[str, Any]) -> Any:
+    """The house settings a record carries in its optional ``"settings"`` object, read as the
+    table reads them (``tables.rules.game_play.play_for(slug).settings``: unknown keys and bad
+    values refused); None when it carries none (the judge's defaults then)."""
+    if "settings" not in data:
+        return None
+    raw = data["settings"]
+    if type(raw) is not dict:
+        raise RecordError("settings must be an object of house settings", data.get("id"), has_id="id" in data)
+    # game_play imports this module (the judges' verdict shapes): imported here, not at the top
+    from tables.rules.game_play import StepRefused, play_for
+
+    try:
+        return play_for(slug).settings(raw)
+    except StepRefused as exc:
+        raise RecordError(f"settings: {exc}", data.get("id"), has_id="id" in data) from None
+
+
 def _judge_macao(data: Mapping[str, Any]) -> dict[str, Any]:
-    return macao.verdict_to_dict(macao.judge(_read_macao(data)), data.get("id"))
+    record = _read_macao(data)
+    house = house_settings_of("macao", data)
+    rules = macao.DEFAULT if house is None else house.rules
+    return macao.verdict_to_dict(macao.judge(record, rules), data.get("id"))
 
 
 def _judge_landsknecht(data: Mapping[str, Any]) -> dict[str, Any]:
-    return landsknecht.verdict_to_dict(landsknecht.judge(_read_landsknecht(data)), data.get("id"))
+    record = _read_landsknecht(data)
+    house = house_settings_of("landsknecht", data)
+    verdict = landsknecht.judge(record) if house is None else landsknecht.judge(record, house)
+    return landsknecht.verdict_to_dict(verdict, data.get("id"))
 
 
 def old_baccarat_verdict_to_dict(verdict: old_baccarat.Verdict, record_id: Any = None) -> dict[str, Any]:
@@ -164,7 +190,9 @@ def old_baccarat_verdict_to_dict(verdict: old_baccarat.Verdict, record_id: Any =
 
 def _judge_old_baccarat(data: Mapping[str, Any]) -> dict[str, Any]:
     record = _read_old_baccarat(data)
-    return old_baccarat_verdict_to_dict(old_baccarat.judge(record), data.get("id"))
+    house = house_settings_of("old-baccarat", data)
+    verdict = old_baccarat.judge(record) if house is None else old_baccarat.judge(record, house)
+    return old_baccarat_verdict_to_dict(verdict, data.get("id"))
 
 
 JUDGES: dict[str, GameJudge] = {

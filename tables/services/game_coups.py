@@ -344,10 +344,10 @@ def settlement_entries(
     nothing moves. ``verify_books`` re-derives a coup's postings with this same rule."""
     groups: dict[str, list[Transfer]] = {TKind.POOL_IN: [], TKind.POOL_OUT: [], TKind.GAME_SETTLEMENT: []}
     for t in transfers:
-        kind = (
+        into = (
             TKind.POOL_IN if t.payee == POOL else TKind.POOL_OUT if t.payer == POOL else TKind.GAME_SETTLEMENT
         )
-        groups[kind].append(t)
+        groups[into].append(t)
     out: dict[str, dict[int, int]] = {}
     for kind, moved in groups.items():
         entries: dict[int, int] = {}

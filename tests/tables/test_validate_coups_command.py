@@ -45,11 +45,11 @@ def test_every_games_examples_give_exactly_the_expected_verdicts() -> None:
     for args in ((), ("--profile", "casino")):
         done = run(*args, str(DATA / "coups_games.jsonl"))
         got = [json.loads(x) for x in done.stdout.splitlines()]
-        assert len(got) == len(expected) == 15
+        assert len(got) == len(expected) == 17
         for line, (verdict, want) in enumerate(zip(got, expected, strict=True), 1):
             assert verdict == want, f"line {line}"
         assert done.returncode == 1  # malformed lines
-        assert done.stderr.decode().strip() == "15 records, 3 with violations, 6 malformed"
+        assert done.stderr.decode().strip() == "17 records, 3 with violations, 7 malformed"
 
 
 def test_a_clean_history_of_another_game_exits_zero() -> None:

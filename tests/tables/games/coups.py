@@ -3,6 +3,7 @@ and the pit boss's pages (the steps are those of tests/tables/games/test_game_co
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from tables.models import GameCoup, Player, TableSession
@@ -49,3 +50,13 @@ def old_baccarat_tie_steps(players: list[Player]) -> list[dict[str, Any]]:
         {"kind": "draw", "player": a},
         {"kind": "card", "card": "9D"},
     ]
+
+
+@dataclass
+class GameHistory:
+    macao: GameCoup
+    landsknecht: GameCoup
+    tie: GameCoup
+    void: GameCoup
+    open: GameCoup
+    players: dict[str, list]

@@ -5,7 +5,6 @@ a posting on a void coup, a due) is named (triggers bypassed as in tests/securit
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 
 import pytest
 from django.core.management import call_command
@@ -14,46 +13,10 @@ from ledger.models import Account, Entry, Transaction
 from tables.game_selectors import game_coup_record_id
 from tables.models import GameCoup, GameStep
 from tables.money.books import books_verify
-from tables.services import game_coups as svc
 from tests.security.test_books_tamper import as_superuser
-from tests.tables.games.coups import landsknecht_steps, macao_steps, old_baccarat_tie_steps, play
+from tests.tables.games.coups import GameHistory
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
-
-
-@dataclass
-class GameHistory:
-    macao: GameCoup
-    landsknecht: GameCoup
-    tie: GameCoup
-    void: GameCoup
-    open: GameCoup
-    players: dict[str, list]
-
-
-@pytest.fixture
-def games(game_table, croupier, pit_boss) -> GameHistory:
-    _t, m_session, m_players = game_table("macao", players=3)
-    macao = play(croupier, m_session, macao_steps())
-    void = svc.game_coup_start(actor=croupier, session=m_session).coup
-    svc.game_step_record(actor=croupier, coup=void, payload={"kind": "deal", "card": "2C"})
-    void = svc.game_coup_void(actor=pit_boss, coup=void, reason="misdeal")
-    opened = svc.game_coup_start(actor=croupier, session=m_session).coup
-    _t, l_session, l_players = game_table("landsknecht", players=2)
-    svc.game_fund_collect(actor=croupier, session=l_session)
-    landsknecht = play(croupier, l_session, landsknecht_steps(l_players))
-    _t, o_session, o_players = game_table(
-        "old-baccarat", players=3, settings={"min_stake": 10, "tie_rule": "pool"}
-    )
-    tie = play(croupier, o_session, old_baccarat_tie_steps(o_players))
-    return GameHistory(
-        macao,
-        landsknecht,
-        tie,
-        void,
-        opened,
-        {"macao": m_players, "landsknecht": l_players, "tie": o_players},
-    )
 
 
 def differences() -> list[str]:

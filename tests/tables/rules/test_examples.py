@@ -21,7 +21,7 @@ EXAMPLE_FILES = (
     ("coups.jsonl", "verdicts.jsonl", 11),
     ("coups_parity.jsonl", "verdicts_parity.jsonl", 9),
     # every game's records (docs/coup-record.md, *Other games*)
-    ("coups_games.jsonl", "verdicts_games.jsonl", 15),
+    ("coups_games.jsonl", "verdicts_games.jsonl", 17),
 )
 
 
