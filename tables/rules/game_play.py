@@ -55,7 +55,9 @@ class Seating:
 class Option:
     """A kind of step legal now. ``player``: who makes it (or receives the card); ``cards``: the
     codes the shoe can still hold, for a card; ``amounts``: the usual amounts offered, for a stake
-    or a cover, with ``min_amount``..``max_amount`` the legal range (any amount in it is taken)."""
+    or a cover, with ``min_amount``..``max_amount`` the legal range (any amount in it is taken; no
+    ``max_amount``: no upper bound). Without ``min_amount`` only the listed ``amounts`` are legal
+    (Landsknecht's bank after a take, or staked again: the sum taken or the minimum, the pot)."""
 
     kind: str
     player: str | None = None
@@ -384,15 +386,9 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
             ) or (
                 t.opening is landsknecht.Opening.AGAIN and s.again_stake is landsknecht.AgainStake.WHOLE_POT
             )
-            return (
-                Option(
-                    "stake",
-                    t.banker,
-                    amounts=amounts,
-                    min_amount=min(amounts),
-                    max_amount=max(amounts) if restricted else None,
-                ),
-            )
+            if restricted:  # those amounts only: a range between them would offer illegal stakes
+                return (Option("stake", t.banker, amounts=amounts),)
+            return (Option("stake", t.banker, amounts=amounts, min_amount=min(amounts)),)
         if phase is landsknecht.Phase.COVER:
             left = state.stake - state.covered
             out = [

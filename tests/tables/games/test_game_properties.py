@@ -15,6 +15,7 @@ views mixed in, and now and then a coup voided half-way. After every coup:
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from typing import Any
 
@@ -94,9 +95,12 @@ def _payload(game: str, option: dict[str, Any], draw: Any) -> dict[str, Any]:
     if option.get("cards"):
         payload["card"] = draw(st.sampled_from(option["cards"]))
     if "amounts" in option:
-        low = option["min_amount"]
-        high = option["max_amount"] if option["max_amount"] is not None else 20 * low
-        payload["amount"] = draw(st.one_of(st.sampled_from(option["amounts"]), st.integers(low, high)))
+        low, high = option["min_amount"], option["max_amount"]
+        if low is None:  # only the amounts listed are legal
+            payload["amount"] = draw(st.sampled_from(option["amounts"]))
+        else:
+            high = high if high is not None else 20 * low
+            payload["amount"] = draw(st.one_of(st.sampled_from(option["amounts"]), st.integers(low, high)))
     if option.get("choices"):
         payload["decision"] = draw(st.sampled_from(option["choices"]))
     return payload
@@ -208,7 +212,8 @@ def _run(game: str, croupier: Any, pit_boss: Any, data: Any, made: dict[str, Any
 
 
 PROPERTY_SETTINGS = settings(
-    max_examples=6,
+    # a handful per run keeps each game well under a minute; raise it to hunt (e.g. 200)
+    max_examples=int(os.environ.get("GAME_PROPERTY_EXAMPLES", "6")),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
