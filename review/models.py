@@ -118,6 +118,12 @@ class Alert(models.Model):
     def is_open(self) -> bool:
         return self.acknowledged_at is None
 
+    @property
+    def game_coup_id(self) -> int | None:
+        """The older game's coup an alert is about (``gamecoup:<id>``; its ``coup`` is chemin de fer's)."""
+        prefix, _, number = self.subject_key.partition(":")
+        return int(number) if prefix == "gamecoup" and number.isdigit() else None
+
 
 class AlertScan(models.Model):
     """When the scan last ran: one row (pk 1). The scan locks it, so two scans (beat and a

@@ -23,3 +23,8 @@ urlpatterns += [
     path("charts/", views.charts_page, name="charts"),
     path("players/<int:pk>/", views.player_detail, name="player"),
 ]
+urlpatterns += [  # the older games (Macao, Landsknecht, old baccarat)
+    path("game-coups/table/<int:table_id>/", views.game_coups_page, name="game_coups"),
+    path("game-coups/<int:pk>/", views.game_coup_detail, name="game_coup"),
+    path("game-coups/<int:pk>/void/", views.game_coup_void_view, name="game_coup_void"),
+]

@@ -40,6 +40,7 @@ from review.selectors.alerts import AlertFilters, alerts_acknowledged, alerts_op
 from review.selectors.charts import coups_per_hour, hold_by_gaming_day
 from review.selectors.coup_review import coup_review
 from review.selectors.dashboard import dashboard, open_tables
+from review.selectors.game_coups import GAME_COUPS_PAGE_SIZE, game_coup_review, game_tables, table_game_coups
 from review.selectors.live import live_pit
 from review.selectors.player import player_page
 from review.selectors.queue import (
@@ -58,8 +59,9 @@ from review.services import (
     can_verify_audit,
 )
 from tables import services
-from tables.models import Casino, Coup, Player, Table
+from tables.models import Casino, Coup, GameCoup, Player, Table
 from tables.permissions import can_approve
+from tables.services.game_coups import game_coup_void
 from tables.services.rollups import rollups_refresh_unless_running
 from tables.wording import VOID_DONE
 
@@ -213,6 +215,7 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         ),
         "active": "dashboard",
         "can_verify": can_verify_audit(request.user),
+        "game_tables": list(game_tables()),
         **nav_context(request),
     }
     return render(request, "review/dashboard.html", context)
@@ -250,6 +253,65 @@ def dashboard_live(request: AuthenticatedHttpRequest) -> HttpResponse:
         "oob_alert_count": live.alerts_open if can_handle_alerts(request.user) else None,
     }
     return render(request, "review/_live.html", context)
+
+
+# ------------------------------------------------------------------------------ the older games
+@login_required
+@require_GET
+def game_coups_page(request: AuthenticatedHttpRequest, table_id: int) -> HttpResponse:
+    """A table's game coups (Macao, Landsknecht, old baccarat), newest first, page by page; a
+    chemin de fer table has none (its coups are the dashboard's and the queue's)."""
+    allow_page(can_see_dashboard(request.user))
+    table = get_object_or_404(Table.objects.select_related("casino"), pk=table_id)
+    page = Paginator(table_game_coups(table), GAME_COUPS_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "table": table,
+        "page": page,
+        "game_tables": game_tables(),
+        "active": "dashboard",
+        **nav_context(request),
+    }
+    return render(request, "review/game_coups.html", context)
+
+
+def _game_coup_page(
+    request: AuthenticatedHttpRequest, coup: GameCoup, *, error: str = "", done: str = "", status: int = 200
+) -> HttpResponse:
+    context = {
+        "review": game_coup_review(coup),
+        "can_void": can_approve(request.user),
+        "error": error,
+        "done": done,
+        "active": "dashboard",
+        **nav_context(request),
+    }
+    return render(request, "review/game_coup.html", context, status=status)
+
+
+@login_required
+@require_GET
+def game_coup_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    allow_page(can_see_dashboard(request.user))
+    coup = get_object_or_404(GameCoup.objects.select_related("table", "banker", "created_by"), pk=pk)
+    return _game_coup_page(request, coup)
+
+
+@login_required
+@require_POST
+def game_coup_void_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    """Void an open game coup with the pit boss's reason (``game_coup_void``); a refusal shows the
+    coup's page again with why, at its status (400, 403, 409)."""
+    allow_page(can_see_dashboard(request.user))
+    coup = get_object_or_404(GameCoup, pk=pk)
+    try:
+        game_coup_void(actor=request.user, coup=coup, reason=request.POST.get("reason", ""))
+    except REFUSALS as exc:
+        answer = error_answer(exc)
+        assert answer is not None, exc
+        coup.refresh_from_db()
+        return _game_coup_page(request, coup, error=answer.message, status=answer.status)
+    messages.success(request, _("The coup is void."))
+    return redirect("review:game_coup", pk=coup.pk)
 
 
 # ------------------------------------------------------------------------------------- alerts

@@ -17,7 +17,15 @@ from audit.selectors import chain_verifications_latest
 from ledger.models import Account, Entry, TransactionKind
 from review.models import Alert, AlertKind, AlertSettings
 from review.wording import percent
-from tables.models import CORRECTION_KINDS, UNFINISHED_COUP_STATES, Casino, Coup, CoupStep, ShoeAlarm
+from tables.models import (
+    CORRECTION_KINDS,
+    UNFINISHED_COUP_STATES,
+    Casino,
+    Coup,
+    CoupStep,
+    GameCoup,
+    ShoeAlarm,
+)
 
 #: how far back the scan looks for events (flagged coups, shoe alarms, wins, croupiers at work):
 #: a condition older than this when first scanned is history, on the dashboard, not an alert
@@ -104,6 +112,27 @@ def _unfinished(now: dt.datetime, thresholds: dict[int, AlertSettings]) -> list[
                 casino_id=c.shoe.table.casino_id,
                 table_id=c.shoe.table_id,
                 coup_id=c.pk,
+            )
+        )
+    # the older games' coups in play (one per table at most), under the same threshold; the
+    # alert names the table (its ``coup`` is chemin de fer's): the key says which game coup
+    games = GameCoup.objects.filter(
+        state=GameCoup.State.OPEN, created_at__lt=now - dt.timedelta(minutes=shortest)
+    ).select_related("table")
+    for g in games.order_by("pk"):
+        minutes = int((now - g.created_at).total_seconds() // 60)
+        if minutes < thresholds[g.table.casino_id].unfinished_minutes:
+            continue
+        found.append(
+            AlertCandidate(
+                kind=AlertKind.UNFINISHED_COUP,
+                subject_key=f"gamecoup:{g.pk}",
+                summary=(
+                    f"{g.table.name} · {g.get_game_display()} coup {g.number} unfinished for {minutes} min "
+                    f"({g.step_count} steps)"
+                ),
+                casino_id=g.table.casino_id,
+                table_id=g.table_id,
             )
         )
     return found

@@ -2,7 +2,9 @@
 per open table the croupier on shift, the banker and the bank, the coups of the last hour, the
 minutes since the last step, the shoe's progress, its alarms and the table's open alerts; and
 the newest open alerts. A fixed number of queries however many tables are open (the open tables'
-own, ``dashboard.open_tables``, then one query per figure for all tables at once)."""
+own, ``dashboard.open_tables``, then one query per figure for all tables at once). A table of an
+older game (Macao, Landsknecht, old baccarat) shows its open game coup instead: its number, its
+steps and the minutes since its last step (or its start)."""
 
 from __future__ import annotations
 
@@ -14,12 +16,22 @@ from django.db.models import Count, Max
 from review.models import Alert
 from review.selectors.alerts import open_alerts
 from review.selectors.dashboard import OpenTable
-from tables.models import Coup, CoupStep, CroupierAssignment, ShoeAlarm
+from tables.models import OLDER_GAMES, Coup, CoupStep, CroupierAssignment, GameCoup, GameStep, ShoeAlarm
 
 #: how many of the newest open alerts the dashboard lists (the alerts page has them all)
 LIVE_ALERTS_SHOWN = 5
 #: "coups in the last hour"
 LIVE_COUPS_WINDOW = dt.timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class LiveGameCoup:
+    """An older game's coup in play at a table."""
+
+    coup: GameCoup
+    steps: int
+    last_step_at: dt.datetime  # its last step's, or its start's while it has none
+    minutes_since_last_step: int
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,12 @@ class LiveTable:
     minutes_since_last_step: int | None
     shoe_alarms: list[ShoeAlarm]  # raised on the open shoe
     open_alerts: int
+    #: an older game's open coup (None at a chemin de fer table, or between coups)
+    game_coup: LiveGameCoup | None = None
+
+    @property
+    def older_game(self) -> bool:
+        return self.open.table.game in OLDER_GAMES
 
     @property
     def shoe_size(self) -> int | None:
@@ -81,6 +99,19 @@ def live_pit(*, tables: list[OpenTable], now: dt.datetime) -> LivePit:
         .order_by()
         .values_list("coup_id", "last")
     }
+    # the older games' tables only: a pit of chemin de fer tables costs no query more
+    older = [t for t in tables if t.table.game in OLDER_GAMES]
+    game_rows = _game_coups_in_play(older, now)
+    older_sessions = [t.session.pk for t in older if t.session is not None]
+    game_coups_last_hour = dict(
+        GameCoup.objects.filter(
+            session__in=older_sessions, created_at__gte=now - LIVE_COUPS_WINDOW, created_at__lte=now
+        )
+        .values("table_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+        .values_list("table_id", "n")
+    )
     alerts_by_table = dict(
         open_alerts()
         .filter(table__in=ids)
@@ -92,15 +123,19 @@ def live_pit(*, tables: list[OpenTable], now: dt.datetime) -> LivePit:
     rows = []
     for t in tables:
         last = last_steps.get(t.table.pk)
+        game = game_rows.get(t.table.pk)
+        if game is not None:
+            last = game.last_step_at
         rows.append(
             LiveTable(
                 open=t,
                 croupiers=on_shift.get(t.table.pk, []),
-                coups_last_hour=coups.get(t.table.pk, 0),
+                coups_last_hour=coups.get(t.table.pk, 0) + game_coups_last_hour.get(t.table.pk, 0),
                 last_step_at=last,
                 minutes_since_last_step=int((now - last).total_seconds() // 60) if last else None,
                 shoe_alarms=[a for a in t.now.alarms if t.shoe is not None and a.shoe_id == t.shoe.pk],
                 open_alerts=alerts_by_table.get(t.table.pk, 0),
+                game_coup=game,
             )
         )
     newest = list(
@@ -108,3 +143,33 @@ def live_pit(*, tables: list[OpenTable], now: dt.datetime) -> LivePit:
     )
     count = len(newest) if len(newest) <= LIVE_ALERTS_SHOWN else open_alerts().count()
     return LivePit(now=now, tables=rows, alerts=newest[:LIVE_ALERTS_SHOWN], alerts_open=count)
+
+
+def _game_coups_in_play(tables: list[OpenTable], now: dt.datetime) -> dict[int, LiveGameCoup]:
+    """The open game coup of each older game's table (one per table at most), with its last step:
+    two queries for all the tables."""
+    if not tables:
+        return {}
+    coups = {
+        c.pk: c
+        for c in GameCoup.objects.filter(
+            table__in=[t.table.pk for t in tables], state=GameCoup.State.OPEN
+        ).order_by()
+    }
+    last = dict(
+        GameStep.objects.filter(coup__in=list(coups))
+        .values("coup_id")
+        .annotate(last=Max("created_at"))
+        .order_by()
+        .values_list("coup_id", "last")
+    )
+    out = {}
+    for pk, coup in coups.items():
+        at = last.get(pk) or coup.created_at
+        out[coup.table_id] = LiveGameCoup(
+            coup=coup,
+            steps=coup.step_count,
+            last_step_at=at,
+            minutes_since_last_step=max(0, int((now - at).total_seconds() // 60)),
+        )
+    return out

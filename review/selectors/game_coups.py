@@ -1,0 +1,141 @@
+"""Reads for the pit boss's pages of the older games (Macao, Landsknecht, old baccarat;
+docs/review.md, "The older games"): a table's coups, page by page, and one coup's review — its
+steps with who entered them and when, the hands, the outcome, the ledger's postings, the record
+and the offline judge's verdict on it. What a coup shows of itself is the croupier's own view
+(tables.game_selectors.game_coup_view); this adds what only the back office reads."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+
+from ledger.models import Entry, Transaction
+from tables.game_selectors import GameCoupView, game_coup_record_id, game_coup_view, game_coups
+from tables.models import OLDER_GAMES, GameCoup, Table
+from tables.rules import game_play
+from tables.rules.game_play import StepRefused
+
+#: coups per page of a table's list
+GAME_COUPS_PAGE_SIZE = 25
+
+
+@dataclass(frozen=True)
+class PostingLine:
+    account: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class Posting:
+    transaction: Transaction
+    lines: list[PostingLine]
+
+
+@dataclass(frozen=True)
+class StepLine:
+    index: int
+    kind: str
+    #: the step's other fields for reading (a player by name, a card, an amount, a decision)
+    detail: str
+    actor: str
+    at: Any
+
+
+@dataclass(frozen=True)
+class GameCoupReview:
+    view: GameCoupView
+    record_id: str
+    steps: list[StepLine]
+    #: party name -> cards, for the screen
+    hands: list[tuple[str, list[str]]]
+    #: each party's net by name, once settled
+    net: list[tuple[str, int]]
+    postings: list[Posting]
+    record_json: str
+    #: the offline judge's verdict on the coup's record under its house settings (None while open
+    #: or void), and what it says when it cannot read the record
+    verdict: dict[str, Any] | None
+    verdict_json: str
+    verdict_error: str
+
+    @property
+    def coup(self) -> GameCoup:
+        return self.view.coup
+
+    @property
+    def judge_agrees(self) -> bool | None:
+        """Whether the judge's settlement is the one posted (None: nothing to compare)."""
+        if self.verdict is None:
+            return None
+        settlement = self.verdict.get("settlement") or {}
+        judged = {k: v for k, v in (settlement.get("net") or {}).items() if v}
+        return not self.verdict.get("violations") and judged == {k: v for k, v in self.view.net.items() if v}
+
+
+def _step_detail(payload: dict[str, Any], view: GameCoupView) -> str:
+    parts = []
+    if "player" in payload:
+        parts.append(view.name(str(payload["player"])))
+    for key in ("card", "amount", "decision"):
+        if key in payload:
+            parts.append(str(payload[key]))
+    return " · ".join(parts)
+
+
+def game_coup_review(coup: GameCoup) -> GameCoupReview:
+    view = game_coup_view(coup)
+    steps = [
+        StepLine(
+            s["index"],
+            str(s["payload"].get("kind", "")),
+            _step_detail(s["payload"], view),
+            s["actor"],
+            s["at"],
+        )
+        for s in view.steps
+    ]
+    entries: dict[int, list[PostingLine]] = {}
+    for txn_id, name, amount in (
+        Entry.objects.filter(transaction__game_coup=coup)
+        .order_by("transaction_id", "account__name", "pk")
+        .values_list("transaction_id", "account__name", "amount")
+    ):
+        entries.setdefault(txn_id, []).append(PostingLine(name, amount))
+    postings = [
+        Posting(t, entries.get(t.pk, [])) for t in Transaction.objects.filter(game_coup=coup).order_by("pk")
+    ]
+    verdict: dict[str, Any] | None = None
+    error = ""
+    if coup.state == GameCoup.State.SETTLED and coup.record is not None:
+        play = game_play.play_for(coup.game)
+        try:
+            verdict = play.verdict(
+                play.settings(coup.house_settings), {"id": game_coup_record_id(coup), **coup.record}
+            )
+        except StepRefused as exc:
+            error = str(exc)
+    return GameCoupReview(
+        view=view,
+        record_id=game_coup_record_id(coup),
+        steps=steps,
+        hands=[(view.name(k), cards) for k, cards in view.hands.items()],
+        net=[(view.name(k), v) for k, v in view.net.items()],
+        postings=postings,
+        record_json=json.dumps(coup.record, indent=1, sort_keys=False) if coup.record else "",
+        verdict=verdict,
+        verdict_json=json.dumps(verdict, indent=1) if verdict is not None else "",
+        verdict_error=error,
+    )
+
+
+def game_tables() -> QuerySet[Table]:
+    """The tables that deal an older game, for the pit boss's links."""
+    return Table.objects.filter(game__in=[g.value for g in OLDER_GAMES]).order_by("name", "pk")
+
+
+def table_game_coups(table: Table) -> QuerySet[GameCoup]:
+    """A table's game coups, newest first (tables.game_selectors.game_coups), for a paginated list."""
+    return game_coups(table=table).order_by("-number")
