@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
+from enum import Enum
 from typing import Any, Generic, TypeVar
 
 from tables.rules import games, landsknecht, macao, old_baccarat
@@ -130,6 +131,9 @@ def _settings_from(kind: type[S], data: Mapping[str, Any]) -> S:
                     raise ValueError(f"{name} is true or false, not {value!r}")
             elif isinstance(default, int) and type(value) is not int:
                 raise ValueError(f"{name} is a whole number, not {value!r}")
+            elif isinstance(default, Enum) and value not in {m.value for m in type(default)}:
+                allowed = ", ".join(m.value for m in type(default))
+                raise ValueError(f"{name} is one of {allowed}, not {value!r}")
             values[name] = type(default)(value) if not isinstance(default, bool | int) else value
         return replace(base, **values)  # type: ignore[type-var]
     except (ValueError, TypeError) as exc:
