@@ -213,10 +213,42 @@ class GamePlay(Generic[S, T]):
         return {}
 
     def replay(self, settings: S, seating: Seating, steps: Sequence[Mapping[str, Any]]) -> T:
+        """The state after ``steps`` as recorded (an ``undo`` takes back the step before it)."""
         state = self.begin(settings, seating)
-        for payload in steps:
+        for payload in effective_steps(steps):
             state = self.step(state, payload)
         return state
+
+
+#: the step that takes back the last step still in effect (a mistyped card, a wrong button): the
+#: record stays append-only, the replay skips both
+UNDO = "undo"
+
+
+def effective_steps(steps: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The steps still in effect: each ``undo`` removes the last one before it still in effect.
+    An ``undo`` with nothing to take back is refused (the floor never records one)."""
+    kept: list[Mapping[str, Any]] = []
+    for payload in steps:
+        if payload.get("kind") == UNDO:
+            if not kept:
+                raise StepRefused("there is no step to take back")
+            kept.pop()
+        else:
+            kept.append(payload)
+    return kept
+
+
+def undone_indexes(steps: Sequence[Mapping[str, Any]]) -> set[int]:
+    """The positions (0-based) of the steps an ``undo`` took back, and of the undos themselves."""
+    out: set[int] = set()
+    kept: list[int] = []
+    for i, payload in enumerate(steps):
+        if payload.get("kind") == UNDO:
+            out.update((i, kept.pop()) if kept else (i,))
+        else:
+            kept.append(i)
+    return out
 
 
 def seating_from(banker: str, seated: Sequence[str], *, fund: int = 0, **extra: Any) -> Seating:

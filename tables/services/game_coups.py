@@ -423,6 +423,51 @@ def _settle(
     )
 
 
+# ------------------------------------------------------------------------------------ undo
+@transaction.atomic
+def game_step_undo(
+    *, actor: Staff, coup: GameCoup | int, expected_steps: int | None = None, reason: str = ""
+) -> GameCoupResult:
+    """Take back the coup's last step still in effect (a mistyped card, a wrong button) while the
+    coup is open: an ``undo`` step is appended (the record stays append-only and the screen shows
+    both struck through), and the replay skips both. A settled coup is not undone: its settlement
+    is posted (a pit boss reviews it); a coup with nothing to take back refuses."""
+    coup = _lock_coup(coup)
+    table = coup.table
+    check_croupier_at(actor, table)
+    if coup.state != GameCoup.State.OPEN:
+        raise CoupConflict(
+            f"Coup {coup.number} is over ({coup.get_state_display()}).", current_step=coup.step_count
+        )
+    if expected_steps is not None and expected_steps != coup.step_count:
+        raise CoupConflict(
+            f"Coup {coup.number} has {coup.step_count} steps, not {expected_steps}: "
+            "another entry came first.",
+            current_step=coup.step_count,
+        )
+    steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
+    kept = game_play.effective_steps(steps)
+    if not kept:
+        raise ValidationError("There is no step to take back.")
+    payload: dict[str, Any] = {"kind": game_play.UNDO, "of": dict(kept[-1])}
+    if reason.strip():
+        payload["reason"] = reason.strip()[:200]
+    state = coup_state(coup, [*steps, payload])
+    step = GameStep.objects.create(
+        coup=coup, index=coup.step_count + 1, payload=payload, actor=actor, created_at=timezone.now()
+    )
+    coup.step_count += 1
+    GameCoup.objects.filter(pk=coup.pk, step_count=coup.step_count - 1).update(step_count=coup.step_count)
+    audit_record(
+        actor=actor,
+        action="tables.game_coup.undo",
+        target=step,
+        after={"coup": coup.pk, "index": step.index, "payload": payload},
+        casino=table.casino_id,
+    )
+    return GameCoupResult(coup, state, step)
+
+
 # ------------------------------------------------------------------------------------ voiding
 @transaction.atomic
 def game_coup_void(*, actor: Staff, coup: GameCoup | int, reason: str) -> GameCoup:
