@@ -31,7 +31,6 @@ from django.utils import timezone
 from audit.services import audit_record
 from core.types import Staff
 from ledger.models import Account, Transaction
-from ledger.selectors import player_available
 from ledger.services import Posting, account_spec, accounts_by_pk, accounts_lock, posting_find, postings_write
 from tables.lifecycle import CoupConflict
 from tables.models import OLDER_GAMES, GameCoup, GameStep, Player, Seat, Table, TableSession
@@ -203,11 +202,20 @@ def _players(keys: Sequence[str], casino_id: int) -> dict[str, Player]:
 
 def _check_exposure(play: GamePlay[Any, Any], state: Any, players: Mapping[str, Player], casino: Any) -> None:
     """Refuse what a player could not pay: his chips must cover the most he can now lose."""
-    for key, most in sorted(play.exposure(state).items()):
-        player = players.get(key)
-        if player is None or most <= 0:
-            continue
-        holds = player_available(casino=casino, player=player)
+    at_risk = {key: most for key, most in play.exposure(state).items() if key in players and most > 0}
+    if not at_risk:
+        return
+    # one read for everyone at risk (player account plus reserve, as ledger.selectors.player_available)
+    holding: dict[int, int] = {}
+    for player_id, balance in Account.objects.filter(
+        casino=casino.pk,
+        kind__in=[AKind.PLAYER, AKind.RESERVE],
+        player__in=[players[k].pk for k in at_risk],
+    ).values_list("player_id", "balance"):
+        holding[player_id] = holding.get(player_id, 0) + balance
+    for key, most in sorted(at_risk.items()):
+        player = players[key]
+        holds = holding.get(player.pk, 0)
         if holds < most:
             raise ValidationError(
                 f"{player.display_name} holds {holds} chips and could lose {most} on this coup: "
