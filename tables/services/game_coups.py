@@ -279,6 +279,44 @@ def _lock_coup(coup: GameCoup | int) -> GameCoup:
     return locked
 
 
+def _require_in_play(coup: GameCoup, expected_steps: int | None) -> None:
+    """The coup takes a step: it is open, and the client saw its latest step (two tablets)."""
+    if coup.state != GameCoup.State.OPEN:
+        raise CoupConflict(
+            f"Coup {coup.number} is over ({coup.get_state_display()}).", current_step=coup.step_count
+        )
+    if expected_steps is not None and expected_steps != coup.step_count:
+        raise CoupConflict(
+            f"Coup {coup.number} has {coup.step_count} steps, not {expected_steps}: "
+            "another entry came first.",
+            current_step=coup.step_count,
+        )
+
+
+def _append_step(
+    *, actor: Staff, coup: GameCoup, payload: dict[str, Any], action: str, idempotency_key: str = ""
+) -> GameStep:
+    """The coup's next step row, its count moved on and its audit event, in the caller's transaction."""
+    step = GameStep.objects.create(
+        coup=coup,
+        index=coup.step_count + 1,
+        payload=payload,
+        actor=actor,
+        created_at=timezone.now(),
+        idempotency_key=idempotency_key,
+    )
+    coup.step_count += 1
+    GameCoup.objects.filter(pk=coup.pk, step_count=coup.step_count - 1).update(step_count=coup.step_count)
+    audit_record(
+        actor=actor,
+        action=action,
+        target=step,
+        after={"coup": coup.pk, "index": step.index, "payload": payload},
+        casino=coup.table.casino_id,
+    )
+    return step
+
+
 @transaction.atomic
 def game_step_record(
     *,
@@ -296,16 +334,7 @@ def game_step_record(
         earlier = GameStep.objects.filter(coup=coup, idempotency_key=idempotency_key).first()
         if earlier is not None:
             return GameCoupResult(coup, coup_state(coup), earlier)
-    if coup.state != GameCoup.State.OPEN:
-        raise CoupConflict(
-            f"Coup {coup.number} is over ({coup.get_state_display()}).", current_step=coup.step_count
-        )
-    if expected_steps is not None and expected_steps != coup.step_count:
-        raise CoupConflict(
-            f"Coup {coup.number} has {coup.step_count} steps, not {expected_steps}: "
-            "another entry came first.",
-            current_step=coup.step_count,
-        )
+    _require_in_play(coup, expected_steps)
     if not isinstance(payload, Mapping):
         raise ValidationError("A step is a JSON object.")
     play = game_play.play_for(coup.game)
@@ -318,26 +347,11 @@ def game_step_record(
     players = _players([coup.seating["banker"], *coup.seating["punters"]], table.casino_id)
     _check_exposure(play, state, players, table.casino)
     clean = {k: v for k, v in payload.items() if k in ("kind", "player", "card", "amount", "decision")}
-    now = timezone.now()
-    step = GameStep.objects.create(
-        coup=coup,
-        index=coup.step_count + 1,
-        payload=clean,
-        actor=actor,
-        created_at=now,
-        idempotency_key=idempotency_key,
-    )
-    coup.step_count += 1
-    GameCoup.objects.filter(pk=coup.pk, step_count=coup.step_count - 1).update(step_count=coup.step_count)
-    audit_record(
-        actor=actor,
-        action="tables.game_coup.step",
-        target=step,
-        after={"coup": coup.pk, "index": step.index, "payload": clean},
-        casino=table.casino_id,
+    step = _append_step(
+        actor=actor, coup=coup, payload=clean, action="tables.game_coup.step", idempotency_key=idempotency_key
     )
     if play.finished(state):
-        _settle(actor=actor, coup=coup, play=play, state=state, players=players, now=now)
+        _settle(actor=actor, coup=coup, play=play, state=state, players=players, now=step.created_at)
     return GameCoupResult(coup, state, step)
 
 
@@ -443,16 +457,7 @@ def game_step_undo(
     coup = _lock_coup(coup)
     table = coup.table
     check_croupier_at(actor, table)
-    if coup.state != GameCoup.State.OPEN:
-        raise CoupConflict(
-            f"Coup {coup.number} is over ({coup.get_state_display()}).", current_step=coup.step_count
-        )
-    if expected_steps is not None and expected_steps != coup.step_count:
-        raise CoupConflict(
-            f"Coup {coup.number} has {coup.step_count} steps, not {expected_steps}: "
-            "another entry came first.",
-            current_step=coup.step_count,
-        )
+    _require_in_play(coup, expected_steps)
     steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
     kept = game_play.effective_steps(steps)
     if not kept:
@@ -461,18 +466,7 @@ def game_step_undo(
     if reason.strip():
         payload["reason"] = reason.strip()[:200]
     state = coup_state(coup, [*steps, payload])
-    step = GameStep.objects.create(
-        coup=coup, index=coup.step_count + 1, payload=payload, actor=actor, created_at=timezone.now()
-    )
-    coup.step_count += 1
-    GameCoup.objects.filter(pk=coup.pk, step_count=coup.step_count - 1).update(step_count=coup.step_count)
-    audit_record(
-        actor=actor,
-        action="tables.game_coup.undo",
-        target=step,
-        after={"coup": coup.pk, "index": step.index, "payload": payload},
-        casino=table.casino_id,
-    )
+    step = _append_step(actor=actor, coup=coup, payload=payload, action="tables.game_coup.undo")
     return GameCoupResult(coup, state, step)
 
 
