@@ -326,7 +326,8 @@ class SeatedOut(PartyOut):
 class GameNextStepOut(serializers.Serializer):
     """A kind of step legal now (tables.rules.game_play.Option): send ``step`` with one value
     added for each name in ``choose`` (``card`` from ``cards``, ``amount`` from ``amounts`` or
-    any in ``min_amount``..``max_amount``, ``decision`` from ``choices``) and ``expected_steps``."""
+    any in ``min_amount``..``max_amount``, ``decision`` from ``choices``) and ``expected_steps``.
+    ``min_amount`` null: only the listed ``amounts``; ``max_amount`` null: no upper bound."""
 
     kind = serializers.CharField()
     step = serializers.JSONField(help_text="the step's fixed keys: kind, and player where it takes one")
@@ -339,7 +340,9 @@ class GameNextStepOut(serializers.Serializer):
     amounts = serializers.ListField(
         child=serializers.IntegerField(), required=False, help_text="the usual amounts"
     )
-    min_amount = serializers.IntegerField(required=False, allow_null=True)
+    min_amount = serializers.IntegerField(
+        required=False, allow_null=True, help_text="null: only the amounts listed"
+    )
     max_amount = serializers.IntegerField(required=False, allow_null=True, help_text="null: no upper bound")
     choices = serializers.ListField(child=serializers.CharField(), required=False)
 

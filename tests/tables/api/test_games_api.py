@@ -49,4 +49,5 @@ def test_macao_a_nine_is_paid_three_units(game_table, croupier) -> None:
     assert chips(table, players) == [950, 1030, 1020]
     assert coup["next_steps"] == []
     import json
+
     print(json.dumps(coup, indent=1, default=str))
