@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from ledger.models import Account, Entry, Transaction
@@ -32,6 +32,41 @@ MOST_STEPS = 200
 CHIPS = 1_000_000
 
 T = TypeVar("T")
+
+#: the house settings a table of each game may have (docs/games/): every choice the house makes
+HOUSE_SETTINGS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
+    "macao": st.fixed_dictionaries(
+        {
+            "unit": st.sampled_from([1, 10, 25]),
+            "decks": st.integers(1, 3),
+            "count": st.sampled_from(["bust", "modulo"]),
+            "max_cards": st.integers(1, 4),
+            "discard_zeros": st.booleans(),
+            "banker_collects": st.sampled_from(["scale", "one"]),
+            "banker_draws": st.booleans(),
+        }
+    ),
+    "landsknecht": st.fixed_dictionaries(
+        {
+            "decks": st.integers(1, 3),
+            "min_stake": st.sampled_from([1, 10]),
+            "fund_due": st.sampled_from([0, 10, 25]),
+            "doublet": st.sampled_from(["banker", "standoff"]),
+            "after_take": st.sampled_from(["same-or-minimum", "any"]),
+            "again_stake": st.sampled_from(["any", "whole-pot"]),
+            "fund_backs_uncovered": st.booleans(),
+        }
+    ),
+    "old-baccarat": st.fixed_dictionaries(
+        {
+            "decks": st.integers(1, 3),
+            "tie_rule": st.sampled_from(["banker_wins", "pool"]),
+            "banker_match": st.sampled_from(["even", "double"]),
+            "natural_stops_all_draws": st.booleans(),
+            "min_stake": st.sampled_from([1, 10]),
+        }
+    ),
+}
 
 
 class Chooser:
@@ -132,14 +167,22 @@ def assert_coup_sound(table: Any, players: list[Any], before: dict[str, int], co
     assert max(Counter(coup["cards"]).values(), default=0) <= decks, coup["cards"]
 
 
-def play_coups(game_table: Any, croupier: Any, game: str, chooser: Chooser, coups: int) -> list[str]:
-    """``coups`` coups at a new table of ``game``, each started as proposed and followed by its
-    ``next_steps``, each checked; their outcomes."""
-    table, session, players = game_table(game, players=chooser.pick([2, 3, 4]), chips=CHIPS)
+def play_coups(
+    game_table: Any,
+    croupier: Any,
+    game: str,
+    chooser: Chooser,
+    coups: int,
+    house: dict[str, Any] | None = None,
+) -> list[str]:
+    """``coups`` coups at a new table of ``game`` (with the ``house`` settings, else the tests'),
+    each started as proposed and followed by its ``next_steps``, each checked; their outcomes."""
+    table, session, players = game_table(game, players=chooser.pick([2, 3, 4]), chips=CHIPS, settings=house)
     api = Api(croupier)
     if game == "landsknecht":
         view = api.ok(api.post(f"/sessions/{session.pk}/fund-dues/"))
-        assert view["unpaid_dues"] == [] and view["fund"] == 10 * len(players)
+        due = table.game_settings["fund_due"]
+        assert view["unpaid_dues"] == [] and view["fund"] == due * len(players)
     outcomes = []
     for _ in range(coups):
         view = api.ok(api.get(f"/tables/{table.pk}/game/"), 200)
@@ -170,5 +213,7 @@ def test_whole_coups_by_next_steps_alone(game_table, croupier, game: str, seed: 
 )
 @given(data=st.data())
 def test_coups_by_next_steps_are_sound(game_table, croupier, game: str, data: st.DataObject) -> None:
+    house = data.draw(HOUSE_SETTINGS[game], label="house settings")
     chooser = Chooser.drawn(data)
-    play_coups(game_table, croupier, game, chooser, coups=data.draw(st.integers(1, 2)))
+    for outcome in play_coups(game_table, croupier, game, chooser, data.draw(st.integers(1, 2)), house):
+        event(f"outcome: {outcome}")
