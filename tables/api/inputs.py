@@ -271,8 +271,19 @@ class CardField(TextField):
             raise serializers.ValidationError(str(exc)) from None
 
 
+class PlayerIdField(serializers.PrimaryKeyRelatedField):
+    """A player named by his id, a JSON integer (``1.5``, ``"1"`` and ``true`` are no ids)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if type(data) is not int:
+            self.fail("incorrect_type", data_type=type(data).__name__)
+        if not 1 <= data <= MAX_ID:
+            self.fail("does_not_exist", pk_value=data)
+        return super().to_internal_value(data)
+
+
 class GameCoupStartIn(StrictSerializer):
-    banker = serializers.PrimaryKeyRelatedField(
+    banker = PlayerIdField(
         queryset=Player.objects.all(),
         required=False,
         allow_null=True,
