@@ -142,8 +142,8 @@ def assert_coup_sound(table: Any, players: list[Any], before: dict[str, int], co
         entries = list(Entry.objects.filter(transaction=txn).select_related("account"))
         assert sum(e.amount for e in entries) == 0, txn
         for e in entries:
-            kind = e.account.kind
-            party = player_key(e.account.player_id) if kind == Account.Kind.PLAYER else kind
+            owner = e.account.player_id
+            party = player_key(owner) if e.account.kind == Account.Kind.PLAYER and owner else e.account.kind
             posted[party] += e.amount
     assert {k: v for k, v in posted.items() if v} == net
     assert posted[POOL] == 0
