@@ -375,7 +375,6 @@ def game_coup_data(view: GameCoupView) -> dict[str, Any]:
     settled = coup.state == GameCoup.State.SETTLED
     return {
         **game_coup_summary_data(coup, view.names),
-        "banker": party_data(view.banker, view.names),
         "title": view.title,
         "house_settings": coup.house_settings,
         "punters": [party_data(key, view.names) for key in view.punters],
