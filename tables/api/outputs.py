@@ -323,6 +323,11 @@ class SeatedOut(PartyOut):
     seat = serializers.IntegerField()
 
 
+class GameStepTemplateOut(serializers.Serializer):
+    kind = serializers.CharField()
+    player = serializers.CharField(required=False, help_text="where the step names its player")
+
+
 class GameNextStepOut(serializers.Serializer):
     """A kind of step legal now (tables.rules.game_play.Option): send ``step`` with one value
     added for each name in ``choose`` (``card`` from ``cards``, ``amount`` from ``amounts`` or
@@ -330,7 +335,7 @@ class GameNextStepOut(serializers.Serializer):
     ``min_amount`` null: only the listed ``amounts``; ``max_amount`` null: no upper bound."""
 
     kind = serializers.CharField()
-    step = serializers.JSONField(help_text="the step's fixed keys: kind, and player where it takes one")
+    step = GameStepTemplateOut(help_text="the step's fixed keys: kind, and player where it takes one")
     choose = serializers.ListField(child=serializers.CharField(), help_text="card, amount, decision")
     player = serializers.CharField(required=False, help_text="who makes the step or receives the card")
     player_name = serializers.CharField(required=False)
@@ -390,7 +395,7 @@ class GameCoupOut(GameCoupSummaryOut):
     hands = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
     cards = serializers.ListField(child=serializers.CharField(), help_text="every card seen, in order")
     exposure = serializers.DictField(
-        child=serializers.IntegerField(), help_text="what each player could still lose, by key"
+        child=serializers.IntegerField(), help_text="what each player could still lose, by key ({} once over)"
     )
     next_steps = GameNextStepOut(many=True, help_text="empty once the coup is over")
     steps = GameStepOut(many=True)

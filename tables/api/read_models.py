@@ -381,7 +381,7 @@ def game_coup_data(view: GameCoupView) -> dict[str, Any]:
         "names": dict(view.names),
         "hands": view.hands,
         "cards": view.cards,
-        "exposure": view.exposure,
+        "exposure": {} if view.over else view.exposure,
         "next_steps": [game_option_data(coup.game, option) for option in view.next_steps],
         "steps": [
             {"index": s["index"], "payload": s["payload"], "actor": s["actor"], "created_at": s["at"]}

@@ -87,6 +87,8 @@ def test_macao_a_nine_is_paid_three_units(game_table, croupier) -> None:
     assert coup["next_steps"][0]["choose"] == ["card"]
     assert coup["next_steps"][0]["player_name"] == b.display_name
     assert (coup["net"], coup["postings"], coup["record"]) == (None, [], None)
+    # each punter could lose three units to a banker's 9, the banker three to each
+    assert coup["exposure"] == {player_key(b): 30, player_key(c): 30, player_key(a): 60}
     # b gets the 9 (typed as people type it), c the 8, the banker a 5; all stand
     coup = play(
         api,
@@ -115,7 +117,7 @@ def test_macao_a_nine_is_paid_three_units(game_table, croupier) -> None:
         "deal": ["9H", "8S", "5D"],
         "turns": [[], [], []],
     }
-    assert coup["next_steps"] == [] and coup["ended_at"] is not None
+    assert (coup["next_steps"], coup["exposure"]) == ([], {}) and coup["ended_at"] is not None
     conforms(coup, s.GameCoupOut())
     view = api.ok(api.get(f"/tables/{table.pk}/game/"), 200)
     assert view["open_coup"] is None
