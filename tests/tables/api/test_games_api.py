@@ -429,7 +429,6 @@ def test_a_replayed_step_is_recorded_once(game_table, croupier) -> None:
 # ---------------------------------------------------------------------------- permissions
 def test_who_may_do_what(game_table, croupier, pit_boss, accountant, outsider) -> None:
     lands, session, _players = game_table("landsknecht", players=2)
-    assert isinstance(session.pk, int)
     stranger = UserFactory(username="stranger", roles=["croupier"])
     CroupierAssignmentFactory(user=stranger, table=game_table("macao", players=0)[0])
     api = Api(croupier)
@@ -457,7 +456,11 @@ def test_who_may_do_what(game_table, croupier, pit_boss, accountant, outsider) -
         assert Api(user).get(f"/game-coups/{coup['id']}/").status_code == 403
         assert Api(user).get(f"/tables/{lands.pk}/game/").status_code == 403
     assert Api().get(f"/game-coups/{coup['id']}/").status_code == 401
-    assert Api(pit_boss).get("/game-coups/999999/").status_code == 404
+    huge = 2**70  # beyond any id: not found, never a database error
+    for path in ("/game-coups/999999/", f"/game-coups/{huge}/", f"/tables/{huge}/game/"):
+        assert problem_body(Api(pit_boss).get(path))["code"] == "not_found"
+    for path in (f"/game-coups/{huge}/steps/", f"/game-coups/{huge}/void/", f"/sessions/{huge}/fund-dues/"):
+        assert refuse(api, path, {}, status=404)["code"] == "not_found"
     # voiding: the croupier of the table or a pit boss, with a reason
     void = f"/game-coups/{coup['id']}/void/"
     for user in (accountant, outsider, stranger):
