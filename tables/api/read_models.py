@@ -410,29 +410,24 @@ def game_table_data(table: Table, *, recent: int = 10) -> dict[str, Any]:
         "proposed_punters": [],
         "blocked": "This table has no open session.",
         "unpaid_dues": [],
-        "fund": fund_balance(table) if table.game == Table.Game.LANDSKNECHT else None,
+        "fund": None,
         "open_coup": None,
         "recent": [],
     }
     if session is None:
+        data["fund"] = fund_balance(table) if table.game == Table.Game.LANDSKNECHT else None
         coups = list(game_coups(table=table)[:recent])
         data["open_coup"] = next((c.pk for c in coups if c.state == GameCoup.State.OPEN), None)
         data["recent"] = [game_coup_summary_data(c) for c in coups]
         return data
     view = game_table_view(session, recent=recent)
-    seats = Seat.objects.filter(session=session, left_at__isnull=True).select_related("player")
-    names = {**view.names, **{player_key(p.pk): p.display_name for p in view.unpaid_dues}}
+    seats = list(
+        Seat.objects.filter(session=session, left_at__isnull=True).select_related("player").order_by("number")
+    )
+    names = {**view.names, **{player_key(seat.player_id): seat.player.display_name for seat in seats}}
     data.update(
         session=session.pk,
-        seats=[
-            {
-                "seat": seat.number,
-                **party_data(
-                    player_key(seat.player_id), {player_key(seat.player_id): seat.player.display_name}
-                ),
-            }
-            for seat in seats.order_by("number")
-        ],
+        seats=[{"seat": seat.number, **party_data(player_key(seat.player_id), names)} for seat in seats],
         proposed_banker=party_data(view.proposed_banker, names) if view.proposed_banker else None,
         proposed_punters=[party_data(key, names) for key in view.proposed_punters],
         blocked=view.blocked,
