@@ -56,7 +56,8 @@ class Seating:
 class Option:
     """A kind of step legal now. ``player``: who makes it (or receives the card); ``cards``: the
     codes the shoe can still hold, for a card; ``amounts``: the usual amounts offered, for a stake
-    or a cover, with ``min_amount``..``max_amount`` the legal range (any amount in it is taken)."""
+    or a cover, with ``min_amount``..``max_amount`` the legal range (any amount in it is taken; no
+    ``max_amount``: no upper bound); no ``min_amount``: only the listed amounts are legal."""
 
     kind: str
     player: str | None = None
@@ -420,15 +421,9 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
             ) or (
                 t.opening is landsknecht.Opening.AGAIN and s.again_stake is landsknecht.AgainStake.WHOLE_POT
             )
-            return (
-                Option(
-                    "stake",
-                    t.banker,
-                    amounts=amounts,
-                    min_amount=min(amounts),
-                    max_amount=max(amounts) if restricted else None,
-                ),
-            )
+            if restricted:  # only the listed stakes (after a take: the sum taken or the minimum, no between)
+                return (Option("stake", t.banker, amounts=amounts),)
+            return (Option("stake", t.banker, amounts=amounts, min_amount=min(amounts)),)
         if phase is landsknecht.Phase.COVER:
             left = state.stake - state.covered
             out = [
