@@ -17,6 +17,7 @@ from tables.services.game_coups import (
     coup_state,
     fund_balance,
     fund_dues_unpaid,
+    unpaid_dues_refusal,
     key_player_id,
     player_key,
     seating_of,
@@ -137,6 +138,8 @@ def game_table_view(session: TableSession, *, recent: int = 10) -> GameTableView
     except ValidationError as exc:
         blocked = " ".join(exc.messages)
     unpaid = fund_dues_unpaid(session)
+    if unpaid and not blocked:  # the start would refuse: say so before the croupier tries
+        blocked = unpaid_dues_refusal(unpaid)
     names = _names([k for k in (banker, *punters) if k])
     return GameTableView(
         session=session,

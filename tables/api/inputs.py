@@ -321,6 +321,15 @@ class GameStepIn(StrictSerializer):
         return attrs
 
 
+class GameUndoIn(StrictSerializer):
+    expected_steps = WholeNumberField(
+        min_value=0,
+        max_value=MAX_ID,
+        help_text="the coup's step_count as the client last saw it (409 if stale)",
+    )
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True, help_text="optional")
+
+
 class GameVoidIn(StrictSerializer):
     reason = serializers.CharField(max_length=300, help_text="why the coup is void (required)")
 

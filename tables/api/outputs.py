@@ -357,6 +357,7 @@ class GameStepOut(serializers.Serializer):
     payload = serializers.JSONField()
     actor = serializers.CharField()
     created_at = serializers.DateTimeField()
+    undone = serializers.BooleanField(help_text="taken back by a later undo step (or an undo step itself)")
 
 
 class PostingEntryOut(serializers.Serializer):
@@ -399,6 +400,7 @@ class GameCoupOut(GameCoupSummaryOut):
     )
     next_steps = GameNextStepOut(many=True, help_text="empty once the coup is over")
     steps = GameStepOut(many=True)
+    can_undo = serializers.BooleanField(help_text="the last step still in effect may be taken back")
     net = serializers.DictField(
         child=serializers.IntegerField(), allow_null=True, help_text="once settled: each party's net, by key"
     )

@@ -384,9 +384,16 @@ def game_coup_data(view: GameCoupView) -> dict[str, Any]:
         "exposure": {} if view.over else view.exposure,
         "next_steps": [game_option_data(coup.game, option) for option in view.next_steps],
         "steps": [
-            {"index": s["index"], "payload": s["payload"], "actor": s["actor"], "created_at": s["at"]}
+            {
+                "index": s["index"],
+                "payload": s["payload"],
+                "actor": s["actor"],
+                "created_at": s["at"],
+                "undone": s["undone"],
+            }
             for s in view.steps
         ],
+        "can_undo": view.can_undo,
         "net": view.net if settled else None,
         "postings": game_postings_data(view.transactions) if view.transactions else [],
         "record": coup.record if settled else None,

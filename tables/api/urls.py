@@ -55,6 +55,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("game-coups/", games.GameCoupListView.as_view(), name="game-coups"),
     path(G, games.GameCoupDetailView.as_view(), name="game-coup"),
     path(G + "steps/", games.GameCoupStepView.as_view(), name="game-coup-steps"),
+    path(G + "undo/", games.GameCoupUndoView.as_view(), name="game-coup-undo"),
     path(G + "void/", games.GameCoupVoidView.as_view(), name="game-coup-void"),
     path("sessions/<int:session_id>/fund-dues/", games.FundDuesView.as_view(), name="session-fund-dues"),
 ]

@@ -117,6 +117,11 @@ def fund_dues_unpaid(session: TableSession) -> list[Player]:
     return [s.player for s in seated if _fund_due_key(session, s.player_id) not in paid]
 
 
+def unpaid_dues_refusal(unpaid: Sequence[Player]) -> str:
+    names = ", ".join(p.display_name for p in unpaid)
+    return f"The fund dues are not paid yet ({names}): collect them first."
+
+
 @transaction.atomic
 def game_fund_collect(*, actor: Staff, session: TableSession) -> list[Transaction]:
     """Every seated player who has not yet paid pays the house's fund due into the table's reserve
@@ -236,8 +241,7 @@ def game_coup_start(*, actor: Staff, session: TableSession, banker: Player | Non
         raise CoupConflict("A coup is already being played at this table: finish or void it first.")
     unpaid = fund_dues_unpaid(session)
     if unpaid:
-        names = ", ".join(p.display_name for p in unpaid)
-        raise ValidationError(f"The fund dues are not paid yet ({names}): collect them first.")
+        raise ValidationError(unpaid_dues_refusal(unpaid))
     settings = house_settings(table)
     seating = seating_proposed(session, banker=banker)
     players = _players([seating.banker, *seating.punters], table.casino_id)

@@ -133,6 +133,29 @@ class GameCoupStepView(ApiView):
         return Response(game_coup_data(game_coup_view(result.coup)), status=self.status_code)
 
 
+class GameCoupUndoView(ApiView):
+    """Take back the coup's last step still in effect (a mistyped card) while it is open: an undo
+    step is appended, the replay skips both (400 with nothing to take back, 409 if stale or over).
+    Only the croupier of the coup's table."""
+
+    input = inputs.GameUndoIn
+    output = outputs.GameCoupOut
+    status_code = http.HTTP_201_CREATED
+
+    @idempotent
+    def post(self, request: Request, coup_id: int) -> Response:
+        coup = game_coup_get(coup_id)
+        check_croupier_at(request.user, coup.table_id)
+        data = valid(inputs.GameUndoIn, request)
+        result = games.game_step_undo(
+            actor=request_staff(request),
+            coup=coup.pk,
+            expected_steps=data["expected_steps"],
+            reason=data.get("reason", ""),
+        )
+        return Response(game_coup_data(game_coup_view(result.coup)), status=self.status_code)
+
+
 class GameCoupVoidView(ApiView):
     """End an open coup with nothing settled, ``reason`` required: the table's croupier or a pit
     boss (409 once the coup is over)."""

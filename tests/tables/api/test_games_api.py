@@ -236,6 +236,30 @@ def test_old_baccarat_a_pooled_tie(game_table, croupier) -> None:
 
 
 # ------------------------------------------------------------------------ the table, the list
+def test_a_mistyped_card_is_taken_back(game_table, croupier) -> None:
+    table, _session, players = game_table("macao", players=2)
+    a, b = players
+    api = Api(croupier)
+    coup = start(api, table)
+    path = f"/game-coups/{coup['id']}/undo/"
+    nothing = refuse(api, path, {"expected_steps": 0}, status=400)
+    assert nothing["detail"] == "There is no step to take back."
+    coup = play(api, coup, {"kind": "deal", "card": "KH"})
+    assert coup["can_undo"] is True
+    refuse(api, path, {"expected_steps": 0}, status=409)
+    coup = api.ok(api.post(path, {"expected_steps": 1, "reason": "the king of spades"}))
+    assert coup["step_count"] == 2 and coup["cards"] == [] and coup["can_undo"] is False
+    assert [(s["payload"]["kind"], s["undone"]) for s in coup["steps"]] == [("deal", True), ("undo", True)]
+    assert coup["steps"][1]["payload"]["of"] == {"kind": "deal", "card": "KH"}
+    coup = play(api, coup, {"kind": "deal", "card": "KS"}, {"kind": "deal", "card": "3C"})
+    coup = play(api, coup, {"kind": "stand"}, {"kind": "stand"})
+    assert coup["state"] == "settled" and coup["record"]["deal"] == ["KS", "3C"]
+    # the king counts nothing: b's 0 loses to the banker's 3 (one unit)
+    assert coup["net"] == {player_key(a): 10, player_key(b): -10}
+    conforms(coup, s.GameCoupOut())
+    refuse(api, path, {"expected_steps": 6}, status=409)
+
+
 def test_an_older_games_table(game_table, croupier, table, pit_boss) -> None:
     macao, session, players = game_table("macao", players=2, settings={"unit": 25, "decks": 1})
     api = Api(croupier)

@@ -35,7 +35,7 @@ def test_the_schema_describes_every_endpoint(pit_boss) -> None:
     # report runs (reports/runs/, reports/runs/{id}/, reports/runs/{id}/file), and the older games'
     # seven (tables/{id}/game/, tables/{id}/game-coups/, game-coups/, game-coups/{id}/,
     # game-coups/{id}/steps/, game-coups/{id}/void/, sessions/{id}/fund-dues/)
-    assert len(table_api) == 47
+    assert len(table_api) == 48
     assert "/api/v1/coups/{coup_id}/withdraw/" in table_api
     for path, operations in table_api.items():
         for method, operation in operations.items():
