@@ -17,11 +17,11 @@ from tables.services.game_coups import (
     coup_state,
     fund_balance,
     fund_dues_unpaid,
-    unpaid_dues_refusal,
     key_player_id,
     player_key,
     seating_of,
     seating_proposed,
+    unpaid_dues_refusal,
 )
 
 
