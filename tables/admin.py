@@ -31,9 +31,18 @@ class RuleProfileAdmin(AuditedModelAdmin):
 
 @admin.register(m.Table)
 class TableAdmin(AuditedModelAdmin):
-    list_display = ("name", "casino", "profile", "seat_count", "state", "first_banker_method", "house_bank")
+    list_display = (
+        "name",
+        "casino",
+        "game",
+        "profile",
+        "seat_count",
+        "state",
+        "first_banker_method",
+        "house_bank",
+    )
     search_fields = ("name", "casino__name")
-    list_filter = ("casino", "state", "profile", "seat_count")
+    list_filter = ("casino", "game", "state", "profile", "seat_count")
 
 
 @admin.register(m.TableSession)
@@ -187,3 +196,17 @@ class ShoeAlarmAdmin(ReadOnlyAdmin):
     list_display = ("raised_at", "kind", "shoe", "coup", "card", "detail")
     search_fields = ("detail", "card", "shoe__table__name")
     list_filter = ("kind",)
+
+
+@admin.register(m.GameCoup)
+class GameCoupAdmin(ReadOnlyAdmin):
+    list_display = ("table", "number", "game", "state", "outcome", "banker", "step_count", "created_at")
+    search_fields = ("table__name",)
+    list_filter = ("game", "state", "table__casino")
+    date_hierarchy = "created_at"
+
+
+@admin.register(m.GameStep)
+class GameStepAdmin(ReadOnlyAdmin):
+    list_display = ("coup", "index", "payload", "actor", "created_at")
+    list_filter = ("coup__game",)

@@ -21,6 +21,7 @@ from tables.services.game_coups import (
     player_key,
     seating_of,
     seating_proposed,
+    unpaid_dues_refusal,
 )
 
 
@@ -54,6 +55,8 @@ class GameCoupView:
     #: once settled: each party's net (by key) and the postings' ids
     net: dict[str, int] = field(default_factory=dict)
     transactions: list[int] = field(default_factory=list)
+    #: whether the last step still in effect may be taken back (tables.services.game_coups.game_step_undo)
+    can_undo: bool = False
 
     @property
     def over(self) -> bool:
@@ -76,7 +79,9 @@ def game_coup_view(coup: GameCoup) -> GameCoupView:
     play = game_play.play_for(coup.game)
     seating = seating_of(coup)
     step_rows = list(coup.steps.order_by("index").select_related("actor"))
-    state = coup_state(coup, [s.payload for s in step_rows])
+    payloads = [s.payload for s in step_rows]
+    state = coup_state(coup, payloads)
+    undone = game_play.undone_indexes(payloads)
     names = _names([seating.banker, *seating.punters])
     options = [] if coup.state != GameCoup.State.OPEN else [o.as_dict() for o in play.options(state)]
     for option in options:
@@ -96,9 +101,16 @@ def game_coup_view(coup: GameCoup) -> GameCoupView:
         cards=list(play.cards(state)),
         exposure=play.exposure(state),
         steps=[
-            {"index": s.index, "payload": s.payload, "actor": s.actor.get_username(), "at": s.created_at}
-            for s in step_rows
+            {
+                "index": s.index,
+                "payload": s.payload,
+                "actor": s.actor.get_username(),
+                "at": s.created_at,
+                "undone": i in undone,
+            }
+            for i, s in enumerate(step_rows)
         ],
+        can_undo=coup.state == GameCoup.State.OPEN and bool(game_play.effective_steps(payloads)),
         net=net,
         transactions=list(
             Transaction.objects.filter(game_coup=coup).order_by("pk").values_list("pk", flat=True)
@@ -139,6 +151,8 @@ def game_table_view(session: TableSession, *, recent: int = 10) -> GameTableView
     except ValidationError as exc:
         blocked = " ".join(exc.messages)
     unpaid = fund_dues_unpaid(session)
+    if unpaid and not blocked:  # the start would refuse: say so before the croupier tries
+        blocked = unpaid_dues_refusal(unpaid)
     names = _names([k for k in (banker, *punters) if k])
     return GameTableView(
         session=session,

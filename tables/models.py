@@ -21,6 +21,7 @@ from tables.gaming_day import validate_time_zone
 from tables.perms import COUP_PERMISSIONS
 from tables.profile_columns import ENGINE_ENUM_FIELDS, profile_from_columns
 from tables.rules import profiles as engine
+from tables.rules.game_play import StepRefused, play_for
 from tables.rules.machine import Move
 
 if TYPE_CHECKING:
@@ -372,6 +373,17 @@ class Table(models.Model):
 
     def __str__(self) -> str:
         return f"{self.casino} / {self.name}"
+
+    def clean(self) -> None:
+        # the older games' settings are read by their engine: a setting it refuses is refused here
+        # (the admin's form and table_create both call full_clean), not at the table's first coup
+        if self.game in OLDER_GAMES:
+            try:
+                play_for(self.game).settings(self.game_settings or {})
+            except StepRefused as exc:
+                raise ValidationError({"game_settings": str(exc)}) from None
+        elif self.game_settings:
+            raise ValidationError({"game_settings": "Chemin de fer takes its rules from its profile."})
 
 
 class TableSession(models.Model):

@@ -1,19 +1,28 @@
-"""Shared fixtures: staff personas (and the tables of each profile the croupier works at),
-service-availability markers, and the test-only flush bypass."""
+"""Shared fixtures: staff personas (and the tables of each profile the croupier works at, and of
+each older game), service-availability markers, and the test-only flush bypass."""
 
 from __future__ import annotations
 
 import functools
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import pytest
 from django.conf import settings
 from django.db import connection
 from django.db.backends.base.operations import BaseDatabaseOperations
 
-from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory, builtin_profile
+from ledger.services import cage_buy_in
+from tables import services
+from tests.factories import (
+    CroupierAssignmentFactory,
+    PlayerFactory,
+    TableFactory,
+    UserFactory,
+    builtin_profile,
+)
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") == "1"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -170,3 +179,36 @@ def home_table(croupier, table):
 @pytest.fixture
 def classic_table(croupier, table):
     return _table_for(croupier, table, "classic")
+
+
+# ------------------------------------------------- a table of each older game the croupier works at
+#: house settings of the older games' tables in tests (docs/games/)
+GAME_SETTINGS: dict[str, dict[str, Any]] = {
+    "macao": {"unit": 10},
+    "landsknecht": {"min_stake": 10, "fund_due": 10},
+    "old-baccarat": {"min_stake": 10},
+}
+
+
+@pytest.fixture
+def game_table(croupier, table) -> Callable[..., tuple[Any, Any, list[Any]]]:
+    """``game_table("macao", players=4, chips=1000)``: a new table of that game the croupier
+    persona works at, its open session and its seated players (seats 1..n), who hold ``chips``.
+    Used by tests/tables/games (the services) and tests/tables/api (the REST API)."""
+
+    def make(game: str, *, players: int = 4, chips: int = 1000, settings: dict[str, Any] | None = None):
+        t = TableFactory(casino=table.casino, game=game, game_settings=settings or GAME_SETTINGS[game])
+        CroupierAssignmentFactory(user=croupier, table=t)
+        session = services.table_session_open(actor=croupier, table=t)
+        seated = []
+        for n in range(1, players + 1):
+            player = PlayerFactory(casino=t.casino)
+            if chips:
+                cage_buy_in(
+                    casino=t.casino, player=player, amount=chips, actor=croupier, key=f"buy:{player.pk}"
+                )
+            services.seat_take(actor=croupier, session=session, player=player, number=n)
+            seated.append(player)
+        return t, session, seated
+
+    return make

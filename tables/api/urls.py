@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from tables.api.views import banks, corrections, coups, people, sessions, shoes, tables
+from tables.api.views import banks, corrections, coups, games, people, sessions, shoes, tables
 
 app_name = "api"
 
 T = "tables/<int:table_id>/"
 C = "coups/<int:coup_id>/"
+G = "game-coups/<int:coup_id>/"
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/", tables.TableListView.as_view(), name="tables"),
@@ -48,4 +49,13 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(C + "void/", corrections.CoupVoidView.as_view(), name="coup-void"),
     path(C + "withdraw/", corrections.CoupBankWithdrawView.as_view(), name="coup-withdraw"),
     path("corrections/", corrections.CorrectionsPendingView.as_view(), name="corrections"),
+    # the older games (docs/games/): Macao, Landsknecht, old baccarat
+    path(T + "game/", games.TableGameView.as_view(), name="table-game"),
+    path(T + "game-coups/", games.GameCoupStartView.as_view(), name="table-game-coups"),
+    path("game-coups/", games.GameCoupListView.as_view(), name="game-coups"),
+    path(G, games.GameCoupDetailView.as_view(), name="game-coup"),
+    path(G + "steps/", games.GameCoupStepView.as_view(), name="game-coup-steps"),
+    path(G + "undo/", games.GameCoupUndoView.as_view(), name="game-coup-undo"),
+    path(G + "void/", games.GameCoupVoidView.as_view(), name="game-coup-void"),
+    path("sessions/<int:session_id>/fund-dues/", games.FundDuesView.as_view(), name="session-fund-dues"),
 ]

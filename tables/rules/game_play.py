@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
+from enum import Enum
 from typing import Any, Generic, TypeVar
 
 from tables.rules import games, landsknecht, macao, old_baccarat
@@ -56,8 +57,7 @@ class Option:
     """A kind of step legal now. ``player``: who makes it (or receives the card); ``cards``: the
     codes the shoe can still hold, for a card; ``amounts``: the usual amounts offered, for a stake
     or a cover, with ``min_amount``..``max_amount`` the legal range (any amount in it is taken; no
-    ``max_amount``: no upper bound). Without ``min_amount`` only the listed ``amounts`` are legal
-    (Landsknecht's bank after a take, or staked again: the sum taken or the minimum, the pot)."""
+    ``max_amount``: no upper bound); no ``min_amount``: only the listed amounts are legal."""
 
     kind: str
     player: str | None = None
@@ -132,6 +132,9 @@ def _settings_from(kind: type[S], data: Mapping[str, Any]) -> S:
                     raise ValueError(f"{name} is true or false, not {value!r}")
             elif isinstance(default, int) and type(value) is not int:
                 raise ValueError(f"{name} is a whole number, not {value!r}")
+            elif isinstance(default, Enum) and value not in {m.value for m in type(default)}:
+                allowed = ", ".join(m.value for m in type(default))
+                raise ValueError(f"{name} is one of {allowed}, not {value!r}")
             values[name] = type(default)(value) if not isinstance(default, bool | int) else value
         return replace(base, **values)  # type: ignore[type-var]
     except (ValueError, TypeError) as exc:
@@ -211,10 +214,42 @@ class GamePlay(Generic[S, T]):
         return {}
 
     def replay(self, settings: S, seating: Seating, steps: Sequence[Mapping[str, Any]]) -> T:
+        """The state after ``steps`` as recorded (an ``undo`` takes back the step before it)."""
         state = self.begin(settings, seating)
-        for payload in steps:
+        for payload in effective_steps(steps):
             state = self.step(state, payload)
         return state
+
+
+#: the step that takes back the last step still in effect (a mistyped card, a wrong button): the
+#: record stays append-only, the replay skips both
+UNDO = "undo"
+
+
+def effective_steps(steps: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The steps still in effect: each ``undo`` removes the last one before it still in effect.
+    An ``undo`` with nothing to take back is refused (the floor never records one)."""
+    kept: list[Mapping[str, Any]] = []
+    for payload in steps:
+        if payload.get("kind") == UNDO:
+            if not kept:
+                raise StepRefused("there is no step to take back")
+            kept.pop()
+        else:
+            kept.append(payload)
+    return kept
+
+
+def undone_indexes(steps: Sequence[Mapping[str, Any]]) -> set[int]:
+    """The positions (0-based) of the steps an ``undo`` took back, and of the undos themselves."""
+    out: set[int] = set()
+    kept: list[int] = []
+    for i, payload in enumerate(steps):
+        if payload.get("kind") == UNDO:
+            out.update((i, kept.pop()) if kept else (i,))
+        else:
+            kept.append(i)
+    return out
 
 
 def seating_from(banker: str, seated: Sequence[str], *, fund: int = 0, **extra: Any) -> Seating:
@@ -386,7 +421,7 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
             ) or (
                 t.opening is landsknecht.Opening.AGAIN and s.again_stake is landsknecht.AgainStake.WHOLE_POT
             )
-            if restricted:  # those amounts only: a range between them would offer illegal stakes
+            if restricted:  # only the listed stakes (after a take: the sum taken or the minimum, no between)
                 return (Option("stake", t.banker, amounts=amounts),)
             return (Option("stake", t.banker, amounts=amounts, min_amount=min(amounts)),)
         if phase is landsknecht.Phase.COVER:

@@ -31,7 +31,6 @@ from django.utils import timezone
 from audit.services import audit_record
 from core.types import Staff
 from ledger.models import Account, Transaction
-from ledger.selectors import player_available
 from ledger.services import Posting, account_spec, accounts_by_pk, accounts_lock, posting_find, postings_write
 from tables.lifecycle import CoupConflict
 from tables.models import OLDER_GAMES, GameCoup, GameStep, Player, Seat, Table, TableSession
@@ -116,6 +115,11 @@ def fund_dues_unpaid(session: TableSession) -> list[Player]:
         ).values_list("idempotency_key", flat=True)
     )
     return [s.player for s in seated if _fund_due_key(session, s.player_id) not in paid]
+
+
+def unpaid_dues_refusal(unpaid: Sequence[Player]) -> str:
+    names = ", ".join(p.display_name for p in unpaid)
+    return f"The fund dues are not paid yet ({names}): collect them first."
 
 
 @transaction.atomic
@@ -203,11 +207,20 @@ def _players(keys: Sequence[str], casino_id: int) -> dict[str, Player]:
 
 def _check_exposure(play: GamePlay[Any, Any], state: Any, players: Mapping[str, Player], casino: Any) -> None:
     """Refuse what a player could not pay: his chips must cover the most he can now lose."""
-    for key, most in sorted(play.exposure(state).items()):
-        player = players.get(key)
-        if player is None or most <= 0:
-            continue
-        holds = player_available(casino=casino, player=player)
+    at_risk = {key: most for key, most in play.exposure(state).items() if key in players and most > 0}
+    if not at_risk:
+        return
+    # one read for everyone at risk (player account plus reserve, as ledger.selectors.player_available)
+    holding: dict[int, int] = {}
+    for player_id, balance in Account.objects.filter(
+        casino=casino.pk,
+        kind__in=[AKind.PLAYER, AKind.RESERVE],
+        player__in=[players[k].pk for k in at_risk],
+    ).values_list("player_id", "balance"):
+        holding[player_id] = holding.get(player_id, 0) + balance
+    for key, most in sorted(at_risk.items()):
+        player = players[key]
+        holds = holding.get(player.pk, 0)
         if holds < most:
             raise ValidationError(
                 f"{player.display_name} holds {holds} chips and could lose {most} on this coup: "
@@ -228,8 +241,7 @@ def game_coup_start(*, actor: Staff, session: TableSession, banker: Player | Non
         raise CoupConflict("A coup is already being played at this table: finish or void it first.")
     unpaid = fund_dues_unpaid(session)
     if unpaid:
-        names = ", ".join(p.display_name for p in unpaid)
-        raise ValidationError(f"The fund dues are not paid yet ({names}): collect them first.")
+        raise ValidationError(unpaid_dues_refusal(unpaid))
     settings = house_settings(table)
     seating = seating_proposed(session, banker=banker)
     players = _players([seating.banker, *seating.punters], table.casino_id)
@@ -271,6 +283,44 @@ def _lock_coup(coup: GameCoup | int) -> GameCoup:
     return locked
 
 
+def _require_in_play(coup: GameCoup, expected_steps: int | None) -> None:
+    """The coup takes a step: it is open, and the client saw its latest step (two tablets)."""
+    if coup.state != GameCoup.State.OPEN:
+        raise CoupConflict(
+            f"Coup {coup.number} is over ({coup.get_state_display()}).", current_step=coup.step_count
+        )
+    if expected_steps is not None and expected_steps != coup.step_count:
+        raise CoupConflict(
+            f"Coup {coup.number} has {coup.step_count} steps, not {expected_steps}: "
+            "another entry came first.",
+            current_step=coup.step_count,
+        )
+
+
+def _append_step(
+    *, actor: Staff, coup: GameCoup, payload: dict[str, Any], action: str, idempotency_key: str = ""
+) -> GameStep:
+    """The coup's next step row, its count moved on and its audit event, in the caller's transaction."""
+    step = GameStep.objects.create(
+        coup=coup,
+        index=coup.step_count + 1,
+        payload=payload,
+        actor=actor,
+        created_at=timezone.now(),
+        idempotency_key=idempotency_key,
+    )
+    coup.step_count += 1
+    GameCoup.objects.filter(pk=coup.pk, step_count=coup.step_count - 1).update(step_count=coup.step_count)
+    audit_record(
+        actor=actor,
+        action=action,
+        target=step,
+        after={"coup": coup.pk, "index": step.index, "payload": payload},
+        casino=coup.table.casino_id,
+    )
+    return step
+
+
 @transaction.atomic
 def game_step_record(
     *,
@@ -288,16 +338,7 @@ def game_step_record(
         earlier = GameStep.objects.filter(coup=coup, idempotency_key=idempotency_key).first()
         if earlier is not None:
             return GameCoupResult(coup, coup_state(coup), earlier)
-    if coup.state != GameCoup.State.OPEN:
-        raise CoupConflict(
-            f"Coup {coup.number} is over ({coup.get_state_display()}).", current_step=coup.step_count
-        )
-    if expected_steps is not None and expected_steps != coup.step_count:
-        raise CoupConflict(
-            f"Coup {coup.number} has {coup.step_count} steps, not {expected_steps}: "
-            "another entry came first.",
-            current_step=coup.step_count,
-        )
+    _require_in_play(coup, expected_steps)
     if not isinstance(payload, Mapping):
         raise ValidationError("A step is a JSON object.")
     play = game_play.play_for(coup.game)
@@ -310,26 +351,11 @@ def game_step_record(
     players = _players([coup.seating["banker"], *coup.seating["punters"]], table.casino_id)
     _check_exposure(play, state, players, table.casino)
     clean = {k: v for k, v in payload.items() if k in ("kind", "player", "card", "amount", "decision")}
-    now = timezone.now()
-    step = GameStep.objects.create(
-        coup=coup,
-        index=coup.step_count + 1,
-        payload=clean,
-        actor=actor,
-        created_at=now,
-        idempotency_key=idempotency_key,
-    )
-    coup.step_count += 1
-    GameCoup.objects.filter(pk=coup.pk, step_count=coup.step_count - 1).update(step_count=coup.step_count)
-    audit_record(
-        actor=actor,
-        action="tables.game_coup.step",
-        target=step,
-        after={"coup": coup.pk, "index": step.index, "payload": clean},
-        casino=table.casino_id,
+    step = _append_step(
+        actor=actor, coup=coup, payload=clean, action="tables.game_coup.step", idempotency_key=idempotency_key
     )
     if play.finished(state):
-        _settle(actor=actor, coup=coup, play=play, state=state, players=players, now=now)
+        _settle(actor=actor, coup=coup, play=play, state=state, players=players, now=step.created_at)
     return GameCoupResult(coup, state, step)
 
 
@@ -436,6 +462,31 @@ def _settle(
         target=coup,
         after={"outcome": outcome, "record": record, "verdict": verdict},
     )
+
+
+# ------------------------------------------------------------------------------------ undo
+@transaction.atomic
+def game_step_undo(
+    *, actor: Staff, coup: GameCoup | int, expected_steps: int | None = None, reason: str = ""
+) -> GameCoupResult:
+    """Take back the coup's last step still in effect (a mistyped card, a wrong button) while the
+    coup is open: an ``undo`` step is appended (the record stays append-only and the screen shows
+    both struck through), and the replay skips both. A settled coup is not undone: its settlement
+    is posted (a pit boss reviews it); a coup with nothing to take back refuses."""
+    coup = _lock_coup(coup)
+    table = coup.table
+    check_croupier_at(actor, table)
+    _require_in_play(coup, expected_steps)
+    steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
+    kept = game_play.effective_steps(steps)
+    if not kept:
+        raise ValidationError("There is no step to take back.")
+    payload: dict[str, Any] = {"kind": game_play.UNDO, "of": dict(kept[-1])}
+    if reason.strip():
+        payload["reason"] = reason.strip()[:200]
+    state = coup_state(coup, [*steps, payload])
+    step = _append_step(actor=actor, coup=coup, payload=payload, action="tables.game_coup.undo")
+    return GameCoupResult(coup, state, step)
 
 
 # ------------------------------------------------------------------------------------ voiding

@@ -47,7 +47,11 @@ def table_create(
     first_banker_method: str = Table.FirstBanker.LOT,
     house_bank: bool = False,
     passed_bank_auction: bool = False,
+    game: str = Table.Game.CHEMIN_DE_FER,
+    game_settings: dict[str, Any] | None = None,
 ) -> Table:
+    """A new table. ``game`` and ``game_settings``: an older game (docs/games/) and its house
+    settings, checked by the game's engine (a bad setting is refused here, not at the first coup)."""
     if profile.casino_id not in (None, casino.pk):
         raise ValidationError("This rule profile belongs to another casino.")
     table = Table(
@@ -58,6 +62,8 @@ def table_create(
         first_banker_method=first_banker_method,
         house_bank=house_bank,
         passed_bank_auction=passed_bank_auction,
+        game=game,
+        game_settings=game_settings or {},
     )
     table.full_clean()
     table.save()

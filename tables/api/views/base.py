@@ -39,8 +39,12 @@ class ApiView(APIView):
 
 
 # ========================================================================================== lookups
-def valid(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    serializer = serializer_class(data=request.data if request.data is not None else {})
+def valid(
+    serializer_class: type[serializers.Serializer], request: Request, context: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    serializer = serializer_class(
+        data=request.data if request.data is not None else {}, context=context or {}
+    )
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
 

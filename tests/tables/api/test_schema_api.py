@@ -32,8 +32,10 @@ def test_the_schema_describes_every_endpoint(pit_boss) -> None:
     # players/{id}/history/), a typo's
     # amendment (coups/{id}/steps/{index}/amend/), a bank nobody bet on withdrawn
     # (coups/{id}/withdraw/, RULES.md §7), the house bank (bank/house/, RULES.md §2) and the
-    # report runs (reports/runs/, reports/runs/{id}/, reports/runs/{id}/file)
-    assert len(table_api) == 40
+    # report runs (reports/runs/, reports/runs/{id}/, reports/runs/{id}/file), and the older games'
+    # seven (tables/{id}/game/, tables/{id}/game-coups/, game-coups/, game-coups/{id}/,
+    # game-coups/{id}/steps/, game-coups/{id}/void/, sessions/{id}/fund-dues/)
+    assert len(table_api) == 48
     assert "/api/v1/coups/{coup_id}/withdraw/" in table_api
     for path, operations in table_api.items():
         for method, operation in operations.items():
@@ -51,3 +53,12 @@ def test_the_schema_describes_every_endpoint(pit_boss) -> None:
         "$ref": "#/components/schemas/AmendIn"
     }
     assert "201" in amend["responses"]
+    game_step = paths["/api/v1/game-coups/{coup_id}/steps/"]["post"]
+    assert game_step["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/GameStepIn"
+    }
+    assert game_step["responses"]["201"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/GameCoupOut"
+    }
+    assert paths["/api/v1/tables/{table_id}/game/"]["get"]["operationId"] == "tables_game_read"
+    assert paths["/api/v1/game-coups/"]["get"]["operationId"] == "game_coups_list"

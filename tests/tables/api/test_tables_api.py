@@ -30,7 +30,8 @@ def test_the_table_list_follows_the_role(
     assert Api().get("/tables/").status_code == 401
     first = Api(pit_boss).get("/tables/").json()["results"][0]
     assert first == {
-        "id": table.pk, "name": table.name, "casino": table.casino.name, "profile": "casino",
+        "id": table.pk, "name": table.name, "game": "chemin-de-fer", "casino": table.casino.name,
+        "profile": "casino",
         "seat_count": 12, "state": "closed", "first_banker_method": "lot",
         "house_bank": False, "passed_bank_auction": False,
     }  # fmt: skip

@@ -174,3 +174,35 @@ def test_the_view_lists_next_steps_with_names(game_table, croupier):
     assert view.next_steps[0]["player_name"] == players[1].display_name
     assert len(view.next_steps[0]["cards"]) == 52
     assert view.exposure == {svc.player_key(players[1]): 30, svc.player_key(players[0]): 30}
+
+
+def test_a_mistyped_card_is_taken_back_and_the_record_stays_append_only(game_table, croupier):
+    from tables.game_selectors import game_coup_view
+
+    table, session, players = game_table("macao", players=2)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    with pytest.raises(ValidationError, match="no step to take back"):
+        svc.game_step_undo(actor=croupier, coup=coup)
+    svc.game_step_record(actor=croupier, coup=coup, payload={"kind": "deal", "card": "9H"})
+    svc.game_step_undo(actor=croupier, coup=coup, expected_steps=1, reason="it was the 9 of spades")
+    for payload in (
+        {"kind": "deal", "card": "9S"},
+        {"kind": "deal", "card": "2D"},
+        {"kind": "stand"},
+        {"kind": "stand"},
+    ):
+        svc.game_step_record(actor=croupier, coup=coup, payload=payload)
+    coup.refresh_from_db()
+    assert (coup.state, coup.step_count) == ("settled", 6)
+    assert coup.record["deal"] == ["9S", "2D"]
+    view = game_coup_view(coup)
+    assert [s["undone"] for s in view.steps] == [True, True, False, False, False, False]
+    assert view.steps[1]["payload"] == {
+        "kind": "undo",
+        "of": {"kind": "deal", "card": "9H"},
+        "reason": "it was the 9 of spades",
+    }
+    assert view.can_undo is False
+    with pytest.raises(CoupConflict):
+        svc.game_step_undo(actor=croupier, coup=coup)
+    assert _chips(table, players) == [970, 1030]

@@ -60,9 +60,8 @@ def _ledger_net(coup: GameCoup) -> dict[str, int]:
         "account_id", "amount"
     ):
         account = Account.objects.get(pk=account_id)
-        key = {Account.Kind.FUND: FUND, Account.Kind.POOL: POOL}.get(
-            account.kind, f"player-{account.player_id}"
-        )
+        parties: dict[str, str] = {Account.Kind.FUND: FUND, Account.Kind.POOL: POOL}
+        key = parties.get(account.kind, f"player-{account.player_id}")
         net[key] += amount
     return {k: v for k, v in net.items() if v}
 
@@ -72,7 +71,7 @@ def test_the_coup_records_carry_each_settled_game_coup(games: GameHistory, tmp_p
     assert "anchor" in anchor
     settled = [games.macao, games.landsknecht, games.tie]  # in creation order; void and open: no record
     assert lines == [
-        {"id": game_coup_record_id(c), **c.record, "settings": c.house_settings} for c in settled
+        {"id": game_coup_record_id(c), **(c.record or {}), "settings": c.house_settings} for c in settled
     ]
     assert [(line["id"], line["game"]) for line in lines] == [
         (f"T{games.macao.table_id}-macao-coup1", "macao"),

@@ -54,7 +54,7 @@ SETTINGS = {
 #: longer than any coup of these games can last: a coup still open past it has no way to end
 STEP_CAP = 200
 
-JUNK = st.one_of(
+JUNK: st.SearchStrategy[dict[str, Any]] = st.one_of(
     st.fixed_dictionaries(
         {
             "kind": st.sampled_from(
@@ -193,6 +193,7 @@ def _play_coup(
 
     # the offline judge agrees with the live machine: under the coup's settings, and from the
     # exported line as validate_coups reads it
+    assert coup.record is not None
     verdict = play.verdict(house, coup.record)
     assert verdict["violations"] == []
     assert [(t["payer"], t["payee"], t["amount"]) for t in verdict["settlement"]["transfers"]] == [

@@ -1,0 +1,159 @@
+"""The uniform face of the older games (tables.rules.game_play): coups played only through
+``options`` and ``step`` agree with the offline judge, settle to zero, never see a card more often
+than the decks hold, and always have a next step until they are over."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tables.rules.game_play import FUND, PLAYS, POOL, Seating, StepRefused, play_for, settle_check
+
+HOUSES: dict[str, list[dict[str, Any]]] = {
+    "macao": [{}, {"unit": 25}, {"count": "modulo"}, {"max_cards": 3}, {"banker_collects": "one"},
+              {"discard_zeros": False}, {"banker_draws": False}, {"decks": 1}],
+    "landsknecht": [{}, {"doublet": "standoff"}, {"fund_backs_uncovered": False}, {"decks": 1},
+                    {"min_stake": 5, "fund_due": 0}],
+    "old-baccarat": [{}, {"tie_rule": "pool"}, {"banker_match": "double"},
+                     {"natural_stops_all_draws": False}, {"decks": 1, "tie_rule": "pool"}],
+}  # fmt: skip
+
+
+def _payload(option: Any, draw: st.DrawFn) -> dict[str, Any]:
+    payload: dict[str, Any] = {"kind": option.kind}
+    if option.player is not None:
+        payload["player"] = option.player
+    if option.cards:
+        payload["card"] = draw(st.sampled_from(option.cards))
+    if option.amounts:
+        payload["amount"] = draw(st.sampled_from(option.amounts))
+    if option.choices:
+        payload["decision"] = draw(st.sampled_from(option.choices))
+    return payload
+
+
+@st.composite
+def played(draw: st.DrawFn) -> tuple[str, dict[str, Any], Seating, list[dict[str, Any]], Any]:
+    slug = draw(st.sampled_from(sorted(PLAYS)))
+    house = draw(st.sampled_from(HOUSES[slug]))
+    play = play_for(slug)
+    names = [f"player-{i}" for i in range(1, draw(st.integers(2, 6)) + 1)]
+    fund = draw(st.integers(0, 200)) if slug == "landsknecht" else 0
+    seating = Seating(names[0], tuple(names[1:]), fund=fund)
+    settings_ = play.settings(house)
+    state = play.begin(settings_, seating)
+    steps: list[dict[str, Any]] = []
+    for _ in range(400):
+        options = play.options(state)
+        if not options:
+            break
+        payload = _payload(draw(st.sampled_from(options)), draw)
+        state = play.step(state, payload)
+        steps.append(payload)
+    return slug, house, seating, steps, state
+
+
+@settings(max_examples=300, deadline=None)
+@given(played())
+def test_a_coup_played_by_its_options_ends_judged_clean_and_zero_sum(case: Any) -> None:
+    slug, house, seating, steps, state = case
+    play = play_for(slug)
+    assert play.options(state) == (), "a coup of 400 steps never ended"
+    assert play.finished(state)
+    transfers = play.transfers(state)
+    net = settle_check(transfers)
+    assert sum(net.values()) == 0
+    assert net.get(POOL, 0) == 0  # the pool is empty again after every coup
+    if FUND in net:
+        assert slug == "landsknecht" and net[FUND] >= -seating.fund
+    settings_ = play.settings(house)
+    verdict = play.verdict(settings_, play.record(state))
+    assert verdict["violations"] == []
+    judged = (verdict["settlement"] or {"transfers": []})["transfers"]
+    assert [(t["payer"], t["payee"], t["amount"]) for t in judged] == [
+        (t.payer, t.payee, t.amount) for t in transfers
+    ]
+    seen = Counter(play.cards(state))
+    assert max(seen.values(), default=0) <= play.decks(settings_)
+    # nobody loses more than the exposure the floor checked his chips against
+    exposure = play.exposure(state)
+    for party, amount in net.items():
+        if party not in (FUND, POOL) and amount < 0:
+            assert -amount <= exposure[party]
+    # the replay of the recorded steps is the same coup
+    assert play.replay(settings_, seating, steps) == state
+
+
+@pytest.mark.parametrize("slug", sorted(PLAYS))
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {},
+        {"kind": None},
+        {"kind": "teleport"},
+        {"kind": "card", "card": "1X"},
+        {"kind": "card", "card": 9},
+        {"kind": "deal", "card": None},
+        {"kind": "stake", "amount": True},
+        {"kind": "stake", "amount": 10.0},
+        {"kind": "stake", "amount": -5},
+        {"kind": "stake", "amount": "10"},
+        {"kind": "cover", "player": None, "amount": 5},
+        {"kind": "decide", "decision": "maybe"},
+        {"kind": "stand", "player": ["x"]},
+    ],
+)
+def test_a_malformed_step_is_refused_with_a_reason(slug: str, payload: dict[str, Any]) -> None:
+    play = play_for(slug)
+    state = play.begin(play.settings({}), Seating("player-1", ("player-2", "player-3"), fund=30))
+    with pytest.raises(StepRefused) as refused:
+        play.step(state, payload)
+    assert str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("slug", "house", "message"),
+    [
+        ("macao", {"unit": 0}, "unit"),
+        ("macao", {"count": "sideways"}, "count"),
+        ("macao", {"colour": "red"}, "unknown house setting"),
+        ("landsknecht", {"min_stake": "10"}, "whole number"),
+        ("landsknecht", {"doublet": "punters"}, "doublet"),
+        ("old-baccarat", {"decks": 9}, "1 to 8 decks"),
+        ("old-baccarat", {"natural_stops_all_draws": 1}, "true or false"),
+    ],
+)
+def test_bad_house_settings_are_refused(slug: str, house: dict[str, Any], message: str) -> None:
+    with pytest.raises(StepRefused, match=message):
+        play_for(slug).settings(house)
+
+
+def test_house_settings_round_trip() -> None:
+    for slug, houses in HOUSES.items():
+        play = play_for(slug)
+        for house in houses:
+            settings_ = play.settings(house)
+            assert play.settings(play.settings_dict(settings_)) == settings_
+
+
+def test_an_unknown_game_is_named() -> None:
+    with pytest.raises(StepRefused, match="unknown game 'faro'"):
+        play_for("faro")
+
+
+def test_next_seating_follows_each_game() -> None:
+    seated = ["player-1", "player-2", "player-3"]
+    macao = play_for("macao")
+    state = macao.begin(macao.settings({}), Seating("player-2", ("player-3", "player-1")))
+    for card in ("9H", "8S", "5D"):
+        state = macao.step(state, {"kind": "deal", "card": card})
+    for _ in range(3):
+        state = macao.step(state, {"kind": "stand"})
+    # "then the bank passes to the player on the banker's left"
+    assert macao.next_seating(state, seated) == Seating("player-3", ("player-1", "player-2"))
+    assert macao.outcome(state) == "punters"
+    assert settle_check(macao.transfers(state)) == {"player-3": 30, "player-1": 20, "player-2": -50}
