@@ -42,6 +42,8 @@ class StepLine:
     detail: str
     actor: str
     at: Any
+    #: taken back by a later ``undo`` (or an undo itself): struck through, not in the replay
+    undone: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,10 @@ class GameCoupReview:
 
 
 def _step_detail(payload: dict[str, Any], view: GameCoupView) -> str:
+    if payload.get("kind") == game_play.UNDO:  # what it took back, and why
+        taken = payload.get("of") if isinstance(payload.get("of"), dict) else {}
+        inner = " · ".join(p for p in (str(taken.get("kind", "")), _step_detail(taken, view)) if p)
+        return " · ".join(p for p in (inner, str(payload.get("reason", ""))) if p)
     parts = []
     if "player" in payload:
         parts.append(view.name(str(payload["player"])))
@@ -94,6 +100,7 @@ def game_coup_review(coup: GameCoup) -> GameCoupReview:
             _step_detail(s["payload"], view),
             s["actor"],
             s["at"],
+            bool(s.get("undone")),
         )
         for s in view.steps
     ]

@@ -13,6 +13,7 @@ from ledger.models import Account, Entry, Transaction
 from tables.game_selectors import game_coup_record_id
 from tables.models import GameCoup, GameStep
 from tables.money.books import books_verify
+from tables.services import game_coups as svc
 from tests.security.test_books_tamper import as_superuser
 from tests.tables.games.coups import GameHistory
 
@@ -137,3 +138,27 @@ def test_a_fund_due_changed_is_named(games: GameHistory) -> None:
     assert found[0].endswith(
         f"not 10 from player {player.pk} into the fund of {games.landsknecht.table.name}"
     )
+
+
+def test_a_coup_with_a_step_taken_back_verifies(game_table, croupier) -> None:
+    from tests.tables.games.coups import macao_steps
+
+    _t, session, _players = game_table("macao", players=3)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    svc.game_step_record(actor=croupier, coup=coup, payload={"kind": "deal", "card": "2H"})
+    svc.game_step_undo(actor=croupier, coup=coup, reason="it was the 9 of hearts")
+    for payload in macao_steps():
+        svc.game_step_record(actor=croupier, coup=coup, payload=payload)
+    coup.refresh_from_db()
+    assert (coup.state, coup.step_count) == (GameCoup.State.SETTLED, 8)
+    report = books_verify()
+    assert report.game_coups == 1 and [str(d) for d in report.differences] == []
+    from review.selectors.game_coups import game_coup_review
+
+    steps = game_coup_review(coup).steps
+    assert [(s.index, s.kind, s.undone) for s in steps[:3]] == [
+        (1, "deal", True),
+        (2, "undo", True),
+        (3, "deal", False),
+    ]
+    assert steps[1].detail == "deal · 2H · it was the 9 of hearts"

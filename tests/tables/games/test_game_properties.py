@@ -6,6 +6,7 @@ views mixed in, and now and then a coup voided half-way. After every coup:
 - an illegal payload or a stale view was refused (ValidationError / CoupConflict) with nothing
   written: no step, no posting, no audit event;
 - an open coup always offered a next step (and a void ends any of them): every state has a way on;
+  a step taken back (``game_step_undo``) offers again what was offered before it;
 - the coup's postings each sum to zero; each player's balance moved by the engine's net for him;
 - the offline judge agrees with the live machine, on the exported line (record and settings) too;
 - no card was seen more often than the house's decks hold;
@@ -145,6 +146,8 @@ def _play_coup(
     coup = svc.game_coup_start(actor=croupier, session=session).coup
     # about one coup in four is voided half-way (a misdeal, a player called away)
     void_at = draw(st.integers(0, 12)) if draw(st.integers(0, 3)) == 0 else None
+    # the next steps offered before each step still in effect: a step taken back offers them again
+    offered: list[list[dict[str, Any]]] = []
     for _ in range(STEP_CAP):
         view = game_coup_view(coup)
         if coup.state != GameCoup.State.OPEN:
@@ -157,6 +160,13 @@ def _play_coup(
             break
         if draw(st.integers(0, 4)) == 0:
             _try_illegal(croupier, coup, svc.coup_state(coup), draw)
+        if offered and draw(st.integers(0, 9)) == 0:  # a mistyped step taken back (game_step_undo)
+            assert view.can_undo
+            coup = svc.game_step_undo(actor=croupier, coup=coup, expected_steps=coup.step_count).coup
+            assert game_coup_view(coup).next_steps == offered.pop()
+            event("a step taken back")
+            continue
+        offered.append(view.next_steps)
         option = draw(st.sampled_from(view.next_steps))
         result = svc.game_step_record(
             actor=croupier, coup=coup, payload=_payload(game, option, draw), expected_steps=coup.step_count
