@@ -79,7 +79,8 @@ class GameCoupReview:
 
 def _step_detail(payload: dict[str, Any], view: GameCoupView) -> str:
     if payload.get("kind") == game_play.UNDO:  # what it took back, and why
-        taken = payload.get("of") if isinstance(payload.get("of"), dict) else {}
+        of = payload.get("of")
+        taken: dict[str, Any] = of if isinstance(of, dict) else {}
         inner = " · ".join(p for p in (str(taken.get("kind", "")), _step_detail(taken, view)) if p)
         return " · ".join(p for p in (inner, str(payload.get("reason", ""))) if p)
     parts = []
