@@ -152,9 +152,9 @@ def _game_coups_in_play(tables: list[OpenTable], now: dt.datetime) -> dict[int, 
         return {}
     coups = {
         c.pk: c
-        for c in GameCoup.objects.filter(
-            table__in=[t.table.pk for t in tables], state=GameCoup.State.OPEN
-        ).order_by()
+        for c in GameCoup.objects.filter(table__in=[t.table.pk for t in tables], state=GameCoup.State.OPEN)
+        .select_related("banker")
+        .order_by()
     }
     last = dict(
         GameStep.objects.filter(coup__in=list(coups))

@@ -47,6 +47,8 @@ def test_the_live_pit_shows_the_game_and_the_open_game_coup(client, pit_boss, cr
         f'href="{reverse("review:game_coup", args=[games.open.pk])}" data-testid="game-coup-in-play"' in html
     )
     assert "coup 3 · 1 step<" in html
+    banker = games.open.banker
+    assert f'data-testid="game-banker">{banker.display_name}<' in html
     assert f'href="{reverse("review:game_coups", args=[games.tie.table_id])}"' in html
     assert 'data-testid="game">Old baccarat<' in html and 'data-testid="game">Macao<' in html
     dashboard = client.get(reverse("review:dashboard")).content.decode()
