@@ -262,3 +262,25 @@ def test_a_reports_closing_anchor_lines_are_no_coups(croupier, table, tmp_path) 
     path.write_bytes(b'{"anchor":{"seq":3},"id":"x"}\n')
     lines, summary, code = run(path, table, croupier)
     assert code == 1 and "1 lines rejected" in summary and list(lines[0]) == ["line", "error"]
+
+
+def test_another_games_coups_in_a_report_are_left_out(croupier, table, tmp_path) -> None:
+    """A coup records report lists the older games' coups too (docs/coup-record.md): imported into
+    a chemin de fer table they are left out, each said so, and the import succeeds; a line naming
+    no known game is still rejected."""
+    macao = (
+        b'{"id":"T9-macao-coup1","game":"macao","unit":10,"banker":"player-1","punters":["player-2"],'
+        b'"deal":["9H","5D"],"turns":[[],[]]}'
+    )
+    path = tmp_path / "report.jsonl"
+    path.write_bytes(b"\n".join([good("a"), macao, good("b")]) + b"\n")
+    before = Coup.objects.count()
+    lines, summary, code = run(path, table, croupier)
+    assert code == 0
+    assert lines[1] == {"line": 2, "skipped": "a macao coup (not chemin de fer)"}
+    assert [line.get("state") for line in lines] == ["settled", None, "settled"]
+    assert "2 coups imported" in summary and "1 coups of other games left out" in summary
+    assert Coup.objects.count() == before + 2
+    path.write_bytes(b'{"id":"f1","game":"faro","bank":10}\n')
+    lines, summary, code = run(path, table, croupier)
+    assert code == 1 and "1 lines rejected" in summary and list(lines[0]) == ["line", "error"]

@@ -28,6 +28,7 @@ from tqdm import tqdm
 from tables.models import Table
 from tables.permissions import is_croupier_at
 from tables.rules.coup import CoupRecord
+from tables.rules.games import JUDGES
 from tables.rules.interchange import RecordError, record_from_dict, verdict_to_dict
 from tables.rules.validator import is_anchor_line
 from tables.services.imports import CHUNK_RECORDS, LineOutcome, coups_import, record_import_id
@@ -86,6 +87,7 @@ class Command(BaseCommand):
         self.totals = dict.fromkeys(
             ("coups", "flagged", "restored", "awaiting_correction", "rejected", "levy", "skipped"), 0
         )
+        self.totals["other_games"] = 0
         try:
             for chunk in self._chunks(stream):
                 records = [(n, rec, rid) for n, rec, rid, _error in chunk if rec is not None]
@@ -95,6 +97,11 @@ class Command(BaseCommand):
                     else {}
                 )
                 for number, record, rid, error in chunk:
+                    if record is None and not error:
+                        self.totals["other_games"] += 1
+                        skipped = f"a {rid} coup (not chemin de fer)"
+                        self.stdout.write(orjson.dumps({"line": number, "skipped": skipped}).decode())
+                        continue
                     self._report(number, record, rid, outcomes.get(number) or LineOutcome(error=error))
         finally:
             if stream is not sys.stdin.buffer:
@@ -102,7 +109,7 @@ class Command(BaseCommand):
         self.stderr.write(
             "{coups} coups imported ({flagged} flagged, {restored} restored awaiting approval, "
             "{awaiting_correction} awaiting correction), levy {levy}; skipped {skipped} already imported; "
-            "{rejected} lines rejected".format(**self.totals)
+            "{rejected} lines rejected; {other_games} coups of other games left out".format(**self.totals)
         )
         if self.totals["rejected"]:
             sys.exit(1)
@@ -115,6 +122,10 @@ class Command(BaseCommand):
         for number, line in enumerate(tqdm(stream, desc="import", unit="line", file=sys.stderr), 1):
             if not line.strip() or is_anchor_line(line):
                 continue  # a coup records report ends with the audit chains' signed heads: no coups
+            game = _other_game(line)
+            if game:  # the report lists every table's coups: another game's were played elsewhere
+                chunk.append((number, None, game, ""))  # no record and no error: reported as such
+                continue
             try:
                 record, rid = parse_line(line)
             except ValueError as exc:
@@ -151,6 +162,24 @@ class Command(BaseCommand):
                 {"line": number, "coup": coup.pk, "state": coup.state, **verdict_to_dict(verdict)}
             ).decode()
         )
+
+
+def _other_game(line: bytes) -> str:
+    """The game a record line names when it is not chemin de fer (docs/coup-record.md); "" for
+    chemin de fer's lines (which carry no ``"game"``) and for a line that is no JSON object (the
+    parser reports that one)."""
+    if b'"game"' not in line:
+        return ""
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return ""
+    game = data.get("game") if isinstance(data, dict) else None
+    return game if isinstance(game, str) and game in OTHER_GAMES else ""
+
+
+#: the older games a coup-records report may hold besides chemin de fer
+OTHER_GAMES = frozenset(JUDGES)
 
 
 class _Known:
