@@ -20,9 +20,10 @@ from django.db import transaction
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from core.types import Staff
-from tables.models import Casino, CroupierAssignment, Player, RuleProfile, Table
+from tables.models import OLDER_GAMES, Casino, CroupierAssignment, Player, RuleProfile, Table
 from tables.perms import ADD_PLAYER
 from tables.roles import Role
+from tables.services.game_coups import house_settings
 
 User = get_user_model()
 
@@ -47,7 +48,12 @@ def table_create(
     first_banker_method: str = Table.FirstBanker.LOT,
     house_bank: bool = False,
     passed_bank_auction: bool = False,
+    game: str = Table.Game.CHEMIN_DE_FER,
+    game_settings: dict[str, Any] | None = None,
 ) -> Table:
+    """A new table of ``casino``. ``game``: chemin de fer (its rules are ``profile``'s) or an older
+    game, whose house settings ``game_settings`` are checked by the game's rules now, so a table
+    never opens with settings its first coup would refuse."""
     if profile.casino_id not in (None, casino.pk):
         raise ValidationError("This rule profile belongs to another casino.")
     table = Table(
@@ -58,8 +64,12 @@ def table_create(
         first_banker_method=first_banker_method,
         house_bank=house_bank,
         passed_bank_auction=passed_bank_auction,
+        game=game,
+        game_settings=game_settings or {},
     )
     table.full_clean()
+    if table.game in OLDER_GAMES:
+        house_settings(table)  # a bad setting is refused here, not at the first coup
     table.save()
     audit_record(actor=actor, action="tables.table.create", target=table, after=model_snapshot(table))
     return table
