@@ -67,10 +67,12 @@ def test_a_macao_coup_is_started_and_stepped_from_the_screen(game_table, as_crou
     assert coup.banker == players[1]
     html = answer.content.decode()
     # the deal's card picker: every card the shoe can hold is a button, sent with the step count
-    assert 'data-testid="step-deal-player-%d"' % players[0].pk in html
+    assert f'data-testid="step-deal-player-{players[0].pk}"' in html
     assert re.search(r'name="card" value="9H" class="card-btn red" aria-label="9♥" data-card="9H">', html)
     assert 'name="expected_steps" value="0"' in html
-    assert step(as_croupier, coup, kind="deal", player=svc.player_key(players[0]), card="9H").status_code == 200
+    assert (
+        step(as_croupier, coup, kind="deal", player=svc.player_key(players[0]), card="9H").status_code == 200
+    )
     # the card typed on the keyboard, as a croupier types it
     answer = step(as_croupier, coup, kind="deal", player=svc.player_key(players[1]), typed="10d")
     assert answer.status_code == 200
@@ -79,12 +81,14 @@ def test_a_macao_coup_is_started_and_stepped_from_the_screen(game_table, as_crou
         {"kind": "deal", "player": svc.player_key(players[1]), "card": "TD"},
     ]
     html = answer.content.decode()
-    assert 'data-testid="step-stand-player-%d"' % players[0].pk in html
+    assert f'data-testid="step-stand-player-{players[0].pk}"' in html
     assert 'data-testid="history-2"' in html
 
 
-def test_a_stale_screen_gets_a_409_with_the_coup_as_it_stands_and_nothing_written(game_table, as_croupier, croupier):
-    _table, session, players = game_table("macao", players=2)
+def test_a_stale_screen_gets_a_409_with_the_coup_as_it_stands_and_nothing_written(
+    game_table, as_croupier, croupier
+):
+    _table, session, _players = game_table("macao", players=2)
     coup = svc.game_coup_start(actor=croupier, session=session).coup
     svc.game_step_record(actor=croupier, coup=coup, payload={"kind": "deal", "card": "2H"})
     answer = as_croupier.post(
@@ -149,7 +153,7 @@ def test_landsknecht_collects_the_fund_dues_from_the_screen_then_stakes_and_cove
     answer = as_croupier.post(game_url(table, "game_start"), {}, **HTMX)
     coup = GameCoup.objects.get(table=table)
     html = answer.content.decode()
-    assert 'data-testid="step-stake-player-%d"' % players[0].pk in html
+    assert f'data-testid="step-stake-player-{players[0].pk}"' in html
     assert re.search(r'type="number" name="amount"[^>]* min="10"', html)
     # a quick amount button wins over the typed field
     assert step(as_croupier, coup, kind="stake", amount="", quick_amount="40").status_code == 200
@@ -169,9 +173,12 @@ def test_old_baccarat_choices_and_cut_are_buttons(game_table, as_croupier, croup
     coup = svc.game_coup_start(actor=croupier, session=session).coup
     html = as_croupier.get(game_url(table)).content.decode()
     for p in players[1:]:
-        assert 'data-testid="step-stake-player-%d"' % p.pk in html
+        assert f'data-testid="step-stake-player-{p.pk}"' in html
     assert 'data-testid="void-open"' in html
-    assert step(as_croupier, coup, kind="stake", player=svc.player_key(players[1]), amount="20").status_code == 200
+    assert (
+        step(as_croupier, coup, kind="stake", player=svc.player_key(players[1]), amount="20").status_code
+        == 200
+    )
 
 
 def test_chemin_de_fer_actions_are_refused_at_an_older_games_table(game_table, as_croupier):
@@ -231,7 +238,9 @@ def test_others_may_read_but_not_play(game_table, croupier, pit_boss, outsider):
     assert step(_client(outsider), coup, kind="deal", card="9H").status_code == 403
     assert GameStep.objects.filter(coup=coup).count() == 0
     # a pit boss may void it, with a reason
-    answer = boss.post(game_url(table, "game_void", coup.pk), {"expected_steps": 0, "reason": "dispute"}, **HTMX)
+    answer = boss.post(
+        game_url(table, "game_void", coup.pk), {"expected_steps": 0, "reason": "dispute"}, **HTMX
+    )
     assert answer.status_code == 200
     coup.refresh_from_db()
     assert coup.state == GameCoup.State.VOID
