@@ -31,7 +31,7 @@ from core.types import AuthenticatedHttpRequest
 from tables import selectors
 from tables.engine_bridge import cards_parse
 from tables.game_selectors import GameCoupView, game_coup_view, game_table_view
-from tables.models import OLDER_GAMES, GameCoup, Player, Table
+from tables.models import OLDER_GAMES, GameCoup, Table
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at
 from tables.rules.cards import RANKS, SUITS
 from tables.rules.game_play import FUND, POOL
@@ -326,10 +326,10 @@ def game_start(request: AuthenticatedHttpRequest, table: Table) -> None:
     session = croupier._session(table)
     banker_id = str(request.POST.get("banker", "")).strip()
     banker = None
-    if banker_id:
-        banker = Player.objects.filter(pk=int(banker_id) if banker_id.isdigit() else None).first()
-        if banker is None:
+    if banker_id:  # the croupier chose the banker among the seated players, else as proposed
+        if not banker_id.isdigit():
             raise ValidationError("No such player in this casino.")
+        banker = croupier._player(table, int(banker_id))
     svc.game_coup_start(actor=request.user, session=session, banker=banker)
 
 
