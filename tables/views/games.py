@@ -31,14 +31,14 @@ from core.types import AuthenticatedHttpRequest
 from tables import selectors
 from tables.engine_bridge import cards_parse
 from tables.game_selectors import GameCoupView, game_coup_view, game_table_view
-from tables.models import OLDER_GAMES, GameCoup, Table
+from tables.models import OLDER_GAMES, GameCoup, Seat, Table
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at
 from tables.rules.cards import RANKS, SUITS
 from tables.rules.game_play import FUND, POOL
 from tables.services import game_coups as svc
 from tables.views import croupier
 from tables.views.display import card_face
-from tables.wording import RANK_LABELS, SUIT_NAMES, SUIT_SYMBOLS
+from tables.wording import RANK_LABELS, SUIT_SYMBOLS
 
 # English here, translated when shown (docs/i18n.md): the words of the older games' screens
 GAME_TITLES = {
@@ -193,33 +193,44 @@ def _context(
     error: croupier.ScreenError | None = None,
     notice: str = "",
 ) -> dict[str, Any]:
-    now = selectors.table_now(table=table)
-    session = now.session
+    # every step of a coup renders this: only what the older games' screen shows is read (not
+    # chemin de fer's shoes, banks and alarms), and the table's reading between coups only then
+    session = selectors.table_open_session(table=table)
+    seats = list(
+        Seat.objects.filter(session=session, left_at__isnull=True).select_related("player").order_by("number")
+        if session is not None
+        else []
+    )
+    can_act = is_croupier_at(request.user, table)
+    if error is not None and error.where not in SHOWN_HERE:
+        error = croupier.ScreenError("game", error.messages)  # its control is not on screen: on top
     context: dict[str, Any] = {
         "table": table,
         "game_title": _label(GAME_TITLES, svc.table_play(table).title),
         "session": session,
-        "seats": now.seats,
-        "can_act": is_croupier_at(request.user, table),
-        "can_void": is_croupier_at(request.user, table) or can_approve(request.user),
-        "error": error
-        if error is None or error.where in SHOWN_HERE
-        else croupier.ScreenError("game", error.messages),
+        "seats": seats,
+        "can_act": can_act,
+        "can_void": can_act or can_approve(request.user),
+        "error": error,
         "notice": notice,
-        "chips": player_balances(players=[s.player for s in now.seats]),
-        "free_seats": [n for n in range(1, table.seat_count + 1) if n not in {s.number for s in now.seats}],
-        "players_available": list(selectors.players_available(table=table)) if session else [],
-        "picker_suits": [(s, SUIT_SYMBOLS[s], SUIT_NAMES[s]) for s in SUITS],
+        "chips": player_balances(players=[s.player for s in seats]),
+        "free_seats": [n for n in range(1, table.seat_count + 1) if n not in {s.number for s in seats}],
+        "fund": svc.fund_balance(table) if table.game == Table.Game.LANDSKNECHT else None,
     }
     if session is None:
         return context
+    open_coup = GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).first()
+    if open_coup is not None:
+        context.update(_coup_context(game_coup_view(open_coup)))
+        return context
     tview = game_table_view(session)
-    context["tview"] = tview
-    context["recent"] = _recent(tview.recent)
-    context["proposed_banker"] = tview.names.get(tview.proposed_banker or "", "")
-    context["proposed_punters"] = [tview.names.get(k, k) for k in tview.proposed_punters]
-    if tview.open_coup is not None:
-        context.update(_coup_context(game_coup_view(tview.open_coup)))
+    context.update(
+        tview=tview,
+        recent=_recent(tview.recent),
+        proposed_banker=tview.names.get(tview.proposed_banker or "", ""),
+        proposed_punters=[tview.names.get(k, k) for k in tview.proposed_punters],
+        players_available=list(selectors.players_available(table=table)),
+    )
     return context
 
 

@@ -50,8 +50,9 @@ SUITS = "SHDC"
 WEIGHTS = {"stand": 3, "draw": 2, "discard": 1, "stake": 3, "cover": 3, "close": 1, "cut": 1}
 #: the controls the screen shows now, as the test chooses among them (one round trip)
 CONTROLS_JS = """() => {
-    const panel = document.querySelector('#game-panel');
-    if (!panel || panel.closest('.htmx-request')) { return null; }
+    // null (wait on) while a request is out or its answer is being swapped in
+    if (document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')) { return null; }
+    if (!document.querySelector('#game-panel')) { return null; }
     if (!document.querySelector('[data-testid=game-coup]')) {
         const start = document.querySelector('[data-testid=start-coup]');
         return {coup: false, start: !!start && !start.disabled};
@@ -116,14 +117,13 @@ class GameCroupier:
         self.typed_cards = 0
 
     def post(self, action: Any) -> Any:
-        """Do ``action`` and wait for its POST's answer to be swapped in."""
+        """Do ``action``; its POST must be answered 200 (the swap is awaited by :meth:`controls`)."""
         with self.page.expect_response(lambda r: r.request.method == "POST") as answer:
             action()
-        self.page.wait_for_function(
-            "() => !document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')"
-        )
         status = answer.value.status
-        assert status == 200, f"{answer.value.url} answered {status}: {self.error()}"
+        if status != 200:
+            self.controls()
+            raise AssertionError(f"{answer.value.url} answered {status}: {self.error()}")
         return answer.value
 
     def error(self) -> str:
@@ -134,8 +134,8 @@ class GameCroupier:
         return self.page.get_by_test_id(testid)
 
     def controls(self) -> dict[str, Any]:
-        self.page.wait_for_function(f"({CONTROLS_JS})() !== null")
-        state: dict[str, Any] = self.page.evaluate(CONTROLS_JS)
+        """What the screen offers once the last answer is swapped in (one round trip)."""
+        state: dict[str, Any] = self.page.wait_for_function(CONTROLS_JS, polling="raf").json_value()
         return state
 
     # ------------------------------------------------------------------ between coups
@@ -145,10 +145,12 @@ class GameCroupier:
         self.page.wait_for_selector("[data-testid=game-body]")
         self.post(lambda: self.by("open-table").click())
         for name in DEMO:
+            self.controls()
             self.page.select_option("#seat-player", label=name)
             self.post(lambda: self.by("seat-submit").click())
 
     def collect_dues(self) -> None:
+        self.controls()
         self.post(lambda: self.by("collect-dues").click())
 
     # ------------------------------------------------------------------ a coup
