@@ -268,6 +268,7 @@ def _assert_the_night(
             entries = Entry.objects.filter(transaction__game_coup=coup)
             assert (entries.aggregate(s=Sum("amount"))["s"] or 0) == 0, coup
             # the offline judge finds nothing wrong in the coup's record
+            assert coup.record is not None
             verdict = play.verdict(play.settings(coup.house_settings), coup.record)
             assert verdict["violations"] == [], (coup, verdict)
     # what the players won and lost, the fund dues and the pool: it all sums to zero
