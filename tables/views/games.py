@@ -80,7 +80,7 @@ SHOWN_AS_SAID = (
     gettext_noop("Void"),
 )
 #: the controls whose refusals the panel shows next to them; any other shows on top
-SHOWN_HERE = {"session", "seat", "seating", "game"}
+SHOWN_HERE = {"session", "seat", "seating", "game", "void"}
 
 
 @dataclass
@@ -93,6 +93,7 @@ class Control:
     player_name: str = ""
     widget: str = "button"  # "card", "amount", "choice" or "button"
     testid: str = ""
+    where: str = ""  # what a refusal of this control's step names (shown beneath it)
     grid: list[tuple[str, list[tuple[str, str, bool, bool]]]] = field(default_factory=list)
     amounts: list[int] = field(default_factory=list)
     min_amount: int | None = None
@@ -102,6 +103,11 @@ class Control:
 
 def _label(words: dict[str, str], word: str) -> str:
     return gettext(words[word]) if word in words else word
+
+
+def step_where(kind: str, player: str) -> str:
+    """Where a step's refusal is shown: beneath the control of that kind for that player."""
+    return f"step:{kind}:{player}"
 
 
 def _card_grid(cards: set[str]) -> list[tuple[str, list[tuple[str, str, bool, bool]]]]:
@@ -123,6 +129,7 @@ def controls(view: GameCoupView) -> list[Control]:
             player=player,
             player_name=view.name(player) if player else "",
             testid=f"step-{kind}" + (f"-{player}" if player else ""),
+            where=step_where(kind, player),
         )
         if "cards" in step:
             control.widget, control.grid = "card", _card_grid(set(step["cards"]))
@@ -161,7 +168,9 @@ def _coup_context(view: GameCoupView) -> dict[str, Any]:
         "view": view,
         "banker_name": view.name(view.banker),
         "punter_names": [view.name(k) for k in view.punters],
-        "hands": [(name(k), [card_face(c) for c in cards]) for k, cards in view.hands.items()],
+        "hands": [
+            (name(k), [card_face(c) for c in cards], k == view.banker) for k, cards in view.hands.items()
+        ],
         "cards": [card_face(c) for c in view.cards],
         "exposure": [(name(k), v) for k, v in sorted(view.exposure.items(), key=lambda kv: name(kv[0]))],
         "history": [
@@ -202,7 +211,7 @@ def _context(
         else []
     )
     can_act = is_croupier_at(request.user, table)
-    if error is not None and error.where not in SHOWN_HERE:
+    if error is not None and error.where not in SHOWN_HERE and not error.where.startswith("step:"):
         error = croupier.ScreenError("game", error.messages)  # its control is not on screen: on top
     context: dict[str, Any] = {
         "table": table,
@@ -222,6 +231,9 @@ def _context(
     open_coup = GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).first()
     if open_coup is not None:
         context.update(_coup_context(game_coup_view(open_coup)))
+        shown = {c.where for c in context["controls"]}
+        if error is not None and error.where.startswith("step:") and error.where not in shown:
+            context["error"] = croupier.ScreenError("game", error.messages)  # not on screen: on top
         return context
     tview = game_table_view(session)
     context.update(
@@ -260,6 +272,14 @@ def game_page(request: AuthenticatedHttpRequest, table_id: int) -> HttpResponse:
 
 
 # ---------------------------------------------------------------------------------- writing
+def _where(request: AuthenticatedHttpRequest, void: bool) -> str:
+    """The control a POST came from: the void form, a step's (its kind and player), or the panel's top."""
+    if void:
+        return "void"
+    kind = str(request.POST.get("kind", ""))
+    return step_where(kind, str(request.POST.get("player", ""))) if kind else "game"
+
+
 def game_action(*, void: bool = False) -> Callable[..., Callable[..., HttpResponse]]:
     """A POST at an older game's table: the croupier on shift (a pit boss too, to void); a refusal
     re-renders the screen with its message (400), the current state (409) or the 403 page; success
@@ -279,7 +299,7 @@ def game_action(*, void: bool = False) -> Callable[..., Callable[..., HttpRespon
                     raise ValidationError(f"{table.name} deals chemin de fer: play it on its own screen.")
                 run_retrying(lambda: action(request, table, **kwargs))
             except croupier.REFUSALS as exc:
-                return croupier._refused(request, table, exc, part="body", where="game")
+                return croupier._refused(request, table, exc, part="body", where=_where(request, void))
             if request.htmx:
                 return game_render(request, table, part="body")
             response = HttpResponseRedirect(reverse("floor:game", args=[table.pk]))

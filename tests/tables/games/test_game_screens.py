@@ -116,8 +116,12 @@ def test_an_illegal_step_is_shown_and_nothing_written(game_table, as_croupier, c
     answer = step(as_croupier, coup, kind="stand")
     assert answer.status_code == 400
     assert "Every player gets his first card" in answer.content.decode()
-    answer = step(as_croupier, coup, kind="deal", typed="1X")
-    assert answer.status_code == 400 and 'role="alert"' in answer.content.decode()
+    dealt_to = coup.seating["punters"][0]  # the first card goes to the first punter
+    answer = step(as_croupier, coup, kind="deal", player=dealt_to, typed="1X")
+    html = answer.content.decode()
+    # shown beneath the control that sent it
+    assert answer.status_code == 400
+    assert html.index(f'data-testid="step-deal-{dealt_to}"') < html.index('data-testid="error"')
     answer = step(as_croupier, coup, kind="deal", typed="")
     assert answer.status_code == 400 and "Tap a card" in answer.content.decode()
     answer = as_croupier.post(game_url(coup.table, "game_step", coup.pk), {"kind": "stand"}, **HTMX)
