@@ -236,6 +236,15 @@ def _context(
             context["error"] = croupier.ScreenError("game", error.messages)  # not on screen: on top
         return context
     tview = game_table_view(session)
+    last = tview.recent[0] if tview.recent else None
+    if last is not None and last.state == GameCoup.State.SETTLED:
+        # what the last coup paid each party, so the croupier can call it out before the next
+        settled = game_coup_view(last)
+        context["last_net"] = [
+            (_label(PARTY_LABELS, k) if k in PARTY_LABELS else settled.name(k), v)
+            for k, v in sorted(settled.net.items(), key=lambda kv: -kv[1])
+        ]
+        context["last_number"] = last.number
     context.update(
         tview=tview,
         recent=_recent(tview.recent),

@@ -248,3 +248,25 @@ def test_others_may_read_but_not_play(game_table, croupier, pit_boss, outsider):
     assert answer.status_code == 200
     coup.refresh_from_db()
     assert coup.state == GameCoup.State.VOID
+
+
+def test_between_coups_the_last_coup_s_payments_are_shown(game_table, as_croupier, croupier):
+    table, session, players = game_table("macao", players=3)
+    a, b, c = players
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    for payload in (
+        {"kind": "deal", "card": "9H"},
+        {"kind": "deal", "card": "8S"},
+        {"kind": "deal", "card": "5D"},
+        {"kind": "stand"},
+        {"kind": "stand"},
+        {"kind": "stand"},
+    ):
+        svc.game_step_record(actor=croupier, coup=coup, payload=payload)
+    html = as_croupier.get(game_url(table)).content.decode()
+    # b's 9 is paid 3 units, c's 8 two units: the banker pays 50 (as in test_game_coups)
+    net = re.search(r'data-testid="last-net">(.*?)</p>', html, re.S)
+    assert net is not None
+    text = re.sub(r"<[^>]+>", "", net.group(1))
+    assert text == (f"Coup 1 paid: {b.display_name} +30 · {c.display_name} +20 · {a.display_name} -50")
+    assert 'data-testid="recent-1"' in html and "the punters win" in html
