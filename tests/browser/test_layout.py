@@ -46,7 +46,7 @@ from reports.services import report_run_execute, report_run_schedule
 from review.models import Alert
 from review.services import alert_acknowledge, alerts_raise
 from tables import services
-from tables.models import Coup, Player, Table
+from tables.models import Coup, GameCoup, Player, Table
 from tables.services import game_coups
 from tests.browser.test_croupier_flow import CHROMIUM_ARGS, PASSWORD
 from tests.conftest import chromium_path
@@ -218,11 +218,20 @@ def floor(transactional_db) -> dict[str, Any]:
     open_floor(croupier, tables["classic"])
     assert Coup.objects.get(pk=flagged.pk).state == Coup.State.AWAITING_APPROVAL
     # the older games' screen (tables.views.games): a Macao coup in progress (its card picker and
-    # the players' controls), a Landsknecht table between coups with its fund dues unpaid
+    # the players' controls), a Macao table after a settled coup (what it paid, the recent coups),
+    # a Landsknecht table between coups with its fund dues unpaid
     games = {}
-    for game, house in (("macao", {"unit": 10}), ("landsknecht", {"min_stake": 10, "fund_due": 10})):
+    for game, house in (
+        ("macao", {"unit": 10}),
+        ("macao-2", {"unit": 10}),
+        ("landsknecht", {"min_stake": 10, "fund_due": 10}),
+    ):
         games[game] = TableFactory(
-            casino=casino, name=f"{game.title()} 1", seat_count=9, game=game, game_settings=house
+            casino=casino,
+            name=f"{game.title()} 1",
+            seat_count=9,
+            game=game.removesuffix("-2"),
+            game_settings=house,
         )
         CroupierAssignmentFactory(user=croupier, table=games[game])
         session = services.table_session_open(actor=croupier, table=games[game])
@@ -234,6 +243,12 @@ def floor(transactional_db) -> dict[str, Any]:
             coup = game_coups.game_coup_start(actor=croupier, session=session).coup
             for card in ("9H", "TD", "4S"):
                 game_coups.game_step_record(actor=croupier, coup=coup, payload={"kind": "deal", "card": card})
+        if game == "macao-2":
+            coup = game_coups.game_coup_start(actor=croupier, session=session).coup
+            steps = [{"kind": "deal", "card": c} for c in ("9H", "8S", "5D", "2C")] + [{"kind": "stand"}] * 4
+            for payload in steps:
+                game_coups.game_step_record(actor=croupier, coup=coup, payload=payload)
+            assert GameCoup.objects.get(pk=coup.pk).state == GameCoup.State.SETTLED
     player = Player.objects.filter(house=False).order_by("pk").first()
 
     now = timezone.now()
