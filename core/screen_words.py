@@ -90,6 +90,10 @@ SCREEN_WORDS: tuple[str, ...] = (
     gettext_noop("hourly fee"),
     gettext_noop("card money"),
     gettext_noop("a spectator's share of a bank taken out"),
+    gettext_noop("game coup settlement"),
+    gettext_noop("tied stakes into the pool"),
+    gettext_noop("the pool shared out"),
+    gettext_noop("reserve fund due"),
     # the engine: outcomes (tables.rules.coup.Outcome) and what a hand did (Action)
     gettext_noop("player"),
     gettext_noop("banker"),

@@ -19,6 +19,7 @@ from core.types import Staff
 from tables.models import (
     BankTurn,
     Coup,
+    GameCoup,
     Player,
     Seat,
     SessionPause,
@@ -69,6 +70,10 @@ def table_session_close(
         raise ValidationError("This session is already closed.")
     if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN).exists():
         raise ValidationError("A coup is still being played: finish it before closing the table.")
+    if GameCoup.objects.filter(session=session, state=GameCoup.State.OPEN).exists():
+        # an older game's coup (tables.services.game_coups) belongs to the session too: its steps
+        # would be left with no table to finish them at
+        raise ValidationError("A coup is still being played: finish or void it before closing the table.")
     now = at or timezone.now()
     for shoe in Shoe.objects.select_for_update().filter(session=session, state=Shoe.State.OPEN):
         # audited, and flagged if less than 5/6 of it was dealt, like any other closing shoe

@@ -491,19 +491,19 @@ def game_step_undo(
 
 # ------------------------------------------------------------------------------------ voiding
 @transaction.atomic
-def game_coup_void(*, actor: Staff, coup: GameCoup | int, reason: str) -> GameCoup:
+def game_coup_void(
+    *, actor: Staff, coup: GameCoup | int, reason: str, expected_steps: int | None = None
+) -> GameCoup:
     """End an unfinished coup with nothing settled (a player called away, a misdeal, a coup
-    entered wrongly): the croupier of the table or a pit boss, with a reason, audited."""
+    entered wrongly): the croupier of the table or a pit boss, with a reason, audited.
+    ``expected_steps``: the step count the client saw (a stale screen's void is a conflict)."""
     coup = _lock_coup(coup)
     if not (is_croupier_at(actor, coup.table) or can_approve(actor)):
         raise PermissionDenied("Only the table's croupier or a pit boss may void a coup.")
     reason = (reason or "").strip()
     if not reason:
         raise ValidationError("Say why the coup is void.")
-    if coup.state != GameCoup.State.OPEN:
-        raise CoupConflict(
-            f"Coup {coup.number} is over ({coup.get_state_display()}).", current_step=coup.step_count
-        )
+    _require_in_play(coup, expected_steps)
     now = timezone.now()
     GameCoup.objects.filter(pk=coup.pk, state=GameCoup.State.OPEN).update(
         state=GameCoup.State.VOID, void_reason=reason[:300], ended_at=now

@@ -65,7 +65,7 @@ def table_create(
         game=game,
         game_settings=game_settings or {},
     )
-    table.full_clean()
+    table.full_clean()  # Table.clean has the game's engine check an older game's settings
     table.save()
     audit_record(actor=actor, action="tables.table.create", target=table, after=model_snapshot(table))
     return table

@@ -39,7 +39,7 @@ from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
 from tables import forms, selectors, services, wording
 from tables.engine_bridge import cards_parse, game_kind, superseded_ids
-from tables.models import Coup, Player, Seat, Spectator, Table, TableSession
+from tables.models import OLDER_GAMES, Coup, Player, Seat, Spectator, Table, TableSession
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at, reads_everything
 from tables.rules.coup import Code, NeedsCards, Restored, Violation
 from tables.rules.machine import Move
@@ -269,6 +269,12 @@ def _context(
 def _render(
     request: AuthenticatedHttpRequest, table: Table, *, part: TablePart = "page", status: int = 200, **kw: Any
 ) -> HttpResponse:
+    if table.game in OLDER_GAMES:  # the older games have their own screen (tables.views.games)
+        from tables.views.games import game_render
+
+        return game_render(
+            request, table, part=part, status=status, error=kw.get("error"), notice=kw.get("notice", "")
+        )
     if not request.htmx:
         part = "page"
     template = {
@@ -367,15 +373,21 @@ def mine(request: AuthenticatedHttpRequest) -> HttpResponse:
 def table_page(request: AuthenticatedHttpRequest, table_id: int) -> HttpResponse:
     table = _table(table_id)
     check_can_read_table(request.user, table)
+    if table.game in OLDER_GAMES:  # Macao, Landsknecht, old baccarat: one screen for the three
+        return redirect("floor:game", table_id=table.pk)
     part = request.GET.get("part", "page")
     return _render(request, table, part=part if part in ("panel", "body") else "page")
 
 
 # ---------------------------------------------------------------------------------- writing
-def table_action(where: str, part: TablePart) -> Callable[..., Callable[..., HttpResponse]]:
+def table_action(
+    where: str, part: TablePart, *, any_game: bool = False
+) -> Callable[..., Callable[..., HttpResponse]]:
     """A POST at the table: croupier on shift only; refusals re-render the screen (see the module
     docstring); success re-renders ``part`` (htmx) or redirects to the table page. An action calls
-    one service (one transaction), so running it again after a deadlock is safe."""
+    one service (one transaction), so running it again after a deadlock is safe. Only an action
+    that does not depend on the game (``any_game``: the session, the seats) is taken at an older
+    game's table; the others (shoes, banks, spectators) are refused there."""
 
     def decorator(action: Callable[..., None]) -> Callable[..., HttpResponse]:
         @login_required
@@ -386,6 +398,10 @@ def table_action(where: str, part: TablePart) -> Callable[..., Callable[..., Htt
             if not is_croupier_at(request.user, table):
                 return _forbidden(request)
             try:
+                if not any_game and table.game in OLDER_GAMES:
+                    raise ValidationError(
+                        f"{table.name} deals {table.get_game_display()}: this is a chemin de fer action."
+                    )
                 run_retrying(lambda: action(request, table, **kwargs))
             except REFUSALS as exc:
                 return _refused(request, table, exc, part=part, where=where)
@@ -396,12 +412,12 @@ def table_action(where: str, part: TablePart) -> Callable[..., Callable[..., Htt
     return decorator
 
 
-@table_action("session", "body")
+@table_action("session", "body", any_game=True)
 def session_open(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.table_session_open(actor=request.user, table=table)
 
 
-@table_action("session", "body")
+@table_action("session", "body", any_game=True)
 def session_close(request: AuthenticatedHttpRequest, table: Table) -> None:
     reason = request.POST.get("reason", "").strip()[:200]
     services.table_session_close(actor=request.user, session=_session(table), reason=reason)
@@ -417,7 +433,7 @@ def resume(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.session_pause_end(actor=request.user, session=_session(table))
 
 
-@table_action("seat", "body")
+@table_action("seat", "body", any_game=True)
 def seat_take(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.SeatForm(request.POST)
     _form_checked(form)
@@ -432,7 +448,7 @@ def seat_take(request: AuthenticatedHttpRequest, table: Table) -> None:
         )
 
 
-@table_action("seating", "body")
+@table_action("seating", "body", any_game=True)
 def seat_leave(request: AuthenticatedHttpRequest, table: Table, seat_id: int) -> None:
     services.seat_leave(actor=request.user, seat=_seat(table, seat_id))
 

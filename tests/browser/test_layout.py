@@ -39,18 +39,21 @@ from django.templatetags.static import static
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
+from ledger.services import cage_buy_in
 from reports.kinds import ReportRequest
 from reports.models import ReportRun
 from reports.services import report_run_execute, report_run_schedule
 from review.models import Alert
 from review.services import alert_acknowledge, alerts_raise
 from tables import services
-from tables.models import Coup, Player, Table
+from tables.models import Coup, GameCoup, Player, Table
+from tables.services import game_coups
 from tests.browser.test_croupier_flow import CHROMIUM_ARGS, PASSWORD
 from tests.conftest import chromium_path
 from tests.factories import (
     CasinoFactory,
     CroupierAssignmentFactory,
+    PlayerFactory,
     TableFactory,
     UserFactory,
     builtin_profile,
@@ -214,6 +217,38 @@ def floor(transactional_db) -> dict[str, Any]:
     services.coup_start(actor=croupier, session=betting.session, amount=500)
     open_floor(croupier, tables["classic"])
     assert Coup.objects.get(pk=flagged.pk).state == Coup.State.AWAITING_APPROVAL
+    # the older games' screen (tables.views.games): a Macao coup in progress (its card picker and
+    # the players' controls), a Macao table after a settled coup (what it paid, the recent coups),
+    # a Landsknecht table between coups with its fund dues unpaid
+    games = {}
+    for game, house in (
+        ("macao", {"unit": 10}),
+        ("macao-2", {"unit": 10}),
+        ("landsknecht", {"min_stake": 10, "fund_due": 10}),
+    ):
+        games[game] = TableFactory(
+            casino=casino,
+            name=f"{game.title()} 1",
+            seat_count=9,
+            game=game.removesuffix("-2"),
+            game_settings=house,
+        )
+        CroupierAssignmentFactory(user=croupier, table=games[game])
+        session = services.table_session_open(actor=croupier, table=games[game])
+        for number in (1, 2, 3, 4):
+            seated = PlayerFactory(casino=casino, display_name=f"Владимир Игроков-{game}-{number}")
+            cage_buy_in(casino=casino, player=seated, amount=1000, actor=croupier, key=f"layout:{seated.pk}")
+            services.seat_take(actor=croupier, session=session, player=seated, number=number)
+        if game == "macao":
+            coup = game_coups.game_coup_start(actor=croupier, session=session).coup
+            for card in ("9H", "TD", "4S"):
+                game_coups.game_step_record(actor=croupier, coup=coup, payload={"kind": "deal", "card": card})
+        if game == "macao-2":
+            coup = game_coups.game_coup_start(actor=croupier, session=session).coup
+            steps = [{"kind": "deal", "card": c} for c in ("9H", "8S", "5D", "2C")] + [{"kind": "stand"}] * 4
+            for payload in steps:
+                game_coups.game_step_record(actor=croupier, coup=coup, payload=payload)
+            assert GameCoup.objects.get(pk=coup.pk).state == GameCoup.State.SETTLED
     player = Player.objects.filter(house=False).order_by("pk").first()
 
     now = timezone.now()
@@ -240,6 +275,7 @@ def floor(transactional_db) -> dict[str, Any]:
     )
     return {
         "casino": casino,
+        "games": games,
         "clean": clean,
         "flagged": flagged,
         "player": player,
@@ -368,3 +404,6 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
     assert {reverse("review:exports"), reverse("review:report_run", args=[report])} <= visited["accountant"]
     assert reverse("review:report_run_file", args=[report]) in downloads
     assert "/accounts/login/" in visited["anonymous"]
+    # the older games' screen, a coup in play and between coups, for the croupier and the pit boss
+    game_pages = {reverse("floor:game", args=[t.pk]) for t in floor["games"].values()}
+    assert game_pages <= visited["croupier"] and game_pages <= visited["pitboss"]

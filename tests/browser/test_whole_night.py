@@ -597,7 +597,7 @@ def _the_morning_after(croupier: Croupier, cashier: Screen, night: Ledger) -> No
             .order_by("shoe__number", "number")
             .values_list("state", flat=True)
         )
-        for t in Table.objects.all()
+        for t in Table.objects.filter(game=Table.Game.CHEMIN_DE_FER)  # the older games: their own night
     }
     assert {slug: len(states) for slug, states in by_table.items()} == dict.fromkeys(
         ("casino", "classic", "club", "home"), COUPS_PER_TABLE

@@ -15,11 +15,26 @@ from audit.selectors import audit_chains_verify
 from cage.selectors import player_balances
 from ledger.models import Account, Transaction
 from ledger.selectors import ledger_drift, trial_balance
+from tables import services
 from tables.management.commands.load_demo import DEMO_BUY_IN
-from tables.models import Casino, CroupierAssignment, Player, Table
+from tables.models import Casino, CroupierAssignment, GameCoup, Player, Table
 from tables.selectors import assignments_current, croupier_tables, user_roles
+from tables.services import game_coups
 
 pytestmark = pytest.mark.django_db
+
+#: the demo's tables: one per built-in profile (chemin de fer), one per older game
+ALL_TABLES = sorted(
+    [
+        "Casino table",
+        "Classic table",
+        "Club table",
+        "Home table",
+        "Macao 1",
+        "Landsknecht 1",
+        "Old baccarat 1",
+    ]
+)
 
 
 def load() -> str:
@@ -36,9 +51,9 @@ def test_load_demo_is_idempotent_and_audited() -> None:
         Player.objects.count(),
         AuditEvent.objects.count(),
     )
-    # 17 for the floor and the staff (the croupier's shift at each of the four tables), 1 for the
+    # 23 for the floor and the staff (the croupier's shift at each of the seven tables), 1 for the
     # cashier, 9 for the buy-ins (the cage's account, and per player his account and his buy-in)
-    assert counts == (1, 4, 4, 27)
+    assert counts == (1, 7, 4, 33)
     buy_ins = Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count()
     assert load() == first
     assert Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count() == buy_ins == 4
@@ -66,8 +81,10 @@ def test_load_demo_users_roles_passwords_and_shift() -> None:
         assert f"{username:<11} {password:<16}" in out
     assert User.objects.get(username="admin").is_superuser
     shifts = assignments_current(user=User.objects.get(username="croupier"))
-    assert sorted(s.table.profile.slug for s in shifts) == ["casino", "classic", "club", "home"]
-    assert sorted(Table.objects.values_list("profile__slug", flat=True)) == [
+    assert sorted(s.table.name for s in shifts) == ALL_TABLES
+    assert sorted(
+        Table.objects.filter(game=Table.Game.CHEMIN_DE_FER).values_list("profile__slug", flat=True)
+    ) == [
         "casino",
         "classic",
         "club",
@@ -108,7 +125,10 @@ def test_load_demo_refuses_with_debug_off() -> None:
 def test_load_demo_casino_table_may_be_banked_by_the_house_and_auctions_a_passed_bank() -> None:
     """RULES.md §2 and §7: the two table settings are on at the demo's casino table only."""
     load()
-    settings = {t.profile.slug: (t.house_bank, t.passed_bank_auction) for t in Table.objects.all()}
+    settings = {
+        t.profile.slug: (t.house_bank, t.passed_bank_auction)
+        for t in Table.objects.filter(game=Table.Game.CHEMIN_DE_FER)
+    }
     assert settings == {
         "casino": (True, True),
         "classic": (False, False),
@@ -122,14 +142,45 @@ def test_load_demo_puts_the_croupier_on_shift_at_every_demo_table() -> None:
     run adds no assignment; an assignment missing (say one table's was ended) is added back."""
     load()
     croupier = get_user_model().objects.get(username="croupier")
-    assert sorted(table_names(croupier)) == ["Casino table", "Classic table", "Club table", "Home table"]
+    assert sorted(table_names(croupier)) == ALL_TABLES
     load()
-    assert CroupierAssignment.objects.filter(user=croupier).count() == 4
+    assert CroupierAssignment.objects.filter(user=croupier).count() == 7
     CroupierAssignment.objects.filter(user=croupier, table__name="Club table").delete()
     load()
-    assert sorted(table_names(croupier)) == ["Casino table", "Classic table", "Club table", "Home table"]
-    assert AuditEvent.objects.filter(action="tables.croupierassignment.create").count() == 5
+    assert sorted(table_names(croupier)) == ALL_TABLES
+    assert AuditEvent.objects.filter(action="tables.croupierassignment.create").count() == 8
 
 
 def table_names(user: Any) -> list[str]:
     return [t.name for t in croupier_tables(user=user)]
+
+
+def test_load_demo_has_a_table_of_each_older_game_a_coup_can_start_at() -> None:
+    """A newcomer plays a coup of each older game from the browser: the table exists with its
+    house settings, the croupier is on shift there, and once he opens it and seats two demo players
+    (who hold chips) a coup starts (Landsknecht's fund dues collected first)."""
+    load()
+    games = {
+        t.name: (t.game, t.game_settings, t.seat_count)
+        for t in Table.objects.exclude(game=Table.Game.CHEMIN_DE_FER)
+    }
+    assert games == {
+        "Macao 1": ("macao", {"unit": 10}, 9),
+        "Landsknecht 1": ("landsknecht", {"min_stake": 10, "fund_due": 10}, 9),
+        "Old baccarat 1": ("old-baccarat", {"min_stake": 10}, 9),
+    }
+    croupier = get_user_model().objects.get(username="croupier")
+    players = list(Player.objects.order_by("pk")[:2])
+    for table in Table.objects.exclude(game=Table.Game.CHEMIN_DE_FER).order_by("pk"):
+        session = services.table_session_open(actor=croupier, table=table)
+        for number, player in enumerate(players, start=1):
+            services.seat_take(actor=croupier, session=session, player=player, number=number)
+        if table.game == Table.Game.LANDSKNECHT:
+            game_coups.game_fund_collect(actor=croupier, session=session)
+        coup = game_coups.game_coup_start(actor=croupier, session=session).coup
+        assert (coup.game, coup.banker) == (table.game, players[0])
+    assert sorted(GameCoup.objects.values_list("table__name", flat=True)) == [
+        "Landsknecht 1",
+        "Macao 1",
+        "Old baccarat 1",
+    ]

@@ -1,6 +1,7 @@
 """``python manage.py load_demo``: a small demo casino for local use. Idempotent.
 
-Creates (only what is missing) one casino, one table per built-in profile, the demo staff with
+Creates (only what is missing) one casino, one table per built-in profile and one per older game
+(Macao, Landsknecht, old baccarat: ``GAME_TABLES``), the demo staff with
 fixed passwords, the croupier's assignment to every demo table for the current shift and a few
 players, each bought in at the cage once (so they can bank and bet straight away). Every write goes
 through the services, so the demo data is audited (and the chips posted to the ledger) like real
@@ -44,6 +45,13 @@ SEATS = {"casino": 12}
 HOUSE_BANK = {"casino"}
 PASSED_BANK_AUCTION = {"casino"}
 SHIFT = dt.timedelta(hours=8)
+#: the older games' demo tables (docs/games/): name → (game, house settings); they take the classic
+#: profile, whose rules they do not use (a table has a profile), and 9 seats
+GAME_TABLES: dict[str, tuple[str, dict[str, Any]]] = {
+    "Macao 1": (Table.Game.MACAO, {"unit": 10}),
+    "Landsknecht 1": (Table.Game.LANDSKNECHT, {"min_stake": 10, "fund_due": 10}),
+    "Old baccarat 1": (Table.Game.OLD_BACCARAT, {"min_stake": 10}),
+}
 
 
 class Command(BaseCommand):
@@ -89,6 +97,17 @@ class Command(BaseCommand):
                 house_bank=profile.slug in HOUSE_BANK,
                 passed_bank_auction=profile.slug in PASSED_BANK_AUCTION,
             )
+        classic = next(p for p in builtin_profiles() if p.slug == "classic")
+        for name, (game, game_settings) in GAME_TABLES.items():
+            tables[game] = Table.objects.filter(casino=casino, name=name).first() or services.table_create(
+                actor=system,
+                casino=casino,
+                name=name,
+                profile=classic,
+                seat_count=9,
+                game=game,
+                game_settings=game_settings,
+            )
         for display_name, membership in DEMO_PLAYERS:
             if not Player.objects.filter(casino=casino, display_name=display_name).exists():
                 services.player_create(
@@ -101,7 +120,7 @@ class Command(BaseCommand):
             cage_buy_in(actor=system, casino=casino, player=player, amount=DEMO_BUY_IN, key=key)
         # The demo croupier is on shift at every demo table: a newcomer plays each profile from
         # "my table" without an administrator's assignment first (a real floor assigns one table
-        # per croupier; the demo has one croupier for four tables).
+        # per croupier; the demo has one croupier for all its tables).
         croupier = User.objects.get(username="croupier")
         covered = {a.table_id for a in assignments_current(user=croupier)}
         start = timezone.now().replace(minute=0, second=0, microsecond=0)

@@ -1,0 +1,272 @@
+"""The croupier's screen for the older games (tables.views.games): one screen for Macao,
+Landsknecht and old baccarat, driven by the coup's next steps; refusals shown, nothing written."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.test import Client
+from django.urls import reverse
+
+from audit.models import AuditEvent
+from tables import services
+from tables.models import GameCoup, GameStep, Seat, Shoe, Table
+from tables.services import game_coups as svc
+
+pytestmark = pytest.mark.django_db
+
+HTMX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
+
+
+def _client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def as_croupier(croupier) -> Client:
+    return _client(croupier)
+
+
+def game_url(table: Table, name: str = "game", *args: Any) -> str:
+    return reverse(f"floor:{name}", args=[table.pk, *args])
+
+
+def step(client: Client, coup: GameCoup, **data: Any) -> Any:
+    coup.refresh_from_db()
+    data.setdefault("expected_steps", coup.step_count)
+    return client.post(game_url(coup.table, "game_step", coup.pk), data, **HTMX)
+
+
+def test_the_croupiers_table_page_sends_an_older_games_table_to_its_screen(game_table, as_croupier):
+    table, _session, players = game_table("macao", players=3)
+    answer = as_croupier.get(reverse("floor:table", args=[table.pk]))
+    assert answer.status_code == 302 and answer["Location"] == game_url(table)
+    page = as_croupier.get(game_url(table))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert 'data-testid="game-title">Macao<' in html
+    assert f'data-testid="proposed-banker">{players[0].display_name}<' in html
+    assert 'data-testid="start-coup"' in html
+
+
+def test_the_game_screen_of_a_chemin_de_fer_table_is_its_own_page(table, as_croupier):
+    answer = as_croupier.get(game_url(table))
+    assert answer.status_code == 302 and answer["Location"] == reverse("floor:table", args=[table.pk])
+
+
+def test_a_macao_coup_is_started_and_stepped_from_the_screen(game_table, as_croupier):
+    table, _session, players = game_table("macao", players=2)
+    answer = as_croupier.post(game_url(table, "game_start"), {"banker": players[1].pk}, **HTMX)
+    assert answer.status_code == 200
+    coup = GameCoup.objects.get(table=table)
+    assert coup.banker == players[1]
+    html = answer.content.decode()
+    # the deal's card picker: every card the shoe can hold is a button, sent with the step count
+    assert f'data-testid="step-deal-player-{players[0].pk}"' in html
+    assert re.search(r'name="card" value="9H" class="card-btn red" aria-label="9♥" data-card="9H">', html)
+    assert 'name="expected_steps" value="0"' in html
+    assert (
+        step(as_croupier, coup, kind="deal", player=svc.player_key(players[0]), card="9H").status_code == 200
+    )
+    # the card typed on the keyboard, as a croupier types it
+    answer = step(as_croupier, coup, kind="deal", player=svc.player_key(players[1]), typed="10d")
+    assert answer.status_code == 200
+    assert list(GameStep.objects.filter(coup=coup).order_by("index").values_list("payload", flat=True)) == [
+        {"kind": "deal", "player": svc.player_key(players[0]), "card": "9H"},
+        {"kind": "deal", "player": svc.player_key(players[1]), "card": "TD"},
+    ]
+    html = answer.content.decode()
+    assert f'data-testid="step-stand-player-{players[0].pk}"' in html
+    assert 'data-testid="history-2"' in html
+
+
+def test_a_stale_screen_gets_a_409_with_the_coup_as_it_stands_and_nothing_written(
+    game_table, as_croupier, croupier
+):
+    _table, session, _players = game_table("macao", players=2)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    svc.game_step_record(actor=croupier, coup=coup, payload={"kind": "deal", "card": "2H"})
+    answer = as_croupier.post(
+        game_url(coup.table, "game_step", coup.pk),
+        {"expected_steps": 0, "kind": "deal", "card": "3H"},
+        **HTMX,
+    )
+    assert answer.status_code == 409
+    assert "Another tablet moved this coup on" in answer.content.decode()
+    assert 'name="expected_steps" value="1"' in answer.content.decode()
+    assert GameStep.objects.filter(coup=coup).count() == 1
+    # the void too: a stale screen voids nothing
+    answer = as_croupier.post(
+        game_url(coup.table, "game_void", coup.pk), {"expected_steps": 0, "reason": "misdeal"}, **HTMX
+    )
+    assert answer.status_code == 409
+    coup.refresh_from_db()
+    assert coup.state == GameCoup.State.OPEN
+
+
+def test_an_illegal_step_is_shown_and_nothing_written(game_table, as_croupier, croupier):
+    _table, session, _players = game_table("macao", players=2)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    events = AuditEvent.objects.count()
+    answer = step(as_croupier, coup, kind="stand")
+    assert answer.status_code == 400
+    assert "Every player gets his first card" in answer.content.decode()
+    dealt_to = coup.seating["punters"][0]  # the first card goes to the first punter
+    answer = step(as_croupier, coup, kind="deal", player=dealt_to, typed="1X")
+    html = answer.content.decode()
+    # shown beneath the control that sent it
+    assert answer.status_code == 400
+    assert html.index(f'data-testid="step-deal-{dealt_to}"') < html.index('data-testid="error"')
+    answer = step(as_croupier, coup, kind="deal", typed="")
+    assert answer.status_code == 400 and "Tap a card" in answer.content.decode()
+    answer = as_croupier.post(game_url(coup.table, "game_step", coup.pk), {"kind": "stand"}, **HTMX)
+    assert answer.status_code == 400 and "reload it" in answer.content.decode()
+    assert GameStep.objects.filter(coup=coup).count() == 0
+    assert AuditEvent.objects.count() == events
+
+
+def test_void_needs_a_reason(game_table, as_croupier, croupier):
+    _table, session, _players = game_table("macao", players=2)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    url = game_url(coup.table, "game_void", coup.pk)
+    answer = as_croupier.post(url, {"expected_steps": 0, "reason": " "}, **HTMX)
+    assert answer.status_code == 400 and "Say why the coup is void." in answer.content.decode()
+    coup.refresh_from_db()
+    assert coup.state == GameCoup.State.OPEN
+    answer = as_croupier.post(url, {"expected_steps": 0, "reason": "a player was called away"}, **HTMX)
+    assert answer.status_code == 200
+    coup.refresh_from_db()
+    assert (coup.state, coup.void_reason) == (GameCoup.State.VOID, "a player was called away")
+    assert 'data-testid="start-coup"' in answer.content.decode()
+
+
+def test_landsknecht_collects_the_fund_dues_from_the_screen_then_stakes_and_covers(game_table, as_croupier):
+    table, _session, players = game_table("landsknecht", players=3)
+    html = as_croupier.get(game_url(table)).content.decode()
+    assert 'data-testid="collect-dues"' in html and 'data-testid="fund-balance">0<' in html
+    answer = as_croupier.post(game_url(table, "game_start"), {}, **HTMX)
+    assert answer.status_code == 400 and "collect them first" in answer.content.decode()
+    answer = as_croupier.post(game_url(table, "game_fund"), {}, **HTMX)
+    assert answer.status_code == 200 and 'data-testid="fund-balance">30<' in answer.content.decode()
+    assert svc.fund_balance(table) == 30
+    answer = as_croupier.post(game_url(table, "game_start"), {}, **HTMX)
+    coup = GameCoup.objects.get(table=table)
+    html = answer.content.decode()
+    assert f'data-testid="step-stake-player-{players[0].pk}"' in html
+    assert re.search(r'type="number" name="amount"[^>]* min="10"', html)
+    # a quick amount button wins over the typed field
+    assert step(as_croupier, coup, kind="stake", amount="", quick_amount="40").status_code == 200
+    answer = step(as_croupier, coup, kind="cover", player=svc.player_key(players[1]), amount="25")
+    assert answer.status_code == 200
+    answer = step(as_croupier, coup, kind="cover", player=svc.player_key(players[2]), amount="abc")
+    assert answer.status_code == 400 and "whole number of chips" in answer.content.decode()
+    payloads = list(GameStep.objects.filter(coup=coup).order_by("index").values_list("payload", flat=True))
+    assert payloads == [
+        {"kind": "stake", "amount": 40},
+        {"kind": "cover", "player": svc.player_key(players[1]), "amount": 25},
+    ]
+
+
+def test_old_baccarat_choices_and_cut_are_buttons(game_table, as_croupier, croupier):
+    table, session, players = game_table("old-baccarat", players=3)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    html = as_croupier.get(game_url(table)).content.decode()
+    for p in players[1:]:
+        assert f'data-testid="step-stake-player-{p.pk}"' in html
+    assert 'data-testid="void-open"' in html
+    assert (
+        step(as_croupier, coup, kind="stake", player=svc.player_key(players[1]), amount="20").status_code
+        == 200
+    )
+
+
+def test_chemin_de_fer_actions_are_refused_at_an_older_games_table(game_table, as_croupier):
+    table, _session, _players = game_table("macao", players=2)
+    answer = as_croupier.post(reverse("floor:shoe_start", args=[table.pk]), {"decks": 6}, **HTMX)
+    assert answer.status_code == 400
+    assert "this is a chemin de fer action" in answer.content.decode()
+    assert 'id="game-body"' in answer.content.decode()
+    assert not Shoe.objects.filter(session__table=table).exists()
+
+
+def test_the_game_actions_are_refused_at_a_chemin_de_fer_table(table, croupier, as_croupier):
+    services.table_session_open(actor=croupier, table=table)
+    answer = as_croupier.post(game_url(table, "game_start"), {}, **HTMX)
+    assert answer.status_code == 400
+    assert not GameCoup.objects.exists()
+
+
+def test_seats_are_taken_and_left_through_the_floors_views(game_table, as_croupier):
+    table, session, players = game_table("macao", players=2)
+    answer = as_croupier.post(
+        reverse("floor:seat_take", args=[table.pk]), {"number": 5, "new_name": "Mme Tessier"}, **HTMX
+    )
+    assert answer.status_code == 200 and 'id="game-body"' in answer.content.decode()
+    assert Seat.objects.filter(session=session, number=5, player__display_name="Mme Tessier").exists()
+    seat = Seat.objects.get(session=session, player=players[0])
+    answer = as_croupier.post(reverse("floor:seat_leave", args=[table.pk, seat.pk]), {}, **HTMX)
+    assert answer.status_code == 200
+    seat.refresh_from_db()
+    assert seat.left_at is not None
+
+
+def test_closing_the_session_with_a_game_coup_open_is_refused(game_table, as_croupier, croupier):
+    table, session, _players = game_table("macao", players=2)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    with pytest.raises(ValidationError, match="finish or void it before closing the table"):
+        services.table_session_close(actor=croupier, session=session)
+    answer = as_croupier.post(reverse("floor:session_close", args=[table.pk]), {"reason": ""}, **HTMX)
+    assert answer.status_code == 400
+    assert "finish or void it before closing the table" in answer.content.decode()
+    session.refresh_from_db()
+    assert session.closed_at is None
+    svc.game_coup_void(actor=croupier, coup=coup, reason="the table closes")
+    services.table_session_close(actor=croupier, session=session)
+    session.refresh_from_db()
+    assert session.closed_at is not None
+
+
+def test_others_may_read_but_not_play(game_table, croupier, pit_boss, outsider):
+    table, session, _players = game_table("macao", players=2)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    boss = _client(pit_boss)
+    html = boss.get(game_url(table)).content.decode()
+    assert 'data-testid="read-only"' in html and 'data-testid="game-controls"' not in html
+    assert step(boss, coup, kind="deal", card="9H").status_code == 403
+    assert _client(outsider).get(game_url(table)).status_code == 403
+    assert step(_client(outsider), coup, kind="deal", card="9H").status_code == 403
+    assert GameStep.objects.filter(coup=coup).count() == 0
+    # a pit boss may void it, with a reason
+    answer = boss.post(
+        game_url(table, "game_void", coup.pk), {"expected_steps": 0, "reason": "dispute"}, **HTMX
+    )
+    assert answer.status_code == 200
+    coup.refresh_from_db()
+    assert coup.state == GameCoup.State.VOID
+
+
+def test_between_coups_the_last_coup_s_payments_are_shown(game_table, as_croupier, croupier):
+    table, session, players = game_table("macao", players=3)
+    a, b, c = players
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    for payload in (
+        {"kind": "deal", "card": "9H"},
+        {"kind": "deal", "card": "8S"},
+        {"kind": "deal", "card": "5D"},
+        {"kind": "stand"},
+        {"kind": "stand"},
+        {"kind": "stand"},
+    ):
+        svc.game_step_record(actor=croupier, coup=coup, payload=payload)
+    html = as_croupier.get(game_url(table)).content.decode()
+    # b's 9 is paid 3 units, c's 8 two units: the banker pays 50 (as in test_game_coups)
+    net = re.search(r'data-testid="last-net">(.*?)</p>', html, re.S)
+    assert net is not None
+    text = re.sub(r"<[^>]+>", "", net.group(1))
+    assert text == (f"Coup 1 paid: {b.display_name} +30 · {c.display_name} +20 · {a.display_name} -50")
+    assert 'data-testid="recent-1"' in html and "the punters win" in html
