@@ -41,5 +41,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("<int:table_id>/game/start/", g.game_start, name="game_start"),
     path("<int:table_id>/game/fund/", g.game_fund, name="game_fund"),
     path("<int:table_id>/game/coups/<int:coup_id>/step/", g.game_step, name="game_step"),
+    path("<int:table_id>/game/coups/<int:coup_id>/undo/", g.game_undo, name="game_undo"),
     path("<int:table_id>/game/coups/<int:coup_id>/void/", g.game_void, name="game_void"),
 ]

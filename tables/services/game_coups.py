@@ -321,6 +321,29 @@ def _append_step(
     return step
 
 
+def _player_checked(
+    play: GamePlay[Any, Any], state: Any, payload: Mapping[str, Any], players: Mapping[str, Player]
+) -> Mapping[str, Any]:
+    """A step that names its player (a screen sends the player of the control it came from) names
+    the one the game expects: a card dealt to the wrong seat is refused, not recorded under a
+    name the machine ignores; where the machine itself knows who (a Landsknecht card), the name
+    is dropped."""
+    who = payload.get("player")
+    if who is None:
+        return payload
+    offered = {o.player for o in play.options(state) if o.kind == payload.get("kind")}
+    if offered == {None}:
+        return {k: v for k, v in payload.items() if k != "player"}
+    if offered and who not in offered:
+        def name(key: object) -> str:
+            player = players.get(str(key))
+            return player.display_name if player is not None else str(key)
+
+        expected = " or ".join(sorted(name(k) for k in offered))
+        raise ValidationError(f"This {payload.get('kind')} is not {name(who)}'s now but {expected}'s.")
+    return payload
+
+
 @transaction.atomic
 def game_step_record(
     *,
@@ -344,11 +367,12 @@ def game_step_record(
     play = game_play.play_for(coup.game)
     steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
     before = coup_state(coup, steps)
+    players = _players([coup.seating["banker"], *coup.seating["punters"]], table.casino_id)
+    payload = _player_checked(play, before, payload, players)
     try:
         state = play.step(before, payload)
     except StepRefused as exc:
         raise ValidationError(str(exc)) from None
-    players = _players([coup.seating["banker"], *coup.seating["punters"]], table.casino_id)
     _check_exposure(play, state, players, table.casino)
     clean = {k: v for k, v in payload.items() if k in ("kind", "player", "card", "amount", "decision")}
     step = _append_step(

@@ -57,6 +57,7 @@ KIND_LABELS = {
     "card": gettext_noop("Card"),
     "decide": gettext_noop("Decide"),
     "cut": gettext_noop("Cut"),
+    "undo": gettext_noop("Taken back"),
 }
 CHOICE_LABELS = {"take": gettext_noop("Take the pot"), "again": gettext_noop("Play again")}
 OUTCOME_LABELS = {
@@ -80,7 +81,7 @@ SHOWN_AS_SAID = (
     gettext_noop("Void"),
 )
 #: the controls whose refusals the panel shows next to them; any other shows on top
-SHOWN_HERE = {"session", "seat", "seating", "game", "void"}
+SHOWN_HERE = {"session", "seat", "seating", "game", "void", "undo"}
 
 
 @dataclass
@@ -155,6 +156,10 @@ def _step_text(view: GameCoupView, payload: dict[str, Any]) -> str:
         parts.append(str(payload["amount"]))
     if payload.get("decision"):
         parts.append(_label(CHOICE_LABELS, str(payload["decision"])))
+    if payload.get("kind") == "undo" and isinstance(payload.get("of"), dict):
+        parts.append(_step_text(view, payload["of"]))  # what was taken back
+    if payload.get("reason"):
+        parts.append(str(payload["reason"]))
     return " · ".join(parts)
 
 
@@ -174,7 +179,12 @@ def _coup_context(view: GameCoupView) -> dict[str, Any]:
         "cards": [card_face(c) for c in view.cards],
         "exposure": [(name(k), v) for k, v in sorted(view.exposure.items(), key=lambda kv: name(kv[0]))],
         "history": [
-            {"index": s["index"], "text": _step_text(view, s["payload"]), "actor": s["actor"]}
+            {
+                "index": s["index"],
+                "text": _step_text(view, s["payload"]),
+                "actor": s["actor"],
+                "undone": s["undone"],
+            }
             for s in view.steps
         ],
         "controls": controls(view),
@@ -282,9 +292,12 @@ def game_page(request: AuthenticatedHttpRequest, table_id: int) -> HttpResponse:
 
 # ---------------------------------------------------------------------------------- writing
 def _where(request: AuthenticatedHttpRequest, void: bool) -> str:
-    """The control a POST came from: the void form, a step's (its kind and player), or the panel's top."""
+    """The control a POST came from: the void form, the undo button, a step's (its kind and
+    player), or the panel's top."""
     if void:
         return "void"
+    if request.POST.get("undo"):
+        return "undo"
     kind = str(request.POST.get("kind", ""))
     return step_where(kind, str(request.POST.get("player", ""))) if kind else "game"
 
@@ -379,6 +392,13 @@ def game_step(request: AuthenticatedHttpRequest, table: Table, coup_id: int) -> 
     coup = _open_coup(table, coup_id)
     payload = step_payload(request.POST)
     svc.game_step_record(actor=request.user, coup=coup, payload=payload, expected_steps=expected)
+
+
+@game_action()
+def game_undo(request: AuthenticatedHttpRequest, table: Table, coup_id: int) -> None:
+    expected = _expected_steps(request.POST)
+    coup = _open_coup(table, coup_id)
+    svc.game_step_undo(actor=request.user, coup=coup, expected_steps=expected)
 
 
 @game_action(void=True)

@@ -270,3 +270,40 @@ def test_between_coups_the_last_coup_s_payments_are_shown(game_table, as_croupie
     text = re.sub(r"<[^>]+>", "", net.group(1))
     assert text == (f"Coup 1 paid: {b.display_name} +30 · {c.display_name} +20 · {a.display_name} -50")
     assert 'data-testid="recent-1"' in html and "the punters win" in html
+
+
+def test_a_mistyped_card_is_taken_back_from_the_screen(game_table, as_croupier, croupier):
+    table, session, players = game_table("macao", players=2)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    assert 'data-testid="undo"' not in as_croupier.get(game_url(table)).content.decode()
+    step(as_croupier, coup, kind="deal", player=svc.player_key(players[1]), card="7C")
+    html = as_croupier.get(game_url(table)).content.decode()
+    assert 'data-testid="undo"' in html
+    answer = as_croupier.post(
+        game_url(table, "game_undo", coup.pk), {"expected_steps": 1, "undo": "1"}, **HTMX
+    )
+    assert answer.status_code == 200
+    html = answer.content.decode()
+    assert 'data-testid="history-1" class="step-superseded"><span class="step-no">1</span><del>' in html
+    assert 'data-testid="history-2" class="step-superseded"' in html
+    # the same card may be dealt again: the deal starts over
+    assert re.search(r'name="card" value="7C" class="card-btn" aria-label="7♣" data-card="7C">', html)
+    coup.refresh_from_db()
+    assert coup.step_count == 2
+    # a stale take-back is refused, nothing written
+    answer = as_croupier.post(
+        game_url(table, "game_undo", coup.pk), {"expected_steps": 1, "undo": "1"}, **HTMX
+    )
+    assert answer.status_code == 409
+    assert GameStep.objects.filter(coup=coup).count() == 2
+
+
+def test_a_card_for_the_wrong_seat_is_refused(game_table, as_croupier, croupier):
+    _table, session, players = game_table("macao", players=3)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    answer = step(as_croupier, coup, kind="deal", player=svc.player_key(players[2]), card="7C")
+    assert answer.status_code == 400
+    assert f"This deal is not {players[2].display_name}&#x27;s now but {players[1].display_name}&#x27;s." in (
+        answer.content.decode()
+    )
+    assert GameStep.objects.filter(coup=coup).count() == 0
