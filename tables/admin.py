@@ -209,4 +209,5 @@ class GameCoupAdmin(ReadOnlyAdmin):
 @admin.register(m.GameStep)
 class GameStepAdmin(ReadOnlyAdmin):
     list_display = ("coup", "index", "payload", "actor", "created_at")
+    search_fields = ("coup__table__name",)
     list_filter = ("coup__game",)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from core.errors import Conflict
-from tables.models import Coup, CoupState, Shoe, ShoeState
+from tables.models import Coup, CoupState, GameCoup, GameCoupState, Shoe, ShoeState
 
 
 class CoupConflict(Conflict):
@@ -102,3 +102,29 @@ def shoe_transition_check(*, shoe: Shoe, to: ShoeState) -> None:
     if ShoeState(to) not in SHOE_TRANSITIONS[ShoeState(shoe.state)]:
         current = _label(shoe.state)
         raise Conflict(f"This shoe is {current}: it cannot become {_label(to)}.")
+
+
+#: an older game's coup (Macao, Landsknecht, old baccarat): played out and settled at its last
+#: step, or voided before it; both final (nothing to restore: docs/games/at-the-table.md)
+GAME_COUP_TRANSITIONS: dict[GameCoupState, frozenset[GameCoupState]] = {
+    GameCoupState.OPEN: frozenset({GameCoupState.SETTLED, GameCoupState.VOID}),
+    GameCoupState.SETTLED: frozenset(),
+    GameCoupState.VOID: frozenset(),
+}
+
+
+def game_coup_state_change(*, coup: GameCoup, to: GameCoupState, **fields: object) -> None:
+    """Move a game coup (locked by the caller, inside its transaction) to ``to`` with ``fields``
+    (its outcome and record, or its void reason), setting its end time: checked against
+    GAME_COUP_TRANSITIONS and, in the UPDATE itself, against the state it was read in."""
+    current = GameCoupState(coup.state)
+    if GameCoupState(to) not in GAME_COUP_TRANSITIONS[current]:
+        raise CoupConflict(
+            f"Coup {coup.number} is {_label(current)}: it cannot become {_label(to)}.",
+            current_step=coup.step_count,
+        )
+    values = {**fields, "state": to, "ended_at": timezone.now()}
+    if GameCoup.objects.filter(pk=coup.pk, state=current).update(**values) != 1:
+        raise CoupConflict(f"Coup {coup.number} was ended meanwhile.", current_step=coup.step_count)
+    for name, value in values.items():
+        setattr(coup, name, value)

@@ -32,7 +32,7 @@ from audit.services import audit_record
 from core.types import Staff
 from ledger.models import Account, Transaction
 from ledger.services import Posting, account_spec, accounts_by_pk, accounts_lock, posting_find, postings_write
-from tables.lifecycle import CoupConflict
+from tables.lifecycle import CoupConflict, game_coup_state_change
 from tables.models import OLDER_GAMES, GameCoup, GameStep, Player, Seat, Table, TableSession
 from tables.permissions import can_approve, check_croupier_at, is_croupier_at
 from tables.rules import game_play
@@ -335,6 +335,7 @@ def _player_checked(
     if offered == {None}:
         return {k: v for k, v in payload.items() if k != "player"}
     if offered and who not in offered:
+
         def name(key: object) -> str:
             player = players.get(str(key))
             return player.display_name if player is not None else str(key)
@@ -379,7 +380,7 @@ def game_step_record(
         actor=actor, coup=coup, payload=clean, action="tables.game_coup.step", idempotency_key=idempotency_key
     )
     if play.finished(state):
-        _settle(actor=actor, coup=coup, play=play, state=state, players=players, now=step.created_at)
+        _settle(actor=actor, coup=coup, play=play, state=state, players=players)
     return GameCoupResult(coup, state, step)
 
 
@@ -418,7 +419,6 @@ def _settle(
     play: GamePlay[Any, Any],
     state: Any,
     players: Mapping[str, Player],
-    now: Any,
 ) -> None:
     """The finished coup's settlement as postings, its record kept, the offline judge consulted.
 
@@ -474,12 +474,7 @@ def _settle(
         overdraft=overdraft,
     )
     outcome = play.outcome(state)
-    updated = GameCoup.objects.filter(pk=coup.pk, state=GameCoup.State.OPEN).update(
-        state=GameCoup.State.SETTLED, outcome=outcome, record=record, ended_at=now
-    )
-    if updated != 1:
-        raise CoupConflict(f"Coup {coup.number} was ended meanwhile.")
-    coup.state, coup.outcome, coup.record, coup.ended_at = GameCoup.State.SETTLED, outcome, record, now
+    game_coup_state_change(coup=coup, to=GameCoup.State.SETTLED, outcome=outcome, record=record)
     audit_record(
         actor=actor,
         action="tables.game_coup.settle",
@@ -528,11 +523,7 @@ def game_coup_void(
     if not reason:
         raise ValidationError("Say why the coup is void.")
     _require_in_play(coup, expected_steps)
-    now = timezone.now()
-    GameCoup.objects.filter(pk=coup.pk, state=GameCoup.State.OPEN).update(
-        state=GameCoup.State.VOID, void_reason=reason[:300], ended_at=now
-    )
-    coup.state, coup.void_reason, coup.ended_at = GameCoup.State.VOID, reason[:300], now
+    game_coup_state_change(coup=coup, to=GameCoup.State.VOID, void_reason=reason[:300])
     audit_record(
         actor=actor,
         action="tables.game_coup.void",
