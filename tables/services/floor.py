@@ -17,6 +17,7 @@ from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from core.types import Staff
 from tables.models import (
+    OLDER_GAMES,
     BankTurn,
     Coup,
     GameCoup,
@@ -31,6 +32,7 @@ from tables.models import (
 from tables.money import floor as money
 from tables.permissions import check_croupier_at
 from tables.services.banks import bank_turn_end
+from tables.services.game_coups import player_key
 from tables.services.locking import lock_session, require_open
 from tables.services.setup import player_create
 from tables.services.shoes import shoe_close_locked
@@ -162,6 +164,18 @@ def seat_take(*, actor: Staff, session: TableSession, player: Player, number: in
     return seat
 
 
+def _in_open_game_coup(session: TableSession, player_id: int) -> bool:
+    """Whether the player banks or punts in the older game's coup being played at the session
+    (his chips are at risk until it settles; a void ends it too)."""
+    if session.table.game not in OLDER_GAMES:
+        return False
+    coup = GameCoup.objects.filter(session=session, state=GameCoup.State.OPEN).first()
+    if coup is None:
+        return False
+    key = player_key(player_id)
+    return key == coup.seating.get("banker") or key in coup.seating.get("punters", [])
+
+
 @transaction.atomic
 def seat_leave(*, actor: Staff, seat: Seat) -> Seat:
     session = lock_session(seat.session_id)
@@ -171,6 +185,8 @@ def seat_leave(*, actor: Staff, seat: Seat) -> Seat:
         raise ValidationError("This player has already left.")
     if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN, bets__seat=seat).exists():
         raise ValidationError("This player has a bet in the coup being played.")
+    if _in_open_game_coup(session, seat.player_id):
+        raise ValidationError("This player is in the coup being played: finish or void it first.")
     turn = (
         BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True, seat=seat).first()
     )

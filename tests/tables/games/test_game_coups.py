@@ -206,3 +206,21 @@ def test_a_mistyped_card_is_taken_back_and_the_record_stays_append_only(game_tab
     with pytest.raises(CoupConflict):
         svc.game_step_undo(actor=croupier, coup=coup)
     assert _chips(table, players) == [970, 1030]
+
+
+def test_a_player_in_the_coup_being_played_does_not_leave(game_table, croupier):
+    from tables import services
+    from tables.models import Seat
+
+    _table, session, players = game_table("macao", players=3)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    seat = Seat.objects.get(session=session, player=players[1])
+    with pytest.raises(ValidationError, match="finish or void it first"):
+        services.seat_leave(actor=croupier, seat=seat)
+    assert Seat.objects.get(pk=seat.pk).left_at is None
+    svc.game_coup_void(actor=croupier, coup=coup, reason="player called away")
+    services.seat_leave(actor=croupier, seat=seat)
+    assert Seat.objects.get(pk=seat.pk).left_at is not None
+    # the next coup is played by those still seated
+    nxt = svc.game_coup_start(actor=croupier, session=session).coup
+    assert svc.player_key(players[1]) not in [nxt.seating["banker"], *nxt.seating["punters"]]
