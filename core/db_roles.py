@@ -28,6 +28,7 @@ APPEND_ONLY_TABLES: tuple[str, ...] = (
     "tables_coupstep",
     "tables_feehour",
     "tables_feeposting",
+    "tables_gamestep",
     "tables_shoecard",
 )
 
