@@ -6,9 +6,7 @@ On failure both pages are saved as screenshots in test-artifacts/.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,8 +15,7 @@ from django.urls import reverse
 
 from ledger.models import Transaction
 from tables.models import Table
-from tests.browser.test_croupier_flow import ARTIFACTS, CHROMIUM_ARGS, Screen
-from tests.conftest import chromium_path
+from tests.browser.test_croupier_flow import ARTIFACTS, Screen
 from tests.factories import (
     CasinoFactory,
     CroupierAssignmentFactory,
@@ -30,17 +27,6 @@ from tests.factories import (
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as in test_croupier_flow
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ from django.urls import reverse
 
 from ledger import services as ledger
 from tables.models import BankTurn, Bet, Coup, Table
-from tests.conftest import chromium_path
 from tests.factories import (
     CasinoFactory,
     CroupierAssignmentFactory,
@@ -51,19 +49,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 NAMES = ("Alice", "Bruno", "Chloé", "Dmitri")
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are
-    # still synchronous and safe (the live server answers from its own thread).
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -24,9 +24,7 @@ of every page go to var/screenshots/ (gitignored): ``persona-WxH-lang-page.png``
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,8 +46,7 @@ from review.services import alert_acknowledge, alerts_raise
 from tables import services
 from tables.models import Coup, GameCoup, Player, Table
 from tables.services import game_coups
-from tests.browser.test_croupier_flow import CHROMIUM_ARGS, PASSWORD
-from tests.conftest import chromium_path
+from tests.browser.test_croupier_flow import PASSWORD
 from tests.factories import (
     CasinoFactory,
     CroupierAssignmentFactory,
@@ -282,17 +279,6 @@ def floor(transactional_db) -> dict[str, Any]:
         "report": report,
         "waiting_report": waiting,
     }
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as in test_croupier_flow
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def _login(context: Any, base: str, username: str) -> None:

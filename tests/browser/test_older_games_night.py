@@ -17,11 +17,9 @@ are timed (``-s`` prints them). On failure the page is saved in test-artifacts/.
 from __future__ import annotations
 
 import io
-import os
 import random
 import time
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -36,8 +34,7 @@ from ledger.selectors import ledger_drift, trial_balance
 from tables.management.commands.load_demo import DEMO_STAFF, GAME_TABLES
 from tables.models import GameCoup, Player, Table
 from tables.rules.game_play import play_for
-from tests.browser.test_croupier_flow import ARTIFACTS, CHROMIUM_ARGS
-from tests.conftest import chromium_path
+from tests.browser.test_croupier_flow import ARTIFACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -70,22 +67,6 @@ CONTROLS_JS = """() => {
         choices: [...f.querySelectorAll('button[data-choice]')].map(b => b.dataset.choice),
     }))};
 }"""
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as in test_croupier_flow
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def demo(transactional_db) -> None:
-    call_command("load_demo", "--force", stdout=io.StringIO())
 
 
 class Shoe:

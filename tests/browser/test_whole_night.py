@@ -23,11 +23,9 @@ ledger's balance and the audit chain. On failure every page is saved in test-art
 from __future__ import annotations
 
 import io
-import os
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,8 +39,7 @@ from cage.selectors import player_balances
 from ledger.selectors import ledger_drift, trial_balance
 from tables.management.commands.load_demo import DEMO_BUY_IN, DEMO_STAFF
 from tables.models import Bet, Coup, CoupStep, Player, Table
-from tests.browser.test_croupier_flow import ARTIFACTS, CHROMIUM_ARGS, Screen
-from tests.conftest import chromium_path
+from tests.browser.test_croupier_flow import ARTIFACTS, Screen
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -54,22 +51,6 @@ SUITS = "SHDC"
 
 def value(rank: str) -> int:
     return 0 if rank in "TJQK" else RANKS.index(rank) + 1
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as in test_croupier_flow
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def demo(transactional_db) -> None:
-    call_command("load_demo", "--force", stdout=io.StringIO())
 
 
 class Shoe:
