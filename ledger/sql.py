@@ -64,6 +64,21 @@ def model_instances(model: type[_M], fields: Sequence[str], rows: Iterable[Seque
     return out
 
 
+def lock_clause(*of: str) -> str:
+    """The row-locking clause that ends a hand-written ``SELECT`` on this database: ``FOR UPDATE
+    OF`` the aliases ``of`` (every row joined when none), or nothing on SQLite, which has no row
+    locks. Nothing is lost there: ``make run``'s SQLite begins every transaction IMMEDIATE
+    (casino/settings/base.py), so the transaction that reads already holds the database's one
+    write lock, a stronger lock than the rows'. Every hand-written locking statement ends in this
+    (tables/sql.py, ``accounts_lock`` below), so none is PostgreSQL-only by accident."""
+    features = connection.features
+    if not features.has_select_for_update:
+        return ""
+    if of and features.has_select_for_update_of:
+        return " FOR UPDATE OF " + ", ".join(of)
+    return " FOR UPDATE"
+
+
 def rows_fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -116,10 +131,9 @@ def accounts_lock(
             params.append(kind)
     if not conditions:
         return []
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite: the db lock
     sql = (
         f"SELECT {model_columns(Account)} FROM ledger_account WHERE casino_id = %s "
-        f"AND ({' OR '.join(conditions)}) ORDER BY id{lock}"
+        f"AND ({' OR '.join(conditions)}) ORDER BY id{lock_clause()}"
     )
     return model_instances(Account, _ACCOUNT, rows_fetch(sql, params))
 

@@ -4,18 +4,23 @@
 They were ORM queries, and Django spent more CPU building and compiling them than PostgreSQL
 spent answering them — per step, more than the rules engine, the rendering and the audit event
 together (docs/benchmarks.md, "Many tables at once"). Each is the query its ORM form sent,
-written out once per process: the same rows, the same locks (``FOR UPDATE OF`` the one row meant,
-in the one lock order of tables/services/locking.py). Written with ledger/sql.py's helpers and
+written out once per process and database: the same rows, the same locks (PostgreSQL's ``FOR
+UPDATE OF`` the one row meant, in the one lock order of tables/services/locking.py; SQLite's
+database lock, ledger.sql.lock_clause), every identifier quoted as the ORM quotes it (``index``
+is a keyword of SQLite's). Written with ledger/sql.py's helpers and
 under its rules: every value a bound parameter, rows turned into model instances with the ORM's
 own converters, every field of each model read (nothing deferred).
 """
 
 from __future__ import annotations
 
+import functools
+
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import Model
 
-from ledger.sql import model_fields, model_instances, rows_fetch
+from ledger.sql import lock_clause, model_fields, model_instances, rows_fetch
 from tables.models import BankTurn, Casino, Coup, CoupStep, RuleProfile, Seat, Shoe, Table
 
 
@@ -32,42 +37,52 @@ _TABLE, _PROFILE, _CASINO = model_fields(Table), model_fields(RuleProfile), mode
 _SHOE, _COUP, _TURN, _SEAT = (model_fields(m) for m in (Shoe, Coup, BankTurn, Seat))
 _STEP, _USER = model_fields(CoupStep), model_fields(_User)
 
-_TABLE_LOCK_SQL = f"""
+@functools.cache
+def _lock_sql(vendor: str) -> dict[str, str]:
+    """The locking statements for the database ``vendor`` (built once per process and database:
+    the locking clause is ledger.sql.lock_clause's, nothing on SQLite)."""
+    del vendor  # the cache key: lock_clause reads the same connection's features
+    return {
+        "table": f"""
     SELECT {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)}
       FROM {_table(Table)} t
       JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
       JOIN {_table(Casino)} k ON k.id = t.casino_id
-     WHERE t.id = %s
-       FOR UPDATE OF t
-"""
-# the coup's place and its table's lock in one statement (one round trip less on every step): the
-# table found by a sub-select (planned on its own, so no five-table join to plan), the shoe's id
-# read beside it; nothing but the table row locked, as table_lock does
-_COUP_TABLE_LOCK_SQL = f"""
+     WHERE t.id = %s{lock_clause("t")}
+""",
+        # the coup's place and its table's lock in one statement (one round trip less on every
+        # step): the table found by a sub-select (planned on its own, so no five-table join to
+        # plan), the shoe's id read beside it; nothing but the table row locked, as table_lock does
+        "coup_table": f"""
     SELECT (SELECT c.shoe_id FROM {_table(Coup)} c WHERE c.id = %s),
            {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)}
       FROM {_table(Table)} t
       JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
       JOIN {_table(Casino)} k ON k.id = t.casino_id
      WHERE t.id = (SELECT s.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id
-                    WHERE c.id = %s)
-       FOR UPDATE OF t
-"""
-_SHOE_LOCK_SQL = f"SELECT {_columns('s', Shoe)} FROM {_table(Shoe)} s WHERE s.id = %s FOR UPDATE"
-_COUP_LOCK_SQL = f"""
+                    WHERE c.id = %s){lock_clause("t")}
+""",
+        "shoe": f"SELECT {_columns('s', Shoe)} FROM {_table(Shoe)} s WHERE s.id = %s{lock_clause()}",
+        "coup": f"""
     SELECT {_columns("c", Coup)}, {_columns("b", BankTurn)}, {_columns("e", Seat)}
       FROM {_table(Coup)} c
       JOIN {_table(BankTurn)} b ON b.id = c.bank_turn_id
       LEFT JOIN {_table(Seat)} e ON e.id = b.seat_id
-     WHERE c.id = %s
-       FOR UPDATE OF c
-"""
+     WHERE c.id = %s{lock_clause("c")}
+""",
+    }
+
+
+def _locking(name: str) -> str:
+    return _lock_sql(connection.vendor)[name]
+
+
 _STEPS_SQL = f"""
     SELECT {_columns("s", CoupStep)}, {_columns("u", _User)}
       FROM {_table(CoupStep)} s
       JOIN {_table(_User)} u ON u.id = s.actor_id
      WHERE s.coup_id = %s
-     ORDER BY s.index
+     ORDER BY s."index"
 """
 
 
@@ -82,7 +97,7 @@ def _split(row: tuple[object, ...], *widths: int) -> list[tuple[object, ...]]:
 def table_lock(table_id: int) -> Table:
     """Lock the table row (not its profile's or casino's: shared by every table of the casino)
     and return it with its profile and casino loaded."""
-    rows = rows_fetch(_TABLE_LOCK_SQL, [table_id])
+    rows = rows_fetch(_locking("table"), [table_id])
     if not rows:
         raise Table.DoesNotExist(f"Table {table_id} does not exist.")
     return _table_loaded(rows[0])
@@ -91,7 +106,7 @@ def table_lock(table_id: int) -> Table:
 def coup_table_lock(coup_id: int) -> tuple[Table, int]:
     """The coup's place, then ``table_lock``, in one statement: lock the coup's table and return it
     (profile and casino loaded) with the coup's shoe id; Coup.DoesNotExist if there is no coup."""
-    rows = rows_fetch(_COUP_TABLE_LOCK_SQL, [coup_id, coup_id])
+    rows = rows_fetch(_locking("coup_table"), [coup_id, coup_id])
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
     return _table_loaded(rows[0][1:]), int(rows[0][0])
@@ -106,7 +121,7 @@ def _table_loaded(row: tuple[object, ...]) -> Table:
 
 
 def shoe_lock(shoe_id: int) -> Shoe:
-    rows = rows_fetch(_SHOE_LOCK_SQL, [shoe_id])
+    rows = rows_fetch(_locking("shoe"), [shoe_id])
     if not rows:
         raise Shoe.DoesNotExist(f"Shoe {shoe_id} does not exist.")
     return model_instances(Shoe, _SHOE, rows)[0]
@@ -114,7 +129,7 @@ def shoe_lock(shoe_id: int) -> Shoe:
 
 def coup_lock(coup_id: int) -> Coup:
     """Lock the coup row and return it with its bank turn and the turn's seat (None: the house)."""
-    rows = rows_fetch(_COUP_LOCK_SQL, [coup_id])
+    rows = rows_fetch(_locking("coup"), [coup_id])
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
     c, b, e = _split(rows[0], len(_COUP), len(_TURN), len(_SEAT))
