@@ -54,12 +54,36 @@ class GamingCalendar:
         return self.day_of(now)
 
 
-def gaming_day_sql(column: str, *, tz: str, cutoff: str) -> str:
-    """``GamingCalendar.day_of`` in PostgreSQL: the gaming day of the instant in ``column``, its
-    local wall time less the cut-off, as a date. ``tz`` and ``cutoff`` are SQL: parameters
-    (``%(tz)s``) or columns (``ca.time_zone``); ``cutoff`` must be an interval. One definition for
-    the reports and the rollups, so their days never differ."""
-    return f"(({column} AT TIME ZONE {tz}) - {cutoff})::date"
+def gaming_day_sql(column: str, *, tz: str, cutoff: str, vendor: str = "postgresql") -> str:
+    """``GamingCalendar.day_of`` in SQL: the gaming day of the instant in ``column``, its local
+    wall time less the cut-off, as a date. ``tz`` and ``cutoff`` are SQL: parameters (``%(tz)s``)
+    or columns (``ca.time_zone``); ``cutoff`` is a time of day (a ``time`` column, or text such
+    as ``'06:00:00'``). One definition for the reports and the rollups, so their days never differ.
+
+    ``vendor`` is the database's (``connection.vendor``): PostgreSQL computes it with its own time
+    zones; SQLite, which has none, calls ``gaming_day()``, this module's ``sqlite_gaming_day``
+    registered on every SQLite connection (tables/apps.py): the calendar's own ``day_of``. Its
+    value is ISO text there (SQLite has no date type): read it with ``sql_date``."""
+    if vendor == "sqlite":
+        return f"gaming_day({column}, {tz}, {cutoff})"
+    return f"(({column} AT TIME ZONE {tz}) - CAST({cutoff} AS interval))::date"
+
+
+def sqlite_gaming_day(at: str | None, time_zone: str, cutoff: str) -> str | None:
+    """SQLite's ``gaming_day(instant, time zone, cut-off)``: an instant as Django stores it there
+    (UTC text, ``2026-12-01 04:59:59.5``), the day as ISO text."""
+    if at is None:
+        return None
+    instant = dt.datetime.fromisoformat(at)
+    if instant.tzinfo is None:
+        instant = instant.replace(tzinfo=dt.UTC)
+    calendar = GamingCalendar(cutoff=dt.time.fromisoformat(cutoff), time_zone=time_zone)
+    return calendar.day_of(instant).isoformat()
+
+
+def sql_date(value: dt.date | str) -> dt.date:
+    """A date read from SQL: PostgreSQL gives a date, SQLite its ISO text."""
+    return dt.date.fromisoformat(value) if isinstance(value, str) else value
 
 
 def casino_calendar(casino: object | None) -> GamingCalendar:

@@ -18,6 +18,14 @@ AUDIT_ANCHOR_FILE = ""
 AUDIT_PLAIN_UNTIL_SEQ = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only; tests only
 
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The portable subset on SQLite (DATABASE_URL=sqlite:///…): a test database file of its own in
+    # var/, as make run's is a file (not Django's in-memory default, whose shared cache locks
+    # tables instead of waiting for the writer). Named here because pytest-django only recognises
+    # Django's own SQLite engine, not audit.backends.sqlite3, when it names each xdist worker's copy
+    # (test_chemin.sqlite3_gw0, …).
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_chemin.sqlite3")}
+
 # A second alias for the read-replica router's tests (tests/core/test_db_router.py): a mirror of
 # the test database; the router stays off (READ_REPLICA_ALIAS empty) unless a test turns it on.
 DATABASES["replica"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}

@@ -4,7 +4,9 @@
 Every day in a report is a gaming day of its casino (tables/gaming_day.py): the SQL groups an
 instant ``at`` into its gaming day as ``((at AT TIME ZONE tz) - cutoff)::date``, which is
 ``GamingCalendar.day_of`` in the database (before the cut-off, local time, it is still the
-previous day's play).
+previous day's play); on SQLite (``make run``) as ``gaming_day(at, tz, cutoff)``, the calendar's
+own code. The statements are portable otherwise: instants go in as the ORM would bind them
+(``instant_param``) and come out aware (``instant_read``), days come out as dates (``sql_date``).
 """
 
 from __future__ import annotations
@@ -55,11 +57,7 @@ class Scope:
     def day_sql_params(self) -> dict[str, Any]:
         """The parameters of the ``gaming_day`` SQL expression below."""
         cal = self.calendar
-        cutoff = cal.cutoff
-        return {
-            "tz": cal.tz.key,
-            "cutoff": dt.timedelta(hours=cutoff.hour, minutes=cutoff.minute, seconds=cutoff.second),
-        }
+        return {"tz": cal.tz.key, "cutoff": cal.cutoff.isoformat()}
 
     def sql_params(self) -> dict[str, Any]:
         """The parameters of a per-casino report's query: the gaming-day expression's, the
@@ -69,8 +67,8 @@ class Scope:
         lo, hi = self.bounds()
         return {
             **self.day_sql_params,
-            "lo": lo,
-            "hi": hi,
+            "lo": instant_param(lo),
+            "hi": instant_param(hi),
             "casino": casino.pk,
             "table": self.table.pk if self.table is not None else None,
         }
@@ -100,8 +98,25 @@ class Scope:
 
 
 def gaming_day_sql(column: str) -> str:
-    """The gaming day of the instant in ``column`` (with the %(tz)s and %(cutoff)s parameters)."""
-    return calendar_day_sql(column, tz="%(tz)s", cutoff="%(cutoff)s")
+    """The gaming day of the instant in ``column`` (with the %(tz)s and %(cutoff)s parameters), in
+    this database's SQL."""
+    return calendar_day_sql(column, tz="%(tz)s", cutoff="%(cutoff)s", vendor=connection.vendor)
+
+
+def instant_param(at: dt.datetime) -> Any:
+    """An instant bound as the ORM binds a DateTimeField's value on this database (SQLite: UTC
+    text, which compares with the stored text in time order)."""
+    return connection.ops.adapt_datetimefield_value(at)
+
+
+def instant_read(value: dt.datetime | str | None) -> dt.datetime | None:
+    """An instant read from a raw statement, aware: PostgreSQL gives it so; SQLite gives UTC text,
+    or a naive datetime where the column's declared type says so."""
+    if value is None:
+        return None
+    at = dt.datetime.fromisoformat(value) if isinstance(value, str) else value
+    return at if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)
+
 
 
 def rows_streamed(sql: str, params: dict[str, Any] | Sequence[Any]) -> Iterator[tuple[Any, ...]]:

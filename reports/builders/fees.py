@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from reports.builders import Scope, gaming_day_sql, generated_fact, rows_streamed
+from reports.builders import Scope, gaming_day_sql, generated_fact, instant_read, rows_streamed
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
+from tables.gaming_day import sql_date
 
 COLUMNS = (
     Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
@@ -33,7 +34,8 @@ COLUMNS = (
 
 KIND_LABELS = {"hourly_fee": "hourly fee", "card_money": "card money"}
 
-FEES_SQL = f"""
+def fees_sql() -> str:
+    return f"""
 SELECT {gaming_day_sql("COALESCE(fp.hour_start, t.posted_at)")} AS day, ss.table_id, tb.name,
        fp.session_id, fp.kind, fp.hour_start, t.posted_at, p.id, p.display_name, -e.amount, t.id
 FROM tables_feeposting fp
@@ -45,7 +47,7 @@ JOIN ledger_account a ON a.id = e.account_id AND a.kind = 'player'
 JOIN tables_player p ON p.id = a.player_id
 WHERE t.casino_id = %(casino)s
   AND COALESCE(fp.hour_start, t.posted_at) >= %(lo)s AND COALESCE(fp.hour_start, t.posted_at) < %(hi)s
-  AND (%(table)s::bigint IS NULL OR ss.table_id = %(table)s::bigint)
+  AND (CAST(%(table)s AS BIGINT) IS NULL OR ss.table_id = CAST(%(table)s AS BIGINT))
 ORDER BY tb.name, ss.table_id, fp.session_id, COALESCE(fp.hour_start, t.posted_at), t.id, p.display_name, p.id
 """
 
@@ -72,7 +74,7 @@ def fees_report(scope: Scope) -> Report:
         title="Hourly fees and card money",
         facts=facts,
         columns=COLUMNS,
-        lines=_lines(scope, rows_streamed(FEES_SQL, params)),
+        lines=_lines(scope, rows_streamed(fees_sql(), params)),
         landscape=True,
         notes=notes,
     )
@@ -91,8 +93,9 @@ def _lines(scope: Scope, rows: Iterator[tuple[Any, ...]]) -> Iterator[Line]:
         session_total += amount
         totals[kind] += amount
         yield Line(
-            (day, table_id, table, session_id, KIND_LABELS.get(kind, kind), as_local(hour, tz),
-             as_local(posted, tz), player_id, player, amount, txn)
+            (sql_date(day), table_id, table, session_id, KIND_LABELS.get(kind, kind),
+             as_local(instant_read(hour), tz), as_local(instant_read(posted), tz), player_id, player,
+             amount, txn)
         )  # fmt: skip
     if session is not None:
         yield _session_total(session, session_total)

@@ -19,8 +19,9 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from reports.builders import Scope, gaming_day_sql, generated_fact, rows_all
+from reports.builders import Scope, gaming_day_sql, generated_fact, instant_read, rows_all
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
+from tables.gaming_day import sql_date
 
 COLUMNS = (
     Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
@@ -59,18 +60,24 @@ WITH earned AS (
     JOIN ledger_account a ON a.id = e.account_id AND a.kind IN ('fee', 'card_money')
     WHERE t.casino_id = %(casino)s
       AND COALESCE(fp.hour_start, t.posted_at) >= %(lo)s AND COALESCE(fp.hour_start, t.posted_at) < %(hi)s
+),
+-- the assignment on shift at each instant, as a correlated sub-select (PostgreSQL and SQLite alike;
+-- a LATERAL join would say the same on PostgreSQL only)
+placed AS (
+    SELECT x.table_id, x.at, x.coups, x.levy, x.fees, x.cards,
+           (SELECT a.id FROM tables_croupierassignment a
+             WHERE a.table_id = x.table_id AND a.shift_start <= x.at AND x.at < a.shift_end
+             ORDER BY a.shift_start DESC, a.id DESC LIMIT 1) AS assignment_id
+    FROM earned x
 )
 SELECT {gaming_day_sql("x.at")} AS day, x.table_id, tb.name, u.username, ca.shift_start, ca.shift_end,
        sum(x.coups), sum(x.levy), sum(x.fees), sum(x.cards)
-FROM earned x
+FROM placed x
 JOIN tables_table tb ON tb.id = x.table_id
-LEFT JOIN LATERAL (
-    SELECT a.id, a.user_id, a.shift_start, a.shift_end FROM tables_croupierassignment a
-    WHERE a.table_id = x.table_id AND a.shift_start <= x.at AND x.at < a.shift_end
-    ORDER BY a.shift_start DESC, a.id DESC LIMIT 1
-) ca ON true
+LEFT JOIN tables_croupierassignment ca ON ca.id = x.assignment_id
 LEFT JOIN {users} u ON u.id = ca.user_id
-WHERE tb.casino_id = %(casino)s AND (%(table)s::bigint IS NULL OR x.table_id = %(table)s::bigint)
+WHERE tb.casino_id = %(casino)s
+  AND (CAST(%(table)s AS BIGINT) IS NULL OR x.table_id = CAST(%(table)s AS BIGINT))
 GROUP BY 1, 2, 3, 4, 5, 6, ca.id
 ORDER BY 1, tb.name, x.table_id, ca.shift_start NULLS FIRST, ca.id NULLS FIRST
 """
@@ -108,7 +115,9 @@ def _lines(scope: Scope, rows: list[tuple[Any, ...]]) -> Iterator[Line]:
     period = [0, 0, 0, 0]
     day_total: list[int] = [0, 0, 0, 0]
     current = None
-    for day, table_id, table, croupier, start, end, coups, levy, fees, cards in rows:
+    for row in rows:
+        day, table_id, table, croupier, start, end, coups, levy, fees, cards = row
+        day = sql_date(day)
         if current is not None and day != current:
             yield _total(current, day_total, LineKind.SUBTOTAL)
             day_total = [0, 0, 0, 0]
@@ -117,8 +126,8 @@ def _lines(scope: Scope, rows: list[tuple[Any, ...]]) -> Iterator[Line]:
         day_total = [a + b for a, b in zip(day_total, sums, strict=True)]
         period = [a + b for a, b in zip(period, sums, strict=True)]
         yield Line(
-            (day, table_id, table, croupier or "", as_local(start, tz), as_local(end, tz), *sums,
-             sums[1] + sums[2] + sums[3])
+            (day, table_id, table, croupier or "", as_local(instant_read(start), tz),
+             as_local(instant_read(end), tz), *sums, sums[1] + sums[2] + sums[3])
         )  # fmt: skip
     if current is not None:
         yield _total(current, day_total, LineKind.SUBTOTAL)

@@ -103,14 +103,36 @@ class _Ids:
 
     def take(self) -> int:
         if not self.free:
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-                    [self.table, self.block],
-                )
-                self.free = sorted((row[0] for row in cursor.fetchall()), reverse=True)
+            self.free = sorted(ids_reserve(self.table, self.block), reverse=True)
             self.block = min(self.block * 2, 4096)
         return self.free.pop()
+
+
+def ids_reserve(table: str, count: int) -> list[int]:
+    """``count`` primary keys of ``table`` that no other INSERT will take, for rows written later.
+
+    PostgreSQL: ``nextval`` of the table's sequence. SQLite (``make run``): the table's id is an
+    AUTOINCREMENT key (Django's), which never goes below the ``sqlite_sequence`` mark SQLite keeps
+    per table; raising that mark by ``count`` reserves the block, as ``nextval`` does, and the
+    transaction already holds the database's write lock (BEGIN IMMEDIATE), so no other writer
+    reads the mark in between."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [table, count]
+            )
+            return [row[0] for row in cursor.fetchall()]
+        quoted = connection.ops.quote_name(table)
+        cursor.execute(
+            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = %s), 0), "
+            f"coalesce((SELECT max(id) FROM {quoted}), 0))",
+            [table],
+        )
+        top = int(cursor.fetchone()[0])
+        cursor.execute("UPDATE sqlite_sequence SET seq = %s WHERE name = %s", [top + count, table])
+        if cursor.rowcount == 0:  # the table never had a row
+            cursor.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (%s, %s)", [table, top + count])
+        return list(range(top + 1, top + count + 1))
 
 
 @dataclass

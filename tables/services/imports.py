@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from core.types import Staff
@@ -147,15 +147,14 @@ def coups_import(
     once: each record imported, skipped (its id already imported at this table, or earlier in the
     chunk) or refused (nothing of it written). Returns each line's outcome.
 
-    On PostgreSQL the records go through the batched writer (``import_batch``); should writing its
-    rows fail all the same (a bug, or a constraint it did not foresee), the chunk is rolled back and
-    imported again record by record through the services, which then say which record it was."""
-    batched = connection.vendor == "postgresql"
+    The records go through the batched writer (``import_batch``, on PostgreSQL and SQLite alike);
+    should writing its rows fail all the same (a bug, or a constraint it did not foresee), the chunk
+    is rolled back and imported again record by record through the services, which then say which
+    record it was."""
     try:
-        return _chunk_import(actor=actor, table=table, records=records, buy_in=buy_in, batched=batched)
+        return _chunk_import(actor=actor, table=table, records=records, buy_in=buy_in, batched=True)
     except DatabaseError:
-        if not batched:
-            raise
+        pass
     return _chunk_import(actor=actor, table=table, records=records, buy_in=buy_in, batched=False)
 
 

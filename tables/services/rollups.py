@@ -49,8 +49,9 @@ from tables.rules.profiles import profile_from_dict
 #: audit events read per refresh round (a refresh loops until it has caught up)
 EVENTS_PER_ROUND = 20_000
 
-# The gaming day of an instant in SQL, per casino: local time minus the cut-off, as a date.
-_DAY = gaming_day_sql("{col}", tz="ca.time_zone", cutoff="ca.gaming_day_cutoff::interval")
+# The gaming day of an instant in SQL, per casino: local time minus the cut-off, as a date
+# (PostgreSQL's: these statements are its road; SQLite's is _figures_python).
+_DAY = gaming_day_sql("{col}", tz="ca.time_zone", cutoff="ca.gaming_day_cutoff")
 
 _SETTLED_SQL = f"""
 SELECT s.table_id, {_DAY.format(col="co.settled_at")} AS day, s.decks,

@@ -21,7 +21,7 @@ from tables.money import fees
 from tests.reports.helpers import csv_parts, run
 from tests.tables.play import open_floor
 
-pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+pytestmark = [pytest.mark.django_db]
 
 EVIL = '=HYPERLINK("http://x","y")'
 

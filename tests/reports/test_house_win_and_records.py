@@ -21,7 +21,7 @@ from tables.money import fees
 from tests.factories import CasinoFactory, CroupierAssignmentFactory, SeatFactory, TableFactory, UserFactory
 from tests.reports.helpers import csv_parts, floor_of, floors_forget, run, settled_coup
 
-pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+pytestmark = [pytest.mark.django_db]
 
 PARIS = zoneinfo.ZoneInfo("Europe/Paris")
 

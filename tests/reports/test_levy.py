@@ -20,7 +20,7 @@ from tables.services.rollups import rollups_rebuild
 from tests.factories import CasinoFactory, TableFactory
 from tests.reports.helpers import csv_parts, floors_forget, run, settled_coup
 
-pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+pytestmark = [pytest.mark.django_db]
 
 HEADINGS = ["line", "gaming_day", "table_id", "table", "coups", "banker_wins", "covered_stakes", "levy"]
 
