@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 # The suite is written for PostgreSQL (triggers, advisory locks, concurrency); pytest-django
 # creates ``test_chemin`` next to ``chemin``. DATABASE_URL=sqlite:///… still works for the
@@ -24,7 +25,8 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # tables instead of waiting for the writer). Named here because pytest-django only recognises
     # Django's own SQLite engine, not audit.backends.sqlite3, when it names each xdist worker's copy
     # (test_chemin.sqlite3_gw0, …).
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_chemin.sqlite3")}
+    # Named after the database file asked for, so two runs with two DATABASE_URLs never share one.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test_{Path(DATABASES['default']['NAME']).name}")}
 
 # A second alias for the read-replica router's tests (tests/core/test_db_router.py): a mirror of
 # the test database; the router stays off (READ_REPLICA_ALIAS empty) unless a test turns it on.
