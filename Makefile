@@ -23,13 +23,19 @@ run: $(PY)
 	$(PY) manage.py load_demo
 	$(PY) manage.py runserver $(HOST)
 
-## test: install dev deps, lint, type-check, check migrations are up to date, run the suite
+## test: install dev deps, lint, type-check, check migrations are up to date, then the suite twice:
+## on PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/chemin), and on SQLite, the
+## README's default (tests marked `postgres` skip there, and only there), with the night played on
+## `make run` itself (tests/browser/test_default_night.py). PYTEST_WORKERS: pytest-xdist's -n.
+PYTEST_WORKERS ?= auto
+SQLITE_TEST_DB := sqlite:///$(CURDIR)/var/suite.sqlite3
 test: $(PY)
 	$(PIP) -r requirements/dev.txt
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	DJANGO_SETTINGS_MODULE=casino.settings.test $(PY) manage.py makemigrations --check --dry-run
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) -m "not default_night"
+	DATABASE_URL=$(SQLITE_TEST_DB) $(VENV)/bin/pytest -n $(PYTEST_WORKERS)
 
 lint: $(PY)
 	$(VENV)/bin/ruff check .

@@ -13,13 +13,14 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from reports.kinds import KINDS, ReportRequest
-from reports.schedules import MONTH_TO_DATE, YEAR_TO_DATE, YESTERDAY, preset_period
+from reports.schedules import MONTH_TO_DATE, TODAY, YEAR_TO_DATE, YESTERDAY, preset_period
 from review.forms import PeriodForm
 from tables.gaming_day import casino_calendar
 from tables.models import Casino, Table
 
 CUSTOM = "custom"
 PRESET_CHOICES = [
+    (TODAY, _("Today (the gaming day being played)")),
     (YESTERDAY, _("Yesterday (last gaming day)")),
     (MONTH_TO_DATE, _("Month to date")),
     (YEAR_TO_DATE, _("Year to date")),
@@ -39,7 +40,7 @@ def _formats() -> list[tuple[str, str]]:
 
 class ReportRunForm(forms.Form):
     kind = forms.ChoiceField(label=_("Report"), choices=_kinds)
-    preset = forms.ChoiceField(label=_("Period"), choices=PRESET_CHOICES, initial=YESTERDAY)
+    preset = forms.ChoiceField(label=_("Period"), choices=PRESET_CHOICES, initial=TODAY)
     start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
     end = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
     casino = forms.ModelChoiceField(

@@ -25,12 +25,17 @@ from typing import Any
 
 from tables.gaming_day import GamingCalendar
 
-YESTERDAY, MONTH_TO_DATE, YEAR_TO_DATE = "yesterday", "mtd", "ytd"
-PRESETS = (YESTERDAY, MONTH_TO_DATE, YEAR_TO_DATE)
+TODAY, YESTERDAY, MONTH_TO_DATE, YEAR_TO_DATE = "today", "yesterday", "mtd", "ytd"
+PRESETS = (TODAY, YESTERDAY, MONTH_TO_DATE, YEAR_TO_DATE)
 
 
 def preset_period(preset: str, calendar: GamingCalendar, now: dt.datetime) -> tuple[dt.date, dt.date]:
-    """The gaming days a preset covers, ending with the last gaming day closed at ``now``."""
+    """The gaming days a preset covers: ``today`` the gaming day still being played at ``now`` (what
+    the night has done so far: a figure that will still grow), the others ending with the last
+    gaming day closed."""
+    if preset == TODAY:
+        day = calendar.today(now)
+        return day, day
     closed = calendar.today(now) - dt.timedelta(days=1)
     if preset == YESTERDAY:
         return closed, closed

@@ -49,6 +49,17 @@ def test_the_account_lock_reads_exactly_the_wanted_accounts_in_id_order() -> Non
     assert hot_sql.accounts_lock(r.casino.pk, {}) == []
 
 
+def test_the_locking_clause_is_the_databases_own() -> None:
+    """Every hand-written locking statement ends in lock_clause: PostgreSQL's row locks, and
+    nothing on SQLite (no such clause there: its IMMEDIATE transaction holds the database lock)."""
+    if connection.vendor == "postgresql":
+        assert hot_sql.lock_clause() == " FOR UPDATE"
+        assert hot_sql.lock_clause("t", "c") == " FOR UPDATE OF t, c"
+    else:
+        assert (connection.vendor, hot_sql.lock_clause(), hot_sql.lock_clause("t")) == ("sqlite", "", "")
+        assert connection.settings_dict["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+
+
 def _wallet(r) -> Account:
     return Account.objects.get(casino=r.casino, kind="player", player=r.players[0])
 

@@ -46,6 +46,20 @@ def test_presets_end_with_the_last_gaming_day_closed(preset, at, expected) -> No
     assert (start.isoformat(), end.isoformat()) == expected
 
 
+@pytest.mark.parametrize(
+    ("at", "expected"),
+    [
+        # 05:59 Paris on 3 March: the night of 2 March is still being played
+        (dt.datetime(2026, 3, 3, 5, 59, tzinfo=ZoneInfo("Europe/Paris")), "2026-03-02"),
+        (dt.datetime(2026, 3, 3, 6, 0, tzinfo=ZoneInfo("Europe/Paris")), "2026-03-03"),
+        (dt.datetime(2026, 3, 3, 23, 59, tzinfo=ZoneInfo("Europe/Paris")), "2026-03-03"),
+    ],
+)
+def test_today_is_the_gaming_day_being_played(at, expected) -> None:
+    start, end = preset_period("today", PARIS, at)
+    assert (start.isoformat(), end.isoformat()) == (expected, expected)
+
+
 @pytest.mark.django_db
 def test_every_casino_gets_its_schedules_after_its_cutoff_in_its_time_zone() -> None:
     casino = CasinoFactory(time_zone="Europe/Paris", gaming_day_cutoff=dt.time(5, 45))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 from typing import Any
 
 import pytest
@@ -72,6 +73,25 @@ def test_generate_without_javascript_redirects_to_the_page(client, accountant) -
     response = client.post(reverse("review:report_runs"), _form())
     assert response.status_code == 302 and response["Location"] == "/review/exports/#report-runs"
     assert ReportRun.objects.count() == 1
+
+
+def test_the_page_offers_today_first_and_chooses_it(client, accountant) -> None:
+    client.force_login(accountant)
+    page = client.get(reverse("review:exports")).content.decode()
+    preset = page.split('name="preset"')[1].split("</select>")[0]
+    options = re.findall(r'<option value="(\w+)"( selected)?>', preset)
+    assert options == [("today", " selected"), ("yesterday", ""), ("mtd", ""), ("ytd", ""), ("custom", "")]
+
+
+def test_today_is_the_casinos_gaming_day_being_played(client, accountant) -> None:
+    casino = CasinoFactory(time_zone="Asia/Tokyo", gaming_day_cutoff=dt.time(4, 0))
+    client.force_login(accountant)
+    client.post(
+        reverse("review:report_runs"), _form(preset="today", start="", end="", casino=casino.pk), **HTMX
+    )
+    run = ReportRun.objects.get()
+    today = casino_calendar(casino).today(timezone.now())
+    assert (run.start, run.end, run.casino_id) == (today, today, casino.pk)
 
 
 def test_a_preset_is_the_chosen_casinos_gaming_days(client, accountant) -> None:
