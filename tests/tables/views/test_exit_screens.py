@@ -57,7 +57,10 @@ def test_a_pit_boss_voids_a_coup_in_play_from_its_review_page(as_croupier, as_pi
     dashboard = as_pit_boss.get(reverse("review:dashboard")).content.decode()
     assert reverse("review:coup", args=[coup.pk]) in dashboard
     page = as_pit_boss.get(reverse("review:coup", args=[coup.pk])).content.decode()
-    assert 'data-testid="void-form"' in page
+    # the void sits apart from the correction's decision, folded behind a second tap (not open)
+    menu = page.split('<details class="void-menu" data-testid="void-menu">', 1)
+    assert len(menu) == 2 and 'data-testid="void-form"' in menu[1].split("</details>", 1)[0]
+    assert 'data-testid="void-form"' not in menu[0]
     url = reverse("review:coup_void", args=[coup.pk])
     before = row_counts()
     blank = as_pit_boss.post(url, {"reason": "", "return": "detail"}, **HTMX)
