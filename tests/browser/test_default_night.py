@@ -18,7 +18,8 @@ commands a user would run on that database (``trial_balance --json``, ``verify_a
 - every player's chips are what the test's own account of the night says, chip for chip;
 - the levy report's total, in each of the three formats, is the levy account of ``trial_balance``;
 - the ledger balances, the audit chain and the books verify;
-- the server answered no request with a 500 (its log is read).
+- the server answered no request with a 500 (its log is read), and the browser met no
+  Content-Security-Policy violation and no resource that failed to load (its console is read).
 """
 
 from __future__ import annotations
@@ -50,6 +51,12 @@ COUPS_PER_TABLE = 10  # settled, at least, at each chemin de fer table
 SPECTATOR = "Mlle Spectatrice"  # a newcomer: seen at the casino table, bought in at the cage
 SPECTATOR_BUY_IN = 1_000
 CASH_OUT = ("Walk-in", 700)  # who cashes out at the end of the night, and how many chips
+
+
+#: reported as a console error, which the test collects: the browser blocks a violation silently
+CSP_LISTENER = """document.addEventListener('securitypolicyviolation', (e) => console.error(
+    'Content-Security-Policy violation: ' + e.violatedDirective + ' ' + e.blockedURI + ' '
+    + (e.sample || '')));"""
 
 
 @pytest.fixture(scope="module")
@@ -348,13 +355,19 @@ def _player_chips(balances: dict[str, int]) -> dict[str, int]:
 # ------------------------------------------------------------------------------------ the night
 def test_a_night_on_the_readmes_default(server: DefaultServer, browser: Any, tmp_path: Path) -> None:
     contexts = [browser.new_context(viewport={"width": 1024, "height": 768}) for _ in range(4)]
+    complaints: list[str] = []  # what the browser said went wrong: a policy violation, a failed load
     for context in contexts:
         context.set_default_timeout(15_000)
+        context.add_init_script(CSP_LISTENER)
+    pages = [context.new_page() for context in contexts]
+    for page in pages:
+        page.on("console", lambda m: complaints.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: complaints.append(f"page error: {e}"))
     night = Ledger()
-    croupier = NightCroupier(contexts[0].new_page(), server.url, night)
-    pit_boss = Screen(contexts[1].new_page(), server.url, "pit-boss")
-    cashier = Screen(contexts[2].new_page(), server.url, "cashier")
-    accountant = Screen(contexts[3].new_page(), server.url, "accountant")
+    croupier = NightCroupier(pages[0], server.url, night)
+    pit_boss = Screen(pages[1], server.url, "pit-boss")
+    cashier = Screen(pages[2], server.url, "cashier")
+    accountant = Screen(pages[3], server.url, "accountant")
     started = time.monotonic()
     try:
         for screen, username in ((croupier, "croupier"), (pit_boss, "pitboss"), (cashier, "cashier")):
@@ -399,6 +412,8 @@ def test_a_night_on_the_readmes_default(server: DefaultServer, browser: Any, tmp
         for context in contexts:
             context.close()
 
+    # no Content-Security-Policy violation on any page or swap, no resource that failed to load
+    assert complaints == []
     assert "balanced" in server.manage("trial_balance").stdout
     assert "audit chain OK" in server.manage("verify_audit").stdout
     assert "books OK" in server.manage("verify_books").stdout

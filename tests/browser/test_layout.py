@@ -77,6 +77,7 @@ EXCLUDED: dict[str, str] = {
     "admin/": "Django's admin: the superuser's desk tool, not styled by us",
     "api/": "the REST API and its schema/docs answer JSON (or Swagger UI's own page)",
     "healthz": "liveness probe, JSON",
+    "favicon.ico": "the site's icon (a redirect to the static SVG), not a page",
     "readyz": "readiness probe, JSON",
     "i18n/setlang/": "the language switch's POST target (a GET only redirects)",
 }

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.templatetags.static import static
+from django.urls import reverse
 
 pytestmark = pytest.mark.django_db
 
@@ -37,3 +39,15 @@ def test_other_croupier_sees_only_his_own_table(client, other_croupier, table, o
     client.force_login(other_croupier)
     html = client.get("/").content.decode()
     assert str(other_table) in html and str(table) not in html
+
+
+def test_the_site_has_an_icon(client) -> None:
+    """Every page names the icon; /favicon.ico (asked for by browsers before any page) leads to it."""
+    icon = static("img/favicon.svg")
+    login = client.get(reverse("login")).content.decode()
+    assert f'<link rel="icon" href="{icon}" type="image/svg+xml">' in login
+    answer = client.get("/favicon.ico")
+    assert (answer.status_code, answer["Location"]) == (301, icon)
+    served = client.get(icon)
+    assert served.status_code == 200 and served["Content-Type"] == "image/svg+xml"
+    assert b"<svg" in b"".join(served.streaming_content)
