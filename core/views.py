@@ -6,9 +6,10 @@ import sys
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import render
 from django.template import loader
+from django.templatetags.static import static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -18,6 +19,14 @@ from core.parsers import body_limit, too_large_detail
 from core.problems import RETRY_AFTER, answer_response, is_api, problem_response
 from core.types import AuthenticatedHttpRequest
 from tables.selectors import staff_profile
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``, which browsers ask for before they read a page's ``<link rel="icon">`` (and
+    for answers that are not pages): the static icon. Resolved per request, not when the URLs load,
+    since the static files' manifest exists only once ``collectstatic`` has run."""
+    return HttpResponsePermanentRedirect(static("img/favicon.svg"))
 
 
 @never_cache

@@ -7,6 +7,7 @@ import datetime as dt
 from fractions import Fraction
 
 import pytest
+from django.conf import settings
 from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -18,6 +19,7 @@ from ledger.services.books import books_verification_start
 from review.period import Period
 from review.selectors.dashboard import hold_vs_expected, open_tables
 from tables import services
+from tables.gaming_day import casino_calendar
 from tables.models import BankTax
 from tables.rules.odds import profile_odds
 from tables.rules.profiles import CASINO
@@ -39,17 +41,17 @@ def test_the_numbers_for_a_known_history(client, pit_boss, history, table) -> No
     # croupier: 3 coups, 14 + 12 + 9 steps of the game, one of them confirmed against the rules
     [rate] = data.rates
     assert (rate.username, rate.coups, rate.steps, rate.wrong_steps) == ("croupier", 3, 35, 1)
-    assert rate.rate == Fraction(1, 3) and rate.rate_display == "33.3 %"
+    assert rate.rate == Fraction(1, 3)
 
     # hold: levy 10 + 20 on covered 200 + 400 + 100, beside the engine's 6-deck expectation
     [hold] = data.hold
     assert (hold.table, hold.coups, hold.covered, hold.levy) == (table, 3, 700, 30)
-    assert hold.hold == Fraction(30, 700) and hold.hold_display == "4.286 %"
+    assert hold.hold == Fraction(30, 700)
     expected = profile_odds(CASINO, decks=6).expected_levy_per_unit
     # kept in the rollups to a millionth of a chip (tables.TableDay.expected_levy_micro)
     assert hold.expected_levy == Fraction(round(expected * 700 * 10**6), 10**6)
     assert abs(hold.expected - expected) < Fraction(1, 10**8) and 0.0225 < float(expected) < 0.0235
-    assert hold.difference_display == f"{float(Fraction(30, 700) - expected) * 100:+.3f} pt"
+    assert hold.difference == Fraction(30, 700) - hold.expected
 
     [flagged] = data.flagged.object_list
     assert flagged == history.flagged
@@ -61,7 +63,12 @@ def test_the_numbers_for_a_known_history(client, pit_boss, history, table) -> No
     html = response.content.decode()
     assert 'data-testid="corrections-waiting">0<' in html
     assert "BANKER_SHOULD_DRAW" in html and "reshuffled before 5/6 dealt" in html
-    assert "33.3 %" in html and "4.286 %" in html
+    # the shares in the page's language (core.numbers), a no-break space before the sign
+    points = f"{float(hold.difference) * 100:+.3f} pt"
+    assert "33.3\xa0%" in html and "4.286\xa0%" in html and f">{points}<" in html
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+    html = client.get(reverse("review:dashboard")).content.decode()
+    assert "33,3\xa0%" in html and "4,286\xa0%" in html and f">{points.replace('.', ',')}<" in html
 
 
 def test_open_tables_show_the_shoe_the_banker_and_the_bank(client, accountant, awaiting, table) -> None:
@@ -102,7 +109,8 @@ def test_open_tables_cost_the_same_queries_for_one_table_as_for_five(
 
 def test_filters_by_period_and_table(client, pit_boss, history, table, other_table) -> None:
     client.force_login(pit_boss)
-    yesterday = (timezone.localdate() - dt.timedelta(days=1)).isoformat()
+    # the casino's gaming days (06:00 cut-off): before 06:00 the night is still the previous day's
+    yesterday = (casino_calendar(table.casino).today(timezone.now()) - dt.timedelta(days=1)).isoformat()
     data = client.get(reverse("review:dashboard"), {"start": yesterday, "end": yesterday}).context["data"]
     assert (data.rates, data.hold, list(data.flagged.object_list)) == ([], [], [])
     data = client.get(reverse("review:dashboard"), {"table": other_table.pk}).context["data"]
@@ -137,7 +145,7 @@ def test_hold_weights_the_expectation_by_the_stakes_of_each_shoe_size(croupier, 
     services.shoe_start(actor=croupier, session=floor.session, decks=8, burnt_cards=["2C", "3C", "4C"])
     play(floor, bank=390, bets=[(2, 100)], cards=("2H", "AS", "3C", "2D"), player="draw", player_card="9H",
          banker="draw", banker_card="5S")  # fmt: skip
-    today = timezone.localdate()
+    today = casino_calendar(table.casino).today(timezone.now())  # a gaming day, not the calendar's
     rollups_refresh()  # the hold is read from the rollups
     [row] = hold_vs_expected(period=Period(today, today))
     six, eight = (profile_odds(CASINO, decks=d).expected_levy_per_unit for d in (6, 8))
