@@ -19,7 +19,8 @@ from typing import Any
 
 class ColumnType(StrEnum):
     TEXT = "text"
-    INT = "int"  # chips and counts: whole numbers, written as numbers
+    INT = "int"  # chips and counts: whole numbers, written as numbers, thousands grouped where read
+    ID = "id"  # an identifier (a table's, a transaction's): a whole number, never grouped
     DATE = "date"  # a gaming day
     DATETIME = "datetime"  # an instant, shown in the casino's time zone
 

@@ -10,6 +10,10 @@ files hold them all.
 
 The font is DejaVu Sans where the system has it (players' names in any European script), else
 Bitstream Vera, which ReportLab ships (Latin only).
+
+Numbers are written in English, as every export is (docs/i18n.md): chips and counts with the
+English thousands comma (``9,055``, as the English screens write them: core.numbers), an
+identifier (``ColumnType.ID``) as its plain digits.
 """
 
 from __future__ import annotations
@@ -51,11 +55,11 @@ def _fonts() -> tuple[str, str]:
     return "ReportSans", "ReportSans-Bold"
 
 
-def _text(value: Any) -> str:
+def _text(value: Any, kind: ColumnType = ColumnType.TEXT) -> str:
     if value is None:
         return ""
     if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}".replace(",", "\u202f")  # thin space between thousands
+        return str(value) if kind == ColumnType.ID else f"{value:,}"  # English: 9,055
     if isinstance(value, dt.datetime):
         return value.strftime("%Y-%m-%d %H:%M:%S")
     if isinstance(value, dt.date):
@@ -99,7 +103,7 @@ def write(report: Report, out: BinaryIO, progress: Progress) -> int:
         ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
     ]
     for i, column in enumerate(columns):
-        if column.type == ColumnType.INT:
+        if column.type in (ColumnType.INT, ColumnType.ID):
             style.append(("ALIGN", (i, 0), (i, -1), "RIGHT"))
     drawn = omitted = 0
     for line in report.lines:
@@ -110,7 +114,12 @@ def write(report: Report, out: BinaryIO, progress: Progress) -> int:
             drawn += 1
             if drawn % CHUNK_ROWS == 0:
                 progress(drawn, None)
-        rows.append([_truncated(_text(v), w, regular) for v, w in zip(line.values, widths, strict=True)])
+        rows.append(
+            [
+                _truncated(_text(v, c.type), w, regular)
+                for v, w, c in zip(line.values, widths, columns, strict=True)
+            ]
+        )
         if line.kind != LineKind.DATA:
             n = len(rows) - 1
             style += [("FONT", (0, n), (-1, n), bold, 7.5), ("LINEABOVE", (0, n), (-1, n), 0.4, colors.grey)]

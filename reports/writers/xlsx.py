@@ -3,8 +3,10 @@ does not grow with the report (only the distinct strings are kept, for the share
 
 One sheet: the title, the header block (label in bold, value), the notes, an empty row, the column
 headings in bold (frozen below them is left to the reader: write-only sheets cannot freeze), then
-the lines. Numbers are numeric cells, gaming days date cells (``yyyy-mm-dd``), instants date-time
-cells in the casino's time zone (Excel has no time zones: the header says which). Subtotal and
+the lines. Numbers are numeric cells, chips and counts with the grouping format ``#,##0`` (the
+spreadsheet shows ``9,055`` or ``9 055`` in its reader's locale; an identifier, ``ColumnType.ID``,
+stays plain), gaming days date cells (``yyyy-mm-dd``), instants date-time cells in the casino's
+time zone (Excel has no time zones: the header says which). Subtotal and
 total lines are bold. A text cell that starts with ``=`` is stored as text, never as a formula
 (openpyxl would otherwise take it for one). A sheet holds at most 1,048,576 rows: a longer report
 goes on in a second sheet, headings repeated.
@@ -28,6 +30,8 @@ BOLD = Font(bold=True)
 TITLE = Font(bold=True, size=14)
 DATE_FORMAT = "yyyy-mm-dd"
 DATETIME_FORMAT = "yyyy-mm-dd hh:mm:ss"
+#: chips and counts: thousands grouped, in the separator of the reader's locale
+INT_FORMAT = "#,##0"
 #: Excel's last row; kept a little short of it for the headings of the next sheet
 MAX_ROWS = 1_048_576
 
@@ -38,12 +42,19 @@ def _value(value: Any) -> Any:
     return value
 
 
-def _cell(ws: WriteOnlyWorksheet, value: Any, *, bold: bool = False) -> Any:
+def _cell(
+    ws: WriteOnlyWorksheet, value: Any, *, bold: bool = False, kind: ColumnType = ColumnType.TEXT
+) -> Any:
     value = _value(value)
-    needs_cell = bold or (isinstance(value, str) and value.startswith("=")) or isinstance(value, dt.date)
+    grouped = isinstance(value, int) and not isinstance(value, bool) and kind != ColumnType.ID
+    needs_cell = (
+        bold or grouped or (isinstance(value, str) and value.startswith("=")) or isinstance(value, dt.date)
+    )
     if not needs_cell:
         return value
     c = WriteOnlyCell(ws, value=value)
+    if grouped:
+        c.number_format = INT_FORMAT
     if isinstance(value, str) and value.startswith("="):
         c.data_type = "s"  # text that looks like a formula stays text
     if isinstance(value, dt.datetime):
@@ -59,7 +70,9 @@ def _sheet(wb: Workbook, report: Report, number: int) -> WriteOnlyWorksheet:
     title = report.title[:28] if number == 1 else f"{report.title[:24]} ({number})"
     ws = wb.create_sheet(title=title.replace("/", "-"))
     for i, column in enumerate(report.columns, 1):
-        width = {ColumnType.DATETIME: 20, ColumnType.DATE: 12, ColumnType.INT: 14}.get(column.type, 22)
+        width = {ColumnType.DATETIME: 20, ColumnType.DATE: 12, ColumnType.INT: 14, ColumnType.ID: 10}.get(
+            column.type, 22
+        )
         ws.column_dimensions[get_column_letter(i)].width = width
     return ws
 
@@ -89,7 +102,9 @@ def write(report: Report, out: BinaryIO, progress: Progress) -> int:
             headings()
             used = 1
         bold = line.kind != LineKind.DATA
-        ws.append([_cell(ws, v, bold=bold) for v in line.values])
+        ws.append(
+            [_cell(ws, v, bold=bold, kind=c.type) for v, c in zip(line.values, report.columns, strict=True)]
+        )
         used += 1
         if line.kind == LineKind.DATA:
             written += 1
