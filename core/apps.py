@@ -1,5 +1,8 @@
 """The core app's configuration."""
 
+import os
+import sys
+
 from django.apps import AppConfig
 
 
@@ -8,4 +11,11 @@ class CoreConfig(AppConfig):
     verbose_name = "Core"
 
     def ready(self) -> None:
-        from core import receivers  # noqa: F401  (connects the signal receivers)
+        from core import (
+            embedded_beat,
+            receivers,  # noqa: F401  (connects the signal receivers)
+        )
+
+        # `make run` without a broker: the development server runs beat's floor work itself
+        if embedded_beat.wanted(sys.argv, os.environ):
+            embedded_beat.start()

@@ -40,9 +40,10 @@ class TableAdmin(AuditedModelAdmin):
         "state",
         "first_banker_method",
         "house_bank",
+        "levy_mode",
     )
     search_fields = ("name", "casino__name")
-    list_filter = ("casino", "game", "state", "profile", "seat_count")
+    list_filter = ("casino", "game", "state", "profile", "seat_count", "levy_mode")
 
 
 @admin.register(m.TableSession)

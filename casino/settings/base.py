@@ -169,7 +169,10 @@ TRUSTED_PROXIES = env.int("TRUSTED_PROXIES", default=env.int("API_NUM_PROXIES", 
 # or from a client address, lock it for LOGIN_LOCKOUT_MINUTES (an administrator can lift it).
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
 AXES_COOLOFF_TIME = dt.timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=30))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# Failures count per username; per client address only under a spray (failures for
+# LOGIN_SPRAY_USERNAMES usernames from it): a shared tablet is one address (core/services/logins.py)
+AXES_LOCKOUT_PARAMETERS = "core.services.logins.lockout_parameters"
+LOGIN_SPRAY_USERNAMES = env.int("LOGIN_SPRAY_USERNAMES", default=5)
 # A locked-out attempt is refused by one indexed read and writes nothing of axes' (it is still
 # in our security log): a flood against a locked account cannot grow a row or extend the lock.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
@@ -348,6 +351,17 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Every minute, raise the pit boss's alerts (review/services.py alerts_raise; idempotent).
     "review-alerts-raise": {"task": "review.alerts_raise", "schedule": 60.0},
 }
+# Without a broker there is no beat: the development server (`make run`) runs these entries of the
+# schedule itself, in one thread, when they are due (core/embedded_beat.py). Off in the test
+# settings and in production; never in a management command, gunicorn or a worker.
+EMBEDDED_BEAT = env.bool("EMBEDDED_BEAT", default=not CELERY_BROKER_URL)
+EMBEDDED_BEAT_ENTRIES = (
+    "review-alerts-raise",
+    "tables-rollups-refresh",
+    "ledger-bill-due-hourly-fees",
+    "core-outbox-drain",
+    "core-summarise-login-failures",
+)
 # Seconds between two refreshes of the dashboard's live part (htmx polling).
 REVIEW_POLL_SECONDS = env.int("REVIEW_POLL_SECONDS", default=10)
 # --- report runs (reports/, docs/reports.md) ---------------------------------------------------

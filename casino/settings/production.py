@@ -10,6 +10,7 @@ from casino.settings.base import *
 from casino.settings.base import env
 
 DEBUG = False
+EMBEDDED_BEAT = False  # beat runs (`make beat`): the web processes never do its work themselves
 SECRET_KEY = env.str("SECRET_KEY")  # no default: refusing to start beats a guessable key
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
 # The audit chain's HMAC key and the anchors' destination: no defaults (docs/audit.md). A chain

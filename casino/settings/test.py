@@ -37,6 +37,8 @@ READ_REPLICA_ALIAS = ""
 # set so /healthz and the ``redis`` tests can still reach the real broker.
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
+# beat's work in the web process is the development server's only (core/embedded_beat.py)
+EMBEDDED_BEAT = False
 
 # Serve static files from static/ through the finders: tests never run collectstatic.
 WHITENOISE_AUTOREFRESH = True

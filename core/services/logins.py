@@ -1,8 +1,12 @@
 """Refused logins: the security log, its periodic summary on the audit chain, and lockouts.
 
-Throttling and lockout are django-axes' (settings ``AXES_*``: after ``LOGIN_FAILURE_LIMIT``
-failures for one username, or from one client address, every login of it is refused, without the
-password being checked, until ``LOGIN_LOCKOUT_MINUTES`` have passed or an administrator resets it).
+Throttling and lockout are django-axes' (settings ``AXES_*``): after ``LOGIN_FAILURE_LIMIT``
+failures for one **username** every login of that username is refused, without the password being
+checked, until ``LOGIN_LOCKOUT_MINUTES`` after its last counted failure, or until a pit boss (the
+review pages) or an administrator lifts it. A client **address** is locked the same way only when
+failures for many usernames come from it (``LOGIN_SPRAY_USERNAMES`` within the lockout's window: a
+password spray): the pit's podium tablet is one address shared by every croupier, and one of them
+mistyping his own password ten times must not lock the others out (:func:`lockout_parameters`).
 
 Why failures are not audit events one by one: appending to the audit chain takes its global lock
 (audit.services), which every croupier's step also takes to commit. Six anonymous clients trying
@@ -15,20 +19,25 @@ usernames and addresses) and names the rows it covers, which stay in the log for
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
 from core.client_ip import client_ip
 from core.models import LoginFailure
 from core.problems import problem_response
 
-LOCKED_OUT_MESSAGE = (
+LOCKED_OUT_MESSAGE = gettext_noop(
     "Too many failed logins: this account or this device is locked out for a while. "
     "A manager can lift the lock."
 )
@@ -127,21 +136,149 @@ def login_lockout_reset(*, actor: Any, username: str = "", ip: str = "") -> int:
     return cleared
 
 
+# ------------------------------------------------------------------------------------ the policy
+def _cool_off() -> dt.timedelta:
+    from axes.helpers import get_cool_off
+
+    cool_off = get_cool_off()
+    assert isinstance(cool_off, dt.timedelta)  # LOGIN_LOCKOUT_MINUTES: a lockout always lapses
+    return cool_off
+
+
+def login_spray_from(ip: str | None, *, now: dt.datetime | None = None) -> bool:
+    """Whether failures for ``LOGIN_SPRAY_USERNAMES`` usernames or more came from ``ip`` within
+    the lockout's window: somebody tries passwords across accounts from there."""
+    from axes.models import AccessAttempt
+
+    if not ip:
+        return False
+    since = (now or timezone.now()) - _cool_off()
+    usernames = (
+        AccessAttempt.objects.filter(ip_address=ip, attempt_time__gte=since).values("username").distinct()
+    )
+    return bool(usernames.count() >= settings.LOGIN_SPRAY_USERNAMES)
+
+
+def lockout_parameters(request_or_attempt: Any, credentials: Any = None) -> list[str | list[str]]:
+    """What django-axes counts failures by (``AXES_LOCKOUT_PARAMETERS``, called with the request
+    or an attempt row): the username alone; and the client address too, separately, once a spray
+    comes from it. django-axes sums the failures of each and locks at ``LOGIN_FAILURE_LIMIT``."""
+    ip = getattr(request_or_attempt, "axes_ip_address", None) or getattr(
+        request_or_attempt, "ip_address", None
+    )
+    at = getattr(request_or_attempt, "axes_attempt_time", None)
+    if login_spray_from(ip, now=at):
+        return [["username"], ["ip_address"]]
+    return ["username"]
+
+
+def _lock_ends(
+    rows: list[tuple[dt.datetime, int]], limit: int, cool_off: dt.timedelta
+) -> dt.datetime | None:
+    """When failures counted in the window (each row: its last failure's time and how many) fall
+    below the limit, the oldest leaving first; None when they are below it already."""
+    total = sum(failures for _, failures in rows)
+    if total < limit:
+        return None
+    for at, failures in sorted(rows):
+        total -= failures
+        if total < limit:
+            return at + cool_off
+    return None  # pragma: no cover - the loop always ends below the limit
+
+
+def lockout_until(
+    *, username: str | None, ip: str | None, now: dt.datetime | None = None
+) -> dt.datetime | None:
+    """When the lockout of this username (and of this address, under a spray) ends; None when
+    neither is locked. Attempts refused while locked are not counted, so the end does not move."""
+    from axes.models import AccessAttempt
+
+    now = now or timezone.now()
+    cool_off = _cool_off()
+    recent = AccessAttempt.objects.filter(attempt_time__gte=now - cool_off)
+    groups = [recent.filter(username=username)] if username else []
+    if login_spray_from(ip, now=now):
+        groups.append(recent.filter(ip_address=ip))
+    ends = []
+    for group in groups:
+        counted = list(group.values_list("attempt_time", "failures_since_start"))
+        if (end := _lock_ends(counted, settings.AXES_FAILURE_LIMIT, cool_off)) is not None:
+            ends.append(end)
+    return max(ends) if ends else None
+
+
+@dataclass(frozen=True, slots=True)
+class Lockout:
+    """A lockout in force: of a username, or of a client address (a spray)."""
+
+    username: str
+    ip: str
+    failures: int
+    until: dt.datetime
+
+
+def lockouts_current(*, now: dt.datetime | None = None) -> list[Lockout]:
+    """Every lockout in force now (django-axes' counters in the window): usernames first, then
+    addresses, each by name. A read, for the pit boss's page."""
+    from axes.models import AccessAttempt
+
+    now = now or timezone.now()
+    cool_off = _cool_off()
+    limit = settings.AXES_FAILURE_LIMIT
+    rows = list(
+        AccessAttempt.objects.filter(attempt_time__gte=now - cool_off).values_list(
+            "username", "ip_address", "attempt_time", "failures_since_start"
+        )
+    )
+    by_user: dict[str, list[tuple[dt.datetime, int]]] = {}
+    by_ip: dict[str, list[tuple[dt.datetime, int]]] = {}
+    users_by_ip: dict[str, set[str]] = {}
+    for username, ip, at, failures in rows:
+        if username:
+            by_user.setdefault(username, []).append((at, failures))
+        if ip:
+            by_ip.setdefault(ip, []).append((at, failures))
+            users_by_ip.setdefault(ip, set()).add(username or "")
+    found = []
+    for username, counted in sorted(by_user.items()):
+        if (end := _lock_ends(counted, limit, cool_off)) is not None:
+            found.append(Lockout(username, "", sum(f for _, f in counted), end))
+    for ip, counted in sorted(by_ip.items()):
+        if len(users_by_ip[ip]) < settings.LOGIN_SPRAY_USERNAMES:
+            continue
+        if (end := _lock_ends(counted, limit, cool_off)) is not None:
+            found.append(Lockout("", ip, sum(f for _, f in counted), end))
+    return found
+
+
+def lockout_zone() -> str:
+    """The time zone a lockout's end is told in: the casinos' when they share one, else the
+    server's (``TIME_ZONE``). The login page knows no casino."""
+    from tables.models import Casino
+
+    zones = set(Casino.objects.values_list("time_zone", flat=True).distinct()[:2])
+    return zones.pop() if len(zones) == 1 else settings.TIME_ZONE
+
+
 def lockout_response(
     request: HttpRequest, original_response: Any = None, credentials: Any = None
 ) -> HttpResponse:
-    """What a locked-out login answers (``AXES_LOCKOUT_CALLABLE``): 429 with Retry-After; JSON
-    under /api/ (problem details, code ``locked_out``), our page elsewhere."""
-    from axes.helpers import get_cool_off
-
-    cool_off = get_cool_off(request)
+    """What a locked-out login answers (``AXES_LOCKOUT_CALLABLE``): 429 with Retry-After (the
+    seconds until the lock lapses); JSON under /api/ (problem details, code ``locked_out``), our
+    page elsewhere, which says until when in the user's language and the casinos' time zone."""
+    now = timezone.now()
+    until = lockout_until(
+        username=login_username(request, credentials),
+        ip=getattr(request, "axes_ip_address", None),
+        now=now,
+    )
     response: HttpResponse
     if request.path.startswith("/api/"):
         response = problem_response(request, status=429, code="locked_out", detail=LOCKED_OUT_MESSAGE)
     else:
-        response = render(
-            request, "registration/locked_out.html", {"message": LOCKED_OUT_MESSAGE}, status=429
-        )
-    if cool_off:
-        response["Retry-After"] = str(int(cool_off.total_seconds()))
+        context = {"message": LOCKED_OUT_MESSAGE, "until": until, "zone": lockout_zone()}
+        response = render(request, "registration/locked_out.html", context, status=429)
+    seconds = (until - now).total_seconds() if until is not None else _cool_off().total_seconds()
+    response["Retry-After"] = str(max(1, math.ceil(seconds)))
     return response

@@ -40,6 +40,7 @@ from tables.models import (
     RuleProfile,
     Seat,
     SessionPause,
+    Table,
     TableSession,
 )
 
@@ -64,11 +65,13 @@ def session_fee_hours(*, session: TableSession, now: dt.datetime) -> list[dt.dat
 
 
 def hourly_fee_hours_due(*, now: dt.datetime | None = None) -> list[tuple[int, dt.datetime]]:
-    """(session id, hour start) of every finished hour of every session of an hourly-fee casino
-    that is not yet marked billed."""
+    """(session id, hour start) of every finished hour of every session of an hourly-fee table
+    (its own levy mode, else its casino's) that is not yet marked billed."""
     now = now or timezone.now()
     sessions = (
-        TableSession.objects.filter(table__casino__levy_mode="hourly_fee", opened_at__lt=now)
+        TableSession.objects.filter(
+            Table.levy_mode_is(Casino.LevyMode.HOURLY_FEE, "table__"), opened_at__lt=now
+        )
         .annotate(last_billed=Max("fee_hours__hour_start"))
         .filter(
             Q(closed_at__isnull=True) | Q(last_billed__isnull=True) | Q(closed_at__gt=F("last_billed") + HOUR)
@@ -129,7 +132,8 @@ def _hour_fees(session: TableSession, hour_start: dt.datetime) -> feecalc.HourFe
 def hourly_fees_bill(
     *, session: TableSession, hour_start: dt.datetime, actor: Any = None, now: dt.datetime | None = None
 ) -> HourlyFeeBill:
-    """Bill one finished clock hour of a session of an hourly-fee casino.
+    """Bill one finished clock hour of a session of an hourly-fee table (the fee's amount, basis
+    and billing are its casino's).
 
     Per player-hour: one transaction per player (player → fee account), key
     ``hourly_fee:session:S:player:P:HOUR``. Per table-hour: one transaction for the table
@@ -147,8 +151,8 @@ def hourly_fees_bill(
     )
     casino = session.table.casino
     now = now or timezone.now()
-    if casino.levy_mode != Casino.LevyMode.HOURLY_FEE:
-        raise ValidationError(f"{casino} does not charge hourly fees.")
+    if session.table.effective_levy_mode != Casino.LevyMode.HOURLY_FEE:
+        raise ValidationError(f"{session.table.name} does not charge hourly fees.")
     if timezone.is_naive(hour_start) or clock_hour_floor(hour_start) != hour_start:
         raise ValidationError(f"{hour_start} is not the start of a clock hour.")
     hour_start = hour_start.astimezone(dt.UTC)

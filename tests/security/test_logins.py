@@ -1,11 +1,14 @@
+# ruff: noqa: RUF001  (French and Russian words: typographic apostrophes and Cyrillic letters)
 """Logins (issue 10, item 4): lockout after repeated failures (django-axes), its reset by an
 administrator, a flood of failures that never takes the audit chain's lock, throttles on the API,
 and the client's address taken only from a trusted proxy's header."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import threading
+from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
@@ -48,6 +51,15 @@ def fresh_cache():
     cache.clear()
 
 
+@contextlib.contextmanager
+def at(moment: dt.datetime) -> Iterator[None]:
+    """The clock of Django and of django-axes (its attempt times) stopped at ``moment``."""
+    with mock.patch("django.utils.timezone.now", return_value=moment), mock.patch(
+        "axes.handlers.proxy.now", return_value=moment
+    ):
+        yield
+
+
 def login(client: Client, username: str, password: str, **extra: Any) -> Any:
     return client.post(LOGIN, {"username": username, "password": password}, **extra)
 
@@ -60,7 +72,11 @@ def test_fifty_wrong_passwords_then_the_right_one_is_refused(croupier) -> None:
     with mock.patch.object(ModelBackend, "authenticate", autospec=True) as checked:
         right = login(client, "croupier", PASSWORD)
     assert right.status_code == 429 and not checked.called
-    assert "Locked out" in right.content.decode() and int(right["Retry-After"]) == 30 * 60
+    # Retry-After: the seconds until the lock lapses, 30 minutes after the last counted failure
+    [attempt] = AccessAttempt.objects.filter(username="croupier")
+    left = (attempt.attempt_time + settings.AXES_COOLOFF_TIME - timezone.now()).total_seconds()
+    assert "Locked out" in right.content.decode()
+    assert int(right["Retry-After"]) <= 30 * 60 and abs(int(right["Retry-After"]) - left) < 2
     assert "_auth_user_id" not in client.session
     assert not AuditEvent.objects.filter(action="auth.login").exists()
     assert LoginFailure.objects.count() == 51
@@ -91,6 +107,52 @@ def test_one_address_trying_many_usernames_is_locked_out(croupier, cashier) -> N
         login(flood, f"nobody-{i}", "x")
     assert login(flood, "cashier", PASSWORD).status_code == 429  # the address is locked
     assert login(Client(REMOTE_ADDR="10.0.0.2"), "cashier", PASSWORD).status_code == 302  # others are not
+
+
+def test_one_users_wrong_passwords_lock_his_username_not_the_shared_tablet(croupier, cashier) -> None:
+    """The pit's podium tablet is one address for every croupier: one of them mistyping his own
+    password ten times locks his username only."""
+    podium = Client(REMOTE_ADDR="10.1.1.1")
+    for i in range(LIMIT):
+        login(podium, "croupier", f"guess-{i}")
+    assert login(podium, "croupier", PASSWORD).status_code == 429
+    assert login(Client(REMOTE_ADDR="10.1.1.1"), "cashier", PASSWORD).status_code == 302
+
+
+def test_a_few_colleagues_mistyping_at_one_tablet_do_not_lock_it(croupier, cashier) -> None:
+    podium = Client(REMOTE_ADDR="10.1.1.2")
+    spray = settings.LOGIN_SPRAY_USERNAMES
+    assert spray == 5
+    for n in range(spray - 1):  # four usernames, three wrong passwords each: 12 failures, no spray
+        for _ in range(3):
+            login(podium, f"colleague-{n}", "oops")
+    assert login(Client(REMOTE_ADDR="10.1.1.2"), "cashier", PASSWORD).status_code == 302
+    # a fifth username failing from it makes it a spray: the address is locked now
+    login(podium, "colleague-4", "oops")
+    assert login(Client(REMOTE_ADDR="10.1.1.2"), "croupier", PASSWORD).status_code == 429
+    assert login(Client(REMOTE_ADDR="10.1.1.3"), "croupier", PASSWORD).status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("lang", "until"),
+    [
+        ("en", "Locked until <strong>March 2, 2026, 9:40 p.m.</strong> (UTC)."),
+        ("fr", "Verrouillé jusqu’au <strong>2 mars 2026 21:40</strong> (UTC)."),
+        ("ru", "Заблокировано до <strong>2 марта 2026 г. 21:40</strong> (UTC)."),
+    ],
+)
+def test_the_locked_out_page_says_until_when_in_the_users_language(croupier, lang, until) -> None:
+    client = Client()
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = lang
+    last = dt.datetime(2026, 3, 2, 21, 10, 5, tzinfo=dt.UTC)
+    with at(last):
+        for _ in range(LIMIT):
+            login(client, "croupier", "wrong")
+    with at(last + dt.timedelta(minutes=5)):
+        page = login(client, "croupier", PASSWORD)
+    assert page.status_code == 429
+    assert int(page["Retry-After"]) == 25 * 60  # 21:40:05 less 21:15:05
+    assert f'<p data-testid="locked-until">{until}</p>' in page.content.decode()
 
 
 def test_the_lockout_lapses_after_the_cool_off(croupier) -> None:
@@ -126,7 +188,8 @@ def test_an_administrator_lifts_a_lockout_and_it_is_audited(croupier, admin_clie
     assert login(client, "croupier", PASSWORD).status_code == 302
 
 
-def test_a_pit_boss_cannot_lift_a_lockout(croupier, pit_boss) -> None:
+def test_a_pit_boss_cannot_lift_a_lockout_in_the_admin(croupier, pit_boss) -> None:
+    """Not staff: the admin is not his. He lifts one from the review pages (tests/review/test_lockouts.py)."""
     for _ in range(LIMIT):
         login(Client(), "croupier", "wrong")
     boss = Client()
