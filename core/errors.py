@@ -174,10 +174,21 @@ class ErrorAnswer:
 
 
 def validation_messages(exc: ValidationError) -> list[str]:
-    """Every message of a ValidationError, field errors included, in order."""
-    if hasattr(exc, "error_dict"):
-        return [m for messages in exc.message_dict.values() for m in messages]
-    return list(exc.messages)
+    """Every message of a ValidationError, field errors included, in order. A message that is a
+    ``str`` of its own kind (a sentence built from values, tables.rules.sentence: a screen says it
+    again in its language) is handed on as it is, not copied into a plain ``str``."""
+    errors = (
+        [e for errors in exc.error_dict.values() for e in errors]
+        if hasattr(exc, "error_dict")
+        else exc.error_list
+    )
+    out: list[str] = []
+    for error in errors:
+        message = error.message
+        if error.params:
+            message = message % error.params
+        out.append(message if isinstance(message, str) else str(message))
+    return out
 
 
 def validation_body(exc: ValidationError) -> dict[str, Any]:

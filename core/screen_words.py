@@ -19,6 +19,7 @@ DISPLAYED_CHOICES: tuple[tuple[str, str], ...] = (
     ("tables.CoupStep", "kind"),
     ("tables.Table", "first_banker_method"),
     ("tables.Table", "state"),
+    ("tables.Table", "game"),
     ("tables.BankTurn", "end_reason"),
     ("tables.BankTurn", "started_how"),
     ("tables.Series", "end_reason"),
@@ -62,6 +63,11 @@ SCREEN_WORDS: tuple[str, ...] = (
     gettext_noop("by acceptance in turn"),
     # tables.Table.state
     gettext_noop("Closed"),
+    # tables.Table.game
+    gettext_noop("Chemin de fer"),
+    gettext_noop("Macao"),
+    gettext_noop("Landsknecht"),
+    gettext_noop("Old baccarat"),
     # tables.BankTurn.end_reason
     gettext_noop("Lost"),
     gettext_noop("Passed"),

@@ -1,11 +1,77 @@
-"""What only the pit boss's pages say: shares as percentages. The game's own wording (violation
-codes, steps, refusals) is tables.wording, shared with the croupier's screens."""
+"""What only the pit boss's pages say: shares as percentages, the alerts' summaries. The game's own
+wording (violation codes, steps, refusals) is tables.wording, shared with the croupier's screens."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
+from django.utils.translation import gettext_noop
+
+from tables.wording import ALARM_DETAILS, Stored, read_stored
+
 
 def percent(value: Fraction | None, digits: int = 2) -> str:
     """A share as a percentage for the screen ("4.56 %"); "—" when undefined."""
     return "—" if value is None else f"{float(value) * 100:.{digits}f} %"
+
+
+# ------------------------------------------------------------------------------------ alerts
+#: an alert's summary as the floor's scan stores it (review.selectors.alerts, English, as the audit
+#: trail records it), and as the pages read it back to say it in their language
+#: (tables.wording.Stored: the values are read back out of the stored text)
+# A coup is named by its table, shoe and number and by its id (#417): shoes are numbered per session,
+# so two sessions of one table on one day both have a "shoe 1 coup 1" (the id is the coup's
+# everywhere: its review page's address, the cage's chip history); a shoe by the time it started.
+ALERT_FLAGGED = gettext_noop("{table} · shoe {shoe} coup {coup} (#{id}) was played against the rules")
+ALERT_SHOE_ALARM = gettext_noop("{table} · shoe {shoe} of {started}: {kind} ({detail})")
+ALERT_UNFINISHED = gettext_noop(
+    "{table} · shoe {shoe} coup {coup} (#{id}) unfinished for {minutes} min ({state})"
+)
+ALERT_GAME_UNFINISHED = gettext_noop(
+    "{table} · {game} coup {number} unfinished for {minutes} min ({steps} steps)"
+)
+ALERT_AUDIT_BREAK = gettext_noop("The audit chain is broken at seq {seq} ({count} event(s)): {reason}")
+ALERT_AUDIT_BREAK_CASINO = gettext_noop(
+    "The audit chain of casino {casino} is broken at seq {seq} ({count} event(s)): {reason}"
+)
+ALERT_BIG_WIN_BANK = gettext_noop(
+    "{table} · shoe {shoe} coup {coup} (#{id}): {who} (the bank) won {amount} chips"
+)
+ALERT_BIG_WIN = gettext_noop("{table} · shoe {shoe} coup {coup} (#{id}): {who} won {amount} chips")
+ALERT_ERROR_RATE = gettext_noop(
+    "{user}: {wrong} step(s) against the rules in their last {coups} coup(s), {rate}"
+)
+#: the same summary as the scan worded it before (an alert raised then is stored so; read back too)
+ALERT_ERROR_RATE_BEFORE = gettext_noop(
+    "{user}: {wrong} step(s) against the rules in his last {coups} coup(s), {rate}"
+)
+
+ALERT_SUMMARIES: tuple[Stored, ...] = (
+    Stored(ALERT_FLAGGED),
+    Stored(ALERT_SHOE_ALARM, kind="msgid", detail=ALARM_DETAILS),
+    Stored(ALERT_UNFINISHED, state="msgid"),
+    Stored(ALERT_GAME_UNFINISHED, game="game"),
+    Stored(ALERT_AUDIT_BREAK_CASINO),
+    Stored(ALERT_AUDIT_BREAK),
+    Stored(ALERT_BIG_WIN_BANK),
+    Stored(ALERT_BIG_WIN),
+    Stored(ALERT_ERROR_RATE),
+    Stored(ALERT_ERROR_RATE_BEFORE),
+)
+
+
+def alert_summary(summary: str) -> str:
+    """An alert's stored summary as a sentence a page says in its language (tables.wording.say);
+    a summary worded otherwise (an older alert) as it is stored."""
+    return read_stored(summary, ALERT_SUMMARIES)
+
+
+# ----------------------------------------------------------------------------------- accounts
+#: a ledger account's stored name: its kind (tables.wording.ACCOUNT_KIND_LABELS), its owner
+ACCOUNT_NAMES: tuple[Stored, ...] = (Stored(gettext_noop("{kind}: {owner}"), kind="account kind"),)
+
+
+def account_name(name: str) -> str:
+    """A ledger account's stored name (``player: Anna (#12)``) as a sentence a page says in its
+    language: its kind translated, its owner as named."""
+    return read_stored(name, ACCOUNT_NAMES)

@@ -12,17 +12,28 @@ exports record it, and the tests read it. The screens translate at their edge (d
 fixed sentence is marked ``gettext_noop`` (found by ``makemessages``, unchanged at run time) and a
 template or view translates it when it shows it; a sentence built from values takes ``tr``, the
 screens' ``gettext``, which translates its pattern before the values go in (default: English).
+
+The engines' and the services' own sentences built from values (a refusal, a step's recorded
+detail) are built with ``said`` (tables/rules/sentence.py): English text that keeps its pattern and
+values, which :func:`say` says again on a screen — a card as its symbol, a code as its label. What
+is stored as English text (a shoe alarm's detail) is read back with its pattern (:class:`Stored`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext_noop
 
+from core.numbers import chips
+from tables.rules.cards import POINTS
 from tables.rules.coup import Code, Violation
+from tables.rules.game_play import FUND, POOL
 from tables.rules.machine import CoupProgress, Move
+from tables.rules.profiles import BUILTIN
+from tables.rules.sentence import Card, Listing, Sentence, Word, said
 from tables.rules.tableau import Requirement
 
 # ------------------------------------------------------------------------------------------ cards
@@ -39,11 +50,15 @@ Translate = Callable[[str], str]
 
 def _english(text: str) -> str:
     return text
+
+
 RANK_LABELS = {"T": "10"}
 
 
 def card_label(code: str) -> str:
-    """A card code as it is printed: ``TD`` → ``10♦``."""
+    """A card code as it is printed: ``TD`` → ``10♦``; what is no card (a typo) as it was typed."""
+    if code not in POINTS:
+        return str(code)
     rank, suit = code[:-1], code[-1]
     return f"{RANK_LABELS.get(rank, rank)}{SUIT_SYMBOLS[suit]}"
 
@@ -70,10 +85,10 @@ PHASE_LABELS = {
 #: the step the croupier records, as its button says it
 BUTTON_LABELS = {
     Move.BETS_CLOSED: gettext_noop("No more bets"),
-    Move.PLAYER_NATURAL: gettext_noop("Player shows his natural"),
+    Move.PLAYER_NATURAL: gettext_noop("Player shows a natural"),
     Move.PLAYER_DRAW: gettext_noop("Player draws"),
     Move.PLAYER_STAND: gettext_noop("Player stands"),
-    Move.BANKER_NATURAL: gettext_noop("Banker shows his natural"),
+    Move.BANKER_NATURAL: gettext_noop("Banker shows a natural"),
     Move.BANKER_DRAW: gettext_noop("Banker draws"),
     Move.BANKER_STAND: gettext_noop("Banker stands"),
     Move.REVEAL: gettext_noop("Show both hands"),
@@ -82,55 +97,87 @@ BUTTON_LABELS = {
 }
 
 
-def step_detail(kind: str, payload: dict[str, Any] | None, names: dict[str, str]) -> str:
+#: a step's kind (the engine's ``Move``) as a sentence names it: the recorded steps' own labels
+STEP_LABELS = {
+    Move.BANK_DECLARED: gettext_noop("bank declared"),
+    Move.BET: gettext_noop("Bet"),
+    Move.BANCO: gettext_noop("Banco"),
+    Move.BETS_CLOSED: gettext_noop("no more bets"),
+    Move.CARD_TO_PLAYER: gettext_noop("card to the player"),
+    Move.CARD_TO_BANKER: gettext_noop("card to the banker"),
+    Move.PLAYER_NATURAL: gettext_noop("player shows a natural"),
+    Move.PLAYER_DRAW: gettext_noop("player draws"),
+    Move.PLAYER_STAND: gettext_noop("player stands"),
+    Move.BANKER_NATURAL: gettext_noop("banker shows a natural"),
+    Move.BANKER_DRAW: gettext_noop("banker draws"),
+    Move.BANKER_STAND: gettext_noop("banker stands"),
+    Move.REVEAL: gettext_noop("hands shown"),
+}
+
+
+def step_detail(kind: str, payload: dict[str, Any] | None, names: Mapping[str, str]) -> str:
     """What a recorded step says beyond its kind ("" when nothing): its amounts, cards, verdict or
-    reason. ``names`` maps the engine's punter keys (``seat-4``) to what the screen calls them."""
+    reason, as a :class:`Sentence` a screen says in its language (:func:`say`; its ``str`` is the
+    English). ``names`` maps the engine's punter keys (``seat-4``) to what the screen calls them
+    (a name, or a sentence of its own)."""
     p = payload or {}
 
     def who(key: str | None) -> str:
         return names.get(key or "", key or "")
 
     if kind == "bank_declared":
-        return f"bank {p.get('amount')} by {who(p.get('banker'))}"
+        return said("{banker} banks {amount}", banker=who(p.get("banker")), amount=p.get("amount"))
     if kind == "bet":
-        return f"{who(p.get('punter'))} bets {p.get('amount')}"
+        return said("{punter} bets {amount}", punter=who(p.get("punter")), amount=p.get("amount"))
     if kind == "banco":
-        callers = ", ".join(who(c["punter"]) for c in p.get("callers", []))
-        return f"banco by {callers}; plays: {who(p.get('winner'))}"
+        callers = Listing(who(c["punter"]) for c in p.get("callers", []))
+        return said("banco called by {callers}; {winner} plays", callers=callers, winner=who(p.get("winner")))
     if kind in ("card_to_player", "card_to_banker"):
-        return str(p.get("card", ""))
+        return Card(p["card"]) if p.get("card") else ""
     if kind == "reveal":
         v = p.get("verdict") or {}
-        return f"player {v.get('player_total')}, banker {v.get('banker_total')}: {v.get('outcome')}"
+        return said(
+            "{outcome}, {player} to {banker}",
+            outcome=Word(str(v.get("outcome")), "outcome"),
+            player=v.get("player_total"),
+            banker=v.get("banker_total"),
+        )
     if kind == "correction":
-        cards = ", ".join(p.get("cards", [])) or "none"
-        restored = p.get("restored") or {}
-        return f"cards from the shoe: {cards}; restored outcome: {restored.get('outcome', '?')}"
-    if kind == "correction_rejected":
-        return f"reason: {p.get('reason', '')}"
+        outcome = Word(str((p.get("restored") or {}).get("outcome", "?")), "outcome")
+        if p.get("cards"):
+            cards = Listing(Card(c) for c in p["cards"])
+            return said("restored with {cards} from the shoe: {outcome}", cards=cards, outcome=outcome)
+        return said("restored with no card from the shoe: {outcome}", outcome=outcome)
+    if kind in ("correction_rejected", "coup_voided"):
+        return said("reason: {reason}", reason=p.get("reason", ""))
     if kind == "correction_approved":
-        return "restored settlement is final"
+        return gettext_noop("the restored settlement is final")
     if kind == "amend":
-        return f"{amend_change(p, names)} (step {p.get('step')}; reason: {p.get('reason', '')})"
-    if kind == "coup_voided":
-        return f"reason: {p.get('reason', '')}"
+        return said(
+            "{change} (step {step}; reason: {reason})",
+            change=amend_change(p, names),
+            step=p.get("step"),
+            reason=p.get("reason", ""),
+        )
     if kind == "bank_withdrawn":
-        return f"nobody bet: bank {p.get('bank')} withdrawn without a deal"
+        return said("nobody bet: the bank of {bank} withdrawn without a deal", bank=p.get("bank"))
     return ""
 
 
-def amend_change(payload: dict[str, Any], names: dict[str, str]) -> str:
-    """What an amendment changed: ``seat 2 bets 50 → 500`` or ``5H → 6H``."""
+def amend_change(payload: dict[str, Any], names: Mapping[str, str]) -> str:
+    """What an amendment changed: ``seat 2 bets 50 → 500`` or ``5♥ → 6♥`` (a :class:`Sentence`)."""
     was = payload.get("was") or {}
     if payload.get("kind") == "bet":
         old_who = names.get(was.get("punter", ""), was.get("punter"))
         new_who = names.get(payload.get("punter", ""), payload.get("punter"))
-        who = old_who if old_who == new_who else f"{old_who} → {new_who}"
-        amounts = f"{was.get('amount')} → {payload.get('amount')}"
+        who: Any = old_who if old_who == new_who else said("{was} → {now}", was=old_who, now=new_who)
+        amounts: Any = said("{was} → {now}", was=was.get("amount"), now=payload.get("amount"))
         if was.get("amount") == payload.get("amount"):
-            amounts = str(payload.get("amount"))
-        return f"{who} bets {amounts}"
-    return f"{was.get('card', '?')} → {payload.get('card', '?')}"
+            amounts = payload.get("amount")
+        return said("{punter} bets {amount}", punter=who, amount=amounts)
+    return said(
+        "{was} → {now}", was=Card(str(was.get("card", "?"))), now=Card(str(payload.get("card", "?")))
+    )
 
 
 # ------------------------------------------------------------------------------------- violations
@@ -178,22 +225,22 @@ def violation_text(violation: Violation, state: CoupProgress, tr: Translate = _e
     b2 = state.banker_two if len(state.banker_cards) >= 2 else None
     against = _against(state, tr)
     if code is Code.PLAYER_SHOULD_DRAW:
-        text = gettext_noop("The player must draw on {total}: the tableau does not let him stand.")
+        text = gettext_noop("The player must draw on {total}: the tableau forbids standing.")
         return tr(text).format(total=p2)
     if code is Code.PLAYER_SHOULD_STAND:
-        text = gettext_noop("The player must stand on {total}: the tableau does not let him draw.")
+        text = gettext_noop("The player must stand on {total}: the tableau forbids drawing.")
         return tr(text).format(total=p2)
     if code is Code.BANKER_SHOULD_DRAW:
-        text = gettext_noop("The banker must draw on {total} {against}: the tableau does not let him stand.")
+        text = gettext_noop("The banker must draw on {total} {against}: the tableau forbids standing.")
         return tr(text).format(total=b2, against=against)
     if code is Code.BANKER_SHOULD_STAND:
-        text = gettext_noop("The banker must stand on {total} {against}: the tableau does not let him draw.")
+        text = gettext_noop("The banker must stand on {total} {against}: the tableau forbids drawing.")
         return tr(text).format(total=b2, against=against)
     if code is Code.NATURAL_NOT_SHOWN:
         if violation.side == "player":
-            text = gettext_noop("The player holds a natural {total}: he must show it, not draw or stand.")
+            text = gettext_noop("The player holds a natural {total}: it must be shown, no draw, no stand.")
             return tr(text).format(total=p2)
-        text = gettext_noop("The banker holds a natural {total}: he must show it, not draw or stand.")
+        text = gettext_noop("The banker holds a natural {total}: it must be shown, no draw, no stand.")
         return tr(text).format(total=b2)
     if code is Code.CARD_AFTER_NATURAL:
         return tr(gettext_noop("A natural decides this coup: no third card may be dealt."))
@@ -246,9 +293,19 @@ AMEND_NO_CHANGE = gettext_noop("The amended value is the one recorded: nothing t
 
 
 def amend_breaks_later_step(index: int, label: str, why: str, *, amendable: bool) -> str:
-    """An amendment refused because a later step could not have happened with the amended value."""
-    first = f" Amend step {index} first." if amendable else " A pit boss may void the coup."
-    return f"With this amendment step {index} ({label}) would be impossible: {why}.{first}"
+    """An amendment refused because a later step could not have happened with the amended value
+    (``label``: the later step's kind's label; ``why``: the engine's refusal of it)."""
+    pattern = (
+        gettext_noop(
+            "With this amendment step {index} ({label}) would be impossible: {why}. Amend step {index} first."
+        )
+        if amendable
+        else gettext_noop(
+            "With this amendment step {index} ({label}) would be impossible: {why}. "
+            "A pit boss may void the coup."
+        )
+    )
+    return said(pattern, index=index, label=Sentence(label, {}), why=why)
 
 
 # ---------------------------------------------------------------------------------- restoring
@@ -259,15 +316,24 @@ CLOSED_SHOE_RECORDED = gettext_noop(
 
 
 def restoration_needs_cards(n: int) -> str:
-    cards_word = "card" if n == 1 else "cards"
-    return f"The restored game needs {n} more {cards_word} from the shoe: deal them."
+    if n == 1:
+        return said("The restored game needs {n} more card from the shoe: deal them.", n=n)
+    return said("The restored game needs {n} more cards from the shoe: deal them.", n=n)
 
 
 def closed_shoe_cards_gone(shoe_number: int, n: int) -> str:
-    cards_word = "card" if n == 1 else "cards"
-    return (
-        f"Shoe {shoe_number} is closed and a new shoe was started: the {n} more {cards_word} the "
-        "restored game needs cannot be dealt any more. A pit boss voids the coup."
+    if n == 1:
+        return said(
+            "Shoe {shoe} is closed and a new shoe was started: the {n} more card the restored game "
+            "needs cannot be dealt any more. A pit boss voids the coup.",
+            shoe=shoe_number,
+            n=n,
+        )
+    return said(
+        "Shoe {shoe} is closed and a new shoe was started: the {n} more cards the restored game "
+        "needs cannot be dealt any more. A pit boss voids the coup.",
+        shoe=shoe_number,
+        n=n,
     )
 
 
@@ -290,7 +356,7 @@ BANK_WITHDRAW_CARDS_DEALT = gettext_noop(
     "Cards were dealt: the coup is played out, or a pit boss voids it; the bank is not withdrawn."
 )
 #: why a void is refused: the coup is over for good
-VOID_FINAL_STATE = (
+VOID_FINAL_STATE = gettext_noop(
     "This coup is {state}: only a coup not over yet (being played, or awaiting its correction or "
     "its approval) is voided."
 )
@@ -298,4 +364,273 @@ VOID_REASON_MISSING = gettext_noop("Say why the coup is voided.")
 #: what the pit boss is told once a coup is voided
 VOID_DONE = gettext_noop(
     "Coup voided: every stake returned, the bank as declared, the cards dealt stay dealt."
+)
+#: why a table does not close while a coup is being played, and the ways out (a chemin de fer coup:
+#: the croupier plays it out, or a pit boss voids it from its review page; an older game's coup the
+#: croupier may void himself, at his table)
+CLOSE_COUP_IN_PLAY = gettext_noop(
+    "A coup is still being played: the croupier finishes it, or a pit boss voids it (“Void the "
+    "coup” on the coup's review page, reached from the dashboard). Then the table can be closed."
+)
+CLOSE_GAME_COUP_IN_PLAY = gettext_noop(
+    "A coup is still being played: the croupier finishes it or voids it (“Void coup…” on this "
+    "screen), or a pit boss voids it (“Void the coup” on the coup's review page, reached from the "
+    "dashboard). Then the table can be closed."
+)
+
+
+# ------------------------------------------------------------------------------ the older games
+#: the older games' words, English here, translated when shown (the screen, the pit boss's pages)
+GAME_TITLES = {
+    "Chemin de fer": gettext_noop("Chemin de fer"),
+    "Macao": gettext_noop("Macao"),
+    "Landsknecht": gettext_noop("Landsknecht"),
+    "Old baccarat": gettext_noop("Old baccarat"),
+}
+#: a step of an older game by its kind (tables.rules.game_play's step JSON)
+GAME_STEP_LABELS = {
+    "deal": gettext_noop("Deal"),
+    "draw": gettext_noop("Draw"),
+    "discard": gettext_noop("Discard"),
+    "stand": gettext_noop("Stand"),
+    "stake": gettext_noop("Stake"),
+    "cover": gettext_noop("Cover"),
+    "close": gettext_noop("Close the covers"),
+    "card": gettext_noop("Card"),
+    "decide": gettext_noop("Decide"),
+    "cut": gettext_noop("Cut"),
+    "undo": gettext_noop("Taken back"),
+}
+#: the same kinds as a sentence names them ("This deal is not Anna's now", "not stake")
+GAME_STEP_NAMES = {
+    "deal": gettext_noop("deal"),
+    "draw": gettext_noop("draw"),
+    "discard": gettext_noop("discard"),
+    "stand": gettext_noop("stand"),
+    "stake": gettext_noop("stake"),
+    "cover": gettext_noop("cover"),
+    "close": gettext_noop("close"),
+    "card": gettext_noop("card"),
+    "decide": gettext_noop("decide"),
+    "cut": gettext_noop("cut"),
+}
+GAME_CHOICE_LABELS = {"take": gettext_noop("Take the pot"), "again": gettext_noop("Play again")}
+#: an older game's coup's outcome (``GameCoup.outcome``)
+GAME_OUTCOME_LABELS = {
+    "banker": gettext_noop("the banker wins"),
+    "punters": gettext_noop("the punters win"),
+    "split": gettext_noop("split"),
+    "standoff": gettext_noop("stand-off"),
+    "void": gettext_noop("void"),
+    "undecided": gettext_noop("undecided"),
+}
+#: a hand that is nobody's (Landsknecht: the punters' card, the cards turned between)
+HAND_LABELS = {"punters": gettext_noop("Punters"), "between": gettext_noop("Between")}
+#: the parties a settlement names that are no player
+PARTY_LABELS = {FUND: gettext_noop("reserve fund"), POOL: gettext_noop("tie pool")}
+#: where an older game's coup stands (the engines' phases), as a refusal names it
+GAME_PHASE_LABELS = {
+    "stake": gettext_noop("the stake"),
+    "cover": gettext_noop("the covers"),
+    "deal": gettext_noop("the deal"),
+    "play": gettext_noop("the play"),
+    "decide": gettext_noop("the banker's decision"),
+    "over": gettext_noop("the coup is over"),
+    "done": gettext_noop("the coup is over"),
+    "cut": gettext_noop("the cut"),
+    "draw": gettext_noop("the draws"),
+}
+
+#: a ledger account's kind as its stored name starts (ledger.services.accounts: the kind's code for a
+#: player's or a table's account, its label for the casino's own; review.wording.account_name)
+ACCOUNT_KIND_LABELS = {
+    "player": gettext_noop("player"),
+    "reserve": gettext_noop("reserve"),
+    "bank": gettext_noop("bank"),
+    "fund": gettext_noop("reserve fund"),
+    "pool": gettext_noop("tie pool"),
+    "levy": gettext_noop("levy"),
+    "fee": gettext_noop("fee"),
+    "card money": gettext_noop("card money"),
+    "cage": gettext_noop("cage"),
+}
+
+# ------------------------------------------------------------------------------------- the advice
+#: the advice's opponent model (tables.rules.advice.ASSUMPTION, which the pure engine cannot mark):
+#: the same words, for the catalogue; tests/tables/test_wording.py checks they stay the same
+ADVICE_ASSUMPTION = gettext_noop(
+    "Assumes the opponent follows the tableau where it binds and, at their own option points, "
+    "Punto Banco's convention (player draws on 0-5, stands on 6-7; banker draws at 3 against 9 "
+    "and 5 against 4, and at a free 5-7 plays the Punto Banco row). Computed only from the "
+    "chooser's own cards and the cards the chooser cannot see."
+)
+
+# ------------------------------------------------------------------------- saying it on a screen
+#: the labels a :class:`Word` of each kind is said with on a screen (its code when it has none; a
+#: Word of kind ``"msgid"`` is a label already, translated as it is)
+WORD_LABELS: dict[str, Mapping[Any, str]] = {
+    "step": STEP_LABELS,
+    "phase": PHASE_LABELS,
+    "outcome": OUTCOME_LABELS,
+    "profile": {slug: p.name for slug, p in BUILTIN.items()},
+    "game step": GAME_STEP_LABELS,
+    "game step name": GAME_STEP_NAMES,
+    "game choice": GAME_CHOICE_LABELS,
+    "game outcome": GAME_OUTCOME_LABELS,
+    "game phase": GAME_PHASE_LABELS,
+    "game": GAME_TITLES,
+    "party": {**HAND_LABELS, **PARTY_LABELS},
+    "account kind": ACCOUNT_KIND_LABELS,
+    # a coup's state as the services' sentences spell it ("This coup is awaiting approval: …")
+    "coup state": {
+        "open": gettext_noop("Open"),
+        "awaiting correction": gettext_noop("awaiting correction"),
+        "awaiting approval": gettext_noop("awaiting approval"),
+        "settled": gettext_noop("Settled"),
+        "void": gettext_noop("Void"),
+        "bank withdrawn": gettext_noop("bank withdrawn"),
+    },
+}
+
+
+def say(text: Any, tr: Translate = _english, names: Mapping[str, Any] | None = None) -> str:
+    """``text`` in the screen's language (``tr``: its gettext): a :class:`Sentence`'s pattern
+    translated and its values said again (a card as its symbol, a code as its label, a name
+    ``names`` knows as that name); a fixed sentence (marked ``gettext_noop``) translated whole. A
+    translation whose placeholders do not fit falls back on the English pattern."""
+    if isinstance(text, Sentence):
+        values = {key: _said(value, tr, names) for key, value in text.values.items()}
+        try:
+            return tr(text.pattern).format(**values)
+        except (KeyError, IndexError, ValueError):
+            return text.pattern.format(**values)
+    if isinstance(text, Card | Word | Listing):
+        return str(_said(text, tr, names))
+    if isinstance(text, str):
+        return tr(text) if text else text
+    return "" if text is None else str(text)
+
+
+def _said(value: Any, tr: Translate, names: Mapping[str, Any] | None) -> Any:
+    if isinstance(value, Sentence):
+        return say(value, tr, names)
+    if isinstance(value, Card):
+        return card_label(value)
+    if isinstance(value, Word):
+        if value.kind == "msgid":  # a label that is its own msgid (a model's choice label)
+            return tr(str(value))
+        label = WORD_LABELS.get(value.kind, {}).get(str(value))
+        return tr(label) if label else str(value)
+    if isinstance(value, Listing):
+        return value.sep.join(str(_said(item, tr, names)) for item in value.items)
+    if isinstance(value, str) and names and value in names:
+        return _said(names[value], tr, None)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _Figure(chips(value))
+    return value
+
+
+class _Figure(str):
+    """A number said on a screen, written as the page writes chips (core.numbers: ``1,500``,
+    ``1 500``; a number under 1,000 as it is); in a pattern's ``{value!r}`` too, without quotes."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+# ------------------------------------------------------------------------ sentences stored as text
+class Stored:
+    """A sentence stored as its English text (an alert's summary, a shoe alarm's detail: the
+    audit trail and the exports keep that text) that a screen says again in its language: the
+    pattern it was built with read back out of the text. ``kinds`` says which placeholders hold a
+    card, a coded word or another stored sentence; every other value comes back as its text."""
+
+    def __init__(self, pattern: str, **kinds: Any) -> None:
+        self.pattern = pattern
+        self.kinds = kinds
+        body, named = "", set()
+        for i, part in enumerate(re.split(r"\{(\w+)\}", pattern)):
+            if i % 2 == 0:
+                body += re.escape(part)
+            else:  # a value said twice is the same value twice
+                body += f"(?P={part})" if part in named else f"(?P<{part}>.+?)"
+                named.add(part)
+        self.regex = re.compile(f"^{body}$", re.DOTALL)
+
+    def read(self, text: str) -> Sentence | None:
+        match = self.regex.match(text)
+        if match is None:
+            return None
+        values: dict[str, Any] = {}
+        for key, value in match.groupdict().items():
+            kind = self.kinds.get(key)
+            if kind is Card:
+                values[key] = Card(value)
+            elif isinstance(kind, str):
+                values[key] = Word(value, kind)
+            elif isinstance(kind, Sequence):  # a nested stored sentence
+                values[key] = read_stored(value, kind)
+            else:
+                values[key] = value
+        return Sentence(self.pattern, values)
+
+
+def read_stored(text: str, patterns: Sequence[Stored]) -> str:
+    """``text`` as the :class:`Sentence` the first of ``patterns`` that reads it makes; the text
+    itself (said as stored) when none does: an older row, worded before these patterns."""
+    for pattern in patterns:
+        sentence = pattern.read(text)
+        if sentence is not None and sentence == text:
+            return sentence
+    return text
+
+
+#: a shoe alarm's detail as tables.services.shoes stores it, and as the screens read it back
+ALARM_IMPOSSIBLE_CARD = gettext_noop("{card} seen {copies} times; a {decks}-deck shoe holds {decks}")
+ALARM_EARLY_NO_REASON = gettext_noop("closed after {dealt} of {size} cards (no reason given)")
+ALARM_EARLY = gettext_noop("closed after {dealt} of {size} cards ({reason})")
+ALARM_DETAILS: tuple[Stored, ...] = (
+    Stored(ALARM_IMPOSSIBLE_CARD, card=Card),
+    Stored(ALARM_EARLY_NO_REASON),
+    Stored(ALARM_EARLY),
+)
+
+
+def alarm_detail(text: str) -> str:
+    """A shoe alarm's stored detail, to be said on a screen (:func:`say`)."""
+    return read_stored(text, ALARM_DETAILS)
+
+
+# ------------------------------------------------------------------------------ one table at a time
+#: a player sits, or stands, at one table at a time: the refusal names where he is (built with
+#: said(): the screens say it in their language, the names as typed)
+def seated_elsewhere(player: str, table: str) -> Sentence:
+    return said(
+        "{player} is seated at {table}: a player leaves that table before sitting or standing at another.",
+        player=player,
+        table=table,
+    )
+
+
+def standing_elsewhere(player: str, table: str) -> Sentence:
+    return said(
+        "{player} is standing at {table} as a spectator: a player leaves that table before sitting or "
+        "standing at another.",
+        player=player,
+        table=table,
+    )
+
+
+#: an older game's coup leaves out the players with no chips to play with (tables.services.game_coups)
+def game_banker_no_chips(player: str) -> Sentence:
+    return said(
+        "{player} holds no chips and cannot hold the bank: a buy-in at the cage comes first, or "
+        "another player banks.",
+        player=player,
+    )
+
+
+GAME_NOBODY_HOLDS_CHIPS = gettext_noop(
+    "Too few of the seated players hold chips to play a coup (a banker and a punter): a buy-in at "
+    "the cage comes first."
 )

@@ -81,10 +81,10 @@ __all__ = [
 
 #: the opponent model every expectation here rests on; short enough to show next to the advice
 ASSUMPTION = (
-    "Assumes the opponent follows the tableau where it binds and, at his own option points, "
+    "Assumes the opponent follows the tableau where it binds and, at their own option points, "
     "Punto Banco's convention (player draws on 0-5, stands on 6-7; banker draws at 3 against 9 "
-    "and 5 against 4, and at a free 5-7 plays the Punto Banco row). Computed from the chooser's "
-    "own cards and the cards he cannot see only."
+    "and 5 against 4, and at a free 5-7 plays the Punto Banco row). Computed only from the "
+    "chooser's own cards and the cards the chooser cannot see."
 )
 
 #: relative frequency of each point value in an infinite deck: ten, jack, queen, king count 0
@@ -177,7 +177,7 @@ def _pool(unseen: tuple[int, ...] | None, need: int) -> tuple[list[int], int, in
 
 def _points(cards: tuple[str, ...], who: str) -> tuple[int, int]:
     if len(cards) != 2:
-        raise AdviceError(f"the {who} has exactly two cards at his option point, got {cards!r}")
+        raise AdviceError(f"the {who} has exactly two cards at an option point, got {cards!r}")
     try:
         return POINTS[cards[0]], POINTS[cards[1]]
     except KeyError as exc:

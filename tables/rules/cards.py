@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from tables.rules.sentence import said
+
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 RANK_POINTS: dict[str, int] = {r: (i + 1 if i < 9 else 0) for i, r in enumerate(RANKS)}
@@ -33,8 +35,16 @@ def stop_card_refusal(from_bottom: int, shoe_size: int) -> str | None:
     lo, hi = STOP_CARD_FROM_BOTTOM[0], STOP_CARD_FROM_BOTTOM[-1]
     if lo <= from_bottom <= hi and from_bottom < shoe_size:
         return None
-    where = f"in this {shoe_size}-card shoe: after card {shoe_size - hi} to {shoe_size - lo}"
-    return f"The stop card goes {lo} to {hi} cards from the bottom of the shoe ({where}), not {from_bottom}."
+    return said(
+        "The stop card goes {low} to {high} cards from the bottom of the shoe (in this {size}-card "
+        "shoe: after card {first} to {last}), not {position}.",
+        low=lo,
+        high=hi,
+        size=shoe_size,
+        first=shoe_size - hi,
+        last=shoe_size - lo,
+        position=from_bottom,
+    )
 
 
 class CardError(ValueError):
@@ -47,13 +57,13 @@ def parse_card(text: str) -> str:
     Raises :class:`CardError` for anything that is not one of the 52 cards.
     """
     if not isinstance(text, str):
-        raise CardError(f"bad card {text!r}")
+        raise CardError(said("bad card {card!r}", card=text))
     raw = text.strip().upper()
     rank, suit = raw[:-1], raw[-1:]
     rank = _TYPED_RANKS.get(rank, rank)
     code = rank + suit
     if code not in POINTS:
-        raise CardError(f"bad card {text!r}")
+        raise CardError(said("bad card {card!r}", card=text))
     return code
 
 

@@ -30,6 +30,7 @@ from typing import Any, Generic, TypeVar
 
 from tables.rules import games, landsknecht, macao, old_baccarat
 from tables.rules.cards import POINTS
+from tables.rules.sentence import said, why
 
 #: the reserve fund's name as a party (Landsknecht) and the tie pool's (old baccarat)
 FUND = landsknecht.FUND
@@ -89,6 +90,22 @@ class Transfer:
     amount: int
 
 
+@dataclass(frozen=True, slots=True)
+class HandScore:
+    """What decides for one hand, as its own game counts it (for the screen: the settlement and
+    the judge count by themselves).
+
+    Macao and old baccarat: ``points``, 0 to 9 (Macao's house may count a hand over 9 as over:
+    then ``points`` is None and ``over`` is true); old baccarat's ``count`` is the sum the players
+    say (19: tens and court cards count 10), given when it is not the points themselves.
+    Landsknecht counts nothing: ``rank`` is the rank that wins for that side when it comes again."""
+
+    points: int | None = None
+    over: bool = False
+    count: int | None = None
+    rank: str | None = None
+
+
 S = TypeVar("S")  # a game's house settings
 T = TypeVar("T")  # a game's live state
 
@@ -96,21 +113,23 @@ T = TypeVar("T")  # a game's live state
 def _amount(payload: Mapping[str, Any]) -> int:
     value = payload.get("amount")
     if type(value) is not int or value < 1:  # bool, float and "10" are no chips
-        raise StepRefused(f"amount must be a positive whole number of chips, not {value!r}")
+        raise StepRefused(said("amount must be a positive whole number of chips, not {value!r}", value=value))
     return value
 
 
 def _card(payload: Mapping[str, Any]) -> str:
     card = payload.get("card")
     if type(card) is not str or card not in POINTS:
-        raise StepRefused(f"{card!r} is not a card (rank A23456789TJQK and suit SHDC, e.g. 9H)")
+        raise StepRefused(
+            said("{card!r} is not a card (rank A23456789TJQK and suit SHDC, e.g. 9H)", card=card)
+        )
     return card
 
 
 def _player(payload: Mapping[str, Any]) -> str:
     who = payload.get("player")
     if type(who) is not str or not who:
-        raise StepRefused("the step names its player")
+        raise StepRefused(said("the step names its player"))
     return who
 
 
@@ -138,7 +157,7 @@ def _settings_from(kind: type[S], data: Mapping[str, Any]) -> S:
             values[name] = type(default)(value) if not isinstance(default, bool | int) else value
         return replace(base, **values)  # type: ignore[type-var]
     except (ValueError, TypeError) as exc:
-        raise StepRefused(str(exc)) from None
+        raise StepRefused(why(exc)) from None
 
 
 def _settings_to_dict(settings: Any) -> dict[str, Any]:
@@ -213,6 +232,11 @@ class GamePlay(Generic[S, T]):
         """The cards each party holds (for the screen); empty for a game of one shared row."""
         return {}
 
+    def scores(self, state: T) -> dict[str, HandScore]:
+        """What decides for each hand of :meth:`hands` that has cards and a score in this game
+        (keyed as :meth:`hands`); a hand with nothing to decide is left out."""
+        return {}
+
     def replay(self, settings: S, seating: Seating, steps: Sequence[Mapping[str, Any]]) -> T:
         """The state after ``steps`` as recorded (an ``undo`` takes back the step before it)."""
         state = self.begin(settings, seating)
@@ -233,7 +257,7 @@ def effective_steps(steps: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any
     for payload in steps:
         if payload.get("kind") == UNDO:
             if not kept:
-                raise StepRefused("there is no step to take back")
+                raise StepRefused(said("there is no step to take back"))
             kept.pop()
         else:
             kept.append(payload)
@@ -255,7 +279,7 @@ def undone_indexes(steps: Sequence[Mapping[str, Any]]) -> set[int]:
 def seating_from(banker: str, seated: Sequence[str], *, fund: int = 0, **extra: Any) -> Seating:
     """``banker`` and the others in seat order from his left (``seated`` is in seat order)."""
     if banker not in seated:
-        raise StepRefused(f"the banker {banker!r} is not seated at the table")
+        raise StepRefused(said("the banker {banker!r} is not seated at the table", banker=banker))
     i = list(seated).index(banker)
     return Seating(banker, (*seated[i + 1 :], *seated[:i]), fund=fund, **extra)
 
@@ -302,17 +326,17 @@ class MacaoPlay(GamePlay[MacaoHouse, macao.MacaoState]):
                 settings.rules, unit=settings.unit, banker=seating.banker, punters=seating.punters
             )
         except macao.MacaoError as exc:
-            raise StepRefused(str(exc)) from None
+            raise StepRefused(why(exc)) from None
 
     def step(self, state: macao.MacaoState, payload: Mapping[str, Any]) -> macao.MacaoState:
         kind = payload.get("kind")
         if kind not in ("deal", "draw", "discard", "stand"):
-            raise StepRefused(f"a Macao step is deal, draw, discard or stand, not {kind!r}")
+            raise StepRefused(said("a Macao step is deal, draw, discard or stand, not {kind!r}", kind=kind))
         move = macao.STAND if kind == "stand" else macao.Move(kind, _card(payload))
         try:
             return macao.apply(state, move)
         except macao.MacaoError as exc:
-            raise StepRefused(str(exc)) from None
+            raise StepRefused(why(exc)) from None
 
     def options(self, state: macao.MacaoState) -> tuple[Option, ...]:
         moves = macao.next_moves(state)
@@ -352,7 +376,7 @@ class MacaoPlay(GamePlay[MacaoHouse, macao.MacaoState]):
         try:
             parsed = macao.record_from_dict(record)
         except macao.MacaoError as exc:
-            raise StepRefused(str(exc)) from None
+            raise StepRefused(why(exc)) from None
         return macao.verdict_to_dict(macao.judge(parsed, settings.rules), record.get("id"))
 
     def outcome(self, state: macao.MacaoState) -> str:
@@ -365,6 +389,15 @@ class MacaoPlay(GamePlay[MacaoHouse, macao.MacaoState]):
 
     def hands(self, state: macao.MacaoState) -> dict[str, list[str]]:
         return {name: list(hand) for name, hand in zip(state.seats, state.hands, strict=True)}
+
+    def scores(self, state: macao.MacaoState) -> dict[str, HandScore]:
+        # the house's count: the plain sum, over 9 a lost hand ("bust"), or its last digit ("modulo")
+        out = {}
+        for name, hand in zip(state.seats, state.hands, strict=True):
+            if hand:
+                points = macao.points(hand, state.settings)
+                out[name] = HandScore(points=points, over=points is None)
+        return out
 
 
 # ---------------------------------------------------------------------------------------- Landsknecht
@@ -384,7 +417,7 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
             )
             return landsknecht.start(table, settings)
         except ValueError as exc:  # IllegalMove, or an unknown opening word
-            raise StepRefused(str(exc)) from None
+            raise StepRefused(why(exc)) from None
 
     def step(self, state: landsknecht.State, payload: Mapping[str, Any]) -> landsknecht.State:
         kind = payload.get("kind")
@@ -401,13 +434,15 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
             try:
                 move = landsknecht.Decide(landsknecht.Decision(str(payload.get("decision"))))
             except ValueError:
-                raise StepRefused("the winning banker decides take or again") from None
+                raise StepRefused(said("the winning banker decides take or again")) from None
         else:
-            raise StepRefused(f"a Landsknecht step is stake, cover, close, card or decide, not {kind!r}")
+            raise StepRefused(
+                said("a Landsknecht step is stake, cover, close, card or decide, not {kind!r}", kind=kind)
+            )
         try:
             return landsknecht.apply(state, move)
         except landsknecht.IllegalMove as exc:
-            raise StepRefused(str(exc)) from None
+            raise StepRefused(why(exc)) from None
 
     def options(self, state: landsknecht.State) -> tuple[Option, ...]:
         moves = landsknecht.next_moves(state)
@@ -462,7 +497,7 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
         try:
             parsed = landsknecht.record_from_dict(record)
         except ValueError as exc:
-            raise StepRefused(str(exc)) from None
+            raise StepRefused(why(exc)) from None
         return landsknecht.verdict_to_dict(landsknecht.judge(parsed, settings), record.get("id"))
 
     def outcome(self, state: landsknecht.State) -> str:
@@ -482,7 +517,7 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
         )
         if banker not in seated:
             if not seated:
-                raise StepRefused("nobody is seated")
+                raise StepRefused(said("nobody is seated"))
             order = [*state.table.punters, state.table.banker]
             banker = next((p for p in order if p in seated), seated[0])
             opening, previous = landsknecht.Opening.NEW_BANK.value, 0
@@ -497,6 +532,16 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
             out["punters"] = [state.cards[1]]
         if len(state.cards) > 2:
             out["between"] = list(state.cards[2:])
+        return out
+
+    def scores(self, state: landsknecht.State) -> dict[str, HandScore]:
+        # no points: the banker's rank (the first card) wins for him, the punters' (the second)
+        # for them, whichever comes again first; the cards between decide nothing themselves
+        out = {}
+        if state.cards:
+            out[state.table.banker] = HandScore(rank=landsknecht.rank_of(state.cards[0]))
+        if len(state.cards) > 1:
+            out["punters"] = HandScore(rank=landsknecht.rank_of(state.cards[1]))
         return out
 
 
@@ -518,7 +563,7 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
         try:
             return old_baccarat.start(settings, seating.banker), seating.punters
         except old_baccarat.IllegalMove as exc:
-            raise StepRefused(str(exc)) from None
+            raise StepRefused(why(exc)) from None
 
     def step(
         self, state: tuple[old_baccarat.State, tuple[str, ...]], payload: Mapping[str, Any]
@@ -529,18 +574,20 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
         if kind == "stake":
             who = _player(payload)
             if who not in eligible:
-                raise StepRefused(f"{who!r} is not a punter seated at this table")
+                raise StepRefused(said("{who!r} is not a punter seated at this table", who=who))
             move = old_baccarat.Move(K.STAKE, who, _amount(payload))
         elif kind in ("cut", "draw", "stand"):
             move = old_baccarat.Move(K(kind), _player(payload))
         elif kind == "card":
             move = old_baccarat.Move(K.CARD, card=_card(payload))
         else:
-            raise StepRefused(f"an old baccarat step is stake, cut, card, draw or stand, not {kind!r}")
+            raise StepRefused(
+                said("an old baccarat step is stake, cut, card, draw or stand, not {kind!r}", kind=kind)
+            )
         try:
             return old_baccarat.apply(machine, move), eligible
         except old_baccarat.IllegalMove as exc:
-            raise StepRefused(str(exc)) from None
+            raise StepRefused(why(exc)) from None
 
     def options(self, state: tuple[old_baccarat.State, tuple[str, ...]]) -> tuple[Option, ...]:
         machine, eligible = state
@@ -586,7 +633,7 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
         try:
             parsed = old_baccarat.OldBaccaratCoup.from_dict(record)
         except ValueError as exc:
-            raise StepRefused(str(exc)) from None
+            raise StepRefused(why(exc)) from None
         return games.old_baccarat_verdict_to_dict(old_baccarat.judge(parsed, settings), record.get("id"))
 
     def outcome(self, state: tuple[old_baccarat.State, tuple[str, ...]]) -> str:
@@ -602,6 +649,14 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
         machine = state[0]
         names = [s.player for s in machine.punters] + [machine.banker]
         return {n: list(h) for n, h in zip(names, machine.hands, strict=False) if h}
+
+    def scores(self, state: tuple[old_baccarat.State, tuple[str, ...]]) -> dict[str, HandScore]:
+        # the last digit of the count decides (9, 19 and 29 alike); the count is what is said
+        out = {}
+        for name, hand in self.hands(state).items():
+            points, count = old_baccarat.hand_digit(hand), old_baccarat.hand_count(hand)
+            out[name] = HandScore(points=points, count=None if count == points else count)
+        return out
 
 
 PLAYS: dict[str, GamePlay[Any, Any]] = {

@@ -34,6 +34,7 @@ from math import sqrt
 from typing import Any
 
 from tables.rules.cards import ALL_CARDS, POINTS, RANKS
+from tables.rules.sentence import Card, Word, said
 
 __all__ = [
     "FUND",
@@ -69,6 +70,7 @@ __all__ = [
     "monte_carlo",
     "next_moves",
     "next_table",
+    "rank_of",
     "record_from_dict",
     "record_to_dict",
     "refusal",
@@ -278,42 +280,52 @@ class Verdict:
 # Rules shared by the machine and the judge
 
 
-def _rank(card: str) -> str:
+def rank_of(card: str) -> str:
+    """What decides in Landsknecht: a card's rank (``"K"`` of ``"KS"``); suits play no part."""
     return card[0]
 
 
 def _table_refusal(table: Table, settings: HouseSettings) -> str | None:
     names = [table.banker, *table.punters]
     if any(not n for n in names):
-        return "every player needs a name"
+        return said("every player needs a name")
     if FUND in names:
-        return f"{FUND!r} is the reserve fund's name, not a player's"
+        return said("{fund!r} is the reserve fund's name, not a player's", fund=FUND)
     if len(set(names)) != len(names):
-        return "a player sits once, and the banker is not among the punters"
+        return said("a player sits once, and the banker is not among the punters")
     if table.fund < 0:
-        return "the fund's balance is not negative"
+        return said("the fund's balance is not negative")
     if table.opening is Opening.NEW_BANK and table.previous != 0:
-        return "a new bank has no previous sum"
+        return said("a new bank has no previous sum")
     if table.opening is not Opening.NEW_BANK and table.previous < 1:
-        return f"an opening {table.opening} needs the previous sum (positive chips)"
+        return said("an opening {opening} needs the previous sum (positive chips)", opening=table.opening)
     if table.opening is not Opening.NEW_BANK and table.previous < settings.min_stake:
         # a pot or a take is at least one stake; below the minimum the history is wrong (and a
         # whole-pot stake could never be put)
-        return f"the previous sum ({table.previous}) is below the minimum stake of {settings.min_stake}"
+        return said(
+            "the previous sum ({previous}) is below the minimum stake of {minimum}",
+            previous=table.previous,
+            minimum=settings.min_stake,
+        )
     return None
 
 
 def _stake_refusal(table: Table, stake: int, settings: HouseSettings) -> tuple[Code, str] | None:
     if stake < settings.min_stake:
-        return Code.STAKE_BELOW_MINIMUM, f"the stake must be at least the minimum of {settings.min_stake}"
+        return Code.STAKE_BELOW_MINIMUM, said(
+            "the stake must be at least the minimum of {minimum}", minimum=settings.min_stake
+        )
     if (
         table.opening is Opening.AFTER_TAKE
         and settings.after_take is AfterTake.SAME_OR_MINIMUM
         and stake not in (table.previous, settings.min_stake)
     ):
-        return Code.STAKE_NOT_ALLOWED, (
-            f"after a take the next bank stakes the sum just taken ({table.previous}) "
-            f"or the minimum ({settings.min_stake}), not {stake}"
+        return Code.STAKE_NOT_ALLOWED, said(
+            "after a take the next bank stakes the sum just taken ({previous}) or the minimum "
+            "({minimum}), not {stake}",
+            previous=table.previous,
+            minimum=settings.min_stake,
+            stake=stake,
         )
     if (
         table.opening is Opening.AGAIN
@@ -322,7 +334,11 @@ def _stake_refusal(table: Table, stake: int, settings: HouseSettings) -> tuple[C
     ):
         return (
             Code.STAKE_NOT_ALLOWED,
-            f"a banker who stays lets the whole pot ({table.previous}) ride, not {stake}",
+            said(
+                "a banker who stays lets the whole pot ({pot}) ride, not {stake}",
+                pot=table.previous,
+                stake=stake,
+            ),
         )
     return None
 
@@ -425,37 +441,45 @@ def start(table: Table, settings: HouseSettings | None = None) -> State:
 
 def refusal(state: State, move: Move) -> str | None:
     """Why ``move`` is not possible in ``state`` (None: it is)."""
-    phase = state.phase
+    phase = Word(state.phase, "game phase")
     if isinstance(move, PutStake):
-        if phase is not Phase.STAKE:
-            return f"the stake is put before anything else (now: {phase})"
+        if state.phase is not Phase.STAKE:
+            return said("the stake is put before anything else (now: {phase})", phase=phase)
         found = _stake_refusal(state.table, move.amount, state.settings)
         return found[1] if found else None
     if isinstance(move, Cover):
-        if phase is not Phase.COVER:
-            return f"covers come after the stake and before the cards (now: {phase})"
+        if state.phase is not Phase.COVER:
+            return said("covers come after the stake and before the cards (now: {phase})", phase=phase)
         if move.punter not in state.table.punters:
-            return f"{move.punter!r} is not a punter at this table"
+            return said("{punter!r} is not a punter at this table", punter=move.punter)
         if any(c.punter == move.punter for c in state.covers):
-            return f"{move.punter} has already covered"
+            return said("{punter} has already covered", punter=move.punter)
         if move.amount < 1:
-            return "a cover is a positive number of chips"
+            return said("a cover is a positive number of chips")
         left = state.stake - state.covered
         if move.amount > left:
-            return f"only {left} of the stake is left to cover"
+            return said("only {left} of the stake is left to cover", left=left)
         return None
     if isinstance(move, CloseCovers):
-        return None if phase is Phase.COVER else f"the covers are not open (now: {phase})"
+        return (
+            None
+            if state.phase is Phase.COVER
+            else said("the covers are not open (now: {phase})", phase=phase)
+        )
     if isinstance(move, Deal):
-        if phase is not Phase.DEAL:
-            return f"no card is turned now (now: {phase})"
+        if state.phase is not Phase.DEAL:
+            return said("no card is turned now (now: {phase})", phase=phase)
         if move.card not in POINTS:
-            return f"bad card {move.card!r}"
+            return said("bad card {card!r}", card=move.card)
         if state.seen[move.card] >= state.settings.decks:
-            return f"{move.card}: the {state.settings.decks}-deck shoe holds no more of it"
+            return said(
+                "{card}: the {decks}-deck shoe holds no more of it",
+                card=Card(move.card),
+                decks=state.settings.decks,
+            )
         return None
-    if phase is not Phase.DECIDE:
-        return "only a banker who has just won decides to take or stake again"
+    if state.phase is not Phase.DECIDE:
+        return said("only a banker who has just won decides to take or stake again")
     return None
 
 
@@ -489,12 +513,12 @@ def _decided(cards: tuple[str, ...], settings: HouseSettings) -> Outcome:
     """The outcome once the last of ``cards`` is turned (the machine deals one at a time)."""
     if len(cards) < 2:
         return Outcome.UNDECIDED
-    right, left = _rank(cards[0]), _rank(cards[1])
+    right, left = rank_of(cards[0]), rank_of(cards[1])
     if len(cards) == 2:
         if right != left:
             return Outcome.UNDECIDED
         return Outcome.BANKER if settings.doublet is Doublet.BANKER else Outcome.STANDOFF
-    last = _rank(cards[-1])
+    last = rank_of(cards[-1])
     if last == right:
         return Outcome.BANKER
     if last == left:
@@ -617,7 +641,7 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:
             out.append(Violation(Code.CARDS_MISSING, "no rank has repeated yet: deal on"))
 
     if outcome is Outcome.BANKER and record.decision is None:
-        out.append(Violation(Code.DECISION_MISSING, "the banker won: he takes or stakes again"))
+        out.append(Violation(Code.DECISION_MISSING, "the banker won: the banker takes or stakes again"))
     if outcome is not Outcome.BANKER and record.decision is not None:
         out.append(Violation(Code.DECISION_WITHOUT_WIN, f"only a winning banker decides ({outcome})"))
 
@@ -679,13 +703,13 @@ def _race(cards: list[tuple[int, str]], settings: HouseSettings) -> tuple[Outcom
     """The outcome of the cards as a whole record, and the index of the deciding card."""
     if len(cards) < 2:
         return Outcome.UNDECIDED, None
-    right, left = _rank(cards[0][1]), _rank(cards[1][1])
+    right, left = rank_of(cards[0][1]), rank_of(cards[1][1])
     if right == left:
         return (Outcome.BANKER if settings.doublet is Doublet.BANKER else Outcome.STANDOFF), cards[1][0]
     for i, card in cards[2:]:
-        if _rank(card) == right:
+        if rank_of(card) == right:
             return Outcome.BANKER, i
-        if _rank(card) == left:
+        if rank_of(card) == left:
             return Outcome.PUNTERS, i
     return Outcome.UNDECIDED, None
 

@@ -32,6 +32,7 @@ from functools import cache
 from typing import Any, Literal
 
 from tables.rules.cards import ALL_CARDS, POINTS, RANKS
+from tables.rules.sentence import Card, said
 
 GAME = "macao"
 
@@ -305,13 +306,19 @@ def start(settings: MacaoSettings, *, unit: int, banker: str, punters: Sequence[
     """A coup before its first card. Refuses a table the rules cannot deal."""
     names = (*punters, banker)
     if unit < 1:
-        raise MacaoError("The minimum stake is a positive number of chips.")
+        raise MacaoError(said("The minimum stake is a positive number of chips."))
     if not punters:
-        raise MacaoError("Macao needs at least one punter besides the banker.")
+        raise MacaoError(said("Macao needs at least one punter besides the banker."))
     if len(set(names)) != len(names) or any(not n for n in names):
-        raise MacaoError("Every seat needs its own non-empty name.")
+        raise MacaoError(said("Every seat needs its own non-empty name."))
     if len(names) > 52 * settings.decks:
-        raise MacaoError(f"{len(names)} players cannot each get a card from {settings.decks} decks.")
+        raise MacaoError(
+            said(
+                "{players} players cannot each get a card from {decks} decks.",
+                players=len(names),
+                decks=settings.decks,
+            )
+        )
     empty: tuple[tuple[str, ...], ...] = tuple(() for _ in names)
     return MacaoState(settings, unit, banker, tuple(punters), empty, empty)
 
@@ -333,35 +340,43 @@ def refusal(state: MacaoState, move: Move) -> str | None:
     """Why ``move`` is illegal in ``state`` (None: it is legal)."""
     phase = state.phase
     if phase == "done":
-        return "The coup is over."
+        return said("The coup is over.")
     if move.kind == "stand":
-        return None if phase == "play" else "Every player gets his first card before anyone stands."
+        return None if phase == "play" else said("Every player gets a first card before anyone stands.")
     card = move.card
     if card is None or card not in POINTS:
-        return f"{card!r} is not a card."
+        return said("{card!r} is not a card.", card=card)
     if not state.available(card):
-        return f"{card} has already been seen {state.settings.decks} times; the decks hold no more."
+        return said(
+            "{card} has already been seen {decks} times; the decks hold no more.",
+            card=Card(card),
+            decks=state.settings.decks,
+        )
     if move.kind == "deal":
-        return None if phase == "deal" else "The deal is over: cards now go out on request."
+        return None if phase == "deal" else said("The deal is over: cards now go out on request.")
     if phase == "deal":
-        return "Every player gets his first card before anyone asks for another."
+        return said("Every player gets a first card before anyone asks for another.")
     who = state.seats[state.turn]
     if not _may_act(state):
-        return f"The banker ({who}) does not draw under this house's settings."
+        return said("The banker ({who}) does not draw under this house's settings.", who=who)
     hand = state.hands[state.turn]
     if move.kind == "draw":
         if points(hand, state.settings) is None:
-            return f"{who} is over 9 and can take no more cards."
+            return said("{who} is over 9 and can take no more cards.", who=who)
         if len(hand) >= state.settings.max_cards:
-            return f"{who} already holds {state.settings.max_cards} cards, the most this house allows."
+            return said(
+                "{who} already holds {most} cards, the most this house allows.",
+                who=who,
+                most=state.settings.max_cards,
+            )
         return None
     if move.kind == "discard":
         if not state.settings.discard_zeros:
-            return "This house does not let a player throw a ten or a court card aside."
+            return said("This house does not let a player throw a ten or a court card aside.")
         if _zero_in(hand) is None:
-            return f"{who} holds no ten or court card to throw aside."
+            return said("{who} holds no ten or court card to throw aside.", who=who)
         return None
-    return f"Unknown move {move.kind!r}."
+    return said("Unknown move {kind!r}.", kind=move.kind)
 
 
 def apply(state: MacaoState, move: Move) -> MacaoState:

@@ -22,6 +22,7 @@ from tables.rules.cards import POINTS
 from tables.rules.coup import Action, Code, CoupRecord, Hand, Stake, Violation
 from tables.rules.judge import Rules
 from tables.rules.procedure import bank_violation, spectator_may_bet, spectator_refusal
+from tables.rules.sentence import Listing, Word, said
 from tables.rules.settlement import BancoCaller, banco_winner
 from tables.rules.tableau import Requirement
 
@@ -306,8 +307,24 @@ def apply(state: CoupProgress, step: Step) -> CoupProgress:
     allowed = {s.kind: s for s in next_steps(state)}
     option = allowed.get(step.kind)
     if option is None:
-        expected = ", ".join(allowed) or "nothing: the coup is over"
-        raise IllegalStep(f"{step.kind} is not possible now (phase {state.phase}); expected {expected}")
+        asked, phase = Word(step.kind, "step"), Word(state.phase, "phase")
+        if not allowed:
+            raise IllegalStep(
+                said(
+                    "{kind} is not possible now (phase {phase}); expected nothing: the coup is over",
+                    kind=asked,
+                    phase=phase,
+                )
+            )
+        expected = Listing(Word(k, "step") for k in allowed)
+        raise IllegalStep(
+            said(
+                "{kind} is not possible now (phase {phase}); expected {expected}",
+                kind=asked,
+                phase=phase,
+                expected=expected,
+            )
+        )
     n = state.steps + 1
     violations = state.violations
     if option.violation is not None:
@@ -363,7 +380,7 @@ def replay(state: CoupProgress, steps: Sequence[Step]) -> CoupProgress:
 
 def _card(step: Step) -> str:
     if step.card not in POINTS:
-        raise IllegalStep(f"bad card {step.card!r}")
+        raise IllegalStep(said("bad card {card!r}", card=step.card))
     return step.card
 
 
@@ -383,15 +400,15 @@ def _spectator_flag(
 def _declare(state: CoupProgress, step: Step) -> CoupProgress:
     amount = step.amount
     if type(amount) is not int or amount <= 0:
-        raise IllegalStep("the bank must be a positive whole number of chips")
+        raise IllegalStep(said("the bank must be a positive whole number of chips"))
     # a recorded bank under the profile's own minimum is flagged (BANK_BELOW_MINIMUM), not refused
     flagged_instead = state.historical and amount < state.rules.profile.min_bank
     if amount < state.minimum_bank and not flagged_instead:
-        raise IllegalStep(f"the bank must be at least {state.minimum_bank}")
+        raise IllegalStep(said("the bank must be at least {minimum}", minimum=state.minimum_bank))
     if state.house_limit is not None and amount > state.house_limit:
-        raise IllegalStep(f"the bank may not exceed the house limit of {state.house_limit}")
+        raise IllegalStep(said("the bank may not exceed the house limit of {limit}", limit=state.house_limit))
     if not step.punter:
-        raise IllegalStep("name the banker")
+        raise IllegalStep(said("name the banker"))
     return replace(state, bank=amount, banker=step.punter)
 
 
@@ -399,17 +416,17 @@ def _bet(state: CoupProgress, step: Step) -> CoupProgress:
     profile = state.rules.profile
     amount = step.amount
     if not step.punter:
-        raise IllegalStep("name the punter")
+        raise IllegalStep(said("name the punter"))
     if step.punter == state.banker:
-        raise IllegalStep("the banker cannot bet against his own bank")
+        raise IllegalStep(said("the banker cannot bet against their own bank"))
     if type(amount) is not int or amount <= 0:
-        raise IllegalStep("a bet must be a positive whole number of chips")
+        raise IllegalStep(said("a bet must be a positive whole number of chips"))
     if step.spectator and not state.historical and not spectator_may_bet(profile, banco=False):
         raise IllegalStep(spectator_refusal(profile, banco=False))
     if amount < profile.min_bet:
-        raise IllegalStep(f"the minimum bet is {profile.min_bet}")
+        raise IllegalStep(said("the minimum bet is {minimum}", minimum=profile.min_bet))
     if amount > state.uncovered and not state.historical:
-        raise IllegalStep(f"only {max(state.uncovered, 0)} of the bank is left to cover")
+        raise IllegalStep(said("only {left} of the bank is left to cover", left=max(state.uncovered, 0)))
     return replace(
         state,
         bets=(*state.bets, Stake(step.punter, amount, step.spectator)),
@@ -420,14 +437,16 @@ def _bet(state: CoupProgress, step: Step) -> CoupProgress:
 def _banco(state: CoupProgress, step: Step) -> CoupProgress:
     profile = state.rules.profile
     if not step.callers:
-        raise IllegalStep("banco needs at least one caller")
+        raise IllegalStep(said("banco needs at least one caller"))
     for caller in step.callers:
         if caller.punter == state.banker:
-            raise IllegalStep("the banker cannot call banco on his own bank")
+            raise IllegalStep(said("the banker cannot call banco on their own bank"))
         if caller.spectator and not state.historical and not spectator_may_bet(profile, banco=True):
             raise IllegalStep(spectator_refusal(profile, banco=True))
         if caller.suivi and not profile.banco_suivi:
-            raise IllegalStep(f"the {profile.slug} profile has no banco suivi")
+            raise IllegalStep(
+                said("the {profile} profile has no banco suivi", profile=Word(profile.slug, "profile"))
+            )
     winner = banco_winner(step.callers, banco_suivi=profile.banco_suivi)
     assert state.bank is not None
     # banco withdraws every other bet: the caller covers the whole bank alone
@@ -446,7 +465,7 @@ def to_record(
 ) -> CoupRecord:
     """The interchange record of a revealed coup (what ``judge_coup`` and exports read)."""
     if state.phase is not Phase.DONE:
-        raise IllegalStep("the coup is not finished")
+        raise IllegalStep(said("the coup is not finished"))
     assert state.bank is not None and state.player_action is not None and state.banker_action is not None
     # a record lists the bets in betting order (who bet first wins a tie for the active punter),
     # which need not be the order the croupier entered them in

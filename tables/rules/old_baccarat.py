@@ -34,6 +34,7 @@ from math import sqrt
 from typing import Any
 
 from tables.rules.cards import ALL_CARDS, POINTS, ImpossibleCard, shoe_alarms
+from tables.rules.sentence import Card, Word, said
 
 __all__ = [
     "GAME",
@@ -527,7 +528,7 @@ class State:
 def start(settings: HouseSettings | None = None, banker: str = "banker") -> State:
     settings = settings or HouseSettings()
     if not banker or banker == POOL:
-        raise IllegalMove(f"the banker needs a name other than {POOL!r}")
+        raise IllegalMove(said("the banker needs a name other than {pool!r}", pool=POOL))
     return State(settings=settings, banker=banker)
 
 
@@ -559,29 +560,54 @@ def apply(state: State, move: Move) -> State:
     """The state after ``move``; raises :class:`IllegalMove` (saying why) if it is not legal now."""
     s = state.settings
     if state.phase is Phase.DONE:
-        raise IllegalMove("the coup is over")
+        raise IllegalMove(said("the coup is over"))
     if state.phase is Phase.STAKING:
         if move.kind is Kind.STAKE:
             name, amount = move.player, move.amount
             if not name or name in (state.banker, POOL) or name in _names(state):
-                raise IllegalMove(f"{name!r} cannot sit: the name is the banker's, the pool's or taken")
+                raise IllegalMove(
+                    said("{name!r} cannot sit: the name is the banker's, the pool's or taken", name=name)
+                )
             if isinstance(amount, bool) or not isinstance(amount, int) or amount < s.min_stake:
-                raise IllegalMove(f"a stake is at least {s.min_stake} chips, not {amount!r}")
+                raise IllegalMove(
+                    said(
+                        "a stake is at least {minimum} chips, not {amount!r}",
+                        minimum=s.min_stake,
+                        amount=amount,
+                    )
+                )
             if len(state.punters) >= max_punters(s.decks):
-                raise IllegalMove(f"{s.decks} decks serve at most {max_punters(s.decks)} punters")
+                raise IllegalMove(
+                    said(
+                        "{decks} decks serve at most {most} punters", decks=s.decks, most=max_punters(s.decks)
+                    )
+                )
             return replace(state, punters=(*state.punters, Seat(name, amount)))
         if move.kind is Kind.CUT:
             if move.player not in [p.player for p in state.punters]:
-                raise IllegalMove("the banker must let one of the punters cut (a seated punter who staked)")
+                raise IllegalMove(
+                    said("the banker must let one of the punters cut (a seated punter who staked)")
+                )
             n = len(state.punters)
             return replace(state, phase=Phase.DEALING, cut_by=move.player, hands=((),) * (n + 1))
-        raise IllegalMove(f"before the cut only stakes and the cut are recorded, not {move.kind}")
+        raise IllegalMove(
+            said(
+                "before the cut only stakes and the cut are recorded, not {kind}",
+                kind=Word(move.kind, "game step name"),
+            )
+        )
     if move.kind is Kind.CARD:
         card = move.card
         if card not in POINTS:
-            raise IllegalMove(f"{card!r} is not a card")
+            raise IllegalMove(said("{card!r} is not a card", card=card))
         if card not in _available(state):
-            raise IllegalMove(f"{card} was dealt {s.decks} times already: the shoe holds no more")
+            raise IllegalMove(
+                said(
+                    "{card} was dealt {decks} times already: the shoe holds no more",
+                    card=Card(card),
+                    decks=s.decks,
+                )
+            )
         if state.phase is Phase.DEALING:
             n = len(state.punters)
             seat = deal_order(n)[len(state.deal)]
@@ -589,21 +615,30 @@ def apply(state: State, move: Move) -> State:
             state = replace(state, deal=(*state.deal, card), hands=hands)
             return _after_deal(state) if len(state.deal) == 2 * (n + 1) else state
         if state.pending is None:
-            raise IllegalMove("nobody asked for a card")
+            raise IllegalMove(said("nobody asked for a card"))
         seat = _names(state).index(state.pending)
         hands = tuple((*h, card) if i == seat else h for i, h in enumerate(state.hands))
         state = replace(state, hands=hands, draws=(*state.draws, Draw(state.pending, card)), pending=None)
         return state if _to_act(state) is not None else replace(state, phase=Phase.DONE)
     if state.phase is Phase.DEALING:
-        raise IllegalMove(f"the deal is under way: the next move is a card, not {move.kind}")
+        raise IllegalMove(
+            said(
+                "the deal is under way: the next move is a card, not {kind}",
+                kind=Word(move.kind, "game step name"),
+            )
+        )
     # buying
     who = _to_act(state)
     if who is None:
-        raise IllegalMove(f"{state.pending} waits for his card")
+        raise IllegalMove(said("{who} waits for a card", who=state.pending))
     if move.kind not in (Kind.DRAW, Kind.STAND):
-        raise IllegalMove(f"{who} is to buy or stand, not {move.kind}")
+        raise IllegalMove(
+            said("{who} is to buy or stand, not {kind}", who=who, kind=Word(move.kind, "game step name"))
+        )
     if move.player != who:
-        raise IllegalMove(f"it is {who}'s turn to buy or stand, not {move.player}'s")
+        raise IllegalMove(
+            said("it is {who}'s turn to buy or stand, not {other}'s", who=who, other=move.player)
+        )
     if move.kind is Kind.DRAW:
         return replace(state, pending=who)
     state = replace(state, draws=(*state.draws, Draw(who, None)))

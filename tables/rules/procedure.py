@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from tables.rules.coup import Code, Stake, Violation
 from tables.rules.profiles import Profile
+from tables.rules.sentence import Word, said
 
 
 def spectator_may_bet(profile: Profile, *, banco: bool) -> bool:
@@ -25,9 +26,10 @@ def spectator_may_bet(profile: Profile, *, banco: bool) -> bool:
 
 def spectator_refusal(profile: Profile, *, banco: bool) -> str:
     """Why a live table refuses a spectator's bet (or banco) under ``profile``."""
+    slug = Word(profile.slug, "profile")
     if banco:
-        return f"a spectator may not call banco under the {profile.slug} profile"
-    return f"spectators may not bet under the {profile.slug} profile"
+        return said("a spectator may not call banco under the {profile} profile", profile=slug)
+    return said("spectators may not bet under the {profile} profile", profile=slug)
 
 
 def bank_violation(profile: Profile, bank: int) -> Violation | None:

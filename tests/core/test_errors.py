@@ -92,3 +92,18 @@ def test_permission_denied_and_not_found_answer_as_rest_framework_does(exc: Exce
 def test_anything_else_is_not_a_refusal() -> None:
     assert error_answer(RuntimeError("a bug")) is None
     assert error_answer(KeyError("x")) is None
+
+
+def test_a_refusal_built_with_said_reaches_the_screen_whole_and_the_api_as_its_english() -> None:
+    """``validation_messages`` keeps a ``said`` sentence (tables/rules/sentence.py) as raised, for
+    the screen to say it with its values (tables.wording.say); the API's body is the English text."""
+    from tables.rules.sentence import Sentence, said
+
+    exc = ValidationError({"amount": said("only {left} of the bank is left to cover", left=30)})
+    answer = error_answer(exc)
+    assert answer is not None
+    (message,) = answer.messages
+    assert message == "only 30 of the bank is left to cover"
+    assert isinstance(message, Sentence) and message.values == {"left": 30}
+    assert answer.body == {"amount": ["only 30 of the bank is left to cover"]}
+    assert type(answer.body["amount"][0]) is str  # the API's answer: plain English

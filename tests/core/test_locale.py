@@ -58,7 +58,7 @@ def test_the_switch_posts_the_language_and_the_next_page_is_french(client, croup
     html = client.get(reverse("home")).content.decode()
     assert '<html lang="fr">' in html
     assert ">Déconnexion</button>" in html
-    assert "Vous êtes connecté en tant que" in html
+    assert "Session ouverte au nom de" in html
     assert ">Log out<" not in html
 
 

@@ -10,6 +10,8 @@ from typing import Any, BinaryIO
 from django.utils import timezone
 
 from reports.kinds import ReportRequest, ReportResult
+from reports.models import ReportRun
+from reports.services import report_run_execute, report_run_schedule
 from tables.models import Casino
 from tests.factories import CasinoFactory
 
@@ -54,3 +56,20 @@ def fake_bytes(kind: str = "levy", lines: int = 3) -> bytes:
 
 def day(offset: int = 0) -> dt.date:
     return timezone.localdate() + dt.timedelta(days=offset)
+
+
+def runs_finished_and_waiting(casino: Casino) -> tuple[ReportRun, ReportRun]:
+    """Today's levy report written for ``casino`` (a finished run with its file) and a coup-records
+    report waiting for a worker: what the screens' tests show on the reports page."""
+    today = timezone.localdate()
+    finished = report_run_schedule(
+        request=ReportRequest(kind="levy", fmt="csv", start=today, end=today, casino_id=casino.pk),
+        enqueue=False,
+    )
+    report_run_execute(run_id=finished.pk)
+    finished.refresh_from_db()
+    assert finished.status == ReportRun.Status.FINISHED, finished.error
+    waiting = report_run_schedule(
+        request=ReportRequest(kind="coup-records", fmt="jsonl", start=today, end=today), enqueue=False
+    )
+    return finished, waiting

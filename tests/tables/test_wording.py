@@ -6,15 +6,24 @@ from __future__ import annotations
 from typing import Any
 
 from tables.models import CoupStep
+from tables.rules.advice import ASSUMPTION
 from tables.rules.coup import Code, Violation
 from tables.rules.judge import Rules
 from tables.rules.machine import Move, new_coup
 from tables.rules.profiles import BUILTIN
+from tables.rules.sentence import Card, Listing, Sentence, Word, said
 from tables.wording import (
+    ADVICE_ASSUMPTION,
+    ALARM_EARLY,
+    ALARM_EARLY_NO_REASON,
+    ALARM_IMPOSSIBLE_CARD,
     BUTTON_LABELS,
     OUTCOME_LABELS,
     VIOLATION_TEXT,
+    alarm_detail,
+    amend_change,
     card_label,
+    say,
     step_detail,
     violation_items,
     violation_meaning,
@@ -36,36 +45,113 @@ def test_every_outcome_and_decision_has_its_words() -> None:
 
 def test_cards_read_with_their_suit() -> None:
     assert [card_label(c) for c in ("TD", "AS", "9H", "KC")] == ["10♦", "A♠", "9♥", "K♣"]
+    assert card_label("1X") == "1X"  # no card: as it was typed
 
 
 def test_a_step_detail_for_each_kind_that_has_one() -> None:
+    """Its English (``str``) keeps the codes as recorded; said on a screen (``say``), a card is its
+    symbol and an outcome the words the tablet announces it with."""
     names = {"seat-1": "seat 1 · Anna (banker)", "seat-2": "seat 2 · Ben"}
     details: dict[str, tuple[dict[str, Any], str]] = {
         "bank_declared": (
             {"amount": 200, "banker": "seat-1", "minimum": 100},
-            "bank 200 by seat 1 · Anna (banker)",
+            "seat 1 · Anna (banker) banks 200",
         ),
         "bet": ({"punter": "seat-2", "amount": 50}, "seat 2 · Ben bets 50"),
         "banco": (
             {"callers": [{"punter": "seat-2"}, {"punter": "seat-3"}], "winner": "seat-2"},
-            "banco by seat 2 · Ben, seat-3; plays: seat 2 · Ben",
+            "banco called by seat 2 · Ben, seat-3; seat 2 · Ben plays",
         ),
-        "card_to_player": ({"card": "6D"}, "6D"),
+        "card_to_player": ({"card": "6D"}, "6♦"),
         "reveal": (
             {"verdict": {"player_total": 4, "banker_total": 8, "outcome": "banker"}},
-            "player 4, banker 8: banker",
+            "Banker wins, 4 to 8",
         ),
         "correction": (
-            {"cards": ["4C"], "restored": {"outcome": "banker"}},
-            "cards from the shoe: 4C; restored outcome: banker",
+            {"cards": ["4C", "TD"], "restored": {"outcome": "banker"}},
+            "restored with 4♣, 10♦ from the shoe: Banker wins",
         ),
         "correction_rejected": ({"reason": "wrong card"}, "reason: wrong card"),
-        "correction_approved": ({}, "restored settlement is final"),
+        "correction_approved": ({}, "the restored settlement is final"),
+        "amend": (
+            {"kind": "card", "card": "6H", "step": 7, "reason": "typo", "was": {"card": "5H"}},
+            "5♥ → 6♥ (step 7; reason: typo)",
+        ),
+        "bank_withdrawn": ({"bank": 300}, "nobody bet: the bank of 300 withdrawn without a deal"),
         "player_draw": ({}, ""),
     }
     for kind, (payload, text) in details.items():
         assert kind in CoupStep.Kind.values
-        assert step_detail(kind, payload, names) == text
+        assert say(step_detail(kind, payload, names)) == text
+    reveal = step_detail("reveal", details["reveal"][0], names)
+    assert str(reveal) == "banker, 4 to 8"  # the recorded outcome, as the code says it
+
+
+def test_an_amended_bet_says_what_changed() -> None:
+    names = {"seat-2": "seat 2 · Ben", "seat-3": "seat 3 · Cleo"}
+    amount = {"kind": "bet", "punter": "seat-2", "amount": 500, "was": {"punter": "seat-2", "amount": 50}}
+    who = {"kind": "bet", "punter": "seat-3", "amount": 50, "was": {"punter": "seat-2", "amount": 50}}
+    assert say(amend_change(amount, names)) == "seat 2 · Ben bets 50 → 500"
+    assert say(amend_change(who, names)) == "seat 2 · Ben → seat 3 · Cleo bets 50"
+
+
+def test_a_sentence_is_said_in_the_screen_s_language() -> None:
+    """``say`` translates the pattern, then says each value: a card as its symbol, a code as its
+    label, a nested sentence in the same language, a name the screen knows by its name."""
+    french = {
+        "{punter} bets {amount}": "{punter} mise {amount}",
+        "seat {number} · {name}": "place {number} · {name}",
+        "{kind} is not possible now (phase {phase}); expected {expected}": (
+            "{kind} : pas maintenant ({phase}) ; attendu : {expected}"
+        ),
+        "card to the player": "carte au joueur",
+        "Bets": "Mises",
+        "Bet": "Mise",
+        "Banco": "Banco",
+    }
+
+    def tr(text: str) -> str:
+        return french.get(text, text)
+
+    bet = said(
+        "{punter} bets {amount}", punter=said("seat {number} · {name}", number=2, name="Ben"), amount=50
+    )
+    assert bet == "seat 2 · Ben bets 50"  # the English, as the API and the tests read it
+    assert say(bet, tr) == "place 2 · Ben mise 50"
+    refused = said(
+        "{kind} is not possible now (phase {phase}); expected {expected}",
+        kind=Word("card_to_player", "step"),
+        phase=Word("betting", "phase"),
+        expected=Listing([Word("bet", "step"), Word("banco", "step")]),
+    )
+    assert refused == "card_to_player is not possible now (phase betting); expected bet, banco"
+    assert say(refused, tr) == "carte au joueur : pas maintenant (Mises) ; attendu : Mise, Banco"
+    assert say(said("{who} waits for a card", who="player-7"), tr, {"player-7": "Anna"}) == (
+        "Anna waits for a card"
+    )
+    assert say(Card("TD")) == "10♦" and say(Card("1X")) == "1X"  # a typo is said as typed
+    assert say("Which card?", tr) == "Which card?" and say("") == ""
+    # a translation whose placeholders do not fit falls back on the English pattern
+    assert say(said("{punter} bets {amount}", punter="Ben", amount=5), lambda _: "{who} mise") == "Ben bets 5"
+
+
+def test_a_stored_sentence_is_read_back_to_be_said_again() -> None:
+    """A shoe alarm's detail is stored as English text; the screens read its values back out."""
+    detail = ALARM_IMPOSSIBLE_CARD.format(card="AS", copies=3, decks=2)
+    assert detail == "AS seen 3 times; a 2-deck shoe holds 2"
+    read = alarm_detail(detail)
+    assert isinstance(read, Sentence) and read == detail
+    assert say(read) == "A♠ seen 3 times; a 2-deck shoe holds 2"
+    early = ALARM_EARLY.format(dealt=19, size=312, reason="shoe damaged (water)")
+    read_early, read_bare = alarm_detail(early), alarm_detail("closed after 3 of 312 cards (no reason given)")
+    assert isinstance(read_early, Sentence) and isinstance(read_bare, Sentence)
+    assert read_early.values == {"dealt": "19", "size": "312", "reason": "shoe damaged (water)"}
+    assert read_bare.pattern == ALARM_EARLY_NO_REASON
+    assert not isinstance(alarm_detail("worded before these patterns"), Sentence)  # said as stored
+
+
+def test_the_advice_s_assumption_is_marked_for_the_catalogue_word_for_word() -> None:
+    assert ADVICE_ASSUMPTION == ASSUMPTION
 
 
 def test_a_violation_that_owes_nothing_to_the_hands_reads_as_its_meaning() -> None:
