@@ -14,6 +14,7 @@ from collections import Counter
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
 from core.types import Staff
@@ -24,6 +25,7 @@ from tables.money import floor as money
 from tables.permissions import check_can_approve, check_croupier_at, check_independent_reviewer
 from tables.rules.coup import NeedsCards, Restored, Settlement
 from tables.rules.interchange import restored_to_dict, settlement_to_dict
+from tables.rules.sentence import Card, Listing, Sentence, Word, said
 from tables.selectors import restoration_shoe
 from tables.services.banks import bank_after_coup, bank_kept_as_declared
 from tables.services.coups import StepResult, step_append
@@ -47,11 +49,19 @@ def _restoration(coup: Coup, cards: list[str]) -> tuple[Restored, Settlement, li
     if len(restored.extra_cards) < len(cards):
         used = len(restored.extra_cards)
         raise ValidationError(
-            {"cards": f"The restored game takes {used} card(s) from the shoe, not {len(cards)}."}
+            {
+                "cards": said(
+                    "The restored game takes {used} card(s) from the shoe, not {given}.",
+                    used=used,
+                    given=len(cards),
+                )
+            }
         )
     settlement = coup_verdict(coup, state, shoe_next=tuple(cards)).settlement
     if settlement is None:  # only an imported history gets here: a live table refuses such bets
-        raise ValidationError("The bets exceeded the bank: the coup cannot be settled; a pit boss voids it.")
+        raise ValidationError(
+            gettext_noop("The bets exceeded the bank: the coup cannot be settled; a pit boss voids it.")
+        )
     return restored, settlement, rows
 
 
@@ -70,8 +80,17 @@ def _cards_offered(coup: Coup, codes: list[str]) -> tuple[list[str], int]:
     if isinstance(probe, Restored):
         taken = recorded[: len(probe.extra_cards)]
         if codes and codes != taken:
-            shown = " ".join(taken) or "none"
-            raise ValidationError({"cards": f"{CLOSED_SHOE_RECORDED} ({shown}), not the cards given."})
+            if not taken:
+                refusal = said(
+                    "{recorded} (none), not the cards given.", recorded=Sentence(CLOSED_SHOE_RECORDED, {})
+                )
+            else:
+                refusal = said(
+                    "{recorded} ({cards}), not the cards given.",
+                    recorded=Sentence(CLOSED_SHOE_RECORDED, {}),
+                    cards=Listing((Card(c) for c in taken), sep=" "),
+                )
+            raise ValidationError({"cards": refusal})
         return taken, len(taken)
     if not shoe.can_deal:
         raise ValidationError({"cards": closed_shoe_cards_gone(coup.shoe.number, probe.needs_cards)})
@@ -148,6 +167,12 @@ def correction_submit(
     bank_after_coup(
         actor=actor, coup=coup, outcome=restored.outcome.value, next_bank_min=settlement.next_bank_min
     )
+    # a card the restored game took from the shoe may be the one that brings out the stop card:
+    # the shoe ends with the coup it completes, as at the reveal (RULES.md §8), not one coup later
+    shoe = coup.shoe
+    shoe.refresh_from_db(fields=["stop_reached", "state"])
+    if shoe.stop_reached and shoe.state == Shoe.State.OPEN:
+        shoe_close_locked(actor=actor, shoe=shoe, reason="stop card reached")
     audit_record(
         actor=actor,
         action="tables.coup.correction_submit",
@@ -207,7 +232,7 @@ def correction_reject(
     coup = lock_coup(coup)
     correction = _pending_review(actor, coup)
     if not reason.strip():
-        raise ValidationError({"reason": "Say why the correction is rejected."})
+        raise ValidationError({"reason": gettext_noop("Say why the correction is rejected.")})
     step = step_append(
         coup=coup,
         actor=actor,
@@ -244,7 +269,8 @@ def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: s
     check_can_approve(actor)
     if coup.state not in VOIDABLE_COUP_STATES:
         raise CoupConflict(
-            VOID_FINAL_STATE.format(state=coup.state.replace("_", " ")), current_step=coup.step_count
+            said(VOID_FINAL_STATE, state=Word(coup.state.replace("_", " "), "coup state")),
+            current_step=coup.step_count,
         )
     if not reason.strip():
         raise ValidationError({"reason": VOID_REASON_MISSING})

@@ -14,6 +14,7 @@ the management commands a user would run (``trial_balance``, ``verify_audit``, `
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -47,6 +48,16 @@ class DefaultServer:
             check=check,
             timeout=300,
         )
+
+    def assert_sound(self) -> None:
+        """After a night: the books balance, the audit chain and the books verify, and the server's
+        log holds no 5xx answer and no traceback."""
+        assert "balanced" in self.manage("trial_balance").stdout
+        assert "audit chain OK" in self.manage("verify_audit").stdout
+        assert "books OK" in self.manage("verify_books").stdout
+        lines = self.log.read_text().splitlines()
+        errors = [line for line in lines if re.search(r'" 5\d\d \d+$', line) or "Traceback" in line]
+        assert errors == [], "\n".join(errors[:20])
 
 
 def _free_port() -> int:

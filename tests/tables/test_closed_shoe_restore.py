@@ -16,7 +16,7 @@ from tables.models import Coup, ShoeCard
 from tables.rules.coup import NeedsCards, Restored
 from tables.selectors import coup_view, restoration_shoe
 
-from .play import Floor, open_floor, play, row_counts
+from .play import Floor, open_floor, play, row_counts, shoe_dealt_down_to
 
 pytestmark = pytest.mark.django_db
 
@@ -134,3 +134,34 @@ def test_the_restore_panel_says_when_the_cards_are_gone(croupier, table) -> None
     html = client.get(reverse("floor:table", args=[table.pk])).content.decode()
     assert 'data-testid="cards-gone"' in html and "A pit boss voids the coup" in html
     assert 'data-testid="restore-card-form"' not in html
+
+
+def test_a_correction_that_brings_out_the_stop_card_ends_the_shoe(croupier, pit_boss, table) -> None:
+    """RULES.md §8: the stop card ends the shoe after the current coup. When the card the restored
+    game takes from the shoe is the one that brings it out, the coup it restores is the current
+    one: the shoe ends with its correction (as it would have at the reveal), and no further coup is
+    dealt from it."""
+    floor = open_floor(croupier, table, stop_card_position=10)
+    # 6 decks = 312 cards: the stop card comes out with card 302; the coup deals cards 297 to 301
+    shoe_dealt_down_to(floor, left=16, keep=("TH", "3S", "2C", "2H", "6D", "4C"))
+    coup = banker_stood_wrongly(floor)
+    floor.shoe.refresh_from_db()
+    assert (coup.state, floor.shoe.state, floor.shoe.stop_reached) == ("awaiting_correction", "open", False)
+
+    services.correction_submit(actor=croupier, coup=coup, cards=["4C"])  # card 302
+    floor.shoe.refresh_from_db()
+    assert (floor.shoe.state, floor.shoe.close_reason, floor.shoe.stop_reached) == (
+        "closed",
+        "stop card reached",
+        True,
+    )
+    assert not floor.shoe.early_reshuffle
+    with pytest.raises(ValidationError, match="Start a shoe first"):
+        services.coup_start(actor=croupier, session=floor.session, amount=200)
+    # rejected and restored again: the 4C is the closed shoe's record, taken without asking
+    services.correction_reject(actor=pit_boss, coup=coup, reason="recount the shoe")
+    assert services.correction_submit(actor=croupier, coup=coup, cards=[]).step.payload["cards"] == ["4C"]
+    assert ShoeCard.objects.filter(coup=coup, card="4C").count() == 1
+    services.correction_approve(actor=pit_boss, coup=coup)
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.SETTLED
