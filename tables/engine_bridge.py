@@ -20,6 +20,7 @@ from tables.rules.judge import Rules, judge_coup, restore_coup
 from tables.rules.machine import CoupProgress, Move, Step, new_coup, replay, to_record
 from tables.rules.profiles import LevyMode, Profile, Rounding, profile_from_dict, profile_to_dict
 from tables.rules.punters import HOUSE_KEY, seat_key, spectator_key
+from tables.rules.sentence import why
 from tables.rules.settlement import BancoCaller, LevyTerms
 
 
@@ -27,11 +28,14 @@ def engine_rules(table: Table) -> Rules:
     return Rules.for_profile(table.profile.as_engine())
 
 
-def levy_terms(*, casino: Casino, profile: Profile) -> LevyTerms:
-    """The percentage levy at a table: the profile must levy a percentage (casino) and the casino
-    must charge one (a casino on hourly fees charges by time instead); rate, rounding and chip
-    unit are the casino's, the first-coup exemption the profile's."""
-    if profile.levy_mode is not LevyMode.PERCENTAGE or casino.levy_mode != Casino.LevyMode.PERCENTAGE:
+def levy_terms(*, table: Table, profile: Profile) -> LevyTerms:
+    """The percentage levy at a table: the profile must levy a percentage (casino) and the table
+    must charge one (its own levy mode, else its casino's: a table on hourly fees charges by time
+    instead); rate, rounding and chip unit are the casino's, the first-coup exemption the
+    profile's."""
+    casino = table.casino
+    percentage = Casino.LevyMode.PERCENTAGE
+    if profile.levy_mode is not LevyMode.PERCENTAGE or table.effective_levy_mode != percentage:
         return LevyTerms(chip_unit=casino.chip_unit)
     return LevyTerms(
         rate_bp=casino.levy_rate_bp,
@@ -157,7 +161,7 @@ def table_rules_snapshot(table: Table, *, levy: bool = True) -> dict[str, Any]:
     profile = table.profile.as_engine()
     return rules_snapshot(
         profile=profile,
-        levy=levy_terms(casino=table.casino, profile=profile)
+        levy=levy_terms(table=table, profile=profile)
         if levy
         else LevyTerms(chip_unit=table.casino.chip_unit),
         house_limit=table.casino.house_limit,
@@ -253,5 +257,5 @@ def cards_parse(cards: list[str] | tuple[str, ...], *, field: str = "cards") -> 
         try:
             codes.append(parse_card(text))
         except CardError as exc:
-            raise ValidationError({field: str(exc)}) from None
+            raise ValidationError({field: why(exc)}) from None
     return codes

@@ -13,6 +13,7 @@ from ledger.models import Transaction
 from tables.models import GameCoup, Player, TableSession
 from tables.rules import game_play
 from tables.rules.game_play import FUND, POOL
+from tables.rules.sentence import Sentence
 from tables.services.game_coups import (
     coup_state,
     fund_balance,
@@ -21,8 +22,10 @@ from tables.services.game_coups import (
     player_key,
     seating_of,
     seating_proposed,
+    seating_sitting_out,
     unpaid_dues_refusal,
 )
+from tables.wording import PARTY_LABELS
 
 
 def game_coup_record_id(coup: GameCoup) -> str:
@@ -49,6 +52,9 @@ class GameCoupView:
     #: the legal next steps (tables.rules.game_play.Option.as_dict), each with ``player_name``
     next_steps: list[dict[str, Any]]
     hands: dict[str, list[str]]
+    #: what decides for each hand, as the game counts it (keyed as ``hands``; a hand with nothing
+    #: to decide is left out): tables.rules.game_play.GamePlay.scores
+    scores: dict[str, game_play.HandScore]
     cards: list[str]
     exposure: dict[str, int]
     steps: list[dict[str, Any]]
@@ -70,8 +76,9 @@ def _names(keys: list[str]) -> dict[str, str]:
     ids = [i for i in (key_player_id(k) for k in keys) if i is not None]
     found = dict(Player.objects.filter(pk__in=ids).values_list("pk", "display_name"))
     out = {player_key(pk): name for pk, name in found.items()}
-    out[FUND] = "reserve fund"
-    out[POOL] = "tie pool"
+    # English (the API answers these names), said again on a screen (tables.wording.say)
+    out[FUND] = Sentence(PARTY_LABELS[FUND], {})
+    out[POOL] = Sentence(PARTY_LABELS[POOL], {})
     return out
 
 
@@ -98,6 +105,7 @@ def game_coup_view(coup: GameCoup) -> GameCoupView:
         punters=list(seating.punters),
         next_steps=options,
         hands=play.hands(state),
+        scores=play.scores(state),
         cards=list(play.cards(state)),
         exposure=play.exposure(state),
         steps=[
@@ -133,6 +141,8 @@ class GameTableView:
     blocked: str
     unpaid_dues: list[Player]
     fund: int | None
+    #: seated but left out of the next coup: no chips to play with (seating_proposed)
+    sitting_out: list[Player] = field(default_factory=list)
 
 
 def game_table_view(session: TableSession, *, recent: int = 10) -> GameTableView:
@@ -145,9 +155,11 @@ def game_table_view(session: TableSession, *, recent: int = 10) -> GameTableView
     banker: str | None = None
     punters: list[str] = []
     blocked = ""
+    sitting_out: list[Player] = []
     try:
         seating = seating_proposed(session)
         banker, punters = seating.banker, list(seating.punters)
+        sitting_out = seating_sitting_out(session, seating)
     except ValidationError as exc:
         blocked = " ".join(exc.messages)
     unpaid = fund_dues_unpaid(session)
@@ -165,6 +177,7 @@ def game_table_view(session: TableSession, *, recent: int = 10) -> GameTableView
         blocked=blocked,
         unpaid_dues=unpaid,
         fund=fund_balance(table) if table.game == table.Game.LANDSKNECHT else None,
+        sitting_out=sitting_out,
     )
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse, HttpResponseRedirect
@@ -39,10 +40,11 @@ from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
 from tables import forms, selectors, services, wording
 from tables.engine_bridge import cards_parse, game_kind, superseded_ids
-from tables.models import OLDER_GAMES, Coup, Player, Seat, Spectator, Table, TableSession
+from tables.models import OLDER_GAMES, BankTurn, Coup, CoupStep, Player, Seat, Spectator, Table, TableSession
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at, reads_everything
 from tables.rules.coup import Code, NeedsCards, Restored, Violation
 from tables.rules.machine import Move
+from tables.rules.sentence import Word, said
 from tables.services.amends import AmendConfirmationRequired
 from tables.views import display
 
@@ -50,6 +52,14 @@ SERIES_TEMPLATE = "ledger/_series_standings.html"
 # English here (tests read them), translated when shown: the screens' edge (docs/i18n.md)
 CONFLICT_NOTICE = gettext_noop("Another tablet moved this coup on: here is where it stands now.")
 BUSY_NOTICE = gettext_noop("The table was busy and nothing was recorded: send it again.")
+#: after "Nobody bets: withdraw the bank" (tables.services.withdrawals): what happened
+WITHDRAWN_KEPT = gettext_noop(
+    "The bank of {bank} was withdrawn without a deal: nobody bet. {banker} keeps the bank (the next "
+    "bank at least {minimum})."
+)
+WITHDRAWN_PASSES = gettext_noop(
+    "The bank of {bank} was withdrawn without a deal: nobody bet. The bank passes."
+)
 
 TablePart = str  # "page" (full page), "body" (seating + coup panel), "panel" (the coup panel)
 
@@ -93,6 +103,7 @@ class RestorePanel:
     shoe_closed: bool = False
     recorded: list[display.CardFace] = field(default_factory=list)
     cards_gone: str = ""  # the record ran out and the shoe's cards are gone: a pit boss voids
+    kept_from_rejected: bool = False  # ``cards`` are those a rejected restoration took from the shoe
 
 
 def _form_checked(form: Any) -> None:
@@ -138,8 +149,19 @@ def _side(kind: str) -> str:
     return "banker" if "banker" in kind else "player"
 
 
-def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
+def _restore_panel(coup: Coup, codes: list[str] | None) -> RestorePanel:
+    """``codes``: the cards the croupier has entered so far (None: none posted yet, the screen as
+    it opens)."""
     view = selectors.coup_view(coup=coup)
+    shoe = selectors.restoration_shoe(coup=view.coup, state=view.state)
+    kept = False
+    if codes is None:
+        # after a rejected restoration, the cards it took from the (still open) shoe are on the
+        # table: entered again for the croupier, who deals only what the game still needs (and
+        # removes them if they were the mistake); a closed shoe's record already counts them
+        earlier = [s for s in view.steps if s.kind == CoupStep.Kind.CORRECTION]
+        codes = list(earlier[-1].payload.get("cards", [])) if earlier and not shoe.closed else []
+        kept = bool(codes)
     superseded = superseded_ids(view.steps)  # a typo's violation went with the typo
     violations = [
         f"{gettext(step.get_kind_display()).capitalize()}: "
@@ -149,7 +171,6 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
         for code in step.violations
     ]
     preview = selectors.correction_preview(coup=coup, cards=codes)
-    shoe = selectors.restoration_shoe(coup=view.coup, state=view.state)
     taken = len(preview.extra_cards) if isinstance(preview, Restored) else len(shoe.recorded)
     from_record = list(shoe.recorded[:taken])
     panel = RestorePanel(
@@ -164,9 +185,12 @@ def _restore_panel(coup: Coup, codes: list[str]) -> RestorePanel:
         played_totals=((view.verdict or {}).get("player_total"), (view.verdict or {}).get("banker_total")),
         shoe_closed=shoe.closed,
         recorded=display.card_faces(from_record),
+        kept_from_rejected=kept,
     )
     if isinstance(preview, NeedsCards) and shoe.closed and not shoe.can_deal:
-        panel.cards_gone = wording.closed_shoe_cards_gone(view.coup.shoe.number, preview.needs_cards)
+        panel.cards_gone = wording.say(
+            wording.closed_shoe_cards_gone(view.coup.shoe.number, preview.needs_cards), gettext
+        )
     if isinstance(preview, Restored):
         played_p, played_b = len(view.state.player_cards), len(view.state.banker_cards)
         panel.player_cards = display.card_faces(preview.player_cards, new_from=played_p)
@@ -233,10 +257,12 @@ def _context(
             names=selectors.coup_punter_names(coup=coup),
         )
     elif coup is not None:
-        restore = _restore_panel(coup, restore_codes or [])
+        restore = _restore_panel(coup, restore_codes)
     mode = _mode(floor, screen is not None, restore is not None)
     if error is not None and not _shown_in(error.where, mode):
         error = ScreenError("coup", error.messages)  # its control is not on screen: show it on top
+    if error is not None:  # a refusal in the screen's words (one built with said(): its values too)
+        error = ScreenError(error.where, [wording.say(m, gettext) for m in error.messages])
     last = floor.last_result
     return {
         "table": table,
@@ -326,7 +352,7 @@ def _done(request: AuthenticatedHttpRequest, table: Table, part: TablePart) -> H
 def _session(table: Table) -> TableSession:
     session = selectors.table_open_session(table=table)
     if session is None:
-        raise ValidationError("Open the table first.")
+        raise ValidationError(gettext_noop("Open the table first."))
     return session
 
 
@@ -337,7 +363,7 @@ def _seat(table: Table, seat_id: int | None) -> Seat:
         else None
     )
     if seat is None:
-        raise ValidationError("That player is not seated at this table.")
+        raise ValidationError(gettext_noop("That player is not seated at this table."))
     return seat
 
 
@@ -348,7 +374,7 @@ def _player(table: Table, player_id: int | None) -> Player:
         else None
     )
     if player is None:
-        raise ValidationError("No such player in this casino.")
+        raise ValidationError(gettext_noop("No such player in this casino."))
     return player
 
 
@@ -400,7 +426,11 @@ def table_action(
             try:
                 if not any_game and table.game in OLDER_GAMES:
                     raise ValidationError(
-                        f"{table.name} deals {table.get_game_display()}: this is a chemin de fer action."
+                        said(
+                            "{table} deals {game}: this is a chemin de fer action.",
+                            table=table.name,
+                            game=Word(table.get_game_display(), "game"),
+                        )
                     )
                 run_retrying(lambda: action(request, table, **kwargs))
             except REFUSALS as exc:
@@ -469,7 +499,7 @@ def spectator_join(request: AuthenticatedHttpRequest, table: Table) -> None:
 def spectator_leave(request: AuthenticatedHttpRequest, table: Table, spectator_id: int) -> None:
     spectator = Spectator.objects.filter(pk=spectator_id, session__table=table, left_at__isnull=True).first()
     if spectator is None:
-        raise ValidationError("That spectator is not at this table.")
+        raise ValidationError(gettext_noop("That spectator is not at this table."))
     services.spectator_leave(actor=request.user, spectator=spectator)
 
 
@@ -493,7 +523,7 @@ def shoe_start(request: AuthenticatedHttpRequest, table: Table) -> None:
 def shoe_close(request: AuthenticatedHttpRequest, table: Table) -> None:
     shoe = selectors.table_now(table=table).shoe
     if shoe is None:
-        raise ValidationError("There is no shoe in play.")
+        raise ValidationError(gettext_noop("There is no shoe in play."))
     services.shoe_close(actor=request.user, shoe=shoe, reason=request.POST.get("reason", "").strip()[:200])
 
 
@@ -523,7 +553,7 @@ def bank_auction(request: AuthenticatedHttpRequest, table: Table) -> None:
     _form_checked(form)
     amount = form.cleaned_data["amount"]
     if amount is None:
-        raise ValidationError("What bank does he put up?")
+        raise ValidationError(gettext_noop("What bank does the player put up?"))
     session = _session(table)
     seat = _seat(table, form.cleaned_data["seat"])
     services.bank_auction_award(actor=request.user, session=session, seat=seat, amount=amount)
@@ -553,7 +583,7 @@ def _spectator(table: Table, spectator_id: int) -> Spectator:
         pk=spectator_id, session=_session(table), left_at__isnull=True
     ).first()
     if spectator is None:
-        raise ValidationError("That spectator is not at this table.")
+        raise ValidationError(gettext_noop("That spectator is not at this table."))
     return spectator
 
 
@@ -574,7 +604,7 @@ def bank_share(request: AuthenticatedHttpRequest, table: Table) -> None:
     _form_checked(form)
     amount = form.cleaned_data["amount"]
     if amount is None:
-        raise ValidationError("How much of the bank does he put up?")
+        raise ValidationError(gettext_noop("How much of the bank does the spectator put up?"))
     spectator = _spectator(table, form.cleaned_data["spectator"])
     services.bank_share_contribute(
         actor=request.user, session=_session(table), spectator=spectator, amount=amount
@@ -695,14 +725,29 @@ def coup_withdraw(request: AuthenticatedHttpRequest, table_id: int, coup_id: int
     coup = _coup(table, coup_id)
     expected = request.POST.get("expected_step", "")
     try:
-        run_retrying(
+        result = run_retrying(
             lambda: services.coup_bank_withdraw(
                 actor=request.user, coup=coup, expected_step=int(expected) if expected.isdigit() else None
             )
         )
     except REFUSALS as exc:
         return _refused(request, table, exc, part="panel", where="withdraw")
+    notice = _withdrawn_notice(result.coup)  # what happened, said once: no deal, who has the bank
+    if request.htmx:
+        return _render(request, table, part="panel", notice=notice)
+    messages.success(request, notice)
     return _done(request, table, "panel")
+
+
+def _withdrawn_notice(coup: Coup) -> str:
+    """What the croupier is told once a bank is withdrawn: its amount, that nothing was dealt, and
+    who holds the bank now (the banker keeps it, at least as declared; or it has passed)."""
+    turn = BankTurn.objects.select_related("player").get(pk=coup.bank_turn_id)
+    if turn.ended_at is None:
+        return gettext(WITHDRAWN_KEPT).format(
+            bank=coup.bank, banker=turn.player.display_name, minimum=turn.required_minimum
+        )
+    return gettext(WITHDRAWN_PASSES).format(bank=coup.bank)
 
 
 @login_required
@@ -722,7 +767,7 @@ def coup_restore(request: AuthenticatedHttpRequest, table_id: int, coup_id: int)
         if action == "add":
             typed = form.card_text()
             if not typed:
-                raise ValidationError("Tap the rank then the suit, or type the card.")
+                raise ValidationError(gettext_noop("Tap the rank then the suit, or type the card."))
             codes = [*codes, *cards_parse([typed], field="card")]
         elif action == "undo":
             codes = codes[:-1]

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
+from core.numbers import percent
 from tables.engine_bridge import game_kind, game_payload, superseded_ids
 from tables.models import AMENDABLE_KINDS, Seat, Spectator
 from tables.rules.advice import Advice
@@ -21,9 +22,12 @@ from tables.wording import (
     BUTTON_LABELS,
     PHASE_LABELS,
     RANK_LABELS,
+    STEP_LABELS,
     SUIT_NAMES,
     SUIT_SYMBOLS,
+    card_label,
     requirement_text,
+    say,
     step_detail,
     violation_items,
     violation_text,
@@ -94,7 +98,8 @@ class AdviceView:
 
 
 def _percent(value: Any) -> str:
-    return f"{float(value) * 100:+.2f} %"
+    """An expectation per chip staked, signed, in the page's language (``-19,97 %`` in French)."""
+    return percent(value, 2, signed=True)
 
 
 def advice_view(advice: Advice | None) -> AdviceView | None:
@@ -108,7 +113,7 @@ def advice_view(advice: Advice | None) -> AdviceView | None:
         basis=(
             gettext("this shoe's remaining cards") if advice.basis == "shoe" else gettext("an infinite deck")
         ),
-        assumption=advice.assumption,
+        assumption=gettext(advice.assumption),  # wording.ADVICE_ASSUMPTION marks it
     )
 
 
@@ -171,6 +176,7 @@ class CoupScreen:
     min_bet: int
     focus: str = ""  # the control Enter should work: a step kind, or "bet" for the first bettor
     history: list[dict[str, Any]] = field(default_factory=list)
+    next_labels: list[str] = field(default_factory=list)  # what may be recorded now, for a reader
 
 
 def _button(step: NextStep, state: CoupProgress, primary: bool, advice: Advice | None = None) -> StepButton:
@@ -199,7 +205,7 @@ def _history(view: CoupView, names: dict[str, str], bettors: list[Bettor]) -> li
             {
                 "index": step.index,
                 "label": gettext(step.get_kind_display()),
-                "detail": step_detail(step.kind, step.payload, names),
+                "detail": say(step_detail(step.kind, step.payload, names), gettext),
                 "violations": [gettext(text) for _, text in violation_items(step.violations)],
                 "actor": step.actor.get_username(),
                 "superseded": step.pk in superseded,
@@ -212,6 +218,7 @@ def _history(view: CoupView, names: dict[str, str], bettors: list[Bettor]) -> li
                 "amount": fields.get("amount"),
                 "punter": fields.get("punter", ""),
                 "card": fields.get("card", ""),
+                "card_label": card_label(fields["card"]) if fields.get("card") else "",
                 "where": f"amend:{step.index}",
                 "bettors": bettors,
             }
@@ -299,4 +306,5 @@ def coup_screen(
         banco_suivi=profile.banco_suivi,
         min_bet=profile.min_bet,
         history=history,
+        next_labels=[gettext(STEP_LABELS.get(s.kind, s.kind.value)) for s in view.next_steps],
     )

@@ -28,50 +28,26 @@ from django.views.decorators.http import require_GET, require_POST
 from cage.selectors import player_balances
 from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
-from tables import selectors
+from tables import selectors, wording
 from tables.engine_bridge import cards_parse
 from tables.game_selectors import GameCoupView, game_coup_view, game_table_view
 from tables.models import OLDER_GAMES, GameCoup, Seat, Table
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at
 from tables.rules.cards import RANKS, SUITS
-from tables.rules.game_play import FUND, POOL
+from tables.rules.sentence import Word, said
 from tables.services import game_coups as svc
 from tables.views import croupier
 from tables.views.display import card_face
 from tables.wording import RANK_LABELS, SUIT_SYMBOLS
 
-# English here, translated when shown (docs/i18n.md): the words of the older games' screens
-GAME_TITLES = {
-    "Macao": gettext_noop("Macao"),
-    "Landsknecht": gettext_noop("Landsknecht"),
-    "Old baccarat": gettext_noop("Old baccarat"),
-}
-KIND_LABELS = {
-    "deal": gettext_noop("Deal"),
-    "draw": gettext_noop("Draw"),
-    "discard": gettext_noop("Discard"),
-    "stand": gettext_noop("Stand"),
-    "stake": gettext_noop("Stake"),
-    "cover": gettext_noop("Cover"),
-    "close": gettext_noop("Close the covers"),
-    "card": gettext_noop("Card"),
-    "decide": gettext_noop("Decide"),
-    "cut": gettext_noop("Cut"),
-    "undo": gettext_noop("Taken back"),
-}
-CHOICE_LABELS = {"take": gettext_noop("Take the pot"), "again": gettext_noop("Play again")}
-OUTCOME_LABELS = {
-    "banker": gettext_noop("the banker wins"),
-    "punters": gettext_noop("the punters win"),
-    "split": gettext_noop("split"),
-    "standoff": gettext_noop("stand-off"),
-    "void": gettext_noop("void"),
-    "undecided": gettext_noop("undecided"),
-}
-#: a hand that is nobody's (Landsknecht: the punters' card, the cards turned between)
-HAND_LABELS = {"punters": gettext_noop("Punters"), "between": gettext_noop("Between")}
-#: the parties a settlement names that are no player
-PARTY_LABELS = {FUND: gettext_noop("reserve fund"), POOL: gettext_noop("tie pool")}
+# English here, translated when shown (docs/i18n.md): the words of the older games' screens, shared
+# with the pit boss's pages (tables.wording)
+GAME_TITLES = wording.GAME_TITLES
+KIND_LABELS = wording.GAME_STEP_LABELS
+CHOICE_LABELS = wording.GAME_CHOICE_LABELS
+OUTCOME_LABELS = wording.GAME_OUTCOME_LABELS
+HAND_LABELS = wording.HAND_LABELS
+PARTY_LABELS = wording.PARTY_LABELS
 #: words shown as the services say them, translated on the screen: why no coup can start yet, a
 #: coup's state
 SHOWN_AS_SAID = (
@@ -173,8 +149,17 @@ def _coup_context(view: GameCoupView) -> dict[str, Any]:
         "view": view,
         "banker_name": view.name(view.banker),
         "punter_names": [view.name(k) for k in view.punters],
+        # each hand: its name, its cards, whether it is the banker's, and what decides for it as the
+        # engine counts it (points, over 9, or Landsknecht's rank, its label as the cards show it)
         "hands": [
-            (name(k), [card_face(c) for c in cards], k == view.banker) for k, cards in view.hands.items()
+            (
+                name(k),
+                [card_face(c) for c in cards],
+                k == view.banker,
+                view.scores.get(k),
+                RANK_LABELS.get(view.scores[k].rank or "", view.scores[k].rank) if k in view.scores else "",
+            )
+            for k, cards in view.hands.items()
         ],
         "cards": [card_face(c) for c in view.cards],
         "exposure": [(name(k), v) for k, v in sorted(view.exposure.items(), key=lambda kv: name(kv[0]))],
@@ -276,7 +261,15 @@ def game_render(
 ) -> HttpResponse:
     """The older game's screen: the whole page, or (htmx) its body, which every POST swaps."""
     template = "tables/_game_body.html" if request.htmx and part != "page" else "tables/game.html"
-    return render(request, template, _context(request, table, error=error, notice=notice), status=status)
+    context = _context(request, table, error=error, notice=notice)
+    shown = context.get("error")
+    if shown is not None:  # in the screen's words; a player the engine names by key, by his name
+        seen = context.get("view") or context.get("tview")
+        names = {**(seen.names if seen is not None else {}), **{k: Word(k, "party") for k in PARTY_LABELS}}
+        context["error"] = croupier.ScreenError(
+            shown.where, [wording.say(m, gettext, names) for m in shown.messages]
+        )
+    return render(request, template, context, status=status)
 
 
 # ---------------------------------------------------------------------------------- reading
@@ -318,7 +311,9 @@ def game_action(*, void: bool = False) -> Callable[..., Callable[..., HttpRespon
                 return croupier._forbidden(request)
             try:
                 if table.game not in OLDER_GAMES:
-                    raise ValidationError(f"{table.name} deals chemin de fer: play it on its own screen.")
+                    raise ValidationError(
+                        said("{table} deals chemin de fer: play it on its own screen.", table=table.name)
+                    )
                 run_retrying(lambda: action(request, table, **kwargs))
             except croupier.REFUSALS as exc:
                 return croupier._refused(request, table, exc, part="body", where=_where(request, void))
@@ -337,14 +332,14 @@ def _expected_steps(post: Any) -> int:
     """The coup's step count the screen showed: a stale tablet's step is refused (409)."""
     value = str(post.get("expected_steps", "")).strip()
     if not value.isdigit():
-        raise ValidationError("The screen did not say which step it showed: reload it.")
+        raise ValidationError(gettext_noop("The screen did not say which step it showed: reload it."))
     return int(value)
 
 
 def _open_coup(table: Table, coup_id: int) -> GameCoup:
     coup = GameCoup.objects.filter(pk=coup_id, table=table).first()
     if coup is None:
-        raise ValidationError("No such coup at this table.")
+        raise ValidationError(gettext_noop("No such coup at this table."))
     return coup
 
 
@@ -353,7 +348,7 @@ def step_payload(post: Any) -> dict[str, Any]:
     it carries (a quick-amount button or a card button wins over what was typed)."""
     kind = str(post.get("kind", "")).strip()
     if not kind:
-        raise ValidationError("Which step? Use one of the buttons.")
+        raise ValidationError(gettext_noop("Which step? Use one of the buttons."))
     payload: dict[str, Any] = {"kind": kind}
     if post.get("player"):
         payload["player"] = str(post["player"])
@@ -361,14 +356,14 @@ def step_payload(post: Any) -> dict[str, Any]:
     if card:
         payload["card"] = cards_parse([card], field="card")[0]
     elif "typed" in post:  # a card form sent with no card
-        raise ValidationError("Tap a card, or type its code (e.g. 9H).")
+        raise ValidationError(gettext_noop("Tap a card, or type its code (e.g. 9H)."))
     amount = str(post.get("quick_amount") or post.get("amount") or "").strip()
     if amount:
         if not amount.isdigit():
-            raise ValidationError("The amount is a whole number of chips.")
+            raise ValidationError(gettext_noop("The amount is a whole number of chips."))
         payload["amount"] = int(amount)
     elif "amount" in post:
-        raise ValidationError("How many chips?")
+        raise ValidationError(gettext_noop("How many chips?"))
     if post.get("decision"):
         payload["decision"] = str(post["decision"])
     return payload
@@ -381,7 +376,7 @@ def game_start(request: AuthenticatedHttpRequest, table: Table) -> None:
     banker = None
     if banker_id:  # the croupier chose the banker among the seated players, else as proposed
         if not banker_id.isdigit():
-            raise ValidationError("No such player in this casino.")
+            raise ValidationError(gettext_noop("No such player in this casino."))
         banker = croupier._player(table, int(banker_id))
     svc.game_coup_start(actor=request.user, session=session, banker=banker)
 

@@ -139,4 +139,4 @@ def test_the_accountant_generates_watches_and_downloads_the_ytd_levy_report(
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True).stdout
     lines = text.decode().splitlines()
     line = next(x for x in lines if x.lstrip().startswith("year to date") and "all tables" in x)
-    assert line.split("all tables")[1].split() == ["3", "2", "700", str(levy_in_books)]
+    assert line.split("all tables")[1].split() == ["3", "2", "700", f"{levy_in_books:,}"]

@@ -1,6 +1,6 @@
 """Two pit bosses in two browsers (headless Chromium): one acknowledges an alert with a note on
 the alerts page, and the open-alert count drops in both navigations, his at once (out of band
-with the answer), the other's at the dashboard's next poll."""
+with the answer, the alerts page's own count too), the other's at the dashboard's next poll."""
 
 from __future__ import annotations
 
@@ -72,6 +72,7 @@ def test_an_acknowledged_alert_leaves_both_pit_bosses_counts(browser, live_serve
     boss = _logged_in(browser, base, "pitboss")
     boss.goto(f"{base}{reverse('review:alerts')}")
     assert boss.get_by_test_id("nav-alert-count").inner_text() == "2"
+    assert boss.get_by_test_id("open-count").inner_text() == "2"  # the page's own count
     row = boss.get_by_test_id(f"alert-{alert.pk}")
     row.get_by_role("button", name="Acknowledge").click()
     assert boss.locator(f"#note-{alert.pk}:invalid").count() == 1  # the note is required
@@ -82,7 +83,9 @@ def test_an_acknowledged_alert_leaves_both_pit_bosses_counts(browser, live_serve
     acknowledged = boss.get_by_test_id(f"alert-{alert.pk}").get_by_test_id("acknowledged")
     acknowledged.wait_for()
     assert "Acknowledged by pitboss" in acknowledged.inner_text()
+    # both counts follow the acknowledgement, out of band with the row: the top bar's and the page's
     assert boss.get_by_test_id("nav-alert-count").inner_text() == "1"
+    assert boss.get_by_test_id("open-count").inner_text() == "1"
 
     # the other pit boss's dashboard polls every second here: its count follows
     watcher.wait_for_function(

@@ -62,18 +62,18 @@ def test_the_cashier_buys_a_player_in_and_the_croupier_sees_his_chips(
         amount = cashier.by(f"buy-in-amount-{player.pk}")
         amount.fill("2500")
         cashier.post(lambda: amount.press("Enter"))
-        assert cashier.text(f"confirm-text-{player.pk}") == "Buy-in of 2500 chips for Alice?"
+        assert cashier.text(f"confirm-text-{player.pk}") == "Buy-in of 2,500 chips for Alice?"
         assert Transaction.objects.count() == 0  # asked, nothing posted yet
         cashier.snap("cage-confirm")
         cashier.enter(f"confirm-{player.pk}")
-        assert "bought in 2500 chips" in cashier.text(f"cage-notice-{player.pk}")
-        assert cashier.text(f"chips-{player.pk}") == "2500"
+        assert "bought in 2,500 chips" in cashier.text(f"cage-notice-{player.pk}")
+        assert cashier.text(f"chips-{player.pk}") == "2,500"  # as every screen writes chips
         cashier.snap("cage-done")
         assert Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count() == 1
 
         # --- back at the table: the chips beside her name ----------------------------------------
         croupier.page.reload()
-        assert croupier.text("chips-seat-1") == "2500"
+        assert croupier.text("chips-seat-1") == "2,500"
         croupier.snap("cage-croupier-chips")
     except BaseException:
         ARTIFACTS.mkdir(exist_ok=True)

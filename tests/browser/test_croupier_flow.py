@@ -98,6 +98,10 @@ class Screen:
     def text(self, testid: str) -> str:
         return self.by(testid).inner_text().strip()
 
+    def amount(self, testid: str) -> int:
+        """A chip amount as the screen writes it in any language ("1,250", "1 250"), as a number."""
+        return int(re.sub(r"[^\d-]", "", self.text(testid)))
+
     def typed_card(self, card: str) -> None:
         """Type a card code on the keyboard, then Enter: the screen has put the focus there."""
         focused = self.page.evaluate("() => document.activeElement.dataset.testid")
@@ -250,7 +254,7 @@ def _play(croupier: Screen, pit_boss: Screen, table: Table) -> None:
     assert "must draw" in croupier.text("requirement")
     croupier.click("step-banker_stand")  # against the rules: the screen asks first
     assert croupier.text("confirm-violation") == (
-        "The banker must draw on 5 against the player's third card 6♦: the tableau does not let him stand."
+        "The banker must draw on 5 against the player's third card 6♦: the tableau forbids standing."
     )
     croupier.snap("07-confirm")
     assert _coups()[2].step_count == 10  # nothing recorded yet
@@ -266,7 +270,7 @@ def _play(croupier: Screen, pit_boss: Screen, table: Table) -> None:
     croupier.snap("09-restore-preview")
     croupier.click("submit-restore")
     assert "awaiting pit boss approval" in croupier.text("awaiting-approval")
-    assert croupier.text("next-minimum") == "1236"
+    assert croupier.text("next-minimum") == "1,236"  # chips as every screen writes them
     coup3.refresh_from_db()
     assert coup3.state == Coup.State.AWAITING_APPROVAL
 

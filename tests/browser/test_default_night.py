@@ -10,7 +10,8 @@ taken by the next player at a bank of his own, and a spectator's bet where the t
 spectators bet (casino, club: with the banker's consent; classic and home forbid it, and the
 screen says so). One coup at each older game's demo table (Macao, Landsknecht, old baccarat). At
 the cage, a new spectator bought in and a player cashed out. Then the accountant generates
-today's levy report in CSV, XLSX and PDF on the reports page and downloads them.
+today's levy report in CSV, XLSX and PDF on the reports page and downloads them, and today's fees
+report: the club's demo table is charged by the hour, so its players' fees are in it.
 
 Nothing is read from the database directly: what the test checks afterwards it asks of the
 commands a user would run on that database (``trial_balance --json``, ``verify_audit``,
@@ -38,7 +39,7 @@ import pytest
 from django.urls import reverse
 from openpyxl import load_workbook
 
-from tables.management.commands.load_demo import DEMO_BUY_IN, DEMO_STAFF, GAME_TABLES
+from tables.management.commands.load_demo import DEMO_BUY_IN, DEMO_HOURLY_FEE, DEMO_STAFF, GAME_TABLES
 from tables.models import Table
 from tests.browser.default_server import DefaultServer, default_server
 from tests.browser.test_croupier_flow import ARTIFACTS, Screen
@@ -77,7 +78,7 @@ class NightCroupier(Croupier):
         bets: list[tuple[int, int]] | None = None,
         taken: bool = True,
     ) -> None:
-        amount = bank or max(int(self.text("bank-minimum")), 100)
+        amount = bank or max(self.amount("bank-minimum"), 100)
         self.declare(amount)
         banker = self.holder
         bets = bets or [(self.punters()[0], amount)]
@@ -89,7 +90,7 @@ class NightCroupier(Croupier):
         levy = self.night.coup(
             banker=banker, bets=[(self.seats[s], a) for s, a in bets], winner=winner, levy_bp=self.levy_bp
         )
-        assert self.text("levy") == str(levy)
+        assert self.text("levy") == f"{levy:,}"
         if winner == "player" and taken:  # the bank is lost: offered in turn, the one asked takes it
             self.accept_offer()
 
@@ -125,7 +126,7 @@ class NightCroupier(Croupier):
         """The banker stands on 2 against the player's third card 6, where every table's tableau
         says draw: confirmed, flagged, revealed, restored with the shoe's next card (a 7: the
         banker's 9 beats the player's 8). Returns the coup's id, as the restore panel names it."""
-        amount = max(int(self.text("bank-minimum")), 100)
+        amount = max(self.amount("bank-minimum"), 100)
         self.declare(amount)
         banker = self.holder
         seat = self.punters()[0]
@@ -176,7 +177,7 @@ def _buy_in(cashier: Screen, name: str, amount: int) -> None:
     field.fill(str(amount))
     cashier.post(lambda: field.press("Enter"))
     cashier.post(lambda: row.get_by_role("button", name="Confirm buy-in").click())
-    assert f"bought in {amount} chips" in row.locator("[data-testid^=cage-notice-]").inner_text()
+    assert f"bought in {amount:,} chips" in row.locator("[data-testid^=cage-notice-]").inner_text()
 
 
 def _cash_out(cashier: Screen, name: str, amount: int) -> None:
@@ -184,13 +185,13 @@ def _cash_out(cashier: Screen, name: str, amount: int) -> None:
     cashier.page.click("[data-testid=go-cage]")
     cashier.page.wait_for_url(re.compile(r"/cage/\d+/$"))
     row = cashier.page.locator(".cage-row", has_text=name)
-    before = int(row.locator("[data-testid^=chips-]").inner_text())
+    before = int(row.locator("[data-testid^=chips-]").inner_text().replace(",", ""))  # "1,250"
     field = row.locator("[data-testid^=cash-out-amount-]")
     field.fill(str(amount))
     cashier.post(lambda: field.press("Enter"))
     cashier.post(lambda: row.get_by_role("button", name="Confirm cash-out").click())
     after = cashier.page.locator(".cage-row", has_text=name).locator("[data-testid^=chips-]").inner_text()
-    assert int(after) == before - amount
+    assert after == f"{before - amount:,}"
 
 
 # ------------------------------------------------------------------------------------ one table
@@ -214,7 +215,7 @@ def _table(
         key = croupier.spectator_joins(SPECTATOR, new=True)
         _buy_in(cashier, SPECTATOR, SPECTATOR_BUY_IN)
         croupier.page.reload()
-        assert croupier.text(f"chips-{key}") == str(SPECTATOR_BUY_IN)
+        assert croupier.text(f"chips-{key}") == f"{SPECTATOR_BUY_IN:,}"
     elif spectator:
         key = croupier.spectator_joins(SPECTATOR)
     else:  # the rules of this table forbid spectators' bets, and the screen says so
@@ -225,7 +226,7 @@ def _table(
 
     # a bank nobody takes: withdrawn without a deal, the banker keeps it
     holder = croupier.banker()
-    croupier.declare(max(int(croupier.text("bank-minimum")), 150))
+    croupier.declare(max(croupier.amount("bank-minimum"), 150))
     croupier.click("withdraw-bank")
     assert croupier.banker() == holder
 
@@ -233,9 +234,9 @@ def _table(
     settled += 1
 
     # a typo: 20 typed for a bet of 200, amended before the deal; the wrong step stays, struck through
-    croupier.declare(max(int(croupier.text("bank-minimum")), 200))
+    croupier.declare(max(croupier.amount("bank-minimum"), 200))
     seat = croupier.punters()[0]
-    bank = int(croupier.text("bank"))
+    bank = croupier.amount("bank")
     croupier.bet(seat, 20)
     index = croupier.history_index("20")
     croupier.amend(index, "typed 20 for the whole bank", amount=bank)
@@ -255,13 +256,13 @@ def _table(
     # the bank passed after a win: the next player takes it at a bank of his own (or the
     # continuation where the rules say so: the home series)
     croupier.click("pass-bank")
-    minimum = int(croupier.text("offer-minimum"))
+    minimum = croupier.amount("offer-minimum")
     croupier.accept_offer()
     croupier.coup("player", bank=max(minimum, 100))
     settled += 1
 
     if key:  # a spectator's bet, after every seated punter has had the turn
-        amount = max(int(croupier.text("bank-minimum")), 200)
+        amount = max(croupier.amount("bank-minimum"), 200)
         croupier.declare(amount)
         banker = croupier.holder
         seat = croupier.punters()[0]
@@ -316,6 +317,29 @@ def _levy_reports(accountant: Screen) -> dict[str, bytes]:
     return files
 
 
+def _fees_paid(accountant: Screen) -> dict[str, int]:
+    """Today's hourly fees per player, from the fees report (CSV) generated on the reports page:
+    the club's demo table is charged by the hour (load_demo), billed when it closes."""
+    page = accountant.page
+    page.goto(f"{accountant.base}{reverse('review:exports')}")
+    page.select_option("select[name=kind]", "fees")
+    page.select_option("select[name=casino]", index=1)
+    page.select_option("select[name=fmt]", "csv")
+    accountant.post(lambda: page.get_by_role("button", name="Generate").click())
+    page.wait_for_selector("[data-testid=report-run]:first-child[data-status=finished]", timeout=60_000)
+    with page.expect_download() as download:
+        page.locator("[data-testid=report-run]").first.locator("[data-testid=report-run-download]").click()
+    rows = list(csv.reader(io.StringIO(download.value.path().read_bytes().decode("utf-8-sig"))))
+    header = next(r for r in rows if r and r[0] == "line")
+    kind, player, amount = (header.index(c) for c in ("kind", "player", "amount"))
+    paid: dict[str, int] = {}
+    for r in rows:
+        if r and r[0] == "data":
+            assert r[kind] == "hourly fee" and r[header.index("table")] == "Club table", r
+            paid[r[player]] = paid.get(r[player], 0) + int(r[amount])
+    return paid
+
+
 def _period_levy(files: dict[str, bytes], tmp: Path) -> dict[str, int]:
     """The period's levy for all tables, as each format says it."""
     found: dict[str, int] = {}
@@ -334,7 +358,7 @@ def _period_levy(files: dict[str, bytes], tmp: Path) -> dict[str, int]:
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True).stdout
     lines = text.decode().splitlines()
     line = next(x for x in lines if x.lstrip().startswith("period") and "all tables" in x)
-    found["pdf"] = int(line.split()[-1])  # the levy is the last column
+    found["pdf"] = int(line.split()[-1].replace(",", ""))  # the levy is the last column ("1,250")
     return found
 
 
@@ -380,12 +404,17 @@ def test_a_night_on_the_readmes_default(server: DefaultServer, browser: Any, tmp
         name, amount = CASH_OUT
         _cash_out(cashier, name, amount)
 
-        # every chip where the night's account says: the demo players' buy-ins, the newcomer's
+        # every chip where the night's account says: the demo players' buy-ins, the newcomer's,
+        # less the hourly fees of the club table (the fees report says who paid what)
+        fees = _fees_paid(accountant)
+        assert set(fees) == set(DEMO) and all(fee > 0 and fee % DEMO_HOURLY_FEE == 0 for fee in fees.values())
         start = dict.fromkeys(DEMO, DEMO_BUY_IN) | {SPECTATOR: SPECTATOR_BUY_IN}
-        expected = {player: start[player] + night.chips[player] for player in start}
+        expected = {player: start[player] + night.chips[player] - fees.get(player, 0) for player in start}
         expected[name] -= amount
-        chips = _player_chips(_balances(server))
+        balances = _balances(server)
+        chips = _player_chips(balances)
         assert {player: chips[player] for player in expected} == expected
+        assert sum(b for account, b in balances.items() if account.startswith("fee")) == sum(fees.values())
 
         # one coup at each older game: the chips move among the players and the tables' own
         # accounts (Landsknecht's fund, old baccarat's pool), and every coup settles
@@ -396,6 +425,7 @@ def test_a_night_on_the_readmes_default(server: DefaultServer, browser: Any, tmp
                 game.collect_dues()
             game.coup()
             assert game.page.locator("[data-testid=game-coup]").count() == 0  # settled: no coup in play
+            game.close_table()  # its players sit at the next game's table
 
         files = _levy_reports(accountant)
         balances = _balances(server)
@@ -414,9 +444,4 @@ def test_a_night_on_the_readmes_default(server: DefaultServer, browser: Any, tmp
 
     # no Content-Security-Policy violation on any page or swap, no resource that failed to load
     assert complaints == []
-    assert "balanced" in server.manage("trial_balance").stdout
-    assert "audit chain OK" in server.manage("verify_audit").stdout
-    assert "books OK" in server.manage("verify_books").stdout
-    log = server.log.read_text()
-    errors = [line for line in log.splitlines() if re.search(r'" 5\d\d \d+$', line) or "Traceback" in line]
-    assert errors == [], "\n".join(errors[:20])
+    server.assert_sound()

@@ -9,7 +9,12 @@ page itself must not
 scroll sideways (``document.documentElement.scrollWidth <= window.innerWidth``; a wide table scrolls
 inside its own box). An htmx fragment answered to a plain GET (the dashboard's live part, a report
 run's row) has no <head>: it is checked with the site's stylesheets added, as it is shown in the page
-that polls it. On the croupier's pages every control is at least 44 px high.
+that polls it. On every persona's pages every control is at least 44 px high (its folded
+<details> opened first, so what they hold is measured too): links acting as controls, buttons,
+fields, selects, summaries and the labels of checkboxes and radios; the one allowance is a plain
+link inside a sentence (WCAG 2.5.8's "inline" exception: its height is the line's). On a phone the
+dashboard and the reports page show every cell of their tables in sight (their tables stack into
+labelled rows, review.css ``.grid-stack``) and a finished report's "Download" in the window.
 
 A pattern no persona could open fails the test, unless it is POST-only (405 to every persona
 logged in: an action, not a page), redirects a persona to a page (checked as itself: /cage/ with
@@ -38,9 +43,6 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
 from ledger.services import cage_buy_in
-from reports.kinds import ReportRequest
-from reports.models import ReportRun
-from reports.services import report_run_execute, report_run_schedule
 from review.models import Alert
 from review.services import alert_acknowledge, alerts_raise
 from tables import services
@@ -55,6 +57,7 @@ from tests.factories import (
     UserFactory,
     builtin_profile,
 )
+from tests.reports.runs import runs_finished_and_waiting
 from tests.review.history import play_clean, play_flagged
 from tests.tables.play import open_floor
 
@@ -81,18 +84,70 @@ EXCLUDED: dict[str, str] = {
     "readyz": "readiness probe, JSON",
     "i18n/setlang/": "the language switch's POST target (a GET only redirects)",
 }
-#: controls a croupier touches: each at least 44 px high (WCAG 2.5.5)
+#: controls a person touches, on every persona's pages: each at least 44 px high (WCAG 2.5.5); a
+#: label counts when it is a checkbox's or a radio's (the label is what the finger hits: the box
+#: itself is 22 px, or hidden behind a button-like label)
 TOUCH_CONTROLS = (
-    "button, .button, select, summary, .rank-btn, .choice-btn, .nav-link, "
-    "input[type=text], input[type=number], input[type=search], input[type=password]"
+    "a[href], button, .button, select, summary, label, .rank-btn, .choice-btn, .nav-link, "
+    "input:not([type=hidden]):not([type=checkbox]):not([type=radio])"
 )
-#: the visible controls of TOUCH_CONTROLS under 44 px (43.5: sub-pixel rounding), described
-SMALL_CONTROLS_JS = """(sel) => [...document.querySelectorAll(sel)]
-    .filter(e => e.offsetParent !== null && !e.closest('.sr-only'))
-    .filter(e => e.getBoundingClientRect().height < 43.5)
-    .map(e => `${e.tagName.toLowerCase()}.${e.className}`
-        + ` "${(e.innerText || e.value || '').trim().slice(0, 30)}"`
-        + ` ${Math.round(e.getBoundingClientRect().height)}px`)"""
+#: the visible controls of TOUCH_CONTROLS under 44 px (43.5: sub-pixel rounding), described. Left
+#: out, and only that: a plain link inside a sentence (WCAG 2.5.8's "inline" exception) — an <a>
+#: laid out inline, without a control's class, whose line says at least three words besides its
+#: own ("… <a>reload the page</a> to see where things stand", "Bank 500 · banker <a>Anna</a> ·
+#: played …"): making it 44 px high would pull the sentence's lines apart. A link alone in a cell,
+#: a list item or a paragraph (a table's name, "← The cage") is a control and must be 44 px.
+SMALL_CONTROLS_JS = """(sel) => {
+    const block = (e) => {
+        let p = e.parentElement;
+        while (p && getComputedStyle(p).display.startsWith('inline')) p = p.parentElement;
+        return p;
+    };
+    const words = (text) => (text.match(/\\p{L}{2,}/gu) || []).length;
+    const inSentence = (e) => e.tagName === 'A' && getComputedStyle(e).display === 'inline'
+        && !e.matches('.button, .nav-link')
+        && words((block(e)?.innerText || '').split(e.innerText).join(' ')) >= 3;
+    const touched = (e) => e.tagName !== 'LABEL' || ['checkbox', 'radio'].includes(e.control?.type);
+    return [...document.querySelectorAll(sel)]
+        .filter(e => touched(e) && e.offsetParent !== null && !e.closest('.sr-only') && !inSentence(e))
+        .filter(e => e.getBoundingClientRect().height < 43.5)
+        .map(e => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`
+            + ` "${(e.innerText || e.value || '').trim().slice(0, 30)}"`
+            + ` ${Math.round(e.getBoundingClientRect().height)}px`);
+}"""
+#: every folded <details> opened, so that the controls they hold are measured too
+OPEN_DETAILS_JS = "() => document.querySelectorAll('details').forEach(d => { d.open = true; })"
+#: the pages whose tables stack on a phone (review.css .grid-stack): the pit boss's dashboard (and
+#: its live part) and the reports page with its history
+PHONE_WHOLE_PAGES = ("review:dashboard", "review:dashboard_live", "review:exports")
+#: on such a page at a phone's width: the table cells not wholly in the window (a cell is in sight
+#: without scrolling sideways, the page's or its table's), the stacked cells without their
+#: column's label, and whether every "Download" of a finished report is visible in the window. A
+#: stacked table's headings are hidden the screen-reader way (a 1 px box that clips them): not
+#: in sight, not counted
+PHONE_CELLS_JS = """() => {
+    const w = window.innerWidth;
+    const clipped = (e) => {
+        for (let p = e.parentElement; p && p.tagName !== 'TABLE'; p = p.parentElement) {
+            const box = p.getBoundingClientRect();
+            if (box.width <= 1 && getComputedStyle(p).overflow === 'hidden') return true;
+        }
+        return false;
+    };
+    const shown = (e) => e.offsetParent !== null && e.getBoundingClientRect().width > 1 && !clipped(e);
+    const name = (c) => `${c.closest('table').dataset.testid}: "${c.innerText.trim().slice(0, 25)}"`;
+    const cells = [...document.querySelectorAll('table td, table th')].filter(shown);
+    const out = cells.map(c => [c, c.getBoundingClientRect()])
+        .filter(([, r]) => r.left < -0.5 || r.right > w + 0.5)
+        .map(([c, r]) => `${name(c)} ${Math.round(r.left)}..${Math.round(r.right)}px`);
+    const unlabelled = [...document.querySelectorAll('.grid-stack td')]
+        .filter(c => !c.dataset.label).map(name);
+    const downloads = [...document.querySelectorAll('[data-testid=report-run-download]')].map(d => {
+        const r = d.getBoundingClientRect();
+        return shown(d) && r.left >= -0.5 && r.right <= w + 0.5;
+    });
+    return [out, unlabelled, downloads];
+}"""
 #: the page's width and the elements sticking out past the window's right edge (outside a
 #: .table-scroll box), to say in the failure what to fix
 WIDTH_JS = """() => {
@@ -260,17 +315,7 @@ def floor(transactional_db) -> dict[str, Any]:
         now=now,
     )
 
-    today = timezone.localdate()
-    report = report_run_schedule(
-        request=ReportRequest(kind="levy", fmt="csv", start=today, end=today, casino_id=casino.pk),
-        enqueue=False,
-    )
-    report_run_execute(run_id=report.pk)
-    report.refresh_from_db()
-    assert report.status == ReportRun.Status.FINISHED, report.error
-    waiting = report_run_schedule(
-        request=ReportRequest(kind="coup-records", fmt="jsonl", start=today, end=today), enqueue=False
-    )
+    report, waiting = runs_finished_and_waiting(casino)
     return {
         "casino": casino,
         "games": games,
@@ -303,10 +348,13 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
     patterns = [p for p in url_patterns() if not excluded(p.route)]
     for pattern in patterns:
         concrete_urls(pattern, sources)
+    whole_on_phone = {reverse(name) for name in PHONE_WHOLE_PAGES}
 
     try:
         overflows: list[str] = []
         small_controls: list[str] = []
+        cut_cells: list[str] = []  # on a phone, the dashboard's and the reports' cells out of sight
+        downloads_seen: dict[str, list[bool]] = {}  # persona → each Download on the reports page
         visited: dict[str, set[str]] = {}  # persona → pages seen
         downloads: set[str] = set()  # URLs answering a file (an attachment), not a page
         for persona, roles in PERSONAS.items():
@@ -342,11 +390,17 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
                                 f"{persona} {size} {url}: scrollWidth {scroll_width} > {inner_width}"
                                 f" ({', '.join(sticking_out)})"
                             )
-                        if persona == "croupier":
-                            small = page.evaluate(SMALL_CONTROLS_JS, TOUCH_CONTROLS)
-                            small_controls += [f"{size} {url}: {s}" for s in small]
+                        if size == "phone" and url in whole_on_phone:
+                            out, unlabelled, shown = page.evaluate(PHONE_CELLS_JS)
+                            cut_cells += [f"{persona} {url}: {c}" for c in out]
+                            cut_cells += [f"{persona} {url}: {c} has no data-label" for c in unlabelled]
+                            if url == reverse("review:exports"):
+                                downloads_seen[persona] = shown
                         shot = SCREENSHOTS / f"{persona}-{width}x{height}-{lang}-{_slug(url)}.png"
                         page.screenshot(path=str(shot), full_page=True)
+                        page.evaluate(OPEN_DETAILS_JS)
+                        small = page.evaluate(SMALL_CONTROLS_JS, TOUCH_CONTROLS)
+                        small_controls += [f"{persona} {size} {url}: {s}" for s in small]
                 context.close()
     finally:
         # as in test_croupier_flow: the ORM calls above, made under Playwright's greenlet, opened a
@@ -354,7 +408,10 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
         connections.close_all()
 
     assert not overflows, "pages scroll sideways:\n" + "\n".join(overflows)
-    assert not small_controls, "croupier's controls under 44 px:\n" + "\n".join(small_controls)
+    assert not small_controls, "controls under 44 px:\n" + "\n".join(small_controls)
+    assert not cut_cells, "on a phone, cells out of sight (or unlabelled):\n" + "\n".join(cut_cells)
+    # the finished report's Download, visible in a phone's window, for both who read the reports
+    assert downloads_seen == {"pitboss": [True], "accountant": [True]}, downloads_seen
 
     seen = set().union(*visited.values())
     uncovered = []

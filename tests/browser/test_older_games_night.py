@@ -130,6 +130,14 @@ class GameCroupier:
             self.page.select_option("#seat-player", label=name)
             self.post(lambda: self.by("seat-submit").click())
 
+    def close_table(self) -> None:
+        """The coups over, the table closes: its players may sit at the next one (a player is at
+        one table at a time)."""
+        self.controls()
+        self.page.locator("summary", has_text="Close table…").click()
+        self.post(lambda: self.by("close-table").click())
+        assert self.by("open-table").is_visible()
+
     def collect_dues(self) -> None:
         self.controls()
         self.post(lambda: self.by("collect-dues").click())
@@ -224,6 +232,7 @@ def test_twenty_coups_of_each_older_game_by_clicks(demo, live_server, browser) -
             timings[name] = time.monotonic() - started
             steps[name] = croupier.steps
             assert croupier.typed_cards > 0  # the keyboard's entry was used too
+            croupier.close_table()
         _assert_the_night(players, chips_before, tables_before)
     except BaseException:
         ARTIFACTS.mkdir(exist_ok=True)

@@ -11,7 +11,8 @@ boss's dashboard and queue). The database is only read, to assert the exact outc
   shoe was closed and restored again from the shoe's recorded order, and a house-bank coup;
 - classic: a bank nobody takes (withdrawn without a coup), an amended typo (a bet), a passed bank
   taken at a new amount (RULES.md §7: the taker sets his own bank);
-- club: an amended typo (a card), a coup voided by the pit boss while it was being played;
+- club: an amended typo (a card), a coup voided by the pit boss while it was being played; the
+  table is charged by the hour (load_demo), so its players' fees are counted at the end;
 - home: a new player's bet refused for lack of chips (no borrowing at home), the cashier's buy-in at
   the cage, and the same bet accepted.
 
@@ -32,12 +33,14 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.db import connections
+from django.db.models import Sum
 from django.urls import reverse
 
 from audit.selectors import audit_chains_verify
 from cage.selectors import player_balances
-from ledger.selectors import ledger_drift, trial_balance
-from tables.management.commands.load_demo import DEMO_BUY_IN, DEMO_STAFF
+from ledger.models import Account, Entry, Transaction
+from ledger.selectors import account_balance, ledger_drift, trial_balance
+from tables.management.commands.load_demo import DEMO_BUY_IN, DEMO_HOURLY_FEE, DEMO_STAFF
 from tables.models import Bet, Coup, CoupStep, Player, Table
 from tests.browser.test_croupier_flow import ARTIFACTS, Screen
 
@@ -130,6 +133,9 @@ class Croupier(Screen):
         self.seats, self.levy_bp, self.played, self.house = {}, levy_bp, 0, False
 
     def seat(self, number: int, name: str, *, new: bool = False) -> None:
+        fold = self.page.locator("[data-testid=seating-tools]")  # folded behind one button in play
+        if fold.get_attribute("open") is None:
+            fold.locator("summary").click()
         self.page.select_option("#seat-number", str(number))
         if new:
             self.page.select_option("#seat-player", "")
@@ -178,7 +184,7 @@ class Croupier(Screen):
         self.holder = "House" if self.house else self.banker()  # the declare panel names him
         self.by("bank-amount").fill(str(amount))
         self.click("declare-bank")
-        assert self.text("bank") == str(amount), self.page.locator("[data-testid=error]").all_inner_texts()
+        assert self.text("bank") == f"{amount:,}", self.page.locator("[data-testid=error]").all_inner_texts()
         self.played += 1
 
     # --- a coup --------------------------------------------------------------------------
@@ -221,7 +227,7 @@ class Croupier(Screen):
         """One plain coup: the bank declared (at least 100, or the banker's continuation), covered
         by one punter unless ``bets`` says, dealt and revealed. A bank lost is offered in turn and
         the player asked takes it (unless not ``taken``)."""
-        amount = bank or max(int(self.text("bank-minimum")), 100)
+        amount = bank or max(self.amount("bank-minimum"), 100)
         self.declare(amount)
         banker = self.holder
         bets = bets or [(self.punters()[0], amount)]
@@ -237,7 +243,7 @@ class Croupier(Screen):
             levy_bp=self.levy_bp,
             house=self.house,
         )
-        assert self.text("levy") == str(levy)
+        assert self.text("levy") == f"{levy:,}"
         if winner == "player" and not self.house and taken:  # the bank is lost: offered in turn
             self.accept_offer()
         return Coup.objects.latest("pk")
@@ -374,7 +380,7 @@ def _banker_stands_wrongly(croupier: Croupier) -> Coup:
     revealed, and restored with the next card of the shoe (a 4: banker 9 wins). Returns the coup,
     awaiting the pit boss's approval."""
     banker = croupier.banker()
-    amount = max(int(croupier.text("bank-minimum")), 100)
+    amount = max(croupier.amount("bank-minimum"), 100)
     croupier.declare(amount)
     seat = croupier.punters()[0]
     croupier.bet(seat, amount)
@@ -387,7 +393,7 @@ def _banker_stands_wrongly(croupier: Croupier) -> Coup:
     croupier.click("step-player_draw")
     croupier.typed_card(shoe.card(6))
     croupier.click("step-banker_stand")
-    assert "the tableau does not let him stand" in croupier.text("confirm-violation")
+    assert "the tableau forbids standing" in croupier.text("confirm-violation")
     croupier.click("confirm-yes")
     croupier.click("step-reveal")
     assert "1 more card needed" in croupier.text("needs-cards")
@@ -445,7 +451,7 @@ def _classic(croupier: Croupier) -> None:
     croupier.coup("banker")  # 5
 
     # --- 6: the bank passed after a win, taken at a new amount (RULES.md §7, the taker's own bank) --
-    continuation = int(croupier.text("bank-minimum"))
+    continuation = croupier.amount("bank-minimum")
     croupier.click("pass-bank")
     assert croupier.text("offer-minimum") == "1"
     croupier.accept_offer()
@@ -572,6 +578,18 @@ def _home(croupier: Croupier, cashier: Screen) -> None:
 
 
 # ------------------------------------------------------------------------------- the reckoning
+def _hourly_fees(players: dict[str, Player]) -> dict[str, int]:
+    """The hourly fees each player paid (his entries of the ``hourly_fee`` postings), by name."""
+    entries = Entry.objects.filter(
+        transaction__kind=Transaction.Kind.HOURLY_FEE, account__player__in=players.values()
+    )
+    paid = (
+        entries.values_list("account__player__display_name")
+        .annotate(total=Sum("amount"))
+    )
+    return {name: -total for name, total in paid}
+
+
 def _the_morning_after(croupier: Croupier, cashier: Screen, night: Ledger) -> None:
     by_table = {
         t.profile.slug: list(
@@ -591,7 +609,14 @@ def _the_morning_after(croupier: Croupier, cashier: Screen, night: Ledger) -> No
 
     players = {p.display_name: p for p in Player.objects.filter(house=False)}
     start = dict.fromkeys(DEMO, DEMO_BUY_IN) | {"M. Crédit": 0, "Mlle Nouvelle": 500}
-    expected = {name: start[name] + night.chips[name] for name in players}
+    # the club table is charged by the hour (load_demo): each player seated there paid the
+    # casino's fee for every clock hour he sat in, billed when the table closed
+    fees = _hourly_fees(players)
+    assert set(fees) == set(DEMO) and all(fee > 0 and fee % DEMO_HOURLY_FEE == 0 for fee in fees.values())
+    assert sum(fees.values()) == account_balance(
+        casino=Table.objects.get(name="Club table").casino, kind=Account.Kind.FEE
+    )
+    expected = {name: start[name] + night.chips[name] - fees.get(name, 0) for name in players}
     balances = player_balances(players=players.values())
     assert {name: balances[p.pk] for name, p in players.items()} == expected
     assert expected["M. Crédit"] == -300  # his marker
