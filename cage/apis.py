@@ -38,9 +38,9 @@ class CageMoveIn(StrictSerializer):
 class BalanceOut(serializers.Serializer):
     player = PlayerOut()
     casino = serializers.IntegerField()
-    balance = serializers.IntegerField(help_text="chips in his player account (negative: he owes a marker)")
-    marker = serializers.IntegerField(help_text="chips he owes the house; 0 when he owes nothing")
-    reserve = serializers.IntegerField(help_text="his personal reserve (a banker's chips above the bank)")
+    balance = serializers.IntegerField(help_text="chips in the player's account (negative: a marker is owed)")
+    marker = serializers.IntegerField(help_text="chips the player owes the house; 0 when nothing is owed")
+    reserve = serializers.IntegerField(help_text="the player's own reserve (a banker's chips above the bank)")
 
 
 class CageReceiptOut(BalanceOut):
@@ -60,7 +60,7 @@ class HistoryEntryOut(serializers.Serializer):
     )
     what = serializers.CharField()
     coup = serializers.IntegerField(allow_null=True)
-    amount = serializers.IntegerField(help_text="chips into (+) or out of (-) his account")
+    amount = serializers.IntegerField(help_text="chips into (+) or out of (-) the player's account")
     balance_after = serializers.IntegerField()
 
 

@@ -119,6 +119,22 @@ def cage_cash_out(*, actor: Actor, casino: Casino, player: Player, amount: int, 
     return _cage_post(kind=CASH_OUT, actor=actor, casino=casino, player=player, amount=amount, key=key)
 
 
+def cage_move_check(*, actor: Actor, casino: Casino, player: Player, kind: str, amount: Any) -> None:
+    """What a buy-in or cash-out would be refused for, checked before the cashier is asked to
+    confirm it (nothing is written, nothing locked): who acts, the amount, the player's casino and,
+    for a cash-out, the chips he holds now. The posting checks all of it again, under its locks:
+    chips may move between the question and the confirmation."""
+    if actor is not None:
+        check_can_operate_cage(actor)
+    _amount_check(amount, kind)
+    if player.casino_id != casino.pk:
+        raise ValidationError({"player": f"{player} is not a player of {casino}."})
+    if kind == CASH_OUT:
+        balance = ledger_selectors.account_balance(casino=casino, kind=Account.Kind.PLAYER, player=player)
+        if (refusal := ledger.cash_out_refusal(player, balance, amount)) is not None:
+            raise ledger.InsufficientChips(refusal)
+
+
 @transaction.atomic
 def cage_player_register(
     *, actor: AbstractBaseUser | AnonymousUser, casino: Casino, display_name: str, membership_number: str = ""

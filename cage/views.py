@@ -3,11 +3,12 @@ buy-in and a cash-out form per player, a new-player form, and a player's chip hi
 
 Thin views: parse the POST (cage.forms), call one service (cage.services), render. A buy-in or
 cash-out is sent twice: the first submit shows what will be posted and asks for a confirmation
-(nothing written); the confirmation posts it, under the form's one-time key, so a double tap posts
-once. With htmx a POST answers with the player's row; without JavaScript the whole page is
-rendered (the confirmation) or the browser is redirected to it (done). Refusals (core.errors):
-403 is the 403 page; a ``ValidationError`` (amount, chips short, key reused) is shown in the row,
-status 400, nothing written.
+(nothing written), unless the posting would be refused (a cash-out above the player's chips: the
+refusal comes at once, ``cage_move_check``); the confirmation posts it, under the form's one-time
+key, so a double tap posts once. With htmx a POST answers with the player's row; without
+JavaScript the whole page is rendered (the confirmation) or the browser is redirected to it
+(done). Refusals (core.errors): 403 is the 403 page; a ``ValidationError`` (amount, chips short,
+key reused) is shown in the row, status 400, nothing written.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from cage import selectors, services
 from cage.forms import CageMoveForm, PlayerNewForm, one_time_key
 from cage.permissions import can_operate_cage, can_read_chips
 from core.errors import error_answer, validation_messages
+from core.numbers import chips
 from tables.models import Casino, Player
 
 PLAYERS_PER_PAGE = 50
@@ -182,11 +185,16 @@ def _move(request: HttpRequest, casino_id: int, kind: str) -> HttpResponse:
             request, casino, player, _row(player, error=messages_, error_kind=kind, posted=posted), 400
         )
     data = form.cleaned_data
-    if not data["confirm"]:  # the first submit: say what will be posted, write nothing
-        confirm = {"kind": kind, "verb": KIND_VERBS[kind], "amount": data["amount"], "key": data["key"]}
-        return _answer(request, casino, player, _row(player, confirm=confirm))
     post = services.cage_buy_in if kind == services.BUY_IN else services.cage_cash_out
     try:
+        if not data["confirm"]:
+            # the first submit: what the posting would refuse (a cash-out above his chips) is
+            # refused now, before the cashier is asked; else say what will be posted, write nothing
+            services.cage_move_check(
+                actor=request.user, casino=casino, player=player, kind=kind, amount=data["amount"]
+            )
+            confirm = {"kind": kind, "verb": KIND_VERBS[kind], "amount": data["amount"], "key": data["key"]}
+            return _answer(request, casino, player, _row(player, confirm=confirm))
         receipt = post(
             actor=request.user, casino=casino, player=player, amount=data["amount"], key=data["key"]
         )
@@ -213,14 +221,16 @@ def _move(request: HttpRequest, casino_id: int, kind: str) -> HttpResponse:
 
 
 def _notice(receipt: services.CageReceipt) -> str:
+    """What was posted, in the page's language, the chips as every screen writes them."""
+    values = {"player": receipt.player, "amount": chips(receipt.amount)}
     done = (
-        f"{receipt.player}: bought in {receipt.amount} chips"
+        gettext("%(player)s: bought in %(amount)s chips") % values
         if receipt.kind == services.BUY_IN
-        else f"{receipt.player}: cashed out {receipt.amount} chips"
+        else gettext("%(player)s: cashed out %(amount)s chips") % values
     )
     if receipt.replayed:
-        done = f"Already recorded (sent twice): {done}"
-    return f"{done}. Chips now: {receipt.balance}."
+        done = gettext("Already recorded (sent twice): %(done)s") % {"done": done}
+    return gettext("%(done)s. Chips now: %(chips)s.") % {"done": done, "chips": chips(receipt.balance)}
 
 
 @login_required
@@ -252,7 +262,8 @@ def player_new(request: HttpRequest, casino_id: int) -> HttpResponse:
         except PermissionDenied:
             return _forbidden(request)
         else:
-            messages.success(request, f"{player} is registered: buy him in below.")
+            done = gettext("%(player)s is registered: the buy-in is below.") % {"player": player}
+            messages.success(request, done)
             query = urlencode({"q": player.display_name})
             url = reverse("cage:players", args=[casino.pk]) + f"?{query}#player-{player.pk}"
             return HttpResponseRedirect(url, status=303)

@@ -5,6 +5,7 @@ Each chart carries its values as text too (<title> per bar, and a table beside i
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -78,7 +79,7 @@ def bar_chart(
     texts: list[str],
     markers: list[Fraction | None] | None = None,
     marker_texts: list[str] | None = None,
-    tick_format: str = "{:g}",
+    tick_format: str | Callable[[float], str] = "{:g}",
     tick_scale: float = 1.0,
     label_every: int = 1,
     height: int = HEIGHT,
@@ -86,7 +87,8 @@ def bar_chart(
 ) -> BarChart:
     """Bars of ``values`` (``None``: no bar) on a scale from 0 to the largest value or marker,
     with four ticks (whole numbers when ``integer``); ``markers`` a second series drawn across
-    the bars."""
+    the bars. ``tick_format`` writes a tick's value: a format string, or a function (a screen's
+    own number format, core.numbers)."""
     markers = markers or [None] * len(values)
     marker_texts = marker_texts or [""] * len(values)
     top = scale_top(max([float(v) for v in [*values, *markers] if v is not None] or [0.0]), integer=integer)
@@ -115,5 +117,6 @@ def bar_chart(
                 marker_text=marker_text,
             )
         )
-    ticks = [Tick(y=y_of(top * k / 4), text=tick_format.format(top * k / 4 * tick_scale)) for k in range(5)]
+    write = tick_format.format if isinstance(tick_format, str) else tick_format
+    ticks = [Tick(y=y_of(top * k / 4), text=write(top * k / 4 * tick_scale)) for k in range(5)]
     return BarChart(title=title, desc=desc, bars=bars, ticks=ticks, height=height)

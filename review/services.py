@@ -1,4 +1,5 @@
-"""Who may use the pit boss's pages, and the review app's own writes: the alerts.
+"""Who may use the pit boss's pages, and the review app's own writes: the alerts, lifting a login
+lockout.
 
 The other decisions are the game floor's services: approving and rejecting corrections are
 ``tables.services.correction_approve`` / ``correction_reject``, voiding a coup
@@ -13,12 +14,15 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
 from core.errors import Conflict
+from core.services.logins import login_lockout_reset
 from review.models import Alert, AlertScan
 from review.selectors.alerts import alert_candidates
 from tables.permissions import can_approve, reads_everything
+from tables.perms import LIFT_LOCKOUT
 
 #: the dashboard's poll runs the scan itself when the last one is older than this (beat runs it
 #: every minute; without a worker, as in the demo, the poll keeps the alerts current)
@@ -133,3 +137,24 @@ def alert_acknowledge(*, actor: Any, alert: Alert, note: str, now: dt.datetime) 
         after={"kind": locked.kind, "subject": locked.subject_key, "acknowledged_at": now, "note": note},
     )
     return locked
+
+
+# ------------------------------------------------------------------------------------ lockouts
+def can_lift_lockouts(user: Any) -> bool:
+    """The list of login lockouts and lifting one: pit bosses (a croupier locked out at the start of
+    his shift asks the pit, not an administrator), and whoever holds django-axes' delete
+    permission (the administrators' own reset in /admin/)."""
+    return can_approve(user) or bool(user.has_perm(LIFT_LOCKOUT))
+
+
+@transaction.atomic
+def lockout_lift(*, actor: Any, username: str = "", ip: str = "") -> int:
+    """Lift the lockout of a username or of a client address (one of the two): its failure
+    counters cleared, audited ``auth.lockout.reset`` with the actor, in one transaction. Returns
+    how many counters were cleared (0: it had lapsed meanwhile, still audited as asked)."""
+    if not can_lift_lockouts(actor):
+        raise PermissionDenied("Only a pit boss lifts a login lockout.")
+    username, ip = (username or "").strip(), (ip or "").strip()
+    if bool(username) == bool(ip):
+        raise ValidationError(gettext_noop("Name the username or the address whose lockout is lifted."))
+    return login_lockout_reset(actor=actor, username=username, ip=ip)

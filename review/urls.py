@@ -22,6 +22,8 @@ urlpatterns += [
     path("alerts/<int:pk>/acknowledge/", views.alert_acknowledge_view, name="alert_acknowledge"),
     path("charts/", views.charts_page, name="charts"),
     path("players/<int:pk>/", views.player_detail, name="player"),
+    path("lockouts/", views.lockouts_page, name="lockouts"),
+    path("lockouts/lift/", views.lockout_lift_view, name="lockout_lift"),
 ]
 urlpatterns += [  # the older games (Macao, Landsknecht, old baccarat)
     path("game-coups/table/<int:table_id>/", views.game_coups_page, name="game_coups"),

@@ -30,6 +30,8 @@ from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
 from core.db_router import replica_reads
 from core.errors import DomainError, error_answer
+from core.numbers import PERCENT_SIGN, figure, percent
+from core.services.logins import lockout_zone, lockouts_current
 from core.types import AuthenticatedHttpRequest
 from review.charts import bar_chart
 from review.forms import AcknowledgeForm, AlertFilterForm, ChartsForm, PeriodForm, RejectForm
@@ -54,20 +56,28 @@ from review.services import (
     alert_acknowledge,
     alerts_raise_if_stale,
     can_handle_alerts,
+    can_lift_lockouts,
     can_review_corrections,
     can_see_dashboard,
     can_verify_audit,
+    lockout_lift,
 )
 from tables import services
 from tables.models import Casino, Coup, GameCoup, Player, Table
 from tables.permissions import can_approve
 from tables.services.game_coups import game_coup_void
 from tables.services.rollups import rollups_refresh_unless_running
-from tables.wording import VOID_DONE
+from tables.wording import VOID_DONE, say
 
 #: the refusals a decision answers with its page (by their status in core.errors.error_answer, as the
 #: croupier's screens and the API do; base.html's htmx-config swaps 400, 403 and 409 answers in)
 REFUSALS = (PermissionDenied, ValidationError, DomainError)
+
+
+def _said(messages: tuple[str, ...]) -> str:
+    """A refusal's messages in the page's language, one built from values (``said``) with its values
+    said again too (tables.wording.say); the template shows it as it is."""
+    return " ".join(say(m, _) for m in messages)
 
 
 # ------------------------------------------------------------------------------- corrections
@@ -116,7 +126,7 @@ def _decide(
     except REFUSALS as exc:
         answer = error_answer(exc)
         assert answer is not None, exc
-        error, status = answer.message, answer.status
+        error, status = _said(answer.messages), answer.status
     if request.htmx:
         waiting = review_queue_count()  # the navigation's counter, swapped out of band
         if as_row:
@@ -309,7 +319,7 @@ def game_coup_void_view(request: AuthenticatedHttpRequest, pk: int) -> HttpRespo
         answer = error_answer(exc)
         assert answer is not None, exc
         coup.refresh_from_db()
-        return _game_coup_page(request, coup, error=answer.message, status=answer.status)
+        return _game_coup_page(request, coup, error=_said(answer.messages), status=answer.status)
     messages.success(request, _("The coup is void."))
     return redirect("review:game_coup", pk=coup.pk)
 
@@ -323,14 +333,12 @@ ALERTS_PAGE_SIZE = 20
 def alerts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_handle_alerts(request.user))
     form = AlertFilterForm(request.GET or None)
-    filters = AlertFilters()
-    if form.is_bound and form.is_valid():
-        casino = form.cleaned_data["casino"]
-        filters = AlertFilters(kind=form.cleaned_data["kind"], casino_id=casino.pk if casino else None)
+    filters = _alert_filters(form)
     history = Paginator(alerts_acknowledged(filters=filters), ALERTS_PAGE_SIZE)
     history_page = history.get_page(request.GET.get("page"))
     context = {
         "form": form,
+        "filters": filters,
         "open": list(alerts_open(filters=filters)),
         "history": history_page,
         "ack_form": AcknowledgeForm(),
@@ -339,6 +347,14 @@ def alerts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
         **nav_context(request),
     }
     return render(request, "review/alerts.html", context)
+
+
+def _alert_filters(form: AlertFilterForm) -> AlertFilters:
+    """The alerts page's filters from its form (none when it is unbound or invalid)."""
+    if form.is_bound and form.is_valid():
+        casino = form.cleaned_data["casino"]
+        return AlertFilters(kind=form.cleaned_data["kind"], casino_id=casino.pk if casino else None)
+    return AlertFilters()
 
 
 @login_required
@@ -357,16 +373,65 @@ def alert_acknowledge_view(request: AuthenticatedHttpRequest, pk: int) -> HttpRe
     except REFUSALS as exc:
         answer = error_answer(exc)
         assert answer is not None, exc
-        error, status = answer.message, answer.status
+        error, status = _said(answer.messages), answer.status
         alert.refresh_from_db()
     if request.htmx:
-        context = {"alert": alert, "ack_form": form, "error": error, "oob_alert_count": open_alert_count()}
+        # the row, and out of band every count it changed: the navigation's and the page's (under
+        # the filters the page was shown with, posted back by the row's form)
+        filters = _alert_filters(AlertFilterForm(request.POST))
+        context = {
+            "alert": alert,
+            "ack_form": form,
+            "error": error,
+            "filters": filters,
+            "oob_alert_count": open_alert_count(),
+            "oob_open_count": alerts_open(filters=filters).count(),
+        }
         return render(request, "review/_alert_row.html", context, status=status)
     if error:
         messages.error(request, error)
     else:
         messages.success(request, _("Alert acknowledged."))
     return redirect("review:alerts")
+
+
+# ------------------------------------------------------------------------------------- lockouts
+@login_required
+@require_GET
+def lockouts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The login lockouts in force (a username, or an address under a spray), each with Lift."""
+    allow_page(can_lift_lockouts(request.user))
+    return _lockouts_render(request)
+
+
+def _lockouts_render(
+    request: AuthenticatedHttpRequest, *, error: str = "", status: int = 200
+) -> HttpResponse:
+    context = {
+        "lockouts": lockouts_current(),
+        "zone": lockout_zone(),
+        "error": error,
+        "active": "lockouts",
+        **nav_context(request),
+    }
+    return render(request, "review/lockouts.html", context, status=status)
+
+
+@login_required
+@require_POST
+def lockout_lift_view(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """Lift one lockout (``review.services.lockout_lift``: audited); the list again, or why not."""
+    allow_page(can_lift_lockouts(request.user))
+    username, ip = request.POST.get("username", ""), request.POST.get("ip", "")
+    try:
+        lockout_lift(actor=request.user, username=username, ip=ip)
+    except REFUSALS as exc:
+        answer = error_answer(exc)
+        assert answer is not None, exc
+        return _lockouts_render(request, error=answer.message, status=answer.status)
+    who = username.strip() or ip.strip()
+    messages.success(request, _("The lockout of %(who)s is lifted.") % {"who": who})
+    return redirect("review:lockouts")
 
 
 # ------------------------------------------------------------------------------------- charts
@@ -401,10 +466,10 @@ def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
             % {"casino": casino.name},
             labels=[f"{d.day:%m-%d}" for d in hold],
             values=[d.hold for d in hold],
-            texts=[f"{d.day:%Y-%m-%d}: {_('hold')} {d.hold_display}" for d in hold],
+            texts=[f"{d.day:%Y-%m-%d}: {_('hold')} {percent(d.hold, 3)}" for d in hold],
             markers=[d.expected for d in hold],
-            marker_texts=[f"{d.day:%Y-%m-%d}: {_('expected')} {d.expected_display}" for d in hold],
-            tick_format="{:g} %",
+            marker_texts=[f"{d.day:%Y-%m-%d}: {_('expected')} {percent(d.expected, 3)}" for d in hold],
+            tick_format=lambda v: f"{figure(v)}{PERCENT_SIGN}",
             tick_scale=100.0,
             label_every=max(1, days // 10),
         )

@@ -331,6 +331,7 @@ class Table(models.Model):
     State = TableState
     FirstBanker = FirstBankerMethod
     Game = GameType
+    LevyMode = CasinoLevyMode
 
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="tables")
     name = models.CharField(max_length=60)
@@ -352,6 +353,17 @@ class Table(models.Model):
     # the older games' house settings (tables.rules.game_play reads and checks them); chemin de
     # fer's rules are its profile's
     game_settings = models.JSONField(default=dict, blank=True)
+    # How this table is charged: a percentage of the banker's wins, an hourly fee or neither; empty
+    # is the casino's mode. The rate, the fee and its basis stay the casino's (Table.clean checks it
+    # sets what the mode needs); read it through ``effective_levy_mode`` (or, in SQL,
+    # ``levy_mode_is``), never the casino's alone.
+    levy_mode = models.CharField(
+        max_length=20,
+        choices=CasinoLevyMode.choices,
+        blank=True,
+        default="",
+        help_text="percentage tax or hourly fee for this table; empty = the casino's levy mode",
+    )
 
     class Meta:
         ordering = ["casino", "name"]
@@ -369,12 +381,41 @@ class Table(models.Model):
                 "Unknown first-banker method.",
             ),
             _check(_one_of("game", GameType), "table_game_valid", "Unknown game."),
+            _check(
+                Q(levy_mode="") | _one_of("levy_mode", CasinoLevyMode),
+                "table_levy_mode_valid",
+                "Unknown levy mode (empty: the casino's).",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.casino} / {self.name}"
 
+    @property
+    def effective_levy_mode(self) -> str:
+        """How the table is charged now: its own levy mode, else its casino's."""
+        return self.levy_mode or self.casino.levy_mode
+
+    @staticmethod
+    def levy_mode_is(mode: str, prefix: str = "") -> Q:
+        """The tables (``prefix``: the path to them, e.g. ``"table__"``) whose effective levy mode
+        is ``mode``, as a query condition: their own, or, empty, their casino's."""
+        return Q(**{f"{prefix}levy_mode": mode}) | Q(
+            **{f"{prefix}levy_mode": "", f"{prefix}casino__levy_mode": mode}
+        )
+
     def clean(self) -> None:
+        # a mode of its own needs what the casino's settings give it: a rate, or a fee
+        if self.levy_mode and self.casino_id is not None:
+            casino = self.casino
+            if self.levy_mode == CasinoLevyMode.PERCENTAGE and casino.levy_rate_bp == 0:
+                raise ValidationError(
+                    {"levy_mode": f"{casino} sets no levy rate: a percentage levy needs one."}
+                )
+            if self.levy_mode == CasinoLevyMode.HOURLY_FEE and casino.hourly_fee_amount == 0:
+                raise ValidationError(
+                    {"levy_mode": f"{casino} sets no hourly fee: an hourly-fee table needs one."}
+                )
         # the older games' settings are read by their engine: a setting it refuses is refused here
         # (the admin's form and table_create both call full_clean), not at the table's first coup
         if self.game in OLDER_GAMES:

@@ -12,7 +12,7 @@ from ledger.services.accounts import (
     accounts_by_pk,
     accounts_lock,
 )
-from ledger.services.cage import cage_buy_in, cage_cash_out
+from ledger.services.cage import cage_buy_in, cage_cash_out, cash_out_refusal
 from ledger.services.posting import (
     IdempotencyConflict,
     InsufficientChips,
@@ -36,6 +36,7 @@ __all__ = [
     "accounts_lock",
     "cage_buy_in",
     "cage_cash_out",
+    "cash_out_refusal",
     "posting_find",
     "posting_replay_checked",
     "postings_write",

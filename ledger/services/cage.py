@@ -21,6 +21,14 @@ def _positive_chips(amount: Any, what: str) -> None:
         raise ValidationError(f"{what} is a positive whole number of chips, not {amount!r}.")
 
 
+def cash_out_refusal(player: LedgerPlayer, balance: int, amount: int) -> str | None:
+    """Why a cash-out of ``amount`` is refused to a player holding ``balance`` (None: it is not):
+    the cage never pays out more than he holds (a marker is never paid out)."""
+    if balance < amount:
+        return f"{player} has only {max(balance, 0)} chips; a cash-out of {amount} is refused."
+    return None
+
+
 def _cage_move(
     *, kind: str, casino: LedgerCasino, player: LedgerPlayer, amount: int, actor: Any, key: str
 ) -> Transaction:
@@ -42,10 +50,8 @@ def _cage_move(
     if kind == TKind.BUY_IN:
         posting = Posting(kind, key, {cage.pk: -amount, wallet.pk: amount}, f"buy-in {player}")
     else:
-        if wallet.balance < amount:
-            raise InsufficientChips(
-                f"{player} has only {max(wallet.balance, 0)} chips; a cash-out of {amount} is refused."
-            )
+        if (refusal := cash_out_refusal(player, wallet.balance, amount)) is not None:
+            raise InsufficientChips(refusal)
         posting = Posting(kind, key, {wallet.pk: -amount, cage.pk: amount}, f"cash-out {player}")
     return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
         0

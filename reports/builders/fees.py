@@ -17,19 +17,20 @@ from typing import Any
 from reports.builders import Scope, gaming_day_sql, generated_fact, instant_read, rows_streamed
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 from tables.gaming_day import sql_date
+from tables.models import Table
 
 COLUMNS = (
     Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
-    Column("table_id", "Table id", ColumnType.INT, 0.6),
+    Column("table_id", "Table id", ColumnType.ID, 0.6),
     Column("table", "Table", ColumnType.TEXT, 1.4),
-    Column("session_id", "Session", ColumnType.INT, 0.7),
+    Column("session_id", "Session", ColumnType.ID, 0.7),
     Column("kind", "Kind", ColumnType.TEXT, 0.9),
     Column("hour_start", "Hour billed", ColumnType.DATETIME, 1.5),
     Column("posted_at", "Posted", ColumnType.DATETIME, 1.5),
-    Column("player_id", "Player id", ColumnType.INT, 0.7),
+    Column("player_id", "Player id", ColumnType.ID, 0.7),
     Column("player", "Player", ColumnType.TEXT, 1.8),
     Column("amount", "Amount", ColumnType.INT, 0.9),
-    Column("transaction_id", "Transaction", ColumnType.INT, 0.9),
+    Column("transaction_id", "Transaction", ColumnType.ID, 0.9),
 )
 
 KIND_LABELS = {"hourly_fee": "hourly fee", "card_money": "card money"}
@@ -63,6 +64,7 @@ def fees_report(scope: Scope) -> Report:
             f"{casino.hourly_fee_amount} {casino.get_hourly_fee_basis_display()}, "
             f"{casino.get_hourly_fee_billing_display()}",
         ),
+        ("Hourly-fee tables", _hourly_tables(casino, scope)),
         ("Card money", f"{casino.card_money_amount} per seated player and session"),
         ("Times", f"local time, {scope.calendar.time_zone}"),
         generated_fact(),
@@ -78,6 +80,14 @@ def fees_report(scope: Scope) -> Report:
         landscape=True,
         notes=notes,
     )
+
+
+def _hourly_tables(casino: Any, scope: Scope) -> str:
+    """The tables billed by the hour now: their own levy mode, or their casino's (Table.levy_mode)."""
+    tables = casino.tables.filter(Table.levy_mode_is(Table.LevyMode.HOURLY_FEE)).order_by("name", "pk")
+    if scope.table is not None:
+        tables = tables.filter(pk=scope.table.pk)
+    return ", ".join(t.name for t in tables) or "none"
 
 
 def _lines(scope: Scope, rows: Iterator[tuple[Any, ...]]) -> Iterator[Line]:

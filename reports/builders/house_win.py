@@ -25,7 +25,7 @@ from tables.gaming_day import sql_date
 
 COLUMNS = (
     Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
-    Column("table_id", "Table id", ColumnType.INT, 0.6),
+    Column("table_id", "Table id", ColumnType.ID, 0.6),
     Column("table", "Table", ColumnType.TEXT, 1.4),
     Column("croupier", "Croupier", ColumnType.TEXT, 1.2),
     Column("shift_start", "Shift start", ColumnType.DATETIME, 1.5),

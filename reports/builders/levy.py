@@ -22,18 +22,19 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db.models import Sum
 
 from ledger.models import Account, Entry
 from reports.builders import Scope, generated_fact
 from reports.model import Column, ColumnType, Line, LineKind, Report
-from tables.models import Coup, TableDay
+from tables.models import Coup, Table, TableDay
 from tables.services.rollups import rollups_refresh
 
 COLUMNS = (
     Column("gaming_day", "Gaming day", ColumnType.DATE, 1.2),
-    Column("table_id", "Table id", ColumnType.INT, 0.7),
+    Column("table_id", "Table id", ColumnType.ID, 0.7),
     Column("table", "Table", ColumnType.TEXT, 1.8),
     Column("coups", "Coups", ColumnType.INT, 0.8),
     Column("banker_wins", "Banker wins", ColumnType.INT, 0.9),
@@ -94,6 +95,7 @@ def levy_report(scope: Scope) -> Report:
     facts = [
         *scope.facts(),
         ("Levy rate", f"{rate} basis points = {rate / 100:.2f} %" + _mode_note(casino.levy_mode)),
+        *_other_modes(casino, scope),
         ("Month to date", f"{mtd.isoformat()} to {scope.end.isoformat()}"),
         ("Year to date", f"{ytd.isoformat()} to {scope.end.isoformat()}"),
         ("Awaiting approval", _awaiting_approval(casino.pk)),
@@ -148,6 +150,19 @@ def _awaiting_approval(casino_id: int) -> str:
 
 def _mode_note(mode: str) -> str:
     return "" if mode == "percentage" else f" (the casino's levy mode is now {mode})"
+
+
+def _other_modes(casino: Any, scope: Scope) -> list[tuple[str, str]]:
+    """The tables charged otherwise than by the percentage (their own levy mode: an hourly fee,
+    or none): their coups are counted, with no levy; their fees are the fees report's."""
+    tables = casino.tables.exclude(levy_mode__in=["", Table.LevyMode.PERCENTAGE]).order_by("name", "pk")
+    if scope.table is not None:
+        tables = tables.filter(pk=scope.table.pk)
+    other = [f"{t.name} ({t.get_levy_mode_display()})" for t in tables]
+    if not other:
+        return []
+    note = ": their coups count here without a levy; hourly fees are in the fees report"
+    return [("Not levied", ", ".join(other) + note)]
 
 
 def _lines(

@@ -10,13 +10,25 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from fractions import Fraction
+from zoneinfo import ZoneInfo
 
 from django.db.models import Count, Max, Q, QuerySet
 
 from audit.selectors import chain_verifications_latest
 from ledger.models import Account, Entry, TransactionKind
 from review.models import Alert, AlertKind, AlertSettings
-from review.wording import percent
+from review.wording import (
+    ALERT_AUDIT_BREAK,
+    ALERT_AUDIT_BREAK_CASINO,
+    ALERT_BIG_WIN,
+    ALERT_BIG_WIN_BANK,
+    ALERT_ERROR_RATE,
+    ALERT_FLAGGED,
+    ALERT_GAME_UNFINISHED,
+    ALERT_SHOE_ALARM,
+    ALERT_UNFINISHED,
+    percent,
+)
 from tables.models import (
     CORRECTION_KINDS,
     UNFINISHED_COUP_STATES,
@@ -24,6 +36,7 @@ from tables.models import (
     Coup,
     CoupStep,
     GameCoup,
+    Shoe,
     ShoeAlarm,
 )
 
@@ -54,8 +67,17 @@ def alert_thresholds() -> dict[int, AlertSettings]:
     }
 
 
-def _coup_label(coup: Coup) -> str:
-    return f"{coup.shoe.table.name} · shoe {coup.shoe.number} coup {coup.number}"
+def _coup_label(coup: Coup) -> dict[str, object]:
+    """The coup an alert names, as its summary's values (review.wording's patterns): its table,
+    shoe and number, and its id, without which two sessions' "shoe 1 coup 1" read alike."""
+    return {"table": coup.shoe.table.name, "shoe": coup.shoe.number, "coup": coup.number, "id": coup.pk}
+
+
+def _shoe_started(shoe: Shoe) -> str:
+    """When a shoe started, in its casino's time zone (a shoe alarm's summary: shoes are numbered
+    per session, their start tells two "shoe 1" of one table apart)."""
+    local = shoe.shuffled_at.astimezone(ZoneInfo(shoe.table.casino.time_zone))
+    return f"{local:%Y-%m-%d %H:%M}"
 
 
 def _flagged(since: dt.datetime) -> list[AlertCandidate]:
@@ -66,7 +88,7 @@ def _flagged(since: dt.datetime) -> list[AlertCandidate]:
         AlertCandidate(
             kind=AlertKind.FLAGGED_COUP,
             subject_key=f"coup:{c.pk}",
-            summary=f"{_coup_label(c)} was played against the rules",
+            summary=ALERT_FLAGGED.format(**_coup_label(c)),
             casino_id=c.shoe.table.casino_id,
             table_id=c.shoe.table_id,
             coup_id=c.pk,
@@ -76,12 +98,18 @@ def _flagged(since: dt.datetime) -> list[AlertCandidate]:
 
 
 def _shoe_alarms(since: dt.datetime) -> list[AlertCandidate]:
-    alarms = ShoeAlarm.objects.filter(raised_at__gte=since).select_related("shoe__table")
+    alarms = ShoeAlarm.objects.filter(raised_at__gte=since).select_related("shoe__table__casino")
     return [
         AlertCandidate(
             kind=AlertKind.SHOE_ALARM,
             subject_key=f"shoealarm:{a.pk}",
-            summary=f"{a.shoe.table.name} · shoe {a.shoe.number}: {a.get_kind_display()} ({a.detail})",
+            summary=ALERT_SHOE_ALARM.format(
+                table=a.shoe.table.name,
+                shoe=a.shoe.number,
+                started=_shoe_started(a.shoe),
+                kind=a.get_kind_display(),
+                detail=a.detail,
+            ),
             casino_id=a.shoe.table.casino_id,
             table_id=a.shoe.table_id,
             coup_id=a.coup_id,
@@ -108,7 +136,9 @@ def _unfinished(now: dt.datetime, thresholds: dict[int, AlertSettings]) -> list[
             AlertCandidate(
                 kind=AlertKind.UNFINISHED_COUP,
                 subject_key=f"coup:{c.pk}",
-                summary=f"{_coup_label(c)} unfinished for {minutes} min ({c.get_state_display()})",
+                summary=ALERT_UNFINISHED.format(
+                    **_coup_label(c), minutes=minutes, state=c.get_state_display()
+                ),
                 casino_id=c.shoe.table.casino_id,
                 table_id=c.shoe.table_id,
                 coup_id=c.pk,
@@ -127,9 +157,12 @@ def _unfinished(now: dt.datetime, thresholds: dict[int, AlertSettings]) -> list[
             AlertCandidate(
                 kind=AlertKind.UNFINISHED_COUP,
                 subject_key=f"gamecoup:{g.pk}",
-                summary=(
-                    f"{g.table.name} · {g.get_game_display()} coup {g.number} unfinished for {minutes} min "
-                    f"({g.step_count} steps)"
+                summary=ALERT_GAME_UNFINISHED.format(
+                    table=g.table.name,
+                    game=g.get_game_display(),
+                    number=g.number,
+                    minutes=minutes,
+                    steps=g.step_count,
                 ),
                 casino_id=g.table.casino_id,
                 table_id=g.table_id,
@@ -154,10 +187,11 @@ def _audit_break() -> list[AlertCandidate]:
                 subject_key=f"chain:{casino}:seq:{last.first_broken_seq}"
                 if casino
                 else f"chain:seq:{last.first_broken_seq}",
-                summary=(
-                    ("The audit chain" if casino is None else f"The audit chain of casino {casino}")
-                    + f" is broken at seq {last.first_broken_seq} ({last.broken_count} event(s)): "
-                    f"{last.first_broken_reason}"
+                summary=(ALERT_AUDIT_BREAK if casino is None else ALERT_AUDIT_BREAK_CASINO).format(
+                    casino=casino,
+                    seq=last.first_broken_seq,
+                    count=last.broken_count,
+                    reason=last.first_broken_reason,
                 )[:300],
                 casino_id=casino,
             )
@@ -187,11 +221,13 @@ def _big_wins(since: dt.datetime, thresholds: dict[int, AlertSettings]) -> list[
         if coup.pk in found or e.amount <= thresholds[coup.shoe.table.casino_id].win_threshold:
             continue  # the coup's largest win only
         who = e.account.player if e.account.kind == Account.Kind.PLAYER else coup.banker
-        side = "" if e.account.kind == Account.Kind.PLAYER else " (the bank)"
+        pattern = ALERT_BIG_WIN if e.account.kind == Account.Kind.PLAYER else ALERT_BIG_WIN_BANK
         found[coup.pk] = AlertCandidate(
             kind=AlertKind.BIG_WIN,
             subject_key=f"coup:{coup.pk}",
-            summary=f"{_coup_label(coup)}: {who.display_name if who else '?'}{side} won {e.amount} chips",
+            summary=pattern.format(
+                **_coup_label(coup), who=who.display_name if who else "?", amount=e.amount
+            ),
             casino_id=coup.shoe.table.casino_id,
             table_id=coup.shoe.table_id,
             coup_id=coup.pk,
@@ -235,9 +271,8 @@ def _error_rates(since: dt.datetime, thresholds: dict[int, AlertSettings]) -> li
                 kind=AlertKind.ERROR_RATE,
                 # a new alert when a new wrong coup keeps him above the threshold, not every minute
                 subject_key=f"user:{actor_id}:coup:{latest_wrong}",
-                summary=(
-                    f"{coups[0]['actor__username']}: {wrong} step(s) against the rules in his last "
-                    f"{len(window)} coup(s), {percent(rate, 1)}"
+                summary=ALERT_ERROR_RATE.format(
+                    user=coups[0]["actor__username"], wrong=wrong, coups=len(window), rate=percent(rate, 1)
                 ),
                 casino_id=casino_id,
                 coup_id=latest_wrong,

@@ -23,6 +23,7 @@ from tables.rules.coup import Action, NeedsCards, Restored, Settlement
 from tables.rules.judge import coup_settlement
 from tables.rules.machine import CoupProgress
 from tables.rules.punters import HOUSE_KEY, seat_key
+from tables.rules.sentence import said
 from tables.wording import step_detail, violation_items
 
 
@@ -91,19 +92,24 @@ class CoupReview:
 
 
 def _names(coup: Coup) -> dict[str, str]:
-    """Engine punter keys (``seat-4``, ``spectator-17``) to ``seat 4 · Name`` for the screen."""
+    """Engine punter keys (``seat-4``, ``spectator-17``) to ``seat 4 · Name`` for the screen (a
+    sentence its template says in the page's language: ``|say``)."""
     names: dict[str, str] = {}
     for bet in coup_bets(coup):
+        name = bet_player(bet).display_name
         if bet.seat is not None:
-            names[bet_punter_key(bet)] = f"seat {bet.seat.number} · {bet_player(bet).display_name}"
+            names[bet_punter_key(bet)] = said("seat {number} · {name}", number=bet.seat.number, name=name)
         else:
-            names[bet_punter_key(bet)] = f"spectator · {bet_player(bet).display_name}"
+            names[bet_punter_key(bet)] = said("spectator · {name}", name=name)
     if coup.bank_turn_id is not None:
         seat = coup.bank_turn.seat
+        banker = coup.banker.display_name
         if seat is None:  # the house banks
-            names[HOUSE_KEY] = f"{coup.banker.display_name} (banker)"
+            names[HOUSE_KEY] = said("{name} (banker)", name=banker)
         else:
-            names[seat_key(seat.number)] = f"seat {seat.number} · {coup.banker.display_name} (banker)"
+            names[seat_key(seat.number)] = said(
+                "seat {number} · {name} (banker)", number=seat.number, name=banker
+            )
     return names
 
 

@@ -14,7 +14,6 @@ from audit.selectors import ChainState, audit_chain_state
 from ledger.models import BooksVerification
 from review.period import Period
 from review.selectors.queue import review_queue_count
-from review.wording import percent
 from tables.models import (
     Coup,
     CoupStep,
@@ -129,12 +128,8 @@ class CroupierRate:
 
     @property
     def rate(self) -> Fraction | None:
-        """Wrong steps per coup recorded (shown as a percentage)."""
+        """Wrong steps per coup recorded (a screen shows it as a percentage: core.numbers)."""
         return Fraction(self.wrong_steps, self.coups) if self.coups else None
-
-    @property
-    def rate_display(self) -> str:
-        return percent(self.rate, 1)
 
 
 def _days_of(period: Period) -> Q:
@@ -177,14 +172,6 @@ class LevyHold:
         """Expected levy per unit of covered stake (weighted by the stakes of each shoe size)."""
         return self.expected_levy / self.covered if self.covered else None
 
-    @property
-    def hold_display(self) -> str:
-        return percent(self.hold, 3)
-
-    @property
-    def expected_display(self) -> str:
-        return percent(self.expected, 3)
-
 
 @dataclass(frozen=True)
 class HoldRow(LevyHold):
@@ -195,11 +182,11 @@ class HoldRow(LevyHold):
     expected_levy: Fraction
 
     @property
-    def difference_display(self) -> str:
-        """Hold minus expected, in percentage points."""
+    def difference(self) -> Fraction | None:
+        """Hold minus expected (a screen shows it in percentage points); None when either is."""
         if self.hold is None or self.expected is None:
-            return "—"
-        return f"{float(self.hold - self.expected) * 100:+.3f} pt"
+            return None
+        return self.hold - self.expected
 
 
 def hold_vs_expected(*, period: Period, table: Table | None = None) -> list[HoldRow]:

@@ -13,10 +13,13 @@ from typing import Any
 from django.db.models import QuerySet
 
 from ledger.models import Entry, Transaction
+from review.wording import account_name
 from tables.game_selectors import GameCoupView, game_coup_record_id, game_coup_view, game_coups
 from tables.models import OLDER_GAMES, GameCoup, Table
 from tables.rules import game_play
 from tables.rules.game_play import StepRefused
+from tables.rules.sentence import Card, Listing, Sentence, Word
+from tables.wording import HAND_LABELS
 
 #: coups per page of a table's list
 GAME_COUPS_PAGE_SIZE = 25
@@ -78,18 +81,30 @@ class GameCoupReview:
 
 
 def _step_detail(payload: dict[str, Any], view: GameCoupView) -> str:
+    """The step's fields in a line (English; a page says it in its language, its card as a symbol:
+    tables.wording.say)."""
     if payload.get("kind") == game_play.UNDO:  # what it took back, and why
         of = payload.get("of")
         taken: dict[str, Any] = of if isinstance(of, dict) else {}
-        inner = " · ".join(p for p in (str(taken.get("kind", "")), _step_detail(taken, view)) if p)
-        return " · ".join(p for p in (inner, str(payload.get("reason", ""))) if p)
-    parts = []
+        kind = Word(str(taken.get("kind", "")), "game step")
+        inner = Listing((p for p in (kind, _step_detail(taken, view)) if p), sep=" · ")
+        return Listing((p for p in (inner, str(payload.get("reason", ""))) if p), sep=" · ")
+    parts: list[str] = []
     if "player" in payload:
         parts.append(view.name(str(payload["player"])))
-    for key in ("card", "amount", "decision"):
-        if key in payload:
-            parts.append(str(payload[key]))
-    return " · ".join(parts)
+    if "card" in payload:
+        parts.append(Card(str(payload["card"])))
+    if "amount" in payload:
+        parts.append(str(payload["amount"]))
+    if "decision" in payload:
+        parts.append(Word(str(payload["decision"]), "game choice"))
+    return Listing(parts, sep=" · ")
+
+
+def _hand_name(view: GameCoupView, key: str) -> str:
+    """Whose hand: a player's name, or what a hand that is nobody's is called (Landsknecht's
+    punters' card, the cards between), a label the page says in its language."""
+    return Sentence(HAND_LABELS[key], {}) if key in HAND_LABELS else view.name(key)
 
 
 def game_coup_review(coup: GameCoup) -> GameCoupReview:
@@ -111,7 +126,7 @@ def game_coup_review(coup: GameCoup) -> GameCoupReview:
         .order_by("transaction_id", "account__name", "pk")
         .values_list("transaction_id", "account__name", "amount")
     ):
-        entries.setdefault(txn_id, []).append(PostingLine(name, amount))
+        entries.setdefault(txn_id, []).append(PostingLine(account_name(name), amount))
     postings = [
         Posting(t, entries.get(t.pk, [])) for t in Transaction.objects.filter(game_coup=coup).order_by("pk")
     ]
@@ -129,7 +144,7 @@ def game_coup_review(coup: GameCoup) -> GameCoupReview:
         view=view,
         record_id=game_coup_record_id(coup),
         steps=steps,
-        hands=[(view.name(k), cards) for k, cards in view.hands.items()],
+        hands=[(_hand_name(view, k), cards) for k, cards in view.hands.items()],
         net=[(view.name(k), v) for k, v in view.net.items()],
         postings=postings,
         record_json=json.dumps(coup.record, indent=1, sort_keys=False) if coup.record else "",

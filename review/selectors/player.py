@@ -64,10 +64,6 @@ class PlayerPage:
     def time_played_minutes(self) -> str:
         return f"{int(self.time_played.total_seconds() // 60) % 60:02d}"
 
-    @property
-    def average_bet_display(self) -> str:
-        return "—" if self.average_bet is None else f"{float(self.average_bet):.1f}"
-
 
 def _player_bets(player: Player) -> QuerySet[Bet]:
     """His standing bets: not withdrawn, not replaced by an amendment."""

@@ -99,11 +99,11 @@ class BankAuctionIn(SeatIn):
 
 class BankShareIn(StrictSerializer):
     spectator = WholeNumberField(min_value=1, help_text="the spectator (id) putting up part of the bank")
-    amount = chips(help_text="his part of the new bank")
+    amount = chips(help_text="the spectator's part of the new bank")
 
 
 class BankShareOutIn(StrictSerializer):
-    spectator = WholeNumberField(min_value=1, help_text="the spectator (id) taking his share out")
+    spectator = WholeNumberField(min_value=1, help_text="the spectator (id) taking their share out")
 
 
 class CoupStartIn(StrictSerializer):
@@ -141,7 +141,7 @@ class StepIn(StrictSerializer):
     callers = CallerIn(many=True, required=False, help_text="banco: everybody who called it")
     seated_round_over = serializers.BooleanField(
         required=False,
-        help_text="a spectator's bet: every seated punter has had his turn (those who did not bet pass)",
+        help_text="a spectator's bet: every seated punter has had a turn (those who did not bet pass)",
     )
     consent = serializers.BooleanField(
         required=False, help_text="a spectator's bet where the profile asks for it: the banker consents"

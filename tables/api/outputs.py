@@ -99,7 +99,7 @@ class BankTurnOut(serializers.Serializer):
         help_text="lot, auction, acceptance, rotation, passed, new_bank, house"
     )
     started_at = serializers.DateTimeField()
-    required_minimum = serializers.IntegerField(help_text="the smallest bank he may declare next")
+    required_minimum = serializers.IntegerField(help_text="the smallest bank the banker may declare next")
 
 
 class BankRotationOut(serializers.Serializer):
@@ -308,13 +308,13 @@ class CoupRecordOut(serializers.Serializer):
     chip_unit = serializers.IntegerField(required=False, help_text="absent: 1")
     active_punter = serializers.CharField(required=False, help_text="absent: not checked")
     banco_suivi = serializers.BooleanField(
-        required=False, help_text="present (true) only when the banco caller claimed his suivi"
+        required=False, help_text="present (true) only when the banco caller claimed the suivi"
     )
 
 
 # ------------------------------------------------------------- the older games (tables.game_selectors)
 class PartyOut(serializers.Serializer):
-    key = serializers.CharField(help_text="how steps and records name him: player-<id>, fund, pool")
+    key = serializers.CharField(help_text="how steps and records name the party: player-<id>, fund, pool")
     player = serializers.IntegerField(allow_null=True, help_text="the player's id (null: the fund, the pool)")
     name = serializers.CharField()
 

@@ -57,7 +57,7 @@ def bank_share_out(*, coup: Coup, player: Player, amount: int, actor: Any, key: 
         TKind.BANK_SHARE,
         key,
         {bank.pk: -amount, wallet.pk: amount},
-        f"coup {coup.number}: {player} takes his share of the bank, {amount}",
+        f"coup {coup.number}: {player} takes their share of the bank, {amount}",
         coup=coup,
     )
     return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[

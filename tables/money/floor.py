@@ -153,5 +153,5 @@ def card_money_on_seat(*, seat: Seat, actor: Any) -> None:
 def hourly_fees_on_close(*, session: TableSession) -> None:
     """A closing session's last (partial) hour is billable at once: enqueue its billing, and any
     hour not billed yet, after the commit."""
-    if session.table.casino.levy_mode == Casino.LevyMode.HOURLY_FEE:
+    if session.table.effective_levy_mode == Casino.LevyMode.HOURLY_FEE:
         fees.hourly_fees_enqueue_due(session=session)

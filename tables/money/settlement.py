@@ -120,7 +120,7 @@ def _coup_accounts(
             raise ValidationError(f"No player given for punter(s) {', '.join(missing)}.")
         punter_players = {k: punters[k] for k in settlement.punters}
         if any(p.pk == banker.pk for p in punter_players.values()):
-            raise ValidationError(f"{banker} cannot bet against his own bank.")
+            raise ValidationError(f"{banker} cannot bet against their own bank.")
     # the house banks with the cage's money (docs/rules.md §2): what would go to or come from a
     # player banker's chips or reserve goes to or comes from the cage
     banker_side = (

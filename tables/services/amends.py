@@ -31,6 +31,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
+from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
 from core.types import Staff
@@ -41,6 +42,7 @@ from tables.permissions import check_croupier_at
 from tables.rules.coup import Violation
 from tables.rules.machine import CoupProgress, IllegalStep, Move, apply, replay
 from tables.rules.punters import PunterKind, parse_punter_key
+from tables.rules.sentence import Sentence, said, why
 from tables.services.coups import (
     ConfirmationRequired,
     StepRequest,
@@ -123,9 +125,9 @@ def step_amend(
         Bet.objects.filter(pk=bet.pk).update(withdrawn=True)
     else:
         if amendment.amount is not None or amendment.seat is not None or amendment.spectator is not None:
-            raise ValidationError({"card": "A card step is amended with the card only."})
+            raise ValidationError({"card": gettext_noop("A card step is amended with the card only.")})
         if not amendment.card:
-            raise ValidationError({"card": "Which card was it?"})
+            raise ValidationError({"card": gettext_noop("Which card was it?")})
         request = StepRequest(kind=kind, card=amendment.card)
     new_step, payload, bettor = _engine_step(coup, before, request)
     if payload == was:
@@ -133,7 +135,7 @@ def step_amend(
     try:
         state = apply(before, new_step)
     except IllegalStep as exc:
-        raise ValidationError(str(exc)) from None
+        raise ValidationError(why(exc)) from None
     for later in standing[position + 1 :]:
         try:
             state = apply(state, step_from_row(game_kind(later), later.payload))
@@ -143,7 +145,7 @@ def step_amend(
                 amend_breaks_later_step(
                     later.index,
                     CoupStep.Kind(later_kind).label,
-                    str(exc),
+                    why(exc),
                     amendable=later_kind in AMENDABLE_KINDS,
                 )
             ) from None
@@ -202,21 +204,37 @@ def _amendable(coup: Coup, rows: list[CoupStep], index: int) -> CoupStep:
     """Step ``index`` of the coup, if it is a bet or a card standing in the game."""
     target = next((r for r in rows if r.index == index), None)
     if target is None:
-        raise ValidationError({"step": f"Coup {coup.number} has no step {index}."})
+        missing = said("Coup {coup} has no step {index}.", coup=coup.number, index=index)
+        raise ValidationError({"step": missing})
     later = next((r for r in rows if r.supersedes_id == target.pk), None)
     if later is not None:
         raise ValidationError(
-            {"step": f"Step {index} was already amended by step {later.index}: amend step {later.index}."}
+            {
+                "step": said(
+                    "Step {index} was already amended by step {later}: amend step {later}.",
+                    index=index,
+                    later=later.index,
+                )
+            }
         )
     if game_kind(target) not in AMENDABLE_KINDS:  # an amendment's own kind is the step's it amends
         label = CoupStep.Kind(target.kind).label
-        raise ValidationError({"step": f"{AMEND_ONLY_BETS_AND_CARDS}: step {index} is '{label}'."})
+        raise ValidationError(
+            {
+                "step": said(
+                    "{only}: step {index} is '{label}'.",
+                    only=Sentence(AMEND_ONLY_BETS_AND_CARDS, {}),
+                    index=index,
+                    label=Sentence(label, {}),
+                )
+            }
+        )
     return target
 
 
 def _bet_request(kind: Move, was: dict[str, Any], amendment: Amendment) -> StepRequest:
     if amendment.card is not None:
-        raise ValidationError({"card": "A bet is amended with its amount or who made it."})
+        raise ValidationError({"card": gettext_noop("A bet is amended with its amount or who made it.")})
     seat, spectator = amendment.seat, amendment.spectator
     if seat is None and spectator is None:  # the same punter
         who, number = parse_punter_key(was["punter"])

@@ -23,6 +23,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
 from core.errors import DomainError
@@ -61,6 +62,7 @@ from tables.rules.machine import CoupProgress, IllegalStep, Move, Step, apply, n
 from tables.rules.order import SPECTATOR_TURN, betting_order, betting_turn, seats_yet_to_bet
 from tables.rules.profiles import Side
 from tables.rules.punters import key_seat_number, seat_key, spectator_key
+from tables.rules.sentence import Listing, Word, said, why
 from tables.rules.settlement import BancoCaller, banco_winner
 from tables.services.banks import bank_after_coup
 from tables.services.locking import lock_coup, lock_session, require_open
@@ -146,18 +148,22 @@ def coup_start(
     require_open(session)
     shoe = Shoe.objects.select_for_update().filter(table=table, state=Shoe.State.OPEN).first()
     if shoe is None or shoe.session_id != session.pk:
-        raise ValidationError("Start a shoe first.")
+        raise ValidationError(gettext_noop("Start a shoe first."))
     turn = BankTurn.objects.select_related("seat").filter(session=session, ended_at__isnull=True).first()
     if turn is None:
-        raise ValidationError("Nobody holds the bank: choose the banker first.")
+        raise ValidationError(gettext_noop("Nobody holds the bank: choose the banker first."))
     blocking = [Coup.State.OPEN] if history else UNFINISHED_COUP_STATES
     pending = Coup.objects.filter(shoe__session=session, state__in=blocking).first()
     if pending is not None:
-        verb = "finish" if pending.state == Coup.State.OPEN else "restore"
-        raise ValidationError(f"First {verb} coup {pending.number} of shoe {pending.shoe.number}.")
+        first = (
+            gettext_noop("First finish coup {coup} of shoe {shoe}.")
+            if pending.state == Coup.State.OPEN
+            else gettext_noop("First restore coup {coup} of shoe {shoe}.")
+        )
+        raise ValidationError(said(first, coup=pending.number, shoe=pending.shoe.number))
     shoe.table = table  # the locked table (with its profile and casino), for the answer
     if SessionPause.objects.filter(session=session, ended_at__isnull=True).exists():
-        raise ValidationError("The table is paused.")
+        raise ValidationError(gettext_noop("The table is paused."))
     if not history:
         series_check_coup_allowed(session=session)
     if first_coup_of_bank is None:
@@ -179,7 +185,7 @@ def coup_start(
     try:
         state = apply(state, Step(Move.BANK_DECLARED, amount=amount, punter=banker))
     except IllegalStep as exc:
-        raise ValidationError({"amount": str(exc)}) from None
+        raise ValidationError({"amount": why(exc)}) from None
     now = timezone.now()
     number = (Coup.objects.filter(shoe=shoe).aggregate(n=Max("number"))["n"] or 0) + 1
     # only a recorded history gets one: a bank under the profile's minimum, flagged, not refused
@@ -257,7 +263,7 @@ def coup_step_record(
         )
     coup_step_expected(coup, expected_step)
     if request.kind is Move.BANK_DECLARED:
-        raise ValidationError("The bank is declared when the coup starts.")
+        raise ValidationError(gettext_noop("The bank is declared when the coup starts."))
     # with their actors: the answer shows who entered each step (StepResult.steps)
     rows = sql.coup_steps(coup.pk)
     state = coup_replay(coup, rows)
@@ -265,7 +271,7 @@ def coup_step_record(
     try:
         new_state = apply(state, step)
     except IllegalStep as exc:
-        raise ValidationError(str(exc)) from None
+        raise ValidationError(why(exc)) from None
     fresh = new_state.violations[len(state.violations) :]
     violation = fresh[0][1] if fresh else None
     if violation is not None and not confirm:
@@ -370,14 +376,16 @@ def _engine_step(coup: Coup, state: CoupProgress, request: StepRequest) -> tuple
     if kind is Move.BET:
         who = _bettor(coup, seat=request.seat, spectator=request.spectator)
         if type(request.amount) is not int or request.amount <= 0:
-            raise ValidationError({"amount": "A bet is a positive whole number of chips."})
+            raise ValidationError({"amount": gettext_noop("A bet is a positive whole number of chips.")})
         if who.spectator and not state.historical:
             _spectator_bet_check(coup, state, request)
         # API-FIX: a bet above what is left of the bank is refused on its ``amount`` field (the
         # engine refuses it too, but without naming the field a client should correct)
         live_betting = not state.historical and not state.bets_closed and not state.banco
         if live_betting and 0 < state.uncovered < request.amount:
-            raise ValidationError({"amount": f"only {state.uncovered} of the bank is left to cover"})
+            raise ValidationError(
+                {"amount": said("only {left} of the bank is left to cover", left=state.uncovered)}
+            )
         money.bet_check_affordable(coup=coup, player=who.player, amount=request.amount)
         payload = {
             "punter": who.key,
@@ -393,7 +401,7 @@ def _engine_step(coup: Coup, state: CoupProgress, request: StepRequest) -> tuple
         return step, payload, who
     if kind is Move.BANCO:
         if not request.callers:
-            raise ValidationError({"callers": "Name who called banco."})
+            raise ValidationError({"callers": gettext_noop("Name who called banco.")})
         callers = []
         people = []
         for c in request.callers:
@@ -415,7 +423,7 @@ def _engine_step(coup: Coup, state: CoupProgress, request: StepRequest) -> tuple
         return step, payload, winner
     if kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
         if not request.card:
-            raise ValidationError({"card": "Which card?"})
+            raise ValidationError({"card": gettext_noop("Which card?")})
         card = cards_parse([request.card], field="card")[0]
         return Step(kind, card=card), {"card": card}, None
     return Step(kind), {}, None
@@ -437,7 +445,9 @@ class _Bettor:
 
 def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
     if (seat is None) == (spectator is None):
-        raise ValidationError({"seat": "Give either the seat number or the spectator, not both."})
+        raise ValidationError(
+            {"seat": gettext_noop("Give either the seat number or the spectator, not both.")}
+        )
     session_id = coup.shoe.session_id
     table = coup.shoe.table
     if seat is not None:
@@ -447,7 +457,7 @@ def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
             .first()
         )
         if row is None:
-            raise ValidationError({"seat": f"Nobody sits at seat {seat}."})
+            raise ValidationError({"seat": said("Nobody sits at seat {seat}.", seat=seat)})
         order = betting_turn(
             seat=seat,
             banker_seat=_banker_seat(coup),
@@ -462,7 +472,7 @@ def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
         .first()
     )
     if standing is None:
-        raise ValidationError({"spectator": "No such spectator at this table."})
+        raise ValidationError({"spectator": gettext_noop("No such spectator at this table.")})
     return _Bettor(spectator_key(standing.pk), standing.player, True, SPECTATOR_TURN, None, standing)
 
 
@@ -483,7 +493,12 @@ def _spectator_bet_check(coup: Coup, state: CoupProgress, request: StepRequest) 
         return  # the engine refuses it, in its own words
     if profile.spectator_needs_consent and not request.consent:
         raise ValidationError(
-            {"consent": f"Under the {profile.slug} profile a spectator bets only with the banker's consent."}
+            {
+                "consent": said(
+                    "Under the {profile} profile a spectator bets only with the banker's consent.",
+                    profile=Word(profile.slug, "profile"),
+                )
+            }
         )
     declared = request.seated_round_over or any(
         payload.get("seated_round_over")
@@ -507,14 +522,18 @@ def _spectator_bet_check(coup: Coup, state: CoupProgress, request: StepRequest) 
         have_bet=have_bet,
     )
     if waiting:
-        seats = ", ".join(str(n) for n in waiting)
-        plural = "s" if len(waiting) > 1 else ""
-        raise ValidationError(
-            {
-                "spectator": "Spectators bet only on what is left once every seated punter has had his "
-                f"turn: seat{plural} {seats} to go (or say the seated round is over)."
-            }
+        to_go = (
+            gettext_noop(
+                "Spectators bet only on what is left once every seated punter has had a turn: "
+                "seats {seats} to go (or say the seated round is over)."
+            )
+            if len(waiting) > 1
+            else gettext_noop(
+                "Spectators bet only on what is left once every seated punter has had a turn: "
+                "seat {seats} to go (or say the seated round is over)."
+            )
         )
+        raise ValidationError({"spectator": said(to_go, seats=Listing(waiting))})
 
 
 def _banco_winner_key(state: CoupProgress, step: Step) -> str:
@@ -547,7 +566,13 @@ def _check_suivi(coup: Coup, request: StepRequest, people: list[_Bettor]) -> Non
             loser = punter.player_id
     for caller, who in zip(request.callers, people, strict=True):
         if caller.suivi and who.player.pk != loser:
-            raise ValidationError({"callers": f"{who.player} did not lose a banco on the previous coup."})
+            raise ValidationError(
+                {
+                    "callers": said(
+                        "{player} did not lose a banco on the previous coup.", player=str(who.player)
+                    )
+                }
+            )
 
 
 def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgress) -> None:

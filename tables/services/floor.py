@@ -36,6 +36,12 @@ from tables.services.game_coups import player_key
 from tables.services.locking import lock_session, require_open
 from tables.services.setup import player_create
 from tables.services.shoes import shoe_close_locked
+from tables.wording import (
+    CLOSE_COUP_IN_PLAY,
+    CLOSE_GAME_COUP_IN_PLAY,
+    seated_elsewhere,
+    standing_elsewhere,
+)
 
 
 @transaction.atomic
@@ -71,11 +77,12 @@ def table_session_close(
     if session.closed_at is not None:
         raise ValidationError("This session is already closed.")
     if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN).exists():
-        raise ValidationError("A coup is still being played: finish it before closing the table.")
+        # the refusal names the ways out: the croupier plays it out, or a pit boss voids it
+        raise ValidationError(CLOSE_COUP_IN_PLAY)
     if GameCoup.objects.filter(session=session, state=GameCoup.State.OPEN).exists():
         # an older game's coup (tables.services.game_coups) belongs to the session too: its steps
         # would be left with no table to finish them at
-        raise ValidationError("A coup is still being played: finish or void it before closing the table.")
+        raise ValidationError(CLOSE_GAME_COUP_IN_PLAY)
     now = at or timezone.now()
     for shoe in Shoe.objects.select_for_update().filter(session=session, state=Shoe.State.OPEN):
         # audited, and flagged if less than 5/6 of it was dealt, like any other closing shoe
@@ -137,8 +144,35 @@ def session_pause_end(*, actor: Staff, session: TableSession) -> SessionPause:
     return pause
 
 
+def _check_at_no_other_table(session: TableSession, player: Player) -> None:
+    """A player is at one table at a time, seated or standing: his chips, his bets and the hourly
+    fees follow one place. The refusal names where he is. His row is locked first (after the
+    table and the session, tables.services.locking), so two tablets seating him at two tables at
+    once queue, and the second sees the first one's seat."""
+    Player.objects.select_for_update().values_list("pk", flat=True).get(pk=player.pk)
+    places = (
+        (Seat, seated_elsewhere, "seated_elsewhere"),
+        (Spectator, standing_elsewhere, "standing_elsewhere"),
+    )
+    for model, refusal, code in places:
+        elsewhere = (
+            model.objects.filter(player=player, left_at__isnull=True, session__closed_at__isnull=True)
+            .exclude(session=session)
+            .select_related("session__table")
+            .first()
+        )
+        if elsewhere is not None:
+            raise ValidationError(refusal(player.display_name, elsewhere.session.table.name), code=code)
+
+
 @transaction.atomic
-def seat_take(*, actor: Staff, session: TableSession, player: Player, number: int) -> Seat:
+def seat_take(
+    *, actor: Staff, session: TableSession, player: Player, number: int, imported: bool = False
+) -> Seat:
+    """``player`` sits down in seat ``number``. ``imported``: a seat of an imported history
+    (tables.services.imports), whose players are the history's names (one player per name in the
+    casino): the same history imported into two tables seats its names at both, which says nothing
+    of where anybody is now, so the one-table rule, the live floor's, is not asked of it."""
     session = lock_session(session)
     table = session.table
     check_croupier_at(actor, table)
@@ -157,7 +191,9 @@ def seat_take(*, actor: Staff, session: TableSession, player: Player, number: in
     if seated.count() >= table.profile.seats_max:
         raise ValidationError(f"The {table.profile.slug} profile seats at most {table.profile.seats_max}.")
     if Spectator.objects.filter(session=session, player=player, left_at__isnull=True).exists():
-        raise ValidationError(f"{player} is standing as a spectator: let him leave first.")
+        raise ValidationError(f"{player} is standing as a spectator: let the player leave first.")
+    if not imported:
+        _check_at_no_other_table(session, player)
     seat = Seat.objects.create(session=session, player=player, number=number, joined_at=timezone.now())
     money.card_money_on_seat(seat=seat, actor=actor)
     audit_record(actor=actor, action="tables.seat.take", target=seat, after=model_snapshot(seat))
@@ -204,7 +240,10 @@ def seat_leave(*, actor: Staff, seat: Seat) -> Seat:
 
 
 @transaction.atomic
-def spectator_join(*, actor: Staff, session: TableSession, player: Player) -> Spectator:
+def spectator_join(
+    *, actor: Staff, session: TableSession, player: Player, imported: bool = False
+) -> Spectator:
+    """``player`` stands at the table as a spectator (``imported``: see :func:`seat_take`)."""
     session = lock_session(session)
     check_croupier_at(actor, session.table)
     require_open(session)
@@ -216,6 +255,8 @@ def spectator_join(*, actor: Staff, session: TableSession, player: Player) -> Sp
         raise ValidationError(f"{player} is seated at this table.")
     if Spectator.objects.filter(session=session, player=player, left_at__isnull=True).exists():
         raise ValidationError(f"{player} is already standing at this table.")
+    if not imported:
+        _check_at_no_other_table(session, player)
     spectator = Spectator.objects.create(session=session, player=player, joined_at=timezone.now())
     audit_record(
         actor=actor, action="tables.spectator.join", target=spectator, after=model_snapshot(spectator)

@@ -20,13 +20,14 @@ have not paid their fund dues collects them (``game_fund_collect``) before its f
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
 from core.types import Staff
@@ -37,7 +38,9 @@ from tables.models import OLDER_GAMES, GameCoup, GameStep, Player, Seat, Table, 
 from tables.permissions import can_approve, check_croupier_at, is_croupier_at
 from tables.rules import game_play
 from tables.rules.game_play import FUND, POOL, GamePlay, Seating, StepRefused, Transfer
+from tables.rules.sentence import Listing, Word, said, why
 from tables.services.locking import lock_session, require_open
+from tables.wording import GAME_NOBODY_HOLDS_CHIPS, game_banker_no_chips
 
 TKind = Transaction.Kind
 AKind = Account.Kind
@@ -57,7 +60,13 @@ def key_player_id(key: str) -> int | None:
 
 def table_play(table: Table) -> GamePlay[Any, Any]:
     if table.game not in OLDER_GAMES:
-        raise ValidationError(f"{table.name} deals {table.get_game_display()}, not one of the older games.")
+        raise ValidationError(
+            said(
+                "{table} deals {game}, not one of the older games.",
+                table=table.name,
+                game=Word(table.get_game_display(), "game"),
+            )
+        )
     return game_play.play_for(table.game)
 
 
@@ -66,7 +75,8 @@ def house_settings(table: Table) -> Any:
     try:
         return table_play(table).settings(table.game_settings or {})
     except StepRefused as exc:
-        raise ValidationError(f"{table.name}'s house settings: {exc}") from None
+        wrong = said("{table}'s house settings: {why}", table=table.name, why=why(exc))
+        raise ValidationError(wrong) from None
 
 
 @dataclass(frozen=True)
@@ -118,8 +128,8 @@ def fund_dues_unpaid(session: TableSession) -> list[Player]:
 
 
 def unpaid_dues_refusal(unpaid: Sequence[Player]) -> str:
-    names = ", ".join(p.display_name for p in unpaid)
-    return f"The fund dues are not paid yet ({names}): collect them first."
+    names = Listing(p.display_name for p in unpaid)
+    return said("The fund dues are not paid yet ({names}): collect them first.", names=names)
 
 
 @transaction.atomic
@@ -132,7 +142,7 @@ def game_fund_collect(*, actor: Staff, session: TableSession) -> list[Transactio
     check_croupier_at(actor, table)
     require_open(session)
     if table.game != Table.Game.LANDSKNECHT:
-        raise ValidationError("Only a Landsknecht table has a reserve fund.")
+        raise ValidationError(gettext_noop("Only a Landsknecht table has a reserve fund."))
     due = house_settings(table).fund_due
     unpaid = fund_dues_unpaid(session)
     if not unpaid:
@@ -176,24 +186,87 @@ def _last_coup(table: Table) -> GameCoup | None:
 
 def seating_proposed(session: TableSession, *, banker: Player | None = None) -> Seating:
     """Who plays the next coup at ``session``'s table: the seated players in seat order, the bank
-    where the game sends it after the last coup (or with ``banker``, or the first seated player)."""
+    where the game sends it after the last coup (or with ``banker``, or the first seated player).
+
+    A seated player who holds no chips (none, or a marker) is left out of the coup, and so, in
+    Macao, is a punter who could not pay the three units a banker's 9 collects. Why, by the rules
+    (docs/games/): a punter takes part in every one of the three games only by putting chips at
+    risk — Macao deals each punter of the seating a card against an agreed stake ("Размер ставки
+    определяются до начала игры"), Landsknecht's punters cover the banker's stake, old baccarat's
+    lay theirs before the cards — so a player with nothing to stake has no part in the coup; dealt
+    in, he would refuse the whole Macao start (its exposure check) or sit in the others' seating
+    unable to act. He keeps his seat and plays again once he is bought in. The bank is not left
+    out: the game's next banker without chips hands it on, as one who left does, to the next player
+    in the last coup's order who holds chips; a banker the croupier names without chips, or a table
+    where nobody else can play against the bank, is refused with a sentence saying so."""
     table = session.table
     play = table_play(table)
-    seated = [player_key(s.player_id) for s in _seated(session)]
-    if len(seated) < 2:
-        raise ValidationError("The game needs a banker and at least one other seated player.")
+    everyone = [player_key(s.player_id) for s in _seated(session)]
+    if len(everyone) < 2:
+        raise ValidationError(gettext_noop("The game needs a banker and at least one other seated player."))
+    holding = _holdings(table.casino_id, [pid for k in everyone if (pid := key_player_id(k)) is not None])
+
+    def holds(key: str) -> int:
+        return holding.get(key_player_id(key) or 0, 0)
+
+    seated = [k for k in everyone if holds(k) > 0]
     fund = fund_balance(table) if table.game == Table.Game.LANDSKNECHT else 0
+    if banker is not None:
+        key = player_key(banker)
+        if key not in everyone:
+            raise ValidationError(said("{player} is not seated at this table.", player=str(banker)))
+        if key not in seated:
+            raise ValidationError(game_banker_no_chips(banker.display_name))
+    if not seated:
+        raise ValidationError(GAME_NOBODY_HOLDS_CHIPS)
     last = _last_coup(table)
     proposed: Seating | None = None
     if last is not None and last.state == GameCoup.State.SETTLED and last.session_id == session.pk:
-        proposed = play.next_seating(coup_state(last), seated, fund)
+        state = coup_state(last)
+        try:
+            proposed = play.next_seating(state, seated, fund)
+        except StepRefused:  # the game sends the bank to a player who left or holds no chips
+            order = [*last.seating["punters"], last.seating["banker"]]  # from the banker's left
+            nominal = play.next_banker(state)
+            start = order.index(nominal) if nominal in order else 0
+            nxt = next((k for k in [*order[start:], *order[:start]] if k in seated), seated[0])
+            proposed = game_play.seating_from(nxt, seated, fund=fund)
     if banker is not None:
         key = player_key(banker)
-        if key not in seated:
-            raise ValidationError(f"{banker} is not seated at this table.")
         if proposed is None or proposed.banker != key:
             proposed = game_play.seating_from(key, seated, fund=fund)
-    return proposed or game_play.seating_from(seated[0], seated, fund=fund)
+    seating = proposed or game_play.seating_from(seated[0], seated, fund=fund)
+    if table.game == Table.Game.MACAO:
+        # each punter is dealt in against the banker's 9: three units at risk from the first card
+        try:
+            at_risk = play.exposure(play.begin(house_settings(table), seating))
+        except StepRefused:
+            at_risk = {}
+        seating = replace(
+            seating, punters=tuple(p for p in seating.punters if holds(p) >= at_risk.get(p, 0))
+        )
+    if not seating.punters and table.game != Table.Game.LANDSKNECHT:
+        # Landsknecht's banker may play against the fund alone ("имеет право играть на капитал
+        # запасного фонда"); Macao and old baccarat need a punter with chips
+        raise ValidationError(GAME_NOBODY_HOLDS_CHIPS)
+    return seating
+
+
+def seating_sitting_out(session: TableSession, seating: Seating) -> list[Player]:
+    """The seated players the coup of ``seating`` leaves out (no chips to play with), seat order."""
+    playing = {seating.banker, *seating.punters}
+    return [s.player for s in _seated(session) if player_key(s.player_id) not in playing]
+
+
+def _holdings(casino_id: int, player_ids: Sequence[int]) -> dict[int, int]:
+    """Each player's chips, his player account plus his reserve (as ledger.selectors.player_available),
+    in one read; a player without accounts holds 0."""
+    holding: dict[int, int] = {}
+    for player_id, balance in Account.objects.filter(
+        casino=casino_id, kind__in=[AKind.PLAYER, AKind.RESERVE], player__in=list(player_ids)
+    ).values_list("player_id", "balance"):
+        holding[player_id] = holding.get(player_id, 0) + balance
+    return holding
 
 
 def _players(keys: Sequence[str], casino_id: int) -> dict[str, Player]:
@@ -201,7 +274,7 @@ def _players(keys: Sequence[str], casino_id: int) -> dict[str, Player]:
     found = Player.objects.in_bulk([i for i in ids.values() if i is not None])
     out = {k: found[i] for k, i in ids.items() if i is not None and i in found}
     if len(out) != len(keys) or any(p.casino_id != casino_id for p in out.values()):
-        raise ValidationError("Every player of a coup is a player of this casino.")
+        raise ValidationError(gettext_noop("Every player of a coup is a player of this casino."))
     return out
 
 
@@ -211,20 +284,19 @@ def _check_exposure(play: GamePlay[Any, Any], state: Any, players: Mapping[str, 
     if not at_risk:
         return
     # one read for everyone at risk (player account plus reserve, as ledger.selectors.player_available)
-    holding: dict[int, int] = {}
-    for player_id, balance in Account.objects.filter(
-        casino=casino.pk,
-        kind__in=[AKind.PLAYER, AKind.RESERVE],
-        player__in=[players[k].pk for k in at_risk],
-    ).values_list("player_id", "balance"):
-        holding[player_id] = holding.get(player_id, 0) + balance
+    holding = _holdings(casino.pk, [players[k].pk for k in at_risk])
     for key, most in sorted(at_risk.items()):
         player = players[key]
         holds = holding.get(player.pk, 0)
         if holds < most:
             raise ValidationError(
-                f"{player.display_name} holds {holds} chips and could lose {most} on this coup: "
-                "a buy-in at the cage comes first."
+                said(
+                    "{player} holds {holds} chips and could lose {most} on this coup: a buy-in at the "
+                    "cage comes first.",
+                    player=player.display_name,
+                    holds=holds,
+                    most=most,
+                )
             )
 
 
@@ -248,7 +320,7 @@ def game_coup_start(*, actor: Staff, session: TableSession, banker: Player | Non
     try:
         state = play.begin(settings, seating)
     except StepRefused as exc:
-        raise ValidationError(str(exc)) from None
+        raise ValidationError(why(exc)) from None
     _check_exposure(play, state, players, table.casino)
     number = (GameCoup.objects.filter(table=table).aggregate(n=Max("number"))["n"] or 0) + 1
     now = timezone.now()
@@ -340,8 +412,15 @@ def _player_checked(
             player = players.get(str(key))
             return player.display_name if player is not None else str(key)
 
-        expected = " or ".join(sorted(name(k) for k in offered))
-        raise ValidationError(f"This {payload.get('kind')} is not {name(who)}'s now but {expected}'s.")
+        expected = Listing(sorted(name(k) for k in offered), sep=" or ")
+        raise ValidationError(
+            said(
+                "This {kind} is not {who}'s now but {expected}'s.",
+                kind=Word(str(payload.get("kind")), "game step name"),
+                who=name(who),
+                expected=expected,
+            )
+        )
     return payload
 
 
@@ -364,7 +443,7 @@ def game_step_record(
             return GameCoupResult(coup, coup_state(coup), earlier)
     _require_in_play(coup, expected_steps)
     if not isinstance(payload, Mapping):
-        raise ValidationError("A step is a JSON object.")
+        raise ValidationError(gettext_noop("A step is a JSON object."))
     play = game_play.play_for(coup.game)
     steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
     before = coup_state(coup, steps)
@@ -373,7 +452,7 @@ def game_step_record(
     try:
         state = play.step(before, payload)
     except StepRefused as exc:
-        raise ValidationError(str(exc)) from None
+        raise ValidationError(why(exc)) from None
     _check_exposure(play, state, players, table.casino)
     clean = {k: v for k, v in payload.items() if k in ("kind", "player", "card", "amount", "decision")}
     step = _append_step(
@@ -499,7 +578,7 @@ def game_step_undo(
     steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
     kept = game_play.effective_steps(steps)
     if not kept:
-        raise ValidationError("There is no step to take back.")
+        raise ValidationError(gettext_noop("There is no step to take back."))
     payload: dict[str, Any] = {"kind": game_play.UNDO, "of": dict(kept[-1])}
     if reason.strip():
         payload["reason"] = reason.strip()[:200]
@@ -521,7 +600,7 @@ def game_coup_void(
         raise PermissionDenied("Only the table's croupier or a pit boss may void a coup.")
     reason = (reason or "").strip()
     if not reason:
-        raise ValidationError("Say why the coup is void.")
+        raise ValidationError(gettext_noop("Say why the coup is void."))
     _require_in_play(coup, expected_steps)
     game_coup_state_change(coup=coup, to=GameCoup.State.VOID, void_reason=reason[:300])
     audit_record(

@@ -569,7 +569,7 @@ class _Batch:
             raise ValidationError(f"No player given for punter(s) {', '.join(missing)}.")
         punters = {k: coup.punters[k] for k in settlement.punters}
         if any(p.pk == banker.pk for p in punters.values()):
-            raise ValidationError(f"{banker} cannot bet against his own bank.")
+            raise ValidationError(f"{banker} cannot bet against their own bank.")
         accounts = _CoupAccounts(
             by_spec={},
             punters={k: self._account(Kind.PLAYER, p.pk) for k, p in punters.items()},

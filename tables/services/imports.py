@@ -348,7 +348,7 @@ class _Importer:
 
     def _stand(self, player: Player) -> Spectator:
         present = Spectator.objects.filter(session=self.session, player=player, left_at__isnull=True).first()
-        return present or spectator_join(actor=self.actor, session=self.session, player=player)
+        return present or spectator_join(actor=self.actor, session=self.session, player=player, imported=True)
 
     def _sit(self, player: Player, name: str) -> Seat:
         occupied = self._occupied()
@@ -370,7 +370,7 @@ class _Importer:
             if not free:
                 raise ValidationError("no free seat for the record's punters")
             wanted = free[0]
-        return seat_take(actor=self.actor, session=self.session, player=player, number=wanted)
+        return seat_take(actor=self.actor, session=self.session, player=player, number=wanted, imported=True)
 
     def seat_banker(self, *, avoid: set[Any]) -> Seat:
         banker = self.player(BANKER_NAME)
@@ -381,7 +381,7 @@ class _Importer:
         free = [n for n in range(self.table.seat_count, 0, -1) if n not in occupied]
         if not free:
             raise ValidationError("no free seat for the banker")
-        return seat_take(actor=self.actor, session=self.session, player=banker, number=free[0])
+        return seat_take(actor=self.actor, session=self.session, player=banker, number=free[0], imported=True)
 
     def shoe_for(self, record: CoupRecord) -> Shoe:
         """The open imported shoe, or a new one when this record would overdraw a card."""

@@ -5,7 +5,8 @@ review, the importer, Celery tasks):
 
 1. the **table** row (``Table``);
 2. the **session** (``TableSession``), then what hangs off it: its series, bank turn, seats,
-   spectators, pause;
+   spectators, pause; the **player** taking a seat or a place (``Player``: one table at a time,
+   tables.services.floor);
 3. the **shoe** (``Shoe``);
 4. the **coup** (``Coup``);
 5. the **ledger accounts** (``ledger.Account``), all that a posting touches in one statement,

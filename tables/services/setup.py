@@ -49,9 +49,11 @@ def table_create(
     passed_bank_auction: bool = False,
     game: str = Table.Game.CHEMIN_DE_FER,
     game_settings: dict[str, Any] | None = None,
+    levy_mode: str = "",
 ) -> Table:
     """A new table. ``game`` and ``game_settings``: an older game (docs/games/) and its house
-    settings, checked by the game's engine (a bad setting is refused here, not at the first coup)."""
+    settings, checked by the game's engine (a bad setting is refused here, not at the first coup).
+    ``levy_mode``: how it is charged (percentage or hourly fee), empty for the casino's mode."""
     if profile.casino_id not in (None, casino.pk):
         raise ValidationError("This rule profile belongs to another casino.")
     table = Table(
@@ -64,6 +66,7 @@ def table_create(
         passed_bank_auction=passed_bank_auction,
         game=game,
         game_settings=game_settings or {},
+        levy_mode=levy_mode,
     )
     table.full_clean()  # Table.clean has the game's engine check an older game's settings
     table.save()

@@ -24,6 +24,7 @@ from django.utils import timezone
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from core.types import Staff
+from tables import wording
 from tables.engine_bridge import cards_parse
 from tables.lifecycle import shoe_transition_check
 from tables.models import Coup, Player, Seat, Shoe, ShoeAlarm, ShoeCard, TableSession
@@ -90,7 +91,7 @@ def _alarm_check(
             coup=coup,
             kind=ShoeAlarm.Kind.IMPOSSIBLE_CARD,
             card=card,
-            detail=f"{card} seen {copies} times; a {shoe.decks}-deck shoe holds {shoe.decks}",
+            detail=wording.ALARM_IMPOSSIBLE_CARD.format(card=card, copies=copies, decks=shoe.decks),
             raised_at=now,
         )
         if not shoe.alarm:
@@ -188,7 +189,10 @@ def shoe_close_locked(*, actor: Staff | None, shoe: Shoe, reason: str) -> Shoe:
         ShoeAlarm.objects.create(
             shoe=shoe,
             kind=ShoeAlarm.Kind.EARLY_RESHUFFLE,
-            detail=f"closed after {dealt} of {shoe_size(shoe)} cards ({reason or 'no reason given'})",
+            # stored as English text, said again on the screens (tables.wording.alarm_detail)
+            detail=(wording.ALARM_EARLY if reason else wording.ALARM_EARLY_NO_REASON).format(
+                dealt=dealt, size=shoe_size(shoe), reason=reason
+            ),
             raised_at=now,
         )
     shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, now, reason

@@ -112,6 +112,24 @@ def test_a_cash_out_above_the_balance_is_refused(cashier, casino, dupont) -> Non
     assert counts() == before and chips(casino, dupont) == 300
 
 
+def test_the_check_before_the_confirmation_refuses_what_the_posting_would(
+    cashier, casino, dupont, stranger, croupier
+) -> None:
+    services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=300, key=key())
+    before = counts()
+    check = services.cage_move_check
+    with pytest.raises(InsufficientChips) as refused:
+        check(actor=cashier, casino=casino, player=dupont, kind=services.CASH_OUT, amount=301)
+    assert refused.value.messages == ["M. Dupont has only 300 chips; a cash-out of 301 is refused."]
+    assert check(actor=cashier, casino=casino, player=dupont, kind=services.CASH_OUT, amount=300) is None
+    assert check(actor=cashier, casino=casino, player=dupont, kind=services.BUY_IN, amount=10_000) is None
+    with pytest.raises(ValidationError, match="is not a player of"):
+        check(actor=cashier, casino=casino, player=stranger, kind=services.BUY_IN, amount=1)
+    with pytest.raises(PermissionDenied):
+        check(actor=croupier, casino=casino, player=dupont, kind=services.CASH_OUT, amount=1)
+    assert counts() == before and chips(casino, dupont) == 300  # a check writes nothing
+
+
 def test_a_cash_out_before_any_chips_opens_no_account(cashier, casino, dupont) -> None:
     before = counts()
     with pytest.raises(InsufficientChips, match="has only 0 chips"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
@@ -40,7 +41,7 @@ def test_the_list_shows_each_players_chips_and_marker(cashier, casino, dupont) -
     services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=1500, key=key())
     owes(casino, owing, 40)
     html = logged_in(cashier).get(page(casino)).content.decode()
-    assert re.search(rf'data-testid="chips-{dupont.pk}">1500<', html)
+    assert re.search(rf'data-testid="chips-{dupont.pk}">1,500<', html)  # as every screen writes chips
     assert re.search(rf'data-testid="chips-{owing.pk}">0<', html)
     assert f'data-testid="marker-{owing.pk}"' in html and "Marker 40" in html
     assert f'data-testid="marker-{dupont.pk}"' not in html
@@ -106,6 +107,36 @@ def test_a_cash_out_above_the_chips_is_refused_in_the_row(cashier, casino, dupon
         headers=HTMX,
     )
     assert "cashed out 60 chips. Chips now: 40." in ok.content.decode()
+
+
+def test_a_cash_out_above_the_chips_is_refused_before_the_confirmation(cashier, casino, dupont) -> None:
+    client = logged_in(cashier)
+    services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=100, key=key())
+    once = form_key(client.get(page(casino)).content.decode(), dupont, "cash_out")
+    url = reverse("cage:cash_out", args=[casino.pk])
+    before = counts()
+    asked = client.post(url, {"player": dupont.pk, "amount": "250", "key": once}, headers=HTMX)
+    html = asked.content.decode()
+    assert asked.status_code == 400 and counts() == before
+    refusal = "M. Dupont has only 100 chips; a cash-out of 250 is refused."
+    assert f'data-testid="cage-error-{dupont.pk}"><p>{refusal}</p>' in html
+    assert f'data-testid="confirm-form-{dupont.pk}"' not in html and "Confirm cash-out" not in html
+    assert 'value="250"' in html  # the amount typed stays in the cash-out field, to be corrected
+    # what he holds is asked for at once, and confirmed
+    asked = client.post(url, {"player": dupont.pk, "amount": "100", "key": once}, headers=HTMX)
+    assert asked.status_code == 200 and counts() == before
+    assert "Cash-out of <strong>100</strong> chips for M. Dupont?" in asked.content.decode()
+    # a player who owes a marker is refused at once too, and a buy-in is always asked
+    owing = new_player(casino=casino, display_name="Comte Orlov")
+    owes(casino, owing, 40)
+    before = counts()
+    refused = client.post(url, {"player": owing.pk, "amount": "1", "key": key()}, headers=HTMX)
+    assert refused.status_code == 400 and counts() == before
+    assert "Comte Orlov has only 0 chips; a cash-out of 1 is refused." in refused.content.decode()
+    buy_in = {"player": owing.pk, "amount": "50", "key": key()}
+    buy = client.post(reverse("cage:buy_in", args=[casino.pk]), buy_in, headers=HTMX)
+    assert buy.status_code == 200
+    assert "Buy-in of <strong>50</strong> chips for Comte Orlov?" in buy.content.decode()
 
 
 @pytest.mark.parametrize("amount", ["0", "-3", "lots", "", "99999999999"])
@@ -216,8 +247,32 @@ def test_the_croupiers_screen_shows_each_players_chips(croupier, cashier, table,
     standing = new_spectator(session=session)
     services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=2500, key=key())
     html = logged_in(croupier).get(reverse("floor:table", args=[table.pk])).content.decode()
-    assert re.search(r'data-testid="chips-seat-2" title="Chips">2500<', html)
+    assert re.search(r'data-testid="chips-seat-2" title="Chips">2,500<', html)
     assert re.search(rf'data-testid="chips-spectator-{standing.pk}" title="Chips">0<', html)
+
+
+def test_chips_are_written_in_the_page_s_language(croupier, cashier, table, casino, dupont) -> None:
+    """One format per language (core.numbers): the croupier's seats and the cage's list and
+    history in French write 12 500 (a no-break space), a marker as the cage says it."""
+    session = new_session(table=table)
+    new_seat(session=session, player=dupont, number=2)
+    owing = new_player(casino=casino, display_name="Comte Orlov")
+    new_seat(session=session, player=owing, number=3)
+    services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=12500, key=key())
+    owes(casino, owing, 1040)
+    seats = logged_in(croupier)
+    seats.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+    html = seats.get(reverse("floor:table", args=[table.pk])).content.decode()
+    assert re.search(r'data-testid="chips-seat-2" title="Jetons">12\xa0500<', html)
+    assert re.search(r'data-testid="chips-seat-3" title="Jetons">0 · marqueur 1\xa0040<', html)
+    cage = logged_in(cashier)
+    cage.cookies[settings.LANGUAGE_COOKIE_NAME] = "ru"
+    html = cage.get(page(casino)).content.decode()
+    assert re.search(rf'data-testid="chips-{dupont.pk}">12\xa0500<', html)
+    assert re.search(rf'data-testid="marker-{owing.pk}" title="[^"]+">Маркер 1\xa0040<', html)
+    html = cage.get(reverse("cage:history", args=[dupont.pk])).content.decode()
+    assert 'data-testid="history-chips">12\xa0500<' in html
+    assert re.findall(r'<td class="num">([^<]*)</td>', html) == ["+12\xa0500", "12\xa0500"]
 
 
 def test_the_nav_leads_the_cashier_to_the_cage(cashier, croupier) -> None:

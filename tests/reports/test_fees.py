@@ -18,6 +18,7 @@ from reports.writers.csv import neutralise
 from tables.gaming_day import casino_calendar
 from tables.models import FeePosting, Player
 from tables.money import fees
+from tests.factories import TableFactory
 from tests.reports.helpers import csv_parts, run
 from tests.tables.play import open_floor
 
@@ -74,6 +75,8 @@ def test_fees_report_per_session_player_and_hour(night, table, club_table) -> No
     header, rows = csv_parts(body)
     assert result.rows == 4
     assert (header["Casino"], header["Hourly fee"]) == (casino.name, "30 per player-hour, every started hour")
+    # the casino's mode is the hourly fee, and neither table has a mode of its own
+    assert header["Hourly-fee tables"] == "Baccara 1, Club 1"
     cal = casino_calendar(casino)
     utc = lambda at: at.astimezone(dt.UTC).replace(microsecond=0).isoformat()  # noqa: E731
     s, c = str(floor.session.pk), str(club.session.pk)
@@ -188,3 +191,21 @@ def test_house_win_of_the_night(night, table, club_table) -> None:
         ["subtotal", day, "", "all tables", "", "", "", "0", "0", "60", "10", "70"],
         ["total", "period", "", "all tables", "", "", "", "0", "0", "60", "10", "70"],
     ]  # fmt: skip
+
+
+def test_the_fees_report_names_the_tables_billed_by_the_hour(history, table) -> None:
+    """A percentage casino with one hourly-fee table of its own (Table.levy_mode): only it is named."""
+    casino = table.casino
+    casino.hourly_fee_amount = 20
+    casino.save()
+    TableFactory(casino=casino, name="Salon horaire", levy_mode="hourly_fee")
+    TableFactory(casino=casino, name="Salon levé", levy_mode="percentage")
+    day = casino_calendar(casino).day_of(history.clean.settled_at)
+    header, _rows = csv_parts(run("fees", "csv", day, day, casino_id=casino.pk)[0])
+    assert header["Hourly-fee tables"] == "Salon horaire"
+    levy_header, _rows = csv_parts(run("levy", "csv", day, day, casino_id=casino.pk)[0])
+    assert levy_header["Not levied"] == (
+        "Salon horaire (hourly fee): their coups count here without a levy; "
+        "hourly fees are in the fees report"
+    )
+    assert levy_header["Levy rate"] == "500 basis points = 5.00 %"

@@ -154,7 +154,7 @@ def test_pdf_tables_paginate_with_their_headings_repeated(tmp_path) -> None:
     assert len(pages) >= 4
     assert all("Day" in page and "Chips" in page for page in pages)
     assert "Игрок 299" in pages[-1]  # names in Cyrillic (DejaVu Sans where the system has it)
-    assert "44 850" in pages[-1]  # the total, thousands apart by a thin space
+    assert "44,850" in pages[-1]  # the total, its thousands grouped in English, like every export
 
 
 @pytest.mark.poppler
@@ -164,5 +164,5 @@ def test_a_pdf_caps_its_data_rows_but_keeps_the_totals(tmp_path, monkeypatch) ->
     assert pdf_writer.write(_big(300), out, lambda *_: None) == 50
     text = "".join(_pages(out.getvalue(), tmp_path))
     assert "Игрок 49" in text and "Игрок 50" not in text
-    assert "44 850" in text  # the total of all 300
+    assert "44,850" in text  # the total of all 300
     assert "250 more data rows are not shown" in " ".join(text.split())

@@ -150,6 +150,8 @@ def test_levy_xlsx_has_typed_numbers_and_a_bold_totals_row_that_is_the_sum(paris
         [dt.datetime(2026, 11, 2), b.pk, "B", 2, 1, 360, 15],
     ]
     assert all(c.data_type == "n" for r in data for c in r[3:])  # numeric cells, not text
+    # chips and counts grouped in the reader's locale ("#,##0"); the table's id plain
+    assert [[c.number_format for c in r[1:]] for r in data] == [["General", "General", *["#,##0"] * 4]] * 3
     assert data[0][0].is_date and data[0][0].number_format == "yyyy-mm-dd"
     period = next(r for r in rows if r[0].value == "period" and r[2].value == "all tables")
     assert all(c.font.bold for c in period)
@@ -176,7 +178,7 @@ def test_levy_pdf_renders_and_shows_its_totals(paris, tmp_path) -> None:
     period = next(line for line in lines if line.split()[:1] == ["period"] and "all tables" in line)
     assert period.split("all tables")[1].split() == ["4", "3", "700", "30"]
     ytd = next(line for line in lines if line.lstrip().startswith("year to date") and "all tables" in line)
-    assert ytd.split("all tables")[1].split() == ["5", "4", "1", "700", "80"]  # 1 700: a thin space
+    assert ytd.split("all tables")[1].split() == ["5", "4", "1,700", "80"]  # in English, like every export
 
 
 def test_requests_that_cannot_be_produced_write_nothing(paris) -> None:

@@ -39,14 +39,19 @@ def test_a_known_history_raises_each_alert_once(history, table) -> None:
     by_key = {(a.kind, a.subject_key): a for a in Alert.objects.all()}
     flagged = by_key[(K.FLAGGED_COUP, f"coup:{history.flagged.pk}")]
     assert (flagged.coup, flagged.table, flagged.casino) == (history.flagged, table, table.casino)
-    assert flagged.summary == f"{table.name} · shoe 1 coup 2 was played against the rules"
+    coup_id = history.flagged.pk  # in every label: two sessions of a table both have a shoe 1 coup 2
+    assert flagged.summary == f"{table.name} · shoe 1 coup 2 (#{coup_id}) was played against the rules"
     win = by_key[(K.BIG_WIN, f"coup:{history.flagged.pk}")]
-    assert win.summary == f"{table.name} · shoe 1 coup 2: Player 1 (the bank) won 380 chips"
+    assert win.summary == f"{table.name} · shoe 1 coup 2 (#{coup_id}): Player 1 (the bank) won 380 chips"
     [rate] = [a for a in by_key.values() if a.kind == K.ERROR_RATE]
     assert rate.user == history.floor.croupier
-    assert rate.summary == "croupier: 1 step(s) against the rules in his last 3 coup(s), 33.3 %"
+    assert rate.summary == "croupier: 1 step(s) against the rules in their last 3 coup(s), 33.3 %"
     [alarm] = [a for a in by_key.values() if a.kind == K.SHOE_ALARM]
-    assert "closed after 19 of 312 cards (shoe damaged)" in alarm.summary
+    started = timezone.localtime(history.floor.shoe.shuffled_at, dt.UTC)  # the casino's zone: UTC
+    assert alarm.summary == (
+        f"{table.name} · shoe 1 of {started:%Y-%m-%d %H:%M}: reshuffled before 5/6 dealt "
+        "(closed after 19 of 312 cards (shoe damaged))"
+    )
     # every alert raised is an audit event of the system
     events = AuditEvent.objects.filter(action="review.alert.raise")
     assert events.count() == 5 and {e.actor_id for e in events} == {None}
@@ -82,7 +87,9 @@ def test_a_coup_unfinished_for_too_long(croupier, table) -> None:
     _raised(now + dt.timedelta(minutes=16))
     [alert] = Alert.objects.filter(kind=K.UNFINISHED_COUP)
     assert (alert.subject_key, alert.coup) == (f"coup:{coup.pk}", coup)
-    assert alert.summary == f"{table.name} · shoe 1 coup 1 unfinished for 16 min (awaiting correction)"
+    assert alert.summary == (
+        f"{table.name} · shoe 1 coup 1 (#{coup.pk}) unfinished for 16 min (awaiting correction)"
+    )
     _raised(now + dt.timedelta(minutes=30))
     assert kinds()[K.UNFINISHED_COUP] == 1
     # a casino's own threshold
@@ -179,6 +186,38 @@ def test_a_pit_boss_acknowledges_with_a_note_and_every_count_drops(client, pit_b
     page = client.get(reverse("review:alerts"))
     assert [a.pk for a in page.context["open"]] == [raised[1].pk]
     assert [a.pk for a in page.context["history"].object_list] == [alert.pk]
+
+
+def test_acknowledging_with_htmx_updates_the_pages_count_and_the_badge(client, pit_boss, raised) -> None:
+    first, second = raised
+    assert first.kind != second.kind
+    client.force_login(pit_boss)
+    page = client.get(reverse("review:alerts"), {"kind": first.kind}).content.decode()
+    assert '<span class="rv-count" id="alert-open-count" data-testid="open-count">1</span>' in page
+    assert f'<input type="hidden" name="kind" value="{first.kind}">' in page  # the filter goes along
+    url = reverse("review:alert_acknowledge", args=[first.pk])
+    # refused (no note): the counts come back as they were
+    refused = client.post(url, {"note": "", "kind": first.kind}, HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="alert-open-count" data-testid="open-count" hx-swap-oob="true">1</span>' in refused
+    assert 'id="nav-alert-count" data-testid="nav-alert-count" hx-swap-oob="true">2</span>' in refused
+    done = client.post(url, {"note": "seen", "kind": first.kind}, HTTP_HX_REQUEST="true").content.decode()
+    # the page's count (its kind: none left) and the top bar's badge (one left, of the other kind)
+    assert (
+        '<span class="rv-count" id="alert-open-count" data-testid="open-count" hx-swap-oob="true">0</span>'
+    ) in done
+    assert (
+        '<span class="nav-count nav-count-hot" id="nav-alert-count" data-testid="nav-alert-count" '
+        'hx-swap-oob="true">1</span>'
+    ) in done
+    # unfiltered, the last one: both reach 0
+    last = client.post(
+        reverse("review:alert_acknowledge", args=[second.pk]), {"note": "seen too"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert 'id="alert-open-count" data-testid="open-count" hx-swap-oob="true">0</span>' in last
+    assert (
+        '<span class="nav-count" id="nav-alert-count" data-testid="nav-alert-count" '
+        'hx-swap-oob="true">0</span>'
+    ) in last
 
 
 @pytest.mark.parametrize("note", ["", "   "])

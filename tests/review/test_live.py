@@ -7,6 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
@@ -99,21 +100,31 @@ def test_the_hold_per_gaming_day_against_the_expectation(client, pit_boss, histo
     assert (today.covered, today.levy, today.hold) == (700, 30, Fraction(30, 700))
     # kept in the rollups to a millionth of a chip (tables.TableDay.expected_levy_micro)
     assert today.expected_levy == Fraction(round(expected * 700 * 10**6), 10**6)
-    assert days[0].hold is None and days[0].hold_display == "—"
+    assert days[0].hold is None
 
     client.force_login(pit_boss)
     answer = client.get(reverse("review:charts"), {"casino": table.casino.pk, "days": 3})
     html = answer.content.decode()
     assert '<title id="hold-chart-title">Levy hold per gaming day against the expected levy</title>' in html
-    assert f"<title>{today.day:%Y-%m-%d}: hold 4.286 %</title>" in html
-    assert f"<title>{today.day:%Y-%m-%d}: expected {float(expected) * 100:.3f} %</title>" in html
+    assert f"<title>{today.day:%Y-%m-%d}: hold 4.286\xa0%</title>" in html
+    assert f"<title>{today.day:%Y-%m-%d}: expected {float(expected) * 100:.3f}\xa0%</title>" in html
+    # the table beside the chart: chips grouped, shares in the page's number format
+    assert '<td class="num">700</td><td class="num">30</td><td class="num">4.286\xa0%</td>' in html
+    assert "<td class=\"num\">—</td>" in html  # a day without coups has no hold
     assert '<desc id="hold-chart-desc">' in html and 'role="img"' in html
     assert html.count('class="chart-marker"') == 1  # no expectation on the days without coups
     chart = answer.context["hold_chart"]
     bar = chart.bars[-1]
     # the scale goes up to 5 %, in ticks of 1.25 %: the hold, 4.286 %, is that share of the plot
-    assert [t.text for t in chart.ticks] == ["0 %", "1.25 %", "2.5 %", "3.75 %", "5 %"]
+    assert [t.text for t in chart.ticks] == ["0\xa0%", "1.25\xa0%", "2.5\xa0%", "3.75\xa0%", "5\xa0%"]
     assert bar.height == pytest.approx((chart.height - 12 - 36) * 4.2857 / 5, abs=0.02)
+    # in French the scale, the bars' titles and the table say the decimal comma
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+    answer = client.get(reverse("review:charts"), {"casino": table.casino.pk, "days": 3})
+    assert [t.text for t in answer.context["hold_chart"].ticks] == [
+        "0\xa0%", "1,25\xa0%", "2,5\xa0%", "3,75\xa0%", "5\xa0%"
+    ]
+    assert '<td class="num">4,286\xa0%</td>' in answer.content.decode()
 
 
 def test_coups_per_hour_per_table(client, accountant, history, table) -> None:
@@ -140,19 +151,15 @@ def test_a_players_page(client, pit_boss, history, table) -> None:
         (240, "banker", -240),
         (120, "banker", -120),
     ]
-    assert (data.bets, data.staked, data.average_bet, data.average_bet_display) == (
-        3,
-        460,
-        Fraction(460, 3),
-        "153.3",
-    )
+    assert (data.bets, data.staked, data.average_bet) == (3, 460, Fraction(460, 3))
     assert data.chips.balance == 1000 - 120 - 240 + 100
     [session] = data.sessions
     assert session.place == "seat 2" and session.left_at is None
     assert data.banks_held == 0
     html = answer.content.decode()
-    assert 'data-testid="chips">740<' in html and 'data-testid="average-bet">153.3<' in html
-    assert "+100" in html
+    # the average stake to the whole chip (153.33… → 153), never "153.3" nor "300.0"
+    assert 'data-testid="chips">740<' in html and 'data-testid="average-bet">153<' in html
+    assert '<td class="num">+100</td>' in html and '<td class="num">-240</td>' in html
 
 
 def test_the_players_page_is_linked_where_players_appear(client, pit_boss, awaiting) -> None:

@@ -9,7 +9,7 @@ from audit.models import AuditEvent
 from ledger.models import Transaction
 from tables import services
 from tables.models import BankTax, Coup, CoupStep
-from tables.wording import SELF_REVIEW_REFUSAL
+from tables.wording import SELF_REVIEW_REFUSAL, say
 from tests.review.history import play_flagged
 from tests.tables.play import row_counts
 
@@ -30,7 +30,8 @@ def test_the_queue_lists_coups_awaiting_approval_oldest_first(client, pit_boss, 
         html.index(f'id="queue-coup-{second.pk}"'),
     )
     assert first_at < second_at
-    assert "BANKER_SHOULD_DRAW" in html and "The banker had to draw." in html
+    # the violation in words; its code only for programs (a data attribute, never read out)
+    assert '<li data-code="BANKER_SHOULD_DRAW">The banker had to draw.</li>' in html
     assert "Correction submitted by <strong>croupier</strong>" in html
     assert html.count(">Approve</button>") == 2 and html.count(">Reject</button>") == 2
     assert f'href="{reverse("review:coup", args=[awaiting.flagged.pk])}"' in html
@@ -68,11 +69,13 @@ def test_the_review_page_shows_the_coup_as_recorded_and_as_restored(client, pit_
     steps = [
         (line.step.index, line.step.kind, line.detail, line.step.actor.username) for line in review.steps
     ]
-    assert steps[0] == (1, "bank_declared", "bank 400 by seat 1 · Player 1 (banker)", "croupier")
+    assert steps[0] == (1, "bank_declared", "seat 1 · Player 1 (banker) banks 400", "croupier")
     assert steps[1] == (2, "bet", "seat 2 · Player 2 bets 240", "croupier")
     assert steps[10] == (11, "banker_stand", "", "croupier")
     assert review.steps[10].violations == [("BANKER_SHOULD_DRAW", "The banker had to draw.")]
-    assert steps[-1] == (13, "correction", "cards from the shoe: 4C; restored outcome: banker", "croupier")
+    assert steps[-1] == (13, "correction", "restored with 4C from the shoe: banker", "croupier")
+    # as the page says it: the card as its symbol, the outcome in words
+    assert say(review.steps[-1].detail) == "restored with 4♣ from the shoe: Banker wins"
     played, restored = review.played, review.restored
     assert (played.player_cards, played.banker_cards) == (("TH", "2C", "6D"), ("3S", "2H"))
     assert (played.player_total, played.banker_total, played.outcome) == (8, 5, "player")

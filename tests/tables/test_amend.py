@@ -196,7 +196,7 @@ def test_no_amendment_after_the_reveal(croupier, table) -> None:
         pytest.param(2, {"amount": 100}, "typo", "nothing to amend", id="same-value"),
         pytest.param(2, {"amount": 250}, "typo", "only 200 of the bank is left to cover", id="above-bank"),
         pytest.param(2, {"card": "5H"}, "typo", "amended with its amount", id="card-for-a-bet"),
-        pytest.param(2, {"seat": 1}, "typo", "cannot bet against his own bank", id="banker-bets"),
+        pytest.param(2, {"seat": 1}, "typo", "cannot bet against their own bank", id="banker-bets"),
         pytest.param(2, {"seat": 7}, "typo", "Nobody sits at seat 7", id="empty-seat"),
         pytest.param(4, {"amount": 5}, "typo", "amended with the card only", id="amount-for-a-card"),
     ],

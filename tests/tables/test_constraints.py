@@ -106,6 +106,14 @@ def test_table_name_is_unique_per_casino() -> None:
     assert f.TableFactory(name="Salon Privé").casino != table.casino  # another casino may reuse it
 
 
+def test_table_levy_mode_is_empty_or_a_casinos_levy_mode() -> None:
+    table = f.TableFactory()
+    assert_update_refused(table, levy_mode="tithe")
+    for mode in ("hourly_fee", "percentage", "none", ""):  # empty: the casino's
+        m.Table.objects.filter(pk=table.pk).update(levy_mode=mode)
+        assert m.Table.objects.get(pk=table.pk).levy_mode == mode
+
+
 @pytest.mark.parametrize("field,value", [("state", "ajar"), ("first_banker_method", "duel")])
 def test_table_refuses_unknown_choice(field: str, value: str) -> None:
     assert_update_refused(f.TableFactory(), **{field: value})

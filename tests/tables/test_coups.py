@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.utils import timezone
 
 from audit.models import AuditEvent
 from tables import services
-from tables.models import BankTax, Bet, Coup, Shoe, ShoeAlarm, ShoeCard
+from tables.models import BankTax, Bet, Coup, Seat, Shoe, ShoeAlarm, ShoeCard
 from tables.rules.coup import Code, NeedsCards
 from tables.selectors import coup_view, table_now
 from tables.services import Caller, ConfirmationRequired, CoupConflict, StepRequest
@@ -214,7 +215,7 @@ def test_another_tables_croupier_is_refused_and_nothing_changes(croupier, other_
     [
         ({"kind": K.BET, "seat": 2, "amount": 101}, "only 100 of the bank is left"),
         ({"kind": K.BET, "seat": 9, "amount": 10}, "Nobody sits at seat 9"),
-        ({"kind": K.BET, "seat": 1, "amount": 10}, "cannot bet against his own bank"),
+        ({"kind": K.BET, "seat": 1, "amount": 10}, "cannot bet against their own bank"),
         ({"kind": K.BET, "seat": 2, "amount": 0}, "positive whole number"),
         ({"kind": K.CARD_TO_PLAYER, "card": "9H"}, "card_to_player is not possible now"),
         ({"kind": K.BETS_CLOSED}, "bets_closed is not possible now"),
@@ -508,7 +509,11 @@ def test_a_punter_cannot_stake_the_same_chips_at_two_home_tables(croupier, home_
     two = open_floor(croupier, second, seats=(1, 3, 4), chips=100)
     player = one.players[2]
     services.seat_leave(actor=croupier, seat=two.seats[3])
-    services.seat_take(actor=croupier, session=two.session, player=player, number=2)  # he sits at both
+    # a player sits at one table at a time: the floor refuses him a second seat, naming the first
+    with pytest.raises(ValidationError, match=f"{player.display_name} is seated at {home_table.name}: "):
+        services.seat_take(actor=croupier, session=two.session, player=player, number=2)
+    # a seat at both from before that rule (or an imported history's): his chips still count once
+    Seat.objects.create(session=two.session, player=player, number=2, joined_at=timezone.now())
     coup = services.coup_start(actor=croupier, session=one.session, amount=100).coup
     step(one, coup, K.BET, seat=2, amount=100)  # all his 100 chips at the first table
     other = services.coup_start(actor=croupier, session=two.session, amount=50).coup

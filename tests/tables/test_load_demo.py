@@ -155,6 +155,20 @@ def table_names(user: Any) -> list[str]:
     return [t.name for t in croupier_tables(user=user)]
 
 
+def test_load_demo_charges_the_club_table_by_the_hour_and_the_others_the_casinos_way() -> None:
+    load()
+    modes = {t.name: (t.levy_mode, t.effective_levy_mode) for t in Table.objects.filter(game="chemin-de-fer")}
+    assert modes == {
+        "Casino table": ("", "percentage"),
+        "Classic table": ("", "percentage"),
+        "Club table": ("hourly_fee", "hourly_fee"),
+        "Home table": ("", "percentage"),
+    }
+    casino = Casino.objects.get()
+    assert (casino.levy_mode, casino.levy_rate_bp, casino.hourly_fee_amount) == ("percentage", 500, 20)
+    assert (casino.hourly_fee_basis, casino.hourly_fee_billing) == ("per_player_hour", "started_hour")
+
+
 def test_load_demo_has_a_table_of_each_older_game_a_coup_can_start_at() -> None:
     """A newcomer plays a coup of each older game from the browser: the table exists with its
     house settings, the croupier is on shift there, and once he opens it and seats two demo players
@@ -179,6 +193,9 @@ def test_load_demo_has_a_table_of_each_older_game_a_coup_can_start_at() -> None:
             game_coups.game_fund_collect(actor=croupier, session=session)
         coup = game_coups.game_coup_start(actor=croupier, session=session).coup
         assert (coup.game, coup.banker) == (table.game, players[0])
+        # a player is at one table at a time: this one closes before they sit at the next
+        game_coups.game_coup_void(actor=croupier, coup=coup, reason="the demo is checked")
+        services.table_session_close(actor=croupier, session=session)
     assert sorted(GameCoup.objects.values_list("table__name", flat=True)) == [
         "Landsknecht 1",
         "Macao 1",

@@ -37,7 +37,7 @@ def test_a_spectator_may_not_take_the_whole_bank_before_the_seated(croupier, tab
     spectator = floor.spectators[0].pk
     assert refused(floor, coup, spectator=spectator, amount=100) == {
         "spectator": [
-            "Spectators bet only on what is left once every seated punter has had his turn: "
+            "Spectators bet only on what is left once every seated punter has had a turn: "
             "seats 4, 3, 2 to go (or say the seated round is over)."
         ]
     }

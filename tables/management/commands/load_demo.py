@@ -1,6 +1,7 @@
 """``python manage.py load_demo``: a small demo casino for local use. Idempotent.
 
-Creates (only what is missing) one casino, one table per built-in profile and one per older game
+Creates (only what is missing) one casino, one table per built-in profile (the club's charged an
+hourly fee, the others the casino's 5 % levy where their profile levies one) and one per older game
 (Macao, Landsknecht, old baccarat: ``GAME_TABLES``), the demo staff with
 fixed passwords, the croupier's assignment to every demo table for the current shift and a few
 players, each bought in at the cage once (so they can bank and bet straight away). Every write goes
@@ -44,6 +45,12 @@ SEATS = {"casino": 12}
 # both table settings, off elsewhere, so the demo shows them next to the plain tables.
 HOUSE_BANK = {"casino"}
 PASSED_BANK_AUCTION = {"casino"}
+# The club's demo table is charged by the hour (a table's own levy mode; the casino's is the 5 %
+# levy): the fees report has figures after a demo night. Its coups carry no levy (the club
+# profile's card money is 0 here).
+LEVY_MODES = {"club": Table.LevyMode.HOURLY_FEE}
+#: the casino's hourly fee, per player and started hour, at its hourly-fee tables
+DEMO_HOURLY_FEE = 20
 SHIFT = dt.timedelta(hours=8)
 #: the older games' demo tables (docs/games/): name → (game, house settings); they take the classic
 #: profile, whose rules they do not use (a table has a profile), and 9 seats
@@ -81,7 +88,12 @@ class Command(BaseCommand):
                 services.staff_password_set(actor=system, user=user, password=password)
 
         casino = Casino.objects.filter(name=CASINO_NAME).first() or services.casino_create(
-            actor=system, name=CASINO_NAME, currency_label="chips", chip_unit=1, levy_rate_bp=500
+            actor=system,
+            name=CASINO_NAME,
+            currency_label="chips",
+            chip_unit=1,
+            levy_rate_bp=500,
+            hourly_fee_amount=DEMO_HOURLY_FEE,
         )
         tables = {}
         for profile in builtin_profiles():
@@ -96,6 +108,7 @@ class Command(BaseCommand):
                 seat_count=SEATS.get(profile.slug, 9),
                 house_bank=profile.slug in HOUSE_BANK,
                 passed_bank_auction=profile.slug in PASSED_BANK_AUCTION,
+                levy_mode=LEVY_MODES.get(profile.slug, ""),
             )
         classic = next(p for p in builtin_profiles() if p.slug == "classic")
         for name, (game, game_settings) in GAME_TABLES.items():

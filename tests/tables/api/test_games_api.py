@@ -384,7 +384,7 @@ def test_a_step_the_machine_refuses_writes_nothing(game_table, croupier) -> None
     coup = start(api, macao)
     path = f"/game-coups/{coup['id']}/steps/"
     assert refuse(api, path, {"kind": "stand", "expected_steps": 0}, status=400)["detail"].startswith(
-        "Every player gets his first card"
+        "Every player gets a first card"
     )
     assert field_errors(
         refuse(api, path, {"kind": "deal", "card": "1X", "expected_steps": 0}, status=400)

@@ -50,7 +50,7 @@ def test_a_spectators_bet_through_the_api(croupier, table) -> None:
     body = {"step": step, "kind": "bet", "spectator": spectator, "amount": 100}
     assert field_errors(api.refuse(f"/coups/{cid}/steps/", body, status=400)) == {
         "spectator": [
-            "Spectators bet only on what is left once every seated punter has had his turn: "
+            "Spectators bet only on what is left once every seated punter has had a turn: "
             "seats 4, 3, 2 to go (or say the seated round is over)."
         ]
     }

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from audit.models import AuditEvent
 from ledger.models import Account, Transaction
 from ledger.selectors import player_available
+from ledger.services import cage_buy_in
 from tables.lifecycle import CoupConflict
 from tables.models import GameCoup, GameStep
 from tables.services import game_coups as svc
@@ -52,7 +53,7 @@ def test_macao_coup_settles_three_units_for_a_nine(game_table, croupier):
 def test_an_illegal_step_is_refused_and_nothing_written(game_table, croupier):
     _table, session, _players = game_table("macao", players=2)
     coup = svc.game_coup_start(actor=croupier, session=session).coup
-    with pytest.raises(ValidationError, match="Every player gets his first card"):
+    with pytest.raises(ValidationError, match="Every player gets a first card"):
         svc.game_step_record(actor=croupier, coup=coup, payload={"kind": "stand"})
     with pytest.raises(ValidationError, match="is not a card"):
         svc.game_step_record(actor=croupier, coup=coup, payload={"kind": "deal", "card": "1X"})
@@ -136,9 +137,20 @@ def test_old_baccarat_pooled_tie_goes_through_the_pool(game_table, croupier):
 
 
 def test_a_stake_nobody_can_pay_is_refused(game_table, croupier):
-    _table, session, players = game_table("old-baccarat", players=2, chips=0)
+    table, session, players = game_table("old-baccarat", players=2, chips=0)
+    # nobody holds a chip: no coup starts (leaving them out, nobody would be left to play)
+    with pytest.raises(ValidationError) as refused:
+        svc.game_coup_start(actor=croupier, session=session)
+    assert refused.value.messages == [
+        "Too few of the seated players hold chips to play a coup (a banker and a punter): "
+        "a buy-in at the cage comes first."
+    ]
+    assert not GameCoup.objects.exists()
+    # each holds 5: both play, and a stake above what the punter holds is refused when it is laid
+    for p in players:
+        cage_buy_in(casino=table.casino, player=p, amount=5, actor=croupier, key=f"five:{p.pk}")
     coup = svc.game_coup_start(actor=croupier, session=session).coup
-    with pytest.raises(ValidationError, match="holds 0 chips and could lose 10"):
+    with pytest.raises(ValidationError, match="holds 5 chips and could lose 10"):
         svc.game_step_record(
             actor=croupier,
             coup=coup,

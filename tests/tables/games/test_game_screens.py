@@ -10,11 +10,13 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
 from audit.models import AuditEvent
 from tables import services
 from tables.models import GameCoup, GameStep, Seat, Shoe, Table
 from tables.services import game_coups as svc
+from tables.wording import CLOSE_GAME_COUP_IN_PLAY
 
 pytestmark = pytest.mark.django_db
 
@@ -115,7 +117,7 @@ def test_an_illegal_step_is_shown_and_nothing_written(game_table, as_croupier, c
     events = AuditEvent.objects.count()
     answer = step(as_croupier, coup, kind="stand")
     assert answer.status_code == 400
-    assert "Every player gets his first card" in answer.content.decode()
+    assert "Every player gets a first card" in answer.content.decode()
     dealt_to = coup.seating["punters"][0]  # the first card goes to the first punter
     answer = step(as_croupier, coup, kind="deal", player=dealt_to, typed="1X")
     html = answer.content.decode()
@@ -218,11 +220,18 @@ def test_seats_are_taken_and_left_through_the_floors_views(game_table, as_croupi
 def test_closing_the_session_with_a_game_coup_open_is_refused(game_table, as_croupier, croupier):
     table, session, _players = game_table("macao", players=2)
     coup = svc.game_coup_start(actor=croupier, session=session).coup
-    with pytest.raises(ValidationError, match="finish or void it before closing the table"):
+    with pytest.raises(ValidationError) as refused:
         services.table_session_close(actor=croupier, session=session)
+    # the refusal names the ways out: the croupier's void here, the pit boss's on the review page
+    assert refused.value.messages == [CLOSE_GAME_COUP_IN_PLAY]
+    assert CLOSE_GAME_COUP_IN_PLAY == (
+        "A coup is still being played: the croupier finishes it or voids it (“Void coup…” on this "
+        "screen), or a pit boss voids it (“Void the coup” on the coup's review page, reached from the "
+        "dashboard). Then the table can be closed."
+    )
     answer = as_croupier.post(reverse("floor:session_close", args=[table.pk]), {"reason": ""}, **HTMX)
     assert answer.status_code == 400
-    assert "finish or void it before closing the table" in answer.content.decode()
+    assert escape(CLOSE_GAME_COUP_IN_PLAY) in answer.content.decode()
     session.refresh_from_db()
     assert session.closed_at is None
     svc.game_coup_void(actor=croupier, coup=coup, reason="the table closes")
@@ -307,3 +316,39 @@ def test_a_card_for_the_wrong_seat_is_refused(game_table, as_croupier, croupier)
         answer.content.decode()
     )
     assert GameStep.objects.filter(coup=coup).count() == 0
+
+
+def _points(html: str) -> list[str]:
+    return re.findall(r'data-testid="game-points">([^<]*)<', html)
+
+
+def test_each_hand_shows_what_decides_it_as_its_game_counts(game_table, as_croupier, croupier):
+    """The engine's own count beside each hand's cards (tables.rules.game_play.GamePlay.scores):
+    Macao's points (a hand over 9 is over under the house's plain count), Landsknecht's rank for
+    each side, old baccarat's last digit with the count the players say."""
+    _, session, players = game_table("macao", players=3)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    keys = [svc.player_key(p) for p in (*players[1:], players[0])]  # the deal: punters, then the banker
+    for key, card in zip(keys, ("9H", "TD", "4S"), strict=True):
+        step(as_croupier, coup, kind="deal", player=key, card=card)
+    html = step(as_croupier, coup, kind="draw", player=keys[0], card="5D").content.decode()
+    assert _points(html) == ["over 9", "0", "4"]
+
+    _, session, players = game_table("landsknecht", players=2)
+    svc.game_fund_collect(actor=croupier, session=session)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    step(as_croupier, coup, kind="stake", amount="20")
+    step(as_croupier, coup, kind="cover", player=svc.player_key(players[1]), amount="20")
+    step(as_croupier, coup, kind="close")
+    for card in ("KS", "TH"):
+        html = step(as_croupier, coup, kind="card", card=card).content.decode()
+    assert _points(html) == ["K", "10"] and html.count(">wins on<") == 2
+
+    _, session, players = game_table("old-baccarat", players=2)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    punter = svc.player_key(players[1])
+    step(as_croupier, coup, kind="stake", player=punter, amount="20")
+    step(as_croupier, coup, kind="cut", player=punter)
+    for card in ("6C", "5S", "KD", "AH"):  # the punter, the banker, the punter, the banker
+        html = step(as_croupier, coup, kind="card", card=card).content.decode()
+    assert _points(html) == ["6", "6"] and ">16 in all<" in html

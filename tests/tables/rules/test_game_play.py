@@ -11,7 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tables.rules.game_play import FUND, PLAYS, POOL, Seating, StepRefused, play_for, settle_check
+from tables.rules.game_play import (
+    FUND,
+    PLAYS,
+    POOL,
+    HandScore,
+    Seating,
+    StepRefused,
+    play_for,
+    settle_check,
+)
 
 HOUSES: dict[str, list[dict[str, Any]]] = {
     "macao": [{}, {"unit": 25}, {"count": "modulo"}, {"max_cards": 3}, {"banker_collects": "one"},
@@ -157,3 +166,66 @@ def test_next_seating_follows_each_game() -> None:
     assert macao.next_seating(state, seated) == Seating("player-3", ("player-1", "player-2"))
     assert macao.outcome(state) == "punters"
     assert settle_check(macao.transfers(state)) == {"player-3": 30, "player-1": 20, "player-2": -50}
+
+
+# ------------------------------------------------------------------ what decides each hand (the screen)
+def _after(slug: str, house: dict[str, Any], seating: Seating, steps: list[Any]) -> Any:
+    play = play_for(slug)
+    return play.scores(play.replay(play.settings(house), seating, steps))
+
+
+MACAO_DEAL = [{"kind": "deal", "card": c} for c in ("9H", "TD", "4S", "3C")]
+
+
+def test_a_macao_hand_scores_its_points_and_over_9_under_the_bust_count() -> None:
+    seating = Seating("b", ("p1", "p2", "p3"))  # the deal: p1, p2, p3, then the banker
+    steps = [*MACAO_DEAL, {"kind": "draw", "card": "5D"}]  # p1: 9 and 5, over 9
+    assert _after("macao", {}, seating, steps) == {
+        "p1": HandScore(points=None, over=True),
+        "p2": HandScore(points=0),
+        "p3": HandScore(points=4),
+        "b": HandScore(points=3),
+    }
+    # the house that counts the last digit, as baccarat does: 14 is 4
+    assert _after("macao", {"count": "modulo"}, seating, steps)["p1"] == HandScore(points=4)
+
+
+def test_a_macao_hand_not_dealt_yet_has_no_score() -> None:
+    assert _after("macao", {}, Seating("b", ("p1", "p2")), MACAO_DEAL[:2]) == {
+        "p1": HandScore(points=9),
+        "p2": HandScore(points=0),
+    }
+
+
+def test_a_landsknecht_side_scores_the_rank_that_wins_for_it() -> None:
+    seating = Seating("b", ("p1", "p2"))
+    steps = [
+        {"kind": "stake", "amount": 10},
+        {"kind": "cover", "player": "p1", "amount": 10},
+        {"kind": "close"},
+    ]
+    assert _after("landsknecht", {}, seating, steps) == {}
+    turned = [*steps, *({"kind": "card", "card": c} for c in ("KS", "TH", "3D"))]
+    # the banker's king, the punters' ten; the 3 between decides nothing
+    assert _after("landsknecht", {}, seating, turned) == {
+        "b": HandScore(rank="K"),
+        "punters": HandScore(rank="T"),
+    }
+
+
+def test_an_old_baccarat_hand_scores_the_last_digit_of_its_count() -> None:
+    seating = Seating("b", ("p1", "p2", "p3"))
+    steps = [
+        *({"kind": "stake", "player": p, "amount": 10} for p in ("p1", "p2", "p3")),
+        {"kind": "cut", "player": "p1"},
+        # dealt p1, p2, p3, the banker, then back: p3, p2, p1, the banker
+        *({"kind": "card", "card": c} for c in ("2H", "4D", "6C", "5S", "KD", "TC", "3S", "AH")),
+    ]
+    assert _after("old-baccarat", {}, seating, steps) == {
+        "p1": HandScore(points=5),  # 2 and 3
+        "p2": HandScore(points=4, count=14),  # 4 and a ten, which counts 10
+        "p3": HandScore(points=6, count=16),  # 6 and a king
+        "b": HandScore(points=6),  # 5 and an ace
+    }
+    buying = [*steps, {"kind": "draw", "player": "p3"}, {"kind": "card", "card": "9D"}]
+    assert _after("old-baccarat", {}, seating, buying)["p3"] == HandScore(points=5, count=25)

@@ -144,7 +144,7 @@ def test_banker_natural_after_the_player_asked_for_a_card() -> None:
         ),
         (
             [Step(K.BANK_DECLARED, amount=100, punter="b"), Step(K.BET, punter="b", amount=10)],
-            "cannot bet against his own bank",
+            "cannot bet against their own bank",
         ),
         ([Step(K.BANK_DECLARED, amount=100, punter="b"), Step(K.BETS_CLOSED)], "bets_closed is not possible"),
         (

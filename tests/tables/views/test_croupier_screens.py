@@ -3,13 +3,15 @@ partials, the confirm flow, stale tablets, refused input (with nothing written).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from tables.models import BankTurn, Bet, Coup, Seat, SessionPause, Shoe, ShoeCard, Spectator
+from tables import services
+from tables.models import BankTurn, Bet, Coup, Seat, SessionPause, Shoe, ShoeCard, Spectator, TableSession
 from tests.factories import PlayerFactory, UserFactory
 from tests.tables.play import Floor, open_floor, play, row_counts, seat_number, shoe_dealt_down_to
 
@@ -169,6 +171,31 @@ def test_seating_a_new_player_is_all_or_nothing(floor, table, as_croupier) -> No
     assert response.status_code == 400
     assert "Seat 2 is taken." in response.content.decode()
     assert row_counts() == before  # the new player was not created either
+
+
+def test_the_seating_forms_fold_behind_one_button_while_play_goes_on(croupier, table, as_croupier) -> None:
+    """Open before the session's first shoe (players still sitting down), folded once it has
+    started (they are taller than the seat list), open again when one of them shows a refusal."""
+    as_croupier.post(reverse("floor:session_open", args=[table.pk]), **HTMX)
+    opened = 'data-testid="seating-tools" open>'
+    assert opened in as_croupier.get(page_url(table)).content.decode()  # nobody seated yet
+    session = TableSession.objects.get(table=table, closed_at__isnull=True)
+    for number in (1, 2):
+        services.seat_take(
+            actor=croupier, session=session, player=PlayerFactory(casino=table.casino), number=number
+        )
+    assert opened in as_croupier.get(page_url(table)).content.decode()  # seated, no shoe yet
+    profile = table.profile
+    burnt = ("2C", "3C", "4C")[: profile.burn_cards_min]
+    services.shoe_start(actor=croupier, session=session, decks=profile.decks_allowed[0], burnt_cards=burnt)
+    html = as_croupier.get(page_url(table)).content.decode()
+    assert 'data-testid="seating-tools">' in html and 'data-testid="seat-form"' in html
+    taken = as_croupier.post(
+        reverse("floor:seat_take", args=[table.pk]), {"number": 2, "new_name": "Ann"}, **HTMX
+    )
+    assert taken.status_code == 400 and opened in taken.content.decode()
+    nobody = as_croupier.post(reverse("floor:spectator_join", args=[table.pk]), {"new_name": ""}, **HTMX)
+    assert nobody.status_code == 400 and opened in nobody.content.decode()
 
 
 def test_seating_an_existing_player_and_a_spectator_leaving(floor, table, as_croupier) -> None:
@@ -428,7 +455,7 @@ def test_the_bank_is_passed_and_its_minimum_shown(floor, table, as_croupier) -> 
     html = as_croupier.post(reverse("floor:bank_pass", args=[table.pk]), **HTMX).content.decode()
     # the taker of a passed bank sets his own at the casino (RULES.md §7)
     assert 'data-testid="offer-minimum">1<' in html and "passed the bank" in html
-    assert "sets his own bank" in html and 'data-testid="auction-bank"' not in html
+    assert "sets the bank: at least" in html and 'data-testid="auction-bank"' not in html
 
 
 def test_the_first_banker_by_auction_names_his_bank(croupier, table, as_croupier) -> None:
@@ -511,7 +538,7 @@ def test_an_impossible_card_raises_an_alarm_on_the_screen(croupier, club_table, 
     for kind in ("card_to_player", "card_to_banker", "card_to_player"):
         response = send(as_croupier, coup, kind=kind, card="as")
     html = response.content.decode()
-    assert 'data-testid="alarm"' in html and "AS seen 3 times; a 2-deck shoe holds 2" in html
+    assert 'data-testid="alarm"' in html and "A♠ seen 3 times; a 2-deck shoe holds 2" in html
 
 
 def test_pause_and_resume(floor, table, as_croupier) -> None:
@@ -603,3 +630,78 @@ def test_garbage_input_never_breaks_a_screen(floor, table, as_croupier, data) ->
             response = as_croupier.post(url, data, **extra)
             assert response.status_code < 500, (url, data, response.status_code)
     assert as_croupier.post(reverse("floor:coup_step", args=[table.pk, 999999]), data).status_code == 404
+
+
+# ------------------------------------------------------------------ a bank withdrawn, and what it says
+def test_withdrawing_the_bank_says_what_happened(floor, table, as_croupier) -> None:
+    coup = start(as_croupier, floor, 150)
+    url = reverse("floor:coup_withdraw", args=[table.pk, coup.pk])
+    response = as_croupier.post(url, {"expected_step": coup.step_count}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.WITHDRAWN
+    assert (
+        '<div class="notice notice-warn" role="status" data-testid="notice">The bank of 150 was withdrawn '
+        "without a deal: nobody bet. Player 1 keeps the bank (the next bank at least 150).</div>"
+    ) in html
+    # without JavaScript: the table page after the redirect says it once
+    second = start(as_croupier, floor, 200)
+    done = as_croupier.post(reverse("floor:coup_withdraw", args=[table.pk, second.pk]), {})
+    assert done.status_code == 303
+    page = as_croupier.get(done["Location"]).content.decode()
+    assert "The bank of 200 was withdrawn without a deal: nobody bet. Player 1 keeps the bank" in page
+    assert "The bank of 200 was withdrawn" not in as_croupier.get(page_url(table)).content.decode()
+
+
+def test_a_refused_withdrawal_says_no_such_thing(floor, table, as_croupier) -> None:
+    coup = start(as_croupier, floor, 150)
+    send(as_croupier, coup, kind="bet", punter="seat-2", amount=50)
+    before = row_counts()
+    response = as_croupier.post(reverse("floor:coup_withdraw", args=[table.pk, coup.pk]), {}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "Bets stand on this bank: it is played, not withdrawn (a pit boss may void the coup)." in html
+    assert "was withdrawn" not in html and row_counts() == before
+
+
+# ------------------------------------------------------- restoring: only the cards still needed
+def test_a_restoration_needing_no_card_asks_for_none(floor, table, as_croupier) -> None:
+    # the banker holds 7 against a player standing on 6: he must stand, and draws
+    coup = play(
+        floor, bank=100, bets=[(2, 100)], cards=("3H", "4S", "3C", "3D"),
+        player="stand", banker="draw", banker_card="9C", confirm=True,
+    )  # fmt: skip
+    assert coup.state == Coup.State.AWAITING_CORRECTION
+    html = as_croupier.get(page_url(table)).content.decode()
+    assert 'data-testid="restored-outcome"><strong>Banker wins</strong>, 6 to 7<' in html
+    assert 'data-testid="restore-cards"' not in html and "Cards dealt from the shoe" not in html
+    assert 'data-testid="needs-cards"' not in html and 'data-testid="restore-card-form"' not in html
+    assert 'data-testid="submit-restore"' in html
+
+
+def test_after_a_rejection_the_cards_already_dealt_are_not_asked_for_again(
+    floor, table, as_croupier, pit_boss
+) -> None:
+    coup = play(
+        floor, bank=100, bets=[(2, 100)], cards=("TH", "3S", "2C", "2H"),
+        player="draw", player_card="6D", banker="stand", confirm=True,
+    )  # fmt: skip
+    url = reverse("floor:coup_restore", args=[table.pk, coup.pk])
+    assert as_croupier.post(url, {"action": "submit", "cards": "4C"}, **HTMX).status_code == 200
+    services.correction_reject(actor=pit_boss, coup=coup, reason="check the banker's hand")
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.AWAITING_CORRECTION
+    html = as_croupier.get(page_url(table)).content.decode()
+    # the 4♣ the rejected restoration took is on the table: entered already, nothing more needed
+    assert re.search(r'data-testid="restore-cards"><span class="pcard pcard-mini">4♣</span></p>', html)
+    assert 'data-testid="restore-cards-kept"' in html
+    assert '<input type="hidden" name="cards" value="4C">' in html
+    assert 'data-testid="needs-cards"' not in html and 'data-testid="submit-restore"' in html
+    # the croupier takes it out (it was the mistake): the game needs one card again
+    undone = as_croupier.post(url, {"action": "undo", "cards": "4C"}, **HTMX).content.decode()
+    assert 'data-testid="needs-cards"><strong>1</strong> more card needed' in undone
+    assert 'data-testid="restore-cards-kept"' not in undone
+    # submitted again with it: the card is not counted out of the shoe twice
+    assert as_croupier.post(url, {"action": "submit", "cards": "4C"}, **HTMX).status_code == 200
+    assert ShoeCard.objects.filter(coup=coup, card="4C", replaced_by__isnull=True).count() == 1

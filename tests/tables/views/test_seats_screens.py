@@ -77,7 +77,7 @@ def test_a_spectator_row_asks_whether_the_seated_round_is_over(croupier, table, 
     before = row_counts()
     response = bet(as_croupier, coup, punter=key, amount=100)
     assert response.status_code == 400
-    assert "once every seated punter has had his turn: seats 4, 3, 2 to go" in response.content.decode()
+    assert "once every seated punter has had a turn: seats 4, 3, 2 to go" in response.content.decode()
     assert row_counts() == before
     assert bet(as_croupier, coup, punter="seat-3", amount=40).status_code == 200
     assert bet(as_croupier, coup, punter=key, amount=60, seated_round_over="1").status_code == 200
