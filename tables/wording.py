@@ -184,9 +184,14 @@ def amend_change(payload: dict[str, Any], names: Mapping[str, str]) -> str:
 #: what each violation code means, once the step is recorded
 VIOLATION_TEXT: dict[str, str] = {
     Code.BANK_BELOW_MINIMUM: gettext_noop("The bank was under the table's minimum bank."),
+    Code.BANK_ABOVE_LIMIT: gettext_noop("The bank was above the house limit."),
     Code.SPECTATOR_BET_NOT_ALLOWED: gettext_noop(
         "A spectator bet, or called banco, where the table's rules forbid it."
     ),
+    Code.SPECTATOR_BEFORE_SEATED: gettext_noop(
+        "A spectator bet before the seated punters had had their turn."
+    ),
+    Code.SUIVI_NOT_ALLOWED: gettext_noop("A banco suivi was claimed where the table's rules have none."),
     Code.BETS_EXCEED_BANK: gettext_noop("The bets add up to more than the bank."),
     Code.WRONG_ACTIVE_PUNTER: gettext_noop("The wrong punter played the hand."),
     Code.NATURAL_NOT_SHOWN: gettext_noop("A natural (8 or 9 on two cards) was not shown at once."),
@@ -248,6 +253,11 @@ def violation_text(violation: Violation, state: CoupProgress, tr: Translate = _e
     if code is Code.BANK_BELOW_MINIMUM and state.bank is not None:
         text = gettext_noop("The bank of {bank} is under the {profile} profile's minimum bank of {minimum}.")
         return tr(text).format(bank=state.bank, profile=profile.slug, minimum=profile.min_bank)
+    if code is Code.BANK_ABOVE_LIMIT and state.bank is not None and state.house_limit is not None:
+        text = gettext_noop("The bank of {bank} is above the house limit of {limit}.")
+        return tr(text).format(bank=state.bank, limit=state.house_limit)
+    if code is Code.SUIVI_NOT_ALLOWED:
+        return tr(gettext_noop("The {profile} profile has no banco suivi.")).format(profile=profile.slug)
     if code is Code.SPECTATOR_BET_NOT_ALLOWED:
         if not profile.spectators_bet:
             text = gettext_noop("Spectators may not bet under the {profile} profile.")
@@ -395,6 +405,8 @@ GAME_STEP_LABELS = {
     "stand": gettext_noop("Stand"),
     "stake": gettext_noop("Stake"),
     "cover": gettext_noop("Cover"),
+    # Landsknecht: a punter agrees to share the stake with the other punters who cover it
+    "consent": gettext_noop("Agrees to share"),
     "close": gettext_noop("Close the covers"),
     "card": gettext_noop("Card"),
     "decide": gettext_noop("Decide"),
@@ -409,10 +421,14 @@ GAME_STEP_NAMES = {
     "stand": gettext_noop("stand"),
     "stake": gettext_noop("stake"),
     "cover": gettext_noop("cover"),
+    "consent": gettext_noop("consent"),
     "close": gettext_noop("close"),
     "card": gettext_noop("card"),
     "decide": gettext_noop("decide"),
     "cut": gettext_noop("cut"),
+    # old baccarat's machine: a newcomer joining with the banker's permission, a punter leaving
+    "permit": gettext_noop("permit"),
+    "leave": gettext_noop("leave"),
 }
 GAME_CHOICE_LABELS = {"take": gettext_noop("Take the pot"), "again": gettext_noop("Play again")}
 #: an older game's coup's outcome (``GameCoup.outcome``)

@@ -245,6 +245,7 @@ GAME_STEP_FIELDS: dict[str, dict[str, frozenset[str]]] = {
     "landsknecht": {
         "stake": frozenset({"amount"}),
         "cover": frozenset({"player", "amount"}),
+        "consent": frozenset({"player"}),
         "close": frozenset(),
         "card": frozenset({"card"}),
         "decide": frozenset({"decision"}),

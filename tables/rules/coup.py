@@ -33,10 +33,15 @@ class Code(StrEnum):
     """Violation codes. A violation is something that happened at the table against the rules:
     it is recorded, flagged and (for game violations) restored — never refused in a recorded
     history. (A live table refuses the procedural ones outright: a spectator's forbidden bet, a
-    bank under the minimum, bets beyond the bank; a record of them is flagged instead.)"""
+    bank under the minimum or above the house limit, a banco suivi the profile lacks, a
+    spectator's bet before the seated round is over, bets beyond the bank; a record of them is
+    flagged instead.)"""
 
     BANK_BELOW_MINIMUM = "BANK_BELOW_MINIMUM"
+    BANK_ABOVE_LIMIT = "BANK_ABOVE_LIMIT"
     SPECTATOR_BET_NOT_ALLOWED = "SPECTATOR_BET_NOT_ALLOWED"
+    SPECTATOR_BEFORE_SEATED = "SPECTATOR_BEFORE_SEATED"
+    SUIVI_NOT_ALLOWED = "SUIVI_NOT_ALLOWED"
     BETS_EXCEED_BANK = "BETS_EXCEED_BANK"
     WRONG_ACTIVE_PUNTER = "WRONG_ACTIVE_PUNTER"
     NATURAL_NOT_SHOWN = "NATURAL_NOT_SHOWN"
@@ -52,7 +57,10 @@ class Code(StrEnum):
 NON_GAME_CODES = frozenset(
     {
         Code.BANK_BELOW_MINIMUM,
+        Code.BANK_ABOVE_LIMIT,
         Code.SPECTATOR_BET_NOT_ALLOWED,
+        Code.SPECTATOR_BEFORE_SEATED,
+        Code.SUIVI_NOT_ALLOWED,
         Code.BETS_EXCEED_BANK,
         Code.WRONG_ACTIVE_PUNTER,
     }

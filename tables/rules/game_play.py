@@ -151,7 +151,10 @@ def _settings_from(kind: type[S], data: Mapping[str, Any]) -> S:
                     raise ValueError(f"{name} is true or false, not {value!r}")
             elif isinstance(default, int) and type(value) is not int:
                 raise ValueError(f"{name} is a whole number, not {value!r}")
-            elif isinstance(default, Enum) and value not in {m.value for m in type(default)}:
+            # a list or an object is no setting's word either (and unhashable: no exception text)
+            elif isinstance(default, Enum) and (
+                type(value) is not str or value not in {m.value for m in type(default)}
+            ):
                 allowed = ", ".join(m.value for m in type(default))
                 raise ValueError(f"{name} is one of {allowed}, not {value!r}")
             values[name] = type(default)(value) if not isinstance(default, bool | int) else value
@@ -426,6 +429,8 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
             move = landsknecht.PutStake(_amount(payload))
         elif kind == "cover":
             move = landsknecht.Cover(_player(payload), _amount(payload))
+        elif kind == "consent":
+            move = landsknecht.Consent(_player(payload))
         elif kind == "close":
             move = landsknecht.CloseCovers()
         elif kind == "card":
@@ -437,7 +442,10 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
                 raise StepRefused(said("the winning banker decides take or again")) from None
         else:
             raise StepRefused(
-                said("a Landsknecht step is stake, cover, close, card or decide, not {kind!r}", kind=kind)
+                said(
+                    "a Landsknecht step is stake, cover, consent, close, card or decide, not {kind!r}",
+                    kind=kind,
+                )
             )
         try:
             return landsknecht.apply(state, move)
@@ -461,13 +469,18 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
             return (Option("stake", t.banker, amounts=amounts, min_amount=min(amounts)),)
         if phase is landsknecht.Phase.COVER:
             left = state.stake - state.covered
+            # a second punter covers only once every sharer agreed (the machine's own rule), and
+            # the croupier records each consent as its own step
             out = [
                 Option(
                     "cover", p, amounts=tuple(sorted({left, left // 2} - {0})), min_amount=1, max_amount=left
                 )
                 for p in state.table.punters
-                if left > 0 and not any(c.punter == p for c in state.covers)
+                if left > 0
+                and not any(c.punter == p for c in state.covers)
+                and landsknecht.split_refusal(state, p) is None
             ]
+            out += [Option("consent", m.punter) for m in moves if isinstance(m, landsknecht.Consent)]
             return (*out, Option("close"))
         if phase is landsknecht.Phase.DEAL:
             return (Option("card", cards=tuple(m.card for m in moves if isinstance(m, landsknecht.Deal))),)
@@ -595,6 +608,10 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
         staked = {s.player for s in machine.punters}
         m = machine.settings.min_stake
         for opt in old_baccarat.next_moves(machine):
+            if opt.kind in (old_baccarat.Kind.PERMIT, old_baccarat.Kind.LEAVE):
+                # the machine's newcomer-with-permission and leaving steps (RULES.md §11) are not
+                # offered by the floor yet: its seating changes between coups
+                continue
             if opt.kind is old_baccarat.Kind.STAKE:
                 out += [
                     Option("stake", p, amounts=(m, 2 * m, 5 * m, 10 * m), min_amount=m)
@@ -637,9 +654,7 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
         return games.old_baccarat_verdict_to_dict(old_baccarat.judge(parsed, settings), record.get("id"))
 
     def outcome(self, state: tuple[old_baccarat.State, tuple[str, ...]]) -> str:
-        verdict = self._verdict(state)
-        won = {r.result is old_baccarat.PunterResult.WIN for r in verdict.results}
-        return "punters" if won == {True} else "banker" if won == {False} else "split"
+        return old_baccarat.outcome_of(self._verdict(state)) or "void"
 
     def next_banker(self, state: tuple[old_baccarat.State, tuple[str, ...]]) -> str:
         # the source names no rotation for old baccarat: the banker keeps the bank until he gives it up

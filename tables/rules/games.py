@@ -149,7 +149,17 @@ def _judge_macao(data: Mapping[str, Any]) -> dict[str, Any]:
     return macao.verdict_to_dict(macao.judge(record, rules), data.get("id"))
 
 
+_read_landsknecht_fund_return = _reader(landsknecht.fund_return_from_dict)
+
+
 def _judge_landsknecht(data: Mapping[str, Any]) -> dict[str, Any]:
+    # a line is a coup, or the fund's return at the end of play (its "kind" says so; its rule is
+    # the record's own, so house settings play no part in it)
+    if data.get("kind") == landsknecht.FUND_RETURN_KIND:
+        returned = _read_landsknecht_fund_return(data)
+        house_settings_of("landsknecht", data)  # a malformed settings object is still malformed
+        judged = landsknecht.judge_fund_return(returned)
+        return landsknecht.fund_return_verdict_to_dict(judged, data.get("id"))
     record = _read_landsknecht(data)
     house = house_settings_of("landsknecht", data)
     verdict = landsknecht.judge(record) if house is None else landsknecht.judge(record, house)
@@ -159,13 +169,11 @@ def _judge_landsknecht(data: Mapping[str, Any]) -> dict[str, Any]:
 def old_baccarat_verdict_to_dict(verdict: old_baccarat.Verdict, record_id: Any = None) -> dict[str, Any]:
     """Old baccarat's verdict in the games' shared frame (docs/coup-record.md). Every punter
     plays the banker on his own: ``outcome`` is ``banker`` (every stake to the banker, ties
-    included), ``punters`` (every punter won) or ``split``; null, with no settlement, when a
+    included), ``punters`` (every punter won) or ``split`` (a pooled tie is one); null, with no
+    settlement, when a
     violation holds the coup for the pit boss. The pool is the party ``"pool"`` and nets zero."""
     settled = verdict.settlement
-    outcome: str | None = None
-    if verdict.ok and verdict.results:
-        won = {r.result is old_baccarat.PunterResult.WIN for r in verdict.results}
-        outcome = "punters" if won == {True} else "banker" if won == {False} else "split"
+    outcome = old_baccarat.outcome_of(verdict)
     return {
         "id": record_id,
         "game": old_baccarat.GAME,

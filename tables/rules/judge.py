@@ -24,7 +24,13 @@ from tables.rules.coup import (
     Verdict,
     Violation,
 )
-from tables.rules.procedure import bank_violation, spectator_violation
+from tables.rules.procedure import (
+    bank_violation,
+    limit_violation,
+    seated_after_spectator,
+    spectator_violation,
+    suivi_violation,
+)
 from tables.rules.profiles import NaturalTie, Profile
 from tables.rules.settlement import LevyTerms, active_punter, settle
 from tables.rules.tableau import STOOD, Requirement, Tableau
@@ -40,15 +46,18 @@ _DECIDED = (Action.DRAW, Action.STAND)
 # is declared, the bets are made, then the cards are played)
 _ORDER = {
     Code.BANK_BELOW_MINIMUM: 0,
-    Code.SPECTATOR_BET_NOT_ALLOWED: 1,
-    Code.BETS_EXCEED_BANK: 2,
-    Code.WRONG_ACTIVE_PUNTER: 3,
-    Code.NATURAL_NOT_SHOWN: 4,
-    Code.CARD_AFTER_NATURAL: 5,
-    Code.PLAYER_SHOULD_DRAW: 6,
-    Code.PLAYER_SHOULD_STAND: 6,
-    Code.BANKER_SHOULD_DRAW: 7,
-    Code.BANKER_SHOULD_STAND: 7,
+    Code.BANK_ABOVE_LIMIT: 1,
+    Code.SPECTATOR_BET_NOT_ALLOWED: 2,
+    Code.SPECTATOR_BEFORE_SEATED: 3,
+    Code.SUIVI_NOT_ALLOWED: 4,
+    Code.BETS_EXCEED_BANK: 5,
+    Code.WRONG_ACTIVE_PUNTER: 6,
+    Code.NATURAL_NOT_SHOWN: 7,
+    Code.CARD_AFTER_NATURAL: 8,
+    Code.PLAYER_SHOULD_DRAW: 9,
+    Code.PLAYER_SHOULD_STAND: 9,
+    Code.BANKER_SHOULD_DRAW: 10,
+    Code.BANKER_SHOULD_STAND: 10,
 }
 
 
@@ -112,14 +121,27 @@ def judge_coup(record: CoupRecord, rules: Rules, *, levy: LevyTerms | None = Non
     profile = rules.profile
 
     violations: list[Violation] = []
-    # procedural codes (the bank's minimum, who may bet): a live table refuses them, a recorded
-    # coup is flagged and still judged, settled and restored as recorded (COUP_RECORD.md)
+    # procedural codes (the bank's minimum and limit, who may bet and when, a banco suivi): a
+    # live table refuses them, a recorded coup is flagged and still judged, settled and restored
+    # as recorded (COUP_RECORD.md)
     low = bank_violation(profile, record.bank)
     if low is not None:
         violations.append(low)
+    if record.house_limit is not None:
+        high = limit_violation(record.bank, record.house_limit)
+        if high is not None:
+            violations.append(high)
     spectator = spectator_violation(profile, record.bets, banco=record.banco)
     if spectator is not None:
         violations.append(spectator)
+    if len(record.bets) > 1:  # one bet (every banco) cannot come in the wrong order
+        early = seated_after_spectator(record.bets)
+        if early is not None:
+            violations.append(early)
+    if record.banco_suivi:
+        suivi = suivi_violation(profile, banco_suivi=True)
+        if suivi is not None:
+            violations.append(suivi)
     covered = 0
     for bet in record.bets:
         covered += bet.amount

@@ -19,14 +19,26 @@ the covers, the cards in the order turned and, after a banker win, his decision.
   and the settlement (integer chip transfers summing to zero; the fund is the party ``"fund"``);
 * the odds: :func:`exact_odds` (an exact enumeration of the shoe) and :func:`monte_carlo`.
 
-Pure Python: no Django, nothing of the project but :mod:`tables.rules.cards`.
+The rulings on what the source left open (docs/games/landsknecht.md, "Rulings") hold in both
+judges:
+card positions are facts (the first card is the banker's, the second the punters'; a card that
+cannot be read is a finding at its position and holds the coup, and the next card never takes its
+place); every judgeable finding is reported; the banker plays his stake against the fund when the
+punters refuse it, whatever ``fund_backs_uncovered`` says; a stake is shared among punters only with
+their recorded consent (:class:`Consent`), the fund answering for the rest without it; a table
+without a punter is a bad table; at the end of play the fund goes back to those who paid into it
+(:func:`fund_return`, in proportion to what each paid unless the house names another rule).
+
+Pure Python: no Django, nothing of the project but :mod:`tables.rules.cards` and
+:mod:`tables.rules.sentence`.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
@@ -34,19 +46,24 @@ from math import sqrt
 from typing import Any
 
 from tables.rules.cards import ALL_CARDS, POINTS, RANKS
-from tables.rules.sentence import Card, Word, said
+from tables.rules.sentence import Card, Listing, Word, said
 
 __all__ = [
     "FUND",
+    "FUND_RETURN_KIND",
     "AfterTake",
     "AgainStake",
     "CloseCovers",
     "Code",
+    "Consent",
     "Cover",
     "Deal",
     "Decide",
     "Decision",
     "Doublet",
+    "FundReturn",
+    "FundReturnRecord",
+    "FundReturnVerdict",
     "HouseSettings",
     "IllegalMove",
     "LandsknechtOdds",
@@ -66,7 +83,12 @@ __all__ = [
     "apply",
     "exact_odds",
     "fund_payins",
+    "fund_return",
+    "fund_return_from_dict",
+    "fund_return_to_dict",
+    "fund_return_verdict_to_dict",
     "judge",
+    "judge_fund_return",
     "monte_carlo",
     "next_moves",
     "next_table",
@@ -74,6 +96,7 @@ __all__ = [
     "record_from_dict",
     "record_to_dict",
     "refusal",
+    "split_refusal",
     "start",
     "to_record",
     "verdict_to_dict",
@@ -117,6 +140,16 @@ class AgainStake(StrEnum):
     WHOLE_POT = "whole-pot"
 
 
+class FundReturn(StrEnum):
+    """How the reserve fund goes back to the players when play ends."""
+
+    #: in proportion to what each paid in ("вносит заранее оговорённую сумму в запасной фонд": the
+    #: fund is theirs, so what is left of it is shared as they paid)
+    PROPORTIONAL = "proportional"
+    #: a house's other rule: equal shares to every player who paid in, whatever he paid
+    EQUAL = "equal"
+
+
 @dataclass(frozen=True, slots=True)
 class HouseSettings:
     """A house's Landsknecht. Every default is the source's reading; see each field's comment.
@@ -128,7 +161,10 @@ class HouseSettings:
     each player pays into the fund before play, 10 chips (see :func:`fund_payins`).
     ``fund_backs_uncovered``: "за остальную часть ставки отвечает запасной фонд" and "он имеет право
     играть на капитал запасного фонда" -- the fund covers what the punters leave, up to its balance
-    (True); False keeps the uncovered part out of play, as in chemin de fer.
+    (True); False keeps the uncovered part out of play, as in chemin de fer. It is only about the
+    part of a stake the punters leave uncovered: a stake every punter refuses is played against the
+    fund under either setting.
+    ``fund_return``: how the fund goes back to those who paid into it when play ends.
     """
 
     decks: int = 2
@@ -138,6 +174,7 @@ class HouseSettings:
     after_take: AfterTake = AfterTake.SAME_OR_MINIMUM
     again_stake: AgainStake = AgainStake.ANY
     fund_backs_uncovered: bool = True
+    fund_return: FundReturn = FundReturn.PROPORTIONAL
 
     def __post_init__(self) -> None:
         if self.decks < 1:
@@ -168,6 +205,9 @@ class Decision(StrEnum):
 
 
 class Outcome(StrEnum):
+    """How the coup ended. A coup whose outcome the record cannot tell (a card that could have
+    decided cannot be read) has none: the judge's ``outcome`` is None, the coup held."""
+
     BANKER = "banker"
     PUNTERS = "punters"
     STANDOFF = "standoff"  # a doublet under Doublet.STANDOFF
@@ -199,15 +239,27 @@ class Cover:
 
 
 @dataclass(frozen=True, slots=True)
+class Consent:
+    """A punter agrees to share the banker's stake with other punters, a recorded step: the stake
+    may be split among several punters only with their consent ("разрешается, чтобы ставка была
+    разделена между несколькими понтерами", "только с их согласия")."""  # noqa: RUF002
+
+    punter: str
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     """One coup as the croupier enters it. ``cards`` are in the order turned: the banker's (right),
-    the punters' (left), then the cards dealt between them."""
+    the punters' (left), then the cards dealt between them; each position is a fact, whatever is
+    written there. ``consent`` names the punters who agreed to share the stake (a stake covered by
+    several punters needs every one of them)."""
 
     table: Table
     stake: int
     covers: tuple[Cover, ...] = ()
     cards: tuple[str, ...] = ()
     decision: Decision | None = None
+    consent: tuple[str, ...] = ()
 
 
 class Code(StrEnum):
@@ -220,6 +272,14 @@ class Code(StrEnum):
     COVER_TWICE = "cover-twice"
     COVER_NOT_POSITIVE = "cover-not-positive"
     COVERS_EXCEED_STAKE = "covers-exceed-stake"
+    #: a stake shared among punters without the recorded consent of one of them
+    SPLIT_WITHOUT_CONSENT = "split-without-consent"
+    #: a consent recorded for someone who is not a punter at the table
+    CONSENT_BY_NON_PUNTER = "consent-by-non-punter"
+    #: a fund return record with a negative fund or a payment into it that is not positive
+    BAD_FUND_RETURN = "bad-fund-return"
+    #: a fund return whose amounts differ from what its rule gives
+    FUND_RETURN_WRONG = "fund-return-wrong"
     BAD_CARD = "bad-card"
     IMPOSSIBLE_CARD = "impossible-card"
     CARDS_AFTER_DECISION = "cards-after-decision"
@@ -258,11 +318,14 @@ class Settlement:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The judge's answer. ``deciding_card`` is the index in ``cards`` of the card that decided
-    (None if nothing did); ``bank_passes`` whether the next coup has a new banker (None while
-    undecided); ``fund_after`` the fund's balance once settled."""
+    """The judge's answer. ``outcome`` is None when the coup is held: a card of the record cannot
+    be read, so nothing is settled (``settlement`` is empty, and null in JSON). ``deciding_card``
+    is the index in ``cards`` of the card that decided (None if nothing did, or if an unreadable
+    card before it leaves that open);
+    ``bank_passes`` whether the next coup has a new banker (None while undecided or held);
+    ``fund_after`` the fund's balance once settled."""
 
-    outcome: Outcome
+    outcome: Outcome | None
     violations: tuple[Violation, ...]
     settlement: Settlement
     at_risk: int  # the banker's stake actually in play: the covers plus the fund's part
@@ -275,6 +338,10 @@ class Verdict:
     def clean(self) -> bool:
         return not self.violations
 
+    @property
+    def held(self) -> bool:
+        return self.outcome is None
+
 
 # ---------------------------------------------------------------------------------------------
 # Rules shared by the machine and the judge
@@ -285,67 +352,105 @@ def rank_of(card: str) -> str:
     return card[0]
 
 
-def _table_refusal(table: Table, settings: HouseSettings) -> str | None:
+def _table_faults(table: Table, settings: HouseSettings) -> list[str]:
+    """Everything wrong with ``table`` (each a sentence): one fault does not hide another."""
     names = [table.banker, *table.punters]
+    out: list[str] = []
+    if not table.punters:
+        # "Остальные игроки называются понтеры": a banker alone has nobody to cover his stake, and
+        # the fund is the punters' money, not a player
+        out.append(said("a Landsknecht table needs at least one punter besides the banker"))
     if any(not n for n in names):
-        return said("every player needs a name")
+        out.append(said("every player needs a name"))
     if FUND in names:
-        return said("{fund!r} is the reserve fund's name, not a player's", fund=FUND)
+        out.append(said("{fund!r} is the reserve fund's name, not a player's", fund=FUND))
     if len(set(names)) != len(names):
-        return said("a player sits once, and the banker is not among the punters")
+        out.append(said("a player sits once, and the banker is not among the punters"))
     if table.fund < 0:
-        return said("the fund's balance is not negative")
+        out.append(said("the fund's balance is not negative"))
     if table.opening is Opening.NEW_BANK and table.previous != 0:
-        return said("a new bank has no previous sum")
+        out.append(said("a new bank has no previous sum"))
     if table.opening is not Opening.NEW_BANK and table.previous < 1:
-        return said("an opening {opening} needs the previous sum (positive chips)", opening=table.opening)
-    if table.opening is not Opening.NEW_BANK and table.previous < settings.min_stake:
+        out.append(
+            said("an opening {opening} needs the previous sum (positive chips)", opening=table.opening)
+        )
+    elif table.opening is not Opening.NEW_BANK and table.previous < settings.min_stake:
         # a pot or a take is at least one stake; below the minimum the history is wrong (and a
         # whole-pot stake could never be put)
-        return said(
-            "the previous sum ({previous}) is below the minimum stake of {minimum}",
-            previous=table.previous,
-            minimum=settings.min_stake,
+        out.append(
+            said(
+                "the previous sum ({previous}) is below the minimum stake of {minimum}",
+                previous=table.previous,
+                minimum=settings.min_stake,
+            )
         )
-    return None
+    return out
 
 
-def _stake_refusal(table: Table, stake: int, settings: HouseSettings) -> tuple[Code, str] | None:
+def _table_refusal(table: Table, settings: HouseSettings) -> str | None:
+    faults = _table_faults(table, settings)
+    return faults[0] if faults else None
+
+
+def _stake_faults(table: Table, stake: int, settings: HouseSettings) -> list[tuple[Code, str]]:
+    """Every rule ``stake`` breaks (a stake of 5 after a take of 200 is both below the minimum
+    and not the sum taken: two findings)."""
+    out: list[tuple[Code, str]] = []
     if stake < settings.min_stake:
-        return Code.STAKE_BELOW_MINIMUM, said(
-            "the stake must be at least the minimum of {minimum}", minimum=settings.min_stake
+        out.append(
+            (
+                Code.STAKE_BELOW_MINIMUM,
+                said("the stake must be at least the minimum of {minimum}", minimum=settings.min_stake),
+            )
         )
     if (
         table.opening is Opening.AFTER_TAKE
         and settings.after_take is AfterTake.SAME_OR_MINIMUM
         and stake not in (table.previous, settings.min_stake)
     ):
-        return Code.STAKE_NOT_ALLOWED, said(
-            "after a take the next bank stakes the sum just taken ({previous}) or the minimum "
-            "({minimum}), not {stake}",
-            previous=table.previous,
-            minimum=settings.min_stake,
-            stake=stake,
+        out.append(
+            (
+                Code.STAKE_NOT_ALLOWED,
+                said(
+                    "after a take the next bank stakes the sum just taken ({previous}) or the minimum "
+                    "({minimum}), not {stake}",
+                    previous=table.previous,
+                    minimum=settings.min_stake,
+                    stake=stake,
+                ),
+            )
         )
     if (
         table.opening is Opening.AGAIN
         and settings.again_stake is AgainStake.WHOLE_POT
         and stake != table.previous
     ):
-        return (
-            Code.STAKE_NOT_ALLOWED,
-            said(
-                "a banker who stays lets the whole pot ({pot}) ride, not {stake}",
-                pot=table.previous,
-                stake=stake,
-            ),
+        out.append(
+            (
+                Code.STAKE_NOT_ALLOWED,
+                said(
+                    "a banker who stays lets the whole pot ({pot}) ride, not {stake}",
+                    pot=table.previous,
+                    stake=stake,
+                ),
+            )
         )
-    return None
+    return out
+
+
+def _stake_refusal(table: Table, stake: int, settings: HouseSettings) -> tuple[Code, str] | None:
+    faults = _stake_faults(table, stake, settings)
+    return faults[0] if faults else None
 
 
 def _fund_cover(table: Table, stake: int, covered_by_punters: int, settings: HouseSettings) -> int:
-    """The fund answers for what the punters leave, up to its balance (when the house says so)."""
-    if not settings.fund_backs_uncovered:
+    """What the fund answers for, up to its balance.
+
+    When the punters refuse the stake altogether the banker plays it against the fund ("Если
+    игроки отказываются понтировать сумму, предложенную банкомётом, то он имеет право играть на
+    капитал запасного фонда") under either setting; ``fund_backs_uncovered`` is only about the
+    part of a stake the punters leave once one of them has covered some of it."""
+    if covered_by_punters > 0 and not settings.fund_backs_uncovered:
         return 0
     return max(0, min(stake - covered_by_punters, table.fund))
 
@@ -369,6 +474,100 @@ def fund_payins(players: Iterable[str], settings: HouseSettings) -> Settlement:
     return Settlement(tuple(Transfer(p, FUND, settings.fund_due) for p in players))
 
 
+def fund_return(
+    paid: Sequence[tuple[str, int]], balance: int, rule: FundReturn = FundReturn.PROPORTIONAL
+) -> Settlement:
+    """The fund's ``balance`` back to those who paid into it when play ends: ``paid`` is each
+    payer's total in the order they first paid. ``PROPORTIONAL`` gives each ``balance * paid /
+    total``; ``EQUAL`` the same share to each payer. Whole chips: every payer gets the floor of his
+    share and the chips left over go one each to the largest remainders (ties: the earlier payer),
+    so the fund is empty after it. Raises ValueError for a negative balance or a payment that is
+    not positive (no consistent history has one)."""
+    if balance < 0:
+        raise ValueError(said("the fund's balance is not negative"))
+    totals: dict[str, int] = {}
+    for name, amount in paid:
+        if amount < 1:
+            raise ValueError(
+                said(
+                    "{player}'s payment of {amount} into the fund is not positive", player=name, amount=amount
+                )
+            )
+        totals[name] = totals.get(name, 0) + amount
+    if balance == 0 or not totals:
+        return Settlement()
+    weights = totals if rule is FundReturn.PROPORTIONAL else dict.fromkeys(totals, 1)
+    whole = sum(weights.values())
+    shares = {name: balance * w // whole for name, w in weights.items()}
+    left = balance - sum(shares.values())
+    order = sorted(weights, key=lambda name: -(balance * weights[name] % whole))  # stable: payers' order
+    for name in order[:left]:
+        shares[name] += 1
+    return Settlement(tuple(Transfer(FUND, name, share) for name, share in shares.items() if share > 0))
+
+
+@dataclass(frozen=True, slots=True)
+class FundReturnRecord:
+    """The fund returned at the end of play, as the croupier enters it: what the fund holds, what
+    each player paid into it (in the order paid), the rule the house returns it by (the record
+    says which) and, when entered, what each player was given back."""
+
+    fund: int
+    paid: tuple[tuple[str, int], ...]
+    rule: FundReturn = FundReturn.PROPORTIONAL
+    returned: tuple[tuple[str, int], ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FundReturnVerdict:
+    violations: tuple[Violation, ...]
+    settlement: Settlement
+
+
+def judge_fund_return(record: FundReturnRecord) -> FundReturnVerdict:
+    """The fund's return under the record's own rule; a ``returned`` that differs from it is
+    ``fund-return-wrong`` (the settlement is the rule's). A negative fund or a payment that is not
+    positive is ``bad-fund-return``, and nothing is returned."""
+    out: list[Violation] = []
+    if record.fund < 0:
+        out.append(Violation(Code.BAD_FUND_RETURN, said("the fund's balance is not negative")))
+    for name, amount in record.paid:
+        if amount < 1:
+            out.append(
+                Violation(
+                    Code.BAD_FUND_RETURN,
+                    said(
+                        "{player}'s payment of {amount} into the fund is not positive",
+                        player=name,
+                        amount=amount,
+                    ),
+                )
+            )
+    if out:
+        return FundReturnVerdict(tuple(out), Settlement())
+    settlement = fund_return(record.paid, record.fund, record.rule)
+    if record.returned is not None:
+        due = {t.payee: t.amount for t in settlement.transfers}
+        given: dict[str, int] = {}
+        for name, amount in record.returned:
+            given[name] = given.get(name, 0) + amount
+        for name in dict.fromkeys([*due, *given]):
+            if due.get(name, 0) != given.get(name, 0):
+                out.append(
+                    Violation(
+                        Code.FUND_RETURN_WRONG,
+                        said(
+                            "{player} was given {given} of the fund, the {rule} rule gives {due}",
+                            player=name,
+                            given=given.get(name, 0),
+                            rule=record.rule.value,
+                            due=due.get(name, 0),
+                        ),
+                    )
+                )
+    return FundReturnVerdict(tuple(out), settlement)
+
+
 # ---------------------------------------------------------------------------------------------
 # The live machine
 
@@ -388,7 +587,8 @@ class PutStake:
 
 @dataclass(frozen=True, slots=True)
 class CloseCovers:
-    """No more covers: the fund answers for the rest (or nothing was covered: the coup is void)."""
+    """No more covers: the fund answers for the rest, or for the whole stake if every punter
+    refused it (with nothing in the fund and nothing covered, the coup is void)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,7 +601,7 @@ class Decide:
     decision: Decision
 
 
-Move = PutStake | Cover | CloseCovers | Deal | Decide
+Move = PutStake | Cover | Consent | CloseCovers | Deal | Decide
 
 
 class IllegalMove(ValueError):
@@ -419,6 +619,7 @@ class State:
     cards: tuple[str, ...] = ()
     outcome: Outcome = Outcome.UNDECIDED
     decision: Decision | None = None
+    consent: tuple[str, ...] = ()
 
     @property
     def covered(self) -> int:
@@ -459,6 +660,14 @@ def refusal(state: State, move: Move) -> str | None:
         left = state.stake - state.covered
         if move.amount > left:
             return said("only {left} of the stake is left to cover", left=left)
+        return split_refusal(state, move.punter)
+    if isinstance(move, Consent):
+        if state.phase is not Phase.COVER:
+            return said("a punter agrees to share the stake while it is covered (now: {phase})", phase=phase)
+        if move.punter not in state.table.punters:
+            return said("{punter!r} is not a punter at this table", punter=move.punter)
+        if move.punter in state.consent:
+            return said("{punter} has already agreed to share the stake", punter=move.punter)
         return None
     if isinstance(move, CloseCovers):
         return (
@@ -470,6 +679,8 @@ def refusal(state: State, move: Move) -> str | None:
         if state.phase is not Phase.DEAL:
             return said("no card is turned now (now: {phase})", phase=phase)
         if move.card not in POINTS:
+            # refused, not read as another card: the next card turned takes this position, never
+            # the one after it
             return said("bad card {card!r}", card=move.card)
         if state.seen[move.card] >= state.settings.decks:
             return said(
@@ -483,6 +694,21 @@ def refusal(state: State, move: Move) -> str | None:
     return None
 
 
+def split_refusal(state: State, punter: str) -> str | None:
+    """Why ``punter`` may not cover now although the amount is fine: the stake would be shared
+    among several punters without every one of them having agreed (only with their consent)."""
+    sharing = [c.punter for c in state.covers if c.punter != punter]
+    if not sharing:
+        return None  # the first to cover needs nobody's consent
+    missing = [p for p in dict.fromkeys([*sharing, punter]) if p not in state.consent]
+    if not missing:
+        return None
+    return said(
+        "the stake is shared among punters only with their consent; not agreed yet: {names}",
+        names=Listing(missing),
+    )
+
+
 def apply(state: State, move: Move) -> State:
     """``state`` after ``move``; raises :class:`IllegalMove` (with the reason) if it is not allowed."""
     reason = refusal(state, move)
@@ -492,6 +718,8 @@ def apply(state: State, move: Move) -> State:
         return replace(state, phase=Phase.COVER, stake=move.amount)
     if isinstance(move, Cover):
         return replace(state, covers=(*state.covers, move))
+    if isinstance(move, Consent):
+        return replace(state, consent=(*state.consent, move.punter))
     if isinstance(move, CloseCovers):
         fund = _fund_cover(state.table, state.stake, state.covered, state.settings)
         if state.covered + fund == 0:
@@ -550,8 +778,11 @@ def next_moves(state: State) -> tuple[Move, ...]:
         moves: list[Move] = []
         if left > 0:
             for p in state.table.punters:
-                if not any(c.punter == p for c in state.covers):
+                if not any(c.punter == p for c in state.covers) and split_refusal(state, p) is None:
                     moves += [Cover(p, a) for a in sorted({left, left // 2}) if a > 0]
+            # a consent matters only while some of the stake is left for a second punter to cover
+            if len(state.table.punters) > 1:
+                moves += [Consent(p) for p in state.table.punters if p not in state.consent]
         moves.append(CloseCovers())
         return tuple(moves)
     if phase is Phase.DEAL:
@@ -565,7 +796,7 @@ def next_moves(state: State) -> tuple[Move, ...]:
 
 def to_record(state: State) -> Record:
     """The record of the coup so far (complete once the phase is OVER)."""
-    return Record(state.table, state.stake, state.covers, state.cards, state.decision)
+    return Record(state.table, state.stake, state.covers, state.cards, state.decision, state.consent)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -574,79 +805,144 @@ def to_record(state: State) -> Record:
 
 def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:
     """Replay ``record`` under ``settings``: every violation in table order (table, stake, covers,
-    cards, decision), the outcome as played and its settlement.
+    consent, cards, decision), the outcome as played and its settlement.
 
-    The outcome is what the cards say even when the record breaks a rule (a bad card code is
-    skipped): the pit boss sees both, as for chemin de fer. Covers by non-punters are settled as
-    played (the money was on the table), except the banker's own, which puts nothing at risk; the
-    fund answers only for the rest of the stake.
+    Every finding that can be judged is reported: a bad table or a bad stake does not stop the
+    judging of the covers, the cards or the decision. The outcome is what the cards say even when
+    the record breaks a rule, so the pit boss sees both, as for chemin de fer; but a card that
+    cannot be read is a fact at its position, not a gap the next card closes, and it holds the
+    coup: no outcome, no settlement (what it leaves known, such as who won when it lies after the
+    deciding card, is still judged: the cards after the decision, the banker's decision). Covers
+    by non-punters are settled as played (the money was on the table), except the banker's own,
+    which puts nothing at risk; a punter's share of a stake split without his consent is not in
+    play, and the fund answers for the rest instead.
     """
     s = settings or HouseSettings()
     table = record.table
-    out: list[Violation] = []
-    reason = _table_refusal(table, s)
-    if reason:
-        out.append(Violation(Code.BAD_TABLE, reason))
-    found = _stake_refusal(table, record.stake, s)
-    if found:
-        out.append(Violation(*found))
+    out: list[Violation] = [Violation(Code.BAD_TABLE, reason) for reason in _table_faults(table, s)]
+    out += [Violation(code, reason) for code, reason in _stake_faults(table, record.stake, s)]
     covered = 0
     who: set[str] = set()
     for c in record.covers:
         if c.punter not in table.punters:
-            out.append(Violation(Code.COVER_BY_NON_PUNTER, f"{c.punter!r} is not a punter at this table"))
+            out.append(
+                Violation(
+                    Code.COVER_BY_NON_PUNTER,
+                    said("{punter!r} is not a punter at this table", punter=c.punter),
+                )
+            )
         if c.punter in who:
-            out.append(Violation(Code.COVER_TWICE, f"{c.punter} covered twice"))
+            out.append(Violation(Code.COVER_TWICE, said("{punter} covered twice", punter=c.punter)))
         who.add(c.punter)
         if c.amount < 1:
             out.append(
-                Violation(Code.COVER_NOT_POSITIVE, f"{c.punter}'s cover of {c.amount} is not positive")
+                Violation(
+                    Code.COVER_NOT_POSITIVE,
+                    said("{punter}'s cover of {amount} is not positive", punter=c.punter, amount=c.amount),
+                )
             )
         if c.punter != table.banker:  # a banker's "cover" of his own stake puts nothing at risk
             covered += max(c.amount, 0)
     if covered > record.stake:
         out.append(
-            Violation(Code.COVERS_EXCEED_STAKE, f"covers of {covered} exceed the stake of {record.stake}")
+            Violation(
+                Code.COVERS_EXCEED_STAKE,
+                said("covers of {covered} exceed the stake of {stake}", covered=covered, stake=record.stake),
+            )
         )
-    fund_cover = _fund_cover(table, record.stake, covered, s)
-    at_risk = covered + fund_cover
+    for name in dict.fromkeys(record.consent):
+        if name not in table.punters:
+            out.append(
+                Violation(
+                    Code.CONSENT_BY_NON_PUNTER,
+                    said(
+                        "{punter!r} agreed to share the stake but is not a punter at this table", punter=name
+                    ),
+                )
+            )
+    played = [c for c in record.covers if c.amount > 0 and c.punter != table.banker]
+    # the punters who share the stake, in the order they first covered
+    sharing = list(dict.fromkeys(c.punter for c in played if c.punter in table.punters))
+    missing = [p for p in sharing if p not in record.consent] if len(sharing) > 1 else []
+    for name in missing:
+        out.append(
+            Violation(
+                Code.SPLIT_WITHOUT_CONSENT,
+                said("the stake was shared with {punter}, who had not agreed to share it", punter=name),
+            )
+        )
+    if missing:
+        # "Если согласия не последует, то за остальную часть ставки отвечает запасной фонд": the
+        # first punter's cover stands, the others' are not in play, the fund answers for the rest
+        played = [c for c in played if c.punter not in table.punters or c.punter == sharing[0]]
+    in_play = sum(c.amount for c in played)
+    fund_cover = _fund_cover(table, record.stake, in_play, s)
+    at_risk = in_play + fund_cover
 
-    good: list[tuple[int, str]] = []
     for i, card in enumerate(record.cards):
-        if card in POINTS:
-            good.append((i, card))
-        else:
-            out.append(Violation(Code.BAD_CARD, f"card {i + 1}: bad card {card!r}"))
-    counts = Counter(c for _, c in good)
+        if card not in POINTS:
+            out.append(
+                Violation(
+                    Code.BAD_CARD, said("card {position}: bad card {card!r}", position=i + 1, card=card)
+                )
+            )
+    counts = Counter(c for c in record.cards if c in POINTS)
     for card in ALL_CARDS:
         if counts[card] > s.decks:
             out.append(
-                Violation(Code.IMPOSSIBLE_CARD, f"{card} seen {counts[card]} times, the shoe holds {s.decks}")
+                Violation(
+                    Code.IMPOSSIBLE_CARD,
+                    said(
+                        "{card} seen {times} times, the shoe holds {decks}",
+                        card=Card(card),
+                        times=counts[card],
+                        decks=s.decks,
+                    ),
+                )
             )
 
-    outcome, deciding = Outcome.UNDECIDED, None
+    told: Outcome | None  # what the cards tell, None where an unreadable card leaves it open
+    deciding: int | None = None
     if at_risk == 0:
-        outcome = Outcome.VOID
+        told = Outcome.VOID
         if record.cards:
-            out.append(Violation(Code.CARDS_AFTER_DECISION, "nothing was covered: no card is turned"))
+            out.append(Violation(Code.CARDS_AFTER_DECISION, said("nothing was covered: no card is turned")))
     else:
-        outcome, deciding = _race(good, s)
-        last = good[-1][0] if good else None
-        if deciding is not None and last is not None and last > deciding:
-            extra = len(record.cards) - deciding - 1
+        race = _race(record.cards, s)
+        told, deciding = race.outcome, race.deciding
+        if race.decided_by is not None and race.decided_by < len(record.cards) - 1:
+            extra = len(record.cards) - race.decided_by - 1
             out.append(
-                Violation(Code.CARDS_AFTER_DECISION, f"{extra} card(s) after card {deciding + 1} decided")
+                Violation(
+                    Code.CARDS_AFTER_DECISION,
+                    said(
+                        "{extra} card(s) after card {position} decided",
+                        extra=extra,
+                        position=race.decided_by + 1,
+                    ),
+                )
             )
-        if outcome is Outcome.UNDECIDED:
-            out.append(Violation(Code.CARDS_MISSING, "no rank has repeated yet: deal on"))
+        if race.certainly_undecided:
+            out.append(Violation(Code.CARDS_MISSING, said("no rank has repeated yet: deal on")))
 
-    if outcome is Outcome.BANKER and record.decision is None:
-        out.append(Violation(Code.DECISION_MISSING, "the banker won: the banker takes or stakes again"))
-    if outcome is not Outcome.BANKER and record.decision is not None:
-        out.append(Violation(Code.DECISION_WITHOUT_WIN, f"only a winning banker decides ({outcome})"))
+    # the decision is judged wherever the cards tell who won (an unreadable card after the
+    # deciding one leaves that known), not where whether the banker won is what cannot be read
+    if told is Outcome.BANKER and record.decision is None:
+        out.append(Violation(Code.DECISION_MISSING, said("the banker won: the banker takes or stakes again")))
+    if told is not None and told is not Outcome.BANKER and record.decision is not None:
+        out.append(
+            Violation(
+                Code.DECISION_WITHOUT_WIN,
+                said("only a winning banker decides ({outcome})", outcome=Word(told, "game outcome")),
+            )
+        )
+    # A card that cannot be read holds a coup in play wherever it lies: the record does not say
+    # what was dealt at that position, so it is settled by nobody's reading of it (the pit boss
+    # decides). A void coup puts nothing at risk whatever its cards.
+    held = at_risk > 0 and any(card not in POINTS for card in record.cards)
+    outcome = None if held else told
 
-    played = (c for c in record.covers if c.amount > 0 and c.punter != table.banker)
-    settlement = _settle(outcome, table.banker, played, fund_cover)
+    settlement = Settlement() if outcome is None else _settle(outcome, table.banker, played, fund_cover)
     bank_passes: bool | None
     if outcome is Outcome.BANKER:
         bank_passes = None if record.decision is None else record.decision is Decision.TAKE
@@ -685,7 +981,7 @@ def next_table(record: Record, verdict: Verdict) -> Table | None:
         if verdict.outcome is Outcome.BANKER:
             return replace(table, opening=Opening.AGAIN, previous=pot, fund=verdict.fund_after)
         return replace(table, fund=verdict.fund_after)
-    if not table.punters:  # alone at the table (he played the fund): he banks again
+    if not table.punters:  # a bad table (a banker alone) judged as played: he banks again
         banker, punters = table.banker, table.punters
     else:
         banker, punters = table.punters[0], (*table.punters[1:], table.banker)
@@ -699,19 +995,50 @@ def next_table(record: Record, verdict: Verdict) -> Table | None:
     )
 
 
-def _race(cards: list[tuple[int, str]], settings: HouseSettings) -> tuple[Outcome, int | None]:
-    """The outcome of the cards as a whole record, and the index of the deciding card."""
-    if len(cards) < 2:
-        return Outcome.UNDECIDED, None
-    right, left = rank_of(cards[0][1]), rank_of(cards[1][1])
-    if right == left:
-        return (Outcome.BANKER if settings.doublet is Doublet.BANKER else Outcome.STANDOFF), cards[1][0]
-    for i, card in cards[2:]:
-        if rank_of(card) == right:
-            return Outcome.BANKER, i
-        if rank_of(card) == left:
-            return Outcome.PUNTERS, i
-    return Outcome.UNDECIDED, None
+@dataclass(frozen=True, slots=True)
+class _Race:
+    """What the cards of a record say, position by position.
+
+    ``outcome`` None: held (a card that could have decided cannot be read). ``deciding``: the
+    index of the card that decided, when the outcome is known. ``decided_by``: the index by which
+    the coup had certainly been decided, known outcome or not (a card of a starting rank that can
+    be read ends it at the latest there): the cards after it are too many either way.
+    ``certainly_undecided``: no card, read or not, could have decided (deal on)."""
+
+    outcome: Outcome | None
+    deciding: int | None
+    decided_by: int | None
+    certainly_undecided: bool
+
+
+def _race(cards: Sequence[str], settings: HouseSettings) -> _Race:
+    """The outcome of a record's cards, each position a fact: the first card is the banker's and
+    the second the punters' (the source: the first he lays for himself, the second for the first
+    punter), whatever is written there. A card that cannot be read is unknown, not skipped: it
+    might have been of either starting rank, so from there on the outcome cannot be told (the
+    coup is held), though a later card of a starting rank that can be read still shows the coup
+    was over by then."""
+    known = [card if card in POINTS else None for card in cards]
+    if len(known) < 2:
+        # no card, read or not, decides before the second is turned
+        return _Race(None if None in known else Outcome.UNDECIDED, None, None, True)
+    right = rank_of(known[0]) if known[0] else None
+    left = rank_of(known[1]) if known[1] else None
+    if right is not None and left is not None and right == left:
+        doublet = Outcome.BANKER if settings.doublet is Doublet.BANKER else Outcome.STANDOFF
+        return _Race(doublet, 1, 1, False)
+    unknown = right is None or left is None  # a doublet, or the rank itself, cannot be told
+    for i in range(2, len(known)):
+        card = known[i]
+        if card is None:
+            unknown = True
+            continue
+        rank = rank_of(card)
+        if rank in (right, left):
+            if unknown:
+                return _Race(None, None, i, False)
+            return _Race(Outcome.BANKER if rank == right else Outcome.PUNTERS, i, i, False)
+    return _Race(None if unknown else Outcome.UNDECIDED, None, None, not unknown)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -719,9 +1046,10 @@ def _race(cards: list[tuple[int, str]], settings: HouseSettings) -> tuple[Outcom
 
 
 def record_to_dict(record: Record) -> dict[str, Any]:
-    """The record's JSON shape (docs/games/landsknecht.md)."""
+    """The record's JSON shape (docs/games/landsknecht.md); ``consent`` only when someone agreed
+    to share the stake (a record without one reads back the same)."""
     t = record.table
-    return {
+    out: dict[str, Any] = {
         "game": "landsknecht",
         "banker": t.banker,
         "punters": list(t.punters),
@@ -733,44 +1061,68 @@ def record_to_dict(record: Record) -> dict[str, Any]:
         "cards": list(record.cards),
         "decision": record.decision.value if record.decision else None,
     }
+    if record.consent:
+        out["consent"] = list(record.consent)
+    return out
 
 
 def _whole(data: Mapping[str, Any], key: str, default: int | None = None) -> int:
     value = data.get(key, default)
-    if type(value) is not int:  # bool is an int subclass, 10.0 and "10" are no chips: refused
-        raise ValueError(f"{key} must be a whole number of chips, not {value!r}")
+    # type(), not isinstance(): bool is an int subclass, and true, 10.0 or "10" are no chips
+    if type(value) is not int:
+        raise ValueError(
+            said("{field} must be a whole number of chips, not {value}", field=key, value=_shown(value))
+        )
     return value
+
+
+def _shown(value: object) -> str:
+    """A JSON value as the record wrote it (``"10"``, ``10.5``, ``true``), for a sentence."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not from JSON (a caller's own object): its repr
+        return repr(value)
+
+
+def _names(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    value = data.get(key, [])
+    if type(value) is not list or any(type(p) is not str for p in value):
+        raise ValueError(said("{field} must be a list of names, not {value}", field=key, value=_shown(value)))
+    return tuple(value)
 
 
 def _choice(data: Mapping[str, Any], key: str, kind: type[Opening] | type[Decision], default: object) -> Any:
     value = data.get(key, default)
     if value is None:
         return None
-    try:
+    if type(value) is str and value in {k.value for k in kind}:
         return kind(value)
-    except ValueError:
-        allowed = ", ".join(k.value for k in kind)
-        raise ValueError(f"{key} must be one of {allowed}, not {value!r}") from None
+    allowed = Listing(k.value for k in kind)
+    raise ValueError(
+        said("{field} must be one of {allowed}, not {value}", field=key, allowed=allowed, value=_shown(value))
+    )
 
 
 def record_from_dict(data: Mapping[str, Any]) -> Record:
-    """Read the JSON shape back, or raise ValueError naming the first malformed key.
+    """Read the JSON shape back, or raise ValueError with a sentence naming the first malformed key.
 
-    Only the shape is checked (types, the opening and decision words): what the rules say about
-    the values (a stake below the minimum, a bad card code, a cover by a stranger) is the judge's,
-    so a record that breaks a rule still gets a verdict rather than an error."""
+    Only the shape is checked, strictly: chips are JSON integers (not ``"10"``, ``10.5`` or
+    ``true``), names strings, ``punters``, ``covers``, ``cards`` and ``consent`` lists, the opening
+    and decision their words. What the rules say about the values (a stake below the minimum, a
+    card code that names no card, a cover by a stranger) is the judge's, so a record that breaks a
+    rule still gets a verdict rather than an error."""
     game = data.get("game", "landsknecht")
     if game != "landsknecht":
-        raise ValueError(f"not a landsknecht record: {game!r}")
+        raise ValueError(said("not a landsknecht record: {game}", game=_shown(game)))
     banker = data.get("banker")
     if type(banker) is not str:
-        raise ValueError("banker must be a player's name")
+        raise ValueError(said("banker must be a player's name, not {value}", value=_shown(banker)))
     punters = data.get("punters")
     if type(punters) is not list or any(type(p) is not str for p in punters):
-        raise ValueError("punters must be a list of names")
+        raise ValueError(said("punters must be a list of names, not {value}", value=_shown(punters)))
     opening = _choice(data, "opening", Opening, Opening.NEW_BANK.value)
     if opening is None:
-        raise ValueError("opening must be one of new-bank, after-take, again, not None")
+        raise ValueError(said("opening must be one of new-bank, after-take, again, not null"))
     table = Table(
         banker=banker,
         punters=tuple(punters),
@@ -781,44 +1133,146 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
     stake = _whole(data, "stake")
     raw_covers = data.get("covers", [])
     if type(raw_covers) is not list:
-        raise ValueError("covers must be a list of {punter, amount}")
+        raise ValueError(
+            said("covers must be a list of {{punter, amount}}, not {value}", value=_shown(raw_covers))
+        )
     covers = []
     for n, c in enumerate(raw_covers, 1):
         if type(c) is not dict or type(c.get("punter")) is not str:
-            raise ValueError(f"cover {n} must be {{punter, amount}} with the punter's name")
-        covers.append(Cover(c["punter"], _whole(c, "amount")))
+            raise ValueError(said("cover {n} must be {{punter, amount}} with the punter's name", n=n))
+        amount = c.get("amount")
+        if type(amount) is not int:
+            raise ValueError(
+                said(
+                    "cover {n}'s amount must be a whole number of chips, not {value}",
+                    n=n,
+                    value=_shown(amount),
+                )
+            )
+        covers.append(Cover(c["punter"], amount))
     cards = data.get("cards", [])
     if type(cards) is not list or any(type(c) is not str for c in cards):
-        raise ValueError("cards must be a list of card codes")
+        raise ValueError(said("cards must be a list of card codes, not {value}", value=_shown(cards)))
     return Record(
         table=table,
         stake=stake,
         covers=tuple(covers),
         cards=tuple(cards),
         decision=_choice(data, "decision", Decision, None),
+        consent=_names(data, "consent"),
     )
 
 
 def verdict_to_dict(verdict: Verdict, record_id: object = None) -> dict[str, Any]:
-    """The verdict as JSON (docs/coup-record.md): the outcome as played, the violations in table
-    order, the settlement (transfers and each party's net, the fund as ``"fund"``), and what the
-    next coup needs to know."""
+    """The verdict as JSON (docs/coup-record.md): the outcome as played (null: the coup is held),
+    the violations in table order, the settlement (transfers and each party's net, the fund as
+    ``"fund"``; null when held), and what the next coup needs to know."""
+    settlement = verdict.settlement
     return {
         "id": record_id,
         "game": "landsknecht",
-        "outcome": verdict.outcome.value,
+        "outcome": None if verdict.outcome is None else verdict.outcome.value,
         "violations": [{"code": v.code.value, "detail": v.message} for v in verdict.violations],
-        "settlement": {
+        "settlement": None
+        if verdict.outcome is None
+        else {
             "transfers": [
-                {"payer": t.payer, "payee": t.payee, "amount": t.amount} for t in verdict.settlement.transfers
+                {"payer": t.payer, "payee": t.payee, "amount": t.amount} for t in settlement.transfers
             ],
-            "net": verdict.settlement.nets(),
+            "net": settlement.nets(),
         },
         "at_risk": verdict.at_risk,
         "fund_cover": verdict.fund_cover,
         "deciding_card": verdict.deciding_card,
         "bank_passes": verdict.bank_passes,
         "fund_after": verdict.fund_after,
+    }
+
+
+#: the ``"kind"`` of a fund return record (a coup record has none)
+FUND_RETURN_KIND = "fund-return"
+
+
+def _parties(data: Mapping[str, Any], key: str) -> tuple[tuple[str, int], ...]:
+    raw = data.get(key)
+    if type(raw) is not list:
+        raise ValueError(
+            said("{field} must be a list of {{player, amount}}, not {value}", field=key, value=_shown(raw))
+        )
+    out = []
+    for n, item in enumerate(raw, 1):
+        if type(item) is not dict or type(item.get("player")) is not str:
+            raise ValueError(
+                said("{field} {n} must be {{player, amount}} with the player's name", field=key, n=n)
+            )
+        amount = item.get("amount")
+        if type(amount) is not int:
+            raise ValueError(
+                said(
+                    "{field} {n}'s amount must be a whole number of chips, not {value}",
+                    field=key,
+                    n=n,
+                    value=_shown(amount),
+                )
+            )
+        out.append((item["player"], amount))
+    return tuple(out)
+
+
+def fund_return_from_dict(data: Mapping[str, Any]) -> FundReturnRecord:
+    """A fund return record (``"kind": "fund-return"``, docs/games/landsknecht.md) from JSON, or
+    ValueError with a sentence naming the malformed key; as strict as a coup record."""
+    game = data.get("game", "landsknecht")
+    if game != "landsknecht":
+        raise ValueError(said("not a landsknecht record: {game}", game=_shown(game)))
+    rule = data.get("rule", FundReturn.PROPORTIONAL.value)
+    if type(rule) is not str or rule not in {r.value for r in FundReturn}:
+        raise ValueError(
+            said(
+                "{field} must be one of {allowed}, not {value}",
+                field="rule",
+                allowed=Listing(r.value for r in FundReturn),
+                value=_shown(rule),
+            )
+        )
+    returned = _parties(data, "returned") if data.get("returned") is not None else None
+    return FundReturnRecord(
+        fund=_whole(data, "fund"), paid=_parties(data, "paid"), rule=FundReturn(rule), returned=returned
+    )
+
+
+def fund_return_to_dict(record: FundReturnRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "game": "landsknecht",
+        "kind": FUND_RETURN_KIND,
+        "fund": record.fund,
+        "rule": record.rule.value,
+        "paid": [{"player": p, "amount": a} for p, a in record.paid],
+    }
+    if record.returned is not None:
+        out["returned"] = [{"player": p, "amount": a} for p, a in record.returned]
+    return out
+
+
+def fund_return_verdict_to_dict(verdict: FundReturnVerdict, record_id: object = None) -> dict[str, Any]:
+    """``outcome`` ``returned`` (the fund paid back), or null with no settlement when the record
+    is a bad one (``bad-fund-return``)."""
+    bad = any(v.code is Code.BAD_FUND_RETURN for v in verdict.violations)
+    settlement = verdict.settlement
+    return {
+        "id": record_id,
+        "game": "landsknecht",
+        "kind": FUND_RETURN_KIND,
+        "outcome": None if bad else "returned",
+        "violations": [{"code": v.code.value, "detail": v.message} for v in verdict.violations],
+        "settlement": None
+        if bad
+        else {
+            "transfers": [
+                {"payer": t.payer, "payee": t.payee, "amount": t.amount} for t in settlement.transfers
+            ],
+            "net": settlement.nets(),
+        },
     }
 
 

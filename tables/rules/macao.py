@@ -23,9 +23,10 @@ Layout of this module (the same style as the chemin de fer engine: frozen datacl
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
@@ -41,7 +42,6 @@ Collect = Literal["scale", "one"]
 MoveKind = Literal["deal", "draw", "discard", "stand"]
 ActionKind = Literal["draw", "discard"]
 Winner = Literal["punter", "banker"]
-
 
 
 class MacaoError(ValueError):
@@ -206,17 +206,19 @@ class MacaoVerdict:
 
 
 def next_banker(banker: str, punters: Sequence[str]) -> str:
-    """"Далее банк передаётся игроку, сидящему слева от банкомёта": the first punter."""
+    """ "Далее банк передаётся игроку, сидящему слева от банкомёта": the first punter."""
     return punters[0] if punters else banker
 
 
-#: "младшая карта": the two is the lowest, the ace the highest, as in the card-drawing for seats
-_DRAW_ORDER = "23456789TJQKA"
+#: "младшая карта": the ace counts one point, as the game counts it ("Туз считается за одно
+#: очко"), so it is the lowest card drawn for seats (RULES.md §11), then 2 to 9, then the ten and
+#: the court cards in their usual order
+_DRAW_ORDER = "A23456789TJQK"
 
 
 def first_banker(drawn: Mapping[str, str]) -> str | None:
-    """"Сдачу начинает вытянувший самую младшую карту": who drew the lowest rank deals first.
-    None when the lowest rank is shared (they draw again)."""
+    """ "Сдачу начинает вытянувший самую младшую карту": who drew the lowest rank deals first (the
+    ace lowest, see :data:`_DRAW_ORDER`). None when the lowest rank is shared (they draw again)."""
     if not drawn:
         return None
     rank = {name: _DRAW_ORDER.index(card[0]) for name, card in drawn.items()}
@@ -331,8 +333,10 @@ def _zero_in(hand: tuple[str, ...]) -> int | None:
     return next((i for i, c in enumerate(hand) if POINTS[c] == 0), None)
 
 
-def _may_act(state: MacaoState) -> bool:
-    """Whether the seat to act may ask for cards at all (the banker may be barred by the house)."""
+def _may_draw_at_all(state: MacaoState) -> bool:
+    """Whether the seat to act may draw (the banker may be barred by the house). Throwing a ten
+    or a court card aside for a new card is every player's right whatever the house says of the
+    banker's draws ("играющие вправе сбрасывать их в сторону и требовать новую карту", §11)."""
     return state.turn < len(state.punters) or state.settings.banker_draws
 
 
@@ -357,10 +361,10 @@ def refusal(state: MacaoState, move: Move) -> str | None:
     if phase == "deal":
         return said("Every player gets a first card before anyone asks for another.")
     who = state.seats[state.turn]
-    if not _may_act(state):
-        return said("The banker ({who}) does not draw under this house's settings.", who=who)
     hand = state.hands[state.turn]
     if move.kind == "draw":
+        if not _may_draw_at_all(state):
+            return said("The banker ({who}) does not draw under this house's settings.", who=who)
         if points(hand, state.settings) is None:
             return said("{who} is over 9 and can take no more cards.", who=who)
         if len(hand) >= state.settings.max_cards:
@@ -438,7 +442,7 @@ def record_of(state: MacaoState) -> MacaoRecord:
 def outcome_of(state: MacaoState) -> tuple[tuple[PunterResult, ...], MacaoSettlement]:
     """The results and settlement of a finished coup."""
     if state.phase != "done":
-        raise MacaoError("The coup is not over yet.")
+        raise MacaoError(said("The coup is not over yet."))
     return settle_hands(state.unit, state.banker, state.punters, state.hands, state.settings)
 
 
@@ -452,7 +456,13 @@ def judge(record: MacaoRecord, settings: MacaoSettings = DEFAULT) -> MacaoVerdic
     Violations (each a sentence): a malformed table, a card that is no card, a card seen more often
     than the decks hold, a deal of the wrong length, a turn missing, a draw past the house's limit
     or after going over 9, a discard without a zero card or where the house forbids it, a banker
-    drawing where the house forbids it.
+    drawing where the house forbids it (he may still throw a zero aside: RULES.md §11).
+
+    Every finding that can be judged is reported (RULES.md §11): a bad table, an unreadable card
+    or a deal of the wrong length does not stop the judging of each seat's play. An unreadable
+    card keeps its position -- it is a finding there and stays in its hand as an unknown card;
+    nothing moves into its place -- and a check that depends on what it is (the points, whether
+    it is a zero) is not judged while it is unknown.
     """
     v: list[str] = []
     codes: list[str] = []
@@ -463,77 +473,157 @@ def judge(record: MacaoRecord, settings: MacaoSettings = DEFAULT) -> MacaoVerdic
 
     seats = record.seats
     if record.game != GAME:
-        add("bad-table", f"The record is of {record.game!r}, not {GAME!r}.")
+        add(
+            "bad-table", said("The record is of {game!r}, not {expected!r}.", game=record.game, expected=GAME)
+        )
     if record.unit < 1:
-        add("bad-table", "The minimum stake is a positive number of chips.")
+        add("bad-table", said("The minimum stake is a positive number of chips."))
     if not record.punters:
-        add("bad-table", "Macao needs at least one punter besides the banker.")
+        add("bad-table", said("Macao needs at least one punter besides the banker."))
     if len(set(seats)) != len(seats) or any(not n for n in seats):
-        add("bad-table", "Every seat needs its own non-empty name.")
-    bad = [c for c in record.cards_in_order() if c not in POINTS]
-    if bad:
-        add("bad-card", f"Not cards: {', '.join(map(repr, bad))}.")
-        return MacaoVerdict(tuple(v), codes=tuple(codes))
-    counts = Counter(record.cards_in_order())
+        add("bad-table", said("Every seat needs its own non-empty name."))
+    for i, card in enumerate(record.deal):
+        if card not in POINTS and i < len(seats):
+            add(
+                "bad-card",
+                said("Deal card {n} (to {who}): {card!r} is not a card.", n=i + 1, who=seats[i], card=card),
+            )
+        elif card not in POINTS:  # a card past the seats (the deal's length is a finding too)
+            add("bad-card", said("Deal card {n}: {card!r} is not a card.", n=i + 1, card=card))
+    for i, turn in enumerate(record.turns):
+        for k, act in enumerate(turn, start=1):
+            if act.card not in POINTS and i < len(seats):
+                add(
+                    "bad-card",
+                    said("{who}, request {k}: {card!r} is not a card.", who=seats[i], k=k, card=act.card),
+                )
+            elif act.card not in POINTS:
+                add(
+                    "bad-card",
+                    said("Turn {n}, request {k}: {card!r} is not a card.", n=i + 1, k=k, card=act.card),
+                )
+    counts = Counter(c for c in record.cards_in_order() if c in POINTS)
     for card in ALL_CARDS:
         if counts[card] > settings.decks:
             add(
                 "impossible-card",
-                f"{card} seen {counts[card]} times; {settings.decks} decks hold {settings.decks}.",
+                said(
+                    "{card} seen {times} times; {decks} decks hold {decks}.",
+                    card=Card(card),
+                    times=counts[card],
+                    decks=settings.decks,
+                ),
             )
     if len(record.deal) != len(seats):
-        add("deal-length", f"The deal has {len(record.deal)} cards for {len(seats)} players (one each).")
+        add(
+            "deal-length",
+            said(
+                "The deal has {cards} cards for {players} players (one each).",
+                cards=len(record.deal),
+                players=len(seats),
+            ),
+        )
     if len(record.turns) != len(seats):
-        add("turns-length", f"The record has {len(record.turns)} turns for {len(seats)} players (one each).")
+        add(
+            "turns-length",
+            said(
+                "The record has {turns} turns for {players} players (one each).",
+                turns=len(record.turns),
+                players=len(seats),
+            ),
+        )
+    hands = [_judge_turn(record, i, settings, add) for i in range(min(len(seats), len(record.turns)))]
     if v:
         return MacaoVerdict(tuple(v), codes=tuple(codes))
-    hands: list[list[str]] = []
-    for i, (name, first, turn) in enumerate(zip(seats, record.deal, record.turns, strict=True)):
-        hand = [first]
-        if turn and i == len(seats) - 1 and not settings.banker_draws:
-            add("banker-draw-forbidden", f"The banker ({name}) drew, which this house does not allow.")
-        for k, act in enumerate(turn, start=1):
-            where = f"{name}, request {k}"
-            if act.kind == "discard":
-                zeros = [c for c in hand if POINTS[c] == 0]
-                if not settings.discard_zeros:
-                    add(
-                        "discard-forbidden",
-                        f"{where}: this house does not let a player throw a ten or court card aside.",
-                    )
-                elif not zeros:
-                    add(
-                        "discard-without-zero",
-                        f"{where}: threw a card aside without holding a ten or court card.",
-                    )
-                else:
-                    hand.remove(zeros[0])
-            elif act.kind == "draw":
-                total = sum(POINTS[c] for c in hand)
-                if settings.count == "bust" and total > 9:
-                    add("draw-after-over", f"{where}: drew after going over 9.")
-                elif len(hand) >= settings.max_cards:
-                    add(
-                        "draw-past-limit",
-                        f"{where}: drew a card past the {settings.max_cards} this house allows.",
-                    )
-            else:
-                add("unknown-request", f"{where}: unknown request {act.kind!r}.")
-            hand.append(act.card)
-        hands.append(hand)
-    if v:
-        return MacaoVerdict(tuple(v), codes=tuple(codes))
-    results, settlement = settle_hands(record.unit, record.banker, record.punters, hands, settings)
+    full = [[c for c in hand if c is not None] for hand in hands]
+    results, settlement = settle_hands(record.unit, record.banker, record.punters, full, settings)
     return MacaoVerdict((), results, settlement, next_banker(record.banker, record.punters))
+
+
+def _judge_turn(
+    record: MacaoRecord, i: int, settings: MacaoSettings, add: Callable[[str, str], None]
+) -> list[str | None]:
+    """Judge seat ``i``'s requests in order; its hand at the end (None: a card not known -- not
+    a card, or missing from a short deal -- kept at its place)."""
+    seats = record.seats
+    name = seats[i]
+    first = record.deal[i] if i < len(record.deal) and record.deal[i] in POINTS else None
+    hand: list[str | None] = [first]
+    turn = record.turns[i]
+    is_banker = i == len(seats) - 1
+    # "играющие вправе сбрасывать их в сторону": the discard is every player's right, the
+    # banker's too, so only his draws are barred where the house forbids him to draw (§11)
+    if is_banker and not settings.banker_draws and any(a.kind == "draw" for a in turn):
+        add(
+            "banker-draw-forbidden",
+            said("The banker ({who}) drew, which this house does not allow.", who=name),
+        )
+    for k, act in enumerate(turn, start=1):
+        if act.kind == "discard":
+            zeros = [j for j, c in enumerate(hand) if c is not None and POINTS[c] == 0]
+            if not settings.discard_zeros:
+                add(
+                    "discard-forbidden",
+                    said(
+                        "{who}, request {k}: this house does not let a player throw a ten or court "
+                        "card aside.",
+                        who=name,
+                        k=k,
+                    ),
+                )
+            elif zeros:
+                # an unknown card before it may be the zero thrown aside: either way the hand
+                # keeps the same points and the same number of cards
+                del hand[zeros[0]]
+            elif None in hand:
+                break  # the unknown card may be the zero or not: the rest of the turn is not judgeable
+            else:
+                add(
+                    "discard-without-zero",
+                    said(
+                        "{who}, request {k}: threw a card aside without holding a ten or court card.",
+                        who=name,
+                        k=k,
+                    ),
+                )
+        elif act.kind == "draw":
+            known = sum(POINTS[c] for c in hand if c is not None)
+            if settings.count == "bust" and known > 9:
+                add("draw-after-over", said("{who}, request {k}: drew after going over 9.", who=name, k=k))
+            elif len(hand) >= settings.max_cards:
+                add(
+                    "draw-past-limit",
+                    said(
+                        "{who}, request {k}: drew a card past the {most} this house allows.",
+                        who=name,
+                        k=k,
+                        most=settings.max_cards,
+                    ),
+                )
+        else:
+            add(
+                "unknown-request",
+                said("{who}, request {k}: unknown request {kind!r}.", who=name, k=k, kind=act.kind),
+            )
+        hand.append(act.card if act.card in POINTS else None)
+    return hand
 
 
 # ---------------------------------------------------------------------------------------------
 # JSON: the coup record's ``"game": "macao"`` shape and its verdict (docs/coup-record.md)
 
 
+def _shown(value: object) -> str:
+    """A JSON value as the record wrote it (``"10"``, ``10.5``, ``true``, ``null``), for a sentence."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not from JSON (a caller's own object): its repr
+        return repr(value)
+
+
 def _str_list(value: object, what: str) -> tuple[str, ...]:
     if type(value) is not list or any(type(x) is not str for x in value):
-        raise MacaoError(f"{what} must be a list of strings")
+        raise MacaoError(said("{what} must be a list of strings", what=what))
     return tuple(value)
 
 
@@ -557,20 +647,20 @@ def record_from_dict(data: Mapping[str, Any]) -> MacaoRecord:
     record that breaks a rule still gets a verdict rather than an error."""
     game = data.get("game", GAME)
     if game != GAME:
-        raise MacaoError(f"not a macao record: {game!r}")
+        raise MacaoError(said("not a macao record: {game}", game=_shown(game)))
     unit = data.get("unit")
     if type(unit) is not int:  # bool is an int subclass: excluded on purpose
-        raise MacaoError(f"unit must be a whole number of chips, not {unit!r}")
+        raise MacaoError(said("unit must be a whole number of chips, not {unit}", unit=_shown(unit)))
     banker = data.get("banker")
     if type(banker) is not str:
-        raise MacaoError("banker must be a player's name")
+        raise MacaoError(said("banker must be a player's name"))
     turns_raw = data.get("turns")
     if type(turns_raw) is not list:
-        raise MacaoError("turns must be a list with one list of requests per seat")
+        raise MacaoError(said("turns must be a list with one list of requests per seat"))
     turns: list[tuple[Action, ...]] = []
     for n, turn in enumerate(turns_raw, 1):
         if type(turn) is not list:
-            raise MacaoError(f"turn {n} must be a list of requests")
+            raise MacaoError(said("turn {n} must be a list of requests", n=n))
         actions: list[Action] = []
         for k, request in enumerate(turn, 1):
             if (
@@ -580,7 +670,7 @@ def record_from_dict(data: Mapping[str, Any]) -> MacaoRecord:
                 or type(request[1]) is not str
             ):
                 raise MacaoError(
-                    f'turn {n}, request {k}: must be ["draw", card] or ["discard", card]'
+                    said('turn {n}, request {k}: must be ["draw", card] or ["discard", card]', n=n, k=k)
                 )
             actions.append(Action(request[0], request[1]))
         turns.append(tuple(actions))
@@ -673,8 +763,9 @@ def _wants(total: int, kept: int, zeros: int, s: MacaoSettings, stand_on: int) -
     return "draw" if kept < s.max_cards else "stand"
 
 
-def exact_odds(settings: MacaoSettings = DEFAULT, decks: int | None = None,
-               strategy: Strategy = REFERENCE) -> MacaoOdds:
+def exact_odds(
+    settings: MacaoSettings = DEFAULT, decks: int | None = None, strategy: Strategy = REFERENCE
+) -> MacaoOdds:
     """The banker's exact edge: every order of card values from a fresh shoe of ``decks`` decks
     (default: the house's), weighted by its probability without replacement, no sampling."""
     s = settings if decks is None else replace(settings, decks=decks)
@@ -689,16 +780,20 @@ def exact_odds(settings: MacaoSettings = DEFAULT, decks: int | None = None,
         return Fraction(units_for(b) if s.banker_collects == "scale" else 1), Fraction(0)
 
     @cache
-    def go(shoe: tuple[int, ...], phase: int, p: tuple[int, int, int], b: tuple[int, int, int],
-           ) -> tuple[Fraction, Fraction]:
+    def go(
+        shoe: tuple[int, ...],
+        phase: int,
+        p: tuple[int, int, int],
+        b: tuple[int, int, int],
+    ) -> tuple[Fraction, Fraction]:
         # phase 0: deal the punter, 1: deal the banker, 2: punter's turn, 3: banker's turn, 4: settle
         if phase == 4:
             return gain(p[0], b[0])
         if phase in (2, 3):
             me, stand_on = (p, strategy.punter_stands_on) if phase == 2 else (b, strategy.banker_stands_on)
-            if phase == 3 and not s.banker_draws:
-                return go(shoe, 4, p, b)
             want = _wants(*me, s, stand_on)
+            if phase == 3 and want == "draw" and not s.banker_draws:
+                want = "stand"  # barred from drawing, the banker still throws zeros aside (§11)
             if want == "stand" or sum(shoe) == 0:
                 return go(shoe, phase + 1, p, b)
         else:
@@ -741,8 +836,13 @@ def _shuffled(shoe: list[str], rng: random.Random, head: int = 24) -> Iterator[s
     yield from extra
 
 
-def simulate(settings: MacaoSettings, coups: int, rng: random.Random, decks: int | None = None,
-             strategy: Strategy = REFERENCE) -> tuple[float, float]:
+def simulate(
+    settings: MacaoSettings,
+    coups: int,
+    rng: random.Random,
+    decks: int | None = None,
+    strategy: Strategy = REFERENCE,
+) -> tuple[float, float]:
     """Monte Carlo of :func:`exact_odds`: the banker's mean gain per coup (in minimum stakes)
     and its standard error, each coup from a freshly shuffled shoe. Plays through the live
     machine's scoring (:func:`settle_hands`), not the enumeration's."""
@@ -754,14 +854,13 @@ def simulate(settings: MacaoSettings, coups: int, rng: random.Random, decks: int
         hands = [[next(cards)], [next(cards)]]
         dealt = 2
         for i, stand_on in ((0, strategy.punter_stands_on), (1, strategy.banker_stands_on)):
-            if i == 1 and not s.banker_draws:
-                break
             hand = hands[i]
             while dealt < len(shoe):
                 t = sum(POINTS[c] for c in hand)
                 zeros = sum(1 for c in hand if POINTS[c] == 0)
                 want = _wants(t, len(hand), zeros, s, stand_on)
-                if want == "stand":
+                # a banker barred from drawing may still throw a zero aside (RULES.md §11)
+                if want == "stand" or (i == 1 and want == "draw" and not s.banker_draws):
                     break
                 if want == "discard":
                     hand.remove(next(c for c in hand if POINTS[c] == 0))

@@ -21,7 +21,14 @@ from enum import StrEnum
 from tables.rules.cards import POINTS
 from tables.rules.coup import Action, Code, CoupRecord, Hand, Stake, Violation
 from tables.rules.judge import Rules
-from tables.rules.procedure import bank_violation, spectator_may_bet, spectator_refusal
+from tables.rules.procedure import (
+    bank_violation,
+    limit_violation,
+    seated_after_spectator,
+    spectator_may_bet,
+    spectator_refusal,
+    suivi_violation,
+)
 from tables.rules.sentence import Listing, Word, said
 from tables.rules.settlement import BancoCaller, banco_winner
 from tables.rules.tableau import Requirement
@@ -101,8 +108,9 @@ class CoupProgress:
     banker_action: Action | None = None
     revealed: bool = False
     # replaying a recorded history rather than a live table: what happened is recorded even where
-    # a live table would refuse it (bets beyond the bank, a bank under the profile's minimum, a
-    # spectator's forbidden bet are flagged, not refused)
+    # a live table would refuse it (bets beyond the bank, a bank under the profile's minimum or
+    # above the house limit, a spectator's forbidden bet, a spectator's bet before a seated one, a
+    # banco suivi the profile lacks are flagged, not refused); its bets stay in the record's order
     historical: bool = False
     steps: int = 0
     violations: tuple[tuple[int, Violation], ...] = ()  # (step number, violation)
@@ -336,15 +344,22 @@ def apply(state: CoupProgress, step: Step) -> CoupProgress:
         low = bank_violation(state.rules.profile, new.bank)  # only a historical replay gets one
         if low is not None:
             violations = (*violations, (n, low))
+        high = limit_violation(new.bank, state.house_limit)  # so does this one
+        if high is not None:
+            violations = (*violations, (n, high))
     elif kind is Move.BET:
         new = _bet(state, step)
         violations = _spectator_flag(new, violations, n)
+        violations = _order_flag(new, violations, n)
         if new.uncovered < 0 <= state.uncovered:  # only a historical replay gets here
             over = Violation(Code.BETS_EXCEED_BANK, "punters", f"{new.covered} > {new.bank}")
             violations = (*violations, (n, over))
     elif kind is Move.BANCO:
         new = _banco(state, step)
         violations = _spectator_flag(new, violations, n)
+        suivi = suivi_violation(new.rules.profile, banco_suivi=new.banco_suivi)  # a history only
+        if suivi is not None:
+            violations = (*violations, (n, suivi))
     elif kind is Move.BETS_CLOSED:
         new = replace(state, bets_closed=True)
     elif kind is Move.CARD_TO_PLAYER:
@@ -397,6 +412,20 @@ def _spectator_flag(
     return (*violations, (n, Violation(Code.SPECTATOR_BET_NOT_ALLOWED, "punters", bet.punter)))
 
 
+def _order_flag(
+    new: CoupProgress, violations: tuple[tuple[int, Violation], ...], n: int
+) -> tuple[tuple[int, Violation], ...]:
+    """Flag the seated punter's bet just made when a spectator's came before it (a historical
+    replay only: a live table's services refuse the spectator's bet until the seated round is
+    over, and a live record lists spectators last) — once per coup, as the judge flags it."""
+    if not new.historical or new.bets[-1].spectator:
+        return violations
+    if any(v.code is Code.SPECTATOR_BEFORE_SEATED for _, v in violations):
+        return violations
+    early = seated_after_spectator(new.bets)
+    return violations if early is None else (*violations, (n, early))
+
+
 def _declare(state: CoupProgress, step: Step) -> CoupProgress:
     amount = step.amount
     if type(amount) is not int or amount <= 0:
@@ -405,7 +434,8 @@ def _declare(state: CoupProgress, step: Step) -> CoupProgress:
     flagged_instead = state.historical and amount < state.rules.profile.min_bank
     if amount < state.minimum_bank and not flagged_instead:
         raise IllegalStep(said("the bank must be at least {minimum}", minimum=state.minimum_bank))
-    if state.house_limit is not None and amount > state.house_limit:
+    # a recorded bank above the house limit is flagged (BANK_ABOVE_LIMIT), not refused
+    if state.house_limit is not None and amount > state.house_limit and not state.historical:
         raise IllegalStep(said("the bank may not exceed the house limit of {limit}", limit=state.house_limit))
     if not step.punter:
         raise IllegalStep(said("name the banker"))
@@ -443,19 +473,20 @@ def _banco(state: CoupProgress, step: Step) -> CoupProgress:
             raise IllegalStep(said("the banker cannot call banco on their own bank"))
         if caller.spectator and not state.historical and not spectator_may_bet(profile, banco=True):
             raise IllegalStep(spectator_refusal(profile, banco=True))
-        if caller.suivi and not profile.banco_suivi:
+        if caller.suivi and not profile.banco_suivi and not state.historical:
             raise IllegalStep(
                 said("the {profile} profile has no banco suivi", profile=Word(profile.slug, "profile"))
             )
     winner = banco_winner(step.callers, banco_suivi=profile.banco_suivi)
     assert state.bank is not None
-    # banco withdraws every other bet: the caller covers the whole bank alone
+    # banco withdraws every other bet: the caller covers the whole bank alone. A history keeps a
+    # suivi the profile lacks (flagged SUIVI_NOT_ALLOWED), so that its record says it again
     return replace(
         state,
         bets=(Stake(winner.punter, state.bank, winner.spectator),),
         bet_orders=(winner.order,),
         banco=True,
-        banco_suivi=winner.suivi and profile.banco_suivi,
+        banco_suivi=winner.suivi and (profile.banco_suivi or state.historical),
     )
 
 
@@ -468,8 +499,13 @@ def to_record(
         raise IllegalStep(said("the coup is not finished"))
     assert state.bank is not None and state.player_action is not None and state.banker_action is not None
     # a record lists the bets in betting order (who bet first wins a tie for the active punter),
-    # which need not be the order the croupier entered them in
-    ranked = sorted(range(len(state.bets)), key=state.bet_orders.__getitem__)
+    # which need not be the order the croupier entered them in; a replayed history's bets were
+    # entered in its record's order, which is the order they were made in (a spectator's before a
+    # seated punter's stays so, and SPECTATOR_BEFORE_SEATED with it)
+    if state.historical:
+        ranked = list(range(len(state.bets)))
+    else:
+        ranked = sorted(range(len(state.bets)), key=state.bet_orders.__getitem__)
     return CoupRecord(
         id=coup_id,
         profile=state.rules.profile.slug,

@@ -24,6 +24,7 @@ No Django here, and nothing from the project but ``tables.rules.cards``.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -45,6 +46,7 @@ __all__ = [
     "HouseSettings",
     "IllegalMove",
     "Kind",
+    "MalformedRecord",
     "MonteCarlo",
     "Move",
     "OldBaccaratCoup",
@@ -73,6 +75,7 @@ __all__ = [
     "max_punters",
     "monte_carlo",
     "next_moves",
+    "outcome_of",
     "replay",
     "settle",
     "start",
@@ -258,22 +261,88 @@ class OldBaccaratCoup:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> OldBaccaratCoup:
-        """Read the JSON shape back; raises ValueError on a record of another game or shape."""
+        """Read the JSON shape back; raises :class:`MalformedRecord` (a ValueError) with a sentence
+        naming the field for a record of another game or shape (RULES.md §11, "strict values"):
+        a stake is a JSON integer (not ``"10"``, ``10.5`` or ``true``: bool is an int in Python),
+        a name a string, the deal and the draws lists. Nothing is coerced, so nothing malformed is
+        ever settled. What the rules say about the values (a card code, a stake under the minimum,
+        a deal of the wrong length) is the judge's: such a record still gets a verdict."""
         if data.get("game") != GAME:
-            raise ValueError(f"not an {GAME} record: game={data.get('game')!r}")
-        try:
-            return cls(
-                banker=str(data["banker"]),
-                punters=tuple(Seat(str(p["player"]), int(p["stake"])) for p in data["punters"]),
-                cut_by=None if data.get("cut_by") is None else str(data["cut_by"]),
-                deal=tuple(str(c) for c in data["deal"]),
-                draws=tuple(
-                    Draw(str(d["player"]), None if d.get("card") is None else str(d["card"]))
-                    for d in data.get("draws", ())
-                ),
+            raise MalformedRecord(
+                said("not an old-baccarat record: game={game}", game=_shown(data.get("game")))
             )
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"malformed {GAME} record: {exc}") from exc
+        banker = data.get("banker")
+        if type(banker) is not str:
+            raise MalformedRecord(
+                said("banker must be a player's name (a string), not {value}", value=_shown(banker))
+            )
+        raw_punters = data.get("punters")
+        if type(raw_punters) is not list:
+            raise MalformedRecord(said("punters must be a list of objects, each with a player and a stake"))
+        punters: list[Seat] = []
+        for k, raw in enumerate(raw_punters, 1):
+            if type(raw) is not dict:
+                raise MalformedRecord(said("punter {n} must be an object with a player and a stake", n=k))
+            player, stake = raw.get("player"), raw.get("stake")
+            if type(player) is not str:
+                raise MalformedRecord(
+                    said(
+                        "punter {n}: player must be a name (a string), not {value}", n=k, value=_shown(player)
+                    )
+                )
+            if type(stake) is not int:
+                raise MalformedRecord(
+                    said(
+                        "punter {n}: stake must be a whole number of chips, not {value}",
+                        n=k,
+                        value=_shown(stake),
+                    )
+                )
+            punters.append(Seat(player, stake))
+        cut_by = data.get("cut_by")
+        if cut_by is not None and type(cut_by) is not str:
+            raise MalformedRecord(
+                said("cut_by must be a punter's name (a string) or null, not {value}", value=_shown(cut_by))
+            )
+        deal = data.get("deal")
+        if type(deal) is not list or any(type(c) is not str for c in deal):
+            raise MalformedRecord(
+                said("deal must be a list of card codes (strings), not {value}", value=_shown(deal))
+            )
+        raw_draws = data.get("draws", [])
+        if type(raw_draws) is not list:
+            raise MalformedRecord(said("draws must be a list of objects, each with a player and a card"))
+        draws: list[Draw] = []
+        for k, raw in enumerate(raw_draws, 1):
+            if type(raw) is not dict:
+                raise MalformedRecord(said("draw {n} must be an object with a player and a card", n=k))
+            player, card = raw.get("player"), raw.get("card")
+            if type(player) is not str:
+                raise MalformedRecord(
+                    said("draw {n}: player must be a name (a string), not {value}", n=k, value=_shown(player))
+                )
+            if card is not None and type(card) is not str:
+                raise MalformedRecord(
+                    said(
+                        "draw {n}: card must be a card code (a string) or null, not {value}",
+                        n=k,
+                        value=_shown(card),
+                    )
+                )
+            draws.append(Draw(player, card))
+        return cls(banker, tuple(punters), cut_by, tuple(deal), tuple(draws))
+
+
+class MalformedRecord(ValueError):
+    """A record whose shape is not old baccarat's JSON shape; ``str()`` names the field."""
+
+
+def _shown(value: object) -> str:
+    """A JSON value as the record wrote it (``"10"``, ``10.5``, ``true``, ``null``), for a sentence."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not from JSON (a caller's own object): its repr
+        return repr(value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -318,12 +387,19 @@ class Result:
     result: PunterResult
 
 
-def _compare(punter_digit: int, banker_digit: int, tie_rule: TieRule) -> PunterResult:
+def _compare(
+    punter_digit: int, banker_digit: int, tie_rule: TieRule, banker_natural: bool = False
+) -> PunterResult:
+    """A punter's result against the banker. A tie is pooled only without a banker's natural:
+    his natural "забирает себе ставки понтеров" and "с остальных получает сам" -- he takes every
+    stake it beats or ties, whatever the tie rule (RULES.md §11)."""
     if punter_digit > banker_digit:
         return PunterResult.WIN
     if punter_digit < banker_digit:
         return PunterResult.LOSS
-    return PunterResult.TIE_POOLED if tie_rule is TieRule.POOL else PunterResult.TIE_TO_BANKER
+    if tie_rule is TieRule.POOL and not banker_natural:
+        return PunterResult.TIE_POOLED
+    return PunterResult.TIE_TO_BANKER
 
 
 def settle(banker: str, results: Sequence[Result], settings: HouseSettings) -> Settlement:
@@ -386,87 +462,165 @@ class Verdict:
 def _people_violations(record: OldBaccaratCoup, settings: HouseSettings) -> list[Violation]:
     out: list[Violation] = []
     if not record.banker or record.banker == POOL:
-        out.append(Violation("banker", f"the banker needs a name other than {POOL!r}"))
+        out.append(Violation("banker", said("the banker needs a name other than {pool!r}", pool=POOL)))
     if not record.punters:
-        out.append(Violation("no_punter", "nobody staked"))
+        out.append(Violation("no_punter", said("nobody staked")))
     if len(record.punters) > max_punters(settings.decks):
+        most = max_punters(settings.decks)
         out.append(
             Violation(
                 "too_many_punters",
-                f"{settings.decks} decks serve at most {max_punters(settings.decks)} punters",
+                said("{decks} decks serve at most {most} punters", decks=settings.decks, most=most),
             )
         )
     seen: set[str] = set()
     for seat in record.punters:
         if not seat.player or seat.player in (record.banker, POOL) or seat.player in seen:
-            out.append(Violation("seat", f"punter {seat.player!r} is the banker, the pool or seated twice"))
+            detail = said("punter {name!r} is the banker, the pool or seated twice", name=seat.player)
+            out.append(Violation("seat", detail))
         seen.add(seat.player)
         if isinstance(seat.stake, bool) or not isinstance(seat.stake, int) or seat.stake < settings.min_stake:
-            detail = f"{seat.player}'s stake {seat.stake!r} is under {settings.min_stake}"
+            detail = said(
+                "{name}'s stake {stake!r} is under {minimum}",
+                name=seat.player,
+                stake=seat.stake,
+                minimum=settings.min_stake,
+            )
             out.append(Violation("stake", detail))
     # "банкомёт обязан дать одному из играющих снять колоду"
     if record.cut_by not in seen:
-        out.append(Violation("cut", f"the pack was not cut by a punter (cut_by={record.cut_by!r})"))
+        out.append(
+            Violation("cut", said("the pack was not cut by a punter (cut_by={who!r})", who=record.cut_by))
+        )
     return out
+
+
+def _card_violations(record: OldBaccaratCoup) -> list[Violation]:
+    """One finding per card that cannot be read, at its own position (RULES.md §11: positions are
+    facts, not a queue -- the next card never moves into an unreadable card's place)."""
+    out = [
+        Violation("card", said("deal card {n}: {card!r} is not a card", n=i, card=card))
+        for i, card in enumerate(record.deal, 1)
+        if card not in POINTS
+    ]
+    out += [
+        Violation("card", said("draw {n} ({who}): {card!r} is not a card", n=i, who=d.player, card=d.card))
+        for i, d in enumerate(record.draws, 1)
+        if d.card is not None and d.card not in POINTS
+    ]
+    return out
+
+
+#: past this many hands holding an unreadable card, the buying order is not judged (2**k cases)
+_MOST_UNKNOWN_HANDS = 8
+
+
+def _buyers(n: int, naturals: Sequence[bool], settings: HouseSettings) -> tuple[int, ...]:
+    """Who may buy, in order, given which hands (punters, then the banker) are naturals."""
+    if naturals[n] or (settings.natural_stops_all_draws and any(naturals[:n])):
+        return ()
+    return tuple(i for i in draw_order(n) if i == n or not naturals[i])
+
+
+def _order_violation(
+    record: OldBaccaratCoup, hands: Sequence[Sequence[str | None]], settings: HouseSettings
+) -> Violation | None:
+    """The buying order's finding, judged even when other findings hold the coup (RULES.md §11).
+    A hand with an unreadable card may or may not be a natural: the order is a fault only if it
+    fits none of the cases the readable cards leave open."""
+    n = len(record.punters)
+    names = [s.player for s in record.punters] + [record.banker]
+    unknown = [i for i, h in enumerate(hands) if None in h]
+    if len(unknown) > _MOST_UNKNOWN_HANDS:
+        return None
+    known = [is_natural([c for c in h if c is not None]) if None not in h else False for h in hands]
+    wants: list[list[str]] = []
+    for case in range(1 << len(unknown)):
+        naturals = list(known)
+        for bit, i in enumerate(unknown):
+            naturals[i] = bool(case >> bit & 1)
+        want = [names[i] for i in _buyers(n, naturals, settings)]
+        if want not in wants:
+            wants.append(want)
+    got = [d.player for d in record.draws]
+    if got in wants:
+        return None
+    if wants == [[]]:
+        return Violation("no_draw", said("a natural was dealt: nobody may buy a card"))
+    return Violation(
+        "draw_order",
+        said(
+            "the buying decisions were {got}, the order is {want}", got=got, want=" or ".join(map(str, wants))
+        ),
+    )
+
+
+def outcome_of(verdict: Verdict) -> str | None:
+    """The coup in one word: ``punters`` (every punter won), ``banker`` (every stake went to the
+    banker: beaten, or tied under his advantage or against his natural), else ``split`` -- a
+    pooled tie shares the stakes, so it is ``split``, never ``banker`` (RULES.md §11). None when
+    a violation holds the coup."""
+    if not verdict.ok or not verdict.results:
+        return None
+    kinds = {r.result for r in verdict.results}
+    if kinds == {PunterResult.WIN}:
+        return "punters"
+    if kinds <= {PunterResult.LOSS, PunterResult.TIE_TO_BANKER}:
+        return "banker"
+    return "split"
 
 
 def judge(record: OldBaccaratCoup, settings: HouseSettings | None = None) -> Verdict:
     """Judge a finished coup offline: the violations, the shoe alarms, and, when the record keeps
-    the rules, each punter's result and the settlement."""
+    the rules, each punter's result and the settlement. Every finding that can be judged is
+    reported: an unreadable card, a bad seat or stake or a deal of the wrong length does not stop
+    the judging of the buying order (RULES.md §11)."""
     settings = settings or HouseSettings()
     violations = _people_violations(record, settings)
     n = len(record.punters)
+    violations += _card_violations(record)
     cards_seen = [*record.deal, *(d.card for d in record.draws if d.card is not None)]
-    bad = [c for c in cards_seen if c not in POINTS]
-    if bad:
-        violations.append(Violation("card", f"not a card: {', '.join(map(repr, bad))}"))
     alarms = tuple(shoe_alarms([c for c in cards_seen if c in POINTS], settings.decks))
     expected = 2 * (n + 1)
     if len(record.deal) != expected:
-        detail = f"the deal has {len(record.deal)} cards, {n + 1} players need {expected}"
+        detail = said(
+            "the deal has {cards} cards, {players} players need {expected}",
+            cards=len(record.deal),
+            players=n + 1,
+            expected=expected,
+        )
         violations.append(Violation("deal", detail))
+    # each place of the deal is a fact: a missing card is an unknown one at its place (and a card
+    # past the last place belongs to nobody), so the buying order is judged all the same
+    hands: list[list[str | None]] = [[] for _ in range(n + 1)]
+    for i, seat in enumerate(deal_order(n)):
+        card = record.deal[i] if i < len(record.deal) else None
+        hands[seat].append(card if card in POINTS else None)
+    order = _order_violation(record, hands, settings)
+    if order is not None:
+        violations.append(order)
     if violations:
         return Verdict(tuple(violations), alarms, (), None, (), None)
 
-    hands: list[list[str]] = [[] for _ in range(n + 1)]
-    for seat, card in zip(deal_order(n), record.deal, strict=True):
-        hands[seat].append(card)
+    full: list[list[str]] = [[c for c in h if c is not None] for h in hands]
     names = [s.player for s in record.punters] + [record.banker]
-    banker_natural = is_natural(hands[n])
-    punter_natural = [is_natural(hands[i]) for i in range(n)]
-    if banker_natural or (settings.natural_stops_all_draws and any(punter_natural)):
-        deciders: list[int] = []
-    else:
-        deciders = [i for i in draw_order(n) if i == n or not punter_natural[i]]
-    got = [d.player for d in record.draws]
-    want = [names[i] for i in deciders]
-    if got != want:
-        if not deciders:
-            violations.append(Violation("no_draw", "a natural was dealt: nobody may buy a card"))
-        else:
-            violations.append(
-                Violation("draw_order", f"the buying decisions were {got}, the order is {want}")
-            )
-    else:
-        for i, d in zip(deciders, record.draws, strict=True):
-            if d.card is not None:
-                hands[i].append(d.card)
-    if violations:
-        return Verdict(tuple(violations), alarms, (), None, (), None)
-
-    banker_digit = hand_digit(hands[n])
+    for d in record.draws:
+        if d.card is not None:
+            full[names.index(d.player) if d.player != record.banker else n].append(d.card)
+    banker_natural = is_natural(full[n])
+    banker_digit = hand_digit(full[n])
     results = tuple(
         Result(
             seat.player,
             seat.stake,
-            tuple(hands[i]),
-            hand_count(hands[i]),
-            _compare(hand_digit(hands[i]), banker_digit, settings.tie_rule),
+            tuple(full[i]),
+            hand_count(full[i]),
+            _compare(hand_digit(full[i]), banker_digit, settings.tie_rule, banker_natural),
         )
         for i, seat in enumerate(record.punters)
     )
     return Verdict(
-        (), alarms, tuple(hands[n]), hand_count(hands[n]), results, settle(record.banker, results, settings)
+        (), alarms, tuple(full[n]), hand_count(full[n]), results, settle(record.banker, results, settings)
     )
 
 
@@ -480,6 +634,13 @@ class Kind(StrEnum):
     CARD = "card"  # the croupier gives the next card (the machine knows to whom)
     DRAW = "draw"  # the player to act buys a card
     STAND = "stand"  # the player to act stands
+    #: the banker lets a newcomer join the coup under way, after the cut and before the first
+    #: card ("могут примкнуть во время сдачи, разумеется, с разрешения банкомёта", RULES.md §11):
+    #: the newcomer then stakes as the others did
+    PERMIT = "permit"
+    #: a punter leaves the table ("могут в любой момент прекратить игру и отойти от стола"): his
+    #: stake stays in the coup until it settles, his hand stands (nobody buys for him)
+    LEAVE = "leave"
 
 
 class Phase(StrEnum):
@@ -523,6 +684,8 @@ class State:
     deciders: tuple[str, ...] = ()  # who may still buy, in order (set once the deal is done)
     draws: tuple[Draw, ...] = ()
     pending: str | None = None  # who asked for a card and waits for it
+    permitted: tuple[str, ...] = ()  # newcomers the banker let join after the cut
+    left: tuple[str, ...] = ()  # punters who left the table during the coup (their stakes stay)
 
 
 def start(settings: HouseSettings | None = None, banker: str = "banker") -> State:
@@ -556,33 +719,63 @@ def _to_act(state: State) -> str | None:
     return state.deciders[i] if state.pending is None and i < len(state.deciders) else None
 
 
+def _seat(state: State, move: Move) -> State:
+    """A punter sits down with his stake (before the cut, or after it with the banker's leave)."""
+    s = state.settings
+    name, amount = move.player, move.amount
+    if not name or name in (state.banker, POOL) or name in _names(state):
+        raise IllegalMove(
+            said("{name!r} cannot sit: the name is the banker's, the pool's or taken", name=name)
+        )
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount < s.min_stake:
+        raise IllegalMove(
+            said("a stake is at least {minimum} chips, not {amount!r}", minimum=s.min_stake, amount=amount)
+        )
+    if len(state.punters) >= max_punters(s.decks):
+        raise IllegalMove(
+            said("{decks} decks serve at most {most} punters", decks=s.decks, most=max_punters(s.decks))
+        )
+    return replace(state, punters=(*state.punters, Seat(name, amount)))
+
+
+def _join(state: State, move: Move) -> State:
+    """After the cut and before the first card: the banker's permission for a newcomer (a step of
+    its own, so the record of the table shows it), then the newcomer's stake. Once a card is out
+    the deal's order is fixed for the players seated, so nobody joins later in the coup."""
+    name = move.player
+    if move.kind is Kind.PERMIT:
+        if not name or name in (state.banker, POOL) or name in _names(state) or name in state.permitted:
+            raise IllegalMove(
+                said("{name!r} cannot join: the name is the banker's, the pool's or taken", name=name)
+            )
+        return replace(state, permitted=(*state.permitted, name))
+    if name not in state.permitted:
+        raise IllegalMove(
+            said("after the cut {name!r} joins only with the banker's permission, recorded first", name=name)
+        )
+    state = _seat(state, move)
+    return replace(state, hands=((),) * (len(state.punters) + 1))
+
+
+def _leave(state: State, who: str | None) -> State:
+    """A punter leaves at any moment; a stake already in the coup stays in it until it settles."""
+    if who not in [p.player for p in state.punters] or who in state.left:
+        raise IllegalMove(said("{who!r} is not a punter at the table who could leave", who=who))
+    return replace(state, left=(*state.left, who))
+
+
 def apply(state: State, move: Move) -> State:
     """The state after ``move``; raises :class:`IllegalMove` (saying why) if it is not legal now."""
     s = state.settings
     if state.phase is Phase.DONE:
         raise IllegalMove(said("the coup is over"))
+    if move.kind is Kind.LEAVE:
+        return _leave(state, move.player)
+    if state.phase is Phase.DEALING and not state.deal and move.kind in (Kind.PERMIT, Kind.STAKE):
+        return _join(state, move)
     if state.phase is Phase.STAKING:
         if move.kind is Kind.STAKE:
-            name, amount = move.player, move.amount
-            if not name or name in (state.banker, POOL) or name in _names(state):
-                raise IllegalMove(
-                    said("{name!r} cannot sit: the name is the banker's, the pool's or taken", name=name)
-                )
-            if isinstance(amount, bool) or not isinstance(amount, int) or amount < s.min_stake:
-                raise IllegalMove(
-                    said(
-                        "a stake is at least {minimum} chips, not {amount!r}",
-                        minimum=s.min_stake,
-                        amount=amount,
-                    )
-                )
-            if len(state.punters) >= max_punters(s.decks):
-                raise IllegalMove(
-                    said(
-                        "{decks} decks serve at most {most} punters", decks=s.decks, most=max_punters(s.decks)
-                    )
-                )
-            return replace(state, punters=(*state.punters, Seat(name, amount)))
+            return _seat(state, move)
         if move.kind is Kind.CUT:
             if move.player not in [p.player for p in state.punters]:
                 raise IllegalMove(
@@ -640,6 +833,8 @@ def apply(state: State, move: Move) -> State:
             said("it is {who}'s turn to buy or stand, not {other}'s", who=who, other=move.player)
         )
     if move.kind is Kind.DRAW:
+        if who in state.left:
+            raise IllegalMove(said("{who} has left the table: the hand stands as it is", who=who))
         return replace(state, pending=who)
     state = replace(state, draws=(*state.draws, Draw(who, None)))
     return state if _to_act(state) is not None else replace(state, phase=Phase.DONE)
@@ -649,17 +844,32 @@ def next_moves(state: State) -> tuple[Option, ...]:
     """Every kind of move legal now; empty only when the coup is over."""
     if state.phase is Phase.DONE:
         return ()
+    room = len(state.punters) < max_punters(state.settings.decks)
+    leaving = tuple(Option(Kind.LEAVE, p.player) for p in state.punters if p.player not in state.left)
     if state.phase is Phase.STAKING:
-        opts = [Option(Kind.STAKE)] if len(state.punters) < max_punters(state.settings.decks) else []
-        return (*opts, *(Option(Kind.CUT, p.player) for p in state.punters))
+        opts = [Option(Kind.STAKE)] if room else []
+        return (*opts, *(Option(Kind.CUT, p.player) for p in state.punters), *leaving)
     if state.phase is Phase.DEALING:
         n = len(state.punters)
         names = _names(state)
-        return (Option(Kind.CARD, names[deal_order(n)[len(state.deal)]], _available(state)),)
+        joining: tuple[Option, ...] = ()
+        if not state.deal and room:
+            staked = set(names)
+            joining = (
+                Option(Kind.PERMIT),
+                *(Option(Kind.STAKE, p) for p in state.permitted if p not in staked),
+            )
+        return (
+            Option(Kind.CARD, names[deal_order(n)[len(state.deal)]], _available(state)),
+            *joining,
+            *leaving,
+        )
     if state.pending is not None:
-        return (Option(Kind.CARD, state.pending, _available(state)),)
+        return (Option(Kind.CARD, state.pending, _available(state)), *leaving)
     who = _to_act(state)
-    return (Option(Kind.DRAW, who), Option(Kind.STAND, who))
+    if who in state.left:
+        return (Option(Kind.STAND, who), *leaving)
+    return (Option(Kind.DRAW, who), Option(Kind.STAND, who), *leaving)
 
 
 def to_record(state: State) -> OldBaccaratCoup:
@@ -681,7 +891,7 @@ def replay(record: OldBaccaratCoup, settings: HouseSettings | None = None) -> St
     for move in moves:
         state = apply(state, move)
     if state.phase is not Phase.DONE:
-        raise IllegalMove(f"the record stops in the {state.phase} phase")
+        raise IllegalMove(said("the record stops in the {phase} phase", phase=state.phase.value))
     return state
 
 
@@ -728,7 +938,8 @@ class DrawPolicy:
 @dataclass(frozen=True, slots=True)
 class OldBaccaratOdds:
     """Exact heads-up odds (one punter, one unit staked): the banker's edge is his expectation per
-    unit staked, ``banker_win + tie_to_banker - match * punter_win + pooled tie's net``."""
+    unit staked, ``banker_win + tie_to_banker - match * punter_win + pooled tie's net``; a tie
+    against a banker's natural is never pooled (RULES.md §11)."""
 
     settings: HouseSettings
     decks: int
@@ -737,6 +948,8 @@ class OldBaccaratOdds:
     punter_win: Fraction
     tie: Fraction
     banker_edge: Fraction
+    #: the part of ``tie`` reached against a banker's natural: his, whatever the tie rule (§11)
+    natural_tie: Fraction = Fraction(0)
 
 
 def _tie_net(settings: HouseSettings) -> Fraction:
@@ -775,7 +988,9 @@ def exact_odds(
     def at(p: int, b: int) -> int:  # 0: the punter wins, 1: he loses, 2: equal counts
         return 0 if p > b else 1 if p < b else 2
 
-    settled = [0, 0, 0]  # coups the banker has no decision in
+    # coups the banker has no decision in: win, loss, tie, and (3) a tie against his natural, which
+    # he takes whatever the tie rule
+    settled = [0, 0, 0, 0]
     # per banker decision point: the outcomes (win, loss, tie) if he stands and if he buys
     choices: dict[tuple[int, int, PunterShows], tuple[list[int], list[int]]] = {}
     pairs = [(a, b) for a in range(10) for b in range(a, 10)]
@@ -790,7 +1005,7 @@ def exact_odds(
                 p2, b2 = (pa + pb) % 10, (ba + bb) % 10
                 p_nat, b_nat = p2 >= 8, b2 >= 8
                 if b_nat or (p_nat and settings.natural_stops_all_draws):
-                    settled[at(p2, b2)] += w * tails[4]
+                    settled[3 if b_nat and p2 == b2 else at(p2, b2)] += w * tails[4]
                 else:
                     bought = not p_nat and p2 <= policy.punter_buys_at_most
                     shows = (
@@ -830,9 +1045,9 @@ def exact_odds(
     if banker_best:
         policy = replace(policy, banker_buys=frozenset(buys))
     denominator = tails[0]
-    win, loss, tie = (Fraction(n, denominator) for n in settled)
-    edge = loss - m * win + tie * tie_net
-    return OldBaccaratOdds(settings, d, policy, loss, win, tie, edge)
+    win, loss, pooled, natural_tie = (Fraction(n, denominator) for n in settled)
+    edge = loss - m * win + pooled * tie_net + natural_tie
+    return OldBaccaratOdds(settings, d, policy, loss, win, pooled + natural_tie, edge, natural_tie)
 
 
 @dataclass(frozen=True, slots=True)
@@ -871,7 +1086,8 @@ def monte_carlo(
             if policy.banker_buys_on(b1 % 10, b2 % 10, shows):
                 banker.append(b3 if bought else p3)
         result = _compare(sum(punter) % 10, sum(banker) % 10, TieRule.BANKER_WINS)
-        g = tie_gain if result is PunterResult.TIE_TO_BANKER else gains[result]
+        # a tie against the banker's natural is his whatever the tie rule (RULES.md §11)
+        g = (1.0 if b_nat else tie_gain) if result is PunterResult.TIE_TO_BANKER else gains[result]
         total += g
         squares += g * g
     mean = total / coups

@@ -1,9 +1,12 @@
-"""The procedural rules a record can express: the profile's minimum bank and who may bet.
+"""The procedural rules a record can express: the bank's minimum and house limit, who may bet,
+in which order, and who may claim a banco suivi.
 
-A live table refuses these outright (the machine raises ``IllegalStep``); a recorded history that
-breaks them is flagged instead (``BANK_BELOW_MINIMUM``, ``SPECTATOR_BET_NOT_ALLOWED``). The live
-machine and the offline judge both ask this module, so they cannot drift apart: whatever one
-refuses or flags, the other does too (tests/tables/rules/test_properties.py checks it).
+A live table refuses these outright (the machine raises ``IllegalStep``; a spectator's bet before
+the seated round is over is refused by the services, which know who sits where); a recorded
+history that breaks them is flagged instead (``BANK_BELOW_MINIMUM``, ``BANK_ABOVE_LIMIT``,
+``SPECTATOR_BET_NOT_ALLOWED``, ``SPECTATOR_BEFORE_SEATED``, ``SUIVI_NOT_ALLOWED``: COUP_RECORD.md).
+The live machine and the offline judge both ask this module, so they cannot drift apart: whatever
+one refuses or flags, the other does too (tests/tables/rules/test_properties.py checks it).
 """
 
 from __future__ import annotations
@@ -48,4 +51,34 @@ def spectator_violation(profile: Profile, bets: Sequence[Stake], *, banco: bool)
     for bet in bets:
         if bet.spectator:
             return Violation(Code.SPECTATOR_BET_NOT_ALLOWED, "punters", bet.punter)
+    return None
+
+
+def limit_violation(bank: int, house_limit: int | None) -> Violation | None:
+    """``BANK_ABOVE_LIMIT`` when ``bank`` is above the record's ``house_limit`` (a bank exactly at
+    the limit is fine); ``detail`` is empty (COUP_RECORD.md)."""
+    if house_limit is not None and bank > house_limit:
+        return Violation(Code.BANK_ABOVE_LIMIT, "banker")
+    return None
+
+
+def suivi_violation(profile: Profile, *, banco_suivi: bool) -> Violation | None:
+    """``SUIVI_NOT_ALLOWED`` when the banco caller claimed a banco suivi under a profile that has
+    none (RULES.md §2: only the home profile has it); ``detail`` is empty (COUP_RECORD.md)."""
+    if banco_suivi and not profile.banco_suivi:
+        return Violation(Code.SUIVI_NOT_ALLOWED, "punters")
+    return None
+
+
+def seated_after_spectator(bets: Sequence[Stake]) -> Violation | None:
+    """``SPECTATOR_BEFORE_SEATED`` once per coup when a seated punter's bet is listed after a
+    spectator's (RULES.md §2: spectators bet only once the seated round is over); ``detail`` is
+    empty (COUP_RECORD.md). Under every profile: where spectators may not bet at all the order is
+    broken all the same, and each rule is reported on its own."""
+    spectator_seen = False
+    for bet in bets:
+        if bet.spectator:
+            spectator_seen = True
+        elif spectator_seen:
+            return Violation(Code.SPECTATOR_BEFORE_SEATED, "punters")
     return None

@@ -410,7 +410,10 @@ def _engine_step(coup: Coup, state: CoupProgress, request: StepRequest) -> tuple
             people.append(who)
         step = Step(kind, callers=tuple(callers))
         winner = next(p for p in people if p.key == _banco_winner_key(state, step))
-        if any(c.suivi for c in request.callers):
+        # a history's suivi under a profile that has none is flagged (SUIVI_NOT_ALLOWED), not
+        # checked against a previous coup it could not belong to
+        suivi_possible = state.rules.profile.banco_suivi or not state.historical
+        if suivi_possible and any(c.suivi for c in request.callers):
             _check_suivi(coup, request, people)
         money.bet_check_affordable(coup=coup, player=winner.player, amount=coup.bank, banco=True)
         payload = {

@@ -245,9 +245,9 @@ def seating_proposed(session: TableSession, *, banker: Player | None = None) -> 
         seating = replace(
             seating, punters=tuple(p for p in seating.punters if holds(p) >= at_risk.get(p, 0))
         )
-    if not seating.punters and table.game != Table.Game.LANDSKNECHT:
-        # Landsknecht's banker may play against the fund alone ("имеет право играть на капитал
-        # запасного фонда"); Macao and old baccarat need a punter with chips
+    if not seating.punters:
+        # every game needs a punter with chips: Landsknecht's banker plays the fund only when the
+        # punters at the table refuse his stake, and a table without a punter is a bad table
         raise ValidationError(GAME_NOBODY_HOLDS_CHIPS)
     return seating
 

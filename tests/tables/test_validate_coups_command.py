@@ -35,7 +35,7 @@ def test_the_examples_file_gives_exactly_the_expected_verdicts() -> None:
     expected = [json.loads(x) for x in (DATA / "verdicts.jsonl").read_text().splitlines()]
     assert [json.loads(x) for x in done.stdout.splitlines()] == expected
     assert done.returncode == 1  # one malformed line
-    assert done.stderr.decode().strip() == "11 records, 6 with violations, 1 malformed"
+    assert done.stderr.decode().strip() == "14 records, 9 with violations, 1 malformed"
 
 
 def test_every_games_examples_give_exactly_the_expected_verdicts() -> None:

@@ -182,3 +182,57 @@ def test_the_procedural_codes_say_what_the_profile_forbids() -> None:
         ("BANK_BELOW_MINIMUM", "The bank was under the table's minimum bank."),
         ("SPECTATOR_BET_NOT_ALLOWED", "A spectator bet, or called banco, where the table's rules forbid it."),
     ]
+
+
+def test_the_new_procedural_codes_say_what_the_table_refused_in_every_language() -> None:
+    """COUP_RECORD.md: BANK_ABOVE_LIMIT, SUIVI_NOT_ALLOWED, SPECTATOR_BEFORE_SEATED — the pit boss's
+    meaning and the croupier's sentence, in English, French and Russian (docs/i18n.md)."""
+    from django.utils import translation
+    from django.utils.translation import gettext
+
+    from tables.rules.machine import Step, apply
+
+    above = apply(
+        new_coup(Rules.for_profile(BUILTIN["casino"]), house_limit=500, historical=True),
+        Step(Move.BANK_DECLARED, amount=1000, punter="seat-1"),
+    )
+    limit = Violation(Code.BANK_ABOVE_LIMIT, "banker")
+    suivi = Violation(Code.SUIVI_NOT_ALLOWED, "punters")
+    early = Violation(Code.SPECTATOR_BEFORE_SEATED, "punters")
+    expected = {
+        "en": (
+            "The bank of 1000 is above the house limit of 500.",
+            "The casino profile has no banco suivi.",
+            "A spectator bet before the seated punters had had their turn.",
+        ),
+        "fr": (
+            "La banque de 1000 dépasse la limite de la maison, 500.",
+            "Le profil casino n'a pas de banco suivi.",
+            "Un spectateur a misé avant que les pontes assis aient eu leur tour.",
+        ),
+        "ru": (
+            "Банк 1000 превышает лимит заведения (500).",
+            "В профиле «casino» нет банко сюиви.",  # noqa: RUF001 (a Cyrillic letter is meant)
+            "Зритель поставил раньше, чем свою очередь прошли сидящие понтёры.",
+        ),
+    }
+    for language, sentences in expected.items():
+        with translation.override(language):
+            assert tuple(violation_text(v, above, gettext) for v in (limit, suivi, early)) == sentences
+    assert violation_text(limit, above) == expected["en"][0]  # the English default (no ``tr``)
+    assert violation_items(["BANK_ABOVE_LIMIT", "SUIVI_NOT_ALLOWED", "SPECTATOR_BEFORE_SEATED"]) == [
+        ("BANK_ABOVE_LIMIT", "The bank was above the house limit."),
+        ("SUIVI_NOT_ALLOWED", "A banco suivi was claimed where the table's rules have none."),
+        ("SPECTATOR_BEFORE_SEATED", "A spectator bet before the seated punters had had their turn."),
+    ]
+    meanings = {
+        "fr": (
+            "La banque dépassait la limite de la maison.",
+            "Un banco suivi a été réclamé alors que les règles de la table n'en prévoient pas.",
+        ),
+        "ru": ("Банк превышал лимит заведения.", "Заявлено банко сюиви, которого нет в правилах стола."),
+    }
+    for language, (bank_meaning, suivi_meaning) in meanings.items():
+        with translation.override(language):
+            assert gettext(VIOLATION_TEXT[Code.BANK_ABOVE_LIMIT]) == bank_meaning
+            assert gettext(VIOLATION_TEXT[Code.SUIVI_NOT_ALLOWED]) == suivi_meaning

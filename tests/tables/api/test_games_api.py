@@ -191,6 +191,45 @@ def test_landsknecht_the_fund_answers_for_what_the_punters_leave(game_table, cro
     )
 
 
+def test_landsknecht_a_stake_shared_only_with_every_sharers_recorded_consent(game_table, croupier) -> None:
+    """A stake may be split among several punters only with their consent (seed 004): after b's
+    cover, c may cover the rest only once b and c agreed, each consent a step of its own."""
+    table, session, players = game_table("landsknecht", players=3)
+    a, b, c = players
+    kb, kc = player_key(b), player_key(c)
+    api = Api(croupier)
+    api.ok(api.post(f"/sessions/{session.pk}/fund-dues/"))
+    coup = play(
+        api, start(api, table), {"kind": "stake", "amount": 50}, {"kind": "cover", "player": kb, "amount": 30}
+    )
+    assert [o["step"] for o in coup["next_steps"]] == [
+        {"kind": "consent", "player": kb},
+        {"kind": "consent", "player": kc},
+        {"kind": "close"},
+    ]
+    refused = refuse(
+        api,
+        f"/game-coups/{coup['id']}/steps/",
+        {"kind": "cover", "player": kc, "amount": 20, "expected_steps": coup["step_count"]},
+        status=400,
+    )
+    assert refused["detail"] == (
+        f"the stake is shared among punters only with their consent; not agreed yet: {kb}, {kc}"
+    )
+    coup = play(api, coup, {"kind": "consent", "player": kb}, {"kind": "consent", "player": kc})
+    assert [o["step"] for o in coup["next_steps"]] == [{"kind": "cover", "player": kc}, {"kind": "close"}]
+    coup = play(
+        api,
+        coup,
+        {"kind": "cover", "player": kc, "amount": 20},
+        {"kind": "close"},
+        *({"kind": "card", "card": card} for card in ("5H", "KS", "KD")),  # the punters' rank first
+    )
+    assert (coup["state"], coup["outcome"]) == ("settled", "punters")
+    assert coup["net"] == {player_key(a): -50, kb: 30, kc: 20}
+    conforms(coup, s.GameCoupOut())
+
+
 def test_old_baccarat_a_pooled_tie(game_table, croupier) -> None:
     table, _session, players = game_table(
         "old-baccarat", players=3, settings={"min_stake": 10, "tie_rule": "pool"}

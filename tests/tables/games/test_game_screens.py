@@ -174,6 +174,32 @@ def test_landsknecht_collects_the_fund_dues_from_the_screen_then_stakes_and_cove
     ]
 
 
+def test_landsknecht_a_second_punter_covers_once_the_sharers_consent_on_the_screen(
+    game_table, as_croupier, croupier
+):
+    table, session, players = game_table("landsknecht", players=3)
+    svc.game_fund_collect(actor=croupier, session=session)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    b, c = (svc.player_key(p) for p in players[1:])
+    assert step(as_croupier, coup, kind="stake", amount="40").status_code == 200
+    assert step(as_croupier, coup, kind="cover", player=b, amount="25").status_code == 200
+    html = as_croupier.get(game_url(table)).content.decode()
+    assert f'data-testid="step-consent-{b}"' in html and f'data-testid="step-consent-{c}"' in html
+    assert f'data-testid="step-cover-{c}"' not in html
+    answer = step(as_croupier, coup, kind="cover", player=c, amount="15")
+    assert answer.status_code == 400 and "only with their consent" in answer.content.decode()
+    assert step(as_croupier, coup, kind="consent", player=b).status_code == 200
+    assert step(as_croupier, coup, kind="consent", player=c).status_code == 200
+    assert f'data-testid="step-cover-{c}"' in as_croupier.get(game_url(table)).content.decode()
+    assert step(as_croupier, coup, kind="cover", player=c, amount="15").status_code == 200
+    payloads = list(GameStep.objects.filter(coup=coup).order_by("index").values_list("payload", flat=True))
+    assert payloads[2:] == [
+        {"kind": "consent", "player": b},
+        {"kind": "consent", "player": c},
+        {"kind": "cover", "player": c, "amount": 15},
+    ]
+
+
 def test_old_baccarat_choices_and_cut_are_buttons(game_table, as_croupier, croupier):
     table, session, players = game_table("old-baccarat", players=3)
     coup = svc.game_coup_start(actor=croupier, session=session).coup

@@ -1,7 +1,8 @@
 """Hypothesis strategies: whole coups played through the state machine from a real shoe, with
 random (right or wrong) decisions at every point — at a live table, or (``history=True``) as a
 recorded history that may also hold what a live table refuses: a bank under the profile's
-minimum, a spectator's bet or banco the profile forbids, bets beyond the bank."""
+minimum or above the house limit, a spectator's bet or banco the profile forbids, a spectator's
+bet before a seated punter's, a banco suivi the profile lacks, bets beyond the bank."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tables.rules.cards import ALL_CARDS
 from tables.rules.coup import CoupRecord
 from tables.rules.judge import Rules
 from tables.rules.machine import CoupProgress, Move, Step, apply, new_coup, next_steps, to_record
+from tables.rules.order import SPECTATOR_TURN
 from tables.rules.procedure import spectator_may_bet
 from tables.rules.profiles import BUILTIN
 from tables.rules.settlement import BancoCaller
@@ -44,12 +46,14 @@ def played_coups(
         bank = draw(st.integers(min_value=1, max_value=3) | st.integers(min_value=1, max_value=500))
     else:
         bank = draw(st.integers(min_value=profile.min_bank, max_value=500))
-    start = new_coup(rules, historical=history)
+    # a history may name a house limit, and a bank above it; a live table's limit is the casino's
+    house_limit = draw(st.none() | st.integers(min_value=1, max_value=500)) if history else None
+    start = new_coup(rules, historical=history, house_limit=house_limit)
     state = apply(start, Step(Move.BANK_DECLARED, amount=bank, punter="banker"))
     n_punters = draw(st.integers(min_value=1, max_value=4))
     if draw(st.integers(min_value=0, max_value=3)) == 0:  # a banco: the caller covers the bank alone
         spectator = (history or spectator_may_bet(profile, banco=True)) and draw(st.booleans())
-        suivi = profile.banco_suivi and draw(st.booleans())
+        suivi = (history or profile.banco_suivi) and draw(st.booleans())
         name = "spectator-1" if spectator else "seat-1"
         caller = BancoCaller(name, spectator=spectator, suivi=suivi)
         state = apply(state, Step(Move.BANCO, callers=(caller,)))
@@ -63,7 +67,10 @@ def played_coups(
             if amount < profile.min_bet:
                 continue
             name = f"spectator-{i}" if spectator else f"seat-{draw(st.integers(1, 3))}"
-            state = apply(state, Step(Move.BET, punter=name, amount=amount, spectator=spectator, order=i))
+            # a history's bets come in its record's order; a live table's services put spectators
+            # after every seat (SPECTATOR_TURN), whenever the croupier enters their bets
+            order = SPECTATOR_TURN if spectator and not history else i
+            state = apply(state, Step(Move.BET, punter=name, amount=amount, spectator=spectator, order=order))
     if not state.bets:
         state = apply(state, Step(Move.BET, punter="seat-1", amount=state.uncovered, order=0))
     state = apply(state, Step(Move.BETS_CLOSED))

@@ -1,7 +1,8 @@
 """The interchange examples give exactly their verdicts: ``coups.jsonl``/``verdicts.jsonl`` are the
 spec's own examples (COUP_RECORD.md), copied unchanged; ``coups_parity.jsonl``/
 ``verdicts_parity.jsonl`` are ours, for what the spec added later (SPECTATOR_BET_NOT_ALLOWED,
-BANK_BELOW_MINIMUM, ``banco_suivi``: RULES.md §2, §3.1, §10)."""
+BANK_BELOW_MINIMUM, ``banco_suivi``: RULES.md §2, §3.1, §10). The spec's own file has since grown
+the three procedural codes' examples (``X-limit``, ``X-suivi``, ``X-spectator-first``)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 
 #: (records, verdicts, how many lines)
 EXAMPLE_FILES = (
-    ("coups.jsonl", "verdicts.jsonl", 11),
+    ("coups.jsonl", "verdicts.jsonl", 14),
     ("coups_parity.jsonl", "verdicts_parity.jsonl", 9),
     # every game's records (docs/coup-record.md, *Other games*)
     ("coups_games.jsonl", "verdicts_games.jsonl", 17),
@@ -48,8 +49,8 @@ def test_whole_file_summary() -> None:
     out = io.BytesIO()
     with (DATA / "coups.jsonl").open("rb") as lines:
         summary = validate_lines(lines, out)
-    assert (summary.lines, summary.malformed, summary.flagged) == (11, 1, 6)
-    assert len(out.getvalue().splitlines()) == 11
+    assert (summary.lines, summary.malformed, summary.flagged) == (14, 1, 9)
+    assert len(out.getvalue().splitlines()) == 14
 
 
 def test_the_parity_examples_cover_both_new_codes_and_banco_suivi() -> None:

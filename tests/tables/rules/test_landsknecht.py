@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -20,11 +21,14 @@ from tables.rules.landsknecht import (
     AgainStake,
     CloseCovers,
     Code,
+    Consent,
     Cover,
     Deal,
     Decide,
     Decision,
     Doublet,
+    FundReturn,
+    FundReturnRecord,
     HouseSettings,
     IllegalMove,
     Opening,
@@ -32,13 +36,20 @@ from tables.rules.landsknecht import (
     Phase,
     PutStake,
     Record,
+    Settlement,
     State,
     Table,
     Transfer,
+    Violation,
     apply,
     exact_odds,
     fund_payins,
+    fund_return,
+    fund_return_from_dict,
+    fund_return_to_dict,
+    fund_return_verdict_to_dict,
     judge,
+    judge_fund_return,
     monte_carlo,
     next_moves,
     next_table,
@@ -47,6 +58,7 @@ from tables.rules.landsknecht import (
     refusal,
     start,
     to_record,
+    verdict_to_dict,
 )
 
 DEFAULT = HouseSettings()
@@ -95,11 +107,15 @@ def test_the_sources_example_queen_against_jack(
     assert verdict.fund_after == 500
 
 
+BOTH = ("bob", "cid")
+
+
 @pytest.mark.parametrize(
     ("covers", "fund", "cards", "nets", "fund_cover", "fund_after"),
     [
         # "разрешается, чтобы ставка была разделена между несколькими понтерами ... Если согласия не
-        #  последует, то за остальную часть ставки отвечает запасной фонд": 60 + 20 + the fund's 20
+        #  последует, то за остальную часть ставки отвечает запасной фонд": with both punters'
+        #  consent, 60 + 20 + the fund's 20
         (
             (Cover("bob", 60), Cover("cid", 20)),
             500,
@@ -116,6 +132,8 @@ def test_the_sources_example_queen_against_jack(
             20,
             520,
         ),
+        # a punter alone needs nobody's consent
+        ((Cover("cid", 70),), 500, ("7S", "9H", "9D"), {"ann": -100, "cid": 70, FUND: 30}, 30, 530),
         # "Если игроки отказываются понтировать ... он имеет право играть на капитал запасного фонда"
         ((), 500, ("KS", "AH", "AD"), {"ann": -100, FUND: 100}, 100, 600),
         # the fund answers only up to its balance: 30 of the 100 are in play
@@ -132,7 +150,7 @@ def test_the_fund_answers_for_the_rest(
 ) -> None:
     table = Table("ann", ("bob", "cid"), fund=fund)
     decision = Decision.TAKE if nets["ann"] > 0 else None
-    verdict = judge(Record(table, 100, covers, cards, decision))
+    verdict = judge(Record(table, 100, covers, cards, decision, consent=BOTH))
     assert verdict.violations == ()
     assert verdict.settlement.nets() == nets
     assert verdict.fund_cover == fund_cover
@@ -145,13 +163,87 @@ def test_without_the_fund_backing_the_rest_stays_out_of_play() -> None:
     record = Record(TABLE, 100, (Cover("bob", 40),), ("7S", "9H", "7D"), Decision.TAKE)
     verdict = judge(record, house)
     assert verdict.settlement.nets() == {"ann": 40, "bob": -40}
-    void = judge(Record(TABLE, 100, (), ()), house)
+    void = judge(Record(replace(TABLE, fund=0), 100, (), ()), house)
     assert (void.outcome, void.violations, void.settlement.transfers, void.bank_passes) == (
         Outcome.VOID,
         (),
         (),
         False,
     )
+
+
+@pytest.mark.parametrize("house", [DEFAULT, HouseSettings(fund_backs_uncovered=False)])
+@pytest.mark.parametrize(
+    ("fund", "cards", "nets", "fund_cover"),
+    [
+        # "Если игроки отказываются понтировать сумму, предложенную банкомётом, то он имеет право
+        #  играть на капитал запасного фонда": under either setting
+        (500, ("KS", "AH", "KD"), {"ann": 100, FUND: -100}, 100),
+        (500, ("KS", "AH", "AD"), {"ann": -100, FUND: 100}, 100),
+        (40, ("KS", "AH", "AD"), {"ann": -40, FUND: 40}, 40),
+    ],
+)
+def test_a_stake_every_punter_refuses_is_played_against_the_fund(
+    house: HouseSettings, fund: int, cards: tuple[str, ...], nets: dict[str, int], fund_cover: int
+) -> None:
+    won = nets["ann"] > 0
+    verdict = judge(Record(replace(TABLE, fund=fund), 100, (), cards, Decision.TAKE if won else None), house)
+    assert verdict.violations == ()
+    assert (verdict.outcome, verdict.fund_cover, verdict.at_risk) == (
+        Outcome.BANKER if won else Outcome.PUNTERS,
+        fund_cover,
+        fund_cover,
+    )
+    assert verdict.settlement.nets() == nets
+    # the live machine plays the same coup: nobody covers, the covers close, the fund plays
+    state = apply(apply(start(replace(TABLE, fund=fund), house), PutStake(100)), CloseCovers())
+    assert (state.phase, state.fund_cover) == (Phase.DEAL, fund_cover)
+
+
+def test_a_stake_split_without_consent_leaves_the_rest_to_the_fund() -> None:
+    """ "Если согласия не последует, то за остальную часть ставки отвечает запасной фонд": cid's
+    20 are not in play, the fund answers for the 40 bob leaves; each punter without consent is
+    a finding."""
+    covers = (Cover("bob", 60), Cover("cid", 20))
+    cards = ("7S", "9H", "2C", "7D")
+    alone = judge(Record(TABLE, 100, covers, cards, Decision.TAKE))
+    assert [(v.code, v.message) for v in alone.violations] == [
+        (Code.SPLIT_WITHOUT_CONSENT, "the stake was shared with bob, who had not agreed to share it"),
+        (Code.SPLIT_WITHOUT_CONSENT, "the stake was shared with cid, who had not agreed to share it"),
+    ]
+    assert alone.settlement.nets() == {"ann": 100, "bob": -60, FUND: -40}
+    assert (alone.fund_cover, alone.at_risk, alone.fund_after) == (40, 100, 460)
+    half = judge(Record(TABLE, 100, covers, cards, Decision.TAKE, consent=("cid", "zed")))
+    assert [v.code for v in half.violations] == [Code.CONSENT_BY_NON_PUNTER, Code.SPLIT_WITHOUT_CONSENT]
+    assert half.violations[0].message == "'zed' agreed to share the stake but is not a punter at this table"
+    assert half.settlement.nets() == {"ann": 100, "bob": -60, FUND: -40}
+
+
+def test_the_machine_shares_a_stake_only_with_every_sharers_consent() -> None:
+    state = apply(apply(start(TABLE), PutStake(100)), Cover("bob", 60))
+    assert Cover("cid", 40) not in next_moves(state)
+    with pytest.raises(IllegalMove, match="only with their consent; not agreed yet: bob, cid"):
+        apply(state, Cover("cid", 40))
+    state = apply(state, Consent("bob"))
+    with pytest.raises(IllegalMove, match=r"not agreed yet: cid$"):
+        apply(state, Cover("cid", 40))
+    with pytest.raises(IllegalMove, match="bob has already agreed"):
+        apply(state, Consent("bob"))
+    state = apply(state, Consent("cid"))
+    assert Cover("cid", 40) in next_moves(state)
+    state = apply(apply(state, Cover("cid", 20)), CloseCovers())
+    assert state.fund_cover == 20
+    for card in ("7S", "9H", "7D"):
+        state = apply(state, Deal(card))
+    record = to_record(apply(state, Decide(Decision.TAKE)))
+    assert record.consent == ("bob", "cid")
+    verdict = judge(record)
+    assert (verdict.violations, verdict.settlement.nets()) == (
+        (),
+        {"ann": 100, "bob": -60, "cid": -20, FUND: -20},
+    )
+    with pytest.raises(IllegalMove, match="while it is covered"):
+        apply(start(TABLE), Consent("bob"))
 
 
 @pytest.mark.parametrize(
@@ -210,11 +302,6 @@ def test_stakes(opening: Opening, previous: int, house: HouseSettings, stake: in
         (
             Record(TABLE, 100, (Cover("ann", 50), Cover("bob", 0), Cover("bob", 120)), ("QH", "JS", "JD")),
             [Code.COVER_BY_NON_PUNTER, Code.COVER_NOT_POSITIVE, Code.COVER_TWICE, Code.COVERS_EXCEED_STAKE],
-            Outcome.PUNTERS,
-        ),
-        (
-            Record(TABLE, 100, (Cover("bob", 100),), ("QH", "XX", "JS", "JD")),
-            [Code.BAD_CARD],
             Outcome.PUNTERS,
         ),
     ],
@@ -290,8 +377,6 @@ def test_the_machine_plays_the_sources_example_and_refuses_with_reasons() -> Non
 
 
 def replace_phase(state: State, phase: Phase) -> State:
-    from dataclasses import replace
-
     return replace(state, phase=phase)
 
 
@@ -300,6 +385,37 @@ def test_a_table_the_machine_cannot_start() -> None:
         start(Table("ann", ("fund",)))
     with pytest.raises(IllegalMove, match="sits once"):
         start(Table("ann", ("ann",)))
+    with pytest.raises(IllegalMove, match="needs at least one punter besides the banker"):
+        start(Table("ann", (), fund=500))
+
+
+def test_a_table_without_a_punter_is_a_bad_table_and_the_rest_is_still_judged() -> None:
+    """Every finding that can be judged: the bad table, the stake below the minimum, the cards
+    after the decision and the missing decision, in table order; the coup settles as played."""
+    record = Record(Table("ann", (), fund=500), 5, (), ("QH", "JS", "QC", "2D"))
+    verdict = judge(record)
+    assert [(v.code, v.message) for v in verdict.violations] == [
+        (Code.BAD_TABLE, "a Landsknecht table needs at least one punter besides the banker"),
+        (Code.STAKE_BELOW_MINIMUM, "the stake must be at least the minimum of 10"),
+        (Code.CARDS_AFTER_DECISION, "1 card(s) after card 3 decided"),
+        (Code.DECISION_MISSING, "the banker won: the banker takes or stakes again"),
+    ]
+    assert verdict.settlement.nets() == {"ann": 5, FUND: -5}
+
+
+def test_every_fault_of_a_table_and_a_stake_is_its_own_finding() -> None:
+    table = Table("ann", ("bob", "ann", "fund"), fund=-1, opening=Opening.AFTER_TAKE, previous=200)
+    verdict = judge(Record(table, 5, (Cover("bob", 5),), ("QH", "JS", "QC"), Decision.TAKE))
+    assert [(v.code, v.message) for v in verdict.violations] == [
+        (Code.BAD_TABLE, "'fund' is the reserve fund's name, not a player's"),
+        (Code.BAD_TABLE, "a player sits once, and the banker is not among the punters"),
+        (Code.BAD_TABLE, "the fund's balance is not negative"),
+        (Code.STAKE_BELOW_MINIMUM, "the stake must be at least the minimum of 10"),
+        (
+            Code.STAKE_NOT_ALLOWED,
+            "after a take the next bank stakes the sum just taken (200) or the minimum (10), not 5",
+        ),
+    ]
 
 
 def test_json_round_trip() -> None:
@@ -327,7 +443,9 @@ HOUSES = st.builds(
 
 @st.composite
 def tables(draw: st.DrawFn) -> Table:
-    punters = draw(st.lists(st.sampled_from(["bob", "cid", "dan", "eve"]), unique=True, max_size=4))
+    punters = draw(
+        st.lists(st.sampled_from(["bob", "cid", "dan", "eve"]), unique=True, min_size=1, max_size=4)
+    )
     opening = draw(st.sampled_from(list(Opening)))
     previous = 0 if opening is Opening.NEW_BANK else draw(st.sampled_from([5, 20, 40, 200]))
     return Table(
@@ -339,6 +457,7 @@ PLAYERS = st.sampled_from(["ann", "bob", "cid", "zed", "fund"])
 ANY_MOVE = st.one_of(
     st.builds(PutStake, st.integers(-5, 250)),
     st.builds(Cover, PLAYERS, st.integers(-5, 250)),
+    st.builds(Consent, PLAYERS),
     st.just(CloseCovers()),
     st.builds(Deal, st.sampled_from([*ALL_CARDS, "ZZ", "10H"])),
     st.builds(Decide, st.sampled_from(list(Decision))),
@@ -485,3 +604,372 @@ def test_exact_odds_against_monte_carlo(house: HouseSettings) -> None:
     exact = float(exact_odds(house).banker_edge)
     assert abs(run.mean - exact) < 4 * run.stderr
     assert time.perf_counter() - began < 10
+
+
+# ---------------------------------------------------------------------------------------------
+# Card positions are facts: a card that cannot be read holds the coup where it could have decided
+
+
+@pytest.mark.parametrize(
+    ("cards", "decision", "codes", "deciding"),
+    [
+        # the banker's card unreadable: before, "JS" became the banker's and "QC" the punters'
+        # card, so the banker won a coup the punters won (TD against JS: JD comes first)
+        (("10D", "JS", "QC", "JD"), None, [Code.BAD_CARD], None),
+        # the punters' card unreadable
+        (("QH", "10S", "5D", "QC"), Decision.TAKE, [Code.BAD_CARD], None),
+        # a card between them that could have been of either rank
+        (("QH", "JS", "10C", "JD"), None, [Code.BAD_CARD], None),
+        (("QH", "JS", "", "5D", "QC"), Decision.TAKE, [Code.BAD_CARD], None),
+        # the coup was over at card 5 (a queen) whatever the ten was: the sixth is one too many
+        (("QH", "JS", "10C", "5D", "QC", "JD"), None, [Code.BAD_CARD, Code.CARDS_AFTER_DECISION], None),
+        # two starting cards, one unreadable: a doublet or not, nobody can tell
+        (("QH", "XX"), None, [Code.BAD_CARD], None),
+        # one card only: undecided whatever it was
+        (("1H",), None, [Code.BAD_CARD, Code.CARDS_MISSING], None),
+        # after the deciding card: the record is still held, and what the cards do tell (who won,
+        # so whether the banker should have decided) is judged
+        (
+            ("QH", "JS", "JC", "10D"),
+            Decision.AGAIN,
+            [Code.BAD_CARD, Code.CARDS_AFTER_DECISION, Code.DECISION_WITHOUT_WIN],
+            2,
+        ),
+        (("QH", "QS", "10D"), None, [Code.BAD_CARD, Code.CARDS_AFTER_DECISION, Code.DECISION_MISSING], 1),
+        (("QH", "QS", "10D"), Decision.TAKE, [Code.BAD_CARD, Code.CARDS_AFTER_DECISION], 1),
+    ],
+)
+def test_an_unreadable_card_is_a_finding_at_its_position_and_holds_the_coup(
+    cards: tuple[str, ...], decision: Decision | None, codes: list[Code], deciding: int | None
+) -> None:
+    record = Record(TABLE, 100, (Cover("bob", 100),), cards, decision)
+    verdict = judge(record)
+    assert [v.code for v in verdict.violations] == codes
+    bad = next(i for i, c in enumerate(cards) if c not in ALL_CARDS)
+    assert verdict.violations[0].message == f"card {bad + 1}: bad card {cards[bad]!r}"
+    assert (verdict.outcome, verdict.deciding_card) == (None, deciding)
+    # held: no outcome, no settlement, nothing passes, the fund untouched
+    data = verdict_to_dict(verdict, "x")
+    assert (data["outcome"], data["settlement"], data["bank_passes"], data["fund_after"]) == (
+        None,
+        None,
+        None,
+        500,
+    )
+    assert verdict.settlement.transfers == ()
+    assert next_table(record, verdict) is None
+
+
+def test_a_void_coup_stays_void_whatever_its_cards() -> None:
+    verdict = judge(Record(replace(TABLE, fund=0), 100, (), ("10D",)))
+    assert (verdict.outcome, [v.code for v in verdict.violations]) == (
+        Outcome.VOID,
+        [Code.BAD_CARD, Code.CARDS_AFTER_DECISION],
+    )
+
+
+def test_a_held_coup_still_reports_every_other_finding() -> None:
+    """The stake, the covers and the cards after the coup was certainly over are judged; whether
+    the banker won, and so whether he should have decided, is what cannot be read."""
+    covers = (Cover("zed", 5), Cover("bob", 0))
+    record = Record(TABLE, 5, covers, ("10D", "JS", "5C", "JD", "5H", "5H", "5H"), Decision.AGAIN)
+    verdict = judge(record)
+    assert [(v.code, v.message) for v in verdict.violations] == [
+        (Code.STAKE_BELOW_MINIMUM, "the stake must be at least the minimum of 10"),
+        (Code.COVER_BY_NON_PUNTER, "'zed' is not a punter at this table"),
+        (Code.COVER_NOT_POSITIVE, "bob's cover of 0 is not positive"),
+        (Code.BAD_CARD, "card 1: bad card '10D'"),
+        (Code.IMPOSSIBLE_CARD, "5H seen 3 times, the shoe holds 2"),
+        (Code.CARDS_AFTER_DECISION, "3 card(s) after card 4 decided"),
+    ]
+    assert (verdict.outcome, verdict.settlement, verdict.at_risk) == (None, Settlement(), 5)
+
+
+@pytest.mark.parametrize("position", [0, 1, 2])
+@pytest.mark.parametrize("bad", ["10D", "1S", "XX", "qh ", ""])
+def test_the_machine_refuses_an_unreadable_card_and_keeps_the_position_open(position: int, bad: str) -> None:
+    state = apply(apply(apply(start(TABLE), PutStake(100)), Cover("bob", 100)), CloseCovers())
+    for card in ("QH", "JS")[:position]:
+        state = apply(state, Deal(card))
+    with pytest.raises(IllegalMove, match="bad card"):
+        apply(state, Deal(bad))
+    assert refusal(state, Deal(bad)) == f"bad card {bad!r}"
+    # the card written right takes that very position: nothing moved
+    after = apply(state, Deal("TD"))
+    assert after.cards == (*state.cards, "TD")
+    assert after.cards.index("TD") == position
+
+
+# ---------------------------------------------------------------------------------------------
+# Strict JSON: chips are JSON integers, names strings, lists lists
+
+GOOD = record_to_dict(Record(TABLE, 100, (Cover("bob", 60),), ("QH", "JS", "QC"), Decision.AGAIN))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"stake": "10"}, 'stake must be a whole number of chips, not "10"'),
+        ({"stake": 10.5}, "stake must be a whole number of chips, not 10.5"),
+        ({"stake": 100.0}, "stake must be a whole number of chips, not 100.0"),
+        ({"stake": True}, "stake must be a whole number of chips, not true"),
+        ({"stake": None}, "stake must be a whole number of chips, not null"),
+        ({"fund": "500"}, 'fund must be a whole number of chips, not "500"'),
+        ({"fund": False}, "fund must be a whole number of chips, not false"),
+        ({"previous": [0]}, "previous must be a whole number of chips, not [0]"),
+        (
+            {"covers": [{"punter": "bob", "amount": 60.0}]},
+            "cover 1's amount must be a whole number of chips, not 60.0",
+        ),
+        (
+            {"covers": [{"punter": "bob", "amount": 60}, {"punter": "cid", "amount": True}]},
+            "cover 2's amount must be a whole number of chips, not true",
+        ),
+        (
+            {"covers": [{"punter": 7, "amount": 60}]},
+            "cover 1 must be {punter, amount} with the punter's name",
+        ),
+        ({"covers": {"bob": 60}}, 'covers must be a list of {punter, amount}, not {"bob": 60}'),
+        ({"banker": 7}, "banker must be a player's name, not 7"),
+        ({"banker": None}, "banker must be a player's name, not null"),
+        ({"punters": "bob"}, 'punters must be a list of names, not "bob"'),
+        ({"punters": ["bob", 2]}, 'punters must be a list of names, not ["bob", 2]'),
+        ({"cards": "QHJSQC"}, 'cards must be a list of card codes, not "QHJSQC"'),
+        ({"cards": ["QH", 10]}, 'cards must be a list of card codes, not ["QH", 10]'),
+        ({"consent": "bob"}, 'consent must be a list of names, not "bob"'),
+        ({"consent": [None]}, "consent must be a list of names, not [null]"),
+        ({"opening": ["again"]}, 'opening must be one of new-bank, after-take, again, not ["again"]'),
+        ({"opening": None}, "opening must be one of new-bank, after-take, again, not null"),
+        ({"decision": 1}, "decision must be one of take, again, not 1"),
+        ({"decision": "keep"}, 'decision must be one of take, again, not "keep"'),
+        ({"game": ["landsknecht"]}, 'not a landsknecht record: ["landsknecht"]'),
+    ],
+)
+def test_a_malformed_record_says_which_field(change: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        record_from_dict({**GOOD, **change})
+    assert str(raised.value) == message
+
+
+# ---------------------------------------------------------------------------------------------
+# The fund's return at the end of play
+
+
+@pytest.mark.parametrize(
+    ("paid", "balance", "rule", "returned"),
+    [
+        # "каждый из игроков вносит заранее оговорённую сумму": equal dues, equal shares
+        (
+            (("ann", 10), ("bob", 10), ("cid", 10)),
+            480,
+            FundReturn.PROPORTIONAL,
+            {"ann": 160, "bob": 160, "cid": 160},
+        ),
+        # in proportion to what each paid: 20 / 10 / 10 of 40
+        (
+            (("ann", 20), ("bob", 10), ("cid", 10)),
+            100,
+            FundReturn.PROPORTIONAL,
+            {"ann": 50, "bob": 25, "cid": 25},
+        ),
+        # whole chips: 100 * 10/30 = 33.3 each, the chip left goes to the earliest of the equal remainders
+        (
+            (("ann", 10), ("bob", 10), ("cid", 10)),
+            100,
+            FundReturn.PROPORTIONAL,
+            {"ann": 34, "bob": 33, "cid": 33},
+        ),
+        # 7 * 1/6, 2/6, 3/6 = 1.17, 2.33, 3.5: floors 1, 2, 3, the chip left to the largest remainder (cid)
+        ((("ann", 1), ("bob", 2), ("cid", 3)), 7, FundReturn.PROPORTIONAL, {"ann": 1, "bob": 2, "cid": 4}),
+        # a player who paid twice is one payer
+        ((("ann", 10), ("bob", 10), ("ann", 10)), 90, FundReturn.PROPORTIONAL, {"ann": 60, "bob": 30}),
+        # the house's other rule: equal shares whatever each paid
+        ((("ann", 20), ("bob", 10), ("cid", 10)), 100, FundReturn.EQUAL, {"ann": 34, "bob": 33, "cid": 33}),
+        ((("ann", 10), ("bob", 10)), 0, FundReturn.PROPORTIONAL, {}),
+        ((("ann", 10), ("bob", 10)), 1, FundReturn.PROPORTIONAL, {"ann": 1}),
+    ],
+)
+def test_the_fund_goes_back_to_those_who_paid_into_it(
+    paid: tuple[tuple[str, int], ...], balance: int, rule: FundReturn, returned: dict[str, int]
+) -> None:
+    settlement = fund_return(paid, balance, rule)
+    assert {t.payee: t.amount for t in settlement.transfers} == returned
+    assert all(t.payer == FUND for t in settlement.transfers)
+    assert settlement.nets().get(FUND, 0) == -balance  # the fund is empty after it
+    record = FundReturnRecord(balance, paid, rule)
+    assert fund_return_from_dict(json.loads(json.dumps(fund_return_to_dict(record)))) == record
+    verdict = judge_fund_return(replace(record, returned=tuple(returned.items())))
+    assert (verdict.violations, verdict.settlement) == ((), settlement)
+
+
+@given(
+    paid=st.lists(st.tuples(st.sampled_from(["ann", "bob", "cid", "dan"]), st.integers(1, 50)), min_size=1),
+    balance=st.integers(0, 10_000),
+    rule=st.sampled_from(list(FundReturn)),
+)
+def test_the_whole_fund_goes_back_and_never_more_than_a_chip_off_each_share(
+    paid: list[tuple[str, int]], balance: int, rule: FundReturn
+) -> None:
+    settlement = fund_return(paid, balance, rule)
+    got = {t.payee: t.amount for t in settlement.transfers}
+    assert sum(got.values()) == balance
+    totals = Counter[str]()
+    for name, amount in paid:
+        totals[name] += amount
+    weights = dict(totals) if rule is FundReturn.PROPORTIONAL else dict.fromkeys(totals, 1)
+    whole = sum(weights.values())
+    for name, w in weights.items():
+        assert abs(got.get(name, 0) - Fraction(balance * w, whole)) < 1
+
+
+def test_a_fund_return_that_breaks_its_rule() -> None:
+    record = FundReturnRecord(100, (("ann", 20), ("bob", 10)), returned=(("ann", 50), ("bob", 50)))
+    verdict = judge_fund_return(record)
+    assert [(v.code, v.message) for v in verdict.violations] == [
+        (Code.FUND_RETURN_WRONG, "ann was given 50 of the fund, the proportional rule gives 67"),
+        (Code.FUND_RETURN_WRONG, "bob was given 50 of the fund, the proportional rule gives 33"),
+    ]
+    assert verdict.settlement.nets() == {FUND: -100, "ann": 67, "bob": 33}
+    bad = judge_fund_return(FundReturnRecord(-5, (("ann", 0),)))
+    assert [v.code for v in bad.violations] == [Code.BAD_FUND_RETURN, Code.BAD_FUND_RETURN]
+    assert fund_return_verdict_to_dict(bad, 3) == {
+        "id": 3,
+        "game": "landsknecht",
+        "kind": "fund-return",
+        "outcome": None,
+        "violations": [
+            {"code": "bad-fund-return", "detail": "the fund's balance is not negative"},
+            {"code": "bad-fund-return", "detail": "ann's payment of 0 into the fund is not positive"},
+        ],
+        "settlement": None,
+    }
+    with pytest.raises(ValueError, match=r"paid 1's amount must be a whole number of chips, not 10\.0"):
+        fund_return_from_dict({"fund": 10, "paid": [{"player": "ann", "amount": 10.0}]})
+    with pytest.raises(ValueError, match='rule must be one of proportional, equal, not "banker"'):
+        fund_return_from_dict({"fund": 10, "paid": [], "rule": "banker"})
+
+
+# ---------------------------------------------------------------------------------------------
+# Properties of the rulings: held coups, strict chips, findings that do not hide each other
+
+
+@st.composite
+def played_records(draw: st.DrawFn, house: HouseSettings) -> Record:
+    """A legal coup played out through the live machine (so its record judges clean)."""
+    table = draw(tables())
+    if table.opening is not Opening.NEW_BANK and table.previous < house.min_stake:
+        table = replace(table, opening=Opening.NEW_BANK, previous=0)
+    state = start(table, house)
+    while state.phase is not Phase.OVER:
+        state = apply(state, draw(st.sampled_from(next_moves(state))))
+    return to_record(state)
+
+
+#: what a croupier may write for a card that names none: a ten as 10, an ace as 1, a typo, nothing
+UNREADABLE = st.sampled_from(["10D", "10H", "1S", "XX", "", "QX", "td", " 9H", "9h"]) | st.text(
+    max_size=3
+).filter(lambda t: t not in ALL_CARDS)
+
+
+@PROPS
+@given(house=HOUSES, data=st.data())
+def test_a_record_with_one_card_unreadable_is_never_settled(
+    house: HouseSettings, data: st.DataObject
+) -> None:
+    record = data.draw(played_records(house).filter(lambda r: len(r.cards) >= 2))
+    position = data.draw(st.integers(0, len(record.cards) - 1))
+    bad = data.draw(UNREADABLE)
+    cards = (*record.cards[:position], bad, *record.cards[position + 1 :])
+    verdict = judge(replace(record, cards=cards), house)
+    assert verdict.outcome is None
+    assert verdict.settlement.transfers == ()
+    assert (verdict.bank_passes, verdict.fund_after) == (None, record.table.fund)
+    assert Violation(Code.BAD_CARD, f"card {position + 1}: bad card {bad!r}") in verdict.violations
+    assert verdict_to_dict(verdict)["settlement"] is None
+
+
+#: a JSON value that is no whole number of chips: a fraction, a whole float, a numeral, a boolean
+NOT_CHIPS = (
+    st.floats(allow_nan=False, allow_infinity=False)
+    | st.integers(-1000, 1000).map(float)
+    | st.integers(0, 1000).map(str)
+    | st.booleans()
+    | st.none()
+    | st.lists(st.integers(0, 9), max_size=2)
+)
+
+
+@PROPS
+@given(house=HOUSES, data=st.data())
+def test_any_non_integer_in_a_money_field_is_malformed(house: HouseSettings, data: st.DataObject) -> None:
+    record = data.draw(played_records(house))
+    line = json.loads(json.dumps(record_to_dict(record)))
+    fields = ["stake", "fund", "previous", *(f"cover {n}" for n in range(1, len(record.covers) + 1))]
+    field = data.draw(st.sampled_from(fields))
+    value = data.draw(NOT_CHIPS)
+    if field.startswith("cover "):
+        n = int(field.split()[1])
+        line["covers"][n - 1]["amount"] = value
+        named = f"cover {n}'s amount must be a whole number of chips, not "
+    else:
+        line[field] = value
+        named = f"{field} must be a whole number of chips, not "
+    with pytest.raises(ValueError) as raised:
+        record_from_dict(line)
+    assert str(raised.value) == named + json.dumps(value)
+
+
+def _fault_table(record: Record) -> Record:  # a punter named as the fund, who plays no part
+    return replace(record, table=replace(record.table, punters=(*record.table.punters, FUND)))
+
+
+def _fault_cover(record: Record) -> Record:  # a stranger's empty cover: nothing at risk
+    return replace(record, covers=(*record.covers, Cover("zed", 0)))
+
+
+def _fault_consent(record: Record) -> Record:
+    return replace(record, consent=(*record.consent, "zed"))
+
+
+def _fault_card(record: Record) -> Record:
+    return replace(record, cards=("10D", *record.cards[1:]))
+
+
+def _fault_decision(record: Record) -> Record:
+    if record.decision is None:
+        return replace(record, decision=Decision.AGAIN)
+    return replace(record, decision=None)
+
+
+FAULTS = {
+    "table": _fault_table,
+    "cover": _fault_cover,
+    "consent": _fault_consent,
+    "card": _fault_card,
+    "decision": _fault_decision,
+}
+#: the pairs that are not independent: an unreadable card hides whether the banker won, so
+#: whether he should have decided is no longer a finding
+DEPENDENT = {frozenset({"card", "decision"})}
+
+
+@PROPS
+@given(house=HOUSES, data=st.data())
+def test_the_findings_of_two_independent_faults_are_the_findings_of_each(
+    house: HouseSettings, data: st.DataObject
+) -> None:
+    record = data.draw(played_records(house).filter(lambda r: len(r.cards) >= 2))
+    pair = data.draw(
+        st.sampled_from(
+            [(a, b) for a in FAULTS for b in FAULTS if a < b and frozenset({a, b}) not in DEPENDENT]
+        )
+    )
+    a, b = (FAULTS[name] for name in pair)
+    assert judge(record, house).violations == ()
+
+    def findings(r: Record) -> Counter[tuple[Code, str]]:
+        return Counter((v.code, v.message) for v in judge(r, house).violations)
+
+    alone_a, alone_b = findings(a(record)), findings(b(record))
+    assert alone_a and alone_b
+    assert findings(b(a(record))) == alone_a + alone_b

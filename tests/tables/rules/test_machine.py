@@ -239,14 +239,14 @@ def test_every_example_record_replays_as_history() -> None:
             continue
         rec = record_from_dict(raw, known_profiles=BUILTIN)
         rules = Rules.for_profile(BUILTIN[rec.profile])
-        state = replay(new_coup(rules, historical=True), record_steps(rec))
+        state = replay(new_coup(rules, house_limit=rec.house_limit, historical=True), record_steps(rec))
         assert to_record(state, coup_id=rec.id, shoe_next=rec.shoe_next) == rec
         replayed += 1
         if rec.id == "bets-exceed-bank":
             assert [(v.code.value, v.detail) for _, v in state.violations] == [
                 ("BETS_EXCEED_BANK", "120 > 100")
             ]
-    assert replayed == 10
+    assert replayed == 13
 
 
 def test_live_tables_refuse_what_history_only_records() -> None:

@@ -91,16 +91,25 @@ def test_shoe_alarm_exactly_when_a_card_is_seen_too_often(decks: int, cards: lis
 def test_a_record_replays_step_by_step_into_the_same_record(coup: PlayedCoup) -> None:
     """What an import does: record → steps → historical replay → the same record and verdict."""
     rec = coup.record
-    state = replay(new_coup(coup.rules, historical=True), record_steps(rec))
+    state = replay(new_coup(coup.rules, house_limit=rec.house_limit, historical=True), record_steps(rec))
     again = to_record(state, coup_id=rec.id, shoe_next=rec.shoe_next)
     assert again == rec
     assert judge_coup(again, coup.rules) == judge_coup(rec, coup.rules)
 
 
 # ------------------------------------------------------------------ offline parity (issue 9 §4)
-#: what a live table refuses while the bank is declared and the bets are made, and the judge flags
-#: in a record (COUP_RECORD.md, Verdict: the procedural codes)
-REFUSED_LIVE = frozenset({Code.BANK_BELOW_MINIMUM, Code.SPECTATOR_BET_NOT_ALLOWED, Code.BETS_EXCEED_BANK})
+#: what a live table's machine refuses while the bank is declared and the bets are made, and the
+#: judge flags in a record (COUP_RECORD.md, Verdict: the procedural codes); SPECTATOR_BEFORE_SEATED
+#: is the services' refusal (they know who sits where: tests/tables/test_offline_parity.py)
+REFUSED_LIVE = frozenset(
+    {
+        Code.BANK_BELOW_MINIMUM,
+        Code.BANK_ABOVE_LIMIT,
+        Code.SPECTATOR_BET_NOT_ALLOWED,
+        Code.SUIVI_NOT_ALLOWED,
+        Code.BETS_EXCEED_BANK,
+    }
+)
 BETTING_MOVES = (Move.BANK_DECLARED, Move.BET, Move.BANCO, Move.BETS_CLOSED)
 
 
@@ -123,11 +132,12 @@ def test_a_recorded_history_is_flagged_by_the_machine_exactly_as_the_judge_flags
 @given(played_coups(history=True))
 def test_a_live_table_refuses_exactly_the_bank_and_bets_the_judge_flags(coup: PlayedCoup) -> None:
     """RULES.md §2, §3.1, §10: the live machine refuses the record's bank or bets exactly when
-    the offline judge flags BANK_BELOW_MINIMUM, SPECTATOR_BET_NOT_ALLOWED or BETS_EXCEED_BANK."""
+    the offline judge flags BANK_BELOW_MINIMUM, BANK_ABOVE_LIMIT, SPECTATOR_BET_NOT_ALLOWED,
+    SUIVI_NOT_ALLOWED or BETS_EXCEED_BANK (under the record's house limit)."""
     verdict = judge_coup(coup.record, coup.rules)
     flagged = {v.code for v in verdict.violations} & REFUSED_LIVE
     betting = [s for s in record_steps(coup.record) if s.kind in BETTING_MOVES]
-    live = new_coup(coup.rules)
+    live = new_coup(coup.rules, house_limit=coup.record.house_limit)
     if flagged:
         with pytest.raises(IllegalStep):
             replay(live, betting)
@@ -141,7 +151,7 @@ def test_a_flagged_history_replays_step_by_step_into_the_same_record(coup: Playe
     """What an import does with a history a live table would have refused (COUP_RECORD.md): the
     same record and verdict back, ``banco_suivi`` included."""
     rec = coup.record
-    state = replay(new_coup(coup.rules, historical=True), record_steps(rec))
+    state = replay(new_coup(coup.rules, house_limit=rec.house_limit, historical=True), record_steps(rec))
     again = to_record(state, coup_id=rec.id, shoe_next=rec.shoe_next)
     assert again == rec
     assert judge_coup(again, coup.rules) == judge_coup(rec, coup.rules)

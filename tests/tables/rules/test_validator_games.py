@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import orjson
@@ -64,7 +65,7 @@ def test_a_macao_coup_from_the_machine_is_judged_offline_as_the_module_judges_it
 
 @PROPS
 @given(
-    punters=st.lists(st.sampled_from(["bob", "cid", "dan"]), unique=True, max_size=3),
+    punters=st.lists(st.sampled_from(["bob", "cid", "dan"]), unique=True, min_size=1, max_size=3),
     fund=st.sampled_from([0, 15, 500]),
     record_id=IDS,
     data=st.data(),
@@ -87,6 +88,118 @@ def test_a_landsknecht_coup_from_the_machine_is_judged_offline_as_the_module_jud
     assert verdict["violations"] == []
     assert verdict["outcome"] == state.outcome.value
     assert sum(verdict["settlement"]["net"].values()) == 0
+    if len(record.cards) >= 2:
+        # the same line with one card written as no card is held: no outcome, no settlement
+        position = data.draw(st.integers(0, len(record.cards) - 1), label="position")
+        cards = [*record.cards]
+        cards[position] = "10" + cards[position][1] if cards[position][0] == "T" else cards[position] + "?"
+        held = validate_one({**line, "cards": cards})
+        assert (held["outcome"], held["settlement"], held["bank_passes"]) == (None, None, None)
+        assert {"code": "bad-card", "detail": f"card {position + 1}: bad card {cards[position]!r}"} in held[
+            "violations"
+        ]
+
+
+NOT_CHIPS = "must be a whole number of chips, not "
+LANDSKNECHT = {"id": "l", "game": "landsknecht", "banker": "ann", "punters": ["bob"], "fund": 0, "stake": 50,
+               "covers": [{"punter": "bob", "amount": 50}], "cards": ["TD", "JS", "QC", "JD"]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "outcome", "codes", "net"),
+    [
+        ({}, "punters", [], {"ann": -50, "bob": 50}),
+        # "10D" for "TD": the jack used to take the banker's place, and the queen the punters'
+        ({"cards": ["10D", "JS", "QC", "JD"]}, None, ["bad-card"], None),
+        ({"cards": ["TD", "10S", "QC", "JD"]}, None, ["bad-card"], None),
+        ({"cards": ["TD", "JS", "10C", "JD"]}, None, ["bad-card"], None),
+        # nobody covers: the banker plays the fund, whatever the house says of the uncovered part
+        ({"covers": [], "fund": 30}, "punters", [], {"ann": -30, "fund": 30}),
+        (
+            {"covers": [], "fund": 30, "settings": {"fund_backs_uncovered": False}},
+            "punters",
+            [],
+            {"ann": -30, "fund": 30},
+        ),
+        # a table without a punter is a bad table, judged and settled as played against the fund
+        ({"punters": [], "covers": [], "fund": 100}, "punters", ["bad-table"], {"ann": -50, "fund": 50}),
+        # a split without consent: the first punter's cover stands, the fund answers for the rest
+        (
+            {"punters": ["bob", "cid"], "fund": 100, "covers": [{"punter": "bob", "amount": 30},
+                                                                {"punter": "cid", "amount": 20}]},
+            "punters",
+            ["split-without-consent", "split-without-consent"],
+            {"ann": -50, "bob": 30, "fund": 20},
+        ),
+        (
+            {"punters": ["bob", "cid"], "fund": 100, "consent": ["bob", "cid"],
+             "covers": [{"punter": "bob", "amount": 30}, {"punter": "cid", "amount": 20}]},
+            "punters",
+            [],
+            {"ann": -50, "bob": 30, "cid": 20},
+        ),
+    ],
+)  # fmt: skip
+def test_landsknecht_lines_under_the_rulings(
+    change: dict, outcome: str | None, codes: list[str], net: dict[str, int] | None
+) -> None:
+    verdict = validate_one({**LANDSKNECHT, **change})
+    assert verdict["outcome"] == outcome
+    assert [v["code"] for v in verdict["violations"]] == codes
+    assert (verdict["settlement"] or {}).get("net") == net
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("stake", "50", 'stake must be a whole number of chips, not "50"'),
+        ("stake", 50.5, "stake must be a whole number of chips, not 50.5"),
+        ("stake", 50.0, "stake must be a whole number of chips, not 50.0"),
+        ("stake", True, "stake must be a whole number of chips, not true"),
+        ("fund", "0", 'fund must be a whole number of chips, not "0"'),
+        ("previous", False, "previous must be a whole number of chips, not false"),
+        ("covers", [{"punter": "bob", "amount": "50"}], f"cover 1's amount {NOT_CHIPS}\"50\""),
+        ("banker", 1, "banker must be a player's name, not 1"),
+        ("punters", "bob", 'punters must be a list of names, not "bob"'),
+        ("cards", "TDJSQCJD", 'cards must be a list of card codes, not "TDJSQCJD"'),
+        ("consent", {"bob": True}, 'consent must be a list of names, not {"bob": true}'),
+        # the house settings a line carries are as strict (a list is no word: no exception text)
+        ("settings", {"doublet": ["banker"]}, "settings: doublet is one of banker, standoff, not ['banker']"),
+        ("settings", {"min_stake": 10.0}, "settings: min_stake is a whole number, not 10.0"),
+        ("settings", {"fund_backs_uncovered": 1}, "settings: fund_backs_uncovered is true or false, not 1"),
+    ],
+)  # fmt: skip
+def test_a_landsknecht_line_with_a_value_of_the_wrong_type_is_malformed_and_says_which_field(
+    field: str, value: object, message: str
+) -> None:
+    assert validate_one({**LANDSKNECHT, field: value}) == {"id": "l", "error": message}
+
+
+def test_the_landsknecht_fund_return_is_a_line_of_its_own() -> None:
+    line = {"id": "r", "game": "landsknecht", "kind": "fund-return", "fund": 100, "rule": "proportional",
+            "paid": [{"player": "ann", "amount": 20}, {"player": "bob", "amount": 10}],
+            "returned": [{"player": "ann", "amount": 67}, {"player": "bob", "amount": 33}]}  # fmt: skip
+    assert validate_one(line) == {
+        "id": "r",
+        "game": "landsknecht",
+        "kind": "fund-return",
+        "outcome": "returned",
+        "violations": [],
+        "settlement": {
+            "transfers": [
+                {"payer": "fund", "payee": "ann", "amount": 67},
+                {"payer": "fund", "payee": "bob", "amount": 33},
+            ],
+            "net": {"fund": -100, "ann": 67, "bob": 33},
+        },
+    }
+    equal = validate_one({**line, "rule": "equal"})
+    assert [v["code"] for v in equal["violations"]] == ["fund-return-wrong", "fund-return-wrong"]
+    assert equal["settlement"]["net"] == {"fund": -100, "ann": 50, "bob": 50}
+    assert validate_one({**line, "fund": 100.0}) == {
+        "id": "r",
+        "error": "fund must be a whole number of chips, not 100.0",
+    }
 
 
 @PROPS
@@ -155,7 +268,9 @@ def test_a_forced_profile_leaves_the_other_games_alone() -> None:
     ("game", "data", "message"),
     [
         ("macao", [], "not a JSON object"),
-        ("macao", {"id": 7, "unit": True}, "unit must be a whole number of chips, not True"),
+        ("macao", {"id": 7, "unit": True}, "unit must be a whole number of chips, not true"),
+        ("macao", {"unit": "50"}, 'unit must be a whole number of chips, not "50"'),
+        ("macao", {"unit": 50.0}, "unit must be a whole number of chips, not 50.0"),
         (
             "macao",
             {"unit": 5, "banker": "B", "turns": [], "punters": "P1"},
@@ -172,12 +287,40 @@ def test_a_forced_profile_leaves_the_other_games_alone() -> None:
             {"banker": "ann", "punters": ["bob"], "stake": 10, "decision": "keep"},
             "decision must",
         ),
+        # old baccarat's strict values (RULES.md §11): nothing coerced, the field named
+        (
+            "old-baccarat",
+            {"id": 3, "game": "old-baccarat", "banker": "bk", "punters": [{"player": "A", "stake": "10"}]},
+            'punter 1: stake must be a whole number of chips, not "10"',
+        ),
+        (
+            "old-baccarat",
+            {"game": "old-baccarat", "banker": "bk", "punters": [{"player": "A", "stake": True}]},
+            "punter 1: stake must be a whole number of chips, not true",
+        ),
+        (
+            "old-baccarat",
+            {"id": None, "game": "old-baccarat", "banker": 7, "punters": []},
+            "banker must be a player's name (a string), not 7",
+        ),
+        (
+            "old-baccarat",
+            {
+                "id": "s",
+                "game": "old-baccarat",
+                "banker": "bk",
+                "punters": [],
+                "cut_by": None,
+                "deal": "ASKD",
+            },
+            'deal must be a list of card codes (strings), not "ASKD"',
+        ),
     ],
 )
 def test_a_malformed_record_of_another_game_is_a_record_error_with_its_id(
     game: str, data: object, message: str
 ) -> None:
-    with pytest.raises(RecordError, match=message.replace("[", r"\[")) as raised:
+    with pytest.raises(RecordError, match=re.escape(message)) as raised:
         JUDGES[game].judge_to_dict(data)  # type: ignore[arg-type]
     assert raised.value.has_id == (isinstance(data, dict) and "id" in data)
     if raised.value.has_id:
@@ -195,3 +338,26 @@ def test_the_chemin_de_fer_reader_names_another_games_record() -> None:
 
     with pytest.raises(RecordError, match="not a chemin de fer record: game 'macao'"):
         record_from_dict({"id": 1, "game": "macao", "profile": "casino"}, known_profiles={"casino"})
+
+
+@pytest.mark.parametrize("stake", ["10", 10.5, 10.0, True, None])
+def test_an_old_baccarat_stake_that_is_no_json_integer_is_malformed_never_settled(stake: object) -> None:
+    """A line that moved chips before RULES.md §11: ``"10"`` was read as 10, ``10.5`` as 10 and
+    ``true`` as 1 chip, and settled."""
+    record = {
+        "id": "b",
+        "game": "old-baccarat",
+        "banker": "bk",
+        "punters": [{"player": "A", "stake": stake}],
+        "cut_by": "A",
+        "deal": ["AS", "KD", "5S", "QD"],
+        "draws": [{"player": "A", "card": None}, {"player": "bk", "card": None}],
+    }
+    out = io.BytesIO()
+    summary = validate_lines([orjson.dumps(record)], out)
+    assert (summary.lines, summary.malformed, summary.flagged) == (1, 1, 0)
+    verdict = json.loads(out.getvalue())
+    assert verdict == {
+        "id": "b",
+        "error": f"punter 1: stake must be a whole number of chips, not {json.dumps(stake)}",
+    }
