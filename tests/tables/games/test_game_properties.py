@@ -41,7 +41,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 #: the kinds of step whose payload names its player, per game (the others name none)
 PLAYER_KINDS = {
     "macao": frozenset(),
-    "landsknecht": frozenset({"cover"}),
+    "landsknecht": frozenset({"cover", "consent"}),
     "old-baccarat": frozenset({"stake", "cut", "draw", "stand"}),
 }
 
