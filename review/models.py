@@ -39,7 +39,7 @@ class AlertSettings(models.Model):
         default=500, help_text=_("basis points: steps against the rules per coup recorded; 500 = 5 %")
     )
     error_rate_coups = models.PositiveIntegerField(
-        default=50, help_text=_("the croupier's rate is taken over his last this many coups")
+        default=50, help_text=_("the croupier's rate is taken over this many of the croupier's last coups")
     )
 
     class Meta:
