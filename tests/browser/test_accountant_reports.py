@@ -82,7 +82,10 @@ class _Worker:
 # several of the page's 2-second polls
 @override_settings(REPORTS_TEST_DELAY_PER_CHUNK=3.0, REPORTS_PROGRESS_INTERVAL=0.0)
 def test_the_accountant_generates_watches_and_downloads_the_ytd_levy_report(
-    live_server, page: Any, tmp_path, monkeypatch  # noqa: F811
+    live_server,
+    page: Any,  # noqa: F811
+    tmp_path,
+    monkeypatch,
 ) -> None:
     table = TableFactory()
     casino = table.casino

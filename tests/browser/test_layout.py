@@ -254,8 +254,12 @@ def floor(transactional_db) -> dict[str, Any]:
     report is generated (written, its file kept) and a coup-record report waits for a worker."""
     casino = CasinoFactory(name="Casino de Démonstration")
     tables = {
-        slug: TableFactory(casino=casino, name=f"{slug.title()} table", profile=builtin_profile(slug),
-                           seat_count=12 if slug == "casino" else 9)
+        slug: TableFactory(
+            casino=casino,
+            name=f"{slug.title()} table",
+            profile=builtin_profile(slug),
+            seat_count=12 if slug == "casino" else 9,
+        )
         for slug in ("casino", "classic", "club", "home")
     }
     users = {name: UserFactory(username=name, roles=roles) for name, roles in PERSONAS.items() if roles}

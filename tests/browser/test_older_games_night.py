@@ -136,7 +136,12 @@ class GameCroupier:
         self.controls()
         self.page.locator("summary", has_text="Close table…").click()
         self.post(lambda: self.by("close-table").click())
-        assert self.by("open-table").is_visible()
+        # the answer is in; its swap may not be: wait for the closed table's one way forward
+        # (a refusal would leave the close form on screen and time this out with its sentence)
+        try:
+            self.by("open-table").wait_for(state="visible", timeout=15_000)
+        except Exception as refused:
+            raise AssertionError(f"the table did not close: {self.error()}") from refused
 
     def collect_dues(self) -> None:
         self.controls()

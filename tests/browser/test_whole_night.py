@@ -583,10 +583,7 @@ def _hourly_fees(players: dict[str, Player]) -> dict[str, int]:
     entries = Entry.objects.filter(
         transaction__kind=Transaction.Kind.HOURLY_FEE, account__player__in=players.values()
     )
-    paid = (
-        entries.values_list("account__player__display_name")
-        .annotate(total=Sum("amount"))
-    )
+    paid = entries.values_list("account__player__display_name").annotate(total=Sum("amount"))
     return {name: -total for name, total in paid}
 
 

@@ -77,8 +77,7 @@ def test_the_committed_mo_is_the_po_compiled(lang: str) -> None:
     mo = polib.mofile(str(ROOT / "locale" / lang / "LC_MESSAGES" / "django.mo"))
     compiled = {key(e): (e.msgstr, dict(e.msgstr_plural)) for e in mo if e.msgid}
     source = {
-        key(e): (e.msgstr, {int(n): s for n, s in e.msgstr_plural.items()})
-        for e in po.translated_entries()
+        key(e): (e.msgstr, {int(n): s for n, s in e.msgstr_plural.items()}) for e in po.translated_entries()
     }
     stale = sorted(str(k) for k in source.keys() ^ compiled.keys())
     stale += sorted(str(k) for k in source.keys() & compiled.keys() if source[k] != compiled[k])

@@ -229,7 +229,11 @@ def test_the_player_page(client, accountant, awaiting, lang, expected) -> None: 
 
 @pytest.mark.parametrize(("lang", "title"), [("fr", ">Graphiques</h1>"), ("ru", ">Графики</h1>")])
 def test_the_charts_are_drawn_with_decimal_points_in_every_language(
-    client, accountant, awaiting, lang, title  # noqa: F811
+    client,
+    accountant,
+    awaiting,  # noqa: F811
+    lang,
+    title,
 ) -> None:
     """French and Russian write 12,5 for 12.5: an SVG coordinate written so is no number, and the
     bars are drawn nowhere (templates/review/_bar_chart.html turns localization off)."""

@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from audit.models import AuditEvent
 from core.models import OutboxMessage
 from reports import services
+from reports.builders import levy as levy_builder
 from reports.kinds import ReportRequestError, report_write
 from reports.models import ReportRun
 from reports.services import (
@@ -192,10 +193,13 @@ def test_a_run_is_written_to_a_temporary_name_then_moved_and_finished(
 
 
 def test_the_stored_file_is_what_report_write_writes(
-    accountant, history, django_capture_on_commit_callbacks
+    accountant, history, django_capture_on_commit_callbacks, monkeypatch
 ) -> None:
     """The real writer, through the outbox and the (eager) task: the file is byte for byte
     report_write's output for the same request, and its recorded sha256 that of the file."""
+    # The two writes may straddle a second; the "Generated" line is the one fact meant to differ.
+    generated = ("Generated", "2026-12-02 06:28:22 UTC")
+    monkeypatch.setattr(levy_builder, "generated_fact", lambda: generated)
     request = levy_request()
     with django_capture_on_commit_callbacks(execute=True):
         run = report_run_request(actor=accountant, request=request)
@@ -205,6 +209,7 @@ def test_the_stored_file_is_what_report_write_writes(
     assert run.status == "finished"
     stored = reports_storage().open(str(run.file.name), "rb").read()
     assert stored == expected.getvalue()
+    assert b"Generated,2026-12-02 06:28:22 UTC" in stored
     assert run.sha256 == hashlib.sha256(stored).hexdigest()
     assert run.row_count == result.rows
     assert OutboxMessage.objects.get().sent_at is not None

@@ -54,8 +54,9 @@ def fresh_cache():
 @contextlib.contextmanager
 def at(moment: dt.datetime) -> Iterator[None]:
     """The clock of Django and of django-axes (its attempt times) stopped at ``moment``."""
-    with mock.patch("django.utils.timezone.now", return_value=moment), mock.patch(
-        "axes.handlers.proxy.now", return_value=moment
+    with (
+        mock.patch("django.utils.timezone.now", return_value=moment),
+        mock.patch("axes.handlers.proxy.now", return_value=moment),
     ):
         yield
 

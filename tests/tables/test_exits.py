@@ -23,6 +23,7 @@ from tests.tables.play import Floor, open_floor, play, row_counts, step
 
 pytestmark = pytest.mark.django_db
 
+
 def banker_wins(floor: Floor, *, bank: int, bets: list[tuple[int, int]]) -> Coup:
     """A clean coup the banker wins: player 2+3, draws 9 (4); banker 1+2 draws 5 (8)."""
     return play(

@@ -15,6 +15,7 @@ from tests.tables.play import Floor, open_floor
 def start_coup(floor: Floor) -> Coup:
     return services.coup_start(actor=floor.croupier, session=floor.session, amount=200).coup
 
+
 pytestmark = pytest.mark.django_db
 
 
