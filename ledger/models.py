@@ -126,6 +126,7 @@ class TransactionKind(models.TextChoices):
     POOL_IN = "pool_in", "tied stakes into the pool"
     POOL_OUT = "pool_out", "the pool shared out"
     FUND_DUE = "fund_due", "reserve fund due"
+    FUND_RETURN = "fund_return", "reserve fund returned"
 
 
 COUP_KINDS = (

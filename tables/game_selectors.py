@@ -18,6 +18,7 @@ from tables.services.game_coups import (
     coup_state,
     fund_balance,
     fund_dues_unpaid,
+    fund_return_planned,
     key_player_id,
     player_key,
     seating_of,
@@ -179,6 +180,13 @@ def game_table_view(session: TableSession, *, recent: int = 10) -> GameTableView
         fund=fund_balance(table) if table.game == table.Game.LANDSKNECHT else None,
         sitting_out=sitting_out,
     )
+
+
+def fund_return_shares(session: TableSession) -> list[tuple[str, int]]:
+    """What closing ``session`` gives back of its table's reserve fund, payer by payer (keys, in
+    the order they paid in); empty at a table without a fund, or with nothing in it to return."""
+    planned = fund_return_planned(session) or {}
+    return [(r["player"], r["amount"]) for r in planned.get("returned") or []]
 
 
 def game_coups(*, table: Any = None, session: TableSession | None = None) -> QuerySet[GameCoup]:

@@ -409,6 +409,10 @@ class GameCoupOut(GameCoupSummaryOut):
     void_reason = serializers.CharField(allow_blank=True)
 
 
+class FundShareOut(PartyOut):
+    amount = serializers.IntegerField(help_text="chips given back to this payer")
+
+
 class GameTableOut(serializers.Serializer):
     table = serializers.IntegerField()
     name = serializers.CharField()
@@ -422,5 +426,8 @@ class GameTableOut(serializers.Serializer):
     blocked = serializers.CharField(allow_blank=True, help_text="why no coup can start now ('' if one can)")
     unpaid_dues = PartyOut(many=True, help_text="Landsknecht: seated players who have not paid the fund")
     fund = serializers.IntegerField(allow_null=True, help_text="Landsknecht: the reserve fund's chips")
+    fund_return = FundShareOut(
+        many=True, help_text="Landsknecht: what closing the session gives back of the fund, payer by payer"
+    )
     open_coup = serializers.IntegerField(allow_null=True)
     recent = GameCoupSummaryOut(many=True, help_text="the latest coups, newest first")

@@ -20,7 +20,7 @@ from tables import services
 from tables.api.inputs import GAME_STEP_FIELDS
 from tables.api.outputs import EV_PLACES
 from tables.engine_bridge import game_rows
-from tables.game_selectors import GameCoupView, game_coups, game_table_view
+from tables.game_selectors import GameCoupView, fund_return_shares, game_coups, game_table_view
 from tables.models import (
     Coup,
     CoupStep,
@@ -418,6 +418,7 @@ def game_table_data(table: Table, *, recent: int = 10) -> dict[str, Any]:
         "blocked": "This table has no open session.",
         "unpaid_dues": [],
         "fund": None,
+        "fund_return": [],
         "open_coup": None,
         "recent": [],
     }
@@ -440,6 +441,7 @@ def game_table_data(table: Table, *, recent: int = 10) -> dict[str, Any]:
         blocked=view.blocked,
         unpaid_dues=[party_data(player_key(p.pk), names) for p in view.unpaid_dues],
         fund=view.fund,
+        fund_return=[{**party_data(k, names), "amount": amount} for k, amount in fund_return_shares(session)],
         open_coup=view.open_coup.pk if view.open_coup is not None else None,
         recent=[game_coup_summary_data(c) for c in view.recent],
     )

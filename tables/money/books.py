@@ -56,7 +56,7 @@ from tables.rules.game_play import FUND, POOL, StepRefused
 from tables.rules.judge import Rules
 from tables.rules.machine import CoupProgress
 from tables.rules.punters import seat_key, spectator_key
-from tables.services.game_coups import coup_state, key_player_id, settlement_entries
+from tables.services.game_coups import coup_state, fund_paid_in, key_player_id, settlement_entries
 
 #: coups verified per round of queries
 COUP_CHUNK = 500
@@ -767,6 +767,60 @@ def fund_due_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
                 )
 
 
+_FUND_RETURN_KEY = re.compile(r"^fund-return:(?P<session>\d+)$")
+
+
+def fund_return_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
+    """Landsknecht's fund returns: each posting empties the fund of the session's table by what
+    it held and gives each player who paid dues at that session what the house's rule gives him
+    (the game's own ``fund_return``, as the close posted it)."""
+    for txns, entries in _kind_chunks(TKind.FUND_RETURN, chunk):
+        accounts = {
+            pk: (kind, player, table)
+            for pk, kind, player, table in Account.objects.filter(
+                pk__in={pk for e in entries.values() for pk in e}
+            ).values_list("id", "kind", "player_id", "table_id")
+        }
+        named = {t["id"]: m for t in txns if (m := _FUND_RETURN_KEY.match(t["idempotency_key"]))}
+        sessions = {
+            s.pk: s
+            for s in TableSession.objects.filter(
+                pk__in={int(m["session"]) for m in named.values()}
+            ).select_related("table")
+        }
+        for txn in txns:
+            subject = f"transaction {txn['id']} ({txn['idempotency_key']})"
+            match = named.get(txn["id"])
+            session = sessions.get(int(match["session"])) if match else None
+            if session is None:
+                report.add(Difference(subject, "fund return", "its key names no session"))
+                continue
+            table = session.table
+            moved = {accounts.get(pk, ("?", None, None)): a for pk, a in entries[txn["id"]].items()}
+            fund = moved.pop((Kind.FUND, None, table.pk), 0)
+            try:
+                play = game_play.play_for(table.game)
+                record = play.fund_return(
+                    play.settings(table.game_settings or {}), fund_paid_in(session), -fund
+                )
+            except StepRefused as error:
+                report.add(Difference(subject, "fund return", f"{table.name}: {error}"))
+                continue
+            want = {(Kind.PLAYER, key_player_id(r["player"]), None): r["amount"] for r in record["returned"]}
+            if fund >= 0 or moved != want:
+                shown = ", ".join(
+                    f"{k} {p or t} {chips(a)}" for (k, p, t), a in sorted(moved.items(), key=str)
+                )
+                report.add(
+                    Difference(
+                        subject,
+                        "fund return",
+                        f"takes {-fund} from the fund of {table.name} and gives [{shown}], "
+                        f"not what its payers' dues give: {record['returned']}",
+                    )
+                )
+
+
 def books_verify(report: BooksReport | None = None) -> BooksReport:
     """The whole verification: the ledger's half, every coup (chemin de fer's and the older
     games'), the fees, the card money and the reserve fund dues."""
@@ -775,6 +829,7 @@ def books_verify(report: BooksReport | None = None) -> BooksReport:
     coup_books_check(report)
     game_coup_books_check(report)
     fund_due_books_check(report)
+    fund_return_books_check(report)
     fee_books_check(report)
     card_money_books_check(report)
     return report

@@ -235,6 +235,16 @@ class GamePlay(Generic[S, T]):
         """The cards each party holds (for the screen); empty for a game of one shared row."""
         return {}
 
+    # --- the reserve fund (Landsknecht's; a game without one has none) ----------------------
+    #: whether the table keeps a reserve fund its players pay into before play and get back after
+    has_fund: bool = False
+
+    def fund_return(self, settings: S, paid: Sequence[tuple[str, int]], balance: int) -> dict[str, Any]:
+        """The record of the fund's return when play ends (``paid``: each payer's dues in the
+        order paid; ``balance``: what the fund holds), ``returned`` being what the house's rule
+        gives each: the same record the offline judge takes (docs/games/landsknecht.md)."""
+        raise StepRefused(said("{game} keeps no reserve fund", game=self.title))
+
     def scores(self, state: T) -> dict[str, HandScore]:
         """What decides for each hand of :meth:`hands` that has cards and a score in this game
         (keyed as :meth:`hands`); a hand with nothing to decide is left out."""
@@ -508,10 +518,31 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
 
     def verdict(self, settings: landsknecht.HouseSettings, record: Mapping[str, Any]) -> dict[str, Any]:
         try:
+            if record.get("kind") == landsknecht.FUND_RETURN_KIND:  # the fund's return, not a coup
+                returned = landsknecht.fund_return_from_dict(record)
+                judged = landsknecht.judge_fund_return(returned)
+                return landsknecht.fund_return_verdict_to_dict(judged, record.get("id"))
             parsed = landsknecht.record_from_dict(record)
         except ValueError as exc:
             raise StepRefused(why(exc)) from None
         return landsknecht.verdict_to_dict(landsknecht.judge(parsed, settings), record.get("id"))
+
+    has_fund = True
+
+    def fund_return(
+        self, settings: landsknecht.HouseSettings, paid: Sequence[tuple[str, int]], balance: int
+    ) -> dict[str, Any]:
+        try:
+            settlement = landsknecht.fund_return(paid, balance, settings.fund_return)
+        except ValueError as exc:  # a negative fund or payment: no consistent history has one
+            raise StepRefused(why(exc)) from None
+        record = landsknecht.FundReturnRecord(
+            fund=balance,
+            paid=tuple(paid),
+            rule=settings.fund_return,
+            returned=tuple((t.payee, t.amount) for t in settlement.transfers),
+        )
+        return landsknecht.fund_return_to_dict(record)
 
     def outcome(self, state: landsknecht.State) -> str:
         return state.outcome.value

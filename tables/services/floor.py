@@ -32,7 +32,7 @@ from tables.models import (
 from tables.money import floor as money
 from tables.permissions import check_croupier_at
 from tables.services.banks import bank_turn_end
-from tables.services.game_coups import player_key
+from tables.services.game_coups import game_fund_return_locked, player_key
 from tables.services.locking import lock_session, require_open
 from tables.services.setup import player_create
 from tables.services.shoes import shoe_close_locked
@@ -45,9 +45,7 @@ from tables.wording import (
 
 
 @transaction.atomic
-def table_session_open(
-    *, actor: Staff, table: Table, at: dt.datetime | None = None
-) -> TableSession:
+def table_session_open(*, actor: Staff, table: Table, at: dt.datetime | None = None) -> TableSession:
     check_croupier_at(actor, table)
     # Lock the table row so two tablets opening the same table queue up instead of racing; the
     # partial unique constraint would refuse the second one anyway.
@@ -94,6 +92,9 @@ def table_session_close(
         seat.left_at = now
         seat.save(update_fields=["left_at"])
     Spectator.objects.filter(session=session, left_at__isnull=True).update(left_at=now)
+    if session.table.game in OLDER_GAMES:
+        # play ends: a reserve fund goes back to those who paid into it (Landsknecht, RULES.md §11)
+        game_fund_return_locked(actor=actor, session=session)
     SessionPause.objects.filter(session=session, ended_at__isnull=True).update(ended_at=now, ended_by=actor)
     before = model_snapshot(session)
     session.closed_at = now
@@ -287,9 +288,7 @@ def spectator_leave(*, actor: Staff, spectator: Spectator) -> Spectator:
 
 
 @transaction.atomic
-def seat_take_new_player(
-    *, actor: Staff, session: TableSession, display_name: str, number: int
-) -> Seat:
+def seat_take_new_player(*, actor: Staff, session: TableSession, display_name: str, number: int) -> Seat:
     """A newcomer registered and seated in one go: he exists only if he does sit down. The table's
     row is locked first, as by every writer at a table, before the registration takes the audit
     chain's lock."""
@@ -299,9 +298,7 @@ def seat_take_new_player(
 
 
 @transaction.atomic
-def spectator_join_new_player(
-    *, actor: Staff, session: TableSession, display_name: str
-) -> Spectator:
+def spectator_join_new_player(*, actor: Staff, session: TableSession, display_name: str) -> Spectator:
     """A newcomer registered and standing as a spectator, in one go (see seat_take_new_player)."""
     session = lock_session(session)
     player = player_create(actor=actor, casino=session.table.casino, display_name=display_name)

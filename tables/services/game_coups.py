@@ -31,7 +31,7 @@ from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
 from core.types import Staff
-from ledger.models import Account, Transaction
+from ledger.models import Account, Entry, Transaction
 from ledger.services import Posting, account_spec, accounts_by_pk, accounts_lock, posting_find, postings_write
 from tables.lifecycle import CoupConflict, game_coup_state_change
 from tables.models import OLDER_GAMES, GameCoup, GameStep, Player, Seat, Table, TableSession
@@ -141,7 +141,7 @@ def game_fund_collect(*, actor: Staff, session: TableSession) -> list[Transactio
     table = session.table
     check_croupier_at(actor, table)
     require_open(session)
-    if table.game != Table.Game.LANDSKNECHT:
+    if not table_play(table).has_fund:
         raise ValidationError(gettext_noop("Only a Landsknecht table has a reserve fund."))
     due = house_settings(table).fund_due
     unpaid = fund_dues_unpaid(session)
@@ -177,6 +177,99 @@ def fund_balance(table: Table) -> int:
         .first()
         or 0
     )
+
+
+# ------------------------------------------------------------------------------------ the fund's return
+def fund_return_key(session: TableSession | int) -> str:
+    return f"fund-return:{session if isinstance(session, int) else session.pk}"
+
+
+def fund_paid_in(session: TableSession) -> list[tuple[str, int]]:
+    """What each player paid into the table's reserve fund at ``session`` (his dues, in the order
+    paid), keyed as the coups name him: the fund is returned to them when the session closes."""
+    prefix = f"fund-due:{session.pk}:"
+    rows = (
+        Entry.objects.filter(
+            account__kind=AKind.FUND,
+            account__table=session.table_id,
+            amount__gt=0,
+            transaction__kind=TKind.FUND_DUE,
+            transaction__idempotency_key__startswith=prefix,
+        )
+        .order_by("transaction_id")
+        .values_list("transaction__idempotency_key", "amount")
+    )
+    return [(player_key(int(key.removeprefix(prefix))), amount) for key, amount in rows]
+
+
+def fund_return_planned(session: TableSession) -> dict[str, Any] | None:
+    """The fund's return the close of ``session`` would post (the game's record of it, with what
+    each payer is given back), or None at a table whose game keeps no fund."""
+    table = session.table
+    play = table_play(table)
+    if not play.has_fund:
+        return None
+    try:
+        return play.fund_return(house_settings(table), fund_paid_in(session), fund_balance(table))
+    except StepRefused as exc:
+        raise ValidationError(why(exc)) from None
+
+
+def game_fund_return_locked(*, actor: Staff, session: TableSession) -> Transaction | None:
+    """When play ends (the session closes) the reserve fund goes back to those who paid into it,
+    by the house's rule (RULES.md §11): one posting from the fund to each payer's account, checked
+    by the offline judge and audited. The caller holds the session's lock and has checked that no
+    coup is open. Nothing is posted when the fund is empty or nobody paid into it this session
+    (what the fund then holds stays in it); posted once per session (its key)."""
+    table = session.table
+    play = table_play(table)
+    paid = fund_paid_in(session) if play.has_fund else []
+    if not paid:
+        return None
+    key = fund_return_key(session)
+    earlier = posting_find(key, casino=table.casino, kind=TKind.FUND_RETURN)
+    if earlier is not None:
+        return earlier
+    players = _players(list(dict.fromkeys(k for k, _ in paid)), table.casino_id)
+    player_specs = {k: account_spec(AKind.PLAYER, p) for k, p in players.items()}
+    fund_spec = account_spec(AKind.FUND, table=table)
+    locked = accounts_lock(
+        casino=table.casino,
+        specs=[fund_spec, *player_specs.values()],
+        actor=actor,
+        players={p.pk: p for p in players.values()},
+        tables={table.pk: table},
+    )
+    fund = locked[fund_spec]
+    settings = house_settings(table)
+    try:
+        planned = play.fund_return(settings, paid, fund.balance)
+    except StepRefused as exc:
+        raise ValidationError(why(exc)) from None
+    given = {r["player"]: r["amount"] for r in planned.get("returned") or []}
+    if not given:
+        return None
+    verdict = play.verdict(settings, planned)
+    judged = {t["payee"]: t["amount"] for t in (verdict.get("settlement") or {}).get("transfers", [])}
+    if verdict["violations"] or judged != given:
+        raise AssertionError(f"the offline judge disagrees with the fund's return at {session}: {verdict}")
+    entries = {fund.pk: -planned["fund"]}
+    for k, amount in given.items():
+        entries[locked[player_specs[k]].pk] = amount
+    [posted] = postings_write(
+        casino=table.casino,
+        actor=actor,
+        postings=[Posting(TKind.FUND_RETURN, key, entries, memo=f"reserve fund of {table.name} returned")],
+        accounts=accounts_by_pk(locked),
+    )
+    audit_record(
+        actor=actor,
+        action="tables.game_fund.return",
+        target=session,
+        after={"record": planned, "verdict": verdict, "transaction": posted.pk},
+        casino=table.casino_id,
+    )
+    return posted
 
 
 # ------------------------------------------------------------------------------------ the seating
@@ -242,9 +335,7 @@ def seating_proposed(session: TableSession, *, banker: Player | None = None) -> 
             at_risk = play.exposure(play.begin(house_settings(table), seating))
         except StepRefused:
             at_risk = {}
-        seating = replace(
-            seating, punters=tuple(p for p in seating.punters if holds(p) >= at_risk.get(p, 0))
-        )
+        seating = replace(seating, punters=tuple(p for p in seating.punters if holds(p) >= at_risk.get(p, 0)))
     if not seating.punters:
         # every game needs a punter with chips: Landsknecht's banker plays the fund only when the
         # punters at the table refuse his stake, and a table without a punter is a bad table

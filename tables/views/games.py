@@ -30,7 +30,7 @@ from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
 from tables import selectors, wording
 from tables.engine_bridge import cards_parse
-from tables.game_selectors import GameCoupView, game_coup_view, game_table_view
+from tables.game_selectors import GameCoupView, fund_return_shares, game_coup_view, game_table_view
 from tables.models import OLDER_GAMES, GameCoup, Seat, Table
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at
 from tables.rules.cards import RANKS, SUITS
@@ -223,6 +223,10 @@ def _context(
     }
     if session is None:
         return context
+    if context["fund"]:
+        # what the close will give back of the fund, said on the close form before it is pressed
+        by_key = {svc.player_key(s.player): s.player.display_name for s in seats}
+        context["fund_return"] = [(by_key.get(k) or k, amount) for k, amount in fund_return_shares(session)]
     open_coup = GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).first()
     if open_coup is not None:
         context.update(_coup_context(game_coup_view(open_coup)))

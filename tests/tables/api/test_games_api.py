@@ -322,6 +322,7 @@ def test_an_older_games_table(game_table, croupier, table, pit_boss) -> None:
         "blocked": "",
         "unpaid_dues": [],
         "fund": None,
+        "fund_return": [],
         "open_coup": None,
         "recent": [],
     }
@@ -588,3 +589,20 @@ def test_no_body_is_a_server_error(game_table, croupier, game: str, data: st.Dat
     for path in (f"/tables/{table.pk}/game-coups/", f"/sessions/{session.pk}/fund-dues/"):
         response = api.post(path, data.draw(BODIES, label="body"))
         assert response.status_code in (201, 400, 409), (response.status_code, response.content)
+
+
+def test_landsknecht_the_table_says_what_the_close_gives_back_and_the_close_posts_it(
+    game_table, croupier
+) -> None:
+    table, session, players = game_table("landsknecht", players=2)
+    a, b = players
+    api = Api(croupier)
+    assert api.ok(api.get(f"/tables/{table.pk}/game/"), 200)["fund_return"] == []
+    api.ok(api.post(f"/sessions/{session.pk}/fund-dues/"))
+    view = api.ok(api.get(f"/tables/{table.pk}/game/"), 200)
+    assert view["fund_return"] == [{**party(a), "amount": 10}, {**party(b), "amount": 10}]
+    conforms(view, s.GameTableOut())
+    api.ok(api.post(f"/tables/{table.pk}/session/close/", {"reason": "end of play"}), 200)
+    assert chips(table, players) == [1000, 1000] and fund_balance(table) == 0
+    after = api.ok(api.get(f"/tables/{table.pk}/game/"), 200)
+    assert (after["session"], after["fund"], after["fund_return"]) == (None, 0, [])

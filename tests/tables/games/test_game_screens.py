@@ -378,3 +378,29 @@ def test_each_hand_shows_what_decides_it_as_its_game_counts(game_table, as_croup
     for card in ("6C", "5S", "KD", "AH"):  # the punter, the banker, the punter, the banker
         html = step(as_croupier, coup, kind="card", card=card).content.decode()
     assert _points(html) == ["6", "6"] and ">16 in all<" in html
+
+
+def test_landsknecht_close_form_says_what_the_fund_gives_back_and_the_close_posts_it(
+    game_table, as_croupier, croupier
+):
+    table, session, players = game_table("landsknecht", players=3)
+    svc.game_fund_collect(actor=croupier, session=session)
+    html = as_croupier.get(game_url(table)).content.decode()
+    said = re.search(r'data-testid="fund-return">(.*?)</p>', html, re.S)
+    assert said is not None
+    words = " ".join(re.sub(r"<[^>]+>", "", said.group(1)).split())
+    names = [p.display_name for p in players]
+    assert words == (
+        f"The reserve fund's 30 chips go back to those who paid into it: "
+        f"{names[0]} 10, {names[1]} 10, {names[2]} 10"
+    )
+    answer = as_croupier.post(game_url(table, "session_close"), {"reason": "end of play"}, **HTMX)
+    assert answer.status_code == 200 and 'data-testid="open-table"' in answer.content.decode()
+    assert svc.fund_balance(table) == 0
+    assert AuditEvent.objects.filter(action="tables.game_fund.return").count() == 1
+
+
+def test_the_close_form_of_a_table_without_a_fund_says_nothing_of_one(game_table, as_croupier):
+    table, _session, _players = game_table("macao", players=2)
+    html = as_croupier.get(game_url(table)).content.decode()
+    assert 'data-testid="close-table"' in html and 'data-testid="fund-return"' not in html
