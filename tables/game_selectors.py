@@ -15,6 +15,8 @@ from tables.rules import game_play
 from tables.rules.game_play import FUND, POOL
 from tables.rules.sentence import Sentence
 from tables.services.game_coups import (
+    coup_newcomers,
+    coup_parties,
     coup_state,
     fund_balance,
     fund_dues_unpaid,
@@ -64,6 +66,10 @@ class GameCoupView:
     transactions: list[int] = field(default_factory=list)
     #: whether the last step still in effect may be taken back (tables.services.game_coups.game_step_undo)
     can_undo: bool = False
+    #: whether a player seated now may still join the coup (a step offered to a newcomer)
+    admits_newcomers: bool = False
+    #: the players who left the table during the coup (their seats are given up when it ends)
+    leaving: list[str] = field(default_factory=list)
 
     @property
     def over(self) -> bool:
@@ -90,8 +96,20 @@ def game_coup_view(coup: GameCoup) -> GameCoupView:
     payloads = [s.payload for s in step_rows]
     state = coup_state(coup, payloads)
     undone = game_play.undone_indexes(payloads)
-    names = _names([seating.banker, *seating.punters])
-    options = [] if coup.state != GameCoup.State.OPEN else [o.as_dict() for o in play.options(state)]
+    parties = coup_parties(coup, payloads)
+    options: list[dict[str, Any]] = []
+    offered: list[dict[str, Any]] = []
+    if coup.state == GameCoup.State.OPEN:
+        offered = [o.as_dict() for o in play.options(state)]
+        newcomers = list(coup_newcomers(coup, parties)) if any(o.get("newcomer") for o in offered) else []
+        for option in offered:
+            if not option.get("newcomer"):
+                options.append(option)
+                continue
+            # one step per seated newcomer who has no such step of his own already
+            own = {(o["kind"], o.get("player")) for o in offered if not o.get("newcomer")}
+            options += [{**option, "player": key} for key in newcomers if (option["kind"], key) not in own]
+    names = _names([*parties, *(o["player"] for o in options if "player" in o)])
     for option in options:
         if "player" in option:
             option["player_name"] = names.get(option["player"], option["player"])
@@ -120,6 +138,10 @@ def game_coup_view(coup: GameCoup) -> GameCoupView:
             for i, s in enumerate(step_rows)
         ],
         can_undo=coup.state == GameCoup.State.OPEN and bool(game_play.effective_steps(payloads)),
+        admits_newcomers=any(o.get("newcomer") for o in offered),
+        leaving=[
+            str(p["player"]) for p in game_play.effective_steps(payloads) if p.get("kind") == game_play.LEAVE
+        ],
         net=net,
         transactions=list(
             Transaction.objects.filter(game_coup=coup).order_by("pk").values_list("pk", flat=True)

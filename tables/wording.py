@@ -175,9 +175,7 @@ def amend_change(payload: dict[str, Any], names: Mapping[str, str]) -> str:
         if was.get("amount") == payload.get("amount"):
             amounts = payload.get("amount")
         return said("{punter} bets {amount}", punter=who, amount=amounts)
-    return said(
-        "{was} → {now}", was=Card(str(was.get("card", "?"))), now=Card(str(payload.get("card", "?")))
-    )
+    return said("{was} → {now}", was=Card(str(was.get("card", "?"))), now=Card(str(payload.get("card", "?"))))
 
 
 # ------------------------------------------------------------------------------------- violations
@@ -412,6 +410,9 @@ GAME_STEP_LABELS = {
     "decide": gettext_noop("Decide"),
     "cut": gettext_noop("Cut"),
     "undo": gettext_noop("Taken back"),
+    # old baccarat: the banker lets a newcomer join the coup after the cut; a player leaves the table
+    "permit": gettext_noop("Banker lets in"),
+    "leave": gettext_noop("Leaves the table"),
 }
 #: the same kinds as a sentence names them ("This deal is not Anna's now", "not stake")
 GAME_STEP_NAMES = {

@@ -256,6 +256,8 @@ GAME_STEP_FIELDS: dict[str, dict[str, frozenset[str]]] = {
         "card": frozenset({"card"}),
         "draw": frozenset({"player"}),
         "stand": frozenset({"player"}),
+        "permit": frozenset({"player"}),
+        "leave": frozenset({"player"}),
     },
 }
 GAME_STEP_KINDS = sorted({kind for kinds in GAME_STEP_FIELDS.values() for kind in kinds})

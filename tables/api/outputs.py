@@ -350,6 +350,11 @@ class GameNextStepOut(serializers.Serializer):
     )
     max_amount = serializers.IntegerField(required=False, allow_null=True, help_text="null: no upper bound")
     choices = serializers.ListField(child=serializers.CharField(), required=False)
+    newcomer = serializers.BooleanField(
+        required=False,
+        help_text="old baccarat: the player has no part in the coup yet (seated since it began, or "
+        "without a stake before the cut): a stake before the cut, or the banker's permission after it",
+    )
 
 
 class GameStepOut(serializers.Serializer):

@@ -56,7 +56,13 @@ from tables.rules.game_play import FUND, POOL, StepRefused
 from tables.rules.judge import Rules
 from tables.rules.machine import CoupProgress
 from tables.rules.punters import seat_key, spectator_key
-from tables.services.game_coups import coup_state, fund_paid_in, key_player_id, settlement_entries
+from tables.services.game_coups import (
+    coup_parties,
+    coup_state,
+    fund_paid_in,
+    key_player_id,
+    settlement_entries,
+)
 
 #: coups verified per round of queries
 COUP_CHUNK = 500
@@ -685,12 +691,13 @@ def _check_game_coups(coups: list[GameCoup], report: BooksReport) -> None:
         transaction_id__in=[t["id"] for ts in txns.values() for t in ts]
     ).values_list("transaction_id", "account_id", "amount"):
         entries.setdefault(txn_id, {})[account_id] = amount
-    players = {
-        pid
-        for c in coups
-        for key in (c.seating.get("banker", ""), *c.seating.get("punters", ()))
-        if (pid := key_player_id(key)) is not None
-    }
+    players = set()
+    for c in coups:
+        try:  # the seating and every player its steps name (an old baccarat newcomer who joined)
+            keys = coup_parties(c, steps[c.pk])
+        except StepRefused:  # an undo with nothing to take back: the replay names the damage
+            keys = [c.seating.get("banker", ""), *c.seating.get("punters", ())]
+        players |= {pid for key in keys if (pid := key_player_id(key)) is not None}
     book = _Accounts.load(
         casinos=set(),
         players=players,

@@ -67,11 +67,17 @@ class Option:
     min_amount: int | None = None
     max_amount: int | None = None
     choices: tuple[str, ...] = ()
+    #: the step names a player seated at the table who has no part in the coup yet (old baccarat's
+    #: newcomer, staking before the cut or let in by the banker after it): the floor offers one
+    #: such step per seated newcomer, and checks that the one named is seated (``player`` is None)
+    newcomer: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
         if self.player is not None:
             out["player"] = self.player
+        if self.newcomer:
+            out["newcomer"] = True
         if self.cards:
             out["cards"] = list(self.cards)
         if self.amounts or self.min_amount is not None:
@@ -261,6 +267,9 @@ class GamePlay(Generic[S, T]):
 #: the step that takes back the last step still in effect (a mistyped card, a wrong button): the
 #: record stays append-only, the replay skips both
 UNDO = "undo"
+#: the step of a player who leaves the table during the coup (old baccarat: "могут в любой момент
+#: прекратить игру и отойти от стола"): what he staked stays in the coup, and the floor frees his seat
+LEAVE = "leave"
 
 
 def effective_steps(steps: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -616,17 +625,20 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
         kind = payload.get("kind")
         K = old_baccarat.Kind
         if kind == "stake":
-            who = _player(payload)
-            if who not in eligible:
-                raise StepRefused(said("{who!r} is not a punter seated at this table", who=who))
-            move = old_baccarat.Move(K.STAKE, who, _amount(payload))
-        elif kind in ("cut", "draw", "stand"):
+            # a punter of the coup's seating, or a newcomer: the machine says when one may join
+            # (before the cut, or after it with the banker's permission) and the floor that he is
+            # seated at the table (Option.newcomer)
+            move = old_baccarat.Move(K.STAKE, _player(payload), _amount(payload))
+        elif kind in ("cut", "draw", "stand", "permit", "leave"):
             move = old_baccarat.Move(K(kind), _player(payload))
         elif kind == "card":
             move = old_baccarat.Move(K.CARD, card=_card(payload))
         else:
             raise StepRefused(
-                said("an old baccarat step is stake, cut, card, draw or stand, not {kind!r}", kind=kind)
+                said(
+                    "an old baccarat step is stake, cut, card, draw, stand, permit or leave, not {kind!r}",
+                    kind=kind,
+                )
             )
         try:
             return old_baccarat.apply(machine, move), eligible
@@ -638,17 +650,19 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
         out: list[Option] = []
         staked = {s.player for s in machine.punters}
         m = machine.settings.min_stake
+        amounts = (m, 2 * m, 5 * m, 10 * m)
         for opt in old_baccarat.next_moves(machine):
-            if opt.kind in (old_baccarat.Kind.PERMIT, old_baccarat.Kind.LEAVE):
-                # the machine's newcomer-with-permission and leaving steps (RULES.md §11) are not
-                # offered by the floor yet: its seating changes between coups
-                continue
-            if opt.kind is old_baccarat.Kind.STAKE:
+            if opt.kind is old_baccarat.Kind.STAKE and opt.player is None:
+                # before the cut: each punter of the seating who has not staked, and any newcomer
+                # seated since the coup began
                 out += [
-                    Option("stake", p, amounts=(m, 2 * m, 5 * m, 10 * m), min_amount=m)
-                    for p in eligible
-                    if p not in staked
+                    Option("stake", p, amounts=amounts, min_amount=m) for p in eligible if p not in staked
                 ]
+                out.append(Option("stake", amounts=amounts, min_amount=m, newcomer=True))
+            elif opt.kind is old_baccarat.Kind.STAKE:  # after the cut: one the banker let join
+                out.append(Option("stake", opt.player, amounts=amounts, min_amount=m))
+            elif opt.kind is old_baccarat.Kind.PERMIT:  # a player with no stake in the coup yet
+                out.append(Option("permit", newcomer=True))
             else:
                 out.append(Option(opt.kind.value, opt.player, opt.cards))
         return tuple(out)

@@ -31,8 +31,9 @@ from tables.models import (
 )
 from tables.money import floor as money
 from tables.permissions import check_croupier_at
+from tables.rules.game_play import LEAVE
 from tables.services.banks import bank_turn_end
-from tables.services.game_coups import game_fund_return_locked, player_key
+from tables.services.game_coups import game_fund_return_locked, game_step_record, open_coup_part, player_key
 from tables.services.locking import lock_session, require_open
 from tables.services.setup import player_create
 from tables.services.shoes import shoe_close_locked
@@ -201,18 +202,6 @@ def seat_take(
     return seat
 
 
-def _in_open_game_coup(session: TableSession, player_id: int) -> bool:
-    """Whether the player banks or punts in the older game's coup being played at the session
-    (his chips are at risk until it settles; a void ends it too)."""
-    if session.table.game not in OLDER_GAMES:
-        return False
-    coup = GameCoup.objects.filter(session=session, state=GameCoup.State.OPEN).first()
-    if coup is None:
-        return False
-    key = player_key(player_id)
-    return key == coup.seating.get("banker") or key in coup.seating.get("punters", [])
-
-
 @transaction.atomic
 def seat_leave(*, actor: Staff, seat: Seat) -> Seat:
     session = lock_session(seat.session_id)
@@ -222,8 +211,17 @@ def seat_leave(*, actor: Staff, seat: Seat) -> Seat:
         raise ValidationError("This player has already left.")
     if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN, bets__seat=seat).exists():
         raise ValidationError("This player has a bet in the coup being played.")
-    if _in_open_game_coup(session, seat.player_id):
-        raise ValidationError("This player is in the coup being played: finish or void it first.")
+    part = open_coup_part(session, seat.player_id)
+    if part is not None:
+        coup, may_leave = part
+        if not may_leave:
+            raise ValidationError("This player is in the coup being played: finish or void it first.")
+        # old baccarat: a player leaves at any moment, his stake staying in the coup until it
+        # settles; the step is the coup's record of it, and the seat is given up when the coup ends
+        game_step_record(
+            actor=actor, coup=coup, payload={"kind": LEAVE, "player": player_key(seat.player_id)}
+        )
+        return seat
     turn = (
         BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True, seat=seat).first()
     )

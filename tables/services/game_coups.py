@@ -30,6 +30,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
+from audit.snapshot import model_snapshot
 from core.types import Staff
 from ledger.models import Account, Entry, Transaction
 from ledger.services import Posting, account_spec, accounts_by_pk, accounts_lock, posting_find, postings_write
@@ -484,17 +485,69 @@ def _append_step(
     return step
 
 
+def coup_parties(coup: GameCoup, steps: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Everyone with a part in the coup: its seating (banker first), then the players its steps
+    still in effect name (an old baccarat newcomer who joined), each once."""
+    named = [p.get("player") for p in game_play.effective_steps(steps)]
+    keys = [coup.seating["banker"], *coup.seating["punters"], *(k for k in named if isinstance(k, str))]
+    return [k for k in dict.fromkeys(keys) if key_player_id(k) is not None]
+
+
+def open_coup_part(session: TableSession, player: Player | int) -> tuple[GameCoup, bool] | None:
+    """The open coup of an older game at ``session`` in which ``player`` banks, punts or staked
+    (his chips are at risk until it settles), and whether the game lets him leave the table now
+    (old baccarat's ``leave``); None if he has no part in one, or left it already."""
+    if session.table.game not in OLDER_GAMES:
+        return None
+    coup = GameCoup.objects.filter(session=session, state=GameCoup.State.OPEN).first()
+    if coup is None:
+        return None
+    key = player_key(player)
+    steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
+    kept = game_play.effective_steps(steps)
+    if key not in coup_parties(coup, steps) or {"kind": game_play.LEAVE, "player": key} in kept:
+        return None
+    options = game_play.play_for(coup.game).options(coup_state(coup, steps))
+    return coup, any(o.kind == game_play.LEAVE and o.player == key for o in options)
+
+
+def coup_newcomers(coup: GameCoup, parties: Sequence[str]) -> dict[str, Player]:
+    """The players seated at the coup's table now who have no part in it (by key, seat order):
+    those a step offered to a newcomer (``Option.newcomer``) may name."""
+    taken = set(parties)
+    return {
+        key: seat.player for seat in _seated(coup.session) if (key := player_key(seat.player_id)) not in taken
+    }
+
+
 def _player_checked(
-    play: GamePlay[Any, Any], state: Any, payload: Mapping[str, Any], players: Mapping[str, Player]
+    play: GamePlay[Any, Any],
+    state: Any,
+    payload: Mapping[str, Any],
+    players: dict[str, Player],
+    newcomers: Callable[[], Mapping[str, Player]],
 ) -> Mapping[str, Any]:
     """A step that names its player (a screen sends the player of the control it came from) names
     the one the game expects: a card dealt to the wrong seat is refused, not recorded under a
     name the machine ignores; where the machine itself knows who (a Landsknecht card), the name
-    is dropped."""
+    is dropped. A step offered to a newcomer names a player seated at the table with no part in
+    the coup yet; he joins ``players``."""
     who = payload.get("player")
     if who is None:
         return payload
-    offered = {o.player for o in play.options(state) if o.kind == payload.get("kind")}
+    kind_options = [o for o in play.options(state) if o.kind == payload.get("kind")]
+    if any(o.newcomer for o in kind_options) and who not in players:
+        joining = newcomers().get(str(who))
+        if joining is None:
+            raise ValidationError(
+                said(
+                    "Only a player seated at this table with no part in the coup yet may {kind} now.",
+                    kind=Word(str(payload.get("kind")), "game step name"),
+                )
+            )
+        players[str(who)] = joining
+        return payload
+    offered = {o.player for o in kind_options if not o.newcomer}
     if offered == {None}:
         return {k: v for k, v in payload.items() if k != "player"}
     if offered and who not in offered:
@@ -538,8 +591,9 @@ def game_step_record(
     play = game_play.play_for(coup.game)
     steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
     before = coup_state(coup, steps)
-    players = _players([coup.seating["banker"], *coup.seating["punters"]], table.casino_id)
-    payload = _player_checked(play, before, payload, players)
+    parties = coup_parties(coup, steps)
+    players = _players(parties, table.casino_id)
+    payload = _player_checked(play, before, payload, players, lambda: coup_newcomers(coup, parties))
     try:
         state = play.step(before, payload)
     except StepRefused as exc:
@@ -552,6 +606,30 @@ def game_step_record(
     if play.finished(state):
         _settle(actor=actor, coup=coup, play=play, state=state, players=players)
     return GameCoupResult(coup, state, step)
+
+
+def _leavers_unseat(*, actor: Staff | None, coup: GameCoup) -> None:
+    """The coup is over: the players who left the table during it (its ``leave`` steps still in
+    effect) give up their seats now, their stakes settled with the coup (or returned by its void).
+    Until then the seat stays his, so a ``leave`` taken back (a wrong button) undoes nothing else."""
+    steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
+    leavers = {
+        pid
+        for p in game_play.effective_steps(steps)
+        if p.get("kind") == game_play.LEAVE and (pid := key_player_id(str(p.get("player")))) is not None
+    }
+    if not leavers:
+        return
+    now = timezone.now()
+    for seat in Seat.objects.select_for_update().filter(
+        session=coup.session_id, player__in=leavers, left_at__isnull=True
+    ):
+        before = model_snapshot(seat)
+        seat.left_at = now
+        seat.save(update_fields=["left_at"])
+        audit_record(
+            actor=actor, action="tables.seat.leave", target=seat, before=before, after=model_snapshot(seat)
+        )
 
 
 def settlement_entries(
@@ -651,6 +729,7 @@ def _settle(
         target=coup,
         after={"outcome": outcome, "record": record, "verdict": verdict},
     )
+    _leavers_unseat(actor=actor, coup=coup)
 
 
 # ------------------------------------------------------------------------------------ undo
@@ -700,4 +779,5 @@ def game_coup_void(
         target=coup,
         after={"reason": coup.void_reason, "steps": coup.step_count},
     )
+    _leavers_unseat(actor=actor, coup=coup)
     return coup

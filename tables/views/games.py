@@ -173,6 +173,8 @@ def _coup_context(view: GameCoupView) -> dict[str, Any]:
             for s in view.steps
         ],
         "controls": controls(view),
+        "leaving": {svc.key_player_id(k) for k in view.leaving},
+        "seat_form_open": view.admits_newcomers,
     }
 
 
@@ -230,6 +232,8 @@ def _context(
     open_coup = GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).first()
     if open_coup is not None:
         context.update(_coup_context(game_coup_view(open_coup)))
+        if context["seat_form_open"] and can_act:  # a newcomer may still sit down and join
+            context["players_available"] = list(selectors.players_available(table=table))
         shown = {c.where for c in context["controls"]}
         if error is not None and error.where.startswith("step:") and error.where not in shown:
             context["error"] = croupier.ScreenError("game", error.messages)  # not on screen: on top

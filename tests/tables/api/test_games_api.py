@@ -249,9 +249,12 @@ def test_old_baccarat_a_pooled_tie(game_table, croupier) -> None:
         *({"kind": "card", "card": card} for card in ("3H", "2H", "4H", "2S", "3S", "3D")),
     )
     # b 6, c 4, banker 7: nobody has a natural; c buys first (the banker's right), then b
+    # ... and either punter may leave the table at any moment (RULES.md §11)
     assert [o["step"] for o in coup["next_steps"]] == [
         {"kind": "draw", "player": kc},
         {"kind": "stand", "player": kc},
+        {"kind": "leave", "player": kb},
+        {"kind": "leave", "player": kc},
     ]
     coup = play(
         api,

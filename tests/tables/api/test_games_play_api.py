@@ -167,6 +167,20 @@ def assert_coup_sound(table: Any, players: list[Any], before: dict[str, int], co
     assert max(Counter(coup["cards"]).values(), default=0) <= decks, coup["cards"]
 
 
+def come_back(api: Api, table: Any, players: list[Any], coup: dict[str, Any]) -> None:
+    """Who left the table during the coup (old baccarat's ``leave``) gave up his seat when it
+    ended, and only he: he sits down again, so the table keeps its players."""
+    left = {
+        s["payload"]["player"] for s in coup["steps"] if s["payload"]["kind"] == "leave" and not s["undone"]
+    }
+    seats = api.ok(api.get(f"/tables/{table.pk}/game/"), 200)["seats"]
+    assert {s["key"] for s in seats} == {player_key(p) for p in players} - left
+    free = iter(n for n in range(1, 13) if n not in {s["seat"] for s in seats})
+    for player in players:
+        if player_key(player) in left:
+            api.ok(api.post(f"/tables/{table.pk}/seats/", {"player": player.pk, "number": next(free)}))
+
+
 def play_coups(
     game_table: Any,
     croupier: Any,
@@ -195,6 +209,7 @@ def play_coups(
         assert_coup_sound(table, players, before, coup)
         assert api.ok(api.get(f"/game-coups/{coup['id']}/"), 200) == coup
         outcomes.append(coup["outcome"])
+        come_back(api, table, players, coup)
     return outcomes
 
 

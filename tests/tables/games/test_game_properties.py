@@ -29,9 +29,10 @@ from hypothesis import strategies as st
 from audit.models import AuditEvent
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import player_available
+from tables import services
 from tables.game_selectors import game_coup_exported_record, game_coup_view
 from tables.lifecycle import CoupConflict
-from tables.models import GameCoup, GameStep, Player, Table, TableSession
+from tables.models import GameCoup, GameStep, Player, Seat, Table, TableSession
 from tables.rules import game_play, games
 from tables.rules.game_play import StepRefused
 from tables.services import game_coups as svc
@@ -42,7 +43,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 PLAYER_KINDS = {
     "macao": frozenset(),
     "landsknecht": frozenset({"cover", "consent"}),
-    "old-baccarat": frozenset({"stake", "cut", "draw", "stand"}),
+    "old-baccarat": frozenset({"stake", "cut", "draw", "stand", "permit", "leave"}),
 }
 
 #: house settings a little off the defaults, so that the settings travel with the coup
@@ -138,7 +139,7 @@ def _play_coup(
     session: TableSession,
     players: list[Player],
     draw: Any,
-) -> None:
+) -> GameCoup:
     play = game_play.play_for(game)
     house = play.settings(table.game_settings)
     chips_before = _chips(table)
@@ -191,7 +192,7 @@ def _play_coup(
     event(f"a coup {coup.state}")
     if coup.state == GameCoup.State.VOID:
         assert not postings.exists() and moved == {}
-        return
+        return coup
     assert coup.state == GameCoup.State.SETTLED and play.finished(state)
 
     # postings sum to zero, each of them
@@ -211,6 +212,27 @@ def _play_coup(
     ]
     line = games.JUDGES[game].judge_to_dict(game_coup_exported_record(coup))
     assert line["violations"] == [] and line["settlement"] == verdict["settlement"]
+    return coup
+
+
+def _leavers_come_back(croupier: Any, session: TableSession, players: list[Player], coup: GameCoup) -> None:
+    """Who left the table during the coup (old baccarat) gave up his seat when it ended, and only
+    he; then he comes back and sits down again, so the table keeps its four players."""
+    payloads = list(coup.steps.order_by("index").values_list("payload", flat=True))
+    left = {p["player"] for p in game_play.effective_steps(payloads) if p["kind"] == game_play.LEAVE}
+    seated = {
+        svc.player_key(pid)
+        for pid in Seat.objects.filter(session=session, left_at__isnull=True).values_list(
+            "player_id", flat=True
+        )
+    }
+    assert seated == {svc.player_key(p) for p in players} - left
+    taken = set(Seat.objects.filter(session=session, left_at__isnull=True).values_list("number", flat=True))
+    free = iter(n for n in range(1, 13) if n not in taken)
+    for player in players:
+        if svc.player_key(player) in left:
+            services.seat_take(actor=croupier, session=session, player=player, number=next(free))
+            event("a player who left during a coup sat down again")
 
 
 def _run(game: str, croupier: Any, pit_boss: Any, data: Any, made: dict[str, Any]) -> None:
@@ -218,7 +240,10 @@ def _run(game: str, croupier: Any, pit_boss: Any, data: Any, made: dict[str, Any
     # that Hypothesis replays and shrinks a failing example exactly
     with transaction.atomic():
         for _ in range(data.draw(st.integers(1, 3), label="coups")):
-            _play_coup(game, croupier, pit_boss, made["table"], made["session"], made["players"], data.draw)
+            coup = _play_coup(
+                game, croupier, pit_boss, made["table"], made["session"], made["players"], data.draw
+            )
+            _leavers_come_back(croupier, made["session"], made["players"], coup)
         transaction.set_rollback(True)
 
 

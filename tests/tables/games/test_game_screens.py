@@ -404,3 +404,42 @@ def test_the_close_form_of_a_table_without_a_fund_says_nothing_of_one(game_table
     table, _session, _players = game_table("macao", players=2)
     html = as_croupier.get(game_url(table)).content.decode()
     assert 'data-testid="close-table"' in html and 'data-testid="fund-return"' not in html
+
+
+def test_old_baccarat_a_newcomer_sits_down_mid_coup_is_let_in_and_a_punter_leaves(
+    game_table, as_croupier, croupier
+):
+    """After the cut the seat form stays open (a newcomer may still join), the banker's permission
+    is a button of its own, then the newcomer's stake; a punter's "Leaves the table" records his
+    leave, and the seat list marks him until the coup ends."""
+    from ledger.services import cage_buy_in
+    from tests.factories import PlayerFactory
+
+    table, session, players = game_table("old-baccarat", players=2)
+    kb = svc.player_key(players[1])
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    assert step(as_croupier, coup, kind="stake", player=kb, amount="20").status_code == 200
+    assert step(as_croupier, coup, kind="cut", player=kb).status_code == 200
+    html = as_croupier.get(game_url(table)).content.decode()
+    assert 'data-testid="seat-form"' in html and f'data-testid="step-leave-{kb}"' in html
+    d = PlayerFactory(casino=table.casino, display_name="Mme Newcomer")
+    cage_buy_in(casino=table.casino, player=d, amount=500, actor=croupier, key=f"buy:{d.pk}")
+    answer = as_croupier.post(
+        reverse("floor:seat_take", args=[table.pk]), {"number": 3, "player": d.pk}, **HTMX
+    )
+    assert answer.status_code == 200
+    kd = svc.player_key(d)
+    html = answer.content.decode()
+    assert f'data-testid="step-permit-{kd}"' in html and "Banker lets in" in html
+    assert f'data-testid="step-stake-{kd}"' not in html
+    html = step(as_croupier, coup, kind="permit", player=kd).content.decode()
+    assert f'data-testid="step-stake-{kd}"' in html and f'data-testid="step-permit-{kd}"' not in html
+    assert step(as_croupier, coup, kind="stake", player=kd, amount="10").status_code == 200
+    html = step(as_croupier, coup, kind="leave", player=kb).content.decode()
+    assert 'data-testid="leaving-seat-2"' in html and 'data-testid="leaving-seat-3"' not in html
+    payloads = list(GameStep.objects.filter(coup=coup).order_by("index").values_list("payload", flat=True))
+    assert payloads[2:] == [
+        {"kind": "permit", "player": kd},
+        {"kind": "stake", "player": kd, "amount": 10},
+        {"kind": "leave", "player": kb},
+    ]

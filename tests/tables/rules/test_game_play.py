@@ -32,10 +32,12 @@ HOUSES: dict[str, list[dict[str, Any]]] = {
 }  # fmt: skip
 
 
-def _payload(option: Any, draw: st.DrawFn) -> dict[str, Any]:
+def _payload(option: Any, draw: st.DrawFn, newcomer: str = "newcomer") -> dict[str, Any]:
     payload: dict[str, Any] = {"kind": option.kind}
     if option.player is not None:
         payload["player"] = option.player
+    elif option.newcomer:  # a player seated since the coup began: the floor names one, here a new name
+        payload["player"] = newcomer
     if option.cards:
         payload["card"] = draw(st.sampled_from(option.cards))
     if option.amounts:
@@ -60,7 +62,7 @@ def played(draw: st.DrawFn) -> tuple[str, dict[str, Any], Seating, list[dict[str
         options = play.options(state)
         if not options:
             break
-        payload = _payload(draw(st.sampled_from(options)), draw)
+        payload = _payload(draw(st.sampled_from(options)), draw, newcomer=f"newcomer-{len(steps)}")
         state = play.step(state, payload)
         steps.append(payload)
     return slug, house, seating, steps, state
@@ -229,3 +231,44 @@ def test_an_old_baccarat_hand_scores_the_last_digit_of_its_count() -> None:
     }
     buying = [*steps, {"kind": "draw", "player": "p3"}, {"kind": "card", "card": "9D"}]
     assert _after("old-baccarat", {}, seating, buying)["p3"] == HandScore(points=5, count=25)
+
+
+def test_old_baccarat_offers_a_newcomer_s_stake_the_banker_s_permission_and_leaving() -> None:
+    """RULES.md §11: before the cut a newcomer stakes as anyone; after it he joins only with the
+    banker's permission, recorded first; a punter may leave at any moment, his hand then stands."""
+    play = play_for("old-baccarat")
+    settings_ = play.settings({})
+    seating = Seating("b", ("p1", "p2"))
+
+    def offered(steps: list[dict[str, Any]]) -> list[tuple[str, str | None, bool]]:
+        state = play.replay(settings_, seating, steps)
+        return [(o.kind, o.player, o.newcomer) for o in play.options(state)]
+
+    assert offered([]) == [("stake", "p1", False), ("stake", "p2", False), ("stake", None, True)]
+    staked = [
+        {"kind": "stake", "player": "p1", "amount": 10},
+        {"kind": "stake", "player": "n1", "amount": 10},
+    ]
+    assert offered(staked)[-3:] == [("cut", "n1", False), ("leave", "p1", False), ("leave", "n1", False)]
+    cut = [*staked, {"kind": "cut", "player": "p1"}]
+    assert offered(cut) == [
+        ("card", "p1", False),
+        ("permit", None, True),
+        ("leave", "p1", False),
+        ("leave", "n1", False),
+    ]
+    with pytest.raises(StepRefused, match="only with the banker's permission"):
+        play.replay(settings_, seating, [*cut, {"kind": "stake", "player": "p2", "amount": 10}])
+    let_in = [*cut, {"kind": "permit", "player": "p2"}]
+    assert ("stake", "p2", False) in offered(let_in)
+    joined = [*let_in, {"kind": "stake", "player": "p2", "amount": 20}]
+    # three punters now: p1, n1, p2, the banker, then p2, n1, p1, the banker; nobody joins once a
+    # card is out
+    dealt = [*joined, {"kind": "card", "card": "2H"}]
+    assert [k for k, _p, _n in offered(dealt)] == ["card", "leave", "leave", "leave"]
+    cards = ("3H", "4H", "5S", "2S", "2D", "3D", "2C")  # p1 5, n1 5, p2 6, the banker 7
+    bought = [*dealt, *({"kind": "card", "card": c} for c in cards), {"kind": "leave", "player": "p2"}]
+    # p2 (the banker's right) is first to buy, but he left: his hand stands
+    assert offered(bought)[0] == ("stand", "p2", False)
+    with pytest.raises(StepRefused, match="has left the table"):
+        play.replay(settings_, seating, [*bought, {"kind": "draw", "player": "p2"}])
