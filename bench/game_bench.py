@@ -109,7 +109,9 @@ def main() -> None:
                 coup = game_coups.game_coup_start(actor=croupier, session=session).coup
             queries += len(captured.captured_queries)
             while True:
-                options = game_coup_view(coup).next_steps  # what a screen would offer (not timed)
+                # what a screen would offer (not timed); nobody leaves (old baccarat's leave), so the
+                # table keeps its players for the whole run
+                options = [o for o in game_coup_view(coup).next_steps if o["kind"] != "leave"]
                 if not options:
                     break
                 option = rng.choice(options)

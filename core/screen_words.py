@@ -100,6 +100,7 @@ SCREEN_WORDS: tuple[str, ...] = (
     gettext_noop("tied stakes into the pool"),
     gettext_noop("the pool shared out"),
     gettext_noop("reserve fund due"),
+    gettext_noop("reserve fund returned"),
     # the engine: outcomes (tables.rules.coup.Outcome) and what a hand did (Action)
     gettext_noop("player"),
     gettext_noop("banker"),

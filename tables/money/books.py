@@ -803,8 +803,10 @@ def fund_return_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
                 report.add(Difference(subject, "fund return", "its key names no session"))
                 continue
             table = session.table
-            moved = {accounts.get(pk, ("?", None, None)): a for pk, a in entries[txn["id"]].items()}
-            fund = moved.pop((Kind.FUND, None, table.pk), 0)
+            moved: dict[tuple[str, int | None, int | None], int] = {
+                accounts.get(pk, ("?", None, None)): a for pk, a in entries[txn["id"]].items()
+            }
+            fund = moved.pop((str(Kind.FUND), None, table.pk), 0)
             try:
                 play = game_play.play_for(table.game)
                 record = play.fund_return(

@@ -35,7 +35,6 @@ Pure Python: no Django, nothing of the project but :mod:`tables.rules.cards` and
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -46,7 +45,7 @@ from math import sqrt
 from typing import Any
 
 from tables.rules.cards import ALL_CARDS, POINTS, RANKS
-from tables.rules.sentence import Card, Listing, Word, said
+from tables.rules.sentence import Card, Listing, Word, said, shown
 
 __all__ = [
     "FUND",
@@ -1071,23 +1070,16 @@ def _whole(data: Mapping[str, Any], key: str, default: int | None = None) -> int
     # type(), not isinstance(): bool is an int subclass, and true, 10.0 or "10" are no chips
     if type(value) is not int:
         raise ValueError(
-            said("{field} must be a whole number of chips, not {value}", field=key, value=_shown(value))
+            said("{field} must be a whole number of chips, not {value}", field=key, value=shown(value))
         )
     return value
 
-
-def _shown(value: object) -> str:
-    """A JSON value as the record wrote it (``"10"``, ``10.5``, ``true``), for a sentence."""
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):  # not from JSON (a caller's own object): its repr
-        return repr(value)
 
 
 def _names(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
     value = data.get(key, [])
     if type(value) is not list or any(type(p) is not str for p in value):
-        raise ValueError(said("{field} must be a list of names, not {value}", field=key, value=_shown(value)))
+        raise ValueError(said("{field} must be a list of names, not {value}", field=key, value=shown(value)))
     return tuple(value)
 
 
@@ -1099,7 +1091,7 @@ def _choice(data: Mapping[str, Any], key: str, kind: type[Opening] | type[Decisi
         return kind(value)
     allowed = Listing(k.value for k in kind)
     raise ValueError(
-        said("{field} must be one of {allowed}, not {value}", field=key, allowed=allowed, value=_shown(value))
+        said("{field} must be one of {allowed}, not {value}", field=key, allowed=allowed, value=shown(value))
     )
 
 
@@ -1113,13 +1105,13 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
     rule still gets a verdict rather than an error."""
     game = data.get("game", "landsknecht")
     if game != "landsknecht":
-        raise ValueError(said("not a landsknecht record: {game}", game=_shown(game)))
+        raise ValueError(said("not a landsknecht record: {game}", game=shown(game)))
     banker = data.get("banker")
     if type(banker) is not str:
-        raise ValueError(said("banker must be a player's name, not {value}", value=_shown(banker)))
+        raise ValueError(said("banker must be a player's name, not {value}", value=shown(banker)))
     punters = data.get("punters")
     if type(punters) is not list or any(type(p) is not str for p in punters):
-        raise ValueError(said("punters must be a list of names, not {value}", value=_shown(punters)))
+        raise ValueError(said("punters must be a list of names, not {value}", value=shown(punters)))
     opening = _choice(data, "opening", Opening, Opening.NEW_BANK.value)
     if opening is None:
         raise ValueError(said("opening must be one of new-bank, after-take, again, not null"))
@@ -1134,7 +1126,7 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
     raw_covers = data.get("covers", [])
     if type(raw_covers) is not list:
         raise ValueError(
-            said("covers must be a list of {{punter, amount}}, not {value}", value=_shown(raw_covers))
+            said("covers must be a list of {{punter, amount}}, not {value}", value=shown(raw_covers))
         )
     covers = []
     for n, c in enumerate(raw_covers, 1):
@@ -1146,13 +1138,13 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
                 said(
                     "cover {n}'s amount must be a whole number of chips, not {value}",
                     n=n,
-                    value=_shown(amount),
+                    value=shown(amount),
                 )
             )
         covers.append(Cover(c["punter"], amount))
     cards = data.get("cards", [])
     if type(cards) is not list or any(type(c) is not str for c in cards):
-        raise ValueError(said("cards must be a list of card codes, not {value}", value=_shown(cards)))
+        raise ValueError(said("cards must be a list of card codes, not {value}", value=shown(cards)))
     return Record(
         table=table,
         stake=stake,
@@ -1197,7 +1189,7 @@ def _parties(data: Mapping[str, Any], key: str) -> tuple[tuple[str, int], ...]:
     raw = data.get(key)
     if type(raw) is not list:
         raise ValueError(
-            said("{field} must be a list of {{player, amount}}, not {value}", field=key, value=_shown(raw))
+            said("{field} must be a list of {{player, amount}}, not {value}", field=key, value=shown(raw))
         )
     out = []
     for n, item in enumerate(raw, 1):
@@ -1212,7 +1204,7 @@ def _parties(data: Mapping[str, Any], key: str) -> tuple[tuple[str, int], ...]:
                     "{field} {n}'s amount must be a whole number of chips, not {value}",
                     field=key,
                     n=n,
-                    value=_shown(amount),
+                    value=shown(amount),
                 )
             )
         out.append((item["player"], amount))
@@ -1224,7 +1216,7 @@ def fund_return_from_dict(data: Mapping[str, Any]) -> FundReturnRecord:
     ValueError with a sentence naming the malformed key; as strict as a coup record."""
     game = data.get("game", "landsknecht")
     if game != "landsknecht":
-        raise ValueError(said("not a landsknecht record: {game}", game=_shown(game)))
+        raise ValueError(said("not a landsknecht record: {game}", game=shown(game)))
     rule = data.get("rule", FundReturn.PROPORTIONAL.value)
     if type(rule) is not str or rule not in {r.value for r in FundReturn}:
         raise ValueError(
@@ -1232,7 +1224,7 @@ def fund_return_from_dict(data: Mapping[str, Any]) -> FundReturnRecord:
                 "{field} must be one of {allowed}, not {value}",
                 field="rule",
                 allowed=Listing(r.value for r in FundReturn),
-                value=_shown(rule),
+                value=shown(rule),
             )
         )
     returned = _parties(data, "returned") if data.get("returned") is not None else None

@@ -23,7 +23,6 @@ Layout of this module (the same style as the chemin de fer engine: frozen datacl
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -33,7 +32,7 @@ from functools import cache
 from typing import Any, Literal
 
 from tables.rules.cards import ALL_CARDS, POINTS, RANKS
-from tables.rules.sentence import Card, said
+from tables.rules.sentence import Card, said, shown
 
 GAME = "macao"
 
@@ -613,13 +612,6 @@ def _judge_turn(
 # JSON: the coup record's ``"game": "macao"`` shape and its verdict (docs/coup-record.md)
 
 
-def _shown(value: object) -> str:
-    """A JSON value as the record wrote it (``"10"``, ``10.5``, ``true``, ``null``), for a sentence."""
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):  # not from JSON (a caller's own object): its repr
-        return repr(value)
-
 
 def _str_list(value: object, what: str) -> tuple[str, ...]:
     if type(value) is not list or any(type(x) is not str for x in value):
@@ -647,10 +639,10 @@ def record_from_dict(data: Mapping[str, Any]) -> MacaoRecord:
     record that breaks a rule still gets a verdict rather than an error."""
     game = data.get("game", GAME)
     if game != GAME:
-        raise MacaoError(said("not a macao record: {game}", game=_shown(game)))
+        raise MacaoError(said("not a macao record: {game}", game=shown(game)))
     unit = data.get("unit")
     if type(unit) is not int:  # bool is an int subclass: excluded on purpose
-        raise MacaoError(said("unit must be a whole number of chips, not {unit}", unit=_shown(unit)))
+        raise MacaoError(said("unit must be a whole number of chips, not {unit}", unit=shown(unit)))
     banker = data.get("banker")
     if type(banker) is not str:
         raise MacaoError(said("banker must be a player's name"))

@@ -24,7 +24,6 @@ No Django here, and nothing from the project but ``tables.rules.cards``.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,7 +34,7 @@ from math import sqrt
 from typing import Any
 
 from tables.rules.cards import ALL_CARDS, POINTS, ImpossibleCard, shoe_alarms
-from tables.rules.sentence import Card, Word, said
+from tables.rules.sentence import Card, Word, said, shown
 
 __all__ = [
     "GAME",
@@ -269,12 +268,12 @@ class OldBaccaratCoup:
         a deal of the wrong length) is the judge's: such a record still gets a verdict."""
         if data.get("game") != GAME:
             raise MalformedRecord(
-                said("not an old-baccarat record: game={game}", game=_shown(data.get("game")))
+                said("not an old-baccarat record: game={game}", game=shown(data.get("game")))
             )
         banker = data.get("banker")
         if type(banker) is not str:
             raise MalformedRecord(
-                said("banker must be a player's name (a string), not {value}", value=_shown(banker))
+                said("banker must be a player's name (a string), not {value}", value=shown(banker))
             )
         raw_punters = data.get("punters")
         if type(raw_punters) is not list:
@@ -287,7 +286,7 @@ class OldBaccaratCoup:
             if type(player) is not str:
                 raise MalformedRecord(
                     said(
-                        "punter {n}: player must be a name (a string), not {value}", n=k, value=_shown(player)
+                        "punter {n}: player must be a name (a string), not {value}", n=k, value=shown(player)
                     )
                 )
             if type(stake) is not int:
@@ -295,19 +294,19 @@ class OldBaccaratCoup:
                     said(
                         "punter {n}: stake must be a whole number of chips, not {value}",
                         n=k,
-                        value=_shown(stake),
+                        value=shown(stake),
                     )
                 )
             punters.append(Seat(player, stake))
         cut_by = data.get("cut_by")
         if cut_by is not None and type(cut_by) is not str:
             raise MalformedRecord(
-                said("cut_by must be a punter's name (a string) or null, not {value}", value=_shown(cut_by))
+                said("cut_by must be a punter's name (a string) or null, not {value}", value=shown(cut_by))
             )
         deal = data.get("deal")
         if type(deal) is not list or any(type(c) is not str for c in deal):
             raise MalformedRecord(
-                said("deal must be a list of card codes (strings), not {value}", value=_shown(deal))
+                said("deal must be a list of card codes (strings), not {value}", value=shown(deal))
             )
         raw_draws = data.get("draws", [])
         if type(raw_draws) is not list:
@@ -319,14 +318,14 @@ class OldBaccaratCoup:
             player, card = raw.get("player"), raw.get("card")
             if type(player) is not str:
                 raise MalformedRecord(
-                    said("draw {n}: player must be a name (a string), not {value}", n=k, value=_shown(player))
+                    said("draw {n}: player must be a name (a string), not {value}", n=k, value=shown(player))
                 )
             if card is not None and type(card) is not str:
                 raise MalformedRecord(
                     said(
                         "draw {n}: card must be a card code (a string) or null, not {value}",
                         n=k,
-                        value=_shown(card),
+                        value=shown(card),
                     )
                 )
             draws.append(Draw(player, card))
@@ -336,13 +335,6 @@ class OldBaccaratCoup:
 class MalformedRecord(ValueError):
     """A record whose shape is not old baccarat's JSON shape; ``str()`` names the field."""
 
-
-def _shown(value: object) -> str:
-    """A JSON value as the record wrote it (``"10"``, ``10.5``, ``true``, ``null``), for a sentence."""
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):  # not from JSON (a caller's own object): its repr
-        return repr(value)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ Pure: no Django, no other project package.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -95,3 +96,12 @@ def why(exc: BaseException) -> str:
     plain copy of it), else its text."""
     first = exc.args[0] if len(exc.args) == 1 else None
     return first if isinstance(first, str) else str(exc)
+
+
+def shown(value: object) -> str:
+    """A JSON value as a record wrote it (``"10"``, ``10.5``, ``true``, ``null``), for a sentence
+    that says which field is malformed (every game's strict reader, RULES.md §11)."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not from JSON (a caller's own object): its repr
+        return repr(value)

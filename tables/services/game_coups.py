@@ -541,7 +541,8 @@ def _player_checked(
         if joining is None:
             raise ValidationError(
                 said(
-                    "Only a player seated at this table with no part in the coup yet may {kind} now.",
+                    "Only a player seated at this table with no part in the coup yet takes this step "
+                    "({kind}).",
                     kind=Word(str(payload.get("kind")), "game step name"),
                 )
             )

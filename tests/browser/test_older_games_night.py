@@ -43,8 +43,9 @@ COUPS_PER_TABLE = 20
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 #: how often each kind of step is chosen among those offered (a stand ends a Macao hand, a close
-#: the Landsknecht covers, a take the Landsknecht banker's run)
-WEIGHTS = {"stand": 3, "draw": 2, "discard": 1, "stake": 3, "cover": 3, "close": 1, "cut": 1}
+#: the Landsknecht covers, a take the Landsknecht banker's run); nobody leaves the old baccarat
+#: table, so it keeps its four players for the 20 coups (tests/tables/games covers leave)
+WEIGHTS = {"stand": 3, "draw": 2, "discard": 1, "stake": 3, "cover": 3, "close": 1, "cut": 1, "leave": 0}
 #: the controls the screen shows now, as the test chooses among them (one round trip)
 CONTROLS_JS = """() => {
     // null (wait on) while a request is out or its answer is being swapped in

@@ -48,6 +48,7 @@ def test_the_close_returns_the_fund_to_its_payers_by_the_house_rule(game_table, 
     assert _chips(table, players) == [940, 1020, 990]
     planned = svc.fund_return_planned(session)
     keys = [svc.player_key(p) for p in players]
+    assert planned is not None
     # 50 in proportion to 10, 10, 10: 16 each and the two chips left one each to the first payers
     assert planned["returned"] == [
         {"player": keys[0], "amount": 17},
@@ -60,9 +61,9 @@ def test_the_close_returns_the_fund_to_its_payers_by_the_house_rule(game_table, 
     txn = Transaction.objects.get(kind=Transaction.Kind.FUND_RETURN)
     assert txn.idempotency_key == f"fund-return:{session.pk}"
     assert sorted(Entry.objects.filter(transaction=txn).values_list("amount", flat=True)) == [-50, 16, 17, 17]
-    event = AuditEvent.objects.get(action="tables.game_fund.return")
-    assert event.after["record"]["rule"] == "proportional"
-    assert event.after["verdict"]["violations"] == [] and event.after["transaction"] == txn.pk
+    after = AuditEvent.objects.get(action="tables.game_fund.return").after
+    assert after is not None and after["record"]["rule"] == "proportional"
+    assert after["verdict"]["violations"] == [] and after["transaction"] == txn.pk
     report = books_verify()
     assert [str(d) for d in report.differences] == []
 
@@ -78,7 +79,8 @@ def test_the_equal_rule_is_the_house_s_other_choice(game_table, croupier) -> Non
     services.table_session_close(actor=croupier, session=session)
     txn = Transaction.objects.get(kind=Transaction.Kind.FUND_RETURN)
     assert sorted(Entry.objects.filter(transaction=txn).values_list("amount", flat=True)) == [-50, 16, 17, 17]
-    assert AuditEvent.objects.get(action="tables.game_fund.return").after["record"]["rule"] == "equal"
+    after = AuditEvent.objects.get(action="tables.game_fund.return").after
+    assert after is not None and after["record"]["rule"] == "equal"
 
 
 def test_a_close_with_a_coup_open_is_refused_and_the_fund_stays(game_table, croupier) -> None:

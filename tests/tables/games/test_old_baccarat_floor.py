@@ -84,7 +84,7 @@ def test_a_newcomer_joins_after_the_cut_only_with_the_banker_s_permission(game_t
     )
     coup.refresh_from_db()
     assert (coup.state, coup.outcome) == (GameCoup.State.SETTLED, "banker")
-    assert [p["player"] for p in coup.record["punters"]] == [kb, kc, kd]
+    assert coup.record is not None and [p["player"] for p in coup.record["punters"]] == [kb, kc, kd]
     assert _chips(table, [a, b, c, d]) == [1060, 980, 990, 970]
     assert [str(x) for x in books_verify().differences] == []
     assert ka == coup.seating["banker"]

@@ -245,12 +245,12 @@ def test_old_baccarat_offers_a_newcomer_s_stake_the_banker_s_permission_and_leav
         return [(o.kind, o.player, o.newcomer) for o in play.options(state)]
 
     assert offered([]) == [("stake", "p1", False), ("stake", "p2", False), ("stake", None, True)]
-    staked = [
+    staked: list[dict[str, Any]] = [
         {"kind": "stake", "player": "p1", "amount": 10},
         {"kind": "stake", "player": "n1", "amount": 10},
     ]
     assert offered(staked)[-3:] == [("cut", "n1", False), ("leave", "p1", False), ("leave", "n1", False)]
-    cut = [*staked, {"kind": "cut", "player": "p1"}]
+    cut: list[dict[str, Any]] = [*staked, {"kind": "cut", "player": "p1"}]
     assert offered(cut) == [
         ("card", "p1", False),
         ("permit", None, True),
@@ -259,15 +259,19 @@ def test_old_baccarat_offers_a_newcomer_s_stake_the_banker_s_permission_and_leav
     ]
     with pytest.raises(StepRefused, match="only with the banker's permission"):
         play.replay(settings_, seating, [*cut, {"kind": "stake", "player": "p2", "amount": 10}])
-    let_in = [*cut, {"kind": "permit", "player": "p2"}]
+    let_in: list[dict[str, Any]] = [*cut, {"kind": "permit", "player": "p2"}]
     assert ("stake", "p2", False) in offered(let_in)
-    joined = [*let_in, {"kind": "stake", "player": "p2", "amount": 20}]
+    joined: list[dict[str, Any]] = [*let_in, {"kind": "stake", "player": "p2", "amount": 20}]
     # three punters now: p1, n1, p2, the banker, then p2, n1, p1, the banker; nobody joins once a
     # card is out
-    dealt = [*joined, {"kind": "card", "card": "2H"}]
+    dealt: list[dict[str, Any]] = [*joined, {"kind": "card", "card": "2H"}]
     assert [k for k, _p, _n in offered(dealt)] == ["card", "leave", "leave", "leave"]
     cards = ("3H", "4H", "5S", "2S", "2D", "3D", "2C")  # p1 5, n1 5, p2 6, the banker 7
-    bought = [*dealt, *({"kind": "card", "card": c} for c in cards), {"kind": "leave", "player": "p2"}]
+    bought: list[dict[str, Any]] = [
+        *dealt,
+        *({"kind": "card", "card": c} for c in cards),
+        {"kind": "leave", "player": "p2"},
+    ]
     # p2 (the banker's right) is first to buy, but he left: his hand stands
     assert offered(bought)[0] == ("stand", "p2", False)
     with pytest.raises(StepRefused, match="has left the table"):
