@@ -17,7 +17,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from core.errors import busy_refusal, error_answer, unavailable_refusal
-from core.problems import RETRY_AFTER, answer_response, is_api
+from core.problems import RETRY_AFTER, answer_response, is_api, problem_response
 
 logger = logging.getLogger(__name__)
 
@@ -52,3 +52,39 @@ class DatabaseBusyMiddleware:
         if answer.status == 503:
             response["Retry-After"] = RETRY_AFTER
         return response
+
+
+#: C0 control characters and DEL: no query parameter of this product holds one, and PostgreSQL
+#: refuses NUL in any text (a search for it was a 500); tab, newline and carriage return included
+_CONTROL = frozenset(chr(c) for c in (*range(0x20), 0x7F))
+CONTROL_CHARACTER_DETAIL = (
+    "A query parameter holds a control character (such as NUL): send printable text only. "
+    "Nothing was changed."
+)
+
+
+def control_character_in_query(request: HttpRequest) -> bool:
+    """Whether a name or a value of the query string holds a control character (decoded)."""
+    return any(
+        not _CONTROL.isdisjoint(key) or any(not _CONTROL.isdisjoint(value) for value in values)
+        for key, values in request.GET.lists()
+    )
+
+
+class ControlCharactersMiddleware:
+    """A query string with a control character is refused before any view reads it: 400 problem
+    JSON under /api/, the 400 page elsewhere (issue 20: a NUL in ``?search=`` or ``?q=`` was a 500)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if control_character_in_query(request):
+            if is_api(request):
+                return problem_response(
+                    request, status=400, code="bad_request", detail=CONTROL_CHARACTER_DETAIL
+                )
+            from django.shortcuts import render
+
+            return render(request, "400.html", status=400)
+        return self.get_response(request)

@@ -64,10 +64,10 @@ from review.services import (
 )
 from tables import services
 from tables.models import Casino, Coup, GameCoup, Player, Table
-from tables.permissions import can_approve
+from tables.permissions import can_approve, recorded_a_step_of
 from tables.services.game_coups import game_coup_void
 from tables.services.rollups import rollups_refresh_unless_running
-from tables.wording import VOID_DONE, say
+from tables.wording import RECORDER_VOID_REFUSAL, VOID_DONE, say
 
 #: the refusals a decision answers with its page (by their status in core.errors.error_answer, as the
 #: croupier's screens and the API do; base.html's htmx-config swaps 400, 403 and 409 answers in)
@@ -91,6 +91,15 @@ def queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "review/queue.html", context)
 
 
+def _void_context(user: Any, coup: Coup | GameCoup) -> dict[str, Any]:
+    """Whether the page offers the pit boss "Void this coup…": never to one who recorded a step of
+    it (separation of duties, issue 20), who is told who voids it instead."""
+    if not can_approve(user):
+        return {"can_void": False, "void_by_another": ""}
+    recorded = recorded_a_step_of(user, coup)
+    return {"can_void": not recorded, "void_by_another": RECORDER_VOID_REFUSAL if recorded else ""}
+
+
 @login_required
 @require_GET
 def coup_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
@@ -100,7 +109,7 @@ def coup_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     context = {
         "review": review,
         "reject_form": RejectForm(),
-        "can_void": can_approve(request.user),
+        **_void_context(request.user, coup),
         **nav_context(request),
     }
     return render(request, "review/coup.html", context)
@@ -140,7 +149,7 @@ def _decide(
             "error": error,
             "done": "" if error else done,
             "oob_queue_count": waiting,
-            "can_void": can_approve(request.user),
+            **_void_context(request.user, coup),
         }
         return render(request, "review/_coup_body.html", context, status=status)
     if error:
@@ -149,7 +158,7 @@ def _decide(
             "review": review,
             "reject_form": form or RejectForm(),
             "error": error,
-            "can_void": can_approve(request.user),
+            **_void_context(request.user, coup),
             **nav_context(request),
         }
         return render(request, "review/coup.html", context, status=status)
@@ -289,7 +298,7 @@ def _game_coup_page(
 ) -> HttpResponse:
     context = {
         "review": game_coup_review(coup),
-        "can_void": can_approve(request.user),
+        **_void_context(request.user, coup),
         "error": error,
         "done": done,
         "active": "dashboard",

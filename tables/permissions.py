@@ -17,10 +17,15 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from core.errors import DomainError
-from tables.models import Coup, CoupStep, CroupierAssignment, Table
+from tables.models import Coup, CoupStep, CroupierAssignment, GameCoup, GameStep, Table
 from tables.perms import APPROVE_CORRECTION
 from tables.roles import Role
-from tables.wording import PIT_BOSS_ONLY_REFUSAL, RECORDER_REVIEW_REFUSAL, SELF_REVIEW_REFUSAL
+from tables.wording import (
+    PIT_BOSS_ONLY_REFUSAL,
+    RECORDER_REVIEW_REFUSAL,
+    RECORDER_VOID_REFUSAL,
+    SELF_REVIEW_REFUSAL,
+)
 
 #: the steps a review records (approving, rejecting, voiding): having recorded one of these does not
 #: make a pit boss a party to the play; every other step does (the game's, an amendment, a
@@ -110,6 +115,22 @@ def review_duties_refusal(*, user: Any, coup: Coup | int, submitted_by_id: int |
     if coup_id in coups_recorded_by(user, [coup_id]):
         return RECORDER_REVIEW_REFUSAL
     return ""
+
+
+def recorded_a_step_of(user: Any, coup: Coup | GameCoup) -> bool:
+    """Whether ``user`` recorded a step of ``coup`` (chemin de fer's, a review step aside; or an
+    older game's): he is a party to it, and does not void it (separation of duties, issue 20)."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if isinstance(coup, GameCoup):
+        return GameStep.objects.filter(coup=coup, actor_id=user.pk).exists()
+    return coup.pk in coups_recorded_by(user, [coup.pk])
+
+
+def check_independent_voider(user: Any, coup: Coup | GameCoup) -> None:
+    """SeparationOfDuties if ``user`` recorded a step of ``coup``."""
+    if recorded_a_step_of(user, coup):
+        raise SeparationOfDuties(RECORDER_VOID_REFUSAL)
 
 
 def check_independent_reviewer(user: Any, coup: Coup, correction: CoupStep) -> None:

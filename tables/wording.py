@@ -350,6 +350,10 @@ def closed_shoe_cards_gone(shoe_number: int, n: int) -> str:
 #: the pit boss's pages say them before he tries
 PIT_BOSS_ONLY_REFUSAL = gettext_noop("Only a pit boss may approve or reject a correction.")
 SELF_REVIEW_REFUSAL = gettext_noop("You submitted this correction: another person must review it.")
+#: separation of duties for voids (issue 20): who recorded a step of a coup does not void it
+RECORDER_VOID_REFUSAL = gettext_noop(
+    "You recorded a step of this coup: a pit boss who recorded none voids it."
+)
 RECORDER_REVIEW_REFUSAL = gettext_noop(
     "You recorded a step of this coup: another person, who recorded none, must review its correction."
 )

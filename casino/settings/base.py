@@ -54,6 +54,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # a query string with a control character (NUL ...) is a 400 before any view reads it
+    "core.middleware.ControlCharactersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # after the session (it may read the language there), before CommonMiddleware (which builds
     # redirects for the language chosen); the language itself comes from the django_language

@@ -22,7 +22,12 @@ from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_ve
 from tables.lifecycle import CoupConflict, coup_state_change
 from tables.models import VOIDABLE_COUP_STATES, BankTax, Coup, CoupStep, Shoe, ShoeCard
 from tables.money import floor as money
-from tables.permissions import check_can_approve, check_croupier_at, check_independent_reviewer
+from tables.permissions import (
+    check_can_approve,
+    check_croupier_at,
+    check_independent_reviewer,
+    check_independent_voider,
+)
 from tables.rules.coup import NeedsCards, Restored, Settlement
 from tables.rules.interchange import restored_to_dict, settlement_to_dict
 from tables.rules.sentence import Card, Listing, Sentence, Word, said
@@ -267,6 +272,7 @@ def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: s
     its stop card. The coup's steps stay; a new step says who voided it and why."""
     coup = lock_coup(coup)
     check_can_approve(actor)
+    check_independent_voider(actor, coup)
     if coup.state not in VOIDABLE_COUP_STATES:
         raise CoupConflict(
             said(VOID_FINAL_STATE, state=Word(coup.state.replace("_", " "), "coup state")),

@@ -36,7 +36,7 @@ from ledger.models import Account, Entry, Transaction
 from ledger.services import Posting, account_spec, accounts_by_pk, accounts_lock, posting_find, postings_write
 from tables.lifecycle import CoupConflict, game_coup_state_change
 from tables.models import OLDER_GAMES, GameCoup, GameStep, Player, Seat, Table, TableSession
-from tables.permissions import can_approve, check_croupier_at, is_croupier_at
+from tables.permissions import can_approve, check_croupier_at, check_independent_voider, is_croupier_at
 from tables.rules import game_play
 from tables.rules.game_play import FUND, POOL, GamePlay, Seating, StepRefused, Transfer
 from tables.rules.sentence import Listing, Word, said, why
@@ -769,6 +769,7 @@ def game_coup_void(
     coup = _lock_coup(coup)
     if not (is_croupier_at(actor, coup.table) or can_approve(actor)):
         raise PermissionDenied("Only the table's croupier or a pit boss may void a coup.")
+    check_independent_voider(actor, coup)
     reason = (reason or "").strip()
     if not reason:
         raise ValidationError(gettext_noop("Say why the coup is void."))

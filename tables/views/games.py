@@ -32,13 +32,13 @@ from tables import selectors, wording
 from tables.engine_bridge import cards_parse
 from tables.game_selectors import GameCoupView, fund_return_shares, game_coup_view, game_table_view
 from tables.models import OLDER_GAMES, GameCoup, Seat, Table
-from tables.permissions import can_approve, check_can_read_table, is_croupier_at
+from tables.permissions import can_approve, check_can_read_table, is_croupier_at, recorded_a_step_of
 from tables.rules.cards import RANKS, SUITS
 from tables.rules.sentence import Word, said
 from tables.services import game_coups as svc
 from tables.views import croupier
 from tables.views.display import card_face
-from tables.wording import RANK_LABELS, SUIT_SYMBOLS
+from tables.wording import RANK_LABELS, RECORDER_VOID_REFUSAL, SUIT_SYMBOLS
 
 # English here, translated when shown (docs/i18n.md): the words of the older games' screens, shared
 # with the pit boss's pages (tables.wording)
@@ -232,6 +232,9 @@ def _context(
     open_coup = GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).first()
     if open_coup is not None:
         context.update(_coup_context(game_coup_view(open_coup)))
+        if context["can_void"] and recorded_a_step_of(request.user, open_coup):
+            # separation of duties: who recorded a step does not void the coup; the screen says who does
+            context["can_void"], context["void_by_another"] = False, RECORDER_VOID_REFUSAL
         if context["seat_form_open"] and can_act:  # a newcomer may still sit down and join
             context["players_available"] = list(selectors.players_available(table=table))
         shown = {c.where for c in context["controls"]}

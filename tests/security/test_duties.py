@@ -125,3 +125,65 @@ def test_a_review_step_is_not_a_recorded_step(croupier, table, pit_boss) -> None
         CoupStep.Kind.CORRECTION_REJECTED,
         CoupStep.Kind.CORRECTION_APPROVED,
     }
+
+
+# ------------------------------------------------------------------ voids (issue 20, item 5)
+VOID_RECORDED = "You recorded a step of this coup: a pit boss who recorded none voids it."
+
+
+def test_who_recorded_a_step_cannot_void_the_coup(croupier, table, boss_croupier, pit_boss) -> None:
+    floor = open_floor(croupier, table)
+    coup = flagged_with_one_step_by(floor, replace(floor, croupier=boss_croupier))
+    before = row_counts()
+    with pytest.raises(SeparationOfDuties) as refused:
+        services.coup_void(actor=boss_croupier, coup=coup, reason="I would rather")
+    assert refused.value.message == VOID_RECORDED
+    assert row_counts() == before
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.AWAITING_APPROVAL
+    refused_api = Api(boss_croupier).post(f"/coups/{coup.pk}/void/", {"reason": "I would rather"})
+    assert refused_api.status_code == 403
+    assert problem_body(refused_api) == {"code": "separation_of_duties", "detail": VOID_RECORDED}
+    assert row_counts() == before
+    services.coup_void(actor=pit_boss, coup=coup, reason="the shoe was wrong")
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.VOID
+
+
+def test_the_review_page_offers_the_void_only_to_a_pit_boss_who_recorded_nothing(
+    client, croupier, table, boss_croupier, pit_boss
+) -> None:
+    floor = open_floor(croupier, table)
+    coup = flagged_with_one_step_by(floor, replace(floor, croupier=boss_croupier))
+    client.force_login(boss_croupier)
+    html = client.get(reverse("review:coup", args=[coup.pk])).content.decode()
+    assert 'data-testid="void-open"' not in html and VOID_RECORDED in html
+    client.force_login(pit_boss)
+    html = client.get(reverse("review:coup", args=[coup.pk])).content.decode()
+    assert 'data-testid="void-open"' in html and VOID_RECORDED not in html
+
+
+def test_an_older_game_s_croupier_who_dealt_the_coup_does_not_void_it(game_table, croupier, pit_boss) -> None:
+    from tables.models import GameCoup, GameStep
+    from tables.services import game_coups as svc
+
+    _table, session, _players = game_table("macao", players=2)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    svc.game_step_record(actor=croupier, coup=coup, payload={"kind": "deal", "card": "2H"})
+    before = (GameStep.objects.count(), row_counts())
+    with pytest.raises(SeparationOfDuties, match="a pit boss who recorded none voids it"):
+        svc.game_coup_void(actor=croupier, coup=coup, reason="misdeal")
+    assert (GameStep.objects.count(), row_counts()) == before
+    assert GameCoup.objects.get(pk=coup.pk).state == GameCoup.State.OPEN
+    svc.game_coup_void(actor=pit_boss, coup=coup, reason="misdeal")
+    assert GameCoup.objects.get(pk=coup.pk).state == GameCoup.State.VOID
+
+
+def test_an_older_game_s_croupier_voids_a_coup_nobody_stepped_yet(game_table, croupier) -> None:
+    from tables.models import GameCoup
+    from tables.services import game_coups as svc
+
+    _table, session, _players = game_table("macao", players=2)
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    svc.game_coup_void(actor=croupier, coup=coup, reason="started by mistake")
+    assert GameCoup.objects.get(pk=coup.pk).state == GameCoup.State.VOID

@@ -146,22 +146,22 @@ def test_a_punter_leaves_mid_coup_his_stake_stays_and_his_seat_goes_when_it_ends
     assert kc not in (nxt.banker, *nxt.punters)
 
 
-def test_a_leave_taken_back_keeps_the_seat(game_table, croupier) -> None:
+def test_a_leave_taken_back_keeps_the_seat(game_table, croupier, pit_boss) -> None:
     _table, session, players = game_table("old-baccarat", players=2)
     kb = svc.player_key(players[1])
     coup = svc.game_coup_start(actor=croupier, session=session).coup
     _record(croupier, coup, {"kind": "stake", "player": kb, "amount": 10}, {"kind": "leave", "player": kb})
     svc.game_step_undo(actor=croupier, coup=coup, reason="wrong button")
-    svc.game_coup_void(actor=croupier, coup=coup, reason="misdeal")
+    svc.game_coup_void(actor=pit_boss, coup=coup, reason="misdeal")
     assert Seat.objects.get(session=session, player=players[1]).left_at is None
 
 
-def test_a_leaver_s_seat_goes_when_the_coup_is_void_too(game_table, croupier) -> None:
+def test_a_leaver_s_seat_goes_when_the_coup_is_void_too(game_table, croupier, pit_boss) -> None:
     _table, session, players = game_table("old-baccarat", players=3)
     kc = svc.player_key(players[2])
     coup = svc.game_coup_start(actor=croupier, session=session).coup
     _record(croupier, coup, {"kind": "stake", "player": kc, "amount": 10}, {"kind": "leave", "player": kc})
-    svc.game_coup_void(actor=croupier, coup=coup, reason="misdeal")
+    svc.game_coup_void(actor=pit_boss, coup=coup, reason="misdeal")
     assert Seat.objects.get(session=session, player=players[2]).left_at is not None
     assert Seat.objects.get(session=session, player=players[1]).left_at is None
 
