@@ -11,9 +11,11 @@ from django.utils import timezone
 from core.services import outbox
 from core.services.idempotency import idempotency_records_purge
 from core.services.logins import login_failures_purge, login_failures_summarise
+from core.task_retry import retry_broken_off
 
 
 @shared_task(name="core.purge_idempotency_records")
+@retry_broken_off
 def purge_idempotency_records() -> int:
     """Daily: drop stored answers to requests older than the retention (idempotent by nature)."""
     days = settings.IDEMPOTENCY_RETENTION_DAYS
@@ -21,6 +23,7 @@ def purge_idempotency_records() -> int:
 
 
 @shared_task(name="core.summarise_login_failures")
+@retry_broken_off
 def summarise_login_failures() -> int:
     """Every few minutes: one audit event for the refused logins since the last (see
     core.services.logins), then forget summarised ones past LOGIN_FAILURE_RETENTION_DAYS."""
@@ -38,6 +41,7 @@ def outbox_drain() -> dict[str, int]:
 
 
 @shared_task(name="core.purge_outbox")
+@retry_broken_off
 def purge_outbox() -> int:
     """Daily: forget outbox messages sent more than OUTBOX_RETENTION_DAYS ago (unsent ones stay)."""
     return outbox.outbox_purge(before=timezone.now() - dt.timedelta(days=settings.OUTBOX_RETENTION_DAYS))

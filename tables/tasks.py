@@ -9,6 +9,7 @@ from celery import shared_task
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from core.task_retry import retry_broken_off
 from ledger.services.books import books_verification_finish, books_verification_start
 from tables.models import TableSession
 from tables.money import fees
@@ -22,6 +23,7 @@ logger = logging.getLogger(__name__)
 
 
 @shared_task(name="ledger.bill_hourly_fees")
+@retry_broken_off
 def bill_hourly_fees(session_id: int, hour_start_iso: str) -> dict[str, object]:
     """Bill one finished clock hour of one session (idempotent: a second run charges nothing)."""
     session = TableSession.objects.get(pk=session_id)
@@ -36,6 +38,7 @@ def bill_hourly_fees(session_id: int, hour_start_iso: str) -> dict[str, object]:
 
 
 @shared_task(name="ledger.bill_due_hourly_fees")
+@retry_broken_off
 def bill_due_hourly_fees(now_iso: str | None = None) -> int:
     """Beat: enqueue the billing of every finished hour of every session of an hourly-fee casino
     not yet marked billed. Returns how many hours were enqueued."""
@@ -76,6 +79,7 @@ def books_verify_task(requested_by_id: int | None = None) -> dict[str, object]:
 
 
 @shared_task(name="tables.rollups_refresh")
+@retry_broken_off
 def rollups_refresh_task() -> dict[str, object]:
     """Bring the per table-day rollups up to the audit trail's head (beat, every minute;
     idempotent: a redelivered run recomputes the same rows)."""
