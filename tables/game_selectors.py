@@ -204,10 +204,11 @@ def game_table_view(session: TableSession, *, recent: int = 10) -> GameTableView
     )
 
 
-def fund_return_shares(session: TableSession) -> list[tuple[str, int]]:
+def fund_return_shares(session: TableSession, *, balance: int | None = None) -> list[tuple[str, int]]:
     """What closing ``session`` gives back of its table's reserve fund, payer by payer (keys, in
-    the order they paid in); empty at a table without a fund, or with nothing in it to return."""
-    planned = fund_return_planned(session) or {}
+    the order they paid in); empty at a table without a fund, or with nothing in it to return.
+    ``balance``: the fund's, when the caller has just read it."""
+    planned = fund_return_planned(session, balance=balance) or {}
     return [(r["player"], r["amount"]) for r in planned.get("returned") or []]
 
 

@@ -441,7 +441,10 @@ def game_table_data(table: Table, *, recent: int = 10) -> dict[str, Any]:
         blocked=view.blocked,
         unpaid_dues=[party_data(player_key(p.pk), names) for p in view.unpaid_dues],
         fund=view.fund,
-        fund_return=[{**party_data(k, names), "amount": amount} for k, amount in fund_return_shares(session)],
+        fund_return=[
+            {**party_data(k, names), "amount": amount}
+            for k, amount in fund_return_shares(session, balance=view.fund)
+        ],
         open_coup=view.open_coup.pk if view.open_coup is not None else None,
         recent=[game_coup_summary_data(c) for c in view.recent],
     )

@@ -1075,7 +1075,6 @@ def _whole(data: Mapping[str, Any], key: str, default: int | None = None) -> int
     return value
 
 
-
 def _names(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
     value = data.get(key, [])
     if type(value) is not list or any(type(p) is not str for p in value):

@@ -612,7 +612,6 @@ def _judge_turn(
 # JSON: the coup record's ``"game": "macao"`` shape and its verdict (docs/coup-record.md)
 
 
-
 def _str_list(value: object, what: str) -> tuple[str, ...]:
     if type(value) is not list or any(type(x) is not str for x in value):
         raise MacaoError(said("{what} must be a list of strings", what=what))

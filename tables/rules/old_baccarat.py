@@ -336,7 +336,6 @@ class MalformedRecord(ValueError):
     """A record whose shape is not old baccarat's JSON shape; ``str()`` names the field."""
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Settlement
 

@@ -203,15 +203,20 @@ def fund_paid_in(session: TableSession) -> list[tuple[str, int]]:
     return [(player_key(int(key.removeprefix(prefix))), amount) for key, amount in rows]
 
 
-def fund_return_planned(session: TableSession) -> dict[str, Any] | None:
+def fund_return_planned(session: TableSession, *, balance: int | None = None) -> dict[str, Any] | None:
     """The fund's return the close of ``session`` would post (the game's record of it, with what
-    each payer is given back), or None at a table whose game keeps no fund."""
+    each payer is given back), or None at a table whose game keeps no fund. ``balance``: the
+    fund's, when the caller has just read it."""
     table = session.table
     play = table_play(table)
     if not play.has_fund:
         return None
+    if balance is None:
+        balance = fund_balance(table)
+    if balance == 0:  # nothing to give back: the payers need not be read
+        return play.fund_return(house_settings(table), [], 0)
     try:
-        return play.fund_return(house_settings(table), fund_paid_in(session), fund_balance(table))
+        return play.fund_return(house_settings(table), fund_paid_in(session), balance)
     except StepRefused as exc:
         raise ValidationError(why(exc)) from None
 
@@ -606,14 +611,19 @@ def game_step_record(
     )
     if play.finished(state):
         _settle(actor=actor, coup=coup, play=play, state=state, players=players)
+        _leavers_unseat(actor=actor, coup=coup, steps=[*steps, clean])
     return GameCoupResult(coup, state, step)
 
 
-def _leavers_unseat(*, actor: Staff | None, coup: GameCoup) -> None:
+def _leavers_unseat(
+    *, actor: Staff | None, coup: GameCoup, steps: Sequence[Mapping[str, Any]] | None = None
+) -> None:
     """The coup is over: the players who left the table during it (its ``leave`` steps still in
     effect) give up their seats now, their stakes settled with the coup (or returned by its void).
-    Until then the seat stays his, so a ``leave`` taken back (a wrong button) undoes nothing else."""
-    steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
+    Until then the seat stays his, so a ``leave`` taken back (a wrong button) undoes nothing else.
+    ``steps``: the coup's recorded payloads, when the caller has them."""
+    if steps is None:
+        steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
     leavers = {
         pid
         for p in game_play.effective_steps(steps)
@@ -730,7 +740,6 @@ def _settle(
         target=coup,
         after={"outcome": outcome, "record": record, "verdict": verdict},
     )
-    _leavers_unseat(actor=actor, coup=coup)
 
 
 # ------------------------------------------------------------------------------------ undo

@@ -228,7 +228,9 @@ def _context(
     if context["fund"]:
         # what the close will give back of the fund, said on the close form before it is pressed
         by_key = {svc.player_key(s.player): s.player.display_name for s in seats}
-        context["fund_return"] = [(by_key.get(k) or k, amount) for k, amount in fund_return_shares(session)]
+        context["fund_return"] = [
+            (by_key.get(k) or k, amount) for k, amount in fund_return_shares(session, balance=context["fund"])
+        ]
     open_coup = GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).first()
     if open_coup is not None:
         context.update(_coup_context(game_coup_view(open_coup)))
