@@ -114,3 +114,78 @@ def append_only_operation(table: str) -> migrations.RunPython:
     """A migration operation installing (and, reversed, removing) the append-only triggers."""
     _checked(table)
     return migrations.RunPython(_runner(install_sql, table), _runner(uninstall_sql, table))
+
+
+# ------------------------------------------------------------------ frozen once finished
+# A row the application writes in steps (a report run: queued, running, then finished with its
+# file's sha256; a books verification: running, then its result) and never touches again: while
+# it is in progress its columns move; once its ``column`` holds one of ``finals`` no column
+# changes; it is never deleted (issue 20: the app role could rewrite a finished report's digest or
+# a verification's result, or delete either). Trigger names contain ``append_only`` so that the test
+# suite's flush passes them (tests/conftest.py).
+
+
+def frozen_function(table: str) -> str:
+    return f"{_checked(table)}_frozen_guard"
+
+
+def _finals_sql(finals: tuple[str, ...]) -> str:
+    for value in finals:
+        if not _IDENTIFIER.match(value):
+            raise ValueError(f"not a plain status word: {value!r}")
+    return "(" + ", ".join(f"'{value}'" for value in finals) + ")"
+
+
+def frozen_install_sql(vendor: str, table: str, column: str, finals: tuple[str, ...]) -> list[str]:
+    """The statements freezing ``table``'s rows once ``column`` is one of ``finals`` (idempotent)."""
+    row, second = trigger_names(vendor, table)
+    column, states = _checked(column), _finals_sql(finals)
+    if vendor == "postgresql":
+        function = frozen_function(table)
+        return [
+            f"""
+CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql
+SET search_path = {PG_SEARCH_PATH} AS $$
+BEGIN
+    IF TG_OP = 'TRUNCATE' OR TG_OP = 'DELETE' THEN
+        RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP
+            USING ERRCODE = 'restrict_violation';
+    END IF;
+    IF OLD.{column} IN {states} THEN
+        RAISE EXCEPTION '% is append-only once finished: UPDATE of row % (%) refused',
+            TG_TABLE_NAME, OLD.id, OLD.{column} USING ERRCODE = 'restrict_violation';
+    END IF;
+    RETURN NEW;
+END;
+$$
+""",
+            f'DROP TRIGGER IF EXISTS "{row}" ON "{table}"',
+            f'CREATE TRIGGER "{row}" BEFORE UPDATE OR DELETE ON "{table}" '
+            f"FOR EACH ROW EXECUTE FUNCTION {function}()",
+            f'DROP TRIGGER IF EXISTS "{second}" ON "{table}"',
+            f'CREATE TRIGGER "{second}" BEFORE TRUNCATE ON "{table}" '
+            f"FOR EACH STATEMENT EXECUTE FUNCTION {function}()",
+        ]
+    return [
+        f'CREATE TRIGGER IF NOT EXISTS "{row}" BEFORE UPDATE ON "{table}" WHEN OLD.{column} IN {states} '
+        f"BEGIN SELECT RAISE(ABORT, '{table} is append-only once finished: UPDATE refused'); END",
+        f'CREATE TRIGGER IF NOT EXISTS "{second}" BEFORE DELETE ON "{table}" '
+        f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: DELETE refused'); END",
+    ]
+
+
+def frozen_uninstall_sql(vendor: str, table: str) -> list[str]:
+    statements = uninstall_sql(vendor, table)
+    if vendor == "postgresql":
+        statements.append(f"DROP FUNCTION IF EXISTS {frozen_function(table)}()")
+    return statements
+
+
+def frozen_once_final_operation(table: str, column: str, finals: tuple[str, ...]) -> migrations.RunPython:
+    """A migration operation freezing ``table``'s finished rows (and, reversed, thawing them)."""
+    frozen_install_sql("sqlite", table, column, finals)  # the names checked now, not at migrate
+
+    def install(vendor: str, name: str) -> list[str]:
+        return frozen_install_sql(vendor, name, column, finals)
+
+    return migrations.RunPython(_runner(install, table), _runner(frozen_uninstall_sql, table))

@@ -29,8 +29,12 @@ APPEND_ONLY_TABLES: tuple[str, ...] = (
     "tables_feehour",
     "tables_feeposting",
     "tables_gamestep",
+    "tables_importedrecord",
     "tables_shoecard",
 )
+#: the tables whose rows move while in progress and are frozen once finished (their triggers:
+#: audit.db_triggers.frozen_once_final_operation): the application's role may not delete from them
+FROZEN_ONCE_FINISHED_TABLES: tuple[str, ...] = ("ledger_booksverification", "reports_reportrun")
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -86,12 +90,14 @@ def database_sql(names: RoleNames) -> list[str]:
 
 def after_migrate_sql(names: RoleNames) -> list[str]:
     """Step 3, after every release step's ``migrate``, as the owner: the application's rights on
-    the tables (idempotent), minus UPDATE and DELETE on the append-only ones."""
+    the tables (idempotent), minus UPDATE and DELETE on the append-only ones and DELETE on those
+    frozen once finished."""
     app = names.app
     return [
         f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {app}",
         f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {app}",
         f"REVOKE UPDATE, DELETE, TRUNCATE ON {', '.join(APPEND_ONLY_TABLES)} FROM {app}",
+        f"REVOKE DELETE, TRUNCATE ON {', '.join(FROZEN_ONCE_FINISHED_TABLES)} FROM {app}",
     ]
 
 

@@ -370,6 +370,8 @@ def test_every_trigger_function_is_pinned_to_a_search_path() -> None:
         functions = dict(cursor.fetchall())
     assert set(functions) == {
         GUARD_FUNCTION,
+        "ledger_booksverification_frozen_guard",
+        "reports_reportrun_frozen_guard",
         "ledger_account_guard",
         "ledger_entry_balance_move",
         "ledger_entry_check",
@@ -397,3 +399,146 @@ def test_the_revoked_tables_are_the_append_only_ones() -> None:
 
 def test_the_deployment_guide_shows_the_role_sql_the_tests_run() -> None:
     assert f"```sql\n{script()}```" in DOCS.read_text()
+
+
+# ------------------------------------------------- frozen once finished, the import guard (issue 20)
+@dataclass
+class Finished:
+    run: Any  # a finished report run
+    running: Any  # a report run still being written
+    verification: Any  # a books verification that found differences
+    imported: Any  # the import guard's row of an imported coup
+
+
+def _rows(finished: Finished) -> dict[str, Any]:
+    from ledger.models import BooksVerification
+    from reports.models import ReportRun
+    from tables.models import ImportedRecord
+
+    def every(model: Any) -> list[Any]:
+        return sorted(model.objects.values_list(*[f.attname for f in model._meta.concrete_fields]))
+
+    return {
+        "runs": every(ReportRun),
+        "verifications": every(BooksVerification),
+        "imports": every(ImportedRecord),
+    }
+
+
+@pytest.fixture
+def finished(app_role, played) -> Finished:
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from ledger.models import BooksVerification
+    from reports.models import ReportRun
+    from tables.models import ImportedRecord
+
+    now = timezone.now()
+    day = dt.date(2026, 12, 1)
+    common = {"kind": "levy", "start": day, "end": day, "format": "csv", "requested_label": "scheduler"}
+    run = ReportRun.objects.create(
+        **common,
+        requested_at=now,
+        status="finished",
+        file="reports/levy.csv",
+        sha256="a" * 64,
+        row_count=3,
+        started_at=now,
+        finished_at=now,
+    )
+    running = ReportRun.objects.create(**common, requested_at=now, status="running", started_at=now)
+    verification = BooksVerification.objects.create(
+        started_at=now, finished_at=now, status="differences", difference_count=1
+    )
+    imported = ImportedRecord.objects.create(
+        coup=played.coup, table=played.coup.shoe.session.table, record_id="T1-shoe1-coup1", imported_at=now
+    )
+    return Finished(run, running, verification, imported)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("sql", "target", "sqlstate"),
+    [
+        (
+            "UPDATE reports_reportrun SET sha256 = repeat('b', 64) WHERE id = {run}",
+            "reports_reportrun",
+            RESTRICT_VIOLATION,
+        ),
+        (
+            "UPDATE reports_reportrun SET status = 'running', finished_at = NULL WHERE id = {run}",
+            "reports_reportrun",
+            RESTRICT_VIOLATION,
+        ),
+        ("DELETE FROM reports_reportrun WHERE id = {run}", "reports_reportrun", INSUFFICIENT_PRIVILEGE),
+        ("DELETE FROM reports_reportrun WHERE id = {running}", "reports_reportrun", INSUFFICIENT_PRIVILEGE),
+        (
+            "UPDATE ledger_booksverification SET status = 'ok', difference_count = 0 "
+            "WHERE id = {verification}",
+            "ledger_booksverification",
+            RESTRICT_VIOLATION,
+        ),
+        (
+            "DELETE FROM ledger_booksverification WHERE id = {verification}",
+            "ledger_booksverification",
+            INSUFFICIENT_PRIVILEGE,
+        ),
+        (
+            "DELETE FROM tables_importedrecord WHERE id = {imported}",
+            "tables_importedrecord",
+            INSUFFICIENT_PRIVILEGE,
+        ),
+        (
+            "UPDATE tables_importedrecord SET record_id = 'other' WHERE id = {imported}",
+            "tables_importedrecord",
+            INSUFFICIENT_PRIVILEGE,
+        ),
+    ],
+)
+def test_finished_runs_verifications_and_the_import_guard_are_not_the_app_roles_to_change(
+    app_role, finished, sql: str, target: str, sqlstate: str
+) -> None:
+    before = _rows(finished)
+    ids = {
+        "run": finished.run.pk,
+        "running": finished.running.pk,
+        "verification": finished.verification.pk,
+        "imported": finished.imported.pk,
+    }
+    error = refused(app_role, [(sql.format(**ids), ())])
+    assert error.sqlstate == sqlstate
+    assert (
+        f"{target} is append-only"
+        if sqlstate == RESTRICT_VIOLATION
+        else f"permission denied for table {target}"
+    ) in str(error)
+    assert _rows(finished) == before
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        (
+            "UPDATE reports_reportrun SET sha256 = repeat('b', 64) WHERE id = %s",
+            "reports_reportrun is append-only once finished",
+        ),
+        ("DELETE FROM reports_reportrun WHERE id = %s", "reports_reportrun is append-only: DELETE refused"),
+    ],
+)
+def test_the_triggers_refuse_it_to_a_role_that_has_the_privilege(finished, sql: str, message: str) -> None:
+    """The owner (this test's own connection) has every privilege: the trigger still refuses."""
+    before = _rows(finished)
+    with pytest.raises(IntegrityError, match=message), connection.cursor() as cursor:
+        cursor.execute(sql, [finished.run.pk])
+    assert _rows(finished) == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_in_progress_still_moves_as_the_app_role(app_role, finished) -> None:
+    with app_role.connect() as conn, conn.transaction():
+        conn.execute("UPDATE reports_reportrun SET rows_done = 7 WHERE id = %s", (finished.running.pk,))
+    finished.running.refresh_from_db()
+    assert finished.running.rows_done == 7
