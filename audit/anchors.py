@@ -117,12 +117,29 @@ def anchor_make(*, chain: int = GLOBAL_CHAIN, at: dt.datetime | None = None) -> 
 
 def anchors_make(*, at: dt.datetime | None = None) -> list[Anchor]:
     """The signed head of every chain (the global one always, first; then each casino's that holds
-    an event), all at the same instant."""
-    from audit.selectors import audit_chains
+    an event), all at the same instant: each only once what was appended to it since its newest
+    anchor verifies (audit.selectors.audit_chain_verify from that anchor). A chain that does not is
+    left unanchored, its break logged at ERROR: an anchor vouches for a verified head, never for a
+    forged one, and ``verify_audit --anchors`` names the chain missing from the newest anchors."""
+    from audit.selectors import audit_chain_verify, audit_chain_vouched, audit_chains
 
     at = at or timezone.now()
     chains = sorted({GLOBAL_CHAIN, *audit_chains()})
-    return [anchor_make(chain=chain, at=at) for chain in chains]
+    anchors = []
+    for chain in chains:
+        report = audit_chain_verify(chain=chain, after=audit_chain_vouched(chain=chain))
+        first = report.first_broken
+        if first is not None:
+            logger.error(
+                "audit chain %s not anchored: BROKEN at seq=%s id=%s: %s",
+                chain,
+                first.seq,
+                first.id,
+                first.reason,
+            )
+            continue
+        anchors.append(anchor_make(chain=chain, at=at))
+    return anchors
 
 
 def anchor_append(anchor: Anchor | list[Anchor], path: str | Path) -> None:
@@ -149,12 +166,60 @@ def anchor_publish() -> list[Anchor]:
     ``verify_audit --anchors`` (too old)."""
     anchors = anchors_make()
     path = settings.AUDIT_ANCHOR_FILE
-    if path:
+    if path and anchors:
         try:
             anchor_append(anchors, path)
         except OSError:
-            logger.exception("could not append the audit anchors (global seq=%s) to %s", anchors[0].seq, path)
+            first = anchors[0]
+            logger.exception(
+                "could not append the audit anchors (%s seq=%s) to %s", first.scope, first.seq, path
+            )
     return anchors
+
+
+def anchor_newest(*, chain: int = GLOBAL_CHAIN, path: str | Path | None = None) -> Anchor | None:
+    """The newest correctly signed anchor of ``chain`` in the anchor file (``AUDIT_ANCHOR_FILE``),
+    by seq: the point an incremental verification starts from (issue 20: not a row of the database,
+    which the application's role could write). None without a file or an anchor of that chain.
+    A line that is not a signed anchor is passed over here; ``verify_audit --anchors`` names it."""
+    path = path if path is not None else settings.AUDIT_ANCHOR_FILE
+    if not path:
+        return None
+    keys = audit_keys()
+    # the file only grows (an anchor every few minutes): its newest lines are at its end, so the
+    # tail is read first, and the whole file only if the tail holds no anchor of this chain
+    for tail in (_TAIL_BYTES, None):
+        try:
+            lines = _lines(Path(path), tail)
+        except (OSError, UnicodeDecodeError):
+            return None
+        newest: Anchor | None = None
+        for text in lines:
+            parsed = _parse(text, keys) if text.strip() else ""
+            if (
+                isinstance(parsed, Anchor)
+                and parsed.chain == chain
+                and (newest is None or parsed.seq > newest.seq)
+            ):
+                newest = parsed
+        if newest is not None or tail is None:
+            return newest
+    return None
+
+
+#: how much of the anchor file's end :func:`anchor_newest` reads first (some hundred anchors)
+_TAIL_BYTES = 64 * 1024
+
+
+def _lines(path: Path, tail: int | None) -> list[str]:
+    """The file's lines, or only those wholly within its last ``tail`` bytes."""
+    with path.open("rb") as file:
+        size = file.seek(0, os.SEEK_END)
+        start = 0 if tail is None else max(0, size - tail)
+        file.seek(start)
+        data = file.read()
+    lines = data.decode("utf-8").splitlines()
+    return lines[1:] if start > 0 else lines  # the first may be cut
 
 
 # ------------------------------------------------------------------------------ verification

@@ -174,17 +174,17 @@ def audit_chain_verify(*, chain: int = GLOBAL_CHAIN, after: ChainPoint | None = 
 
 
 def audit_chain_vouched(*, chain: int = GLOBAL_CHAIN) -> ChainPoint | None:
-    """The furthest point of ``chain`` a successful verification vouched for (its head): where an
-    incremental verification starts. None when nothing was verified yet (verify everything)."""
-    last = (
-        ChainVerification.objects.filter(chain=chain, ok=True, head_seq__isnull=False)
-        .order_by("-head_seq", "-finished_at")
-        .values("head_seq", "head_hash")
-        .first()
-    )
-    if last is None or last["head_seq"] is None:
+    """The furthest point of ``chain`` vouched for: its newest signed anchor, kept outside the
+    database (audit.anchors; an anchor is written only over a verified head). Where an incremental
+    verification starts, once that point's event is confirmed to still carry the anchored hash.
+    None without an anchor (verify everything). Never a ``ChainVerification`` row: the
+    application's database role can insert one (issue 20)."""
+    from audit.anchors import anchor_newest
+
+    anchor = anchor_newest(chain=chain)
+    if anchor is None or anchor.seq == 0:
         return None
-    return ChainPoint(seq=last["head_seq"], hash=last["head_hash"])
+    return ChainPoint(seq=anchor.seq, hash=anchor.hash)
 
 
 # ----------------------------------------------------------------- the review dashboard's reads
@@ -203,6 +203,12 @@ class ChainState:
     #: the chain of the newest event (``head_*``), and how many chains there are
     head_chain: int = GLOBAL_CHAIN
     chains: int = 0
+    #: the global chain's newest signed anchor (outside the database): how much of the tail is
+    #: vouched for, and how long ago; None without an anchor file or an anchor
+    newest_anchor_seq: int | None = None
+    newest_anchor_at: dt.datetime | None = None
+    #: the last verification that walked the whole of a chain (the nightly run's)
+    last_full_at: dt.datetime | None = None
 
 
 def chain_verifications_latest() -> list[ChainVerification]:
@@ -228,6 +234,15 @@ def audit_chain_state() -> ChainState:
         .first()
     )
     heads = audit_chain_heads()
+    from audit.anchors import anchor_newest
+
+    anchor = anchor_newest(chain=GLOBAL_CHAIN)
+    full = (
+        ChainVerification.objects.filter(from_seq=1)
+        .order_by("-finished_at")
+        .values_list("finished_at", flat=True)
+        .first()
+    )
     return ChainState(
         # every chain is gapless from seq 1, so its head's seq is its length: no COUNT(*) over the
         # whole trail each time the dashboard opens
@@ -239,6 +254,9 @@ def audit_chain_state() -> ChainState:
         pending_since=asked if asked is not None and (last is None or asked > last.started_at) else None,
         head_chain=head["chain"] if head else GLOBAL_CHAIN,
         chains=len(heads),
+        newest_anchor_seq=anchor.seq if anchor else None,
+        newest_anchor_at=anchor.moment if anchor else None,
+        last_full_at=full,
     )
 
 

@@ -67,18 +67,21 @@ def audit_chain_verify_task(requested_by_id: int | None = None, full: bool = Tru
 
 @shared_task(name="audit.anchor_head")
 def audit_anchor_task() -> dict[str, object]:
-    """Append every chain's signed head to ``AUDIT_ANCHOR_FILE`` (beat, daily). Idempotent enough:
-    a second anchor of the same head is a harmless extra line."""
+    """Verify what each chain gained since its newest anchor and append its signed head to
+    ``AUDIT_ANCHOR_FILE`` (beat, every ``AUDIT_ANCHOR_EVERY_MINUTES``; audit.anchors.anchors_make:
+    a broken chain is not anchored). Idempotent enough: a second anchor of the same head is a
+    harmless extra line."""
     anchors = anchor_publish()
+    heads = {anchor.scope: anchor.seq for anchor in anchors}
     if not settings.AUDIT_ANCHOR_FILE:
         logger.error(
             "AUDIT_ANCHOR_FILE is not set: the audit chains' heads (global seq=%s) were not anchored",
-            anchors[0].seq,
+            heads.get("global"),
         )
-    glob = anchors[0]
+    glob = next((anchor for anchor in anchors if anchor.scope == "global"), None)
     return {
-        "seq": glob.seq,
-        "hash": glob.hash,
-        "at": glob.at,
-        "heads": {anchor.scope: anchor.seq for anchor in anchors},
+        "seq": glob.seq if glob else None,
+        "hash": glob.hash if glob else None,
+        "at": glob.at if glob else None,
+        "heads": heads,
     }

@@ -151,6 +151,9 @@ AUDIT_ANCHOR_FILE = env.str("AUDIT_ANCHOR_FILE", default=str(VAR_DIR / "audit-an
 # `verify_audit --anchors`: the newest anchor, and the gap between two, may be this old at most
 # (a day between beat's anchors, plus slack for a late run).
 AUDIT_ANCHOR_MAX_AGE_HOURS = env.float("AUDIT_ANCHOR_MAX_AGE_HOURS", default=26.0)
+# How often beat anchors the chains' heads (each report run anchors them too): the most of the
+# tail an attacker with the database's login could delete unseen (issue 20).
+AUDIT_ANCHOR_EVERY_MINUTES = env.int("AUDIT_ANCHOR_EVERY_MINUTES", default=5)
 
 # --- auth -----------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -323,8 +326,10 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Re-verify the audit chain every night; a break is logged at ERROR (hook alerting to it).
     "audit-verify-chain": {"task": "audit.verify_chain", "schedule": 24 * 60 * 60},
-    # Append the signed chain head to AUDIT_ANCHOR_FILE every day (a deleted tail is then caught).
-    "audit-anchor-head": {"task": "audit.anchor_head", "schedule": crontab(minute=15, hour=0)},
+    # Every AUDIT_ANCHOR_EVERY_MINUTES, verify what each chain gained since its newest anchor and
+    # append its signed head to AUDIT_ANCHOR_FILE: at most that window of the tail is unvouched for
+    # (a deleted tail is caught), and the incremental verification starts from the anchor.
+    "audit-anchor-head": {"task": "audit.anchor_head", "schedule": AUDIT_ANCHOR_EVERY_MINUTES * 60},
     # Beside it, verify the books: every coup re-derived by the rules engine against the ledger and
     # its levy, balances against entries, postings against their audit events (verify_books).
     "books-verify": {"task": "books.verify", "schedule": 24 * 60 * 60},

@@ -302,25 +302,23 @@ def test_the_lock_and_head_function_is_pinned_to_a_search_path() -> None:
 
 
 @pytest.mark.postgres  # the edit bypasses the append-only triggers the PostgreSQL way
-def test_incremental_verification_starts_each_chain_where_its_last_verification_ended() -> None:
-    from audit.models import ChainVerification
-    from audit.tasks import audit_chain_verify_task
+def test_incremental_verification_starts_each_chain_at_its_newest_anchor(settings, tmp_path) -> None:
+    from audit.tasks import audit_anchor_task
 
+    settings.AUDIT_ANCHOR_FILE = str(tmp_path / "anchors.jsonl")
     casino = CasinoFactory()
     record()
     for _ in range(3):
         record(casino=casino)
-    assert audit_chain_verify_task.delay().get()["heads"] == {"0": 1, str(casino.pk): 3}
-    stored = {v.chain: (v.from_seq, v.head_seq, v.ok) for v in ChainVerification.objects.all()}
-    assert stored == {0: (1, 1, True), casino.pk: (1, 3, True)}  # one row per chain
+    assert audit_anchor_task.delay().get()["heads"] == {"global": 1, f"casino:{casino.pk}": 3}
     record(casino=casino)
     record(casino=casino)
+    record()
     out = io.StringIO()
     call_command("verify_audit", stdout=out)
     text = out.getvalue()
     assert f"chain {casino.pk} (casino {casino.pk}): events checked: 2 (from seq 4; seq 3 and before" in text
-    # the global chain gained two events since (each stored verification's own), walked from seq 2
-    assert "global chain: events checked: 2 (from seq 2; seq 1 and before" in text
+    assert "global chain: events checked: 1 (from seq 2; seq 1 and before" in text
     # the casino's vouched head rewritten: that chain is named, from where it was vouched for
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL session_replication_role = replica")

@@ -5,6 +5,7 @@ head and confirms that head first, and ``--full`` still walks everything."""
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 import pytest
 from django.core.management import call_command
@@ -18,7 +19,7 @@ from audit.keys import audit_keys
 from audit.models import AuditEvent, ChainVerification
 from audit.selectors import ChainPoint, audit_chain_verify, audit_chain_vouched
 from audit.services import audit_record
-from audit.tasks import audit_chain_verify_task
+from audit.tasks import audit_anchor_task, audit_chain_verify_task
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
@@ -84,35 +85,73 @@ def test_without_an_earlier_verification_the_whole_chain_is_walked() -> None:
     assert "events checked: 5 (the whole chain)" in out
 
 
-def test_an_incremental_run_walks_only_what_was_appended_after_the_verified_head() -> None:
+@pytest.fixture
+def anchored(settings, tmp_path) -> Callable[[], None]:
+    """An anchor file outside the database (tmp): ``anchored()`` is beat's anchoring run."""
+    settings.AUDIT_ANCHOR_FILE = str(tmp_path / "anchors.jsonl")
+    return lambda: audit_anchor_task.delay().get()
+
+
+def test_an_incremental_run_walks_only_what_was_appended_after_the_newest_anchor(anchored) -> None:
     events(5)
-    audit_chain_verify_task()  # the nightly run: stores "verified up to seq 5"
-    verified = ChainVerification.objects.get()
-    assert (verified.ok, verified.from_seq, verified.head_seq) == (True, 1, 5)
-    # the stored result is itself audited: seq 6; then three more events
+    anchored()  # beat: the five events verified, seq 5 anchored (signed, outside the database)
     events(3)
-    assert AuditEvent.objects.count() == 9
     assert audit_chain_vouched() == ChainPoint(seq=5, hash=AuditEvent.objects.get(seq=5).hash)
     code, out, _ = verify()
     assert code == 0
-    assert "events checked: 4 (from seq 6; seq 5 and before were verified earlier" in out
-    assert f"chain head: seq=9 hash={AuditEvent.objects.get(seq=9).hash}" in out
+    assert (
+        "events checked: 3 (from seq 6; seq 5 and before are vouched for by the newest signed anchor" in out
+    )
+    assert f"chain head: seq=8 hash={AuditEvent.objects.get(seq=8).hash}" in out
     code, out, _ = verify(full=True)
-    assert (code, "events checked: 9 (the whole chain)" in out) == (0, True)
+    assert (code, "events checked: 8 (the whole chain)" in out) == (0, True)
 
 
-def test_an_incremental_task_run_stores_where_it_started() -> None:
-    events(3)
-    audit_chain_verify_task()
+def test_a_verification_row_the_app_could_insert_vouches_for_nothing(anchored) -> None:
+    """Issue 20: the application's database login inserted a "chain verified" row up to a forged
+    event; the incremental run then reported OK over it. The starting point is the anchor now."""
+    made = events(3)
+    anchored()
     events(2)
-    audit_chain_verify_task(full=False)
-    latest = ChainVerification.objects.order_by("-id")[0]
-    assert (latest.ok, latest.from_seq, latest.checked, latest.head_seq) == (True, 4, 3, 6)
+    head = AuditEvent.objects.order_by("-seq").first()
+    assert head is not None
+    superuser_sql("UPDATE audit_auditevent SET after = %s WHERE id = %s", ['{"n": 99}', head.pk])
+    ChainVerification.objects.create(
+        chain=0,
+        ok=True,
+        from_seq=1,
+        checked=head.seq,
+        head_seq=head.seq,
+        head_hash=head.hash,
+        started_at=head.occurred_at,
+        finished_at=head.occurred_at,
+    )
+    assert audit_chain_vouched() == ChainPoint(seq=3, hash=made[2].hash)
+    code, _out, error = verify()
+    assert code == 1
+    assert (
+        f"first broken event chain=0 seq={head.seq} id={head.pk} (content does not match its hash)" in error
+    )
 
 
-def test_the_verified_head_rewritten_is_caught_by_the_incremental_run() -> None:
+def test_a_broken_chain_is_not_anchored(anchored, caplog) -> None:
+    """An anchor vouches for a verified head only: a forged event appended since the newest anchor
+    stops the chain being anchored again, and the ERROR says where."""
+    import logging
+
+    events(2)
+    anchored()
+    forged = events(1)[0]
+    superuser_sql("UPDATE audit_auditevent SET after = %s WHERE id = %s", ['{"n": 5}', forged.pk])
+    with caplog.at_level(logging.ERROR, logger="audit.anchors"):
+        assert audit_anchor_task.delay().get()["heads"] == {}
+    assert f"audit chain 0 not anchored: BROKEN at seq={forged.seq} id={forged.pk}" in caplog.text
+    assert audit_chain_vouched() == ChainPoint(seq=2, hash=AuditEvent.objects.get(seq=2).hash)
+
+
+def test_the_anchored_head_rewritten_is_caught_by_the_incremental_run(anchored) -> None:
     events(4)
-    audit_chain_verify_task()
+    anchored()
     head = AuditEvent.objects.get(seq=4)
     superuser_sql("UPDATE audit_auditevent SET hash = %s WHERE id = %s", ["f" * 64, head.pk])
     code, _out, error = verify()
@@ -123,11 +162,11 @@ def test_the_verified_head_rewritten_is_caught_by_the_incremental_run() -> None:
     )
 
 
-def test_a_rewrite_behind_the_verified_head_needs_the_full_walk() -> None:
+def test_a_rewrite_behind_the_anchored_head_needs_the_full_walk(anchored) -> None:
     """The documented limit of an incremental run (docs/audit.md): an event rewritten *behind* the
-    last verified head, its hash left alone, is not walked again; --full (the nightly run) finds it."""
+    newest anchor, its hash left alone, is not walked again; --full (the nightly run) finds it."""
     made = events(4)
-    audit_chain_verify_task()
+    anchored()
     superuser_sql("UPDATE audit_auditevent SET after = %s WHERE id = %s", ['{"n": 42}', made[1].pk])
     assert verify()[0] == 0
     code, _out, error = verify(full=True)
@@ -135,13 +174,13 @@ def test_a_rewrite_behind_the_verified_head_needs_the_full_walk() -> None:
     assert f"first broken event chain=0 seq=2 id={made[1].pk} (content does not match its hash)" in error
 
 
-def test_a_failed_verification_is_never_a_starting_point() -> None:
+def test_without_an_anchor_the_default_run_is_the_whole_chain() -> None:
     made = events(3)
     superuser_sql("UPDATE audit_auditevent SET after = %s WHERE id = %s", ['{"n": 7}', made[0].pk])
     audit_chain_verify_task()
     assert ChainVerification.objects.get().ok is False
     assert audit_chain_vouched() is None
-    assert verify()[0] == 1  # so the default run is the whole chain and still finds it
+    assert verify()[0] == 1  # the whole chain is walked and the rewrite found
 
 
 def test_the_selector_defaults_to_the_whole_chain() -> None:

@@ -270,3 +270,31 @@ def test_the_books_panel_shows_the_last_verification(client, pit_boss, awaiting)
     books_verification_start()
     html = client.get(reverse("review:dashboard")).content.decode()
     assert 'data-testid="books-running">A verification started at' in html
+
+
+def test_the_audit_panel_shows_the_newest_anchor_and_the_last_full_verification(
+    client, pit_boss, settings, tmp_path
+) -> None:
+    """Issue 20: how much of the trail is vouched for outside the database, and since when."""
+    from audit.tasks import audit_anchor_task, audit_chain_verify_task
+
+    client.force_login(pit_boss)
+    settings.AUDIT_ANCHOR_FILE = str(tmp_path / "anchors.jsonl")
+    with transaction.atomic():
+        audit_record(actor=None, action="test.event")
+    html = client.get(reverse("review:dashboard")).content.decode()
+    assert "no signed anchor: nothing of the trail is vouched for outside the database" in html
+    assert 'data-testid="audit-full">never<' in html
+    anchored = audit_anchor_task.delay().get()
+    audit_chain_verify_task()
+    verification = ChainVerification.objects.get()
+    html = client.get(reverse("review:dashboard")).content.decode()
+    at = dt.datetime.strptime(anchored["at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=dt.UTC)
+    head = AuditEvent.objects.order_by("-seq").values_list("seq", flat=True).first()
+    assert (
+        head is not None and anchored["seq"] == head - 1
+    )  # anchored before the verification recorded its own event
+    said = f"seq {anchored['seq']} signed at {timezone.localtime(at):%Y-%m-%d %H:%M:%S}, 0\xa0minutes ago"
+    assert f'data-testid="audit-anchor">{said}<' in html
+    full = f"{timezone.localtime(verification.finished_at):%Y-%m-%d %H:%M:%S}, 0\xa0minutes ago"
+    assert f'data-testid="audit-full">{full}<' in html

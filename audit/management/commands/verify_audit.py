@@ -92,8 +92,8 @@ class Command(BaseCommand):
         else:
             self.stdout.write(
                 f"{name}: events checked: {report.checked} (from seq {report.from_seq}; "
-                f"seq {vouched.seq} and before were verified earlier, its hash confirmed; "
-                "--full walks everything)"
+                f"seq {vouched.seq} and before are vouched for by the newest signed anchor, its hash "
+                "confirmed; --full walks everything)"
             )
         self.stdout.write(f"{name}: chain head: seq={report.head_seq} hash={report.head_hash}")
         if report.plain:
