@@ -41,7 +41,13 @@ from core.types import AuthenticatedHttpRequest
 from tables import forms, selectors, services, wording
 from tables.engine_bridge import cards_parse, game_kind, superseded_ids
 from tables.models import OLDER_GAMES, BankTurn, Coup, CoupStep, Player, Seat, Spectator, Table, TableSession
-from tables.permissions import can_approve, check_can_read_table, is_croupier_at, reads_everything
+from tables.permissions import (
+    SeparationOfDuties,
+    can_approve,
+    check_can_read_table,
+    is_croupier_at,
+    reads_everything,
+)
 from tables.rules.coup import Code, NeedsCards, Restored, Violation
 from tables.rules.machine import Move
 from tables.rules.sentence import Word, said
@@ -320,7 +326,14 @@ def _forbidden(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 
 #: the refusals a screen shows in place (see the module docstring); any other exception is a bug
-REFUSALS = (PermissionDenied, services.CoupConflict, ValidationError, RetryConflict, DatabaseBusy)
+REFUSALS = (
+    PermissionDenied,
+    SeparationOfDuties,
+    services.CoupConflict,
+    ValidationError,
+    RetryConflict,
+    DatabaseBusy,
+)
 
 
 def _refused(
@@ -331,8 +344,9 @@ def _refused(
     rendered with ``kw``)."""
     answer = error_answer(exc)
     assert answer is not None, exc
-    if answer.status == 403:
+    if answer.status == 403 and not isinstance(exc, SeparationOfDuties):
         return _forbidden(request)
+    # separation of duties: the sentence says who may, next to the control that was refused
     if isinstance(exc, RetryConflict | DatabaseBusy):
         return _render(request, table, part=part, status=answer.status, notice=BUSY_NOTICE)
     if answer.status == 409:

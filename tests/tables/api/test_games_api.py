@@ -421,7 +421,7 @@ def test_listing_game_coups(game_table, croupier, other_croupier, pit_boss, acco
 
 
 # ------------------------------------------------------------------------------ refusals
-def test_a_step_the_machine_refuses_writes_nothing(game_table, croupier) -> None:
+def test_a_step_the_machine_refuses_writes_nothing(game_table, croupier, pit_boss) -> None:
     macao, _session, _players = game_table("macao", players=2)
     api = Api(croupier)
     coup = start(api, macao)
@@ -449,7 +449,12 @@ def test_a_step_the_machine_refuses_writes_nothing(game_table, croupier) -> None
         "detail": "Coup 1 has 1 steps, not 0: another entry came first.",
         "current_step": 1,
     }
-    api.ok(api.post(f"/game-coups/{coup['id']}/void/", {"reason": "misdeal"}), 200)
+    # who dealt the coup does not void it (separation of duties): a pit boss does
+    assert refuse(api, f"/game-coups/{coup['id']}/void/", {"reason": "misdeal"}, status=403) == {
+        "code": "separation_of_duties",
+        "detail": "You recorded a step of this coup: a pit boss who recorded none voids it.",
+    }
+    Api(pit_boss).ok(Api(pit_boss).post(f"/game-coups/{coup['id']}/void/", {"reason": "misdeal"}), 200)
     assert refuse(api, path, {"kind": "deal", "card": "8H", "expected_steps": 1}, status=409) == {
         "code": "coup_conflict",
         "detail": "Coup 1 is over (Void).",
@@ -461,7 +466,7 @@ def test_a_step_the_machine_refuses_writes_nothing(game_table, croupier) -> None
     )
 
 
-def test_a_replayed_step_is_recorded_once(game_table, croupier) -> None:
+def test_a_replayed_step_is_recorded_once(game_table, croupier, pit_boss) -> None:
     macao, _session, _players = game_table("macao", players=2)
     api = Api(croupier)
     coup = start(api, macao)
@@ -486,7 +491,8 @@ def test_a_replayed_step_is_recorded_once(game_table, croupier) -> None:
         == "invalid"
     )
     # a replayed start starts no second coup
-    api.ok(api.post(f"/game-coups/{coup['id']}/void/", {"reason": "test"}, key="void-1"), 200)
+    boss = Api(pit_boss)
+    boss.ok(boss.post(f"/game-coups/{coup['id']}/void/", {"reason": "test"}, key="void-1"), 200)
     started = api.post(f"/tables/{macao.pk}/game-coups/", {}, key="start-2")
     after = snapshot()
     assert api.post(f"/tables/{macao.pk}/game-coups/", {}, key="start-2").json() == started.json()

@@ -88,7 +88,7 @@ def test_a_macao_coup_is_started_and_stepped_from_the_screen(game_table, as_crou
 
 
 def test_a_stale_screen_gets_a_409_with_the_coup_as_it_stands_and_nothing_written(
-    game_table, as_croupier, croupier
+    game_table, as_croupier, croupier, pit_boss
 ):
     _table, session, _players = game_table("macao", players=2)
     coup = svc.game_coup_start(actor=croupier, session=session).coup
@@ -102,8 +102,20 @@ def test_a_stale_screen_gets_a_409_with_the_coup_as_it_stands_and_nothing_writte
     assert "Another tablet moved this coup on" in answer.content.decode()
     assert 'name="expected_steps" value="1"' in answer.content.decode()
     assert GameStep.objects.filter(coup=coup).count() == 1
-    # the void too: a stale screen voids nothing
+    # the croupier who dealt it does not void it: the sentence says who does, and his screen
+    # offers no void
+    html = answer.content.decode()
+    assert 'data-testid="void-open"' not in html
+    assert "You recorded a step of this coup: a pit boss who recorded none voids it." in html
     answer = as_croupier.post(
+        game_url(coup.table, "game_void", coup.pk), {"expected_steps": 1, "reason": "misdeal"}, **HTMX
+    )
+    assert answer.status_code == 403
+    assert (
+        "You recorded a step of this coup: a pit boss who recorded none voids it." in answer.content.decode()
+    )
+    # the pit boss's void from a stale screen voids nothing either
+    answer = _client(pit_boss).post(
         game_url(coup.table, "game_void", coup.pk), {"expected_steps": 0, "reason": "misdeal"}, **HTMX
     )
     assert answer.status_code == 409
