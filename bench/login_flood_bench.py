@@ -1,138 +1,231 @@
-"""Benchmark: a croupier's step POSTs while anonymous clients flood the login page with wrong
-passwords (issue 10: six such clients made every step 40x slower, each failure appending an audit
-event under the chain's global lock). A plain script: it prints numbers, asserts nothing. Needs a
-quiet machine to mean much: on a loaded one, CPU contention swamps the lock's share.
+"""Benchmark: a croupier's steps while six clients flood the logins with wrong passwords from
+rotating usernames and addresses (issue 20, item 3). A plain script: it prints numbers, asserts
+nothing.
 
-    .venv/bin/python bench/login_flood_bench.py [STEPS] [CLIENTS]    # default 150 steps, 6 clients
+    .venv/bin/python bench/login_flood_bench.py [--seconds 30] [--workers 3] [--clients 6]
 
-Runs the same steps in four rounds on its own database (``BENCH_DB_NAME``, default
-``chemin_login_flood``, re-created): quiet; the flood with failures chained one by one as before
-the fix (the old receiver put back, lockout off); the flood with the security log (lockout off:
-the lock alone); the flood as deployed (security log + django-axes lockout). Each flood client is a
-process (forked) with its own database connection, trying new usernames from its own address.
+What it runs, on this machine: its own PostgreSQL database (``chemin_login_flood``, re-created),
+one table in play (bench/multitable_bench.py's set-up), and ``gunicorn casino.wsgi`` as the
+README's production command has it (``--workers`` sync workers, the production settings: the
+real PBKDF2 hasher, ``TRUSTED_PROXIES=127.0.0.1``, the login budget counted in Redis db 14 or
+``FLOOD_CACHE_URL``). One REST client plays coups step by step as the croupier's tablet; each
+flood client is a process posting a wrong password without pause, in turn to the token endpoint
+(JSON) and to the login form (with its CSRF token), each time as a new username and, through
+``X-Forwarded-For`` from the trusted proxy address, a new client address: no lockout and no
+per-name or per-address counter ever bites, only the site's budget.
+
+Rounds (each ``--seconds`` of recorded steps), on one server with the budget as deployed, then on
+one with the budget off (``LOGIN_BUDGET_PER_*=0``, the baseline of the same run):
+  quiet       no flood
+  flood       the flood
+It prints the croupier's step p50 / p99 per round side by side, the flood's answers by status, the
+load average, and the ratio flood p99 / quiet p99 for each server.
+
+The flood processes run at nice 10: on a real floor the attackers' CPU is not the server's, and
+on two cores six unthrottled client processes would otherwise measure their own cost.
 """
 
 from __future__ import annotations
 
+import argparse
+import http.client
+import json
 import multiprocessing
 import os
+import re
 import statistics
 import sys
+import tempfile
+import threading
 import time
-from itertools import count
+import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("BENCH_DB_NAME", "chemin_login_flood")
+# one audit key for the set-up (in this process) and the server: the chain they write together
+os.environ.setdefault("AUDIT_HMAC_KEY", "flood-audit-" + uuid.uuid4().hex * 2)
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from bench import step_bench  # noqa: I001  (first: creates the database and sets Django up)
-from django.conf import settings
-from django.contrib.auth.models import AnonymousUser
-from django.contrib.auth.signals import user_login_failed
-from django.core.management import call_command
-from django.db import connection, transaction
-from django.test import Client
-from django.test.utils import setup_test_environment
+from bench import multitable_bench as mt  # noqa: E402  (after BENCH_DB_NAME is set)
 
-from audit.models import AuditEvent
-from audit.services import audit_record, request_client
-from core.models import LoginFailure
+CACHE_URL = os.environ.get("FLOOD_CACHE_URL", "redis://127.0.0.1:6379/14")
 
 
-def old_receiver(sender: Any, credentials: dict[str, Any], request: Any = None, **kwargs: Any) -> None:
-    """What audit/receivers.py did before the fix: one chained event per failure."""
-    with transaction.atomic():
-        audit_record(
-            actor=AnonymousUser(),
-            action="auth.login_failed",
-            after={"username": str(credentials.get("username", ""))[:150], **request_client(request)},
-        )
+def server_env(workdir: Path, *, budget: bool) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "casino.settings.production",
+        "DATABASE_URL": mt.DATABASE_URL,
+        "CELERY_BROKER_URL": "",
+        "CACHE_URL": CACHE_URL,
+        "SECRET_KEY": "flood-" + uuid.uuid4().hex * 2,
+        "AUDIT_HMAC_KEY": os.environ["AUDIT_HMAC_KEY"],
+        "AUDIT_ANCHOR_FILE": str(workdir / "anchors.jsonl"),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "0",
+        "TRUSTED_PROXIES": "127.0.0.1",
+        "LOG_LEVEL": "ERROR",
+        "PYTHONUNBUFFERED": "1",
+    }
+    if not budget:
+        env.update(LOGIN_BUDGET_PER_USERNAME="0", LOGIN_BUDGET_PER_ADDRESS="0", LOGIN_BUDGET_PER_SECOND="0")
+    return env
 
 
-def flood(stop: Any, n: int, mode: str, tries: Any) -> None:
-    """One flooding client, in its own process (forked: its own interpreter and connection)."""
-    settings.AXES_ENABLED = mode == "now"
-    if mode == "old":
-        user_login_failed.connect(old_receiver, dispatch_uid="bench_old_receiver")
-    client = Client(REMOTE_ADDR=f"10.77.0.{n + 1}")
-    for i in count():
-        if stop.is_set():
-            break
-        client.post("/accounts/login/", {"username": f"guess{n}-{i}", "password": "wrong"})
-        with tries.get_lock():
-            tries.value += 1
-    connection.close()
+# ------------------------------------------------------------------------------------ the flood
+def _csrf(conn: http.client.HTTPConnection) -> tuple[str, str]:
+    """The login page's CSRF cookie and form token (one pair serves every attempt)."""
+    conn.request("GET", "/accounts/login/")
+    response = conn.getresponse()
+    page = response.read().decode(errors="replace")
+    cookie = re.search(r"csrftoken=([^;]+)", response.getheader("Set-Cookie", "") or "")
+    field = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    if not (cookie and field):
+        raise SystemExit("the login page gave no CSRF token")
+    return cookie.group(1), field.group(1)
 
 
-def run(driver: step_bench.Driver, steps: int, clients: int, mode: str) -> tuple[list[float], int, float]:
-    context = multiprocessing.get_context("fork")
-    stop, tries = context.Event(), context.Value("i", 0)
-    connection.close()  # the children must not share this process's connection
-    workers = [context.Process(target=flood, args=(stop, n, mode, tries)) for n in range(clients)]
-    for w in workers:
-        w.start()
-    time.sleep(2)  # the flood under way before the first step
-    with tries.get_lock():
-        tries.value = 0
-    driver.timings.clear()
-    started = time.perf_counter()
-    for posts in driver.coups(step_bench_patterns(), record=True, capture=False):
-        if posts >= steps:
-            break
-    wall = time.perf_counter() - started
-    done = tries.value
-    stop.set()
-    for w in workers:
-        w.join()
-    return [ms for values in driver.timings.values() for ms in values], done, wall
-
-
-def step_bench_patterns() -> Any:
+def flooder(n: int, port: int, stop: Any, answers: Any) -> None:
+    """One flooding client, in its own process: wrong passwords as fresh names and addresses."""
+    os.nice(10)
+    conn = http.client.HTTPConnection(mt.HOST, port, timeout=60)
+    cookie, token = _csrf(conn)
+    seen: Counter[str] = Counter()
     i = 0
-    while True:
-        yield i % 4
+    while not stop.is_set():
         i += 1
-
-
-def main() -> None:
-    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 150
-    clients = int(sys.argv[2]) if len(sys.argv) > 2 else 6
-    setup_test_environment()
-    call_command("migrate", verbosity=0)
-    table, _croupier, token = step_bench.setup()
-    driver = step_bench.Driver(table, token)
-    for _ in driver.coups(iter(range(4)), record=False, capture=False):  # warm up
-        pass
-    rounds = [("quiet (no flood)", None), ("flood, failures chained one by one (before)", "old")]
-    rounds += [("flood, security log, lockout off", "log"), ("flood, security log + lockout (now)", "now")]
-    print(
-        f"{steps} step POSTs per round; flood: {clients} clients on /accounts/login/; load avg "
-        f"{os.getloadavg()[0]:.1f}"
-    )
-    print(f"  {'round':<45} {'median':>7} {'p95':>7} {'p99':>7} {'max':>7}  failures/s  chain events")
-    for name, mode in rounds:
-        events = AuditEvent.objects.filter(action="auth.login_failed").count()
-        if mode is None:
-            every, tries, wall = [], 0, 0.0
-            driver.timings.clear()
-            started = time.perf_counter()
-            for posts in driver.coups(step_bench_patterns(), record=True, capture=False):
-                if posts >= steps:
-                    break
-            wall = time.perf_counter() - started
-            every = [ms for values in driver.timings.values() for ms in values]
+        address = f"198.18.{n}.{i % 250 + 1}"
+        username = f"flood-{n}-{i}"
+        if i % 2:
+            path = "/api/v1/auth/token/"
+            body = json.dumps({"username": username, "password": f"wrong-{i}"})
+            headers = {"Content-Type": "application/json", "X-Forwarded-For": address}
         else:
-            every, tries, wall = run(driver, steps, clients, mode)
-        chained = AuditEvent.objects.filter(action="auth.login_failed").count() - events
+            path = "/accounts/login/"
+            body = f"username={username}&password=wrong-{i}&csrfmiddlewaretoken={token}"
+            headers = {
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Cookie": f"csrftoken={cookie}",
+                "X-Forwarded-For": address,
+            }
+        try:
+            conn.request("POST", path, body, headers)
+            response = conn.getresponse()
+            response.read()
+            seen[f"{response.status} {path}"] += 1
+        except (http.client.HTTPException, OSError):
+            conn.close()
+            seen[f"no answer {path}"] += 1
+    conn.close()
+    answers.put(dict(seen))
+
+
+# ------------------------------------------------------------------------------------- a round
+def run_round(croupier: mt.Client, port: int, seconds: float, clients: int) -> dict[str, Any]:
+    """``seconds`` of the croupier's recorded steps, with ``clients`` flooders (0: quiet)."""
+    croupier.port = port
+    croupier.conn = http.client.HTTPConnection(mt.HOST, port, timeout=60)
+    croupier.tally = mt.Tally()
+    croupier.recording = False
+    stop_play = threading.Event()
+    player = threading.Thread(target=croupier.play, args=(stop_play,), daemon=True)
+    player.start()
+    time.sleep(2)  # warm-up: every worker has imported and connected
+    context = multiprocessing.get_context("fork")
+    stop_flood, answers = context.Event(), context.Queue()
+    flood = [context.Process(target=flooder, args=(n, port, stop_flood, answers)) for n in range(clients)]
+    for process in flood:
+        process.start()
+    if flood:
+        time.sleep(3)  # the flood under way before anything is counted
+    croupier.recording = True
+    started = time.monotonic()
+    time.sleep(seconds)
+    croupier.recording = False
+    wall = time.monotonic() - started
+    load = os.getloadavg()
+    stop_flood.set()
+    flood_answers: Counter[str] = Counter()
+    for _ in flood:
+        flood_answers.update(answers.get(timeout=120))
+    for process in flood:
+        process.join(timeout=60)
+    stop_play.set()
+    player.join(timeout=120)
+    steps = croupier.tally.latencies
+    return {
+        "steps": len(steps),
+        "p50": statistics.median(steps) if steps else float("nan"),
+        "p99": mt.percentile(steps, 0.99) if steps else float("nan"),
+        "errors": dict(croupier.tally.errors),
+        "stopped": croupier.tally.stopped,
+        "flood": dict(flood_answers),
+        "flood_per_second": sum(flood_answers.values()) / wall if flood else 0.0,
+        "load": load,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=30.0, help="recorded seconds per round")
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn sync workers (the README's 3)")
+    parser.add_argument("--clients", type=int, default=6, help="flooding clients")
+    args = parser.parse_args()
+
+    workdir = Path(tempfile.mkdtemp(prefix="login-flood-"))
+    mt.recreate_database(mt.DB_NAME)
+    (rig,) = mt.setup(1)
+    croupier = mt.Client(rig, 0, mt.Tally())
+    collected = False
+    port = mt.free_port()
+    results: dict[str, dict[str, Any]] = {}
+    print(f"load average before: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for label, budget in (("budget on", True), ("budget off", False)):
+        env = server_env(workdir, budget=budget)
+        if not collected:  # the production settings serve collected static files (the login page's)
+            import subprocess
+
+            done = subprocess.run(
+                [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+                cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            if done.returncode:
+                raise SystemExit(f"collectstatic failed:\n{done.stdout}{done.stderr}")
+            collected = True
+        import redis
+
+        redis.Redis.from_url(CACHE_URL).flushdb()  # each server starts with whole budgets
+        server = mt.start_gunicorn(port, args.workers, 1, workdir / "gunicorn.log", env=env)
+        try:
+            for round_name, clients in (("quiet", 0), ("flood", args.clients)):
+                results[f"{label}, {round_name}"] = run_round(croupier, port, args.seconds, clients)
+                print(f"  {label}, {round_name}: done", flush=True)
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+
+    print(
+        f"\ncroupier's step POST, ms ({args.workers} sync workers, {args.clients} flooding clients, "
+        f"{args.seconds:.0f} s a round)"
+    )
+    print(f"{'round':<22} {'steps':>6} {'p50':>8} {'p99':>8}  {'load 1/5/15':<17} flood answers/s, by status")
+    for name, r in results.items():
+        load = "/".join(f"{x:.1f}" for x in r["load"])
+        flood = ", ".join(f"{k}: {v}" for k, v in sorted(r["flood"].items())) or "-"
         print(
-            f"  {name:<45} {statistics.median(every):7.1f} {step_bench.percentile(every, 0.95):7.1f}"
-            f" {step_bench.percentile(every, 0.99):7.1f} {max(every):7.1f}"
-            f"  {tries / wall if wall else 0:10.0f}"
-            f"  {chained:>12}"
+            f"{name:<22} {r['steps']:>6} {r['p50']:>8.1f} {r['p99']:>8.1f}  {load:<17} "
+            f"{r['flood_per_second']:.0f}/s ({flood})"
         )
-    print(f"  (ms per step POST; security log rows: {LoginFailure.objects.count()})")
+        if r["errors"] or r["stopped"]:
+            print(f"{'':<22} refused: {r['errors']} {r['stopped']}")
+    for label in ("budget on", "budget off"):
+        quiet, flooded = results[f"{label}, quiet"], results[f"{label}, flood"]
+        print(f"{label}: flood p99 / quiet p99 = {flooded['p99'] / quiet['p99']:.2f}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,41 +1,61 @@
-"""The client's address, as every part of the site sees it: the lockout (django-axes), the API
-throttles and the audit trail ask here, so they can never disagree about who is knocking.
+"""The client's address, as every part of the site sees it: the lockout (django-axes), the login
+budget, the API throttles and the audit trail ask here, so they can never disagree about who is
+knocking.
 
-``TRUSTED_PROXIES`` (settings, env ``TRUSTED_PROXIES``) is the number of reverse proxies in front
-of the application that append the address they received to ``X-Forwarded-For``. With 0 (the
-default) the header is ignored and ``REMOTE_ADDR`` is the client: a client cannot choose its own
-address by sending the header. With n > 0 the client is the n-th address from the right, the one
-the outermost trusted proxy wrote; whatever the client put to the left of it is not believed.
+``TRUSTED_PROXIES`` (settings, env ``TRUSTED_PROXIES``) lists the reverse proxies in front of the
+application by address or network; each appends the address it received to ``X-Forwarded-For``.
+The header is believed only when the peer (``REMOTE_ADDR``) is one of them: a client that reaches
+the app directly cannot choose its address by sending the header, whatever it writes. From a
+trusted peer the header is read from the right, past every trusted proxy: the first address that
+is not one is the client; what was written to the left of it is the client's own and is not
+believed. A malformed hop ends the walk at the last address known good.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.http import HttpRequest
 
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
-def _valid(address: str) -> str | None:
+
+@functools.cache
+def _networks(listed: tuple[str, ...]) -> tuple[Network, ...]:
+    return tuple(ipaddress.ip_network(value, strict=False) for value in listed)
+
+
+def _address(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
-        return str(ipaddress.ip_address(address.strip()))
+        return ipaddress.ip_address(value.strip())
     except ValueError:
         return None
 
 
+def _trusted(address: ipaddress.IPv4Address | ipaddress.IPv6Address, networks: Iterable[Network]) -> bool:
+    return any(address.version == network.version and address in network for network in networks)
+
+
 def client_ip(request: HttpRequest) -> str:
-    """The client's address ("" when unknown: a request built by hand, a malformed header)."""
+    """The client's address ("" when unknown: a request built by hand)."""
     remote = request.META.get("REMOTE_ADDR", "") or ""
-    proxies = int(getattr(settings, "TRUSTED_PROXIES", 0))
-    if proxies <= 0:
+    networks = _networks(tuple(getattr(settings, "TRUSTED_PROXIES", ()) or ()))
+    peer = _address(remote)
+    if not networks or peer is None or not _trusted(peer, networks):
         return remote
+    client = peer
     forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    hops = [hop for hop in (part.strip() for part in forwarded.split(",")) if hop]
-    if len(hops) < proxies:
-        # fewer hops than proxies: the request did not come through all of them (a direct
-        # connection to an inner proxy or to the app): the peer is all we know for sure
-        return remote
-    return _valid(hops[-proxies]) or remote
+    for hop in reversed([part for part in forwarded.split(",") if part.strip()]):
+        address = _address(hop)
+        if address is None:
+            break
+        client = address
+        if not _trusted(address, networks):
+            break
+    return str(client)
 
 
 def client_ip_or_none(request: HttpRequest) -> str | None:

@@ -53,6 +53,12 @@ class ReportRun(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
     attempts = models.PositiveIntegerField(default=0, help_text="times a worker started writing it")
+    heartbeat_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="the writing worker's last sign of life; a run still running with none for "
+        "REPORTS_STALE_SECONDS is queued again (reports.services.report_runs_requeue_stalled)",
+    )
 
     class Meta:
         ordering = ["-requested_at", "-id"]

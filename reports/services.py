@@ -219,9 +219,21 @@ def _sha256_of(storage: Storage, name: str) -> str:
     return digest.hexdigest()
 
 
-def _final_name(run: ReportRun) -> str:
-    # one name per run, so a later attempt replaces what a dead one may have left under it
-    return f"{run.requested_at:%Y/%m}/{run.filename.rsplit('.', 1)[0]}_run-{run.pk}.{run.format}"
+def _final_name(run: ReportRun, attempt: int) -> str:
+    # one name per attempt: an attempt taken for dead that was only slow moves its file under its
+    # own name, never over the one the attempt that took over finished with
+    again = f"-{attempt}" if attempt > 1 else ""
+    return f"{run.requested_at:%Y/%m}/{run.filename.rsplit('.', 1)[0]}_run-{run.pk}{again}.{run.format}"
+
+
+def _discard(storage: Storage, names: list[str], run_id: int) -> None:
+    """Remove files no run refers to (an attempt's that was taken over); best effort."""
+    for name in names:
+        try:
+            if storage.exists(name):
+                storage.delete(name)
+        except OSError:
+            logger.warning("report run %s: file %s left behind", run_id, name)
 
 
 def _claim(run_id: int) -> tuple[ReportRun, int] | None:
@@ -241,7 +253,18 @@ def _claim(run_id: int) -> tuple[ReportRun, int] | None:
             return None
         run.status, run.attempts = ReportRun.Status.RUNNING, run.attempts + 1
         run.started_at, run.rows_done, run.rows_expected, run.error = timezone.now(), 0, None, ""
-        run.save(update_fields=["status", "attempts", "started_at", "rows_done", "rows_expected", "error"])
+        run.heartbeat_at = run.started_at
+        run.save(
+            update_fields=[
+                "status",
+                "attempts",
+                "started_at",
+                "heartbeat_at",
+                "rows_done",
+                "rows_expected",
+                "error",
+            ]
+        )
         return run, run.attempts
 
 
@@ -270,10 +293,95 @@ def _progress_writer(run_id: int, attempt: int) -> Progress:
             return
         last[0] = now
         ReportRun.objects.filter(pk=run_id, status=ReportRun.Status.RUNNING, attempts=attempt).update(
-            rows_done=done, rows_expected=expected
+            rows_done=done, rows_expected=expected, heartbeat_at=timezone.now()
         )
 
     return progress
+
+
+class _Heartbeat:
+    """While a run is written, its worker says it is alive every ``REPORTS_HEARTBEAT_SECONDS``
+    from a thread of its own (its own connection, autocommit): a query that takes minutes between
+    two progress calls is not mistaken for a dead worker. A worker killed outright stops beating,
+    and beat's ``reports.requeue_stalled`` queues the run again (:func:`report_runs_requeue_stalled`)."""
+
+    def __init__(self, run_id: int, attempt: int) -> None:
+        import threading
+
+        self.run_id, self.attempt = run_id, attempt
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, name=f"report-{run_id}-heartbeat", daemon=True)
+
+    def _beat(self) -> None:
+        from django.db import DatabaseError, connections
+
+        try:
+            while not self.stop.wait(settings.REPORTS_HEARTBEAT_SECONDS):
+                try:
+                    ReportRun.objects.filter(
+                        pk=self.run_id, status=ReportRun.Status.RUNNING, attempts=self.attempt
+                    ).update(heartbeat_at=timezone.now())
+                except DatabaseError as exc:  # the next beat tries again; the run is not failed for it
+                    logger.warning("report run %s: heartbeat not written (%s)", self.run_id, exc)
+        finally:
+            connections.close_all()
+
+    def __enter__(self) -> _Heartbeat:
+        if settings.REPORTS_HEARTBEAT_SECONDS > 0:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=30)
+
+
+def report_runs_requeue_stalled(*, now: Any = None) -> list[int]:
+    """Queue again every run left "running" by a worker that stopped without a word (killed,
+    out of memory, its node lost): its heartbeat older than ``REPORTS_STALE_SECONDS``. Each one
+    goes back to "queued", audited (``reports.reportrun.requeue``), and its task is sent again
+    through the outbox; the next attempt writes it from scratch (``REPORTS_MAX_ATTEMPTS`` still
+    bounds the attempts). A worker that was only slow finds its run taken over and drops its result
+    (_finish). Idempotent: a run queued again is no longer "running". The ids queued again."""
+    from datetime import timedelta
+
+    from django.db.models import Q
+
+    from reports.tasks import report_run_task
+
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.REPORTS_STALE_SECONDS)
+    requeued = []
+    with transaction.atomic():
+        stalled = (
+            ReportRun.objects.select_for_update(skip_locked=True)
+            .filter(status=ReportRun.Status.RUNNING)
+            .filter(Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
+            .order_by("pk")
+        )
+        for run in stalled:
+            last_sign = run.heartbeat_at or run.started_at
+            run.status, run.heartbeat_at = ReportRun.Status.QUEUED, None
+            run.save(update_fields=["status", "heartbeat_at"])
+            audit_record(
+                actor=None,
+                action="reports.reportrun.requeue",
+                target=run,
+                after={
+                    "attempts": run.attempts,
+                    "last_sign_of_life": last_sign.isoformat() if last_sign else None,
+                },
+            )
+            outbox_enqueue(
+                task=report_run_task,
+                kwargs={"run_id": run.pk},
+                key=f"reports.run:{run.pk}:requeue:{run.attempts}",
+            )
+            requeued.append(run.pk)
+    if requeued:
+        logger.warning("report runs queued again, their workers stopped: %s", requeued)
+    return requeued
 
 
 def report_run_execute(*, run_id: int) -> ReportRun | None:
@@ -305,10 +413,13 @@ def report_run_execute(*, run_id: int) -> ReportRun | None:
         with storage.open(temp, "wb") as raw:
             out = _HashingWriter(raw)
             progress = _progress_writer(run.pk, attempt)
-            with replica_reads() if request.kind in REPLICA_KINDS else nullcontext():
+            with (
+                _Heartbeat(run.pk, attempt),
+                replica_reads() if request.kind in REPLICA_KINDS else nullcontext(),
+            ):
                 result = report_write(request=request, out=cast(BinaryIO, out), progress=progress)
         sha256 = out.digest.hexdigest() if out.sequential else _sha256_of(storage, temp)
-        final = storage_move(storage, temp, _final_name(run))
+        final = storage_move(storage, temp, _final_name(run, attempt))
     except Exception as exc:  # a run never stays "running" for an error: it fails, saying why
         logger.exception("report run %s failed", run.pk)
         try:
@@ -350,6 +461,7 @@ def _finish(
         # another attempt took the run over (this worker outlived the visibility timeout): the
         # file under the final name is that attempt's to write; this one's work is dropped
         logger.warning("report run %s: attempt %s superseded, result dropped", run_id, attempt)
+        _discard(reports_storage(), [name], run_id)
         return run
     run.status, run.file.name, run.sha256 = ReportRun.Status.FINISHED, name, sha256
     run.row_count, run.rows_done, run.finished_at = rows, rows, timezone.now()
@@ -372,6 +484,9 @@ def _finish(
     # a tail deleted later contradicts it (docs/audit.md, "Anchors"). robust: an anchor file that
     # cannot be written is logged, not a failed report (the next verification shows it stale).
     transaction.on_commit(anchor_publish, robust=True)
+    # what earlier attempts may have moved in place before they died: no run refers to it
+    earlier = [_final_name(run, n) for n in range(1, attempt)]
+    transaction.on_commit(lambda: _discard(reports_storage(), earlier, run_id), robust=True)
     return run
 
 

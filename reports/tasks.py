@@ -14,9 +14,10 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
+from core.task_retry import retry_broken_off
 from reports.kinds import KINDS, ReportRequest
 from reports.schedules import preset_period
-from reports.services import SCHEDULER, report_run_execute, report_run_schedule
+from reports.services import SCHEDULER, report_run_execute, report_run_schedule, report_runs_requeue_stalled
 from tables.gaming_day import casino_calendar
 from tables.models import Casino
 
@@ -63,3 +64,10 @@ def report_scheduled_task(
         request = ReportRequest(kind=kind, fmt=fmt, start=start, end=end, casino_id=casino.pk)
         runs.append(report_run_schedule(request=request, label=SCHEDULER).pk)
     return runs
+
+
+@shared_task(name="reports.requeue_stalled")
+@retry_broken_off
+def report_runs_requeue_task() -> list[int]:
+    """Beat, every REPORTS_REQUEUE_EVERY_SECONDS: runs whose worker stopped beating, queued again."""
+    return report_runs_requeue_stalled()

@@ -69,6 +69,9 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "core.middleware.DatabaseBusyMiddleware",
     "core.headers.SecurityHeadersMiddleware",
+    # after CsrfViewMiddleware (its process_view comes first): a password check the login budget
+    # refuses is a 429 before the view hashes anything (core.services.login_budget)
+    "core.middleware.LoginBudgetMiddleware",
     # last, as django-axes requires: turns a locked-out login into its 429 answer
     "axes.middleware.AxesMiddleware",
 ]
@@ -167,9 +170,42 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-# Reverse proxies in front of the app that append to X-Forwarded-For (core/client_ip.py): 0 (the
-# default) believes REMOTE_ADDR only. The lockout, the throttles and the audit trail all use it.
-TRUSTED_PROXIES = env.int("TRUSTED_PROXIES", default=env.int("API_NUM_PROXIES", default=0))
+
+
+def _proxy_networks(values: list[str]) -> tuple[str, ...]:
+    """TRUSTED_PROXIES as networks ("10.0.0.1", "10.0.0.0/24", "::1"), refused at start-up when one
+    is not an address: a bare number is the old meaning (a count of proxies), which believed the
+    header from any client that reached the app directly."""
+    import ipaddress
+
+    from django.core.exceptions import ImproperlyConfigured
+
+    networks = []
+    for value in (v.strip() for v in values):
+        if not value:
+            continue
+        try:
+            if value.isdigit():
+                raise ValueError(value)
+            networks.append(str(ipaddress.ip_network(value, strict=False)))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"TRUSTED_PROXIES: {value!r} is not an address or a network; list the reverse "
+                "proxies' own addresses (comma-separated), not how many there are"
+            ) from None
+    return tuple(networks)
+
+
+# The reverse proxies in front of the app, by address or network (core/client_ip.py): only a
+# request whose peer is one of them has its X-Forwarded-For believed. Empty (the default):
+# REMOTE_ADDR only. The lockout, the login budget, the throttles and the audit trail all use it.
+TRUSTED_PROXIES = _proxy_networks(env.list("TRUSTED_PROXIES", default=[]))
+# The login budget (core/services/login_budget.py, docs/deployment.md "Logins"): password checks
+# a minute per username and per client address, and a second for the whole site, counted in the
+# "login_budget" cache (below) before any hash; 0 turns one off.
+LOGIN_BUDGET_PER_USERNAME = env.int("LOGIN_BUDGET_PER_USERNAME", default=10)
+LOGIN_BUDGET_PER_ADDRESS = env.int("LOGIN_BUDGET_PER_ADDRESS", default=30)
+LOGIN_BUDGET_PER_SECOND = env.int("LOGIN_BUDGET_PER_SECOND", default=2)
 # Lockout (django-axes, docs/deployment.md "Logins"): LOGIN_FAILURE_LIMIT failures for a username,
 # or from a client address, lock it for LOGIN_LOCKOUT_MINUTES (an administrator can lift it).
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
@@ -216,9 +252,21 @@ SECURE_CSP_REPORT_ONLY: dict[str, list[str] | bool] = {}
 PERMISSIONS_POLICY: dict[str, list[str]] = {
     feature: []
     for feature in (
-        "accelerometer", "autoplay", "camera", "display-capture",
-        "geolocation", "gyroscope", "hid", "magnetometer", "microphone", "midi", "payment",
-        "publickey-credentials-get", "serial", "usb", "xr-spatial-tracking",
+        "accelerometer",
+        "autoplay",
+        "camera",
+        "display-capture",
+        "geolocation",
+        "gyroscope",
+        "hid",
+        "magnetometer",
+        "microphone",
+        "midi",
+        "payment",
+        "publickey-credentials-get",
+        "serial",
+        "usb",
+        "xr-spatial-tracking",
     )
 }
 
@@ -297,6 +345,31 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+# --- Caches ---------------------------------------------------------------------------------
+# "default": in-process (the API throttles: a Redis outage must not refuse the floor's calls).
+# "login_budget": the login budget's counters (core/services/login_budget.py), shared by every
+# worker and node when CACHE_URL names a Redis (production defaults it to the broker's); in-process
+# otherwise, exact for make run's single process. Short socket timeouts: an unreachable Redis makes
+# the budget count in the process, it does not hold a login for seconds.
+CACHE_URL = env.str("CACHE_URL", default="")
+
+
+def _login_budget_cache(url: str) -> dict[str, Any]:
+    if url:
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": "chemin",
+            "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25},
+        }
+    return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "login-budget"}
+
+
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "login_budget": _login_budget_cache(CACHE_URL),
+}
+
 # --- Celery ---------------------------------------------------------------------------------
 # No broker configured → tasks run in-process (eager), which is what a laptop and the test suite
 # want. Setting CELERY_BROKER_URL (redis://…) switches to real workers (`make worker`).
@@ -357,6 +430,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "tables-rollups-refresh": {"task": "tables.rollups_refresh", "schedule": 60.0},
     # Every minute, raise the pit boss's alerts (review/services.py alerts_raise; idempotent).
     "review-alerts-raise": {"task": "review.alerts_raise", "schedule": 60.0},
+    # A report run whose worker stopped beating (killed, out of memory) goes back to the queue:
+    # within REPORTS_STALE_SECONDS + this of its worker's death (reports/services.py).
+    "reports-requeue-stalled": {
+        "task": "reports.requeue_stalled",
+        "schedule": env.float("REPORTS_REQUEUE_EVERY_SECONDS", default=30.0),
+    },
 }
 # Without a broker there is no beat: the development server (`make run`) runs these entries of the
 # schedule itself, in one thread, when they are due (core/embedded_beat.py). Off in the test
@@ -368,12 +447,17 @@ EMBEDDED_BEAT_ENTRIES = (
     "ledger-bill-due-hourly-fees",
     "core-outbox-drain",
     "core-summarise-login-failures",
+    "reports-requeue-stalled",
 )
 # Seconds between two refreshes of the dashboard's live part (htmx polling).
 REVIEW_POLL_SECONDS = env.int("REVIEW_POLL_SECONDS", default=10)
 # --- report runs (reports/, docs/reports.md) ---------------------------------------------------
 # How often a run's progress (rows written) is committed for the page to poll, in seconds.
 REPORTS_PROGRESS_INTERVAL = env.float("REPORTS_PROGRESS_INTERVAL", default=1.0)
+# The writing worker's heartbeat, and how long without one a running run is taken for dead and
+# queued again (beat's reports-requeue-stalled), in seconds.
+REPORTS_HEARTBEAT_SECONDS = env.float("REPORTS_HEARTBEAT_SECONDS", default=20.0)
+REPORTS_STALE_SECONDS = env.float("REPORTS_STALE_SECONDS", default=60.0)
 # A run redelivered this many times (its worker died each time) is failed instead of retried.
 REPORTS_MAX_ATTEMPTS = env.int("REPORTS_MAX_ATTEMPTS", default=3)
 # Tests only: seconds slept per progress call, to make a report slow enough to kill mid-run.

@@ -7,7 +7,7 @@ python manage.py check --deploy`` reports no issue (tests/casino/test_deploy.py)
 from __future__ import annotations
 
 from casino.settings.base import *
-from casino.settings.base import env
+from casino.settings.base import _login_budget_cache, env
 
 DEBUG = False
 EMBEDDED_BEAT = False  # beat runs (`make beat`): the web processes never do its work themselves
@@ -35,6 +35,11 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[f"https://{h}" 
 X_FRAME_OPTIONS = "DENY"
 # A shared tablet left unattended should not stay logged in for two weeks.
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=12 * 60 * 60)
+
+# The login budget counts once for every worker and node (core/services/login_budget.py): in
+# CACHE_URL's Redis, else the broker's (its own key prefix).
+if not CACHE_URL and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CACHES["login_budget"] = _login_budget_cache(CELERY_BROKER_URL)
 
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 

@@ -90,6 +90,7 @@ def test_it_runs_the_floors_entries_of_beats_schedule() -> None:
         "ledger-bill-due-hourly-fees": "ledger.bill_due_hourly_fees",
         "core-outbox-drain": "core.outbox_drain",
         "core-summarise-login-failures": "core.summarise_login_failures",
+        "reports-requeue-stalled": "reports.requeue_stalled",
     }
     assert set(floor_entries()) <= set(settings.CELERY_BEAT_SCHEDULE)
 
@@ -177,7 +178,12 @@ def test_the_alerts_are_raised_with_no_dashboard_open_and_only_once(croupier, ta
     beat = EmbeddedBeat(floor_entries(), clock=clock)
     assert not Alert.objects.exists()
     clock.forward(60)
-    assert beat.tick() == ["review-alerts-raise", "tables-rollups-refresh", "core-outbox-drain"]
+    assert beat.tick() == [
+        "review-alerts-raise",
+        "tables-rollups-refresh",
+        "core-outbox-drain",
+        "reports-requeue-stalled",
+    ]
     alert = Alert.objects.get(kind=AlertKind.FLAGGED_COUP)
     assert alert.coup_id == flagged.pk and alert.acknowledged_at is None
     scanned = AlertScan.objects.get().scanned_at

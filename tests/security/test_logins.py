@@ -18,6 +18,7 @@ from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth.backends import ModelBackend
 from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.test import Client, RequestFactory, override_settings
 from django.urls import reverse
@@ -26,6 +27,7 @@ from rest_framework.test import APIClient
 
 from audit import services as audit_services
 from audit.models import AuditEvent
+from casino.settings.base import _proxy_networks
 from core.client_ip import client_ip
 from core.models import ApiToken, LoginFailure
 from core.tasks import summarise_login_failures
@@ -279,27 +281,48 @@ def test_api_calls_are_throttled_per_user(croupier) -> None:
 
 
 # ------------------------------------------------------------------------------ client address
+PROXY = ("10.0.0.1",)
+
+
 @pytest.mark.parametrize(
-    ("proxies", "forwarded", "expected"),
+    ("proxies", "remote", "forwarded", "expected"),
     [
-        (0, "", "192.0.2.1"),
-        (0, "203.0.113.5", "192.0.2.1"),  # nobody trusted: the header is not believed
-        (1, "203.0.113.5", "203.0.113.5"),
-        (1, "6.6.6.6, 203.0.113.5", "203.0.113.5"),  # what the client wrote to the left is not believed
-        (2, "6.6.6.6, 203.0.113.5, 10.0.0.1", "203.0.113.5"),
-        (2, "203.0.113.5", "192.0.2.1"),  # fewer hops than proxies: the peer
-        (1, "not-an-address", "192.0.2.1"),
+        ((), "192.0.2.1", "", "192.0.2.1"),
+        ((), "192.0.2.1", "203.0.113.5", "192.0.2.1"),  # nobody trusted: the header is not believed
+        (PROXY, "10.0.0.1", "203.0.113.5", "203.0.113.5"),
+        (PROXY, "192.0.2.1", "203.0.113.5", "192.0.2.1"),  # a direct client: its header is not believed
+        (PROXY, "10.0.0.1", "6.6.6.6, 203.0.113.5", "203.0.113.5"),  # the client's own hops are not
+        (("10.0.0.0/24",), "10.0.0.1", "6.6.6.6, 203.0.113.5, 10.0.0.2", "203.0.113.5"),  # two proxies
+        (PROXY, "10.0.0.1", "", "10.0.0.1"),  # through the proxy without the header: the proxy
+        (PROXY, "10.0.0.1", "not-an-address", "10.0.0.1"),
+        (PROXY, "10.0.0.1", "6.6.6.6, not-an-address, 203.0.113.5", "203.0.113.5"),
+        (("::1",), "::1", "2001:db8::5", "2001:db8::5"),
+        (("::1",), "10.0.0.1", "2001:db8::5", "10.0.0.1"),  # another family: not a listed proxy
     ],
 )
-def test_the_client_address_comes_from_trusted_proxies_only(proxies, forwarded, expected) -> None:
-    request = RequestFactory().get("/", REMOTE_ADDR="192.0.2.1", HTTP_X_FORWARDED_FOR=forwarded)
+def test_the_client_address_comes_from_trusted_proxies_only(proxies, remote, forwarded, expected) -> None:
+    request = RequestFactory().get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
     with override_settings(TRUSTED_PROXIES=proxies):
         assert client_ip(request) == expected
 
 
+@pytest.mark.parametrize(
+    ("listed", "networks"),
+    [([], ()), (["10.0.0.1", " ::1 ", ""], ("10.0.0.1/32", "::1/128")), (["10.0.0.7/24"], ("10.0.0.0/24",))],
+)
+def test_the_trusted_proxies_are_addresses_or_networks(listed, networks) -> None:
+    assert _proxy_networks(listed) == networks
+
+
+@pytest.mark.parametrize("listed", [["1"], ["2"], ["proxy.local"], ["10.0.0.1", "10.0.0.300"]])
+def test_a_count_or_a_name_for_the_trusted_proxies_stops_the_start(listed) -> None:
+    with pytest.raises(ImproperlyConfigured, match="TRUSTED_PROXIES"):
+        _proxy_networks(listed)
+
+
 def test_behind_one_proxy_the_lockout_and_the_log_use_the_forwarded_address(croupier) -> None:
     proxy = Client(REMOTE_ADDR="10.0.0.1")  # every request comes through the proxy
-    with override_settings(TRUSTED_PROXIES=1):
+    with override_settings(TRUSTED_PROXIES=PROXY):
         for _ in range(LIMIT):
             login(proxy, f"nobody{_}", "x", HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.7")
         assert set(LoginFailure.objects.values_list("ip", flat=True)) == {"203.0.113.7"}

@@ -1,0 +1,115 @@
+"""The login budget: every password check passes through it *before* the hash.
+
+Why: a password check costs a hash (PBKDF2, about 0.3 s of one core here) on a web worker. A flood
+of wrong passwords from many addresses and usernames, none of them locked out yet (django-axes
+locks after ``LOGIN_FAILURE_LIMIT`` failures), kept every worker hashing and held the croupiers'
+steps at seconds for as long as it lasted. The budget refuses an attempt with 429 and Retry-After
+before anything is checked, by three fixed-window counters, each counted once for the whole site:
+
+- per **username** (``LOGIN_BUDGET_PER_USERNAME`` a minute, the name case-folded);
+- per client **address** (``LOGIN_BUDGET_PER_ADDRESS`` a minute; core.client_ip, so a forged
+  X-Forwarded-For from a direct client is not believed);
+- for the **site** (``LOGIN_BUDGET_PER_SECOND``): at most that many hashes a second on every
+  worker and node together, whoever asks. This is what keeps the floor going under a flood from
+  rotating addresses: the hashes the site spends on logins are bounded, the rest are 429s that cost
+  one cache round trip. During such a flood a genuine login may be told to try again in a second;
+  a croupier already signed in is never asked (authenticated requests do not pass here).
+
+The counters live in the ``login_budget`` cache (settings: Redis when ``CACHE_URL`` names it, as
+production does, so every worker and node counts together; in-process otherwise, which is exact
+for ``make run``'s single process). When that cache cannot be reached the counting goes on in the
+process (the same limits per worker): a Redis outage neither opens the gate nor shuts it.
+0 turns a counter off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import caches
+from django.core.cache.backends.base import BaseCache
+from django.core.cache.backends.locmem import LocMemCache
+
+logger = logging.getLogger(__name__)
+
+#: the window of each counter, in seconds
+WINDOWS = {"username": 60, "address": 60, "site": 1}
+#: where counting goes on while the shared cache is out of reach (this process only)
+#: the clock the windows are cut from (a name of its own: a test stops it without stopping time.time)
+_clock = time.time
+_fallback = LocMemCache("login-budget-fallback", {"OPTIONS": {"MAX_ENTRIES": 100_000}})
+
+
+@dataclass(frozen=True, slots=True)
+class LoginBudgetRefusal:
+    """An attempt refused before its password was checked: which counter ran out, and when the
+    next attempt may come."""
+
+    scope: str  # "username" | "address" | "site"
+    retry_after: int  # whole seconds, at least 1
+
+
+def _limit(scope: str) -> int:
+    return int(
+        {
+            "username": settings.LOGIN_BUDGET_PER_USERNAME,
+            "address": settings.LOGIN_BUDGET_PER_ADDRESS,
+            "site": settings.LOGIN_BUDGET_PER_SECOND,
+        }[scope]
+    )
+
+
+def _incr(store: BaseCache, key: str, window: int) -> int:
+    # add() is a no-op when the key exists; incr() is atomic on Redis (INCR) and under LocMem's
+    # lock. A key that lapsed between the two is added again once.
+    for _ in range(2):
+        store.add(key, 0, timeout=window + 1)
+        try:
+            return int(store.incr(key))
+        except ValueError:
+            continue
+    return 1
+
+
+def _shared_store() -> BaseCache:
+    return caches["login_budget"]
+
+
+def _count(key: str, window: int) -> int:
+    try:
+        return _incr(_shared_store(), key, window)
+    except Exception as exc:
+        logger.warning("login budget: the shared cache failed (%s); counting in this process", exc)
+        return _incr(_fallback, key, window)
+
+
+def _key(scope: str, value: str, slot: int) -> str:
+    # hashed: a username may hold anything (spaces, control characters) and any length
+    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"login-budget:{scope}:{digest}:{slot}"
+
+
+def login_budget_take(*, username: str, ip: str, now: float | None = None) -> LoginBudgetRefusal | None:
+    """Take one password check from the budget: None when it may go ahead, else the refusal.
+
+    The username's and the address's counters are taken first, the site's only when both allow:
+    a flood against one name or from one address, once refused, does not eat the site's budget
+    for everybody else."""
+    now = _clock() if now is None else now
+    wanted = [("username", username.casefold()), ("address", ip), ("site", "")]
+    for scope, value in wanted:
+        limit, window = _limit(scope), WINDOWS[scope]
+        if limit <= 0 or (scope != "site" and not value):
+            continue
+        slot = int(now // window)
+        used = _count(_key(scope, value, slot), window)
+        if used > limit:
+            if used == limit + 1:  # once per counter and window: a flood does not flood the log
+                logger.warning("login budget: %s counter ran out (%d in %d s)", scope, limit, window)
+            return LoginBudgetRefusal(scope=scope, retry_after=max(1, math.ceil((slot + 1) * window - now)))
+    return None
