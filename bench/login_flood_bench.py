@@ -133,7 +133,10 @@ def run_round(croupier: mt.Client, port: int, seconds: float, clients: int) -> d
     stop_play = threading.Event()
     player = threading.Thread(target=croupier.play, args=(stop_play,), daemon=True)
     player.start()
-    time.sleep(2)  # warm-up: every worker has imported and connected
+    # warm-up, not counted: every worker imported and connected, the croupier a few coups in
+    warm, deadline = croupier.done + 20, time.monotonic() + 60
+    while croupier.done < warm and time.monotonic() < deadline and not croupier.tally.stopped:
+        time.sleep(0.2)
     context = multiprocessing.get_context("fork")
     stop_flood, answers = context.Event(), context.Queue()
     flood = [context.Process(target=flooder, args=(n, port, stop_flood, answers)) for n in range(clients)]

@@ -345,6 +345,12 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+# A request body not whole this many seconds after its headers is a 408, and one over this many
+# bytes a 413, before Django reads it (core/body_deadline.py; gunicorn's sync workers have no read
+# timeout of their own). 0 seconds turns the deadline off.
+REQUEST_BODY_TIMEOUT_SECONDS = env.float("REQUEST_BODY_TIMEOUT_SECONDS", default=10.0)
+REQUEST_BODY_MAX_BYTES = env.int("REQUEST_BODY_MAX_BYTES", default=10 * 1024 * 1024)
+
 # --- Caches ---------------------------------------------------------------------------------
 # "default": in-process (the API throttles: a Redis outage must not refuse the floor's calls).
 # "login_budget": the login budget's counters (core/services/login_budget.py), shared by every
