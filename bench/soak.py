@@ -16,7 +16,8 @@ The faults, one every ``--every`` seconds, in turn:
   redis         Redis shut down (no save), down for 8 s, started again
   pg-terminate  pg_terminate_backend() of every application connection
   kill-celery   kill -9 of the Celery worker, started again 3 s later
-  login-flood   6 clients posting wrong passwords (login page and token endpoint) for 45 s
+  login-flood   6 clients posting wrong passwords for 45 s (login form and token endpoint), a fresh
+                username and address each time
 
 At the end it stops the clients and checks, against the database:
   - every step a client was told was recorded is there once, and no step is there that no client
@@ -87,6 +88,7 @@ def server_env(workdir: Path) -> dict[str, str]:
         "AUDIT_ANCHOR_FILE": str(workdir / "anchors.jsonl"),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "SECURE_SSL_REDIRECT": "0",
+        "TRUSTED_PROXIES": "127.0.0.1",  # the login flood comes "through the proxy", from many addresses
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
     }
@@ -240,32 +242,27 @@ class Faults:
         self.start_celery()
 
     def login_flood(self) -> None:
+        """6 clients, wrong passwords as fresh usernames from fresh addresses (through the trusted
+        proxy's X-Forwarded-For), to the token endpoint and the login form with its CSRF token
+        (bench/login_flood_bench.py's attempt): no lockout bites, only the login budget."""
         import http.client
+
+        from bench.login_flood_bench import csrf_pair, flood_attempt
 
         stop = time.monotonic() + FLOOD_SECONDS
         lock = threading.Lock()
 
         def attacker(n: int) -> None:
             conn = http.client.HTTPConnection(mt.HOST, self.port, timeout=60)
+            try:
+                csrf = csrf_pair(conn)
+            except (SystemExit, OSError, http.client.HTTPException):
+                conn.close()
+                return
             i = 0
             while time.monotonic() < stop:
                 i += 1
-                if i % 2:  # the token endpoint, JSON
-                    body = json.dumps({"username": f"bench-croupier-{n % 3 + 1}", "password": f"wrong-{i}"})
-                    headers = {"Content-Type": "application/json"}
-                    path = "/api/v1/auth/token/"
-                else:  # the login page's form (no CSRF token: refused before any password check too)
-                    body = f"username=bench-croupier-{n % 3 + 1}&password=wrong-{i}"
-                    headers = {"Content-Type": "application/x-www-form-urlencoded"}
-                    path = "/accounts/login/"
-                try:
-                    conn.request("POST", path, body, headers)
-                    response = conn.getresponse()
-                    response.read()
-                    status, html = response.status, "html" in response.getheader("Content-Type", "")
-                except Exception:
-                    conn.close()
-                    status, html = 0, False
+                path, status, html = flood_attempt(conn, len(self.floods) * FLOOD_CLIENTS + n, i, csrf)
                 with lock:
                     self.flood_answers[f"{status} {path}"] += 1
                     self.flood_html_5xx += status >= 500 and html

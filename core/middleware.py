@@ -148,7 +148,7 @@ class LoginBudgetMiddleware:
     def process_view(
         self, request: HttpRequest, view_func: Any, view_args: Any, view_kwargs: Any
     ) -> HttpResponse | None:
-        if request.method != "POST" or request.path_info not in _login_paths():
+        if request.method != "POST" or request.path not in _login_paths():
             return None
         from core.client_ip import client_ip
         from core.services.login_budget import login_budget_take

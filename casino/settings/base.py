@@ -150,7 +150,17 @@ AUDIT_HMAC_RETIRED_KEYS: dict[str, str] = env.dict("AUDIT_HMAC_RETIRED_KEYS", de
 AUDIT_PLAIN_UNTIL_SEQ: int | None = env.int("AUDIT_PLAIN_UNTIL_SEQ", default=None)
 # Where `audit_anchor` (and beat, and every report export) appends the signed chain head: a file
 # or mount the database's role and administrators cannot write (WORM bucket, log host). "" = none.
-AUDIT_ANCHOR_FILE = env.str("AUDIT_ANCHOR_FILE", default=str(VAR_DIR / "audit-anchors.jsonl"))
+# The development default is one file per database (beside a SQLite file, else named after the
+# database in var/): anchors name a chain's head, and another database's anchors would read as a
+# deleted tail of this one's.
+def _anchor_file_default(database: dict[str, Any]) -> str:
+    name = str(database.get("NAME") or "db")
+    if database.get("ENGINE", "").endswith("sqlite3") and name not in ("", ":memory:"):
+        return str(Path(name).with_suffix(".anchors.jsonl"))
+    return str(VAR_DIR / f"audit-anchors-{Path(name).name}.jsonl")
+
+
+AUDIT_ANCHOR_FILE = env.str("AUDIT_ANCHOR_FILE", default=_anchor_file_default(DATABASES["default"]))
 # `verify_audit --anchors`: the newest anchor, and the gap between two, may be this old at most
 # (a day between beat's anchors, plus slack for a late run).
 AUDIT_ANCHOR_MAX_AGE_HOURS = env.float("AUDIT_ANCHOR_MAX_AGE_HOURS", default=26.0)

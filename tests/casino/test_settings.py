@@ -73,17 +73,19 @@ def audit_probe(**env: str) -> dict:
 
 
 def test_the_audit_key_comes_from_the_environment_and_defaults_to_one_derived_for_development() -> None:
-    derived = audit_probe(SECRET_KEY="one-dev-secret")
+    derived = audit_probe(SECRET_KEY="one-dev-secret", DATABASE_URL="sqlite:////srv/night/db.sqlite3")
     assert derived == {
         "id": "dev",
         "key": hashlib.sha256(b"chemin-audit-hmac-dev\none-dev-secret").hexdigest(),
         "retired": {},
         "plain_until": None,
-        "anchors": str(ROOT / "var" / "audit-anchors.jsonl"),
+        "anchors": "/srv/night/db.anchors.jsonl",  # one file per database, beside it
         "max_age": 26.0,
         "beat": "audit.anchor_head",
     }
     assert audit_probe(SECRET_KEY="another-dev-secret")["key"] != derived["key"]
+    on_postgres = audit_probe(SECRET_KEY="s", DATABASE_URL="postgres://app@db:5432/chemin_night")
+    assert on_postgres["anchors"] == str(ROOT / "var" / "audit-anchors-chemin_night.jsonl")
     got = audit_probe(
         AUDIT_HMAC_KEY_ID="2027a",
         AUDIT_HMAC_KEY="x" * 64,
