@@ -54,7 +54,7 @@ from bench import multitable_bench as mt  # noqa: E402  (after BENCH_DB_NAME is 
 CACHE_URL = os.environ.get("FLOOD_CACHE_URL", "redis://127.0.0.1:6379/14")
 
 
-def server_env(workdir: Path, *, budget: bool) -> dict[str, str]:
+def server_env(workdir: Path, *, budget: bool, per_second: int | None = None) -> dict[str, str]:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "casino.settings.production",
@@ -70,6 +70,8 @@ def server_env(workdir: Path, *, budget: bool) -> dict[str, str]:
         "LOG_LEVEL": "ERROR",
         "PYTHONUNBUFFERED": "1",
     }
+    if per_second is not None:
+        env["LOGIN_BUDGET_PER_SECOND"] = str(per_second)
     if not budget:
         env.update(LOGIN_BUDGET_PER_USERNAME="0", LOGIN_BUDGET_PER_ADDRESS="0", LOGIN_BUDGET_PER_SECOND="0")
     return env
@@ -187,6 +189,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="recorded seconds per round")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn sync workers (the README's 3)")
     parser.add_argument("--clients", type=int, default=6, help="flooding clients")
+    parser.add_argument(
+        "--per-second", type=int, default=None, help="LOGIN_BUDGET_PER_SECOND (default: the settings')"
+    )
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="login-flood-"))
@@ -198,7 +203,7 @@ def main() -> int:
     results: dict[str, dict[str, Any]] = {}
     print(f"load average before: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for label, budget in (("budget on", True), ("budget off", False)):
-        env = server_env(workdir, budget=budget)
+        env = server_env(workdir, budget=budget, per_second=args.per_second)
         if not collected:  # the production settings serve collected static files (the login page's)
             import subprocess
 

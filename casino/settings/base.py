@@ -215,7 +215,7 @@ TRUSTED_PROXIES = _proxy_networks(env.list("TRUSTED_PROXIES", default=[]))
 # "login_budget" cache (below) before any hash; 0 turns one off.
 LOGIN_BUDGET_PER_USERNAME = env.int("LOGIN_BUDGET_PER_USERNAME", default=10)
 LOGIN_BUDGET_PER_ADDRESS = env.int("LOGIN_BUDGET_PER_ADDRESS", default=30)
-LOGIN_BUDGET_PER_SECOND = env.int("LOGIN_BUDGET_PER_SECOND", default=2)
+LOGIN_BUDGET_PER_SECOND = env.int("LOGIN_BUDGET_PER_SECOND", default=1)
 # Lockout (django-axes, docs/deployment.md "Logins"): LOGIN_FAILURE_LIMIT failures for a username,
 # or from a client address, lock it for LOGIN_LOCKOUT_MINUTES (an administrator can lift it).
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
