@@ -216,6 +216,8 @@ TRUSTED_PROXIES = _proxy_networks(env.list("TRUSTED_PROXIES", default=[]))
 LOGIN_BUDGET_PER_USERNAME = env.int("LOGIN_BUDGET_PER_USERNAME", default=10)
 LOGIN_BUDGET_PER_ADDRESS = env.int("LOGIN_BUDGET_PER_ADDRESS", default=30)
 LOGIN_BUDGET_PER_SECOND = env.int("LOGIN_BUDGET_PER_SECOND", default=1)
+# ... up to this many in a second that follows a calm one (tablets signing in at a shift change)
+LOGIN_BUDGET_BURST = env.int("LOGIN_BUDGET_BURST", default=5)
 # Lockout (django-axes, docs/deployment.md "Logins"): LOGIN_FAILURE_LIMIT failures for a username,
 # or from a client address, lock it for LOGIN_LOCKOUT_MINUTES (an administrator can lift it).
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)

@@ -10,10 +10,12 @@ before anything is checked, by three fixed-window counters, each counted once fo
 - per client **address** (``LOGIN_BUDGET_PER_ADDRESS`` a minute; core.client_ip, so a forged
   X-Forwarded-For from a direct client is not believed);
 - for the **site** (``LOGIN_BUDGET_PER_SECOND``): at most that many hashes a second on every
-  worker and node together, whoever asks. This is what keeps the floor going under a flood from
-  rotating addresses: the hashes the site spends on logins are bounded, the rest are 429s that cost
-  one cache round trip. During such a flood a genuine login may be told to try again in a second;
-  a croupier already signed in is never asked (authenticated requests do not pass here).
+  worker and node together, whoever asks; up to ``LOGIN_BUDGET_BURST`` in a second that follows a
+  calm one (tablets signing in together at a shift change). This is what keeps the floor going
+  under a flood from rotating addresses: the hashes the site spends on logins are bounded, the
+  rest are 429s that cost one cache round trip. During such a flood a genuine login may be told
+  to try again in a second; a croupier already signed in is never asked (authenticated requests
+  do not pass here).
 
 The counters live in the ``login_budget`` cache (settings: Redis when ``CACHE_URL`` names it, as
 production does, so every worker and node counts together; in-process otherwise, which is exact
@@ -94,6 +96,21 @@ def _key(scope: str, value: str, slot: int) -> str:
     return f"login-budget:{scope}:{digest}:{slot}"
 
 
+def _site_limit(per_second: int, slot: int) -> int:
+    """The site's limit for this second: ``LOGIN_BUDGET_BURST`` when the second before was calm
+    (no more attempts than the sustained limit), else the sustained limit. A shift change signing
+    in several tablets at once is let through; under a flood every second is busy, so the site
+    checks ``LOGIN_BUDGET_PER_SECOND`` passwords a second and no more (the burst at most once, in
+    the flood's first second). Every attempt that reaches the site's counter is seen, refused or
+    not: that is how the next second knows the pressure."""
+    _count(_key("site-seen", "", slot), 2)  # this attempt, for the next second's look back
+    try:
+        before = int(_shared_store().get(_key("site-seen", "", slot - 1)) or 0)
+    except Exception:  # as _count: the process's own view of the second before
+        before = int(_fallback.get(_key("site-seen", "", slot - 1)) or 0)
+    return max(per_second, int(settings.LOGIN_BUDGET_BURST)) if before <= per_second else per_second
+
+
 def login_budget_take(*, username: str, ip: str, now: float | None = None) -> LoginBudgetRefusal | None:
     """Take one password check from the budget: None when it may go ahead, else the refusal.
 
@@ -107,6 +124,8 @@ def login_budget_take(*, username: str, ip: str, now: float | None = None) -> Lo
         if limit <= 0 or (scope != "site" and not value):
             continue
         slot = int(now // window)
+        if scope == "site":
+            limit = _site_limit(limit, slot)
         used = _count(_key(scope, value, slot), window)
         if used > limit:
             if used == limit + 1:  # once per counter and window: a flood does not flood the log

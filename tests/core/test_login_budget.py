@@ -46,9 +46,12 @@ def fresh_counters() -> Iterator[None]:
     cache.clear()
 
 
-def budget(username: int = 0, address: int = 0, second: int = 0) -> Any:
+def budget(username: int = 0, address: int = 0, second: int = 0, burst: int = 0) -> Any:
     return override_settings(
-        LOGIN_BUDGET_PER_USERNAME=username, LOGIN_BUDGET_PER_ADDRESS=address, LOGIN_BUDGET_PER_SECOND=second
+        LOGIN_BUDGET_PER_USERNAME=username,
+        LOGIN_BUDGET_PER_ADDRESS=address,
+        LOGIN_BUDGET_PER_SECOND=second,
+        LOGIN_BUDGET_BURST=burst,
     )
 
 
@@ -99,6 +102,18 @@ def test_the_site_has_its_second_whoever_asks() -> None:
     # the next second has its own
     with budget(second=2), mock.patch.object(login_budget, "_clock", return_value=NOW + 1):
         assert login("name-9", ip="192.0.2.9").status_code == 200
+
+
+def test_a_calm_second_lets_a_shift_change_through_a_busy_one_does_not() -> None:
+    with budget(second=1, burst=4):
+        # nothing the second before: four tablets sign in together, the fifth waits a second
+        assert [login(f"tablet-{n}", ip=f"192.0.2.{n}").status_code for n in range(5)] == [200] * 4 + [429]
+    # the next second follows a busy one (five attempts seen, over the sustained one): one only
+    with budget(second=1, burst=4), mock.patch.object(login_budget, "_clock", return_value=NOW + 1):
+        assert [login(f"flood-{n}", ip=f"192.0.2.{n}").status_code for n in range(3)] == [200, 429, 429]
+    # and so on while the flood lasts; two seconds on, calm again, the burst is back
+    with budget(second=1, burst=4), mock.patch.object(login_budget, "_clock", return_value=NOW + 3):
+        assert [login(f"late-{n}", ip=f"192.0.2.{n}").status_code for n in range(4)] == [200] * 4
 
 
 def test_a_name_refused_does_not_eat_the_sites_budget() -> None:
