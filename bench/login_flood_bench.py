@@ -50,26 +50,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import multitable_bench as mt  # noqa: E402  (after BENCH_DB_NAME is set)
+from bench import soak  # noqa: E402
 
 CACHE_URL = os.environ.get("FLOOD_CACHE_URL", "redis://127.0.0.1:6379/14")
 
 
 def server_env(workdir: Path, *, budget: bool, per_second: int | None = None) -> dict[str, str]:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "casino.settings.production",
-        "DATABASE_URL": mt.DATABASE_URL,
-        "CELERY_BROKER_URL": "",
-        "CACHE_URL": CACHE_URL,
-        "SECRET_KEY": "flood-" + uuid.uuid4().hex * 2,
-        "AUDIT_HMAC_KEY": os.environ["AUDIT_HMAC_KEY"],
-        "AUDIT_ANCHOR_FILE": str(workdir / "anchors.jsonl"),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_SSL_REDIRECT": "0",
-        "TRUSTED_PROXIES": "127.0.0.1",
-        "LOG_LEVEL": "ERROR",
-        "PYTHONUNBUFFERED": "1",
-    }
+    """bench/soak.py's production environment, without a broker (tasks in-process: this bench
+    runs no worker) and with the login budget in ``CACHE_URL``."""
+    env = {**soak.server_env(workdir), "CELERY_BROKER_URL": "", "CACHE_URL": CACHE_URL, "LOG_LEVEL": "ERROR"}
     if per_second is not None:
         env["LOGIN_BUDGET_PER_SECOND"] = str(per_second)
     if not budget:

@@ -60,8 +60,8 @@ class TokenView(APIView):
     clients, throttled per client address (scope ``token``, ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``)
     refused before any password check when the login budget ran out (429 ``login_budget``,
     core.services.login_budget) and locked out after repeated failures (django-axes: 429
-    ``locked_out``). Each call mints a new
-    token (the stored hash cannot give the old one back): a client keeps the one it got."""
+    ``locked_out``). Each call mints a new token (the stored hash cannot give the old one back): a
+    client keeps the one it got."""
 
     authentication_classes: list[type] = []
     permission_classes = [AllowAny]

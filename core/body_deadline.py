@@ -40,6 +40,13 @@ TIMEOUT_DETAIL = (
 SHORT_DETAIL = "The request body ended before its Content-Length: nothing was read or changed."
 TOO_LARGE_DETAIL = "The request body is over {limit} bytes: nothing was read or changed."
 
+#: what the wrapper answers for a body it did not hand on: status, code, detail
+REFUSALS = {
+    "timeout": (408, "body_timeout", TIMEOUT_DETAIL),
+    "too_large": (413, "body_too_large", TOO_LARGE_DETAIL),
+    "short": (400, "body_incomplete", SHORT_DETAIL),
+}
+
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
@@ -57,26 +64,27 @@ class BodyDeadline:
         except ValueError:  # the server or Django refuses a malformed length as it always has
             return self.app(environ, start_response)
         if length is not None and length > self.max_bytes:
-            detail = TOO_LARGE_DETAIL.format(limit=self.max_bytes)
-            return _refuse(environ, start_response, 413, "body_too_large", detail)
+            return self._refuse(environ, start_response, "too_large")
         # not a with-block: the body outlives this call, as the request's input (closed with it by
         # the garbage collector; on disk only past SPOOL_BYTES, and deleted then)
         body = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115
         state, received = _read(environ, body, length, time.monotonic() + self.seconds, self.max_bytes)
         if state != "whole":
             body.close()
-            if state == "timeout":
-                detail = TIMEOUT_DETAIL.format(seconds=self.seconds)
-                return _refuse(environ, start_response, 408, "body_timeout", detail)
-            if state == "too_large":
-                detail = TOO_LARGE_DETAIL.format(limit=self.max_bytes)
-                return _refuse(environ, start_response, 413, "body_too_large", detail)
-            return _refuse(environ, start_response, 400, "body_incomplete", SHORT_DETAIL)
+            return self._refuse(environ, start_response, state)
         body.seek(0)
         environ["wsgi.input"] = body
         environ["CONTENT_LENGTH"] = str(received)
         environ.pop("HTTP_TRANSFER_ENCODING", None)  # what Django reads now has a length
         return self.app(environ, start_response)
+
+    def _refuse(
+        self, environ: dict[str, Any], start_response: Callable[..., Any], state: str
+    ) -> Iterable[bytes]:
+        status, code, detail = REFUSALS[state]
+        return _refuse(
+            environ, start_response, status, code, detail.format(seconds=self.seconds, limit=self.max_bytes)
+        )
 
 
 #: gunicorn's errors for a body the client ended or garbled (matched by name: no import of gunicorn)

@@ -41,9 +41,9 @@ logger = logging.getLogger(__name__)
 
 #: the window of each counter, in seconds
 WINDOWS = {"username": 60, "address": 60, "site": 1}
-#: where counting goes on while the shared cache is out of reach (this process only)
 #: the clock the windows are cut from (a name of its own: a test stops it without stopping time.time)
 _clock = time.time
+#: where counting goes on while the shared cache is out of reach (this process only)
 _fallback = LocMemCache("login-budget-fallback", {"OPTIONS": {"MAX_ENTRIES": 100_000}})
 
 
@@ -90,6 +90,14 @@ def _count(key: str, window: int) -> int:
         return _incr(_fallback, key, window)
 
 
+def _peek(key: str) -> int:
+    """A counter's value, read where :func:`_count` would count it (0 when there is none)."""
+    try:
+        return int(_shared_store().get(key) or 0)
+    except Exception:  # as _count: the process's own count
+        return int(_fallback.get(key) or 0)
+
+
 def _key(scope: str, value: str, slot: int) -> str:
     # hashed: a username may hold anything (spaces, control characters) and any length
     digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32]
@@ -101,13 +109,9 @@ def _site_limit(per_second: int, slot: int) -> int:
     (no more attempts than the sustained limit), else the sustained limit. A shift change signing
     in several tablets at once is let through; under a flood every second is busy, so the site
     checks ``LOGIN_BUDGET_PER_SECOND`` passwords a second and no more (the burst at most once, in
-    the flood's first second). Every attempt that reaches the site's counter is seen, refused or
-    not: that is how the next second knows the pressure."""
-    _count(_key("site-seen", "", slot), 2)  # this attempt, for the next second's look back
-    try:
-        before = int(_shared_store().get(_key("site-seen", "", slot - 1)) or 0)
-    except Exception:  # as _count: the process's own view of the second before
-        before = int(_fallback.get(_key("site-seen", "", slot - 1)) or 0)
+    the flood's first second). The site's counter counts every attempt that reaches it, refused or
+    not (and lives two seconds): the second before's is that second's pressure."""
+    before = _peek(_key("site", "", slot - 1))
     return max(per_second, int(settings.LOGIN_BUDGET_BURST)) if before <= per_second else per_second
 
 

@@ -60,7 +60,8 @@ class DefaultServer:
         assert errors == [], "\n".join(errors[:20])
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (for a server a test starts)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -85,7 +86,7 @@ def default_server(folder: Path) -> Iterator[DefaultServer]:
     stops the server (its whole process group) afterwards."""
     database = folder / "db.sqlite3"
     env = _environment(database)
-    port = _free_port()
+    port = free_port()
     log = folder / "make-run.log"
     with log.open("w") as out:
         server = subprocess.Popen(

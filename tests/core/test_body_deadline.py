@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from core.body_deadline import BodyDeadline
+from tests.browser.default_server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,16 +155,10 @@ def test_a_chunked_body_is_read_whole_and_given_a_length() -> None:
 
 
 # ------------------------------------------------------------------------------ a real gunicorn
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def gunicorn(tmp_path: Path) -> Iterator[int]:
     """``gunicorn casino.wsgi:application`` with ONE sync worker and a 1.5 s body deadline."""
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "casino.settings.test",
