@@ -73,6 +73,7 @@ def main() -> None:
         actor=None, username="bench-croupier", password="bench-password-123", roles=["croupier"]
     )
     casino = services.casino_create(actor=None, name="Bench casino")
+    services.casino_staff_grant(actor=None, user=croupier, casino=casino)
     rng = random.Random(12)
     print(f"older games through the services on PostgreSQL ({DB_NAME}): {args.coups} coups per game")
     for game, house in HOUSES.items():

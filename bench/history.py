@@ -24,6 +24,7 @@ def import_table(*, profile: str) -> tuple[Any, Any]:
         actor=None, username="bench-croupier", password="bench-password-123", roles=["croupier"]
     )
     casino = services.casino_create(actor=None, name="Bench casino", levy_mode="percentage", levy_rate_bp=500)
+    services.casino_staff_grant(actor=None, user=croupier, casino=casino)
     slug = "casino" if profile == "all" else profile
     table = services.table_create(
         actor=None, casino=casino, name="Bench 1", profile=RuleProfile.objects.get(slug=slug)

@@ -109,7 +109,11 @@ def setup(count: int, casinos: int = 1) -> list[TableRig]:
     for t in range(1, count + 1):
         casino = houses[(t - 1) % casinos]
         croupier = services.staff_member_create(
-            actor=None, username=f"bench-croupier-{t}", password="bench-password-123", roles=["croupier"]
+            actor=None,
+            username=f"bench-croupier-{t}",
+            password="bench-password-123",
+            roles=["croupier"],
+            casinos=[casino],
         )
         table = services.table_create(actor=None, casino=casino, name=f"Bench {t}", profile=profile)
         services.croupier_assignment_create(

@@ -51,6 +51,7 @@ def build_floor(tables: int) -> tuple[Any, list[dict[str, int]]]:
         actor=None, username="bench-croupier", password="bench-password-123", roles=["croupier"]
     )
     casino = services.casino_create(actor=None, name="Bench casino", levy_mode="percentage", levy_rate_bp=500)
+    services.casino_staff_grant(actor=None, user=croupier, casino=casino)
     casino.time_zone = "Europe/Paris"
     casino.save(update_fields=["time_zone"])
     profile = RuleProfile.objects.get(slug="casino")

@@ -77,7 +77,7 @@ def main() -> None:
     from reports.kinds import ReportRequest, report_write
     from tables import services
     from tables.gaming_day import casino_calendar
-    from tables.models import Coup
+    from tables.models import Casino, Coup
     from tables.services.rollups import rollups_refresh
 
     call_command("migrate", verbosity=0)
@@ -118,7 +118,11 @@ def main() -> None:
         return run
 
     boss = services.staff_member_create(
-        actor=None, username="bench-pitboss", password="bench-password-123", roles=["pit_boss"]
+        actor=None,
+        username="bench-pitboss",
+        password="bench-password-123",
+        roles=["pit_boss"],
+        casinos=list(Casino.objects.all()),
     )
     client = Client()
     client.force_login(boss)

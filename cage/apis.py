@@ -15,7 +15,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from cage import selectors, services
-from cage.permissions import check_can_operate_cage, check_can_read_balance, check_can_read_chips
+from cage.permissions import (
+    check_can_operate_cage,
+    check_can_read_balance,
+    check_can_read_chips,
+    check_can_read_player,
+)
 from ledger.models import Entry
 from tables.api.idempotency import idempotency_key, idempotent
 from tables.api.inputs import MAX_ID, StrictSerializer, WholeNumberField, chips
@@ -180,7 +185,9 @@ class CagePlayersView(ApiView):
         check_can_read_chips(request.user)
         query = PlayersQuery(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        casino = get_object_or_404(selectors.cage_casinos(), pk=query.validated_data["casino"])
+        casino = get_object_or_404(
+            selectors.cage_casinos(user=request.user), pk=query.validated_data["casino"]
+        )
         players = selectors.cage_players(casino=casino, search=query.validated_data["search"])
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(players, request, view=self) or []
@@ -206,6 +213,7 @@ class PlayerHistoryView(ApiView):
     def get(self, request: Request, player_id: int) -> Response:
         check_can_read_chips(request.user)
         player = get_object_or_404(Player, pk=player_id)
+        check_can_read_player(request.user, player)
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(selectors.player_history(player=player), request, view=self)
         return paginator.get_paginated_response([history_entry_data(e) for e in page or []])

@@ -5,7 +5,9 @@ by its views (to hide what a user may not do).
   cash-outs, register players and read every player's chips and history;
 - a pit boss and an accountant read every player's chips and history, and post nothing;
 - a croupier reads the chips of the players at a table he is on shift at (seated or standing);
-- anybody else sees nothing.
+- anybody else sees nothing;
+- each only at the casinos he works for (tables.permissions.casino_scope): another casino's
+  player is not found (404), a buy-in there refused (403).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from tables.models import CroupierAssignment, Player, Seat, Spectator
-from tables.permissions import reads_everything
+from tables.permissions import check_reads_casino, check_works_for, reads_everything
 from tables.perms import OPERATE_CAGE
 from tables.roles import Role
 
@@ -38,9 +40,12 @@ def can_operate_cage(user: Any) -> bool:
     return _in_group(user, Role.CASHIER) and user.has_perm(OPERATE_CAGE)
 
 
-def check_can_operate_cage(user: Any) -> None:
+def check_can_operate_cage(user: Any, casino_id: int | None = None) -> None:
+    """403 unless ``user`` operates the cage (of casino ``casino_id``, when given: he works there)."""
     if not can_operate_cage(user):
         raise PermissionDenied("Only the cage may sell chips or cash them in.")
+    if casino_id is not None:
+        check_works_for(user, casino_id)
 
 
 def can_read_chips(user: Any) -> bool:
@@ -70,6 +75,14 @@ def croupier_sees_player(user: Any, player: Player) -> bool:
     return Seat.objects.filter(**here).exists() or Spectator.objects.filter(**here).exists()
 
 
+def check_can_read_player(user: Any, player: Player) -> None:
+    """403 if ``user`` may not read chips at all; 404 for a player of a casino he does not read."""
+    check_can_read_chips(user)
+    check_reads_casino(user, player.casino_id)
+
+
 def check_can_read_balance(user: Any, player: Player) -> None:
+    if can_read_chips(user) or _in_group(user, Role.CROUPIER):
+        check_reads_casino(user, player.casino_id)  # another casino's player: 404
     if not (can_read_chips(user) or croupier_sees_player(user, player)):
         raise PermissionDenied("You may not see this player's chips.")

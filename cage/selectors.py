@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db.models import F, Q, QuerySet, Sum, Window
 
 from ledger.models import Account, Entry
 from tables.models import Casino, Player
+from tables.permissions import casino_scope
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -52,8 +53,9 @@ class PlayerChips:
         return max(-self.balance, 0)
 
 
-def cage_casinos() -> QuerySet[Casino]:
-    return Casino.objects.order_by("name", "pk")
+def cage_casinos(*, user: Any) -> QuerySet[Casino]:
+    """The casinos whose cage ``user`` reads (tables.permissions.casino_scope)."""
+    return casino_scope(user).filter(Casino.objects.order_by("name", "pk"), "pk")
 
 
 def cage_players(*, casino: Casino, search: str = "") -> QuerySet[Player]:

@@ -82,7 +82,7 @@ def _cage_post(
     *, kind: str, actor: Actor, casino: Casino, player: Player, amount: Any, key: str
 ) -> CageReceipt:
     if actor is not None:  # None is the system itself (the demo data), as in tables.services
-        check_can_operate_cage(actor)
+        check_can_operate_cage(actor, casino.pk)
     _amount_check(amount, kind)
     key = idempotency_key_check(key)
     if player.casino_id != casino.pk:
@@ -125,7 +125,7 @@ def cage_move_check(*, actor: Actor, casino: Casino, player: Player, kind: str, 
     for a cash-out, the chips he holds now. The posting checks all of it again, under its locks:
     chips may move between the question and the confirmation."""
     if actor is not None:
-        check_can_operate_cage(actor)
+        check_can_operate_cage(actor, casino.pk)
     _amount_check(amount, kind)
     if player.casino_id != casino.pk:
         raise ValidationError({"player": f"{player} is not a player of {casino}."})
@@ -140,7 +140,7 @@ def cage_player_register(
     *, actor: AbstractBaseUser | AnonymousUser, casino: Casino, display_name: str, membership_number: str = ""
 ) -> Player:
     """A new player of the casino, registered at the cage (audited by tables.services)."""
-    check_can_operate_cage(actor)  # so an authenticated user from here on
+    check_can_operate_cage(actor, casino.pk)  # so an authenticated user from here on
     return player_create(
         actor=cast(Staff, actor),
         casino=casino,

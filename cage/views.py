@@ -32,6 +32,7 @@ from cage.permissions import can_operate_cage, can_read_chips
 from core.errors import error_answer, validation_messages
 from core.numbers import chips
 from tables.models import Casino, Player
+from tables.permissions import check_reads_casino
 
 PLAYERS_PER_PAGE = 50
 HISTORY_PER_PAGE = 25
@@ -88,7 +89,7 @@ def _page_context(
     rows = rows or {}
     return {
         "casino": casino,
-        "casinos": selectors.cage_casinos(),
+        "casinos": selectors.cage_casinos(user=request.user),
         "page": page,
         "rows": [rows.get(p.pk) or _row(p, balance=shown[p.pk]) for p in page.object_list],
         "search": search,
@@ -110,7 +111,7 @@ def index(request: HttpRequest) -> HttpResponse:
     """The cage: straight to the casino when there is only one."""
     if not can_read_chips(request.user):
         return _forbidden(request)
-    casinos = list(selectors.cage_casinos())
+    casinos = list(selectors.cage_casinos(user=request.user))
     if len(casinos) == 1:
         return redirect("cage:players", casino_id=casinos[0].pk)
     return render(request, "cage/casinos.html", {"casinos": casinos})
@@ -121,7 +122,9 @@ def index(request: HttpRequest) -> HttpResponse:
 def players(request: HttpRequest, casino_id: int) -> HttpResponse:
     if not can_read_chips(request.user):
         return _forbidden(request)
-    return render(request, "cage/players.html", _page_context(request, _casino(casino_id)))
+    casino = _casino(casino_id)
+    check_reads_casino(request.user, casino.pk)
+    return render(request, "cage/players.html", _page_context(request, casino))
 
 
 @login_required
@@ -131,6 +134,7 @@ def player_row(request: HttpRequest, casino_id: int, player_id: int) -> HttpResp
     if not can_read_chips(request.user):
         return _forbidden(request)
     player = get_object_or_404(Player, pk=player_id, casino_id=casino_id)
+    check_reads_casino(request.user, player.casino_id)
     if not _htmx(request):
         return redirect("cage:players", casino_id=casino_id)
     return render(request, "cage/_player_row.html", _row_context(request, player.casino, _row(player)))
@@ -143,6 +147,7 @@ def history(request: HttpRequest, player_id: int) -> HttpResponse:
     if not can_read_chips(request.user):
         return _forbidden(request)
     player = get_object_or_404(Player.objects.filter(house=False).select_related("casino"), pk=player_id)
+    check_reads_casino(request.user, player.casino_id)
     page = Paginator(selectors.player_history(player=player), HISTORY_PER_PAGE).get_page(
         request.GET.get("page")
     )

@@ -27,12 +27,21 @@ class AssignmentSerializer(serializers.Serializer):
     shift_end = serializers.DateTimeField()
 
 
+class CasinoSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
 class MeSerializer(serializers.Serializer):
     username = serializers.CharField()
     full_name = serializers.CharField()
     roles = serializers.ListField(child=serializers.CharField())
     is_superuser = serializers.BooleanField()
     current_assignments = AssignmentSerializer(many=True)
+    casinos = CasinoSerializer(many=True, help_text="the casinos he works for")
+    group_wide = serializers.BooleanField(
+        help_text="reads every casino: the group auditor, a superuser, or one who works for each there is"
+    )
 
 
 class MeView(APIView):

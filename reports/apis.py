@@ -26,6 +26,7 @@ from tables.api.idempotency import idempotent
 from tables.api.inputs import MAX_ID, StrictSerializer, WholeNumberField
 from tables.api.outputs import ErrorOut
 from tables.api.views.base import ApiView, valid
+from tables.permissions import casino_scope
 
 
 # ------------------------------------------------------------------------------------ shapes
@@ -102,8 +103,8 @@ def _check(request: Request) -> None:
         raise PermissionDenied("Only a pit boss or an accountant may use reports.")
 
 
-def _run(run_id: int) -> ReportRun:
-    run = report_run_get(run_id)
+def _run(request: Request, run_id: int) -> ReportRun:
+    run = report_run_get(run_id, casinos=casino_scope(request.user).casino_ids)
     if run is None:
         raise Http404("No such report run.")
     return run
@@ -139,7 +140,12 @@ class ReportRunsView(ApiView):
     def get(self, request: Request) -> Response:
         _check(request)
         paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(report_runs(), request, view=self) or []
+        page = (
+            paginator.paginate_queryset(
+                report_runs(casinos=casino_scope(request.user).casino_ids), request, view=self
+            )
+            or []
+        )
         return paginator.get_paginated_response([run_data(r) for r in page])
 
 
@@ -151,7 +157,7 @@ class ReportRunView(ApiView):
     )
     def get(self, request: Request, run_id: int) -> Response:
         _check(request)
-        return Response(run_data(_run(run_id)))
+        return Response(run_data(_run(request, run_id)))
 
 
 class ReportRunFileView(ApiView):
@@ -168,6 +174,6 @@ class ReportRunFileView(ApiView):
     )
     def get(self, request: Request, run_id: int) -> HttpResponseBase:
         _check(request)
-        run = _run(run_id)
+        run = _run(request, run_id)
         report_run_download(actor=request_staff(request), run=run)
         return run_file_response(run)

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from reports.kinds import KINDS, ReportRequest
 from reports.schedules import MONTH_TO_DATE, TODAY, YEAR_TO_DATE, YESTERDAY, preset_period
-from review.forms import PeriodForm
+from review.forms import CasinoChoices, PeriodForm
 from tables.gaming_day import casino_calendar
 from tables.models import Casino, Table
 
@@ -38,7 +38,19 @@ def _formats() -> list[tuple[str, str]]:
     return [(fmt, fmt.upper()) for fmt in seen]
 
 
-class ReportRunForm(forms.Form):
+class ReportRunForm(CasinoChoices, forms.Form):
+    """``casinos``: the reader's (None: every casino); ``every_casino`` False: he does not read
+    every casino, chooses one of his and is not offered "All casinos" (reports.services refuses it)."""
+
+    scoped_fields = {"casino": "pk", "table": "casino"}
+
+    def __init__(
+        self, *args: Any, casinos: frozenset[int] | None = None, every_casino: bool = True, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, casinos=casinos, **kwargs)
+        if not every_casino:
+            self.fields["casino"].empty_label = None  # type: ignore[attr-defined]  # a ModelChoiceField
+
     kind = forms.ChoiceField(label=_("Report"), choices=_kinds)
     preset = forms.ChoiceField(label=_("Period"), choices=PRESET_CHOICES, initial=TODAY)
     start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
@@ -106,6 +118,7 @@ class ExportRunForm(PeriodForm):
     audit trail's download ignored it, and so does its run)."""
 
     casino = forms.ModelChoiceField(label=_("Casino"), queryset=Casino.objects.all(), required=False)
+    scoped_fields = {"table": "casino", "casino": "pk"}
 
     def __init__(self, *args: Any, export: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

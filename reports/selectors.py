@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from reports.models import ReportRun
 
 
-def report_runs() -> QuerySet[ReportRun]:
-    """Every run, newest first (pit bosses and accountants share one history)."""
-    return ReportRun.objects.select_related("casino", "table").order_by("-requested_at", "-id")
+def report_runs(*, casinos: frozenset[int] | None = None) -> QuerySet[ReportRun]:
+    """Every run of ``casinos`` (the reader's, ``CasinoScope.casino_ids``; None: every run), newest
+    first: the pit bosses and accountants of a casino share one history. A run of every casino is
+    only for those who read every casino."""
+    runs = ReportRun.objects.select_related("casino", "table").order_by("-requested_at", "-id")
+    if casinos is None:
+        return runs
+    return runs.filter(Q(casino_id__in=casinos) | Q(casino__isnull=True, table__casino_id__in=casinos))
 
 
-def report_run_get(run_id: int) -> ReportRun | None:
-    return report_runs().filter(pk=run_id).first()
+def report_run_get(run_id: int, *, casinos: frozenset[int] | None = None) -> ReportRun | None:
+    """The run, if it is one of ``casinos`` (another casino's does not exist for the reader)."""
+    return report_runs(casinos=casinos).filter(pk=run_id).first()

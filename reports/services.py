@@ -27,8 +27,9 @@ from reports.kinds import KINDS, Progress, ReportRequest, ReportRequestError, re
 from reports.models import ACTIVE, ReportRun
 from reports.storage import reports_storage, storage_create, storage_move, temp_name, temp_names
 from tables.models import Casino, Table
-from tables.permissions import reads_everything
+from tables.permissions import casino_scope, reads_everything
 from tables.perms import EXPORT_COUPS
+from tables.wording import OTHER_CASINO_REFUSAL
 
 
 def can_export(user: Any) -> bool:
@@ -164,7 +165,27 @@ def report_run_request(*, actor: Any, request: ReportRequest) -> ReportRun:
     queued or running (idempotent). Written by a Celery worker once this commits."""
     if not can_export(actor):
         raise PermissionDenied(_("Only a pit boss or an accountant may ask for reports."))
+    _request_check(request)  # what no run could produce is said first (400), then whose it is
+    _casino_check(actor, request)
     return _run_create(actor=actor, label=actor.get_username(), request=request, enqueue=True)
+
+
+def _casino_check(actor: Any, request: ReportRequest) -> None:
+    """A report is of a casino the actor reads (403 for another's), and one casino unless he reads
+    every casino (the group auditor, a superuser, or one who works for each casino there is): a
+    report of every casino would show him the others'."""
+    scope = casino_scope(actor)
+    if scope.group_wide:
+        return
+    casino_id = request.casino_id
+    if casino_id is None and request.table_id is not None:
+        casino_id = Table.objects.filter(pk=request.table_id).values_list("casino_id", flat=True).first()
+    if casino_id is None:
+        raise ValidationError(
+            {"casino": _("Choose the casino: a report of every casino is the group auditor's.")}
+        )
+    if not scope.reads(casino_id):
+        raise PermissionDenied(_(OTHER_CASINO_REFUSAL))
 
 
 @transaction.atomic

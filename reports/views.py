@@ -30,15 +30,24 @@ from reports.selectors import report_run_get, report_runs
 from reports.services import can_export, report_run_download, report_run_request
 from reports.storage import reports_storage
 from review.pages import allow_page, nav_context
+from tables.permissions import casino_scope, reads_every_casino
 
 #: runs a page of the history shows
 RUNS_PER_PAGE = 20
 
 
+def _casinos(request: HttpRequest) -> frozenset[int] | None:
+    """The casinos whose reports the reader sees (None: every casino)."""
+    return casino_scope(request.user).casino_ids
+
+
 def _page_context(request: HttpRequest, run_form: forms.Form | None = None) -> dict[str, Any]:
     return {
-        "run_form": run_form or ReportRunForm(),
-        "runs": Paginator(report_runs(), RUNS_PER_PAGE).get_page(request.GET.get("page")),
+        "run_form": run_form
+        or ReportRunForm(casinos=_casinos(request), every_casino=reads_every_casino(request.user)),
+        "runs": Paginator(report_runs(casinos=_casinos(request)), RUNS_PER_PAGE).get_page(
+            request.GET.get("page")
+        ),
         "active": "exports",
         **nav_context(request),
     }
@@ -58,6 +67,7 @@ def report_run_create(request: HttpRequest) -> HttpResponse:
     """ "Generate": the run asked for (or the identical one being written); htmx gets the history
     panel with it on top, a plain post is redirected to the page."""
     allow_page(can_export(request.user))
+    # the posted casino is judged by the service (another casino's: 403), not hidden by the form
     form = ReportRunForm(request.POST)
     _request_run(request, form)
     if form.is_valid() and not getattr(request, "htmx", False):
@@ -85,7 +95,7 @@ def _request_run(request: HttpRequest, form: ReportRunForm | ExportRunForm) -> N
 def report_run_row(request: HttpRequest, run_id: int) -> HttpResponse:
     """One run's row of the history: what htmx polls while the run is queued or running."""
     allow_page(can_export(request.user))
-    run = report_run_get(run_id)
+    run = report_run_get(run_id, casinos=_casinos(request))
     if run is None:
         raise Http404("No such report run.")
     return render(request, "review/_report_run_row.html", {"run": run})
@@ -96,7 +106,7 @@ def report_run_row(request: HttpRequest, run_id: int) -> HttpResponse:
 def report_run_file(request: HttpRequest, run_id: int) -> HttpResponseBase:
     """A finished run's file, as often as asked (each download audited); 409 before it finished."""
     allow_page(can_export(request.user))
-    run = report_run_get(run_id)
+    run = report_run_get(run_id, casinos=_casinos(request))
     if run is None:
         raise Http404("No such report run.")
     try:

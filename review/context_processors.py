@@ -8,6 +8,7 @@ from django.http import HttpRequest
 
 from review.selectors.alerts import open_alert_count
 from review.services import can_handle_alerts
+from tables.permissions import casino_scope
 
 
 def alerts(request: HttpRequest) -> dict[str, Any]:
@@ -18,6 +19,6 @@ def alerts(request: HttpRequest) -> dict[str, Any]:
         return {}
     cached = getattr(request, "_nav_alert_count", None)
     if cached is None:
-        cached = open_alert_count()
+        cached = open_alert_count(casinos=casino_scope(user).casino_ids)
         request._nav_alert_count = cached  # type: ignore[attr-defined]
     return {"nav_alert_count": cached}

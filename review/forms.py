@@ -6,12 +6,14 @@ import datetime as dt
 from typing import Any
 
 from django import forms
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from review.models import AlertKind
 from review.period import Period
 from tables.models import Casino, Table
+from tables.permissions import in_casinos
 
 #: the dashboard's default period: the last seven days, today included
 DEFAULT_DAYS = 7
@@ -19,7 +21,31 @@ DEFAULT_DAYS = 7
 MAX_DAYS = 367
 
 
-class PeriodForm(forms.Form):
+class CasinoChoices:
+    """A form whose choices of casinos and tables are those of the reader's casinos: ``casinos``
+    (``CasinoScope.casino_ids``; None: every casino) narrows each field of ``scoped_fields``
+    (field name → the path from its choices to their casino). Another casino's table or casino
+    is then not a valid choice, as it is not shown."""
+
+    scoped_fields: dict[str, str] = {}
+
+    def __init__(self, *args: Any, casinos: frozenset[int] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # the form's, next in the MRO
+        for name, path in self.scoped_fields.items():
+            field = self.fields[name]  # type: ignore[attr-defined]  # the form's
+            assert isinstance(field, forms.ModelChoiceField) and field.queryset is not None
+            field.queryset = in_casinos(field.queryset, casinos, path)
+
+    def scoped_choices(self, name: str) -> QuerySet[Any]:
+        """The choices field ``name`` offers, once narrowed to the reader's casinos."""
+        field = self.fields[name]  # type: ignore[attr-defined]  # the form's
+        assert isinstance(field, forms.ModelChoiceField) and field.queryset is not None
+        return field.queryset
+
+
+class PeriodForm(CasinoChoices, forms.Form):
+    scoped_fields = {"table": "casino"}
+
     start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
     end = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
     table = forms.ModelChoiceField(
@@ -75,7 +101,9 @@ class AcknowledgeForm(forms.Form):
     )
 
 
-class AlertFilterForm(forms.Form):
+class AlertFilterForm(CasinoChoices, forms.Form):
+    scoped_fields = {"casino": "pk"}
+
     kind = forms.ChoiceField(
         label=_("Kind"), required=False, choices=[("", _("All kinds")), *AlertKind.choices]
     )
@@ -87,7 +115,9 @@ class AlertFilterForm(forms.Form):
     )
 
 
-class ChartsForm(forms.Form):
+class ChartsForm(CasinoChoices, forms.Form):
+    scoped_fields = {"casino": "pk"}
+
     casino = forms.ModelChoiceField(
         label=_("Casino"), queryset=Casino.objects.order_by("name", "pk"), required=False, empty_label=None
     )

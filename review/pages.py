@@ -12,6 +12,7 @@ from django.http import HttpRequest
 from reports.services import can_export
 from review.selectors.queue import review_queue_count
 from review.services import can_handle_alerts, can_lift_lockouts, can_review_corrections, can_see_dashboard
+from tables.permissions import casino_scope
 
 
 def allow_page(allowed: bool) -> None:
@@ -28,5 +29,7 @@ def nav_context(request: HttpRequest) -> dict[str, Any]:
         "nav_alerts": can_handle_alerts(user),
         "nav_charts": can_see_dashboard(user),
         "nav_lockouts": can_lift_lockouts(user),
-        "nav_queue_count": review_queue_count() if can_review_corrections(user) else 0,
+        "nav_queue_count": (
+            review_queue_count(casinos=casino_scope(user).casino_ids) if can_review_corrections(user) else 0
+        ),
     }

@@ -21,7 +21,7 @@ from core.errors import Conflict
 from core.services.logins import login_lockout_reset
 from review.models import Alert, AlertScan
 from review.selectors.alerts import alert_candidates
-from tables.permissions import can_approve, reads_everything
+from tables.permissions import can_approve, check_works_for, reads_everything
 from tables.perms import LIFT_LOCKOUT
 
 #: the dashboard's poll runs the scan itself when the last one is older than this (beat runs it
@@ -117,6 +117,8 @@ def alert_acknowledge(*, actor: Any, alert: Alert, note: str, now: dt.datetime) 
     """A pit boss saw the alert and says what was done (the note is required). Audited."""
     if not can_handle_alerts(actor):
         raise PermissionDenied("Only a pit boss acknowledges alerts.")
+    if alert.casino_id is not None:  # the group's own (a global chain's break): any pit boss
+        check_works_for(actor, alert.casino_id)
     note = note.strip()
     if not note:
         raise ValidationError("Say what was done about the alert.")

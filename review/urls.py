@@ -14,6 +14,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("coups/<int:pk>/approve/", views.coup_approve, name="coup_approve"),
     path("coups/<int:pk>/reject/", views.coup_reject, name="coup_reject"),
     path("coups/<int:pk>/void/", views.coup_void, name="coup_void"),
+    # a void above the casino's limit, decided by a second pit boss (either game)
+    path("voids/<int:pk>/approve/", views.void_request_approve_view, name="void_approve"),
+    path("voids/<int:pk>/refuse/", views.void_request_refuse_view, name="void_refuse"),
     path("audit/verify/", views.audit_verify, name="audit_verify"),
 ]
 urlpatterns += [

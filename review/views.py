@@ -63,11 +63,28 @@ from review.services import (
     lockout_lift,
 )
 from tables import services
-from tables.models import Casino, Coup, GameCoup, Player, Table
-from tables.permissions import can_approve, recorded_a_step_of
+from tables.models import Coup, GameCoup, Player, Table, VoidRequest
+from tables.permissions import (
+    can_approve,
+    casino_scope,
+    check_reads_casino,
+    check_works_for,
+    in_casinos,
+    recorded_a_step_of,
+)
+from tables.selectors import void_request_waiting, void_requests_pending
 from tables.services.game_coups import game_coup_void
 from tables.services.rollups import rollups_refresh_unless_running
-from tables.wording import RECORDER_VOID_REFUSAL, VOID_DONE, say
+from tables.wording import RECORDER_VOID_REFUSAL, VOID_ASKER_REFUSAL, VOID_DONE, say, void_request_detail
+
+#: the voids waiting for a second pit boss shown above the queue (a few at most, in practice)
+VOIDS_SHOWN = 50
+
+
+def _casinos(request: AuthenticatedHttpRequest) -> frozenset[int] | None:
+    """The casinos the reader sees (None: every casino): what every page's selectors are narrowed to."""
+    return casino_scope(request.user).casino_ids
+
 
 #: the refusals a decision answers with its page (by their status in core.errors.error_answer, as the
 #: croupier's screens and the API do; base.html's htmx-config swaps 400, 403 and 409 answers in)
@@ -85,34 +102,58 @@ def _said(messages: tuple[str, ...]) -> str:
 @require_GET
 def queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_review_corrections(request.user))
-    page = Paginator(review_queue(), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    waiting = review_queue(casinos=_casinos(request))
+    page = Paginator(waiting, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = queue_rows(page.object_list, user=request.user)
-    context = {"page": page, "rows": rows, "active": "queue", **nav_context(request)}
+    voids = list(void_requests_pending(casinos=_casinos(request))[:VOIDS_SHOWN])
+    context = {"page": page, "rows": rows, "voids": voids, "active": "queue", **nav_context(request)}
     return render(request, "review/queue.html", context)
 
 
 def _void_context(user: Any, coup: Coup | GameCoup) -> dict[str, Any]:
     """Whether the page offers the pit boss "Void this coup…": never to one who recorded a step of
-    it (separation of duties, issue 20), who is told who voids it instead."""
-    if not can_approve(user):
-        return {"can_void": False, "void_by_another": ""}
+    it (separation of duties, issue 20), who is told who voids it instead. A void waiting for a
+    second pit boss is shown instead of the offer, with Approve and Refuse for a pit boss who
+    neither asked for it nor recorded a step (the others are told why not)."""
+    casino_id = coup.table.casino_id if isinstance(coup, GameCoup) else coup.shoe.table.casino_id
+    waiting = void_request_waiting(coup)
+    context: dict[str, Any] = {
+        "void_request": waiting,
+        "void_request_detail": say(void_request_detail(waiting), _) if waiting else "",
+        "can_decide_void": False,
+        "void_decide_refusal": "",
+    }
+    if not can_approve(user, casino_id):
+        return {**context, "can_void": False, "void_by_another": ""}
     recorded = recorded_a_step_of(user, coup)
-    return {"can_void": not recorded, "void_by_another": RECORDER_VOID_REFUSAL if recorded else ""}
+    if waiting is not None:
+        refusal = VOID_ASKER_REFUSAL if waiting.requested_by_id == user.pk else ""
+        refusal = refusal or (RECORDER_VOID_REFUSAL if recorded else "")
+        return {**context, "can_void": False, "void_by_another": "", "can_decide_void": not refusal,
+                "void_decide_refusal": refusal}  # fmt: skip
+    return {**context, "can_void": not recorded, "void_by_another": RECORDER_VOID_REFUSAL if recorded else ""}
+
+
+def _coup_page(
+    request: AuthenticatedHttpRequest, coup: Coup, *, error: str = "", status: int = 200
+) -> HttpResponse:
+    context = {
+        "review": coup_review(coup=coup, user=request.user),
+        "reject_form": RejectForm(),
+        "error": error,
+        **_void_context(request.user, coup),
+        **nav_context(request),
+    }
+    return render(request, "review/coup.html", context, status=status)
 
 
 @login_required
 @require_GET
 def coup_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     allow_page(can_review_corrections(request.user))
-    coup = get_object_or_404(Coup, pk=pk)
-    review = coup_review(coup=coup, user=request.user)
-    context = {
-        "review": review,
-        "reject_form": RejectForm(),
-        **_void_context(request.user, coup),
-        **nav_context(request),
-    }
-    return render(request, "review/coup.html", context)
+    coup = get_object_or_404(Coup.objects.select_related("shoe__table"), pk=pk)
+    check_reads_casino(request.user, coup.shoe.table.casino_id)
+    return _coup_page(request, coup)
 
 
 def _decide(
@@ -125,19 +166,23 @@ def _decide(
 ) -> HttpResponse:
     """Run one decision (approve/reject) and answer htmx or the plain form post."""
     allow_page(can_review_corrections(request.user))
-    coup = get_object_or_404(Coup, pk=pk)
+    coup = get_object_or_404(Coup.objects.select_related("shoe__table"), pk=pk)
+    # another casino's coup: refused (403) before its page could be shown with the refusal
+    check_works_for(request.user, coup.shoe.table.casino_id)
     as_row = request.POST.get("return") == "row"
     error, status = "", 200
     try:
         if form is not None and not form.is_valid():
             raise ValidationError(list(form.errors["reason"]))
-        decide(coup)
+        result = decide(coup)
+        if isinstance(result, VoidRequest):  # above the casino's limit: a second pit boss decides
+            done = say(void_request_detail(result), _)
     except REFUSALS as exc:
         answer = error_answer(exc)
         assert answer is not None, exc
         error, status = _said(answer.messages), answer.status
     if request.htmx:
-        waiting = review_queue_count()  # the navigation's counter, swapped out of band
+        waiting = review_queue_count(casinos=_casinos(request))  # the navigation's counter, out of band
         if as_row:
             row = queue_row_after_decision(coup=coup, user=request.user)
             context = {"row": row, "error": error, "oob_queue_count": waiting}
@@ -207,7 +252,8 @@ def coup_void(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
 def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_see_dashboard(request.user))
     week = Period.last_days()
-    form = PeriodForm(request.GET or None, initial={"start": week.start, "end": week.end})
+    casinos = _casinos(request)
+    form = PeriodForm(request.GET or None, initial={"start": week.start, "end": week.end}, casinos=casinos)
     if form.is_bound and form.is_valid():
         period, table = form.period, form.selected_table
     else:
@@ -218,6 +264,7 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         data = dashboard(
             period=period,
             table=table,
+            casinos=casinos,
             flagged_page=request.GET.get("flagged_page", 1),
             alarms_page=request.GET.get("alarms_page", 1),
         )
@@ -234,7 +281,7 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         ),
         "active": "dashboard",
         "can_verify": can_verify_audit(request.user),
-        "game_tables": list(game_tables()),
+        "game_tables": list(in_casinos(game_tables(), casinos, "casino")),
         **nav_context(request),
     }
     return render(request, "review/dashboard.html", context)
@@ -264,7 +311,10 @@ def dashboard_live(request: AuthenticatedHttpRequest) -> HttpResponse:
         alerts_raise_if_stale(now=now)
     table_id = request.GET.get("table", "")
     table = Table.objects.filter(pk=int(table_id)).first() if table_id.isdigit() else None
-    live = live_pit(tables=open_tables(table=table), now=now)
+    casinos = _casinos(request)
+    if table is not None:
+        check_reads_casino(request.user, table.casino_id)
+    live = live_pit(tables=open_tables(table=table, casinos=casinos), now=now)
     context = {
         "live": live,
         "nav_queue": can_review_corrections(request.user),
@@ -282,11 +332,12 @@ def game_coups_page(request: AuthenticatedHttpRequest, table_id: int) -> HttpRes
     chemin de fer table has none (its coups are the dashboard's and the queue's)."""
     allow_page(can_see_dashboard(request.user))
     table = get_object_or_404(Table.objects.select_related("casino"), pk=table_id)
+    check_reads_casino(request.user, table.casino_id)
     page = Paginator(table_game_coups(table), GAME_COUPS_PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         "table": table,
         "page": page,
-        "game_tables": game_tables(),
+        "game_tables": in_casinos(game_tables(), _casinos(request), "casino"),
         "active": "dashboard",
         **nav_context(request),
     }
@@ -312,6 +363,7 @@ def _game_coup_page(
 def game_coup_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     allow_page(can_see_dashboard(request.user))
     coup = get_object_or_404(GameCoup.objects.select_related("table", "banker", "created_by"), pk=pk)
+    check_reads_casino(request.user, coup.table.casino_id)
     return _game_coup_page(request, coup)
 
 
@@ -321,16 +373,64 @@ def game_coup_void_view(request: AuthenticatedHttpRequest, pk: int) -> HttpRespo
     """Void an open game coup with the pit boss's reason (``game_coup_void``); a refusal shows the
     coup's page again with why, at its status (400, 403, 409)."""
     allow_page(can_see_dashboard(request.user))
-    coup = get_object_or_404(GameCoup, pk=pk)
+    coup = get_object_or_404(GameCoup.objects.select_related("table"), pk=pk)
+    check_works_for(request.user, coup.table.casino_id)  # 403, its page not shown with the refusal
     try:
-        game_coup_void(actor=request.user, coup=coup, reason=request.POST.get("reason", ""))
+        voided = game_coup_void(actor=request.user, coup=coup, reason=request.POST.get("reason", ""))
     except REFUSALS as exc:
         answer = error_answer(exc)
         assert answer is not None, exc
         coup.refresh_from_db()
         return _game_coup_page(request, coup, error=_said(answer.messages), status=answer.status)
-    messages.success(request, _("The coup is void."))
+    if isinstance(voided, VoidRequest):  # above the casino's limit: a second pit boss decides
+        messages.success(request, say(void_request_detail(voided), _))
+    else:
+        messages.success(request, _("The coup is void."))
     return redirect("review:game_coup", pk=coup.pk)
+
+
+# ------------------------------------------------------------------- voids for a second pit boss
+def _void_decision(
+    request: AuthenticatedHttpRequest, pk: int, decide: Callable[[VoidRequest], Any]
+) -> HttpResponse:
+    """Approve or refuse a void waiting for a second pit boss (tables.services.voids): back to the
+    coup's page, saying what happened; a refusal shows the page again with why, at its status."""
+    allow_page(can_review_corrections(request.user))
+    rows = VoidRequest.objects.select_related("coup__shoe__table", "game_coup__table")
+    waiting = get_object_or_404(rows, pk=pk)
+    check_works_for(request.user, waiting.casino_id)  # another casino's: 403, as every write there
+    coup = waiting.coup or waiting.game_coup
+    assert coup is not None  # the database holds one of the two
+    try:
+        decided = decide(waiting)
+    except REFUSALS as exc:
+        answer = error_answer(exc)
+        assert answer is not None, exc
+        error = _said(answer.messages)
+        if isinstance(coup, GameCoup):
+            coup.refresh_from_db()
+            return _game_coup_page(request, coup, error=error, status=answer.status)
+        coup.refresh_from_db()
+        return _coup_page(request, coup, error=error, status=answer.status)
+    messages.success(request, say(void_request_detail(decided), _))
+    if isinstance(coup, GameCoup):
+        return redirect("review:game_coup", pk=coup.pk)
+    return redirect("review:coup", pk=coup.pk)
+
+
+@login_required
+@require_POST
+def void_request_approve_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    return _void_decision(request, pk, lambda v: services.void_request_approve(actor=request.user, request=v))
+
+
+@login_required
+@require_POST
+def void_request_refuse_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    reason = str(request.POST.get("reason", ""))[:300]
+    return _void_decision(
+        request, pk, lambda v: services.void_request_refuse(actor=request.user, request=v, reason=reason)
+    )
 
 
 # ------------------------------------------------------------------------------------- alerts
@@ -341,8 +441,8 @@ ALERTS_PAGE_SIZE = 20
 @require_GET
 def alerts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_handle_alerts(request.user))
-    form = AlertFilterForm(request.GET or None)
-    filters = _alert_filters(form)
+    form = AlertFilterForm(request.GET or None, casinos=_casinos(request))
+    filters = _alert_filters(form, _casinos(request))
     history = Paginator(alerts_acknowledged(filters=filters), ALERTS_PAGE_SIZE)
     history_page = history.get_page(request.GET.get("page"))
     context = {
@@ -358,12 +458,14 @@ def alerts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "review/alerts.html", context)
 
 
-def _alert_filters(form: AlertFilterForm) -> AlertFilters:
-    """The alerts page's filters from its form (none when it is unbound or invalid)."""
+def _alert_filters(form: AlertFilterForm, casinos: frozenset[int] | None) -> AlertFilters:
+    """The alerts page's filters from its form (none when it is unbound or invalid), always within
+    ``casinos``, those the reader sees."""
     if form.is_bound and form.is_valid():
         casino = form.cleaned_data["casino"]
-        return AlertFilters(kind=form.cleaned_data["kind"], casino_id=casino.pk if casino else None)
-    return AlertFilters()
+        kind, casino_id = form.cleaned_data["kind"], casino.pk if casino else None
+        return AlertFilters(kind=kind, casino_id=casino_id, casinos=casinos)
+    return AlertFilters(casinos=casinos)
 
 
 @login_required
@@ -371,6 +473,8 @@ def _alert_filters(form: AlertFilterForm) -> AlertFilters:
 def alert_acknowledge_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     allow_page(can_handle_alerts(request.user))
     alert = get_object_or_404(Alert, pk=pk)
+    if alert.casino_id is not None:  # another casino's alert: 403, not its row shown with the refusal
+        check_works_for(request.user, alert.casino_id)
     form = AcknowledgeForm(request.POST)
     error, status = "", 200
     try:
@@ -387,13 +491,13 @@ def alert_acknowledge_view(request: AuthenticatedHttpRequest, pk: int) -> HttpRe
     if request.htmx:
         # the row, and out of band every count it changed: the navigation's and the page's (under
         # the filters the page was shown with, posted back by the row's form)
-        filters = _alert_filters(AlertFilterForm(request.POST))
+        filters = _alert_filters(AlertFilterForm(request.POST, casinos=_casinos(request)), _casinos(request))
         context = {
             "alert": alert,
             "ack_form": form,
             "error": error,
             "filters": filters,
-            "oob_alert_count": open_alert_count(),
+            "oob_alert_count": open_alert_count(casinos=_casinos(request)),
             "oob_open_count": alerts_open(filters=filters).count(),
         }
         return render(request, "review/_alert_row.html", context, status=status)
@@ -448,11 +552,12 @@ def lockout_lift_view(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_see_dashboard(request.user))
-    form = ChartsForm(request.GET or None)
+    form = ChartsForm(request.GET or None, casinos=_casinos(request))
     casino, days = None, 14
     if form.is_bound and form.is_valid():
         casino, days = form.cleaned_data["casino"], form.cleaned_data["days"] or 14
-    casino = casino or Casino.objects.order_by("name", "pk").first()
+    # the first casino the reader sees (another casino's is not a valid choice of the form)
+    casino = casino or form.scoped_choices("casino").first()
     now = timezone.now()
     context: dict[str, Any] = {
         "form": form,
@@ -508,5 +613,6 @@ def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
 def player_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     allow_page(can_see_dashboard(request.user))
     player = get_object_or_404(Player.objects.select_related("casino"), pk=pk, house=False)
+    check_reads_casino(request.user, player.casino_id)
     data = player_page(player=player, now=timezone.now(), page=request.GET.get("page", 1))
     return render(request, "review/player.html", {"data": data, **nav_context(request)})

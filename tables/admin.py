@@ -21,6 +21,24 @@ class CasinoAdmin(AuditedModelAdmin):
     list_filter = ("levy_mode", "levy_rounding", "hourly_fee_basis")
 
 
+@admin.register(m.CasinoStaff)
+class CasinoStaffAdmin(AuditedModelAdmin):
+    """Who works for which casino (each grant and withdrawal audited): what every read and write of
+    the floor, the cage and the back office is scoped by (tables.permissions.casino_scope)."""
+
+    list_display = ("user", "casino", "granted_at")
+    search_fields = ("user__username", "casino__name")
+    list_filter = ("casino",)
+
+
+@admin.register(m.VoidRequest)
+class VoidRequestAdmin(ReadOnlyAdmin):
+    """Voids that waited for a second pit boss (decided on the pit boss's pages and the API only)."""
+
+    list_display = ("coup", "game_coup", "casino", "stakes", "limit", "state", "requested_by", "decided_by")
+    list_filter = ("state", "casino")
+
+
 @admin.register(m.RuleProfile)
 class RuleProfileAdmin(AuditedModelAdmin):
     list_display = ("slug", "name", "casino", "derived_from", "levy_mode", "tax_rate_bp", "natural_tie")

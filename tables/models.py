@@ -90,6 +90,13 @@ class Casino(models.Model):
         max_length=20, choices=FeeBilling.choices, default=FeeBilling.STARTED_HOUR
     )
     card_money_amount = models.PositiveIntegerField(default=0)
+    # Separation of duties for voids (issue 20): above this many chips at stake in a coup, a pit
+    # boss's void waits for a second pit boss (tables.services.voids); empty: one pit boss voids.
+    void_second_approval_above = models.PositiveBigIntegerField(
+        null=True,
+        blank=True,
+        help_text="a void of a coup with more chips at stake waits for a second pit boss; empty = never",
+    )
     # The gaming day: a night's play belongs to the day it started, so the day ends at the cut-off
     # (06:00 by default) in the casino's own time zone, not at midnight UTC (tables/gaming_day.py).
     gaming_day_cutoff = models.TimeField(default=dt.time(6, 0), help_text="local time the gaming day ends")
@@ -144,6 +151,29 @@ class Casino(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class CasinoStaff(models.Model):
+    """A member of staff works for a casino: he reads and acts there, nowhere else (issue 20).
+
+    A croupier's shift, a pit boss's approval, a cashier's buy-in and an accountant's report are
+    all scoped by these rows (tables.permissions.casino_scope); a superuser and the group-wide
+    auditor role see every casino without one. Granted and withdrawn by the services
+    (tables.services.setup.casino_staff_grant / casino_staff_withdraw), each audited."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="casino_posts")
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="staff")
+    granted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["casino__name", "user__username"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "casino"], name="casinostaff_user_casino_unique"),
+        ]
+        verbose_name = "casino staff member"
+
+    def __str__(self) -> str:
+        return f"{self.user} works for {self.casino}"
 
 
 # --------------------------------------------------------------------------------------- rule profile
@@ -1551,3 +1581,96 @@ class GameStep(models.Model):
 
     def __str__(self) -> str:
         return f"{self.coup} step {self.index}"
+
+
+# ------------------------------------------------------------------------------------- void requests
+
+
+class VoidRequestState(models.TextChoices):
+    PENDING = "pending", "awaiting a second pit boss"
+    APPROVED = "approved"
+    REFUSED = "refused"
+    LAPSED = "lapsed", "lapsed: the coup ended first"
+
+
+class VoidRequest(models.Model):
+    """A void that waits for a second pit boss: the coup (chemin de fer's, or an older game's) had
+    more chips at stake than its casino's ``void_second_approval_above`` (issue 20, separation of
+    duties). The coup plays on meanwhile; another pit boss, who neither asked for the void nor
+    recorded a step of the coup, approves it (the coup is voided then, by him) or refuses it. A
+    request whose coup ended first lapses. Written by tables.services.voids only, each change
+    audited; the database keeps the decision's shape (below)."""
+
+    State = VoidRequestState
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="void_requests")
+    coup = models.ForeignKey(
+        Coup, null=True, blank=True, on_delete=models.PROTECT, related_name="void_requests"
+    )
+    game_coup = models.ForeignKey(
+        GameCoup, null=True, blank=True, on_delete=models.PROTECT, related_name="void_requests"
+    )
+    stakes = models.PositiveBigIntegerField(
+        help_text="the chips at stake in the coup when the void was asked"
+    )
+    limit = models.PositiveBigIntegerField(help_text="the casino's limit then")
+    reason = models.CharField(max_length=300)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField()
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    note = models.CharField(max_length=300, blank=True, default="", help_text="why it was refused")
+
+    class Meta:
+        ordering = ["requested_at", "id"]
+        constraints = [
+            _check(
+                Q(coup__isnull=False, game_coup__isnull=True) | Q(coup__isnull=True, game_coup__isnull=False),
+                "voidrequest_one_coup",
+                "A void request names one coup.",
+            ),
+            _check(
+                _one_of("state", VoidRequestState), "voidrequest_state_valid", "Unknown void request state."
+            ),
+            _check(~Q(reason=""), "voidrequest_has_reason", "A void says why."),
+            _check(Q(stakes__gt=F("limit")), "voidrequest_above_limit", "Only a void above the limit waits."),
+            _check(
+                Q(state="pending", decided_at__isnull=True, decided_by__isnull=True)
+                | (~Q(state="pending") & Q(decided_at__isnull=False)),
+                "voidrequest_decided_matches_state",
+                "A pending request is undecided, any other has its decision time.",
+            ),
+            _check(
+                ~Q(state__in=["approved", "refused"]) | Q(decided_by__isnull=False),
+                "voidrequest_decision_has_pit_boss",
+                "An approval or a refusal names the pit boss who made it.",
+            ),
+            _check(
+                Q(decided_by__isnull=True) | ~Q(decided_by=F("requested_by")),
+                "voidrequest_second_pit_boss",
+                "The pit boss who asked for a void does not decide it.",
+            ),
+            models.UniqueConstraint(
+                fields=["coup"],
+                condition=Q(state="pending"),
+                name="voidrequest_one_pending_per_coup",
+                violation_error_message="A void of this coup already waits for a second pit boss.",
+            ),
+            models.UniqueConstraint(
+                fields=["game_coup"],
+                condition=Q(state="pending"),
+                name="voidrequest_one_pending_per_game_coup",
+                violation_error_message="A void of this coup already waits for a second pit boss.",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["casino", "state"], condition=Q(state="pending"), name="voidrequest_pending_idx"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"void of {self.coup or self.game_coup} ({self.state})"

@@ -5,22 +5,30 @@ the management commands share one rule); views call them too, to hide what a use
 - a pit boss reads everything and approves corrections, never of a coup in which he recorded a
   step (separation of duties: the one who recorded the play, or restored it, never judges it);
 - an accountant reads everything and changes nothing;
-- anybody else (including anonymous users) sees nothing.
+- anybody else (including anonymous users) sees nothing;
+- "everything" is every casino the user works for (``CasinoStaff``), and no other: a read of
+  another casino's table, coup, player or report answers 404 (``check_reads_casino``), a write
+  there 403 (``check_works_for``). A superuser works for every casino; the group auditor reads
+  every casino and works for none (issue 20).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, Model, OuterRef, QuerySet
+from django.http import Http404
 from django.utils import timezone
 
 from core.errors import DomainError
-from tables.models import Coup, CoupStep, CroupierAssignment, GameCoup, GameStep, Table
+from tables.models import Casino, CasinoStaff, Coup, CoupStep, CroupierAssignment, GameCoup, GameStep, Table
 from tables.perms import APPROVE_CORRECTION
-from tables.roles import Role
+from tables.roles import GROUP_WIDE_ROLES, Role
 from tables.wording import (
+    OTHER_CASINO_REFUSAL,
     PIT_BOSS_ONLY_REFUSAL,
     RECORDER_REVIEW_REFUSAL,
     RECORDER_VOID_REFUSAL,
@@ -52,14 +60,106 @@ def _in_group(user: Any, role: Role) -> bool:
     return role.value in cache
 
 
+def has_role(user: Any, role: Role) -> bool:
+    """Whether ``user`` holds ``role`` (anywhere: where he may use it is ``casino_scope``'s)."""
+    return _in_group(user, role)
+
+
+_Q = TypeVar("_Q", bound=Model)
+
+
+@dataclass(frozen=True, slots=True)
+class CasinoScope:
+    """The casinos a user reads (``casino_ids``; None: every casino) and works for (``works``)."""
+
+    casino_ids: frozenset[int] | None
+    works: frozenset[int] | None
+
+    @property
+    def group_wide(self) -> bool:
+        return self.casino_ids is None
+
+    def reads(self, casino_id: int | None) -> bool:
+        return self.casino_ids is None or casino_id in self.casino_ids
+
+    def works_for(self, casino_id: int | None) -> bool:
+        return self.works is None or casino_id in self.works
+
+    def filter(self, queryset: QuerySet[_Q], casino_field: str = "casino") -> QuerySet[_Q]:
+        """``queryset`` narrowed to the casinos read (``casino_field``: the path to the casino)."""
+        return in_casinos(queryset, self.casino_ids, casino_field)
+
+
+def in_casinos(queryset: QuerySet[_Q], casino_ids: frozenset[int] | None, casino_field: str) -> QuerySet[_Q]:
+    """``queryset`` narrowed to casinos ``casino_ids`` (None: not narrowed) by ``casino_field``, the
+    path from its rows to their casino: what the selectors take from ``CasinoScope.casino_ids``."""
+    if casino_ids is None:
+        return queryset
+    return queryset.filter(**{f"{casino_field}__in": casino_ids})
+
+
+_NOWHERE = CasinoScope(casino_ids=frozenset(), works=frozenset())
+
+
+def casino_scope(user: Any) -> CasinoScope:
+    """Where ``user`` reads and acts: a superuser everywhere, the group auditor reads everywhere
+    and acts nowhere, any other member of staff in the casinos he works for (every casino, when
+    he works for each there is). Read once a request
+    (kept on the user object, as its roles are)."""
+    if not getattr(user, "is_authenticated", False):
+        return _NOWHERE
+    cached = getattr(user, "_casino_scope", None)
+    if cached is not None:
+        return cached
+    if user.is_superuser:
+        scope = CasinoScope(casino_ids=None, works=None)
+    else:
+        # one query: every casino, and whether he works there (a group holds a few dozen at most)
+        posts = CasinoStaff.objects.filter(user=user, casino=OuterRef("pk"))
+        casinos = list(Casino.objects.order_by().values_list("pk", Exists(posts)))
+        works = frozenset(pk for pk, works_there in casinos if works_there)
+        # one who works for every casino there is (a one-casino club's staff) reads "every casino":
+        # it shows him nobody else's; a casino opened later narrows him again at his next request
+        every = any(_in_group(user, Role(r)) for r in GROUP_WIDE_ROLES) or len(works) == len(casinos)
+        scope = CasinoScope(casino_ids=None if every else works, works=works)
+    user._casino_scope = scope
+    return scope
+
+
+def reads_every_casino(user: Any) -> bool:
+    """Whether ``user`` reads every casino there is: group-wide, or working for each of them (a
+    one-casino club's accountant): what is "of every casino" then shows him nobody else's."""
+    return casino_scope(user).casino_ids is None
+
+
+def check_reads_casino(user: Any, casino_id: int | None) -> None:
+    """404 unless ``user`` reads casino ``casino_id``: another casino's rows do not exist for him."""
+    if not casino_scope(user).reads(casino_id):
+        raise Http404("No such object.")
+
+
+def check_works_for(user: Any, casino_id: int | None) -> None:
+    """403 unless ``user`` works for casino ``casino_id`` (a write there)."""
+    if not casino_scope(user).works_for(casino_id):
+        raise PermissionDenied(OTHER_CASINO_REFUSAL)
+
+
+def table_casino_id(table: Table | int) -> int | None:
+    """The casino of ``table`` (an instance, or its id: one query)."""
+    if isinstance(table, Table):
+        return table.casino_id
+    return Table.objects.filter(pk=table).values_list("casino_id", flat=True).first()
+
+
 def is_croupier_at(user: Any, table: Table | int, at: dt.datetime | None = None) -> bool:
     """Is ``user`` a croupier on shift at ``table`` at ``at`` (default now)?"""
     if not getattr(user, "is_authenticated", False):
         return False
     at = at or timezone.now()
     table_id = table if isinstance(table, int) else table.pk
+    # the shift counts only at a casino he works for (a post withdrawn ends his say there at once)
     on_shift = CroupierAssignment.objects.filter(
-        user=user, table_id=table_id, shift_start__lte=at, shift_end__gt=at
+        user=user, table_id=table_id, shift_start__lte=at, shift_end__gt=at, table__casino__staff__user=user
     )
     if getattr(user, "_role_cache", None) is None:
         # the user's roles not read yet in this request (every step of a coup): both in one query
@@ -72,29 +172,46 @@ def check_croupier_at(user: Any, table: Table | int) -> None:
         raise PermissionDenied("Only the croupier assigned to this table for the current shift may do this.")
 
 
-def can_approve(user: Any) -> bool:
+def can_approve(user: Any, casino_id: int | None = None) -> bool:
+    """A pit boss who may approve corrections (and void coups); at casino ``casino_id`` when it
+    is given (he works for it)."""
     return (
         bool(getattr(user, "is_authenticated", False))
         and _in_group(user, Role.PIT_BOSS)
         and user.has_perm(APPROVE_CORRECTION)
+        and (casino_id is None or casino_scope(user).works_for(casino_id))
     )
 
 
-def check_can_approve(user: Any) -> None:
+def check_can_approve(user: Any, casino_id: int) -> None:
+    """403 unless ``user`` is a pit boss working for casino ``casino_id``."""
     if not can_approve(user):
         raise PermissionDenied(PIT_BOSS_ONLY_REFUSAL)
+    check_works_for(user, casino_id)
 
 
 def reads_everything(user: Any) -> bool:
-    return _in_group(user, Role.PIT_BOSS) or _in_group(user, Role.ACCOUNTANT)
+    """Reads every table, coup and report of the casinos in his scope (``casino_scope``)."""
+    return (
+        _in_group(user, Role.PIT_BOSS)
+        or _in_group(user, Role.ACCOUNTANT)
+        or any(_in_group(user, Role(r)) for r in GROUP_WIDE_ROLES)
+    )
 
 
 def can_read_table(user: Any, table: Table | int) -> bool:
+    if not casino_scope(user).reads(table_casino_id(table)):
+        return False
     return reads_everything(user) or is_croupier_at(user, table)
 
 
 def check_can_read_table(user: Any, table: Table | int) -> None:
-    if not can_read_table(user, table):
+    """404 for a table of another casino (it does not exist for him), 403 for one of his casinos
+    he may not see (a croupier at another table)."""
+    if not (reads_everything(user) or _in_group(user, Role.CROUPIER)):
+        raise PermissionDenied("You may not see this table.")  # no role that reads a table at all
+    check_reads_casino(user, table_casino_id(table))
+    if not (reads_everything(user) or is_croupier_at(user, table)):
         raise PermissionDenied("You may not see this table.")
 
 

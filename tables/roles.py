@@ -26,6 +26,9 @@ class Role(StrEnum):
     PIT_BOSS = "pit_boss"
     ACCOUNTANT = "accountant"
     CASHIER = "cashier"
+    #: reads every casino of the group (the group's internal audit, a regulator's inspector) and
+    #: changes nothing; the other roles see only the casinos they work for (tables.models.CasinoStaff)
+    GROUP_AUDITOR = "group_auditor"
 
 
 # English everywhere they are stored or sent (the API's /me/); marked for the catalogue so the
@@ -35,6 +38,7 @@ ROLE_LABELS: dict[str, str] = {
     Role.PIT_BOSS: gettext_noop("Pit boss"),
     Role.ACCOUNTANT: gettext_noop("Accountant"),
     Role.CASHIER: gettext_noop("Cashier"),
+    Role.GROUP_AUDITOR: gettext_noop("Group auditor"),
 }
 
 _ALL_TABLES_MODELS = (
@@ -82,4 +86,9 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         *(model_perm("view", m, app_label="ledger") for m in ("account", "transaction", "entry")),
         OPERATE_CAGE,
     ),
+    # Every casino of the group, read only: the accountant's reading and exports, group-wide.
+    Role.GROUP_AUDITOR: (*_VIEW_EVERYTHING, EXPORT_COUPS),
 }
+
+#: the roles that read every casino without working for one
+GROUP_WIDE_ROLES: frozenset[str] = frozenset({Role.GROUP_AUDITOR.value})

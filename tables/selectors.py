@@ -25,12 +25,15 @@ from tables.engine_bridge import (
 )
 from tables.models import (
     UNFINISHED_COUP_STATES,
+    VOIDABLE_COUP_STATES,
     BankOffer,
     BankShare,
     BankTurn,
+    CasinoStaff,
     Coup,
     CoupStep,
     CroupierAssignment,
+    GameCoup,
     Player,
     RuleProfile,
     Seat,
@@ -41,8 +44,9 @@ from tables.models import (
     Spectator,
     Table,
     TableSession,
+    VoidRequest,
 )
-from tables.permissions import reads_everything
+from tables.permissions import casino_scope, reads_everything
 from tables.roles import ROLE_LABELS, Role
 from tables.rules.advice import Advice, advise_banker, advise_player
 from tables.rules.bank_terms import BankTerms, auction_terms, passed_bank_terms
@@ -62,9 +66,7 @@ def user_roles(*, user: Staff | AnonymousUser) -> list[str]:
     return [role.value for role in Role if role.value in names]
 
 
-def assignments_current(
-    *, user: Staff, at: dt.datetime | None = None
-) -> QuerySet[CroupierAssignment]:
+def assignments_current(*, user: Staff, at: dt.datetime | None = None) -> QuerySet[CroupierAssignment]:
     """The user's assignments whose shift covers ``at`` (default: now)."""
     at = at or timezone.now()
     return (
@@ -90,6 +92,9 @@ class StaffProfile:
     role_labels: list[str]
     is_superuser: bool
     current_assignments: list[CroupierAssignment] = field(default_factory=list)
+    #: the casinos he works for (id, name), and whether he reads every casino of the group
+    casinos: list[tuple[int, str]] = field(default_factory=list)
+    group_wide: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -106,6 +111,8 @@ class StaffProfile:
                 }
                 for a in self.current_assignments
             ],
+            "casinos": [{"id": pk, "name": name} for pk, name in self.casinos],
+            "group_wide": self.group_wide,
         }
 
 
@@ -119,6 +126,12 @@ def staff_profile(*, user: Staff) -> StaffProfile:
         role_labels=[ROLE_LABELS[r] for r in roles],
         is_superuser=bool(getattr(user, "is_superuser", False)),
         current_assignments=list(assignments_current(user=user)),
+        casinos=list(
+            CasinoStaff.objects.filter(user=user)
+            .order_by("casino__name", "casino_id")
+            .values_list("casino_id", "casino__name")
+        ),
+        group_wide=casino_scope(user).group_wide,
     )
 
 
@@ -344,6 +357,26 @@ def corrections_pending(*, casino_id: int | None = None) -> QuerySet[Coup]:
     if casino_id is not None:
         qs = qs.filter(shoe__table__casino_id=casino_id)
     return qs.order_by("created_at")
+
+
+def void_requests_pending(*, casinos: frozenset[int] | None = None) -> QuerySet[VoidRequest]:
+    """Voids waiting for a second pit boss whose coup can still be voided (a request whose coup
+    ended meanwhile is moot: it lapses when decided), oldest first; ``casinos``: within those
+    (None: every casino)."""
+    live = Q(coup__state__in=VOIDABLE_COUP_STATES) | Q(game_coup__state=GameCoup.State.OPEN)
+    rows = VoidRequest.objects.filter(live, state=VoidRequest.State.PENDING)
+    if casinos is not None:
+        rows = rows.filter(casino_id__in=casinos)
+    return rows.select_related("casino", "requested_by", "coup__shoe__table", "game_coup__table").order_by(
+        "requested_at", "id"
+    )
+
+
+def void_request_waiting(coup: Coup | GameCoup) -> VoidRequest | None:
+    """The void of ``coup`` waiting for a second pit boss, if any (its asker loaded)."""
+    of_coup = {"game_coup": coup} if isinstance(coup, GameCoup) else {"coup": coup}
+    rows = VoidRequest.objects.filter(state=VoidRequest.State.PENDING, **of_coup)
+    return rows.select_related("requested_by").first()
 
 
 # ------------------------------------------------------------------------------- the table now
@@ -711,14 +744,17 @@ def croupier_tables(*, user: Staff) -> list[Table]:
     return list(seen.values())
 
 
-def tables_overview() -> QuerySet[Table]:
-    """Every table, open ones first, for the staff who read everything."""
-    return Table.objects.select_related("casino", "profile").order_by("state", "casino__name", "name")
+def tables_overview(*, user: Staff) -> QuerySet[Table]:
+    """Every table of the casinos ``user`` reads, open ones first, for the staff who read everything."""
+    tables = Table.objects.select_related("casino", "profile").order_by("state", "casino__name", "name")
+    return casino_scope(user).filter(tables)
 
 
 def tables_readable(*, user: Staff) -> QuerySet[Table]:
-    """Pit bosses and accountants read every table; a croupier the tables of his current shifts."""
+    """Pit bosses and accountants read every table of their casinos (the group auditor every
+    casino's); a croupier the tables of his current shifts."""
     tables = Table.objects.select_related("casino", "profile").order_by("casino__name", "name", "pk")
+    tables = casino_scope(user).filter(tables)
     if reads_everything(user):
         return tables
     if "croupier" not in user_roles(user=user):
@@ -751,6 +787,8 @@ def table_ways_forward(*, table: Table) -> list[str]:
         ways.append("session_pause_start")
     if coup is not None:
         ways.append("coup_void")  # a pit boss: any coup not over yet
+        if void_request_waiting(coup) is not None:  # above the casino's limit: a second pit boss
+            ways += ["void_request_approve", "void_request_refuse"]
         if playing:
             view = coup_view(coup=coup)
             ways += [f"coup_step:{step.kind.value}" for step in view.next_steps]
@@ -763,9 +801,7 @@ def table_ways_forward(*, table: Table) -> list[str]:
         if "coup_void" not in ways:
             ways.append("coup_void")
     betting = Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN)
-    if any(
-        not betting.filter(Q(bets__seat=seat) | Q(bank_turn__seat=seat)).exists() for seat in now.seats
-    ):
+    if any(not betting.filter(Q(bets__seat=seat) | Q(bank_turn__seat=seat)).exists() for seat in now.seats):
         ways.append("seat_leave")
     if len(now.seats) < table.seat_count:
         ways.append("seat_take")

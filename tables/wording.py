@@ -348,6 +348,8 @@ def closed_shoe_cards_gone(shoe_number: int, n: int) -> str:
 # --------------------------------------------------------------------------------------- refusals
 #: why a user may not approve or reject a correction: the services refuse with these words, and
 #: the pit boss's pages say them before he tries
+#: a write at a casino the user does not work for (tables.models.CasinoStaff; issue 20)
+OTHER_CASINO_REFUSAL = gettext_noop("You do not work for this casino.")
 PIT_BOSS_ONLY_REFUSAL = gettext_noop("Only a pit boss may approve or reject a correction.")
 SELF_REVIEW_REFUSAL = gettext_noop("You submitted this correction: another person must review it.")
 #: separation of duties for voids (issue 20): who recorded a step of a coup does not void it
@@ -373,6 +375,20 @@ VOID_FINAL_STATE = gettext_noop(
     "its approval) is voided."
 )
 VOID_REASON_MISSING = gettext_noop("Say why the coup is voided.")
+#: a void above the casino's limit waits for a second pit boss (tables.services.void_requests)
+VOID_ASKED = gettext_noop(
+    "{stakes} chips at stake, above this casino's limit of {limit} for one pit boss: the void waits "
+    "for a second pit boss, who approves or refuses it."
+)
+VOID_ALREADY_ASKED = gettext_noop(
+    "A void of this coup already waits for a second pit boss: approve or refuse it."
+)
+VOID_ASKER_REFUSAL = gettext_noop("You asked for this void: a second pit boss decides it.")
+VOID_DECIDED = gettext_noop("This void was already {state}.")
+VOID_REFUSAL_REASON_MISSING = gettext_noop("Say why the void is refused.")
+VOID_APPROVED_DONE = gettext_noop("Void approved: the coup is voided.")
+VOID_REFUSED_DONE = gettext_noop("Void refused: the coup goes on.")
+VOID_LAPSED_DONE = gettext_noop("The coup ended before the void was decided: there is nothing to void.")
 #: what the pit boss is told once a coup is voided
 VOID_DONE = gettext_noop(
     "Coup voided: every stake returned, the bank as declared, the cards dealt stay dealt."
@@ -510,6 +526,13 @@ WORD_LABELS: dict[str, Mapping[Any, str]] = {
         "settled": gettext_noop("Settled"),
         "void": gettext_noop("Void"),
         "bank withdrawn": gettext_noop("bank withdrawn"),
+    },
+    # a void request's state ("This void was already refused.")
+    "void request state": {
+        "pending": gettext_noop("awaiting a second pit boss"),
+        "approved": gettext_noop("approved by a second pit boss"),
+        "refused": gettext_noop("refused by a second pit boss"),
+        "lapsed": gettext_noop("lapsed: the coup ended first"),
     },
 }
 
@@ -655,3 +678,14 @@ GAME_NOBODY_HOLDS_CHIPS = gettext_noop(
     "Too few of the seated players hold chips to play a coup (a banker and a punter): a buy-in at "
     "the cage comes first."
 )
+
+
+def void_request_detail(request: Any) -> str:
+    """What happens next with a void request (``tables.models.VoidRequest``), in a sentence."""
+    if request.state == "pending":
+        return said(VOID_ASKED, stakes=request.stakes, limit=request.limit)
+    return {
+        "approved": VOID_APPROVED_DONE,
+        "refused": VOID_REFUSED_DONE,
+        "lapsed": VOID_LAPSED_DONE,
+    }[request.state]

@@ -141,19 +141,27 @@ def other_croupier(db, other_table):
 
 
 @pytest.fixture
-def pit_boss(db):
-    return UserFactory(username="pitboss", roles=["pit_boss"])
+def pit_boss(db, table):
+    """The pit boss of ``table``'s casino (he works there: tables.models.CasinoStaff)."""
+    return UserFactory(username="pitboss", roles=["pit_boss"], casinos=[table.casino])
 
 
 @pytest.fixture
-def accountant(db):
-    return UserFactory(username="accountant", roles=["accountant"])
+def accountant(db, table):
+    """Accounting of ``table``'s casino."""
+    return UserFactory(username="accountant", roles=["accountant"], casinos=[table.casino])
 
 
 @pytest.fixture
-def cashier(db):
-    """The cage: sells chips and cashes them in, registers players."""
-    return UserFactory(username="cashier", roles=["cashier"])
+def cashier(db, table):
+    """The cage of ``table``'s casino: sells chips and cashes them in, registers players."""
+    return UserFactory(username="cashier", roles=["cashier"], casinos=[table.casino])
+
+
+@pytest.fixture
+def group_auditor(db):
+    """Reads every casino of the group, works for none, changes nothing."""
+    return UserFactory(username="auditor", roles=["group_auditor"])
 
 
 @pytest.fixture

@@ -52,6 +52,13 @@ class UserFactory(ModelFactory[Staff]):
         if create and extracted:
             user.groups.set(Group.objects.filter(name__in=extracted))
 
+    @factory.post_generation
+    def casinos(user: Staff, create: bool, extracted: Any, **kwargs: Any) -> None:
+        """``UserFactory(casinos=[casino])``: the casinos he works for (tables.models.CasinoStaff)."""
+        if create and extracted:
+            for casino in extracted:
+                m.CasinoStaff.objects.get_or_create(user=user, casino=casino)
+
 
 class CasinoFactory(ModelFactory[m.Casino]):
     class Meta:
@@ -80,11 +87,18 @@ class TableFactory(ModelFactory[m.Table]):
 class CroupierAssignmentFactory(ModelFactory[m.CroupierAssignment]):
     class Meta:
         model = m.CroupierAssignment
+        skip_postgeneration_save = True
 
     user = factory.SubFactory(UserFactory, roles=["croupier"])
     table = factory.SubFactory(TableFactory)
     shift_start = factory.LazyFunction(lambda: NOW() - dt.timedelta(hours=1))
     shift_end = factory.LazyFunction(lambda: NOW() + dt.timedelta(hours=7))
+
+    @factory.post_generation
+    def works_there(assignment: m.CroupierAssignment, create: bool, extracted: Any, **kwargs: Any) -> None:
+        """A shift is at a casino the croupier works for (``works_there=False``: one he does not)."""
+        if create and extracted is not False:
+            m.CasinoStaff.objects.get_or_create(user=assignment.user, casino_id=assignment.table.casino_id)
 
 
 class PlayerFactory(ModelFactory[m.Player]):

@@ -301,9 +301,16 @@ def open_alerts() -> QuerySet[Alert]:
     return Alert.objects.filter(acknowledged_at__isnull=True)
 
 
-def open_alert_count() -> int:
-    """What the navigation shows every pit boss: one COUNT on the partial index of open alerts."""
-    return open_alerts().count()
+def open_alert_count(*, casinos: frozenset[int] | None = None) -> int:
+    """What the navigation shows every pit boss: one COUNT on the partial index of open alerts (of
+    ``casinos`` and the group's own, such as a break of the global audit chain)."""
+    return _of_casinos(open_alerts(), casinos).count()
+
+
+def _of_casinos(alerts: QuerySet[Alert], casinos: frozenset[int] | None) -> QuerySet[Alert]:
+    if casinos is None:
+        return alerts
+    return alerts.filter(Q(casino_id__in=casinos) | Q(casino__isnull=True))
 
 
 @dataclass(frozen=True)
@@ -311,9 +318,12 @@ class AlertFilters:
     kind: str = ""
     casino_id: int | None = None
     table_id: int | None = None
+    #: the casinos the reader sees (tables.permissions.CasinoScope.casino_ids; None: every casino)
+    casinos: frozenset[int] | None = None
 
 
 def _filtered(alerts: QuerySet[Alert], filters: AlertFilters) -> QuerySet[Alert]:
+    alerts = _of_casinos(alerts, filters.casinos)
     if filters.kind:
         alerts = alerts.filter(kind=filters.kind)
     if filters.casino_id is not None:

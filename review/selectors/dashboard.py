@@ -25,6 +25,7 @@ from tables.models import (
     TableDay,
     TableSession,
 )
+from tables.permissions import in_casinos
 from tables.selectors import TableNow, tables_now
 
 #: rows per page of the dashboard's lists
@@ -79,21 +80,25 @@ class OpenTable:
         return self.now.awaiting_approval
 
 
-def open_tables(*, table: Table | None = None) -> list[OpenTable]:
+def open_tables(*, table: Table | None = None, casinos: frozenset[int] | None = None) -> list[OpenTable]:
     """Tables with an open session: the shoe in play (cards dealt, left, stop card), who holds
     the bank and what it is, the coup in play and the restored ones awaiting approval."""
     tables = Table.objects.filter(
         pk__in=TableSession.objects.filter(closed_at__isnull=True).values("table")
     ).select_related("casino", "profile")
+    tables = in_casinos(tables, casinos, "casino")
     if table is not None:
         tables = tables.filter(pk=table.pk)
     return [OpenTable(now) for now in tables_now(tables=tables.order_by("casino__name", "name", "pk"))]
 
 
-def flagged_coups(*, period: Period, table: Table | None = None) -> QuerySet[Coup]:
+def flagged_coups(
+    *, period: Period, table: Table | None = None, casinos: frozenset[int] | None = None
+) -> QuerySet[Coup]:
     """Coups played wrongly in the period, newest first, their wrong steps as ``wrong_steps``."""
     start, end = period.bounds
     coups = Coup.objects.filter(flagged=True, created_at__gte=start, created_at__lt=end)
+    coups = in_casinos(coups, casinos, "shoe__table__casino")
     if table is not None:
         coups = coups.filter(shoe__table=table)
     return (
@@ -109,10 +114,13 @@ def flagged_coups(*, period: Period, table: Table | None = None) -> QuerySet[Cou
     )
 
 
-def shoe_alarms(*, period: Period, table: Table | None = None) -> QuerySet[ShoeAlarm]:
+def shoe_alarms(
+    *, period: Period, table: Table | None = None, casinos: frozenset[int] | None = None
+) -> QuerySet[ShoeAlarm]:
     """Impossible cards and early reshuffles raised in the period, newest first."""
     start, end = period.bounds
     alarms = ShoeAlarm.objects.filter(raised_at__gte=start, raised_at__lt=end)
+    alarms = in_casinos(alarms, casinos, "shoe__table__casino")
     if table is not None:
         alarms = alarms.filter(shoe__table=table)
     return alarms.select_related("shoe", "shoe__table", "coup").order_by("-raised_at", "-pk")
@@ -137,12 +145,14 @@ def _days_of(period: Period) -> Q:
     return Q(gaming_day__gte=period.start, gaming_day__lte=period.end)
 
 
-def croupier_error_rates(*, period: Period, table: Table | None = None) -> list[CroupierRate]:
+def croupier_error_rates(
+    *, period: Period, table: Table | None = None, casinos: frozenset[int] | None = None
+) -> list[CroupierRate]:
     """Per person who recorded steps of the game in the period's gaming days (the correction
     workflow's own steps are not counted): coups, steps, steps confirmed against the rules. Read
     from the rollups (``CroupierDay``: a coup counts on the gaming day it began). Imported
     histories are left out: no croupier recorded them live."""
-    days = CroupierDay.objects.filter(_days_of(period))
+    days = in_casinos(CroupierDay.objects.filter(_days_of(period)), casinos, "casino")
     if table is not None:
         days = days.filter(table=table)
     rows = (
@@ -189,11 +199,13 @@ class HoldRow(LevyHold):
         return self.hold - self.expected
 
 
-def hold_vs_expected(*, period: Period, table: Table | None = None) -> list[HoldRow]:
+def hold_vs_expected(
+    *, period: Period, table: Table | None = None, casinos: frozenset[int] | None = None
+) -> list[HoldRow]:
     """Per table, the coups settled in the period's gaming days: the levy collected over the
     covered stakes, beside the odds engine's expected levy per unit covered (read from the
     rollups, ``TableDay``; the expected levy is kept there to a millionth of a chip)."""
-    days = TableDay.objects.filter(_days_of(period), coups__gt=0)
+    days = in_casinos(TableDay.objects.filter(_days_of(period), coups__gt=0), casinos, "casino")
     if table is not None:
         days = days.filter(table=table)
     totals = (
@@ -262,18 +274,24 @@ def books_state() -> BooksState:
 
 
 def dashboard(
-    *, period: Period, table: Table | None = None, flagged_page: Any = 1, alarms_page: Any = 1
+    *,
+    period: Period,
+    table: Table | None = None,
+    casinos: frozenset[int] | None = None,
+    flagged_page: Any = 1,
+    alarms_page: Any = 1,
 ) -> Dashboard:
-    """Everything the dashboard shows for a period and (optionally) one table."""
+    """Everything the dashboard shows for a period and (optionally) one table, of ``casinos``
+    (the reader's: ``CasinoScope.casino_ids``; None: every casino)."""
     return Dashboard(
         period=period,
         table=table,
-        open_tables=open_tables(table=table),
-        queue_count=review_queue_count(),
-        flagged=_page(flagged_coups(period=period, table=table), flagged_page),
-        alarms=_page(shoe_alarms(period=period, table=table), alarms_page),
-        rates=croupier_error_rates(period=period, table=table),
-        hold=hold_vs_expected(period=period, table=table),
+        open_tables=open_tables(table=table, casinos=casinos),
+        queue_count=review_queue_count(casinos=casinos),
+        flagged=_page(flagged_coups(period=period, table=table, casinos=casinos), flagged_page),
+        alarms=_page(shoe_alarms(period=period, table=table, casinos=casinos), alarms_page),
+        rates=croupier_error_rates(period=period, table=table, casinos=casinos),
+        hold=hold_vs_expected(period=period, table=table, casinos=casinos),
         chain=audit_chain_state(),
         books=books_state(),
     )

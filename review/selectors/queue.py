@@ -12,7 +12,7 @@ from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.fields.json import KT
 
 from tables.models import Coup, CoupStep, Table
-from tables.permissions import can_approve, coups_recorded_by
+from tables.permissions import can_approve, coups_recorded_by, in_casinos
 from tables.wording import (
     PIT_BOSS_ONLY_REFUSAL,
     RECORDER_REVIEW_REFUSAL,
@@ -72,19 +72,22 @@ def _for_queue(coups: QuerySet[Coup]) -> QuerySet[QueueCoup]:
     )
 
 
-def review_queue(*, table: Table | None = None) -> QuerySet[QueueCoup]:
+def review_queue(*, table: Table | None = None, casinos: frozenset[int] | None = None) -> QuerySet[QueueCoup]:
     """Coups whose restored settlement waits for a pit boss, oldest coup first, each annotated
     with who submitted the correction and when (``submitted_by_id``, ``submitted_by_name``,
     ``submitted_at``), the outcome as played and as restored, its wrong steps prefetched as
-    ``wrong_steps``."""
-    coups = Coup.objects.filter(state=Coup.State.AWAITING_APPROVAL)
+    ``wrong_steps``. ``casinos``: only theirs (``CasinoScope.casino_ids``; None: every casino)."""
+    coups = in_casinos(
+        Coup.objects.filter(state=Coup.State.AWAITING_APPROVAL), casinos, "shoe__table__casino"
+    )
     if table is not None:
         coups = coups.filter(shoe__table=table)
     return _for_queue(coups).order_by("created_at", "pk")
 
 
-def review_queue_count() -> int:
-    return Coup.objects.filter(state=Coup.State.AWAITING_APPROVAL).count()
+def review_queue_count(*, casinos: frozenset[int] | None = None) -> int:
+    waiting = Coup.objects.filter(state=Coup.State.AWAITING_APPROVAL)
+    return in_casinos(waiting, casinos, "shoe__table__casino").count()
 
 
 def review_refusal(*, user: Any, submitted_by_id: int | None, recorded: bool) -> str:

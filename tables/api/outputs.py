@@ -280,6 +280,28 @@ class PendingCorrectionOut(serializers.Serializer):
     correction = StepOut(allow_null=True)
 
 
+class VoidRequestOut(serializers.Serializer):
+    """A void waiting for (or decided by) a second pit boss (docs/api.md, "Voids above the limit")."""
+
+    id = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=["pending", "approved", "refused", "lapsed"])
+    casino = serializers.IntegerField()
+    coup = serializers.IntegerField(allow_null=True, help_text="a chemin de fer coup")
+    game_coup = serializers.IntegerField(allow_null=True, help_text="an older game's coup")
+    table = serializers.IntegerField()
+    table_name = serializers.CharField()
+    coup_number = serializers.IntegerField()
+    stakes = serializers.IntegerField(help_text="chips at stake in the coup when the void was asked")
+    limit = serializers.IntegerField(help_text="the casino's limit for one pit boss then")
+    reason = serializers.CharField()
+    requested_by = serializers.CharField()
+    requested_at = serializers.DateTimeField()
+    decided_by = serializers.CharField(allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+    note = serializers.CharField(allow_blank=True)
+    detail = serializers.CharField(help_text="what happens next, in a sentence")
+
+
 class HandOut(serializers.Serializer):
     cards = serializers.ListField(child=serializers.CharField())
     action = serializers.CharField()

@@ -28,6 +28,7 @@ from tables.models import (
     Player,
     Seat,
     Table,
+    VoidRequest,
 )
 from tables.rules import game_play
 from tables.rules.coup import NeedsCards, Restored, Violation
@@ -40,6 +41,7 @@ from tables.selectors import (
     table_open_session,
 )
 from tables.services.game_coups import fund_balance, key_player_id, player_key
+from tables.wording import void_request_detail
 
 if TYPE_CHECKING:  # django-stubs-ext is a dev requirement
     from django_stubs_ext import WithAnnotations
@@ -299,6 +301,35 @@ def pending_correction_data(coup: WithAnnotations[Coup, PendingCorrections]) -> 
         "correction": (  # a correction is never superseded (only game steps are amended)
             step_data(coup.corrections_submitted[0], superseded_by={}) if coup.corrections_submitted else None
         ),
+    }
+
+
+def void_request_data(request: VoidRequest) -> dict[str, Any]:
+    """A void request as the API answers it (its coup, table and people loaded or read here)."""
+    if request.coup_id is not None:
+        assert request.coup is not None
+        table, number = request.coup.shoe.table, request.coup.number
+    else:
+        assert request.game_coup is not None
+        table, number = request.game_coup.table, request.game_coup.number
+    return {
+        "id": request.pk,
+        "state": request.state,
+        "casino": request.casino_id,
+        "coup": request.coup_id,
+        "game_coup": request.game_coup_id,
+        "table": table.pk,
+        "table_name": table.name,
+        "coup_number": number,
+        "stakes": request.stakes,
+        "limit": request.limit,
+        "reason": request.reason,
+        "requested_by": request.requested_by.get_username(),
+        "requested_at": request.requested_at,
+        "decided_by": request.decided_by.get_username() if request.decided_by else None,
+        "decided_at": request.decided_at,
+        "note": request.note,
+        "detail": void_request_detail(request),
     }
 
 

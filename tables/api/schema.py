@@ -50,5 +50,6 @@ class ApiSchema(AutoSchema):
     def get_response_serializers(self) -> Any:
         if self.method == "POST":
             view = cast("ApiView", self.view)  # only ApiView's subclasses POST (the class docstring)
-            return {view.status_code: view.output, **ERROR_RESPONSES}
+            # a view may answer another way too (a void above the limit: 202 and the request)
+            return {view.status_code: view.output, **getattr(view, "other_outputs", {}), **ERROR_RESPONSES}
         return super().get_response_serializers()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from tables.api.views import banks, corrections, coups, games, people, sessions, shoes, tables
+from tables.api.views import banks, corrections, coups, games, people, sessions, shoes, tables, voids
 
 app_name = "api"
 
 T = "tables/<int:table_id>/"
 C = "coups/<int:coup_id>/"
 G = "game-coups/<int:coup_id>/"
+V = "void-requests/<int:request_id>/"
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/", tables.TableListView.as_view(), name="tables"),
@@ -49,6 +50,12 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(C + "void/", corrections.CoupVoidView.as_view(), name="coup-void"),
     path(C + "withdraw/", corrections.CoupBankWithdrawView.as_view(), name="coup-withdraw"),
     path("corrections/", corrections.CorrectionsPendingView.as_view(), name="corrections"),
+    # voids above a casino's limit wait for a second pit boss (issue 20)
+    path("void-requests/", voids.VoidRequestsPendingView.as_view(), name="void-requests"),
+    path(
+        "void-requests/<int:request_id>/approve/", voids.VoidRequestApproveView.as_view(), name="void-approve"
+    ),
+    path("void-requests/<int:request_id>/refuse/", voids.VoidRequestRefuseView.as_view(), name="void-refuse"),
     # the older games (docs/games/): Macao, Landsknecht, old baccarat
     path(T + "game/", games.TableGameView.as_view(), name="table-game"),
     path(T + "game-coups/", games.GameCoupStartView.as_view(), name="table-game-coups"),

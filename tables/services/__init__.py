@@ -39,6 +39,8 @@ from tables.services.floor import (
 from tables.services.series import series_begin, series_finish
 from tables.services.setup import (
     casino_create,
+    casino_staff_grant,
+    casino_staff_withdraw,
     croupier_assignment_create,
     player_create,
     staff_member_create,
@@ -46,6 +48,8 @@ from tables.services.setup import (
     table_create,
 )
 from tables.services.shoes import shoe_close, shoe_start
+from tables.services.void_requests import void_request_refuse
+from tables.services.voids import void_request_approve
 from tables.services.withdrawals import coup_bank_withdraw
 
 __all__ = [
@@ -64,6 +68,8 @@ __all__ = [
     "bank_share_contribute",
     "bank_share_withdraw",
     "casino_create",
+    "casino_staff_grant",
+    "casino_staff_withdraw",
     "correction_approve",
     "correction_reject",
     "correction_submit",
@@ -91,4 +97,6 @@ __all__ = [
     "table_create",
     "table_session_close",
     "table_session_open",
+    "void_request_approve",
+    "void_request_refuse",
 ]

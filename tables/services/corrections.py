@@ -14,13 +14,14 @@ from collections import Counter
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Sum
 from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
 from core.types import Staff
 from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict, game_rows
 from tables.lifecycle import CoupConflict, coup_state_change
-from tables.models import VOIDABLE_COUP_STATES, BankTax, Coup, CoupStep, Shoe, ShoeCard
+from tables.models import VOIDABLE_COUP_STATES, BankTax, Coup, CoupStep, Shoe, ShoeCard, VoidRequest
 from tables.money import floor as money
 from tables.permissions import (
     check_can_approve,
@@ -36,6 +37,12 @@ from tables.services.banks import bank_after_coup, bank_kept_as_declared
 from tables.services.coups import StepResult, step_append
 from tables.services.locking import lock_coup
 from tables.services.shoes import card_record, shoe_close_locked
+from tables.services.void_requests import (
+    void_gate,
+    void_request_approved,
+    void_request_lapse,
+    void_request_locked,
+)
 from tables.wording import (
     CLOSED_SHOE_RECORDED,
     VOID_FINAL_STATE,
@@ -188,7 +195,7 @@ def correction_submit(
 
 
 def _pending_review(actor: Staff, coup: Coup) -> CoupStep:
-    check_can_approve(actor)
+    check_can_approve(actor, coup.shoe.table.casino_id)
     if coup.state != Coup.State.AWAITING_APPROVAL:
         raise CoupConflict(f"This coup is {coup.state.replace('_', ' ')}: no correction awaits approval.")
     correction = _latest_correction(coup)
@@ -258,8 +265,22 @@ def correction_reject(
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))
 
 
+def coup_stakes_covered(coup: Coup) -> int:
+    """What is at stake in ``coup``: its bets standing (withdrawn and amended ones aside), up to
+    the bank, which covers no more (what the casino's void limit is measured against)."""
+    standing = coup.bets.filter(withdrawn=False).aggregate(total=Sum("amount"))["total"] or 0
+    return min(int(standing), coup.bank)
+
+
 @transaction.atomic
-def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = "") -> StepResult:
+def coup_void(
+    *,
+    actor: Staff,
+    coup: Coup | int,
+    reason: str,
+    idempotency_key: str = "",
+    approving: VoidRequest | int | None = None,
+) -> StepResult | VoidRequest:
     """A pit boss voids a coup that is not over, whatever holds it up (issue 9: no state without
     an exit): being played (a bet nobody can pay, a deal gone wrong), flagged and not restored
     (bets beyond the bank, cards no longer to be had), or restored and awaiting approval.
@@ -269,17 +290,33 @@ def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: s
     back is his marker). The bank stays as declared: the banker goes on with it or passes it
     (when the table already played on after a provisional result, the bank is where that result
     left it). The cards dealt stay dealt: consumed in the shoe, which is closed if they reached
-    its stop card. The coup's steps stay; a new step says who voided it and why."""
+    its stop card. The coup's steps stay; a new step says who voided it and why.
+
+    A coup with more at stake than the casino's ``void_second_approval_above`` is not voided
+    here: the answer is the ``VoidRequest`` that waits for a second pit boss
+    (tables.services.void_requests). ``approving``: that request, when the second pit boss
+    approves it (tables.services.voids.void_request_approve); a coup that ended meanwhile lapses
+    it (the answer is the lapsed request)."""
     coup = lock_coup(coup)
-    check_can_approve(actor)
+    check_can_approve(actor, coup.shoe.table.casino_id)
     check_independent_voider(actor, coup)
+    request = None if approving is None else void_request_locked(approving, coup=coup)
     if coup.state not in VOIDABLE_COUP_STATES:
+        if request is not None:
+            return void_request_lapse(request=request)
         raise CoupConflict(
             said(VOID_FINAL_STATE, state=Word(coup.state.replace("_", " "), "coup state")),
             current_step=coup.step_count,
         )
     if not reason.strip():
         raise ValidationError({"reason": VOID_REASON_MISSING})
+    if request is None:
+        casino = coup.shoe.table.casino
+        asked = void_gate(
+            actor=actor, casino=casino, coup=coup, stakes=coup_stakes_covered(coup), reason=reason.strip()
+        )
+        if asked is not None:
+            return asked
     was = coup.state
     rows = list(coup.steps.order_by("index"))
     first_wrong = next((r for r in rows if r.violations), None)
@@ -303,10 +340,9 @@ def coup_void(*, actor: Staff, coup: Coup | int, reason: str, idempotency_key: s
     shoe.refresh_from_db(fields=["stop_reached", "state"])
     if was == Coup.State.OPEN and shoe.stop_reached and shoe.state == Shoe.State.OPEN:
         shoe_close_locked(actor=actor, shoe=shoe, reason="stop card reached")  # as the reveal would
-    audit_record(
-        actor=actor,
-        action="tables.coup.void",
-        target=coup,
-        after={"index": step.index, "reason": reason.strip(), "was": was},
-    )
+    after = {"index": step.index, "reason": reason.strip(), "was": was}
+    if request is not None:
+        void_request_approved(actor=actor, request=request)
+        after |= {"void_request": request.pk, "asked_by": request.requested_by_id}
+    audit_record(actor=actor, action="tables.coup.void", target=coup, after=after)
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))

@@ -35,12 +35,26 @@ from core.types import Staff
 from ledger.models import Account, Entry, Transaction
 from ledger.services import Posting, account_spec, accounts_by_pk, accounts_lock, posting_find, postings_write
 from tables.lifecycle import CoupConflict, game_coup_state_change
-from tables.models import OLDER_GAMES, GameCoup, GameStep, Player, Seat, Table, TableSession
-from tables.permissions import can_approve, check_croupier_at, check_independent_voider, is_croupier_at
+from tables.models import OLDER_GAMES, GameCoup, GameStep, Player, Seat, Table, TableSession, VoidRequest
+from tables.permissions import (
+    can_approve,
+    check_croupier_at,
+    check_independent_voider,
+    check_works_for,
+    has_role,
+    is_croupier_at,
+)
+from tables.roles import Role
 from tables.rules import game_play
 from tables.rules.game_play import FUND, POOL, GamePlay, Seating, StepRefused, Transfer
 from tables.rules.sentence import Listing, Word, said, why
 from tables.services.locking import lock_session, require_open
+from tables.services.void_requests import (
+    void_gate,
+    void_request_approved,
+    void_request_lapse,
+    void_request_locked,
+)
 from tables.wording import GAME_NOBODY_HOLDS_CHIPS, game_banker_no_chips
 
 TKind = Transaction.Kind
@@ -768,27 +782,57 @@ def game_step_undo(
 
 
 # ------------------------------------------------------------------------------------ voiding
+def game_coup_stakes(coup: GameCoup, steps: Sequence[Mapping[str, Any]] | None = None) -> int:
+    """What the punters have at stake in ``coup`` on what has been entered: the most each could
+    still lose, added up (the engine's exposure, the banker's own aside); what the casino's void
+    limit is measured against."""
+    banker = player_key(coup.banker_id)
+    exposure = game_play.play_for(coup.game).exposure(coup_state(coup, steps))
+    return sum(most for key, most in exposure.items() if key != banker)
+
+
 @transaction.atomic
 def game_coup_void(
-    *, actor: Staff, coup: GameCoup | int, reason: str, expected_steps: int | None = None
-) -> GameCoup:
+    *,
+    actor: Staff,
+    coup: GameCoup | int,
+    reason: str,
+    expected_steps: int | None = None,
+    approving: VoidRequest | int | None = None,
+) -> GameCoup | VoidRequest:
     """End an unfinished coup with nothing settled (a player called away, a misdeal, a coup
     entered wrongly): the croupier of the table or a pit boss, with a reason, audited.
-    ``expected_steps``: the step count the client saw (a stale screen's void is a conflict)."""
+    ``expected_steps``: the step count the client saw (a stale screen's void is a conflict).
+
+    A coup with more at stake than the casino's ``void_second_approval_above`` is not voided
+    here: the answer is the ``VoidRequest`` that waits for a second pit boss
+    (tables.services.void_requests); ``approving``: that request, approved by the second pit boss
+    (tables.services.voids), lapsed when the coup ended meanwhile."""
     coup = _lock_coup(coup)
-    if not (is_croupier_at(actor, coup.table) or can_approve(actor)):
+    if not (is_croupier_at(actor, coup.table) or can_approve(actor, coup.table.casino_id)):
+        if can_approve(actor) or has_role(actor, Role.CROUPIER):
+            check_works_for(actor, coup.table.casino_id)  # one who voids elsewhere: 403 and why
         raise PermissionDenied("Only the table's croupier or a pit boss may void a coup.")
     check_independent_voider(actor, coup)
+    request = None if approving is None else void_request_locked(approving, coup=coup)
+    if request is not None:
+        if coup.state != GameCoup.State.OPEN:
+            return void_request_lapse(request=request)
+        reason = request.reason
     reason = (reason or "").strip()
     if not reason:
         raise ValidationError(gettext_noop("Say why the coup is void."))
-    _require_in_play(coup, expected_steps)
+    _require_in_play(coup, None if request is not None else expected_steps)
+    if request is None:
+        stakes = game_coup_stakes(coup)
+        asked = void_gate(actor=actor, casino=coup.table.casino, coup=coup, stakes=stakes, reason=reason)
+        if asked is not None:
+            return asked
     game_coup_state_change(coup=coup, to=GameCoup.State.VOID, void_reason=reason[:300])
-    audit_record(
-        actor=actor,
-        action="tables.game_coup.void",
-        target=coup,
-        after={"reason": coup.void_reason, "steps": coup.step_count},
-    )
+    after: dict[str, Any] = {"reason": coup.void_reason, "steps": coup.step_count}
+    if request is not None:
+        void_request_approved(actor=actor, request=request)
+        after |= {"void_request": request.pk, "asked_by": request.requested_by_id}
+    audit_record(actor=actor, action="tables.game_coup.void", target=coup, after=after)
     _leavers_unseat(actor=actor, coup=coup)
     return coup

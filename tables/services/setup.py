@@ -20,7 +20,8 @@ from django.db import transaction
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from core.types import Staff
-from tables.models import Casino, CroupierAssignment, Player, RuleProfile, Table
+from tables.models import Casino, CasinoStaff, CroupierAssignment, Player, RuleProfile, Table
+from tables.permissions import check_works_for
 from tables.perms import ADD_PLAYER
 from tables.roles import Role
 
@@ -81,6 +82,8 @@ def player_create(
     """A new player of the casino. ``actor`` None is the system itself (imports, the demo)."""
     if actor is not None and not actor.has_perm(ADD_PLAYER):
         raise PermissionDenied("You may not register players.")
+    if actor is not None:
+        check_works_for(actor, casino.pk)
     player = Player(
         casino=casino, display_name=display_name.strip(), membership_number=membership_number.strip()
     )
@@ -101,6 +104,12 @@ def croupier_assignment_create(
 ) -> CroupierAssignment:
     if not user.groups.filter(name=Role.CROUPIER).exists():
         raise ValidationError(f"{user.get_username()} is not a croupier.")
+    if actor is not None:
+        check_works_for(actor, table.casino_id)
+    if not CasinoStaff.objects.filter(user=user, casino_id=table.casino_id).exists():
+        raise ValidationError(
+            f"{user.get_username()} does not work for {table.casino}: grant him the casino first."
+        )
     assignment = CroupierAssignment(user=user, table=table, shift_start=shift_start, shift_end=shift_end)
     assignment.full_clean()
     assignment.save()
@@ -120,6 +129,7 @@ def staff_member_create(
     username: str,
     password: str,
     roles: list[str] | tuple[str, ...] = (),
+    casinos: list[Casino] | tuple[Casino, ...] = (),
     is_superuser: bool = False,
     first_name: str = "",
     last_name: str = "",
@@ -139,7 +149,42 @@ def staff_member_create(
     user.save()
     user.groups.set(Group.objects.filter(name__in=roles))
     audit_record(actor=actor, action="auth.user.create", target=user, after=model_snapshot(user))
+    for casino in casinos:
+        casino_staff_grant(actor=actor, user=user, casino=casino)
     return user
+
+
+@transaction.atomic
+def casino_staff_grant(*, actor: Staff | None, user: Staff, casino: Casino) -> CasinoStaff:
+    """``user`` works for ``casino`` from now on (idempotent: a second grant returns the first).
+    ``actor`` None is the system (the demo, a migration); else an administrator."""
+    if actor is not None and not actor.is_superuser:
+        raise PermissionDenied("Only an administrator says who works for a casino.")
+    post, created = CasinoStaff.objects.get_or_create(user=user, casino=casino)
+    if created:
+        audit_record(
+            actor=actor,
+            action="tables.casinostaff.grant",
+            target=post,
+            after={"user": user.pk, "username": user.get_username(), "casino": casino.pk},
+            casino=casino,
+        )
+    return post
+
+
+@transaction.atomic
+def casino_staff_withdraw(*, actor: Staff | None, user: Staff, casino: Casino) -> bool:
+    """``user`` no longer works for ``casino``: his shifts there stop counting at once (a croupier's
+    on-shift check reads this row). Whether there was anything to withdraw."""
+    if actor is not None and not actor.is_superuser:
+        raise PermissionDenied("Only an administrator says who works for a casino.")
+    post = CasinoStaff.objects.filter(user=user, casino=casino).first()
+    if post is None:
+        return False
+    before = {"user": user.pk, "username": user.get_username(), "casino": casino.pk}
+    audit_record(actor=actor, action="tables.casinostaff.withdraw", target=post, before=before, casino=casino)
+    post.delete()
+    return True
 
 
 @transaction.atomic

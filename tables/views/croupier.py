@@ -275,7 +275,7 @@ def _context(
         "profile": table.profile,
         "floor": floor,
         "can_act": is_croupier_at(request.user, table),
-        "can_approve": can_approve(request.user),
+        "can_approve": can_approve(request.user, table.casino_id),
         "mode": mode,
         "screen": screen,
         "restore": restore,
@@ -404,7 +404,7 @@ def mine(request: AuthenticatedHttpRequest) -> HttpResponse:
     tables = selectors.croupier_tables(user=request.user)
     if len(tables) == 1 and not reads_everything(request.user):
         return redirect("floor:table", table_id=tables[0].pk)
-    overview = list(selectors.tables_overview()) if reads_everything(request.user) else []
+    overview = list(selectors.tables_overview(user=request.user)) if reads_everything(request.user) else []
     return render(request, "tables/mine.html", {"tables": tables, "overview": overview})
 
 

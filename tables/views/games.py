@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse, HttpResponseRedirect
@@ -31,14 +32,14 @@ from core.types import AuthenticatedHttpRequest
 from tables import selectors, wording
 from tables.engine_bridge import cards_parse
 from tables.game_selectors import GameCoupView, fund_return_shares, game_coup_view, game_table_view
-from tables.models import OLDER_GAMES, GameCoup, Seat, Table
+from tables.models import OLDER_GAMES, GameCoup, Seat, Table, VoidRequest
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at, recorded_a_step_of
 from tables.rules.cards import RANKS, SUITS
 from tables.rules.sentence import Word, said
 from tables.services import game_coups as svc
 from tables.views import croupier
 from tables.views.display import card_face
-from tables.wording import RANK_LABELS, RECORDER_VOID_REFUSAL, SUIT_SYMBOLS
+from tables.wording import RANK_LABELS, RECORDER_VOID_REFUSAL, SUIT_SYMBOLS, say, void_request_detail
 
 # English here, translated when shown (docs/i18n.md): the words of the older games' screens, shared
 # with the pit boss's pages (tables.wording)
@@ -216,7 +217,7 @@ def _context(
         "session": session,
         "seats": seats,
         "can_act": can_act,
-        "can_void": can_act or can_approve(request.user),
+        "can_void": can_act or can_approve(request.user, table.casino_id),
         "error": error,
         "notice": notice,
         "chips": player_balances(players=[s.player for s in seats]),
@@ -319,7 +320,9 @@ def game_action(*, void: bool = False) -> Callable[..., Callable[..., HttpRespon
         @wraps(action)
         def view(request: AuthenticatedHttpRequest, table_id: int, **kwargs: Any) -> HttpResponse:
             table = croupier._table(table_id)
-            allowed = is_croupier_at(request.user, table) or (void and can_approve(request.user))
+            allowed = is_croupier_at(request.user, table) or (
+                void and can_approve(request.user, table.casino_id)
+            )
             if not allowed:
                 return croupier._forbidden(request)
             try:
@@ -414,7 +417,9 @@ def game_void(request: AuthenticatedHttpRequest, table: Table, coup_id: int) -> 
     expected = _expected_steps(request.POST)
     coup = _open_coup(table, coup_id)
     reason = str(request.POST.get("reason", "")).strip()[:300]
-    svc.game_coup_void(actor=request.user, coup=coup, reason=reason, expected_steps=expected)
+    voided = svc.game_coup_void(actor=request.user, coup=coup, reason=reason, expected_steps=expected)
+    if isinstance(voided, VoidRequest):  # above the casino's limit: a second pit boss decides
+        messages.info(request, say(void_request_detail(voided), gettext))
 
 
 @game_action()

@@ -69,7 +69,7 @@ def test_a_failed_block_appends_nothing() -> None:
 
 def test_a_service_returns_with_its_events_on_the_chain() -> None:
     casino = CasinoFactory()
-    user = UserFactory(username="clerk", roles=["croupier"])
+    user = UserFactory(username="clerk", roles=["croupier"], casinos=[casino])
     player = player_create(actor=user, casino=casino, display_name="Zoë")
     event = AuditEvent.objects.get(action="tables.player.create")
     assert (event.object_id, event.actor_label) == (str(player.pk), "clerk")

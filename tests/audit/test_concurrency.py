@@ -22,7 +22,9 @@ THREADS, WRITES = 8, 25
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_audited_writes_keep_one_gapless_chain() -> None:
     casino = CasinoFactory()
-    actors = [UserFactory(username=f"writer{t}", roles=["croupier"]) for t in range(THREADS)]
+    actors = [
+        UserFactory(username=f"writer{t}", roles=["croupier"], casinos=[casino]) for t in range(THREADS)
+    ]
     start = threading.Barrier(THREADS)
     errors: list[BaseException] = []
 

@@ -43,10 +43,10 @@ def _played_yesterday(table: Any) -> None:
     """The known night (tests/review/history.py) played a day ago: the year-to-date report covers
     closed gaming days only, so today's coups would not be in it."""
     then = timezone.now() - dt.timedelta(days=1)
-    croupier = UserFactory(username="croupier", roles=["croupier"])
+    croupier = UserFactory(username="croupier", roles=["croupier"], casinos=[table.casino])
     shift = {"shift_start": then - dt.timedelta(hours=1), "shift_end": then + dt.timedelta(hours=7)}
     CroupierAssignmentFactory(user=croupier, table=table, **shift)
-    boss = UserFactory(username="pitboss", roles=["pit_boss"])
+    boss = UserFactory(username="pitboss", roles=["pit_boss"], casinos=[table.casino])
     ticks = iter(then + dt.timedelta(seconds=n) for n in range(100_000))
     with mock.patch("django.utils.timezone.now", side_effect=lambda: next(ticks)):
         floor = open_floor(croupier, table)
@@ -90,7 +90,7 @@ def test_the_accountant_generates_watches_and_downloads_the_ytd_levy_report(
     table = TableFactory()
     casino = table.casino
     _played_yesterday(table)
-    UserFactory(username="accountant", roles=["accountant"])
+    UserFactory(username="accountant", roles=["accountant"], casinos=[casino])
     [levy_account] = [r for r in trial_balance(casino=casino).rows if r.kind == Account.Kind.LEVY]
     levy_in_books = levy_account.balance
     assert levy_in_books == 30  # 10 + 20: the clean coup and the restored one

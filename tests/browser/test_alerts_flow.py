@@ -53,10 +53,10 @@ def _logged_in(browser: Any, base: str, username: str) -> Any:
 def test_an_acknowledged_alert_leaves_both_pit_bosses_counts(browser, live_server, settings) -> None:
     settings.REVIEW_POLL_SECONDS = 1
     table = TableFactory()
-    croupier = UserFactory(username="croupier", roles=["croupier"])
+    croupier = UserFactory(username="croupier", roles=["croupier"], casinos=[table.casino])
     CroupierAssignmentFactory(user=croupier, table=table)
-    UserFactory(username="pitboss", roles=["pit_boss"])
-    UserFactory(username="otherboss", roles=["pit_boss"])
+    UserFactory(username="pitboss", roles=["pit_boss"], casinos=[table.casino])
+    UserFactory(username="otherboss", roles=["pit_boss"], casinos=[table.casino])
     floor = open_floor(croupier, table)
     play_clean(floor)
     flagged = play_flagged(floor)

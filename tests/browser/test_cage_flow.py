@@ -33,9 +33,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def cage_setup(transactional_db) -> dict[str, Any]:
     casino = CasinoFactory(name="Casino de Deauville")
     table = TableFactory(casino=casino, name="Table 1", first_banker_method=Table.FirstBanker.LOT)
-    croupier = UserFactory(username="croupier", roles=["croupier"])
+    croupier = UserFactory(username="croupier", roles=["croupier"], casinos=[casino])
     CroupierAssignmentFactory(user=croupier, table=table)
-    UserFactory(username="cashier", roles=["cashier"])
+    UserFactory(username="cashier", roles=["cashier"], casinos=[casino])
     player = PlayerFactory(casino=casino, display_name="Alice")
     SeatFactory(session=TableSessionFactory(table=table, opened_by=croupier), player=player, number=1)
     return {"table": table, "player": player}

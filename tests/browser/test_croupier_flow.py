@@ -55,9 +55,9 @@ NAMES = ("Alice", "Bruno", "Chloé", "Dmitri")
 def floor_setup(transactional_db) -> dict[str, Any]:
     casino = CasinoFactory(name="Casino de Deauville")
     table = TableFactory(casino=casino, name="Table 1", first_banker_method=Table.FirstBanker.LOT)
-    croupier = UserFactory(username="croupier", roles=["croupier"])
+    croupier = UserFactory(username="croupier", roles=["croupier"], casinos=[casino])
     CroupierAssignmentFactory(user=croupier, table=table)
-    pit_boss = UserFactory(username="pitboss", roles=["pit_boss"])
+    pit_boss = UserFactory(username="pitboss", roles=["pit_boss"], casinos=[casino])
     for name in NAMES:
         player = PlayerFactory(casino=casino, display_name=name)
         ledger.cage_buy_in(casino=casino, player=player, amount=10_000, actor=croupier, key=f"buyin:{name}")

@@ -262,7 +262,11 @@ def floor(transactional_db) -> dict[str, Any]:
         )
         for slug in ("casino", "classic", "club", "home")
     }
-    users = {name: UserFactory(username=name, roles=roles) for name, roles in PERSONAS.items() if roles}
+    users = {
+        name: UserFactory(username=name, roles=roles, casinos=[casino])
+        for name, roles in PERSONAS.items()
+        if roles
+    }
     croupier = users["croupier"]
     for table in tables.values():
         CroupierAssignmentFactory(user=croupier, table=table)

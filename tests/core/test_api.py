@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.services.tokens import api_token_create
+from tests.factories import CasinoFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +35,26 @@ def test_me_with_token_authentication(client, croupier, table) -> None:
                 "shift_end": assignment.shift_end.isoformat().replace("+00:00", "Z"),
             }
         ],
+        # he works for the only casino there is: what is "every casino" shows him nobody else's
+        "casinos": [{"id": table.casino_id, "name": table.casino.name}],
+        "group_wide": True,
     }
+
+
+def test_me_names_the_casinos_of_one_who_works_for_some_of_them(client, croupier, table) -> None:
+    CasinoFactory(name="Across the road")
+    client.force_login(croupier)
+    body = client.get("/api/v1/me/").json()
+    assert (body["casinos"], body["group_wide"]) == (
+        [{"id": table.casino_id, "name": table.casino.name}],
+        False,
+    )
+
+
+def test_me_of_the_group_auditor_is_group_wide_with_no_casino(client, group_auditor, table) -> None:
+    client.force_login(group_auditor)
+    body = client.get("/api/v1/me/").json()
+    assert (body["roles"], body["casinos"], body["group_wide"]) == (["group_auditor"], [], True)
 
 
 def test_me_with_session_authentication(client, accountant) -> None:

@@ -298,9 +298,11 @@ def _step_url(table: Table, coup: Coup) -> str:
 
 @pytest.fixture
 def night(db) -> Night:
-    users = {name: UserFactory(username=name, roles=roles) for name, roles in PERSONAS.items()}
-    croupier = users["croupier_anne"]
     casino = CasinoFactory(name="Grand Cercle Lumière")
+    users = {
+        name: UserFactory(username=name, roles=roles, casinos=[casino]) for name, roles in PERSONAS.items()
+    }
+    croupier = users["croupier_anne"]
     t = {
         "opera": _table(casino, croupier, "Salon Opéra", "casino", seats=12),
         "jaune": _table(casino, croupier, "Salon Jaune", "casino"),

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from tables.models import CasinoStaff
+from tests.reports.runs import reports_casino_id
 from tests.review.history import awaiting, history  # noqa: F401  (fixtures)
 
 
@@ -23,3 +25,17 @@ def reports_root(settings: Any, tmp_path: Path) -> Path:
         },
     }
     return root
+
+
+# The reports' personas work for the casino these tests' requests are of (tests/reports/runs.py)
+# as well as their table's: a report is of a casino the asker works for (issue 20).
+@pytest.fixture
+def pit_boss(pit_boss: Any) -> Any:
+    CasinoStaff.objects.get_or_create(user=pit_boss, casino_id=reports_casino_id())
+    return pit_boss
+
+
+@pytest.fixture
+def accountant(accountant: Any) -> Any:
+    CasinoStaff.objects.get_or_create(user=accountant, casino_id=reports_casino_id())
+    return accountant

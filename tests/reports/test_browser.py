@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from reports.models import ReportRun
 from reports.services import report_run_execute, report_run_schedule
+from tables.models import Casino
 from tests.factories import UserFactory
 from tests.reports.runs import day, levy_request, reports_casino_id
 from tests.review.test_browser import _login, _posted, page  # noqa: F401  (fixture)
@@ -19,7 +20,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_generate_watch_and_download(live_server, page: Any) -> None:  # noqa: F811
-    UserFactory(username="accountant", roles=["accountant"])
+    UserFactory(
+        username="accountant", roles=["accountant"], casinos=[Casino.objects.get(pk=reports_casino_id())]
+    )
     # a run a worker has not taken yet (asked for by the scheduler, not sent anywhere)
     waiting = report_run_schedule(request=levy_request(kind="fees"), enqueue=False)
     base = live_server.url

@@ -26,6 +26,7 @@ from reports.services import (
     report_run_schedule,
 )
 from reports.storage import reports_storage, temp_name
+from tables.services import casino_staff_grant
 from tests.factories import CasinoFactory, TableFactory
 from tests.reports.runs import day, fake_bytes, fake_writer, levy_request, reports_casino_id
 
@@ -358,6 +359,7 @@ def test_the_scheduler_and_the_command_ask_as_the_system(monkeypatch) -> None:
 
 def test_a_table_run_is_scoped_to_its_casino(accountant) -> None:
     table = TableFactory()
+    casino_staff_grant(actor=None, user=accountant, casino=table.casino)
     run = report_run_request(
         actor=accountant, request=levy_request(casino_id=table.casino_id, table_id=table.pk)
     )

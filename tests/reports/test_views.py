@@ -18,6 +18,7 @@ from reports import services
 from reports.models import ReportRun
 from reports.services import report_run_execute, report_run_request
 from tables.gaming_day import casino_calendar
+from tables.services import casino_staff_grant
 from tests.factories import CasinoFactory
 from tests.reports.runs import day, fake_bytes, fake_writer, levy_request, reports_casino_id
 
@@ -85,6 +86,7 @@ def test_the_page_offers_today_first_and_chooses_it(client, accountant) -> None:
 
 def test_today_is_the_casinos_gaming_day_being_played(client, accountant) -> None:
     casino = CasinoFactory(time_zone="Asia/Tokyo", gaming_day_cutoff=dt.time(4, 0))
+    casino_staff_grant(actor=None, user=accountant, casino=casino)
     client.force_login(accountant)
     client.post(
         reverse("review:report_runs"), _form(preset="today", start="", end="", casino=casino.pk), **HTMX
@@ -96,6 +98,7 @@ def test_today_is_the_casinos_gaming_day_being_played(client, accountant) -> Non
 
 def test_a_preset_is_the_chosen_casinos_gaming_days(client, accountant) -> None:
     casino = CasinoFactory(time_zone="Asia/Tokyo", gaming_day_cutoff=dt.time(4, 0))
+    casino_staff_grant(actor=None, user=accountant, casino=casino)
     client.force_login(accountant)
     client.post(
         reverse("review:report_runs"), _form(preset="mtd", start="", end="", casino=casino.pk), **HTMX

@@ -157,8 +157,8 @@ def _nav_count(client, user) -> int:
     return client.get(reverse("home")).context["nav_alert_count"]
 
 
-def test_a_pit_boss_acknowledges_with_a_note_and_every_count_drops(client, pit_boss, raised) -> None:
-    other = UserFactory(username="otherboss", roles=["pit_boss"])
+def test_a_pit_boss_acknowledges_with_a_note_and_every_count_drops(client, pit_boss, table, raised) -> None:
+    other = UserFactory(username="otherboss", roles=["pit_boss"], casinos=[table.casino])
     assert _nav_count(client, other) == 2
     alert = raised[0]
     client.force_login(pit_boss)

@@ -62,9 +62,9 @@ def _posted(page: Any, action: Any) -> Any:
 
 def test_reject_then_approve_with_htmx_and_verify_the_chain(page, live_server) -> None:
     table = TableFactory()
-    croupier = UserFactory(username="croupier", roles=["croupier"])
+    croupier = UserFactory(username="croupier", roles=["croupier"], casinos=[table.casino])
     CroupierAssignmentFactory(user=croupier, table=table)
-    UserFactory(username="pitboss", roles=["pit_boss"])
+    UserFactory(username="pitboss", roles=["pit_boss"], casinos=[table.casino])
     floor = open_floor(croupier, table)
     play_clean(floor)
     coup = play_flagged(floor)

@@ -204,3 +204,18 @@ GUARDED_MODELS: tuple[type[Model], ...] = (
 def row_counts() -> dict[str, int]:
     """How many rows each guarded table holds: compare before and after a refusal."""
     return {model.__name__: model._default_manager.count() for model in GUARDED_MODELS}
+
+
+def coup_with_bets(floor: Floor, *bets: tuple[int, int], bank: int = 400) -> Coup:
+    """A coup started with ``bank`` and the ``bets`` (seat, amount) recorded: open, no card yet."""
+    coup = services.coup_start(actor=floor.croupier, session=floor.session, amount=bank).coup
+    for seat, amount in bets:
+        step(floor, coup, Move.BET, seat=seat, amount=amount)
+    coup.refresh_from_db()
+    return coup
+
+
+def void_limit_set(table: Table, chips: int | None) -> None:
+    """The chips at stake above which a void at ``table``'s casino waits for a second pit boss."""
+    table.casino.void_second_approval_above = chips
+    table.casino.save(update_fields=["void_second_approval_above"])

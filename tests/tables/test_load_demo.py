@@ -52,8 +52,10 @@ def test_load_demo_is_idempotent_and_audited() -> None:
         AuditEvent.objects.count(),
     )
     # 23 for the floor and the staff (the croupier's shift at each of the seven tables), 1 for the
-    # cashier, 9 for the buy-ins (the cage's account, and per player his account and his buy-in)
-    assert counts == (1, 7, 4, 33)
+    # cashier, 4 for the demo casino granted to each of them (croupier, pit boss, accountant,
+    # cashier), 9 for the buy-ins (the cage's account, and per player his account and his buy-in)
+    assert counts == (1, 7, 4, 37)
+    assert AuditEvent.objects.filter(action="tables.casinostaff.grant").count() == 4
     buy_ins = Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count()
     assert load() == first
     assert Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count() == buy_ins == 4

@@ -81,8 +81,8 @@ NIGHT: list[Night] = []
 
 def build_night() -> Night:
     casino = CasinoFactory()
-    croupier = UserFactory(username="night-croupier", roles=["croupier"])
-    pit_boss = UserFactory(username="night-pit-boss", roles=["pit_boss"])
+    croupier = UserFactory(username="night-croupier", roles=["croupier"], casinos=[casino])
+    pit_boss = UserFactory(username="night-pit-boss", roles=["pit_boss"], casinos=[casino])
     tables = [
         TableFactory(casino=casino, name="Casino table", profile=builtin_profile("casino")),
         TableFactory(casino=casino, name="Home table", profile=builtin_profile("home")),

@@ -17,11 +17,12 @@ def _perms(group: Group) -> set[str]:
     }
 
 
-def test_the_data_migrations_created_the_four_roles_with_their_permissions() -> None:
+def test_the_data_migrations_created_the_five_roles_with_their_permissions() -> None:
     assert sorted(Group.objects.values_list("name", flat=True)) == [
         "accountant",
         "cashier",
         "croupier",
+        "group_auditor",
         "pit_boss",
     ]
     for role, perms in ROLE_PERMISSIONS.items():
@@ -54,6 +55,14 @@ def test_cashier_runs_the_cage_and_nothing_else(cashier) -> None:
     assert not cashier.has_perm("tables.approve_correction")
     assert not cashier.has_perm("audit.view_auditevent")
     assert not cashier.has_perm("tables.export_coups")
+
+
+def test_group_auditor_reads_and_exports_and_writes_nothing(group_auditor) -> None:
+    perms = _perms(Group.objects.get(name=Role.GROUP_AUDITOR))
+    assert {p.split(".")[1].split("_")[0] for p in perms} == {"view", "export"}
+    assert group_auditor.has_perms(["tables.export_coups", "audit.view_auditevent", "tables.view_coupstep"])
+    assert not group_auditor.has_perm("tables.approve_correction")
+    assert not group_auditor.has_perm("ledger.operate_cage")
 
 
 def test_outsider_has_no_permission(outsider) -> None:

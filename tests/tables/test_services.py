@@ -85,6 +85,7 @@ def test_only_croupiers_are_assigned(pit_boss, accountant, table) -> None:
 
 def test_player_create_strips_and_audits(pit_boss) -> None:
     casino = f.CasinoFactory()
+    services.casino_staff_grant(actor=None, user=pit_boss, casino=casino)
     player = services.player_create(
         actor=pit_boss, casino=casino, display_name="  Mme Leroy ", membership_number=" M-9 "
     )
@@ -101,6 +102,7 @@ def test_player_create_strips_and_audits(pit_boss) -> None:
 
 def test_duplicate_membership_is_explained(pit_boss) -> None:
     casino = f.CasinoFactory()
+    services.casino_staff_grant(actor=None, user=pit_boss, casino=casino)
     services.player_create(actor=pit_boss, casino=casino, display_name="A", membership_number="M-1")
     with pytest.raises(ValidationError, match="already used in this casino"):
         services.player_create(actor=pit_boss, casino=casino, display_name="B", membership_number="M-1")

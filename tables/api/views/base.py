@@ -26,7 +26,7 @@ from tables.api.idempotency import idempotency_key, idempotent
 from tables.api.read_models import step_result_data, table_data
 from tables.api.schema import ApiSchema
 from tables.models import Coup, Seat, Spectator, Table, TableSession
-from tables.permissions import check_croupier_at
+from tables.permissions import check_croupier_at, check_works_for
 from tables.selectors import table_open_session
 
 
@@ -106,8 +106,12 @@ class CoupAction(ApiView):
 
     @idempotent
     def post(self, request: Request, coup_id: int) -> Response:
-        coup = get_object_or_404(Coup, pk=coup_id)
+        coup = get_object_or_404(Coup.objects.select_related("shoe__table"), pk=coup_id)
+        check_works_for(request.user, coup.shoe.table.casino_id)  # another casino's coup: 403 first
         data = valid(self.input, request)
         actor = request_staff(request)
         result = self.act(actor=actor, coup=coup, data=data, key=idempotency_key(request))
+        return self.answer(result)
+
+    def answer(self, result: Any) -> Response:
         return Response(step_result_data(result), status=self.status_code)

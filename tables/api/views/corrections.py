@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import PermissionDenied
 from django.db.models import Prefetch, QuerySet
 from drf_spectacular.utils import extend_schema
+from rest_framework import status as http
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,11 +16,11 @@ from rest_framework.response import Response
 from core.types import Staff
 from tables import services
 from tables.api import inputs, outputs
-from tables.api.read_models import PendingCorrections, pending_correction_data
+from tables.api.read_models import PendingCorrections, pending_correction_data, void_request_data
 from tables.api.schema import ApiSchema
 from tables.api.views.base import CoupAction
-from tables.models import Coup, CoupStep
-from tables.permissions import reads_everything
+from tables.models import Coup, CoupStep, VoidRequest
+from tables.permissions import casino_scope, reads_everything
 from tables.selectors import corrections_pending
 
 if TYPE_CHECKING:  # django-stubs-ext is a dev requirement
@@ -34,7 +35,8 @@ class CorrectionsPendingView(GenericAPIView):
 
     def get_queryset(self) -> QuerySet[WithAnnotations[Coup, PendingCorrections]]:
         latest = CoupStep.objects.filter(kind=CoupStep.Kind.CORRECTION).select_related("actor", "corrects")
-        return corrections_pending().prefetch_related(
+        pending = casino_scope(self.request.user).filter(corrections_pending(), "shoe__table__casino")
+        return pending.prefetch_related(
             Prefetch("steps", queryset=latest.order_by("-index"), to_attr="corrections_submitted")
         )
 
@@ -76,12 +78,19 @@ class CorrectionRejectView(CoupAction):
 class CoupVoidView(CoupAction):
     """A pit boss voids any coup not over yet — being played, awaiting its correction or its
     approval — (``reason`` required): every stake is returned, the bank stays as declared, the
-    cards dealt stay dealt."""
+    cards dealt stay dealt. Above the casino's limit for one pit boss the answer is 202 and the
+    void request that waits for a second (``/void-requests/``)."""
 
     input = inputs.RejectIn
+    other_outputs = {http.HTTP_202_ACCEPTED: outputs.VoidRequestOut}
 
     def act(self, *, actor: Staff, coup: Coup, data: dict[str, Any], key: str) -> Any:
         return services.coup_void(actor=actor, coup=coup, reason=data["reason"], idempotency_key=key)
+
+    def answer(self, result: Any) -> Response:
+        if isinstance(result, VoidRequest):
+            return Response(void_request_data(result), status=http.HTTP_202_ACCEPTED)
+        return super().answer(result)
 
 
 class CoupBankWithdrawView(CoupAction):

@@ -20,7 +20,7 @@ from tables.api.read_models import coup_data, step_result_data
 from tables.api.views.base import ApiView, TableAction, open_session, valid
 from tables.engine_bridge import exported_record
 from tables.models import Coup, Table
-from tables.permissions import check_can_read_table
+from tables.permissions import check_can_read_table, check_reads_casino
 from tables.perms import EXPORT_COUPS
 from tables.rules.interchange import record_to_dict
 from tables.rules.machine import Move, Phase
@@ -73,9 +73,10 @@ class CoupRecordView(ApiView):
         operation_id="coups_record",
     )
     def get(self, request: Request, coup_id: int) -> Response:
-        coup = get_object_or_404(Coup, pk=coup_id)
+        coup = get_object_or_404(Coup.objects.select_related("shoe__table"), pk=coup_id)
         if not request.user.has_perm(EXPORT_COUPS):
             raise PermissionDenied("Only pit bosses and accountants export coup records.")
+        check_reads_casino(request.user, coup.shoe.table.casino_id)
         view = coup_view(coup=coup)
         if view.state.phase is not Phase.DONE:
             raise CoupConflict(

@@ -18,12 +18,12 @@ from rest_framework.response import Response
 from core.types import Staff, request_staff
 from tables.api import inputs, outputs
 from tables.api.idempotency import idempotency_key, idempotent
-from tables.api.read_models import game_coup_data, game_coup_summary_data, game_table_data
+from tables.api.read_models import game_coup_data, game_coup_summary_data, game_table_data, void_request_data
 from tables.api.schema import ApiSchema
 from tables.api.views.base import ApiView, TableAction, open_session, table_get, valid
 from tables.game_selectors import game_coup_view, game_coups
-from tables.models import GameCoup, Table, TableSession
-from tables.permissions import check_can_read_table, check_croupier_at
+from tables.models import GameCoup, Table, TableSession, VoidRequest
+from tables.permissions import check_can_read_table, check_croupier_at, check_works_for
 from tables.selectors import tables_readable
 from tables.services import game_coups as games
 
@@ -158,17 +158,22 @@ class GameCoupUndoView(ApiView):
 
 class GameCoupVoidView(ApiView):
     """End an open coup with nothing settled, ``reason`` required: the table's croupier or a pit
-    boss (409 once the coup is over)."""
+    boss (409 once the coup is over). Above the casino's limit for one pit boss the answer is 202
+    and the void request that waits for a second (``/void-requests/``)."""
 
     input = inputs.GameVoidIn
     output = outputs.GameCoupOut
     status_code = http.HTTP_200_OK
+    other_outputs = {http.HTTP_202_ACCEPTED: outputs.VoidRequestOut}
 
     @idempotent
     def post(self, request: Request, coup_id: int) -> Response:
         coup = game_coup_get(coup_id)
+        check_works_for(request.user, coup.table.casino_id)  # another casino's coup: 403 first
         data = valid(inputs.GameVoidIn, request)
         voided = games.game_coup_void(actor=request_staff(request), coup=coup.pk, reason=data["reason"])
+        if isinstance(voided, VoidRequest):  # above the casino's limit: a second pit boss decides
+            return Response(void_request_data(voided), status=http.HTTP_202_ACCEPTED)
         return Response(game_coup_data(game_coup_view(voided)), status=self.status_code)
 
 

@@ -95,6 +95,10 @@ class Command(BaseCommand):
             levy_rate_bp=500,
             hourly_fee_amount=DEMO_HOURLY_FEE,
         )
+        for username, (_password, roles, _superuser) in DEMO_STAFF.items():
+            if roles:  # every demo member of staff works for the demo casino (a second run: no-op)
+                staff = User.objects.get(username=username)
+                services.casino_staff_grant(actor=system, user=staff, casino=casino)
         tables = {}
         for profile in builtin_profiles():
             name = f"{profile.slug.title()} table"

@@ -26,7 +26,7 @@ START = 30
 STEP = 27  # four seated players
 SETTLE = 36
 POOLED_TIE_SETTLE = 46
-READ, TABLE, LIST = 9, 18, 5
+READ, TABLE, LIST = 9, 19, 5  # each with one read of the casinos the user works for
 
 
 @pytest.mark.parametrize("game", ["macao", "landsknecht", "old-baccarat"])

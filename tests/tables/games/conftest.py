@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tables.models import GameCoup
 from tables.services import game_coups as svc
 from tests.tables.games.coups import GameHistory, landsknecht_steps, macao_steps, old_baccarat_tie_steps, play
 
@@ -16,7 +17,9 @@ def games(game_table, croupier, pit_boss) -> GameHistory:
     macao = play(croupier, m_session, macao_steps())
     void = svc.game_coup_start(actor=croupier, session=m_session).coup
     svc.game_step_record(actor=croupier, coup=void, payload={"kind": "deal", "card": "2C"})
-    void = svc.game_coup_void(actor=pit_boss, coup=void, reason="misdeal")
+    voided = svc.game_coup_void(actor=pit_boss, coup=void, reason="misdeal")
+    assert isinstance(voided, GameCoup)  # no void limit at this casino: voided at once
+    void = voided
     opened = svc.game_coup_start(actor=croupier, session=m_session).coup
     _t, l_session, l_players = game_table("landsknecht", players=2)
     svc.game_fund_collect(actor=croupier, session=l_session)

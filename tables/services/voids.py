@@ -1,0 +1,35 @@
+"""A second pit boss approves a void that waited for him (issue 20, separation of duties).
+
+The request's own lifecycle (asked, refused, lapsed) is tables.services.void_requests; approving
+it is the game's own void, done by the second pit boss with the request in hand — chemin de fer's
+``coup_void`` or an older game's ``game_coup_void``, each of which locks its coup before the
+request and checks again that he recorded no step of it.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from core.types import Staff
+from tables.models import VoidRequest
+from tables.services.corrections import coup_void
+from tables.services.game_coups import game_coup_void
+from tables.services.void_requests import void_request_check_decider
+
+
+@transaction.atomic
+def void_request_approve(*, actor: Staff, request: VoidRequest | int) -> VoidRequest:
+    """``actor`` — a pit boss of the casino, not the one who asked — approves the void: the coup is
+    voided in his name and the request says so; a coup that ended meanwhile lapses the request
+    (nothing is voided). Refusals: 403 (not a pit boss there, the asker, a recorder of the coup),
+    409 (the request already decided)."""
+    pk = request if isinstance(request, int) else request.pk
+    current = VoidRequest.objects.get(pk=pk)
+    void_request_check_decider(actor, current)
+    if current.coup_id is not None:
+        coup_void(actor=actor, coup=current.coup_id, reason=current.reason, approving=current.pk)
+    else:
+        assert current.game_coup_id is not None  # the database holds one of the two
+        game_coup_void(actor=actor, coup=current.game_coup_id, reason=current.reason, approving=current.pk)
+    current.refresh_from_db()
+    return current
