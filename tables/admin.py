@@ -36,6 +36,7 @@ class VoidRequestAdmin(ReadOnlyAdmin):
     """Voids that waited for a second pit boss (decided on the pit boss's pages and the API only)."""
 
     list_display = ("coup", "game_coup", "casino", "stakes", "limit", "state", "requested_by", "decided_by")
+    search_fields = ("reason", "note", "requested_by__username", "decided_by__username")
     list_filter = ("state", "casino")
 
 

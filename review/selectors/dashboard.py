@@ -254,22 +254,30 @@ class BooksState:
 
     last: BooksVerification | None
     running: BooksVerification | None
+    #: the verification checks every casino's books, and a difference names its rows (a coup, an
+    #: account, a posting): listed only to a reader of every casino; the others see the count
+    differences_listed: bool = True
 
     @property
     def shown_differences(self) -> list[dict[str, str]]:
         """The first differences of the last run (the command and the stored row have them all)."""
-        return list(self.last.differences[:BOOKS_DIFFERENCES_SHOWN]) if self.last is not None else []
+        if self.last is None or not self.differences_listed:
+            return []
+        return list(self.last.differences[:BOOKS_DIFFERENCES_SHOWN])
 
 
 #: how many differences of the last books verification the dashboard lists
 BOOKS_DIFFERENCES_SHOWN = 10
 
 
-def books_state() -> BooksState:
+def books_state(*, casinos: frozenset[int] | None = None) -> BooksState:
+    """The last and the running verification; ``casinos``: the reader's (None: every casino, to
+    whom its differences are listed)."""
     runs = BooksVerification.objects.select_related("requested_by")
     return BooksState(
         last=runs.exclude(status=BooksVerification.Status.RUNNING).first(),
         running=runs.filter(status=BooksVerification.Status.RUNNING).first(),
+        differences_listed=casinos is None,
     )
 
 
@@ -293,5 +301,5 @@ def dashboard(
         rates=croupier_error_rates(period=period, table=table, casinos=casinos),
         hold=hold_vs_expected(period=period, table=table, casinos=casinos),
         chain=audit_chain_state(),
-        books=books_state(),
+        books=books_state(casinos=casinos),
     )

@@ -274,6 +274,11 @@ def floor(transactional_db) -> dict[str, Any]:
     clean = play_clean(awaiting)
     flagged = play_flagged(awaiting)
     services.correction_submit(actor=croupier, coup=flagged, cards=["4C"])
+    # above the casino's limit, another pit boss's void of it waits for the persona (its panel)
+    casino.void_second_approval_above = 100
+    casino.save(update_fields=["void_second_approval_above"])
+    asker = UserFactory(username="secondboss", roles=["pit_boss"], casinos=[casino])
+    services.coup_void(actor=asker, coup=flagged, reason="La restauration est douteuse, à revoir ensemble")
     betting = open_floor(croupier, tables["home"], seats=(1, 2, 3, 4, 5, 6, 7, 8, 9), spectators=2)
     services.coup_start(actor=croupier, session=betting.session, amount=500)
     open_floor(croupier, tables["classic"])

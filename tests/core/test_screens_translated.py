@@ -318,8 +318,13 @@ def night(db) -> Night:
     coups["clean"] = play_clean(opera)
     coups["flagged"] = play_flagged(opera)
     services.correction_submit(actor=croupier, coup=coups["flagged"], cards=["4C"])
-    # a flagged coup not restored yet: the restore screen
+    # a flagged coup not restored yet: the restore screen; a second pit boss asked for its void,
+    # above the casino's limit: it waits for chef_marc (the coup's page, the queue)
     coups["to_restore"] = play_flagged(open_floor(croupier, t["jaune"]))
+    casino.void_second_approval_above = 100
+    casino.save(update_fields=["void_second_approval_above"])
+    asker = UserFactory(username="chef_ines", roles=["pit_boss"], casinos=[casino])
+    services.coup_void(actor=asker, coup=coups["to_restore"], reason=TYPED[3])
     # a coup in its betting, every seat taken
     bleu = open_floor(croupier, t["bleu"], seats=(1, 2, 3, 4, 5, 6, 7, 8, 9))
     coups["betting"] = services.coup_start(actor=croupier, session=bleu.session, amount=500).coup

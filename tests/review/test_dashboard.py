@@ -25,6 +25,7 @@ from tables.rules.odds import profile_odds
 from tables.rules.profiles import CASINO
 from tables.services.rollups import rollups_refresh
 from tables.tasks import books_verify_task
+from tests.factories import CasinoFactory
 from tests.review.history import play_flagged
 from tests.tables.play import play
 
@@ -270,6 +271,24 @@ def test_the_books_panel_shows_the_last_verification(client, pit_boss, awaiting)
     books_verification_start()
     html = client.get(reverse("review:dashboard")).content.decode()
     assert 'data-testid="books-running">A verification started at' in html
+
+
+def test_a_reader_of_some_casinos_sees_the_count_not_the_differences(
+    client, pit_boss, group_auditor, awaiting
+) -> None:
+    """The books are verified for every casino at once and a difference names a coup or an
+    account: a pit boss of one casino among several is told how many, not which (issue 20, §4)."""
+    CasinoFactory(name="Across the road")
+    BankTax.objects.create(coup=awaiting.flagged, basis=400, amount=20)
+    books_verify_task.delay()
+    client.force_login(pit_boss)
+    html = client.get(reverse("review:dashboard")).content.decode()
+    assert '<strong class="broken">1 difference</strong>' in html
+    listed, elsewhere = 'data-testid="books-differences"', 'data-testid="books-differences-elsewhere"'
+    assert elsewhere in html and listed not in html
+    client.force_login(group_auditor)
+    html = client.get(reverse("review:dashboard")).content.decode()
+    assert listed in html and elsewhere not in html
 
 
 def test_the_audit_panel_shows_the_newest_anchor_and_the_last_full_verification(

@@ -34,9 +34,18 @@ def test_the_schema_describes_every_endpoint(pit_boss) -> None:
     # (coups/{id}/withdraw/, RULES.md §7), the house bank (bank/house/, RULES.md §2) and the
     # report runs (reports/runs/, reports/runs/{id}/, reports/runs/{id}/file), and the older games'
     # seven (tables/{id}/game/, tables/{id}/game-coups/, game-coups/, game-coups/{id}/,
-    # game-coups/{id}/steps/, game-coups/{id}/void/, sessions/{id}/fund-dues/)
-    assert len(table_api) == 48
+    # game-coups/{id}/steps/, game-coups/{id}/void/, sessions/{id}/fund-dues/), and the voids
+    # waiting for a second pit boss (void-requests/, void-requests/{id}/approve/, …/refuse/)
+    assert len(table_api) == 51
     assert "/api/v1/coups/{coup_id}/withdraw/" in table_api
+    assert {
+        "/api/v1/void-requests/",
+        "/api/v1/void-requests/{request_id}/approve/",
+        "/api/v1/void-requests/{request_id}/refuse/",
+    } <= set(table_api)
+    # a void above the casino's limit answers 202 and the request that waits
+    void = paths["/api/v1/coups/{coup_id}/void/"]["post"]["responses"]["202"]
+    assert void["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/VoidRequestOut"}
     for path, operations in table_api.items():
         for method, operation in operations.items():
             if method == "post":
