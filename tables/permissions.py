@@ -24,7 +24,8 @@ from django.http import Http404
 from django.utils import timezone
 
 from core.errors import DomainError
-from tables.models import Casino, CasinoStaff, Coup, CoupStep, CroupierAssignment, GameCoup, GameStep, Table
+from tables import sql
+from tables.models import Casino, CasinoStaff, Coup, CoupStep, GameCoup, GameStep, Table
 from tables.perms import APPROVE_CORRECTION
 from tables.roles import GROUP_WIDE_ROLES, Role
 from tables.wording import (
@@ -157,14 +158,18 @@ def is_croupier_at(user: Any, table: Table | int, at: dt.datetime | None = None)
         return False
     at = at or timezone.now()
     table_id = table if isinstance(table, int) else table.pk
-    # the shift counts only at a casino he works for (a post withdrawn ends his say there at once)
-    on_shift = CroupierAssignment.objects.filter(
-        user=user, table_id=table_id, shift_start__lte=at, shift_end__gt=at, table__casino__staff__user=user
-    )
+    # the shift counts only at a casino he works for (a post withdrawn ends his say there at once);
+    # one statement in SQL (tables/sql.py): every step of every coup asks it, and the ORM's join
+    # through the table, the casino and the user cost more to build and plan than to run
+    casino_id = table.casino_id if isinstance(table, Table) else None
     if getattr(user, "_role_cache", None) is None:
         # the user's roles not read yet in this request (every step of a coup): both in one query
-        return on_shift.filter(user__groups__name=Role.CROUPIER.value).exists()
-    return _in_group(user, Role.CROUPIER) and on_shift.exists()
+        return sql.croupier_on_shift(
+            user_id=user.pk, table_id=table_id, at=at, casino_id=casino_id, role=Role.CROUPIER.value
+        )
+    return _in_group(user, Role.CROUPIER) and sql.croupier_on_shift(
+        user_id=user.pk, table_id=table_id, at=at, casino_id=casino_id
+    )
 
 
 def check_croupier_at(user: Any, table: Table | int) -> None:

@@ -14,6 +14,7 @@ own converters, every field of each model read (nothing deferred).
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 
 from django.contrib.auth import get_user_model
@@ -21,7 +22,18 @@ from django.db import connection
 from django.db.models import Model
 
 from ledger.sql import lock_clause, model_fields, model_instances, rows_fetch
-from tables.models import BankTurn, Casino, Coup, CoupStep, RuleProfile, Seat, Shoe, Table
+from tables.models import (
+    BankTurn,
+    Casino,
+    CasinoStaff,
+    Coup,
+    CoupStep,
+    CroupierAssignment,
+    RuleProfile,
+    Seat,
+    Shoe,
+    Table,
+)
 
 
 def _columns(alias: str, model: type[Model]) -> str:
@@ -36,6 +48,7 @@ _User = get_user_model()
 _TABLE, _PROFILE, _CASINO = model_fields(Table), model_fields(RuleProfile), model_fields(Casino)
 _SHOE, _COUP, _TURN, _SEAT = (model_fields(m) for m in (Shoe, Coup, BankTurn, Seat))
 _STEP, _USER = model_fields(CoupStep), model_fields(_User)
+
 
 @functools.cache
 def _lock_sql(vendor: str) -> dict[str, str]:
@@ -148,3 +161,41 @@ def coup_steps(coup_id: int) -> list[CoupStep]:
     for step, actor in zip(steps, actors, strict=True):
         step.actor = actor
     return steps
+
+
+@functools.cache
+def _on_shift_sql(casino_given: bool, role_given: bool) -> str:
+    """``croupier_on_shift``'s statement: EXISTS on the keys, nothing joined to plan."""
+    casino = (
+        "%s" if casino_given else f'(SELECT t."casino_id" FROM {_table(Table)} t WHERE t."id" = a."table_id")'
+    )
+    groups, group = _User.groups.through, _User.groups.field.related_model
+    role = (
+        f"""
+       AND EXISTS (SELECT 1 FROM {_table(groups)} ug JOIN {_table(group)} g ON g."id" = ug."group_id"
+                    WHERE ug."user_id" = a."user_id" AND g."name" = %s)"""
+        if role_given
+        else ""
+    )
+    return f"""
+    SELECT EXISTS (
+    SELECT 1 FROM {_table(CroupierAssignment)} a
+     WHERE a."user_id" = %s AND a."table_id" = %s AND a."shift_start" <= %s AND a."shift_end" > %s
+       AND EXISTS (SELECT 1 FROM {_table(CasinoStaff)} s
+                    WHERE s."user_id" = a."user_id" AND s."casino_id" = {casino}){role})
+"""
+
+
+def croupier_on_shift(
+    *, user_id: int, table_id: int, at: dt.datetime, casino_id: int | None = None, role: str | None = None
+) -> bool:
+    """Whether user ``user_id`` holds a shift at table ``table_id`` covering ``at``, at a casino he
+    works for (``casino_id``: the table's, when the caller has it; else read from the table), and —
+    ``role`` given — holds that group: one statement (every step of every coup asks it)."""
+    when = connection.ops.adapt_datetimefield_value(at)
+    params: list[object] = [user_id, table_id, when, when]
+    if casino_id is not None:
+        params.append(casino_id)
+    if role is not None:
+        params.append(role)
+    return bool(rows_fetch(_on_shift_sql(casino_id is not None, role is not None), params)[0][0])

@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 from django.db.backends.base.operations import BaseDatabaseOperations
+from django.utils import translation
 
 from ledger.services import cage_buy_in
 from tables import services
@@ -26,6 +27,14 @@ from tests.factories import (
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") == "1"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture(autouse=True)
+def _english_at_the_start() -> None:
+    """Each test starts in English, the services' language: a screen asked for in French or
+    Russian leaves that language active on the thread (the middleware activates it and nothing
+    deactivates it), and the next test in the same worker would read its refusals translated."""
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 # ----------------------------------------------------------------- append-only tables vs. test flush
