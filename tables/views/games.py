@@ -312,9 +312,11 @@ def _where(request: AuthenticatedHttpRequest, void: bool) -> str:
 def game_action(*, void: bool = False) -> Callable[..., Callable[..., HttpResponse]]:
     """A POST at an older game's table: the croupier on shift (a pit boss too, to void); a refusal
     re-renders the screen with its message (400), the current state (409) or the 403 page; success
-    re-renders the body (htmx) or redirects to the screen."""
+    re-renders the body (htmx) or redirects to the screen. An action may return a notice (what
+    happened is not what was asked: a void waiting for a second pit boss), shown on the body or,
+    after the redirect, as a message."""
 
-    def decorator(action: Callable[..., None]) -> Callable[..., HttpResponse]:
+    def decorator(action: Callable[..., str | None]) -> Callable[..., HttpResponse]:
         @login_required
         @require_POST
         @wraps(action)
@@ -330,11 +332,13 @@ def game_action(*, void: bool = False) -> Callable[..., Callable[..., HttpRespon
                     raise ValidationError(
                         said("{table} deals chemin de fer: play it on its own screen.", table=table.name)
                     )
-                run_retrying(lambda: action(request, table, **kwargs))
+                notice = run_retrying(lambda: action(request, table, **kwargs)) or ""
             except croupier.REFUSALS as exc:
                 return croupier._refused(request, table, exc, part="body", where=_where(request, void))
             if request.htmx:
-                return game_render(request, table, part="body")
+                return game_render(request, table, part="body", notice=notice)
+            if notice:
+                messages.info(request, notice)
             response = HttpResponseRedirect(reverse("floor:game", args=[table.pk]))
             response.status_code = 303
             return response
@@ -413,13 +417,14 @@ def game_undo(request: AuthenticatedHttpRequest, table: Table, coup_id: int) -> 
 
 
 @game_action(void=True)
-def game_void(request: AuthenticatedHttpRequest, table: Table, coup_id: int) -> None:
+def game_void(request: AuthenticatedHttpRequest, table: Table, coup_id: int) -> str | None:
     expected = _expected_steps(request.POST)
     coup = _open_coup(table, coup_id)
     reason = str(request.POST.get("reason", "")).strip()[:300]
     voided = svc.game_coup_void(actor=request.user, coup=coup, reason=reason, expected_steps=expected)
     if isinstance(voided, VoidRequest):  # above the casino's limit: a second pit boss decides
-        messages.info(request, say(void_request_detail(voided), gettext))
+        return say(void_request_detail(voided), gettext)
+    return None
 
 
 @game_action()

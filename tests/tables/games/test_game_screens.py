@@ -14,9 +14,10 @@ from django.utils.html import escape
 
 from audit.models import AuditEvent
 from tables import services
-from tables.models import GameCoup, GameStep, Seat, Shoe, Table
+from tables.models import GameCoup, GameStep, Seat, Shoe, Table, VoidRequest
 from tables.services import game_coups as svc
 from tables.wording import CLOSE_GAME_COUP_IN_PLAY
+from tests.tables.play import void_limit_set
 
 pytestmark = pytest.mark.django_db
 
@@ -121,6 +122,22 @@ def test_a_stale_screen_gets_a_409_with_the_coup_as_it_stands_and_nothing_writte
     assert answer.status_code == 409
     coup.refresh_from_db()
     assert coup.state == GameCoup.State.OPEN
+
+
+def test_a_void_above_the_casino_s_limit_is_said_on_the_screen(game_table, as_croupier, croupier, table):
+    """Issue 20, item 5b: the croupier's void of a coup with more at stake than the casino's limit
+    waits for a second pit boss; the screen says so, and the coup is still there to play."""
+    void_limit_set(table, 30)
+    _table, session, _players = game_table("macao", players=3)  # two punters, 30 each at risk
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    url = game_url(coup.table, "game_void", coup.pk)
+    answer = as_croupier.post(url, {"expected_steps": 0, "reason": "a player was called away"}, **HTMX)
+    assert answer.status_code == 200
+    html = answer.content.decode()
+    assert 'data-testid="notice"' in html
+    assert escape("60 chips at stake, above this casino's limit of 30 for one pit boss") in html
+    coup.refresh_from_db()
+    assert (coup.state, VoidRequest.objects.get().game_coup_id) == (GameCoup.State.OPEN, coup.pk)
 
 
 def test_an_illegal_step_is_shown_and_nothing_written(game_table, as_croupier, croupier):
