@@ -27,7 +27,7 @@ from reports.kinds import KINDS, Progress, ReportRequest, ReportRequestError, re
 from reports.models import ACTIVE, ReportRun
 from reports.storage import reports_storage, storage_create, storage_move, temp_name, temp_names
 from tables.models import Casino, Table
-from tables.permissions import casino_scope, reads_everything
+from tables.permissions import casino_scope, reads_everything, table_casino_id
 from tables.perms import EXPORT_COUPS
 from tables.wording import OTHER_CASINO_REFUSAL
 
@@ -179,7 +179,7 @@ def _casino_check(actor: Any, request: ReportRequest) -> None:
         return
     casino_id = request.casino_id
     if casino_id is None and request.table_id is not None:
-        casino_id = Table.objects.filter(pk=request.table_id).values_list("casino_id", flat=True).first()
+        casino_id = table_casino_id(request.table_id)
     if casino_id is None:
         raise ValidationError(
             {"casino": _("Choose the casino: a report of every casino is the group auditor's.")}

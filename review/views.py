@@ -406,16 +406,13 @@ def _void_decision(
     except REFUSALS as exc:
         answer = error_answer(exc)
         assert answer is not None, exc
+        coup.refresh_from_db()
         error = _said(answer.messages)
         if isinstance(coup, GameCoup):
-            coup.refresh_from_db()
             return _game_coup_page(request, coup, error=error, status=answer.status)
-        coup.refresh_from_db()
         return _coup_page(request, coup, error=error, status=answer.status)
     messages.success(request, say(void_request_detail(decided), _))
-    if isinstance(coup, GameCoup):
-        return redirect("review:game_coup", pk=coup.pk)
-    return redirect("review:coup", pk=coup.pk)
+    return redirect("review:game_coup" if isinstance(coup, GameCoup) else "review:coup", pk=coup.pk)
 
 
 @login_required

@@ -66,6 +66,10 @@ def has_role(user: Any, role: Role) -> bool:
     return _in_group(user, role)
 
 
+def _holds_group_wide_role(user: Any) -> bool:
+    return any(_in_group(user, Role(r)) for r in GROUP_WIDE_ROLES)
+
+
 _Q = TypeVar("_Q", bound=Model)
 
 
@@ -121,7 +125,7 @@ def casino_scope(user: Any) -> CasinoScope:
         works = frozenset(pk for pk, works_there in casinos if works_there)
         # one who works for every casino there is (a one-casino club's staff) reads "every casino":
         # it shows him nobody else's; a casino opened later narrows him again at his next request
-        every = any(_in_group(user, Role(r)) for r in GROUP_WIDE_ROLES) or len(works) == len(casinos)
+        every = _holds_group_wide_role(user) or len(works) == len(casinos)
         scope = CasinoScope(casino_ids=None if every else works, works=works)
     user._casino_scope = scope
     return scope
@@ -130,7 +134,7 @@ def casino_scope(user: Any) -> CasinoScope:
 def reads_every_casino(user: Any) -> bool:
     """Whether ``user`` reads every casino there is: group-wide, or working for each of them (a
     one-casino club's accountant): what is "of every casino" then shows him nobody else's."""
-    return casino_scope(user).casino_ids is None
+    return casino_scope(user).group_wide
 
 
 def check_reads_casino(user: Any, casino_id: int | None) -> None:
@@ -197,11 +201,7 @@ def check_can_approve(user: Any, casino_id: int) -> None:
 
 def reads_everything(user: Any) -> bool:
     """Reads every table, coup and report of the casinos in his scope (``casino_scope``)."""
-    return (
-        _in_group(user, Role.PIT_BOSS)
-        or _in_group(user, Role.ACCOUNTANT)
-        or any(_in_group(user, Role(r)) for r in GROUP_WIDE_ROLES)
-    )
+    return _in_group(user, Role.PIT_BOSS) or _in_group(user, Role.ACCOUNTANT) or _holds_group_wide_role(user)
 
 
 def can_read_table(user: Any, table: Table | int) -> bool:

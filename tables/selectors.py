@@ -372,11 +372,20 @@ def void_requests_pending(*, casinos: frozenset[int] | None = None) -> QuerySet[
     )
 
 
+def void_request_coup(coup: Coup | GameCoup) -> dict[str, Coup | GameCoup]:
+    """The void request's field that names ``coup`` (chemin de fer's or an older game's), as a
+    filter or a create's keyword."""
+    return {"game_coup": coup} if isinstance(coup, GameCoup) else {"coup": coup}
+
+
+def void_requests_waiting_of(coup: Coup | GameCoup) -> QuerySet[VoidRequest]:
+    """The void of ``coup`` waiting for a second pit boss (one at most: a unique index)."""
+    return VoidRequest.objects.filter(state=VoidRequest.State.PENDING, **void_request_coup(coup))
+
+
 def void_request_waiting(coup: Coup | GameCoup) -> VoidRequest | None:
     """The void of ``coup`` waiting for a second pit boss, if any (its asker loaded)."""
-    of_coup = {"game_coup": coup} if isinstance(coup, GameCoup) else {"coup": coup}
-    rows = VoidRequest.objects.filter(state=VoidRequest.State.PENDING, **of_coup)
-    return rows.select_related("requested_by").first()
+    return void_requests_waiting_of(coup).select_related("requested_by").first()
 
 
 # ------------------------------------------------------------------------------- the table now

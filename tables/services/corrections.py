@@ -342,7 +342,6 @@ def coup_void(
         shoe_close_locked(actor=actor, shoe=shoe, reason="stop card reached")  # as the reveal would
     after = {"index": step.index, "reason": reason.strip(), "was": was}
     if request is not None:
-        void_request_approved(actor=actor, request=request)
-        after |= {"void_request": request.pk, "asked_by": request.requested_by_id}
+        after |= void_request_approved(actor=actor, request=request)
     audit_record(actor=actor, action="tables.coup.void", target=coup, after=after)
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))

@@ -831,8 +831,7 @@ def game_coup_void(
     game_coup_state_change(coup=coup, to=GameCoup.State.VOID, void_reason=reason[:300])
     after: dict[str, Any] = {"reason": coup.void_reason, "steps": coup.step_count}
     if request is not None:
-        void_request_approved(actor=actor, request=request)
-        after |= {"void_request": request.pk, "asked_by": request.requested_by_id}
+        after |= void_request_approved(actor=actor, request=request)
     audit_record(actor=actor, action="tables.game_coup.void", target=coup, after=after)
     _leavers_unseat(actor=actor, coup=coup)
     return coup

@@ -154,21 +154,26 @@ def staff_member_create(
     return user
 
 
+def _check_administrator(actor: Staff | None) -> None:
+    """Who works for which casino is an administrator's say (None: the system itself)."""
+    if actor is not None and not actor.is_superuser:
+        raise PermissionDenied("Only an administrator says who works for a casino.")
+
+
+def _post_audited(user: Staff, casino: Casino) -> dict[str, object]:
+    """What a grant's or a withdrawal's audit event says of the post."""
+    return {"user": user.pk, "username": user.get_username(), "casino": casino.pk}
+
+
 @transaction.atomic
 def casino_staff_grant(*, actor: Staff | None, user: Staff, casino: Casino) -> CasinoStaff:
     """``user`` works for ``casino`` from now on (idempotent: a second grant returns the first).
     ``actor`` None is the system (the demo, a migration); else an administrator."""
-    if actor is not None and not actor.is_superuser:
-        raise PermissionDenied("Only an administrator says who works for a casino.")
+    _check_administrator(actor)
     post, created = CasinoStaff.objects.get_or_create(user=user, casino=casino)
     if created:
-        audit_record(
-            actor=actor,
-            action="tables.casinostaff.grant",
-            target=post,
-            after={"user": user.pk, "username": user.get_username(), "casino": casino.pk},
-            casino=casino,
-        )
+        after = _post_audited(user, casino)
+        audit_record(actor=actor, action="tables.casinostaff.grant", target=post, after=after, casino=casino)
     return post
 
 
@@ -176,12 +181,11 @@ def casino_staff_grant(*, actor: Staff | None, user: Staff, casino: Casino) -> C
 def casino_staff_withdraw(*, actor: Staff | None, user: Staff, casino: Casino) -> bool:
     """``user`` no longer works for ``casino``: his shifts there stop counting at once (a croupier's
     on-shift check reads this row). Whether there was anything to withdraw."""
-    if actor is not None and not actor.is_superuser:
-        raise PermissionDenied("Only an administrator says who works for a casino.")
+    _check_administrator(actor)
     post = CasinoStaff.objects.filter(user=user, casino=casino).first()
     if post is None:
         return False
-    before = {"user": user.pk, "username": user.get_username(), "casino": casino.pk}
+    before = _post_audited(user, casino)
     audit_record(actor=actor, action="tables.casinostaff.withdraw", target=post, before=before, casino=casino)
     post.delete()
     return True

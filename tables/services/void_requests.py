@@ -22,6 +22,7 @@ from tables.lifecycle import CoupConflict
 from tables.models import Casino, Coup, GameCoup, VoidRequest
 from tables.permissions import SeparationOfDuties, check_can_approve
 from tables.rules.sentence import Word, said
+from tables.selectors import void_request_coup, void_requests_waiting_of
 from tables.wording import (
     VOID_ALREADY_ASKED,
     VOID_ASKER_REFUSAL,
@@ -30,17 +31,6 @@ from tables.wording import (
 )
 
 _REASON_MAX = 300
-
-
-def _coup_filter(coup: Coup | GameCoup) -> dict[str, Coup | GameCoup]:
-    return {"game_coup": coup} if isinstance(coup, GameCoup) else {"coup": coup}
-
-
-def void_request_pending(coup: Coup | GameCoup, *, lock: bool = False) -> VoidRequest | None:
-    """The request of ``coup`` still waiting for a second pit boss, if any (``lock``: row-locked;
-    the caller holds the coup's lock already)."""
-    rows = VoidRequest.objects.filter(state=VoidRequest.State.PENDING, **_coup_filter(coup))
-    return (rows.select_for_update() if lock else rows).first()
 
 
 def _close(request: VoidRequest, *, state: str, actor: Staff | None, note: str = "") -> VoidRequest:
@@ -68,7 +58,7 @@ def void_gate(
     that waits for a second pit boss (a retry of the same pit boss's void answers his request;
     another pit boss's void of the same coup is a conflict: he approves or refuses that one)."""
     limit = casino.void_second_approval_above
-    pending = void_request_pending(coup, lock=True)
+    pending = void_requests_waiting_of(coup).select_for_update().first()  # the coup locked already
     if limit is None or stakes <= limit:
         if pending is not None:
             _close(pending, state=VoidRequest.State.LAPSED, actor=None, note="voided by one pit boss")
@@ -84,7 +74,7 @@ def void_gate(
         reason=reason[:_REASON_MAX],
         requested_by=actor,
         requested_at=timezone.now(),
-        **_coup_filter(coup),
+        **void_request_coup(coup),
     )
     audit_record(
         actor=actor,
@@ -122,9 +112,11 @@ def void_request_locked(request: VoidRequest | int, *, coup: Coup | GameCoup) ->
     return locked
 
 
-def void_request_approved(*, actor: Staff, request: VoidRequest) -> VoidRequest:
-    """Mark the request approved by ``actor`` (the game's void service has just voided the coup)."""
-    return _close(request, state=VoidRequest.State.APPROVED, actor=actor)
+def void_request_approved(*, actor: Staff, request: VoidRequest) -> dict[str, int]:
+    """Mark the request approved by ``actor`` (the game's void service has just voided the coup);
+    what the void's own audit event adds of it."""
+    _close(request, state=VoidRequest.State.APPROVED, actor=actor)
+    return {"void_request": request.pk, "asked_by": request.requested_by_id}
 
 
 def void_request_lapse(*, request: VoidRequest) -> VoidRequest:
