@@ -76,7 +76,9 @@ def event_content(event: AuditEvent) -> dict[str, Any]:
     keyed hashes has none, and its content is byte for byte what it was when it was written.
     ``chain`` only when it is a casino's (not 0, the global chain): every event written before the
     chains were split is on the global chain, and its content is unchanged; a casino's event names
-    its chain, so it cannot be moved to another chain (or the global one) and still verify."""
+    its chain, so it cannot be moved to another chain (or the global one) and still verify.
+    ``rows`` only when the event binds rows (audit.rows): an event written before rows were bound
+    hashes as it did."""
     content = {
         "seq": event.seq,
         "occurred_at": event.occurred_at,
@@ -92,6 +94,8 @@ def event_content(event: AuditEvent) -> dict[str, Any]:
         content["key_id"] = event.key_id
     if event.chain:
         content["chain"] = event.chain
+    if event.rows is not None:
+        content["rows"] = event.rows
     return content
 
 

@@ -30,7 +30,7 @@ FETCH_ROWS = 10_000
 _SQL = """
 SELECT seq, id, to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
        actor_id, actor_label, action, object_type, object_id, before::text, after::text,
-       prev_hash, hash, key_id, chain
+       prev_hash, hash, key_id, chain, rows::text
 FROM {table} WHERE chain = %s AND seq >= %s ORDER BY seq
 """
 
@@ -50,7 +50,7 @@ class WalkedEvent:
 def _canonical(row: tuple[Any, ...]) -> bytes:
     """``canonical_json(event_content(event))`` for a row of ``_SQL``; raises TypeError or
     orjson.JSONDecodeError for what only the reference encoder takes."""
-    _seq, _id, at, actor_id, label, action, otype, oid, before, after, _prev, _hash, key_id, chain = row
+    _seq, _id, at, actor_id, label, action, otype, oid, before, after, _prev, _hash, key_id, chain, rows = row
     content: dict[str, Any] = {
         "seq": row[0],
         "occurred_at": at,
@@ -66,6 +66,8 @@ def _canonical(row: tuple[Any, ...]) -> bytes:
         content["key_id"] = key_id
     if chain:
         content["chain"] = chain
+    if rows is not None:
+        content["rows"] = orjson.loads(rows)
     return orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
 
 

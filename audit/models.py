@@ -45,6 +45,10 @@ class AuditEvent(models.Model):
     # The HMAC key the hash was computed with (settings, never stored here); empty: plain SHA-256,
     # an event written before the cut-over to keyed hashes (docs/audit.md, "Keys").
     key_id = models.CharField(max_length=32, blank=True, default="")
+    # The rows this event wrote, each bound by its digest (audit.rows): [[table, id, digest,
+    # column prints], ...] sorted by table and id; None for an event that binds no row (and every
+    # event written before rows were bound: its hashed content has no "rows" key).
+    rows = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["chain", "seq"]

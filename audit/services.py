@@ -33,6 +33,7 @@ from audit.canonical import GENESIS_HASH, event_hash_written, to_jsonable
 from audit.chains import ChainLookup, chain_of, chains_resolve
 from audit.keys import audit_key_current
 from audit.models import GLOBAL_CHAIN, AuditEvent, ChainVerification
+from audit.rows import RowSpec, rows_settle, specs_check
 from audit.selectors import ChainReport
 from audit.snapshot import model_snapshot
 from core.client_ip import client_ip
@@ -132,6 +133,8 @@ def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
     """
     key_id, key = audit_key_current()  # from settings: the database never sees the key
     _chains_settle(conn, events)
+    # the digests of the rows the events bind, as the transaction leaves them (before any lock)
+    rows_settle(events, using=conn.alias, before=getattr(conn, "audit_rows_before", None))
     by_chain: dict[int, list[AuditEvent]] = {}
     for event in events:
         by_chain.setdefault(event.chain, []).append(event)
@@ -177,7 +180,7 @@ def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
         event._state.adding, event._state.db = False, conn.alias
 
 
-def _flush_point(conn: Any) -> str | None:
+def audit_flush_point(conn: Any) -> str | None:
     """Where this transaction's events are appended: ``""`` at COMMIT, a savepoint id when that
     savepoint (the outermost atomic block of the code, inside a test case's transaction) is
     released, None for "now" (a backend that does not defer, or no block of the code's own)."""
@@ -202,6 +205,7 @@ def audit_pending_flush(conn: Any) -> None:
     pending, conn.audit_pending, conn.audit_flush_at = conn.audit_pending, [], None
     if pending:
         _append(conn, [event for _, event in pending])
+    conn.audit_rows_before = {}  # what the transaction loaded: its bindings are written
 
 
 def audit_pending_discard(conn: Any, sid: str | None = None) -> None:
@@ -219,7 +223,7 @@ def audit_pending_mark() -> int | None:
     events are not kept but appended at once (a backend that does not defer), where nothing can be
     taken back but by rolling back."""
     conn: Any = connection
-    return len(conn.audit_pending) if _flush_point(conn) is not None else None
+    return len(conn.audit_pending) if audit_flush_point(conn) is not None else None
 
 
 def audit_pending_rewind(mark: int) -> None:
@@ -284,6 +288,7 @@ def audit_record(
     before: dict[str, Any] | None = None,
     after: dict[str, Any] | None = None,
     casino: Any = None,
+    rows: Sequence[RowSpec] = (),
 ) -> AuditEvent:
     """Record one event on its chain. Must run inside the caller's ``transaction.atomic()``.
 
@@ -291,6 +296,8 @@ def audit_record(
     logins); ``target`` the model instance acted upon; ``before``/``after`` its relevant state.
     ``casino`` (a Casino or its id) puts the event on that casino's chain; without it the chain is
     the target's casino (audit/chains.py), or the global chain for what belongs to no casino.
+    ``rows``: the rows of bound tables this change wrote (model instances, or ``rows_where``),
+    bound to the event by their digests as the transaction leaves them (audit/rows.py).
 
     The event is checked and its content fixed now; it is appended (``seq``, ``occurred_at``,
     ``prev_hash``, ``hash`` and ``pk`` set on the returned instance) at the end of the transaction,
@@ -315,13 +322,14 @@ def audit_record(
         after=to_jsonable(after),
         prev_hash=GENESIS_HASH,
     )
+    event._bind = specs_check(rows) if rows else None  # type: ignore[attr-defined]
     chain = chain_of(target, casino)
     if isinstance(chain, ChainLookup):  # the target's road to its casino is not loaded: at COMMIT
         event.chain, event._chain_lookup = GLOBAL_CHAIN, chain  # type: ignore[attr-defined]
     else:
         event.chain = chain
     conn: Any = connection  # this thread's connection (an audit.backends wrapper, as a rule)
-    point = _flush_point(conn)
+    point = audit_flush_point(conn)
     if point is None:
         _append(conn, [event])
     else:

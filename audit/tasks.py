@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from audit.anchors import anchor_publish, anchors_verify
 from audit.models import GLOBAL_CHAIN
-from audit.selectors import BrokenEvent, ChainReport, audit_chains_verify
+from audit.row_verify import RowDifference, rows_verify, rows_verify_since
+from audit.selectors import BrokenEvent, ChainReport, audit_chain_vouched, audit_chains_verify
 from audit.services import chain_verification_record
 
 logger = logging.getLogger(__name__)
@@ -25,6 +26,7 @@ def audit_chain_verify_task(requested_by_id: int | None = None, full: bool = Tru
     results (one ``ChainVerification`` per chain); a break is logged at ERROR for alerting."""
     started_at = timezone.now()
     reports = {report.chain: report for report in audit_chains_verify(incremental=not full)}
+    _rows_check(reports, full=full)
     anchors = anchors_verify(settings.AUDIT_ANCHOR_FILE) if settings.AUDIT_ANCHOR_FILE else None
     if anchors is not None:
         # stored with the chain's breaks, so the dashboard's "broken at seq K" covers them: at the
@@ -63,6 +65,29 @@ def audit_chain_verify_task(requested_by_id: int | None = None, full: bool = Tru
     if anchors is not None:
         result["anchors_checked"] = anchors.checked
     return result
+
+
+def _rows_check(reports: dict[int, ChainReport], *, full: bool) -> None:
+    """The rows bound to the events (audit.row_verify; ``full``: every row both ways, else those
+    the events past the vouched-for heads bind), each difference stored with the chain of the event
+    that bound the row, at its seq (a row no event binds: the global chain's, just past its head)."""
+    points = {}
+    if not full:
+        for chain in reports:
+            vouched = audit_chain_vouched(chain=chain)
+            if vouched is not None:
+                points[chain] = vouched.seq
+
+    def add(row: RowDifference) -> None:
+        chain = row.chain if row.chain is not None else GLOBAL_CHAIN
+        report = reports.setdefault(chain, ChainReport(chain=chain))
+        seq = row.seq if row.seq is not None else (report.head_seq or 0) + 1
+        report.broken.append(BrokenEvent(seq=seq, id=0, reason=f"rows: {row}"))
+
+    if full or not points:
+        rows_verify(on_difference=add)
+    else:
+        rows_verify_since(points, on_difference=add)
 
 
 @shared_task(name="audit.anchor_head")

@@ -18,6 +18,7 @@ from django.db.models import BigIntegerField
 from django.db.models.functions import Cast
 
 from audit.models import AuditEvent
+from audit.row_verify import RowDifference, rows_verify
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import ledger_drift, unbalanced_transactions
 
@@ -56,6 +57,8 @@ class BooksReport:
     game_coups: int = 0
     transactions: int = 0
     accounts: int = 0
+    #: rows of the bound tables checked against the audit events that bound them (audit.rows)
+    rows: int = 0
     difference_count: int = 0
     differences: list[Difference] = field(default_factory=list)
     on_difference: Callable[[Difference], None] | None = None
@@ -213,3 +216,14 @@ def ledger_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
         report.transactions += len(txns)
         report.extend(_audit_chunk(txns))
     report.extend(orphan_audit_differences())
+
+
+def bound_rows_check(report: BooksReport) -> None:
+    """Every row that records the game or the money against the audit event that bound it, both
+    ways (audit.row_verify): a row inserted, edited or deleted behind the application's back is a
+    difference, named by table, row and column, whether or not the money moved."""
+
+    def add(row: RowDifference) -> None:
+        report.add(Difference(f"{row.table} row {row.pk}", "audit row", row.detail))
+
+    report.rows += rows_verify(on_difference=add).rows

@@ -146,6 +146,8 @@ class Transaction(models.Model):
     new transaction pointing at it (``reverses``), never edited."""
 
     Kind = TransactionKind
+    #: bound to the audit events that write it (audit.rows: its digest in the event)
+    AUDIT_BOUND = True
 
     casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="ledger_transactions")
     kind = models.CharField(max_length=20, choices=Kind.choices)
@@ -224,6 +226,8 @@ class Transaction(models.Model):
 
 
 class Entry(models.Model):
+    #: bound to the audit events that write it (audit.rows: its digest in the event)
+    AUDIT_BOUND = True
     transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="entries")
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
     amount = models.BigIntegerField(help_text="chips into the account (+) or out of it (-)")

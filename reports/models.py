@@ -26,6 +26,10 @@ ACTIVE = (ReportRunStatus.QUEUED, ReportRunStatus.RUNNING)
 
 class ReportRun(models.Model):
     Status = ReportRunStatus
+    #: bound to its audit event once it is finished or failed (audit.rows), when it is frozen:
+    #: before that its progress and heartbeat move with no event
+    AUDIT_BOUND = True
+    AUDIT_BOUND_WHEN = Q(status__in=[ReportRunStatus.FINISHED, ReportRunStatus.FAILED])
 
     kind = models.CharField(max_length=40, help_text="a key of reports.kinds.KINDS")
     casino = models.ForeignKey("tables.Casino", null=True, blank=True, on_delete=models.PROTECT)

@@ -297,6 +297,7 @@ def _fail(run: ReportRun, reason: str) -> None:
         action="reports.reportrun.fail",
         target=run,
         after={"error": run.error, "attempts": run.attempts},
+        rows=[run],  # final: bound by its digest (audit.rows)
     )
 
 
@@ -499,6 +500,7 @@ def _finish(
             "attempts": attempt,
             "chain_head": chain_head,
         },
+        rows=[run],  # final: bound by its digest (audit.rows)
     )
     # Once committed, the chains' signed heads go to the anchor file: they vouch for this finish
     # event and its sha256, so a report handed out can never be denied or swapped afterwards, and

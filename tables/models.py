@@ -533,6 +533,9 @@ class FeeHour(models.Model):
     The ledger's postings are idempotent by key; this game-side marker only spares the beat task
     from re-examining hours that are done (tables/money/fees.py)."""
 
+    #: bound to the audit events that write it (audit.rows: its digest in the event)
+    AUDIT_BOUND = True
+
     session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="fee_hours")
     hour_start = models.DateTimeField()
     billed_at = models.DateTimeField()
@@ -831,6 +834,8 @@ UNPLAYED_COUP_STATES = (CoupState.VOID, CoupState.WITHDRAWN)
 
 class Coup(models.Model):
     State = CoupState
+    #: bound to the audit events that write it (audit.rows: its digest in the event)
+    AUDIT_BOUND = True
 
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups")
     number = models.PositiveIntegerField()
@@ -903,6 +908,8 @@ class ShoeCard(models.Model):
     """A card seen coming out of the shoe, in shoe order."""
 
     Role = CardRole
+    #: bound to the audit events that write it (audit.rows: its digest in the event)
+    AUDIT_BOUND = True
 
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="cards")
     position = models.PositiveIntegerField()
@@ -946,6 +953,8 @@ class ShoeCard(models.Model):
 
 
 class Bet(models.Model):
+    #: bound to the audit events that write it (audit.rows: its digest in the event)
+    AUDIT_BOUND = True
     coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="bets")
     seat = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.PROTECT, related_name="bets")
     spectator = models.ForeignKey(
@@ -1041,6 +1050,8 @@ class CoupStep(models.Model):
     step pointing at the step it corrects, never by editing history."""
 
     Kind = StepKind
+    #: bound to the audit events that write it (audit.rows: its digest in the event)
+    AUDIT_BOUND = True
 
     coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="steps")
     index = models.PositiveIntegerField()
@@ -1099,6 +1110,9 @@ class CoupStep(models.Model):
 
 class BankTax(models.Model):
     """The percentage tax levied on one banker win."""
+
+    #: bound to the audit events that write it (audit.rows: its digest in the event)
+    AUDIT_BOUND = True
 
     coup = models.OneToOneField(Coup, on_delete=models.PROTECT, related_name="tax")
     basis = models.PositiveBigIntegerField(help_text="the covered stake the banker won")
@@ -1491,6 +1505,8 @@ class GameCoup(models.Model):
     the table's settings become."""
 
     State = GameCoupState
+    #: bound to the audit events that write it (audit.rows: its digest in the event)
+    AUDIT_BOUND = True
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="game_coups")
     session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="game_coups")
@@ -1554,6 +1570,9 @@ class GameCoup(models.Model):
 class GameStep(models.Model):
     """One recorded step of a game coup: the JSON the croupier entered (docs/games/). Append-only
     (DB triggers): a coup played wrongly is voided by a pit boss, never edited."""
+
+    #: bound to the audit events that write it (audit.rows: its digest in the event)
+    AUDIT_BOUND = True
 
     coup = models.ForeignKey(GameCoup, on_delete=models.PROTECT, related_name="steps")
     index = models.PositiveIntegerField()

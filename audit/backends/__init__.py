@@ -33,6 +33,9 @@ class AuditChainWrapper(_Wrapper):
         self.audit_pending: list[tuple[frozenset[str], Any]] = []
         # where the pending events are appended: "" at COMMIT, else a savepoint id (tests)
         self.audit_flush_at: str | None = None
+        # the bound rows the open transaction loaded before changing them: (table, id) -> (where
+        # its events are appended, the state as loaded) (audit.rows.rows_loaded), for their binding
+        self.audit_rows_before: dict[tuple[str, int], Any] = {}
 
     def commit(self) -> None:
         if self.audit_pending:
@@ -45,6 +48,7 @@ class AuditChainWrapper(_Wrapper):
             except BaseException:
                 self._rollback_quietly()
                 raise
+        self.audit_rows_before = {}
         super().commit()
 
     def _rollback_quietly(self) -> None:
@@ -74,9 +78,10 @@ class AuditChainWrapper(_Wrapper):
             audit_pending_discard(self, sid)
 
     def rollback(self) -> None:
-        self.audit_pending, self.audit_flush_at = [], None
+        self.audit_pending, self.audit_flush_at, self.audit_rows_before = [], None, {}
         super().rollback()
 
     def close(self) -> None:
-        self.audit_pending, self.audit_flush_at = [], None  # the transaction, if any, is gone
+        # the transaction, if any, is gone
+        self.audit_pending, self.audit_flush_at, self.audit_rows_before = [], None, {}
         super().close()

@@ -22,10 +22,11 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from audit.rows import rows_where
 from audit.services import audit_record
 from ledger import selectors
 from ledger import sql as hot_sql
-from ledger.models import Account, Transaction
+from ledger.models import Account, Entry, Transaction
 from ledger.services.accounts import LedgerCasino, account_may_go_negative
 
 
@@ -191,6 +192,8 @@ def postings_write(
                 "balances_after": {str(pk): accounts[pk].balance for pk in sorted(posting.entries)},
                 **({"markers": markers} if markers else {}),
             },
+            # the transaction and its entries, bound by their digests (audit.rows)
+            rows=[txn, rows_where(Entry, "transaction_id", txn.pk)],
         )
     return txns
 

@@ -32,7 +32,7 @@ import orjson
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
-from ledger.books import CHUNK, BooksReport, Difference, chips, ledger_books_check
+from ledger.books import CHUNK, BooksReport, Difference, bound_rows_check, chips, ledger_books_check
 from ledger.models import PER_CASINO_KINDS, Account, Entry, Transaction
 from tables.engine_bridge import coup_record_id, coup_replay, coup_verdict, snapshot_rules
 from tables.game_selectors import game_coup_record_id
@@ -832,7 +832,8 @@ def fund_return_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
 
 def books_verify(report: BooksReport | None = None) -> BooksReport:
     """The whole verification: the ledger's half, every coup (chemin de fer's and the older
-    games'), the fees, the card money and the reserve fund dues."""
+    games'), the fees, the card money, the reserve fund dues, and every bound row against its
+    audit event."""
     report = report if report is not None else BooksReport()
     ledger_books_check(report)
     coup_books_check(report)
@@ -841,4 +842,5 @@ def books_verify(report: BooksReport | None = None) -> BooksReport:
     fund_return_books_check(report)
     fee_books_check(report)
     card_money_books_check(report)
+    bound_rows_check(report)
     return report

@@ -234,6 +234,7 @@ def hourly_fees_bill(
             "table_fee": fees.table_fee,
             "unallocated": fees.unallocated,
         },
+        rows=[marker],
     )
     return bill
 

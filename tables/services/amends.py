@@ -33,6 +33,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils.translation import gettext_noop
 
+from audit.rows import RowSpec, rows_loaded
 from audit.services import audit_record
 from core.types import Staff
 from tables.engine_bridge import coup_new_state, game_kind, game_payload, game_rows, step_from_row
@@ -121,6 +122,7 @@ def step_amend(
         # the mistyped bet is taken back first, so the checks below see the player's chips
         # without it (a refusal rolls this back with the rest)
         bet = _standing_bet(coup, rows, target)
+        rows_loaded(bet)  # its state before the amendment withdraws it, for its binding
         was_withdrawn = bet.withdrawn
         Bet.objects.filter(pk=bet.pk).update(withdrawn=True)
     else:
@@ -168,10 +170,11 @@ def step_amend(
     if flagged != coup.flagged:
         Coup.objects.filter(pk=coup.pk).update(flagged=flagged)
         coup.flagged = flagged
+    bound: list[RowSpec] = [coup, row]
     if bet is not None:
         assert bettor is not None and request.amount is not None
         order = (Bet.objects.filter(coup=coup).aggregate(n=Max("betting_order"))["n"] or 0) + 1
-        Bet.objects.create(
+        amended = Bet.objects.create(
             coup=coup,
             seat=bettor.seat,
             spectator=bettor.standing,
@@ -180,9 +183,10 @@ def step_amend(
             withdrawn=was_withdrawn,
             replaces=bet,
         )
+        bound += [bet, amended]  # the mistyped bet, withdrawn, and the one that replaces it
     else:
         mistyped = _standing_card(coup, rows, target)
-        card_amend(shoe=coup.shoe, coup=coup, mistyped=mistyped, card=payload["card"])
+        bound.append(card_amend(shoe=coup.shoe, coup=coup, mistyped=mistyped, card=payload["card"]))
     audit_record(
         actor=actor,
         action="tables.coup.amend",
@@ -196,6 +200,7 @@ def step_amend(
             "reason": reason,
             "violations": [v.code.value for v in fresh],
         },
+        rows=bound,
     )
     return StepResult(coup=coup, step=row, state=state, violation=fresh[0] if fresh else None)
 

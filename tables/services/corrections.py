@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils.translation import gettext_noop
 
+from audit.rows import RowSpec
 from audit.services import audit_record
 from core.types import Staff
 from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict, game_rows
@@ -161,12 +162,13 @@ def correction_submit(
     taken = Counter(c for r in rows if r.kind == CoupStep.Kind.CORRECTION for c in r.payload.get("cards", []))
     if from_record:  # from a closed shoe: the recorded cards are out already, only the rest are new
         taken = Counter()
+    bound: list[RowSpec] = [coup, step]
     for card in restored.extra_cards[from_record:]:
         if taken[card]:
             taken[card] -= 1
             continue
         role = ShoeCard.Role.PLAYER if card in restored.player_cards[2:] else ShoeCard.Role.BANKER
-        card_record(shoe=coup.shoe, coup=coup, card=card, role=role)
+        bound.append(card_record(shoe=coup.shoe, coup=coup, card=card, role=role))
     money.coup_settle(
         coup=coup,
         settlement=settlement,
@@ -190,6 +192,7 @@ def correction_submit(
         action="tables.coup.correction_submit",
         target=coup,
         after={"index": step.index, "corrects": first_wrong.index, **step.payload},
+        rows=bound,
     )
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))
 
@@ -223,14 +226,16 @@ def correction_approve(*, actor: Staff, coup: Coup | int, idempotency_key: str =
     money.coup_settlement_replace(
         coup=coup, settlement=settlement, actor=actor, key=f"coup:{coup.pk}:approved"
     )
+    bound: list[RowSpec] = [coup, step]
     if settlement.tax:
-        BankTax.objects.create(coup=coup, basis=settlement.covered, amount=settlement.tax)
+        bound.append(BankTax.objects.create(coup=coup, basis=settlement.covered, amount=settlement.tax))
     coup_state_change(coup=coup, to=Coup.State.SETTLED)
     audit_record(
         actor=actor,
         action="tables.coup.correction_approve",
         target=coup,
         after={"index": step.index, "correction": correction.index, "outcome": restored.outcome.value},
+        rows=bound,
     )
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))
 
@@ -260,6 +265,7 @@ def correction_reject(
         action="tables.coup.correction_reject",
         target=coup,
         after={"index": step.index, "correction": correction.index, "reason": reason.strip()},
+        rows=[coup, step],
     )
     rows = list(coup.steps.order_by("index"))
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))
@@ -343,5 +349,5 @@ def coup_void(
     after = {"index": step.index, "reason": reason.strip(), "was": was}
     if request is not None:
         after |= void_request_approved(actor=actor, request=request)
-    audit_record(actor=actor, action="tables.coup.void", target=coup, after=after)
+    audit_record(actor=actor, action="tables.coup.void", target=coup, after=after, rows=[coup, step])
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))

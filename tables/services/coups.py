@@ -25,6 +25,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from audit.rows import RowSpec, rows_where
 from audit.services import audit_record
 from core.errors import DomainError
 from core.types import Staff
@@ -228,6 +229,7 @@ def coup_start(
             **payload,
             **({"violations": declared} if declared else {}),
         },
+        rows=[coup, step],
     )
     return StepResult(coup=coup, step=step, state=state, steps=[step])
 
@@ -290,14 +292,17 @@ def coup_step_record(
         idempotency_key=idempotency_key,
     )
     index = row.index
-
+    # the rows this step writes, bound to its audit event (the coup's counters and state with them)
+    bound: list[RowSpec] = [coup, row]
     if bet is not None:
-        _bet_write(coup, request, bet, new_state)
+        bound.append(_bet_write(coup, request, bet, new_state))
     if request.kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
         role = ShoeCard.Role.PLAYER if request.kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
-        card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role)
+        bound.append(card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role))
     if verdict is not None:
-        _reveal(actor=actor, coup=coup, verdict=verdict, state=new_state)
+        tax = _reveal(actor=actor, coup=coup, verdict=verdict, state=new_state)
+        if tax is not None:
+            bound.append(tax)
 
     audit_record(
         actor=actor,
@@ -310,6 +315,7 @@ def coup_step_record(
             "violation": violation.code.value if violation else None,
             "confirmed": bool(violation),
         },
+        rows=bound,
     )
     return StepResult(
         coup=coup, step=row, state=new_state, violation=violation, verdict=verdict, steps=[*rows, row]
@@ -350,9 +356,11 @@ def step_append(
     return step
 
 
-def _reveal(*, actor: Staff, coup: Coup, verdict: Verdict, state: CoupProgress) -> None:
-    """The hands are shown: a clean coup is settled now; a flagged one waits to be restored."""
+def _reveal(*, actor: Staff, coup: Coup, verdict: Verdict, state: CoupProgress) -> BankTax | None:
+    """The hands are shown: a clean coup is settled now; a flagged one waits to be restored.
+    The levy row written, if any."""
     shoe = coup.shoe
+    tax = None
     if verdict.violations:
         coup_state_change(coup=coup, to=Coup.State.AWAITING_CORRECTION)
     else:
@@ -360,7 +368,7 @@ def _reveal(*, actor: Staff, coup: Coup, verdict: Verdict, state: CoupProgress) 
         assert settlement is not None  # live bets never exceed the bank: the engine refuses them
         money.coup_settle(coup=coup, settlement=settlement, actor=actor, key=f"coup:{coup.pk}:settle")
         if settlement.tax:
-            BankTax.objects.create(coup=coup, basis=settlement.covered, amount=settlement.tax)
+            tax = BankTax.objects.create(coup=coup, basis=settlement.covered, amount=settlement.tax)
         coup_state_change(coup=coup, to=Coup.State.SETTLED)
         bank_after_coup(
             actor=actor, coup=coup, outcome=verdict.outcome.value, next_bank_min=settlement.next_bank_min
@@ -368,6 +376,7 @@ def _reveal(*, actor: Staff, coup: Coup, verdict: Verdict, state: CoupProgress) 
     shoe.refresh_from_db(fields=["stop_reached", "state"])
     if shoe.stop_reached and shoe.state == Shoe.State.OPEN:
         shoe_close_locked(actor=actor, shoe=shoe, reason="stop card reached")
+    return tax
 
 
 def _engine_step(coup: Coup, state: CoupProgress, request: StepRequest) -> tuple[Step, dict[str, Any], Any]:
@@ -578,7 +587,9 @@ def _check_suivi(coup: Coup, request: StepRequest, people: list[_Bettor]) -> Non
             )
 
 
-def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgress) -> None:
+def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgress) -> RowSpec:
+    """Write the bet (or the banco) and say which rows it wrote: the bet, or for a banco every bet
+    of the coup (those it withdrew with it)."""
     order = (Bet.objects.filter(coup=coup).aggregate(n=Max("betting_order"))["n"] or 0) + 1
     if request.kind is Move.BANCO:
         # banco withdraws every other bet; the rows stay, marked, so the history is complete
@@ -592,8 +603,8 @@ def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgre
             banco_suivi=state.banco_suivi,
             betting_order=order,
         )
-        return
+        return rows_where(Bet, "coup_id", coup.pk)
     assert request.amount is not None  # a bet's amount is checked by _engine_step
-    Bet.objects.create(
+    return Bet.objects.create(
         coup=coup, seat=who.seat, spectator=who.standing, amount=request.amount, betting_order=order
     )

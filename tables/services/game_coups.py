@@ -29,6 +29,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from audit.rows import rows_loaded
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from core.types import Staff
@@ -452,6 +453,7 @@ def game_coup_start(*, actor: Staff, session: TableSession, banker: Player | Non
         action="tables.game_coup.start",
         target=coup,
         after={"game": coup.game, "number": number, "seating": coup.seating, "settings": coup.house_settings},
+        rows=[coup],
     )
     return GameCoupResult(coup, state)
 
@@ -462,6 +464,7 @@ def _lock_coup(coup: GameCoup | int) -> GameCoup:
     table_id = GameCoup.objects.values_list("table_id", flat=True).get(pk=coup_id)
     table = Table.objects.select_for_update().select_related("casino").get(pk=table_id)
     locked = GameCoup.objects.select_for_update().get(pk=coup_id)
+    rows_loaded(locked)  # its state before this step, for the binding (audit.rows)
     locked.table = table
     return locked
 
@@ -500,6 +503,7 @@ def _append_step(
         target=step,
         after={"coup": coup.pk, "index": step.index, "payload": payload},
         casino=coup.table.casino_id,
+        rows=[coup, step],
     )
     return step
 
@@ -753,6 +757,7 @@ def _settle(
         action="tables.game_coup.settle",
         target=coup,
         after={"outcome": outcome, "record": record, "verdict": verdict},
+        rows=[coup],
     )
 
 
@@ -832,6 +837,6 @@ def game_coup_void(
     after: dict[str, Any] = {"reason": coup.void_reason, "steps": coup.step_count}
     if request is not None:
         after |= void_request_approved(actor=actor, request=request)
-    audit_record(actor=actor, action="tables.game_coup.void", target=coup, after=after)
+    audit_record(actor=actor, action="tables.game_coup.void", target=coup, after=after, rows=[coup])
     _leavers_unseat(actor=actor, coup=coup)
     return coup

@@ -36,9 +36,10 @@ from django.db import connection
 from django.db.models import Model
 from django.utils import timezone
 
+from audit.rows import RowSpec, rows_where
 from audit.services import audit_pending_mark, audit_pending_rewind, audit_record, rows_copy
 from audit.snapshot import model_snapshot
-from ledger.models import Account, Transaction
+from ledger.models import Account, Entry, Transaction
 from ledger.services import InsufficientChips, UnbalancedTransaction, account_may_go_negative
 from ledger.services.posting import _insufficient_message
 from ledger.sql import accounts_lock, entries_post
@@ -190,7 +191,11 @@ class _Batch:
         self.active = False
         # ids taken from now on come after whatever the services just created: at a table, ids
         # follow creation order (the ledger reads "a later coup" and "the bank's last banker" so)
-        self.ids = {model: _Ids(model) for model in (Coup, CoupStep, Transaction, BankTurn, Shoe)}
+        # (bets, cards and levies too: each is bound to its audit event by id, as the services do)
+        self.ids = {
+            model: _Ids(model)
+            for model in (Coup, CoupStep, Transaction, BankTurn, Shoe, Bet, ShoeCard, BankTax)
+        }
         self.shoe: Shoe | None = None
         self.shoe_loaded: Shoe | None = None
         self.shoe_dirty = False  # the open shoe read here was closed (saved by ``write``)
@@ -649,6 +654,7 @@ class _Batch:
                 ],
                 "balances_after": {str(pk): self.by_pk[pk].balance for pk in sorted(entries)},
             },
+            rows=[txn, rows_where(Entry, "transaction_id", txn.pk)],
         )
 
     # ------------------------------------------------------------------------------- the coup
@@ -716,6 +722,7 @@ class _Batch:
                 **payload,
                 **({"violations": declared} if declared else {}),
             },
+            rows=[row, step],
         )
         return coup
 
@@ -804,13 +811,14 @@ class _Batch:
             payload["verdict"] = verdict_to_dict(verdict)
         row = self._step_append(coup, kind.value, payload, violation=violation)
         coup.progress = new_state
+        bound: list[RowSpec] = [coup.row, row]
         if bet_place is not None:
-            self._bet_write(coup, bet_place, banco=kind is Move.BANCO, amount=step.amount)
+            bound.append(self._bet_write(coup, bet_place, banco=kind is Move.BANCO, amount=step.amount))
         if step.card is not None:
             role = ShoeCard.Role.PLAYER if kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
-            self._card(coup, step.card, role)
-        if verdict is not None:
-            self._reveal(coup, verdict)
+            bound.append(self._card(coup, step.card, role))
+        if verdict is not None and (tax := self._reveal(coup, verdict)) is not None:
+            bound.append(tax)
         audit_record(
             actor=self.actor,
             action="tables.coup.step",
@@ -822,6 +830,7 @@ class _Batch:
                 "violation": violation.code.value if violation else None,
                 "confirmed": bool(violation),
             },
+            rows=bound,
         )
 
     def _step_append(
@@ -852,14 +861,17 @@ class _Batch:
         self.steps.append(step)
         return step
 
-    def _bet_write(self, coup: _Coup, place: Seat | Spectator, *, banco: bool, amount: int | None) -> None:
-        """``coups._bet_write``."""
+    def _bet_write(
+        self, coup: _Coup, place: Seat | Spectator, *, banco: bool, amount: int | None
+    ) -> RowSpec:
+        """``coups._bet_write``: the rows it writes (the bet; a banco, every bet of the coup)."""
         seat, standing = (place, None) if isinstance(place, Seat) else (None, place)
         order = len(coup.bets) + 1
         if banco:
             for bet in coup.bets:
                 bet.withdrawn = True
             bet = Bet(
+                pk=self.ids[Bet].take(),
                 coup=coup.row,
                 seat=seat,
                 spectator=standing,
@@ -870,38 +882,52 @@ class _Batch:
             )
         else:
             assert amount is not None
-            bet = Bet(coup=coup.row, seat=seat, spectator=standing, amount=amount, betting_order=order)
+            bet = Bet(
+                pk=self.ids[Bet].take(),
+                coup=coup.row,
+                seat=seat,
+                spectator=standing,
+                amount=amount,
+                betting_order=order,
+            )
         coup.bets.append(bet)
         self.bets.append(bet)
+        return rows_where(Bet, "coup_id", coup.row.pk) if banco else bet
 
-    def _card(self, coup: _Coup, card: str, role: str) -> None:
+    def _card(self, coup: _Coup, card: str, role: str) -> ShoeCard:
         """``shoes.card_record`` on an imported shoe (``fits`` made sure it holds the card)."""
         self.shoe_dealt += 1
         self.shoe_seen[card] += 1
-        self.cards.append(
-            ShoeCard(
-                shoe=self.shoe,
-                position=self.shoe_dealt,
-                card=card,
-                coup=coup.row,
-                role=role,
-                seen_at=timezone.now(),
-            )
+        seen = ShoeCard(
+            pk=self.ids[ShoeCard].take(),
+            shoe=self.shoe,
+            position=self.shoe_dealt,
+            card=card,
+            coup=coup.row,
+            role=role,
+            seen_at=timezone.now(),
         )
+        self.cards.append(seen)
+        return seen
 
-    def _reveal(self, coup: _Coup, verdict: Verdict) -> None:
-        """``coups._reveal``."""
+    def _reveal(self, coup: _Coup, verdict: Verdict) -> BankTax | None:
+        """``coups._reveal``: the levy row it writes, if any."""
         row = coup.row
         if verdict.violations:
             coup_state_set(coup=row, to=Coup.State.AWAITING_CORRECTION)
-            return
+            return None
         settlement = verdict.settlement
         assert settlement is not None
         self._coup_settle(coup, settlement, key=f"coup:{row.pk}:settle", provisional=False)
+        tax = None
         if settlement.tax:
-            self.taxes.append(BankTax(coup=row, basis=settlement.covered, amount=settlement.tax))
+            tax = BankTax(
+                pk=self.ids[BankTax].take(), coup=row, basis=settlement.covered, amount=settlement.tax
+            )
+            self.taxes.append(tax)
         coup_state_set(coup=row, to=Coup.State.SETTLED)
         self._bank_after_coup(coup, outcome=verdict.outcome.value, next_bank_min=settlement.next_bank_min)
+        return tax
 
     def _correction(self, coup: _Coup, cards: list[str]) -> None:
         """``corrections.correction_submit`` of the cards the record says came next."""
@@ -934,9 +960,10 @@ class _Batch:
             },
             corrects=first_wrong,
         )
+        bound: list[RowSpec] = [row, step]
         for card in restored.extra_cards:
             role = ShoeCard.Role.PLAYER if card in restored.player_cards[2:] else ShoeCard.Role.BANKER
-            self._card(coup, card, role)
+            bound.append(self._card(coup, card, role))
         self._coup_settle(coup, settlement, key=f"coup:{row.pk}:correction:{step.index}", provisional=True)
         coup_state_set(coup=row, to=Coup.State.AWAITING_APPROVAL)
         self._bank_after_coup(coup, outcome=restored.outcome.value, next_bank_min=settlement.next_bank_min)
@@ -945,6 +972,7 @@ class _Batch:
             action="tables.coup.correction_submit",
             target=row,
             after={"index": step.index, "corrects": first_wrong.index, **step.payload},
+            rows=bound,
         )
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
+from audit.rows import rows_loaded
 from tables import sql
 from tables.models import Coup, Table, TableSession
 
@@ -58,6 +59,9 @@ def lock_coup(coup: Coup | int) -> Coup:
     table, shoe_id = sql.coup_table_lock(coup_id)  # the coup's place read and its table locked
     shoe = sql.shoe_lock(shoe_id)
     locked = sql.coup_lock(coup_id)
+    # its state as locked, before the service changes it: the binding of the service's audit event
+    # carries it, so a change made between two steps behind the application's back is found
+    rows_loaded(locked)
     shoe.table = table
     locked.shoe = shoe
     return locked

@@ -171,10 +171,11 @@ def shoe_start(
         burnt_cards=burnt,
         imported=imported,
     )
-    for card in burnt:
-        card_record(shoe=shoe, coup=None, card=card, role=ShoeCard.Role.BURN)
+    burns = [card_record(shoe=shoe, coup=None, card=card, role=ShoeCard.Role.BURN) for card in burnt]
     shoe.refresh_from_db()
-    audit_record(actor=actor, action="tables.shoe.start", target=shoe, after=model_snapshot(shoe))
+    audit_record(
+        actor=actor, action="tables.shoe.start", target=shoe, after=model_snapshot(shoe), rows=burns
+    )
     return shoe
 
 

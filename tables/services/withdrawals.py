@@ -64,5 +64,6 @@ def coup_bank_withdraw(
         action="tables.coup.bank_withdraw",
         target=coup,
         after={"index": step.index, **payload},
+        rows=[coup, step],
     )
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))

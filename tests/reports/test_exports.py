@@ -395,7 +395,8 @@ def test_the_audit_trail_run_re_verifies_offline_with_the_key(
         of_chain = [line for line in lines if line["chain"] == chain]
         assert lines.index(of_chain[0]) + len(of_chain) - 1 == lines.index(of_chain[-1])  # one stretch
         for n, line in enumerate(of_chain, 1):
-            assert set(line) == keys
+            # "rows": the rows the event bound (audit.rows), hashed with the rest
+            assert set(line) in (keys, keys | {"rows"})
             assert (line["seq"], line["prev_hash"], line["key_id"]) == (n, prev, "k2")
             # what is hashed: the line but its links, and its chain unless it is the global one
             content = {k: v for k, v in line.items() if k not in ("prev_hash", "hash")}
@@ -409,6 +410,7 @@ def test_the_audit_trail_run_re_verifies_offline_with_the_key(
             assert digest == line["hash"], (chain, line["seq"])
             prev = line["hash"]
         heads[chain] = of_chain[-1]
+    assert any(line.get("rows") for line in lines)  # the coup's and the ledger's rows, bound
     # the last lines: each chain's signed head when the file was written, the global one first
     assert [set(line) for line in last] == [{"anchor"}, {"anchor"}]
     for line, chain in zip(last, chains, strict=True):

@@ -15,8 +15,9 @@ from django.db import connection
 from audit.models import AuditEvent
 from ledger.models import Account, Entry, Transaction
 from tables.engine_bridge import coup_record_id
-from tables.models import Coup
+from tables.models import BankTax, Coup
 from tables.money.books import books_verify
+from tests.audit.rows import books_line, bound_by, row_changed, row_unbound
 from tests.review.history import History
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
@@ -54,18 +55,21 @@ def test_the_books_are_clean_before_any_attack(history: History) -> None:
 
 
 def test_a_levy_zeroed_is_named(history: History) -> None:
+    """The engine's levy and the row's own audit event both disagree with the zeroed rows."""
+    taxes = sorted(BankTax.objects.values_list("pk", flat=True))
     as_superuser("UPDATE tables_banktax SET amount = 0")
     assert differences() == [
         f"{subject(history.clean)} [levy]: engine levy 10 on covered 200; BankTax 0 on covered 200",
         f"{subject(history.flagged)} [levy]: engine levy 20 on covered 400; BankTax 0 on covered 400",
+        *(books_line(row_changed("tables_banktax", pk, "amount")) for pk in taxes),
     ]
     out = io.StringIO()
     with pytest.raises(CommandError) as info:
         call_command("verify_books", stdout=out)
     assert info.value.returncode == 1
     printed = out.getvalue().splitlines()
-    assert printed[:2] == [f"DIFFERENCE {d}" for d in differences()]
-    assert printed[2:5] == ["coups checked: 3", "transactions checked: 12", "accounts checked: 8"]
+    assert printed[:4] == [f"DIFFERENCE {d}" for d in differences()]
+    assert printed[4:7] == ["coups checked: 3", "transactions checked: 12", "accounts checked: 8"]
 
 
 def test_two_entries_and_two_balances_changed_together_are_named(history: History) -> None:
@@ -94,11 +98,15 @@ def test_two_entries_and_two_balances_changed_together_are_named(history: Histor
 
     after = {**before, seat2.pk: -100, seat3.pk: -70}
     gaps = [f"{seat2.name}: engine -120, ledger -100", f"{seat3.name}: engine -50, ledger -70"]
+    edited = sorted(
+        Entry.objects.filter(transaction=txn, account__in=[seat2, seat3]).values_list("pk", flat=True)
+    )
     assert differences() == [
         f"transaction {txn.pk} (coup_settlement {txn.idempotency_key}) [audit]: "
         f"audit entries [{listed(before)}], ledger entries [{listed(after)}] (event seq "
         f"{audit_seq(txn)})",
         f"{subject(coup)} [settlement]: final settlement (coup as played) #{txn.pk}: {'; '.join(gaps)}",
+        *(books_line(row_changed("ledger_entry", pk, "amount")) for pk in edited),
     ]
 
 
@@ -118,23 +126,30 @@ def test_a_buy_in_rewritten_with_its_balances_is_named_by_its_audit_event(histor
     names = dict(Account.objects.values_list("id", "name"))
     was = ", ".join(f"{names[pk]} {a:+d}" for pk, a in sorted(entries.items()))
     now = ", ".join(f"{names[pk]} {2 * a:+d}" for pk, a in sorted(entries.items()))
+    rows = sorted(Entry.objects.filter(transaction=txn).values_list("pk", flat=True))
     assert differences() == [
         f"transaction {txn.pk} (buy_in {txn.idempotency_key}) [audit]: "
-        f"audit entries [{was}], ledger entries [{now}] (event seq {seq})"
+        f"audit entries [{was}], ledger entries [{now}] (event seq {seq})",
+        *(books_line(row_changed("ledger_entry", pk, "amount")) for pk in rows),
     ]
 
 
 def test_a_posting_whose_audit_event_is_gone_is_named(history: History) -> None:
+    """The posting is no longer recorded, and its rows no longer bound."""
     txn = Transaction.objects.get(coup=history.natural, kind="coup_settlement")
+    assert bound_by("ledger_transaction", txn.pk).object_id == str(txn.pk)
     as_superuser(
         "DELETE FROM audit_auditevent WHERE object_type = 'ledger.transaction' AND object_id = %s",
         [str(txn.pk)],
     )
     entries = dict(Entry.objects.filter(transaction=txn).values_list("account_id", "amount"))
     listed = ", ".join(f"account {pk} {a:+d}" for pk, a in sorted(entries.items()))
+    rows = sorted(Entry.objects.filter(transaction=txn).values_list("pk", flat=True))
     assert differences() == [
         f"transaction {txn.pk} (coup_settlement {txn.idempotency_key}) [audit]: "
-        f"no audit event records this posting (entries: {listed})"
+        f"no audit event records this posting (entries: {listed})",
+        *(books_line(row_unbound("ledger_entry", pk)) for pk in rows),
+        books_line(row_unbound("ledger_transaction", txn.pk)),
     ]
 
 

@@ -10,134 +10,33 @@ connection sees it; the checks read it back through the test's own connection (a
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from django.db import IntegrityError, connection
 
 from audit.db_triggers import GUARD_FUNCTION
-from core.db_roles import APPEND_ONLY_TABLES, RoleNames, after_migrate_sql, database_sql, role_sql, script
-from ledger.models import Account, Entry, Transaction
-from tables import services
-from tables.models import BankTax, Bet, Coup
-from tests.tables.play import K, open_floor, play, step
+from core.db_roles import APPEND_ONLY_TABLES, script
+from tables.models import Bet
 
 pytestmark = pytest.mark.postgres
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "deployment.md"
 
-INSUFFICIENT_PRIVILEGE = "42501"
-RESTRICT_VIOLATION = "23001"
-CHECK_VIOLATION = "23514"
+from tests.security.db_role import (  # noqa: E402
+    CHECK_VIOLATION,
+    INSUFFICIENT_PRIVILEGE,
+    RESTRICT_VIOLATION,
+    Played,
+    _books,
+    _execute,
+    refused,
+)
 
 
-@dataclass(frozen=True)
-class AppRole:
-    names: RoleNames
-    password: str
-
-    def connect(self) -> psycopg.Connection:
-        settings = connection.settings_dict
-        return psycopg.connect(
-            host=settings["HOST"] or None,
-            port=settings["PORT"] or None,
-            dbname=self.names.database,
-            user=self.names.app,
-            password=self.password,
-        )
-
-
-def _execute(statements: Sequence[str]) -> None:
-    with connection.cursor() as cursor:
-        for sql in statements:
-            cursor.execute(sql)
-
-
-@pytest.fixture(scope="session")
-def app_role(django_db_setup, django_db_blocker) -> Iterator[AppRole]:
-    """The documented application role, in the test database: created once per test database."""
-    with django_db_blocker.unblock():
-        if connection.vendor != "postgresql":
-            pytest.skip("the database roles are PostgreSQL's")
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT current_database(), current_user")
-            database, owner = cursor.fetchone()
-        names = RoleNames(database=database, owner=owner, app=f"{database}_app"[:63])
-        password = secrets.token_hex(16)
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [names.app])
-            if cursor.fetchone():  # left over by an interrupted run
-                _execute([f"DROP OWNED BY {names.app}", f"DROP ROLE {names.app}"])
-        # the docs' step 1 for the application's role (the owner here is the test's superuser, the
-        # database pytest-django's), then steps 2 and 3 exactly as documented
-        _execute([role_sql(names.app), f"ALTER ROLE {names.app} PASSWORD '{password}'"])
-        _execute(database_sql(names))
-        _execute(after_migrate_sql(names))
-    yield AppRole(names, password)
-    with django_db_blocker.unblock():
-        _execute([f"DROP OWNED BY {names.app}", f"DROP ROLE {names.app}"])
-
-
-def refused(role: AppRole, statements: Sequence[tuple[str, Sequence[Any]]]) -> psycopg.Error:
-    """Run ``statements`` as the application's role in one transaction and COMMIT it: the error
-    that refused them (a deferred check refuses at COMMIT)."""
-    with role.connect() as conn, pytest.raises(psycopg.Error) as info, conn.transaction():
-        for sql, params in statements:
-            conn.execute(sql, params)
-    return info.value
-
-
-# ------------------------------------------------------------------------------------------ data
-@dataclass
-class Played:
-    coup: Coup  # settled, with its levy
-    open_coup: Coup  # the next coup, a bet on it
-    posted: Transaction  # the settled coup's settlement posting
-    player_account: Account  # a player's account the posting did not touch
-    cage: Account
-
-
-def _books() -> dict[str, Any]:
-    """Everything an attack could change, read by the test's own (superuser) connection."""
-    return {
-        "accounts": sorted(Account.objects.values_list("id", "balance")),
-        "entries": sorted(Entry.objects.values_list("id", "transaction_id", "account_id", "amount")),
-        "transactions": Transaction.objects.count(),
-        "taxes": sorted(BankTax.objects.values_list("id", "coup_id", "basis", "amount")),
-        "bets": sorted(Bet.objects.values_list(*[f.attname for f in Bet._meta.concrete_fields])),
-        "coups": sorted(Coup.objects.values_list(*[f.attname for f in Coup._meta.concrete_fields])),
-    }
-
-
-@pytest.fixture
-def played(app_role, croupier, table) -> Played:
-    floor = open_floor(croupier, table)
-    coup = play(
-        floor,
-        bank=200,
-        bets=[(2, 120), (3, 50), (4, 30)],
-        cards=("2H", "AS", "3C", "2D"),
-        player="draw",
-        player_card="9H",
-        banker="draw",
-        banker_card="5S",
-    )
-    assert (coup.state, BankTax.objects.get(coup=coup).amount) == (Coup.State.SETTLED, 10)
-    open_coup = services.coup_start(actor=croupier, session=floor.session, amount=390).coup
-    step(floor, open_coup, K.BET, seat=2, amount=100)
-    posted = Transaction.objects.get(coup=coup, kind="coup_settlement")
-    touched = set(Entry.objects.filter(transaction=posted).values_list("account_id", flat=True))
-    player_account = Account.objects.filter(kind="player").exclude(pk__in=touched).first()
-    assert player_account is not None
-    return Played(coup, open_coup, posted, player_account, Account.objects.get(kind="cage"))
-
-
-# --------------------------------------------------------------------------------------- attacks
 @pytest.mark.django_db(transaction=True)
 def test_the_app_role_cannot_create_temp_tables_to_shadow_the_ledger(app_role, played) -> None:
     before = _books()

@@ -19,6 +19,7 @@ import pytest
 from django.db.models import Model, Q
 
 from audit.models import AuditEvent
+from audit.row_verify import rows_verify
 from audit.selectors import audit_chains_verify
 from bench.coupgen import record_dicts
 from ledger.models import Account, Entry, Transaction
@@ -227,6 +228,8 @@ class Dump:
                 self.id(models[e.object_type], e.object_id) if e.object_type in models else e.object_id,
                 self.value("", e.before, models.get(e.object_type)),
                 self.value("", e.after, models.get(e.object_type)),
+                # the tables of the rows it binds (audit.rows), one entry a row
+                tuple(r[0] for r in e.rows or ()),
             )
             for e in self.events
         ]
@@ -317,6 +320,8 @@ def test_the_batched_import_writes_what_the_services_write(croupier, chunk, monk
     for name in want_rows:
         assert got_rows[name] == want_rows[name], name
     assert all(report.ok for report in audit_chains_verify())
+    # every row either import wrote is bound to its event as written (audit.rows)
+    assert [str(d) for d in rows_verify().differences] == []
 
     # ids follow creation order at the table, as the services' do (the ledger's "later coup" and
     # "last banker of the bank" read them so)

@@ -1,10 +1,12 @@
 """``python manage.py verify_audit [--full] [--chain ID] [--anchors FILE]``: recheck every audit
 chain (the global one, 0, and each casino's; ``--chain ID`` only that one), by default what was
-appended to each since its last successful verification, whose head must still be there unchanged
+appended to each since its newest signed anchor, whose head must still be there unchanged
 (``--full``: every event from the first), and each chain's head against its signed anchors kept
-outside the database; exit 1 if anything is wrong, naming the chain and seq of the first break.
-Read-only: it writes nothing, not even its result (the
-nightly task and the dashboard's "verify now" store theirs, and those are the points it starts from)."""
+outside the database; then the rows bound to the events (audit.row_verify): with ``--full`` every
+row of every bound table both ways, else the rows the newly walked events bind. Exit 1 if anything
+is wrong, naming the chain and seq of the first break, and each row by table, id and column.
+Read-only: it writes nothing, not even its result (the nightly task and the dashboard's "verify
+now" store theirs)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from django.db import connection
 from audit.anchors import anchors_verify
 from audit.db_triggers import triggers_present
 from audit.models import AuditEvent
+from audit.row_verify import RowsReport, rows_verify, rows_verify_since
 from audit.selectors import audit_chain_verify, audit_chain_vouched, audit_chains
 
 
@@ -52,8 +55,12 @@ class Command(BaseCommand):
         only = options["chain"]
         chains = [only] if only is not None else audit_chains() or [0]
         failures: list[str] = []
+        vouched: dict[int, int] = {}
         for chain in chains:
-            failures.extend(self._chain(chain, full=options["full"]))
+            failures.extend(self._chain(chain, full=options["full"], vouched=vouched))
+        if only is None:  # the rows' bindings span the chains: checked when every chain is
+            # no anchor vouches for any chain: the whole chains were walked, so are the rows
+            failures.extend(self._rows(full=options["full"] or not vouched, vouched=vouched))
         table = AuditEvent._meta.db_table
         if not triggers_present(connection, table):
             # Not a chain break, but the table is no longer protected against edits: say so loudly.
@@ -82,17 +89,40 @@ class Command(BaseCommand):
         if failures:
             raise CommandError("; ".join(failures), returncode=1)
 
-    def _chain(self, chain: int, *, full: bool) -> list[str]:
-        """Verify one chain, print what was found, and return its failure (empty when OK)."""
+    def _rows(self, *, full: bool, vouched: dict[int, int]) -> list[str]:
+        """The rows bound to the events: every one both ways (``full``), else those the events
+        past the vouched-for heads bind; each difference printed, the first returned."""
+        report: RowsReport = rows_verify() if full else rows_verify_since(vouched)
+        how = (
+            "every row of every bound table, both ways"
+            if full
+            else "the rows the events checked above bind (--full: every row, both ways)"
+        )
+        self.stdout.write(
+            f"rows bound to events: {report.rows} rows of {report.tables} table(s), "
+            f"{report.bindings} bindings checked ({how})"
+        )
+        if report.ok:
+            return []
+        self.stdout.write(f"rows that differ: {report.difference_count}")
+        for difference in report.differences:
+            self.stdout.write(f"  ROW {difference}")
+        return [f"rows: {report.differences[0]}"]
+
+    def _chain(self, chain: int, *, full: bool, vouched: dict[int, int]) -> list[str]:
+        """Verify one chain, print what was found, and return its failure (empty when OK);
+        ``vouched`` gets the chain's starting point (for the rows' incremental check)."""
         name = "global chain" if chain == 0 else f"chain {chain} (casino {chain})"
-        vouched = None if full else audit_chain_vouched(chain=chain)
-        report = audit_chain_verify(chain=chain, after=vouched)
-        if vouched is None:
+        point = None if full else audit_chain_vouched(chain=chain)
+        if point is not None:
+            vouched[chain] = point.seq
+        report = audit_chain_verify(chain=chain, after=point)
+        if point is None:
             self.stdout.write(f"{name}: events checked: {report.checked} (the whole chain)")
         else:
             self.stdout.write(
                 f"{name}: events checked: {report.checked} (from seq {report.from_seq}; "
-                f"seq {vouched.seq} and before are vouched for by the newest signed anchor, its hash "
+                f"seq {point.seq} and before are vouched for by the newest signed anchor, its hash "
                 "confirmed; --full walks everything)"
             )
         self.stdout.write(f"{name}: chain head: seq={report.head_seq} hash={report.head_hash}")

@@ -1,7 +1,8 @@
 """``python manage.py verify_books``: re-derive every coup's settlement from its recorded steps with
 the rules engine and compare it with the ledger's postings and the levy (``BankTax``); check every
 account's balance against its entries, every transaction against zero and every posting against
-its audit event; the hourly fees against their billed hours and the card money against the seats.
+its audit event; the hourly fees against their billed hours and the card money against the seats;
+every row of the bound tables against the digest its audit event carries (audit.rows).
 Prints each difference as it is found; exit 1 if there is any (docs/ledger.md, "Verifying the
 books"). ``--record`` also stores the result for the pit boss's dashboard, as the nightly run does.
 """
@@ -47,6 +48,7 @@ class Command(BaseCommand):
         self.stdout.write(f"transactions checked: {report.transactions}")
         self.stdout.write(f"accounts checked: {report.accounts}")
         self.stdout.write(f"game coups checked: {report.game_coups}")
+        self.stdout.write(f"rows checked against their audit events: {report.rows}")
         self.stdout.write(f"time: {elapsed:.2f} s")
         if report.ok:
             self.stdout.write(self.style.SUCCESS("books OK"))

@@ -140,11 +140,16 @@ def test_a_tampered_fund_return_is_named_by_the_books(game_table, croupier) -> N
         as_superuser("UPDATE ledger_account SET balance = balance + %s WHERE id = %s", [delta, pk])
     found = sorted((str(d) for d in books_verify().differences), key=lambda d: "[audit]" not in d)
     a_key, b_key = (svc.player_key(p) for p in players)
-    # the posting's audit event no longer matches it, and the fund's rule no longer gives it
-    assert len(found) == 2
+    # the posting's audit event no longer matches it, the fund's rule no longer gives it, and the
+    # two entries are not what their audit event bound
+    from tests.audit.rows import books_line, row_changed
+
+    assert len(found) == 4
     assert found[0].startswith(f"transaction {txn.pk} (fund_return fund-return:{session.pk}) [audit]")
     assert found[1] == (
         f"transaction {txn.pk} (fund-return:{session.pk}) [fund return]: takes 20 from the fund of "
         f"{table.name} and gives [player {players[0].pk} +15, player {players[1].pk} +5], not what its "
         f"payers' dues give: [{{'player': '{a_key}', 'amount': 10}}, {{'player': '{b_key}', 'amount': 10}}]"
     )
+    edited = Entry.objects.filter(transaction=txn, account__in=[a, b]).order_by("pk")
+    assert found[2:] == [books_line(row_changed("ledger_entry", e.pk, "amount")) for e in edited]

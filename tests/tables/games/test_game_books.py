@@ -14,6 +14,7 @@ from tables.game_selectors import game_coup_record_id
 from tables.models import GameCoup, GameStep
 from tables.money.books import books_verify
 from tables.services import game_coups as svc
+from tests.audit.rows import books_line, row_changed
 from tests.security.test_books_tamper import as_superuser
 from tests.tables.games.coups import GameHistory
 
@@ -80,7 +81,8 @@ def test_a_step_rewritten_is_named(games: GameHistory) -> None:
         == f"{subject(coup)} [game settlement]: the coup's record is not the record of its recorded steps"
     )
     assert found[1].startswith(f"{subject(coup)} [game settlement]: game_settlement #")
-    assert len(found) == 2
+    # and the row is no longer what its audit event bound
+    assert found[2:] == [books_line(row_changed("tables_gamestep", step.pk, "payload"))]
 
 
 def test_an_illegal_step_is_named(games: GameHistory) -> None:
@@ -88,10 +90,11 @@ def test_an_illegal_step_is_named(games: GameHistory) -> None:
     step = GameStep.objects.get(coup=coup, index=1)
     as_superuser("UPDATE tables_gamestep SET payload = %s WHERE id = %s", ['{"kind": "close"}', step.pk])
     found = differences()
-    assert len(found) == 1
+    assert len(found) == 2
     assert found[0].startswith(
         f"{subject(coup)} [game settlement]: the game's machine cannot replay the recorded steps: "
     )
+    assert found[1] == books_line(row_changed("tables_gamestep", step.pk, "payload"))
 
 
 def test_a_pool_posting_erased_is_named(games: GameHistory) -> None:

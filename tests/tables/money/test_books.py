@@ -130,8 +130,9 @@ def test_a_fee_posting_without_its_session_link_is_named(croupier, table) -> Non
 
 
 def test_a_levy_the_engine_does_not_know_is_named(awaiting: History) -> None:
-    """A BankTax on the coup awaiting approval (its levy is due only once approved)."""
-    BankTax.objects.create(coup=awaiting.flagged, basis=400, amount=20)
+    """A BankTax on the coup awaiting approval (its levy is due only once approved), written
+    behind the services' back: the engine knows no such levy, and no audit event binds the row."""
+    tax = BankTax.objects.create(coup=awaiting.flagged, basis=400, amount=20)
     coup = awaiting.flagged
     report = books_verify()
     assert report.differences == [
@@ -139,14 +140,19 @@ def test_a_levy_the_engine_does_not_know_is_named(awaiting: History) -> None:
             f"coup {coup.pk} (T{coup.shoe.table_id}-shoe{coup.shoe.number}-coup{coup.number})",
             "levy",
             "engine no levy; BankTax 20 on covered 400",
-        )
+        ),
+        Difference(
+            f"tables_banktax row {tax.pk}",
+            "audit row",
+            "no audit event binds this row (written outside the application)",
+        ),
     ]
     out = io.StringIO()
     with pytest.raises(CommandError) as info:
         call_command("verify_books", stdout=out)
     assert info.value.returncode == 1
-    assert str(info.value) == "books DIFFER: 1 difference(s)"
-    assert out.getvalue().splitlines()[0] == f"DIFFERENCE {report.differences[0]}"
+    assert str(info.value) == "books DIFFER: 2 difference(s)"
+    assert out.getvalue().splitlines()[:2] == [f"DIFFERENCE {d}" for d in report.differences]
 
 
 def test_a_flagged_coup_awaiting_correction_has_nothing_to_verify(croupier, table) -> None:
@@ -183,9 +189,10 @@ def test_the_task_stores_the_differences(awaiting: History) -> None:
     BankTax.objects.create(coup=awaiting.flagged, basis=400, amount=20)
     books_verify_task.delay()
     run = BooksVerification.objects.get()
-    assert (run.status, run.difference_count) == ("differences", 1)
-    assert [d["check"] for d in run.differences] == ["levy"]
+    assert (run.status, run.difference_count) == ("differences", 2)
+    assert [d["check"] for d in run.differences] == ["levy", "audit row"]
     assert run.differences[0]["detail"] == "engine no levy; BankTax 20 on covered 400"
+    assert run.differences[1]["detail"] == "no audit event binds this row (written outside the application)"
 
 
 def test_a_run_under_way_is_not_started_twice(history: History) -> None:

@@ -1,0 +1,324 @@
+"""Rows bound to their audit events (docs/audit.md, "Rows bound to their events").
+
+The chain proves that nobody changed the *events*; it said nothing of the rows they describe. A
+coup step, a bet or a ledger entry inserted, edited or deleted straight in the database (with the
+application's own login, or as a superuser with the triggers off) left every event intact. So
+every row that records the game or the money is **bound** to the audit event that wrote it: the
+event carries, per row, the digest of the row's canonical bytes (every column, as stored) and a
+short print of each column, and the event's HMAC covers them. The verifier (audit.row_verify)
+then checks both ways: every bound table's row has an event carrying its current digest, and the
+row each event binds last is there unchanged; a difference is named by table, row and column.
+
+Which tables: a model says so itself, ``AUDIT_BOUND = True`` on its class (``AUDIT_BOUND_WHEN``,
+a ``Q``, for a table whose rows are bound only once they reach a state: a report run once it is
+finished or failed, its progress columns moving freely before). ``bound_models()`` lists them.
+
+Writing: the service that writes such a row names it in the ``rows`` of the event it records
+(``audit_record(..., rows=[step, coup, rows_where(Entry, "transaction_id", txn.pk)])``). The
+digests are taken when the transaction's events are appended, just before COMMIT, from the rows
+as the database then holds them (one SELECT per table for the whole transaction): whatever the
+transaction did to a row before (an UPDATE through a queryset, a column the database fills, a
+COPY), the digest is of the row as committed.
+
+A row that changes after it was first bound (a coup as it is played, a bet a banco withdraws) is
+bound again by every event that changes it. So that nothing can change it *between* two of those
+events unseen, the service that locks such a row before changing it says so (``rows_loaded``):
+its digest as loaded, before the transaction touched it, goes into the binding too, and the
+verifier checks that it is the digest the row's previous binding carried.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from django.apps import apps
+from django.db import models
+
+#: how many ids one SELECT of bound rows names (SQLite's parameter limit, PostgreSQL's planner)
+READ_CHUNK = 500
+#: the fixed labels the digests start with: no digest of a row can pass for a column's or an
+#: event's hash (those start with 64 hex digits), and a future layout takes a new label
+ROW_LABEL = b"chemin-row-v1\n"
+COLUMN_LABEL = b"chemin-column-v1\n"
+#: hex digits of one column's print: enough to name the column that changed (the row's digest,
+#: 256 bits, is what detects the change; a print only points at it)
+PRINT_HEX = 4
+
+
+class RowNotFound(RuntimeError):
+    """An event names a row that is not in the database when it is appended: a writer's bug (the
+    row was never written, or deleted in the same transaction); the transaction fails whole."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowsWhere:
+    """Every row of ``model`` whose column ``attname`` equals ``value`` when the event is appended
+    (a posting's entries, a coup's bets after a banco withdrew the others)."""
+
+    model: type[models.Model]
+    attname: str
+    value: Any
+
+
+def rows_where(model: type[models.Model], attname: str, value: Any) -> RowsWhere:
+    """The rows of ``model`` with ``attname == value``, to bind to an event (``audit_record(rows=)``)."""
+    bound_check(model)
+    return RowsWhere(model=model, attname=attname, value=value)
+
+
+RowSpec = models.Model | RowsWhere
+
+
+# ----------------------------------------------------------------------------------- the tables
+
+
+def is_bound(model: type[models.Model]) -> bool:
+    return bool(getattr(model, "AUDIT_BOUND", False))
+
+
+def bound_check(model: type[models.Model]) -> None:
+    """Refuse to bind a row of a table the verifier does not check: a binding it never reads
+    would be a promise nobody keeps. A migration's historical model is taken by its table."""
+    table = model._meta.db_table
+    if not any(m._meta.db_table == table for m in bound_models()):
+        raise ValueError(f"{table} is not a bound table (AUDIT_BOUND on its model)")
+
+
+def bound_models() -> list[type[models.Model]]:
+    """Every model whose rows are bound to their events, by table name (bytewise: the order the
+    verifier's SQL sorts them in with the C collation)."""
+    found = [m for m in apps.get_models() if is_bound(m)]
+    return sorted(found, key=lambda m: m._meta.db_table.encode())
+
+
+def bound_when(model: type[models.Model]) -> models.Q | None:
+    """The rows of ``model`` that must be bound (None: all of them)."""
+    when: models.Q | None = getattr(model, "AUDIT_BOUND_WHEN", None)
+    return when
+
+
+def row_columns(model: type[models.Model]) -> list[models.Field[Any, Any]]:
+    """The columns a row's digest covers: every concrete field, by column name (bytewise)."""
+    return sorted(model._meta.concrete_fields, key=lambda f: str(f.column).encode())
+
+
+# ------------------------------------------------------------------------------ canonical bytes
+
+
+def _plain(value: Any) -> Any:
+    """A column's value as the digest reads it: JSON types, instants in UTC with microseconds."""
+    import datetime as dt
+    import uuid
+    from decimal import Decimal
+
+    if value is None or isinstance(value, bool | int | str | float | dict | list):
+        return value
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:  # a naive value (USE_TZ off): read as UTC, never refused
+            value = value.replace(tzinfo=dt.UTC)
+        return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, Decimal | uuid.UUID):
+        return str(value)
+    if isinstance(value, bytes | memoryview):
+        return bytes(value).hex()
+    return str(value)  # a FieldFile and the like: its name
+
+
+def _json(value: Any) -> bytes:
+    """Sorted keys (at every depth), no whitespace, UTF-8: orjson's bytes, or, for what orjson
+    refuses (an integer beyond 64 bits inside a JSON column), the standard encoder's in the same
+    form. Either way the same value always gives the same bytes."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def row_digest(table: str, columns: Sequence[str], values: Sequence[Any]) -> str:
+    """The digest of one row: SHA-256 over a fixed label, the table's name and the canonical JSON
+    object of every column (by column name) with its value as stored; lowercase hex."""
+    content = {column: _plain(value) for column, value in zip(columns, values, strict=True)}
+    return hashlib.sha256(ROW_LABEL + table.encode() + b"\n" + _json(content)).hexdigest()
+
+
+def column_prints(columns: Sequence[str], values: Sequence[Any]) -> str:
+    """One short print per column, in ``columns``' order: where a row's digest no longer matches,
+    the prints that differ name the columns that changed."""
+    out = []
+    for column, value in zip(columns, values, strict=True):
+        data = COLUMN_LABEL + column.encode() + b"\n" + _json(_plain(value))
+        out.append(hashlib.sha256(data).hexdigest()[:PRINT_HEX])
+    return "".join(out)
+
+
+def prints_differ(columns: Sequence[str], bound: str, now: str) -> list[str] | None:
+    """The columns whose prints differ between ``bound`` (the event's) and ``now``; None when the
+    prints cannot be compared (the table's columns changed since the row was bound)."""
+    if len(bound) != len(now) or len(now) != PRINT_HEX * len(columns):
+        return None
+    return [
+        column
+        for i, column in enumerate(columns)
+        if bound[i * PRINT_HEX : (i + 1) * PRINT_HEX] != now[i * PRINT_HEX : (i + 1) * PRINT_HEX]
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class RowState:
+    """One row as the digest reads it."""
+
+    pk: int
+    digest: str
+    prints: str
+
+
+class RowReader:
+    """Reads rows of one table and gives their digests: the writer's (at the append) and the
+    verifier's (over the whole table) are this same code, so both see the same bytes."""
+
+    def __init__(self, model: type[models.Model], using: str) -> None:
+        self.model, self.using = model, using
+        self.table = model._meta.db_table
+        fields = row_columns(model)
+        self.columns = [str(f.column) for f in fields]
+        self.attnames = [f.attname for f in fields]
+        self.pk_at = self.attnames.index(model._meta.pk.attname)
+
+    def state(self, values: Sequence[Any], *, prints: bool = True) -> RowState:
+        return RowState(
+            pk=int(values[self.pk_at]),
+            digest=row_digest(self.table, self.columns, values),
+            prints=column_prints(self.columns, values) if prints else "",
+        )
+
+    def instance_values(self, obj: models.Model) -> list[Any]:
+        """A loaded instance's columns (``attnames``' order): what ``values`` would read, the ORM
+        having converted them alike (a file field's name, as the column holds it)."""
+        return [getattr(obj, name) for name in self.attnames]
+
+    def values(self, **lookup: Any) -> list[tuple[Any, ...]]:
+        """Rows matching ``lookup``, every column (``attnames``' order)."""
+        qs = self.model._base_manager.using(self.using).filter(**lookup).order_by()
+        return list(qs.values_list(*self.attnames))
+
+
+# ------------------------------------------------------------------------------------- binding
+
+
+def rows_loaded(obj: models.Model) -> None:
+    """``obj`` was just read from the database (locked) by a service that may change it: keep its
+    digest as it stands now, before this transaction changes it, for the binding of the event that
+    will (the first read in a transaction counts). Costs no query; nothing outside a transaction
+    of an audit backend that keeps events (audit.backends)."""
+    from django.db import connections
+
+    from audit.services import audit_flush_point
+
+    conn: Any = connections[obj._state.db or "default"]
+    if not (getattr(conn, "audit_deferred", False) and conn.in_atomic_block):
+        return
+    key = (obj._meta.db_table, int(obj.pk))
+    # where this transaction's events go (a test's transaction holds several of the code's, each
+    # flushed at its own savepoint): a state loaded for an earlier one is not this one's "before"
+    point = audit_flush_point(conn)
+    kept = conn.audit_rows_before.get(key)
+    if kept is None or kept[0] != point:
+        reader = RowReader(type(obj), conn.alias)
+        conn.audit_rows_before[key] = (point, reader.state(reader.instance_values(obj)))
+
+
+def specs_check(rows: Iterable[RowSpec]) -> list[RowSpec]:
+    """``audit_record``'s ``rows`` checked at once (a row not saved yet, a table not bound)."""
+    out: list[RowSpec] = []
+    for spec in rows:
+        if isinstance(spec, RowsWhere):
+            out.append(spec)
+            continue
+        bound_check(type(spec))
+        if spec.pk is None:
+            raise ValueError(f"a {type(spec).__name__} with no id cannot be bound to an audit event")
+        out.append(spec)
+    return out
+
+
+def rows_settle(
+    events: Sequence[Any], *, using: str, before: dict[tuple[str, int], tuple[Any, RowState]] | None = None
+) -> None:
+    """Give each event that names rows (``event._bind``) its ``rows``: ``[table, id, digest,
+    prints]`` per row, sorted by table and id, read from the database now (just before the
+    transaction's events are appended), and ``before_digest, before_prints`` after them for a row
+    the transaction loaded first (``before``: ``rows_loaded``'s). One SELECT per table and chunk of
+    ids for the whole transaction, one per table and column for the ``rows_where`` bindings."""
+    waiting = [e for e in events if getattr(e, "_bind", None)]
+    if not waiting:
+        return
+    readers: dict[str, RowReader] = {}
+    ids: dict[str, set[int]] = defaultdict(set)
+    where: dict[tuple[str, str], set[Any]] = defaultdict(set)
+    for event in waiting:
+        for spec in event._bind:
+            model = spec.model if isinstance(spec, RowsWhere) else type(spec)
+            table = model._meta.db_table
+            readers.setdefault(table, RowReader(model, using))
+            if isinstance(spec, RowsWhere):
+                where[(table, spec.attname)].add(spec.value)
+            else:
+                ids[table].add(int(spec.pk))
+    loaded = {key: state for key, (_, state) in (before or {}).items()}
+    states: dict[str, dict[int, RowState]] = defaultdict(dict)
+    by_value: dict[tuple[str, str], dict[Any, list[int]]] = {}
+    for table, pks in ids.items():
+        reader = readers[table]
+        ordered = sorted(pks)
+        for at in range(0, len(ordered), READ_CHUNK):
+            for values in reader.values(pk__in=ordered[at : at + READ_CHUNK]):
+                state = reader.state(values)
+                states[table][state.pk] = state
+    for (table, attname), wanted in where.items():
+        reader = readers[table]
+        column_at = reader.attnames.index(attname)
+        found: dict[Any, list[int]] = defaultdict(list)
+        ordered_values = sorted(wanted, key=repr)
+        for at in range(0, len(ordered_values), READ_CHUNK):
+            lookup = {f"{attname}__in": ordered_values[at : at + READ_CHUNK]}
+            for values in reader.values(**lookup):
+                state = states[table].get(int(values[reader.pk_at])) or reader.state(values)
+                states[table][state.pk] = state
+                found[values[column_at]].append(state.pk)
+        by_value[(table, attname)] = found
+    # in the order the events get their ids (chain by chain, each in the order recorded: as
+    # audit.services._append inserts them), which is the order the verifier reads bindings in
+    for event in sorted(waiting, key=lambda e: e.chain):
+        keys: set[tuple[str, int]] = set()
+        for spec in event._bind:
+            if isinstance(spec, RowsWhere):
+                table = spec.model._meta.db_table
+                keys.update((table, pk) for pk in by_value[(table, spec.attname)].get(spec.value, ()))
+            else:
+                table = type(spec)._meta.db_table
+                if int(spec.pk) not in states[table]:
+                    raise RowNotFound(f"{table} row {spec.pk} is bound to an audit event but is not written")
+                keys.add((table, int(spec.pk)))
+        in_order = sorted(keys, key=lambda k: (k[0].encode(), k[1]))
+        # the state as loaded goes with the transaction's first binding of the row only: its later
+        # bindings (another event of the same transaction) carry the same state as committed
+        event.rows = [
+            _binding(name, pk, states[name][pk], loaded.pop((name, pk), None)) for name, pk in in_order
+        ]
+        event._bind = None
+
+
+def _binding(table: str, pk: int, state: RowState, loaded: RowState | None) -> list[Any]:
+    """One row of an event's ``rows``: ``[table, id, digest, prints]``, then, for a row the
+    transaction loaded before changing it, ``before_digest, before_prints``."""
+    if loaded is None:
+        return [table, pk, state.digest, state.prints]
+    return [table, pk, state.digest, state.prints, loaded.digest, loaded.prints]

@@ -1,0 +1,239 @@
+"""Rows bound to their audit events (audit.rows; issue 20 §1): the bytes of a row's digest, what a
+service's event binds, and what a binding refuses.
+
+The verifier's side (every row against its binding, both ways) is tests/audit/test_row_verify.py;
+the attacks on the rows, as the application's role and as a superuser, tests/security/
+test_row_tamper.py."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from typing import Any
+
+import pytest
+from django.db import models, transaction
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from audit.models import AuditEvent
+from audit.rows import (
+    RowNotFound,
+    bound_models,
+    column_prints,
+    prints_differ,
+    row_columns,
+    row_digest,
+    rows_where,
+)
+from audit.services import audit_record
+from ledger.models import Entry, Transaction
+from tables.models import Bet, Casino, Coup, CoupStep
+from tests.tables.play import K, open_floor, step
+
+# ------------------------------------------------------------------------------------- the bytes
+
+
+def test_a_row_digest_is_sha256_of_a_label_the_table_and_the_sorted_columns_as_json() -> None:
+    """The layout docs/audit.md gives, recomputed with the standard library."""
+    at = dt.datetime(2026, 12, 5, 4, 5, 6, 789, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+    columns = ["withdrawn", "amount", "id", "seen_at", "note"]
+    digest = row_digest("tables_bet", columns, [False, 120, 7, at, {"b": 1, "a": "é"}])
+    body = (
+        '{"amount":120,"id":7,"note":{"a":"é","b":1},"seen_at":"2026-12-05T03:05:06.000789Z",'
+        '"withdrawn":false}'
+    )
+    assert digest == hashlib.sha256(b"chemin-row-v1\ntables_bet\n" + body.encode()).hexdigest()
+
+
+def test_a_column_print_is_the_first_four_hex_digits_of_its_own_sha256() -> None:
+    prints = column_prints(["amount", "card"], [120, "TD"])
+    by_hand = [
+        hashlib.sha256(b"chemin-column-v1\namount\n120").hexdigest()[:4],
+        hashlib.sha256(b'chemin-column-v1\ncard\n"TD"').hexdigest()[:4],
+    ]
+    assert prints == "".join(by_hand)
+
+
+def test_an_integer_beyond_64_bits_in_a_json_column_has_a_digest_all_the_same() -> None:
+    value = {"n": 2**70}
+    body = json.dumps({"payload": value}, separators=(",", ":")).encode()
+    assert row_digest("t", ["payload"], [value]) == hashlib.sha256(b"chemin-row-v1\nt\n" + body).hexdigest()
+
+
+_plain = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.text(max_size=12),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+_json = st.recursive(
+    _plain,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    row=st.dictionaries(st.from_regex(r"[a-z_]{1,12}", fullmatch=True), _json, min_size=1, max_size=8),
+    data=st.data(),
+)
+def test_one_column_changed_changes_the_digest_and_its_print_names_it(row: dict[str, Any], data: Any) -> None:
+    """Any one column given any other value: the row's digest differs, and the prints name that
+    column (or, 1 time in 65,536, none: the digest still differs)."""
+    columns = sorted(row)
+    values = [row[c] for c in columns]
+    changed = data.draw(st.sampled_from(columns))
+    was = json.dumps(row[changed], sort_keys=True)
+    other = data.draw(_json.filter(lambda v: json.dumps(v, sort_keys=True) != was))
+    edited = [other if c == changed else row[c] for c in columns]
+    assert row_digest("t", columns, edited) != row_digest("t", columns, values)
+    named = prints_differ(columns, column_prints(columns, values), column_prints(columns, edited))
+    assert named in ([changed], [])
+
+
+@given(st.dictionaries(st.text(max_size=6), st.integers(), min_size=2, max_size=6))
+def test_the_order_of_a_json_objects_keys_does_not_change_the_digest(obj: dict[str, int]) -> None:
+    reordered = dict(reversed(list(obj.items())))
+    assert row_digest("t", ["payload"], [obj]) == row_digest("t", ["payload"], [reordered])
+
+
+# ------------------------------------------------------------------------------------ the tables
+
+
+def test_the_bound_tables_are_the_records_of_the_game_and_the_money() -> None:
+    assert [m._meta.db_table for m in bound_models()] == [
+        "ledger_entry",
+        "ledger_transaction",
+        "reports_reportrun",
+        "tables_banktax",
+        "tables_bet",
+        "tables_coup",
+        "tables_coupstep",
+        "tables_feehour",
+        "tables_gamecoup",
+        "tables_gamestep",
+        "tables_shoecard",
+    ]
+
+
+#: every bound table's columns: a migration that changes them must bind the table's rows again
+#: (docs/audit.md, "Rows bound to their events"), and this list says it was thought of
+BOUND_COLUMNS = {
+    "ledger_entry": ["account_id", "amount", "id", "transaction_id"],
+    "ledger_transaction": [
+        "actor_id", "casino_id", "coup_id", "coup_step_id", "game_coup_id", "id", "idempotency_key",
+        "kind", "memo", "posted_at", "reverses_id",
+    ],
+    "reports_reportrun": [
+        "attempts", "casino_id", "end", "error", "file", "finished_at", "format", "heartbeat_at", "id",
+        "kind", "parameters", "requested_at", "requested_by_id", "requested_label", "row_count",
+        "rows_done", "rows_expected", "sha256", "start", "started_at", "status", "table_id",
+    ],
+    "tables_banktax": ["amount", "basis", "coup_id", "id"],
+    "tables_bet": [
+        "amount", "banco", "banco_suivi", "betting_order", "coup_id", "id", "replaces_id", "seat_id",
+        "spectator_id", "withdrawn",
+    ],
+    "tables_coup": [
+        "alarm", "bank", "bank_turn_id", "banker_id", "created_at", "first_coup_of_bank", "flagged", "id",
+        "number", "rules", "settled_at", "shoe_id", "state", "step_count",
+    ],
+    "tables_coupstep": [
+        "actor_id", "corrects_id", "coup_id", "created_at", "id", "idempotency_key", "index", "kind",
+        "payload", "supersedes_id", "violations",
+    ],
+    "tables_feehour": ["billed_at", "hour_start", "id", "session_id", "total"],
+    "tables_gamecoup": [
+        "banker_id", "created_at", "created_by_id", "ended_at", "game", "house_settings", "id", "number",
+        "outcome", "record", "seating", "session_id", "state", "step_count", "table_id", "void_reason",
+    ],
+    "tables_gamestep": ["actor_id", "coup_id", "created_at", "id", "idempotency_key", "index", "payload"],
+    "tables_shoecard": ["card", "coup_id", "id", "position", "replaces_id", "role", "seen_at", "shoe_id"],
+}  # fmt: skip
+
+
+def test_the_columns_of_every_bound_table_are_known() -> None:
+    assert {m._meta.db_table: [f.column for f in row_columns(m)] for m in bound_models()} == BOUND_COLUMNS
+
+
+# ------------------------------------------------------------------------------------- the writer
+
+
+def _by_hand(model: type[models.Model], pk: int) -> tuple[str, str]:
+    """A row's digest and prints from ``.values()`` (by attribute name, mapped to the columns)."""
+    row = model._base_manager.values().get(pk=pk)
+    fields = sorted(model._meta.concrete_fields, key=lambda f: str(f.column))
+    columns = [str(f.column) for f in fields]
+    values = [row[f.attname] for f in fields]
+    return row_digest(model._meta.db_table, columns, values), column_prints(columns, values)
+
+
+@pytest.mark.django_db
+def test_a_bet_step_binds_the_coup_the_step_and_the_bet_as_committed(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    coup = Coup.objects.get(pk=step_coup(floor).pk)
+    started = AuditEvent.objects.get(action="tables.coup.start", object_id=str(coup.pk))
+    first = CoupStep.objects.get(coup=coup, index=1)
+    coup_then = _by_hand(Coup, coup.pk)
+    assert started.rows == [
+        ["tables_coup", coup.pk, *coup_then],
+        ["tables_coupstep", first.pk, *_by_hand(CoupStep, first.pk)],
+    ]
+    step(floor, coup, K.BET, seat=2, amount=50)
+    event = AuditEvent.objects.filter(action="tables.coup.step").latest("id")
+    bet = Bet.objects.get(coup=coup)
+    second = CoupStep.objects.get(coup=coup, index=2)
+    # the coup as the step found it (locked) goes with its binding: the state the start bound
+    assert event.rows == [
+        ["tables_bet", bet.pk, *_by_hand(Bet, bet.pk)],
+        ["tables_coup", coup.pk, *_by_hand(Coup, coup.pk), *coup_then],
+        ["tables_coupstep", second.pk, *_by_hand(CoupStep, second.pk)],
+    ]
+
+
+def step_coup(floor: Any) -> Coup:
+    from tables import services
+
+    return services.coup_start(actor=floor.croupier, session=floor.session, amount=200).coup
+
+
+@pytest.mark.django_db
+def test_a_posting_binds_its_transaction_and_every_entry(croupier, table) -> None:
+    open_floor(croupier, table, seats=(1,))
+    txn = Transaction.objects.get(kind="buy_in")
+    event = AuditEvent.objects.get(object_type="ledger.transaction", object_id=str(txn.pk))
+    entries = sorted(Entry.objects.filter(transaction=txn).values_list("pk", flat=True))
+    assert len(entries) == 2
+    assert event.rows == [
+        *(["ledger_entry", pk, *_by_hand(Entry, pk)] for pk in entries),
+        ["ledger_transaction", txn.pk, *_by_hand(Transaction, txn.pk)],
+    ]
+
+
+@pytest.mark.django_db
+def test_a_row_of_a_table_that_is_not_bound_is_refused_at_once(table) -> None:
+    with transaction.atomic(), pytest.raises(ValueError, match="tables_casino is not a bound table"):
+        audit_record(actor=None, action="test.bind", rows=[table.casino])
+    with pytest.raises(ValueError, match="tables_casino is not a bound table"):
+        rows_where(Casino, "id", table.casino_id)
+
+
+@pytest.mark.django_db
+def test_a_row_not_saved_is_refused_at_once() -> None:
+    with transaction.atomic(), pytest.raises(ValueError, match="a Bet with no id cannot be bound"):
+        audit_record(actor=None, action="test.bind", rows=[Bet()])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_event_binding_a_row_that_was_never_written_fails_the_transaction_whole(table) -> None:
+    """The writer's bug (an id that names nothing) is found at the COMMIT: nothing is written."""
+    events = AuditEvent.objects.count()
+    refusal = "tables_bet row 987654 is bound to an audit event but is not written"
+    with pytest.raises(RowNotFound, match=refusal), transaction.atomic():
+        audit_record(actor=None, action="test.bind", target=table.casino)
+        audit_record(actor=None, action="test.bind", rows=[Bet(pk=987654)])
+    assert AuditEvent.objects.count() == events
