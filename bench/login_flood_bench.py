@@ -2,7 +2,7 @@
 rotating usernames and addresses (issue 20, item 3). A plain script: it prints numbers, asserts
 nothing.
 
-    .venv/bin/python bench/login_flood_bench.py [--seconds 30] [--workers 3] [--clients 6]
+    .venv/bin/python bench/login_flood_bench.py [--seconds 30] [--workers 3] [--clients 6] [--rate 12]
 
 What it runs, on this machine: its own PostgreSQL database (``chemin_login_flood``, re-created),
 one table in play (bench/multitable_bench.py's set-up), and ``gunicorn casino.wsgi`` as the
@@ -126,12 +126,16 @@ def flooder(n: int, port: int, stop: Any, answers: Any) -> None:
 
 
 # ------------------------------------------------------------------------------------- a round
-def run_round(croupier: mt.Client, port: int, seconds: float, clients: int) -> dict[str, Any]:
-    """``seconds`` of the croupier's recorded steps, with ``clients`` flooders (0: quiet)."""
+def run_round(
+    croupier: mt.Client, port: int, seconds: float, clients: int, rate: float
+) -> dict[str, Any]:
+    """``seconds`` of the croupier's recorded steps (``rate`` a second), with ``clients`` flooders
+    (0: quiet)."""
     croupier.port = port
     croupier.conn = http.client.HTTPConnection(mt.HOST, port, timeout=60)
     croupier.tally = mt.Tally()
     croupier.recording = False
+    croupier.interval, croupier.next_at = 1 / rate, time.monotonic()
     stop_play = threading.Event()
     player = threading.Thread(target=croupier.play, args=(stop_play,), daemon=True)
     player.start()
@@ -179,6 +183,13 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=3, help="gunicorn sync workers (the README's 3)")
     parser.add_argument("--clients", type=int, default=6, help="flooding clients")
     parser.add_argument(
+        "--rate",
+        type=float,
+        default=12.0,
+        help="the croupier's steps a second (under the API's 1,200 a minute for one user: a tablet "
+        "played flat out is throttled, and the coup it leaves open stops the next rounds)",
+    )
+    parser.add_argument(
         "--per-second", type=int, default=None, help="LOGIN_BUDGET_PER_SECOND (default: the settings')"
     )
     args = parser.parse_args()
@@ -209,7 +220,8 @@ def main() -> int:
         server = mt.start_gunicorn(port, args.workers, 1, workdir / "gunicorn.log", env=env)
         try:
             for round_name, clients in (("quiet", 0), ("flood", args.clients)):
-                results[f"{label}, {round_name}"] = run_round(croupier, port, args.seconds, clients)
+                figures = run_round(croupier, port, args.seconds, clients, args.rate)
+                results[f"{label}, {round_name}"] = figures
                 print(f"  {label}, {round_name}: done", flush=True)
         finally:
             server.terminate()
@@ -217,7 +229,7 @@ def main() -> int:
 
     print(
         f"\ncroupier's step POST, ms ({args.workers} sync workers, {args.clients} flooding clients, "
-        f"{args.seconds:.0f} s a round)"
+        f"{args.seconds:.0f} s a round, {args.rate:g} steps/s offered)"
     )
     print(f"{'round':<22} {'steps':>6} {'p50':>8} {'p99':>8}  {'load 1/5/15':<17} flood answers/s, by status")
     for name, r in results.items():

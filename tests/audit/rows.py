@@ -3,6 +3,10 @@ for the tests that tamper with rows and assert the exact differences."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.db import connection, transaction
+
 from audit.models import GLOBAL_CHAIN, AuditEvent
 
 
@@ -41,3 +45,22 @@ def books_line(row_difference: str) -> str:
     """The same difference as ``verify_books`` lists it (``subject [audit row]: detail``)."""
     subject, detail = row_difference.split(": ", 1)
     return f"{subject} [audit row]: {detail}"
+
+
+def superuser_sql(sql: str, params: list[Any]) -> None:
+    """A superuser's write, the append-only triggers switched off for it."""
+    if connection.vendor == "postgresql":
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL session_replication_role = replica")
+            cursor.execute(sql, params)
+            cursor.execute("SET LOCAL session_replication_role = DEFAULT")
+        return
+    # SQLite: the triggers dropped for the statement and put back (their SQL kept by SQLite)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+        triggers = cursor.fetchall()
+        for name, _ in triggers:
+            cursor.execute(f'DROP TRIGGER "{name}"')
+        cursor.execute(sql, params)
+        for _, sql_text in triggers:
+            cursor.execute(sql_text)

@@ -30,7 +30,7 @@ from ledger.models import Transaction
 from tables import services
 from tables.models import Bet, Coup, CoupStep, ShoeCard
 from tables.services import Caller
-from tests.audit.rows import bound_by, row_changed, row_gone, row_unbound
+from tests.audit.rows import bound_by, row_changed, row_gone, row_unbound, superuser_sql
 from tests.review.history import History, play_clean
 from tests.tables.play import K, open_floor, play, step
 
@@ -53,25 +53,6 @@ def clean() -> RowsReport:
     assert report.rows == sum(m._base_manager.count() for m in bound_models())
     assert report.tables == len(bound_models())
     return report
-
-
-def superuser_sql(sql: str, params: list[Any]) -> None:
-    """A superuser's write, the append-only triggers switched off for it."""
-    if connection.vendor == "postgresql":
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET LOCAL session_replication_role = replica")
-            cursor.execute(sql, params)
-            cursor.execute("SET LOCAL session_replication_role = DEFAULT")
-        return
-    # SQLite: the triggers dropped for the statement and put back (their SQL kept by SQLite)
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
-        triggers = cursor.fetchall()
-        for name, _ in triggers:
-            cursor.execute(f'DROP TRIGGER "{name}"')
-        cursor.execute(sql, params)
-        for _, sql_text in triggers:
-            cursor.execute(sql_text)
 
 
 def verify(*args: str) -> tuple[int, list[str]]:

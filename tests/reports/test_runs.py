@@ -193,6 +193,27 @@ def test_a_run_is_written_to_a_temporary_name_then_moved_and_finished(
     }
 
 
+def test_a_run_is_bound_to_its_event_once_finished_and_a_sha256_rewritten_is_named(
+    accountant, monkeypatch
+) -> None:
+    """Issue 20 §1: the finished run (frozen) is bound to its finish event by its digest; running,
+    it was bound by none (its progress moves with no event); a superuser who rewrites the sha256
+    behind the triggers' back is named."""
+    from audit.row_verify import rows_verify
+    from tests.audit.rows import row_changed, superuser_sql
+
+    run = report_run_request(actor=accountant, request=levy_request())
+    assert [str(d) for d in rows_verify().differences] == []  # queued: nothing to bind yet
+    monkeypatch.setattr(services, "report_write", fake_writer())
+    report_run_execute(run_id=run.pk)
+    event = AuditEvent.objects.get(action="reports.reportrun.finish")
+    assert [r[:2] for r in event.rows or ()] == [["reports_reportrun", run.pk]]
+    assert [str(d) for d in rows_verify().differences] == []
+    superuser_sql("UPDATE reports_reportrun SET sha256 = %s WHERE id = %s", ["0" * 64, run.pk])
+    named = [row_changed("reports_reportrun", run.pk, "sha256")]
+    assert [str(d) for d in rows_verify().differences] == named
+
+
 def test_the_stored_file_is_what_report_write_writes(
     accountant, history, django_capture_on_commit_callbacks, monkeypatch
 ) -> None:
