@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from django.db import migrations
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -189,3 +190,15 @@ def frozen_once_final_operation(table: str, column: str, finals: tuple[str, ...]
         return frozen_install_sql(vendor, name, column, finals)
 
     return migrations.RunPython(_runner(install, table), _runner(frozen_uninstall_sql, table))
+
+
+def on_sqlite_only(operation: migrations.RunPython) -> migrations.RunPython:
+    """``operation`` run on SQLite only: a migration that adds a column to a protected table on
+    SQLite, where Django may rebuild the table and lose its triggers, installs them again with it;
+    PostgreSQL keeps its triggers through ADD COLUMN."""
+
+    def forward(apps: Any, schema_editor: Any) -> None:
+        if schema_editor.connection.vendor == "sqlite":
+            operation.code(apps, schema_editor)
+
+    return migrations.RunPython(forward, migrations.RunPython.noop)

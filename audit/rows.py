@@ -40,6 +40,8 @@ import orjson
 from django.apps import apps
 from django.db import models
 
+from audit.flush import audit_flush_point
+
 #: how many ids one SELECT of bound rows names (SQLite's parameter limit, PostgreSQL's planner)
 READ_CHUNK = 500
 #: the fixed labels the digests start with: no digest of a row can pass for a column's or an
@@ -219,8 +221,6 @@ def rows_loaded(obj: models.Model) -> None:
     will (the first read in a transaction counts). Costs no query; nothing outside a transaction
     of an audit backend that keeps events (audit.backends)."""
     from django.db import connections
-
-    from audit.services import audit_flush_point
 
     conn: Any = connections[obj._state.db or "default"]
     if not (getattr(conn, "audit_deferred", False) and conn.in_atomic_block):

@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, event_hash_written, to_jsonable
 from audit.chains import ChainLookup, chain_of, chains_resolve
+from audit.flush import audit_flush_point
 from audit.keys import audit_key_current
 from audit.models import GLOBAL_CHAIN, AuditEvent, ChainVerification
 from audit.rows import RowSpec, rows_settle, specs_check
@@ -178,26 +179,6 @@ def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
     for event, pk in zip(events, ids, strict=True):  # RETURNING gives the rows in VALUES order
         event.pk = pk
         event._state.adding, event._state.db = False, conn.alias
-
-
-def audit_flush_point(conn: Any) -> str | None:
-    """Where this transaction's events are appended: ``""`` at COMMIT, a savepoint id when that
-    savepoint (the outermost atomic block of the code, inside a test case's transaction) is
-    released, None for "now" (a backend that does not defer, or no block of the code's own)."""
-    if not getattr(conn, "audit_deferred", False):
-        return None
-    blocks = conn.atomic_blocks
-    # the outermost block that is not a test case's (TestCase wraps every test in atomic blocks)
-    first = next((i for i, block in enumerate(blocks) if not getattr(block, "_from_testcase", False)), None)
-    if first is None:
-        return None
-    # savepoint_ids has one entry per block opened inside a transaction: all but the outermost
-    # (unless autocommit was already off when it opened)
-    index = first - (len(blocks) - len(conn.savepoint_ids))
-    if index < 0:
-        return "" if conn.commit_on_exit else None
-    sid: str | None = conn.savepoint_ids[index]  # None: a block without a savepoint, no hook
-    return sid
 
 
 def audit_pending_flush(conn: Any) -> None:

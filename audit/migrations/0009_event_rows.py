@@ -9,15 +9,7 @@ should a later Django rebuild the table for it.
 
 from django.db import migrations, models
 
-from audit.db_triggers import append_only_operation
-
-
-def _on_sqlite_only(operation: migrations.RunPython) -> migrations.RunPython:
-    def forward(apps, schema_editor) -> None:
-        if schema_editor.connection.vendor == "sqlite":
-            operation.code(apps, schema_editor)
-
-    return migrations.RunPython(forward, migrations.RunPython.noop)
+from audit.db_triggers import append_only_operation, on_sqlite_only
 
 
 class Migration(migrations.Migration):
@@ -29,5 +21,5 @@ class Migration(migrations.Migration):
             name="rows",
             field=models.JSONField(blank=True, null=True),
         ),
-        _on_sqlite_only(append_only_operation("audit_auditevent")),
+        on_sqlite_only(append_only_operation("audit_auditevent")),
     ]
