@@ -10,8 +10,12 @@ before anything is checked, by three fixed-window counters, each counted once fo
 - per client **address** (``LOGIN_BUDGET_PER_ADDRESS`` a minute; core.client_ip, so a forged
   X-Forwarded-For from a direct client is not believed);
 - for the **site** (``LOGIN_BUDGET_PER_SECOND``): at most that many hashes a second on every
-  worker and node together, whoever asks; up to ``LOGIN_BUDGET_BURST`` in a second that follows a
-  calm one (tablets signing in together at a shift change). This is what keeps the floor going
+  worker and node together, whoever asks, counted over a sliding window: up to
+  ``LOGIN_BUDGET_BURST`` at once (tablets signing in together at a shift change, in one second or
+  across two), then no more than the sustained rate allows over the window the burst spans
+  (``BURST / PER_SECOND`` seconds: 5 in any 5 seconds by default). In a second that follows a busy
+  one (more attempts than the burst: a flood) only the sustained rate, so that a flood's checks are
+  spread out, not bunched. This is what keeps the floor going
   under a flood from rotating addresses: the hashes the site spends on logins are bounded, the
   rest are 429s that cost one cache round trip. During such a flood a genuine login may be told
   to try again in a second; a croupier already signed in is never asked (authenticated requests
@@ -26,6 +30,7 @@ process (the same limits per worker): a Redis outage neither opens the gate nor 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import math
@@ -105,14 +110,44 @@ def _key(scope: str, value: str, slot: int) -> str:
 
 
 def _site_limit(per_second: int, slot: int) -> int:
-    """The site's limit for this second: ``LOGIN_BUDGET_BURST`` when the second before was calm
-    (no more attempts than the sustained limit), else the sustained limit. A shift change signing
-    in several tablets at once is let through; under a flood every second is busy, so the site
-    checks ``LOGIN_BUDGET_PER_SECOND`` passwords a second and no more (the burst at most once, in
-    the flood's first second). The site's counter counts every attempt that reaches it, refused or
-    not (and lives two seconds): the second before's is that second's pressure."""
+    """The site's limit of attempts for this second: ``LOGIN_BUDGET_BURST`` when the second before
+    was calm (no more attempts than the burst), else the sustained limit. Under a flood every
+    second is busy, so the site checks ``LOGIN_BUDGET_PER_SECOND`` passwords a second and no more.
+    The site's counter counts every attempt that reaches it, refused or not (and lives two
+    seconds): the second before's is that second's pressure."""
     before = _peek(_key("site", "", slot - 1))
-    return max(per_second, int(settings.LOGIN_BUDGET_BURST)) if before <= per_second else per_second
+    burst = int(settings.LOGIN_BUDGET_BURST)
+    return max(per_second, burst) if before <= max(per_second, burst) else per_second
+
+
+def _site_window(per_second: int) -> tuple[int, int]:
+    """(seconds, checks): the sliding window the site's granted checks are counted over, and how
+    many it allows: the burst, spread over the seconds the sustained rate takes to earn it."""
+    burst = max(int(settings.LOGIN_BUDGET_BURST), per_second)
+    return max(1, math.ceil(burst / per_second)), burst
+
+
+def _site_grant(per_second: int, slot: int) -> bool:
+    """Take one granted check from the site's sliding window (this second's granted counter and
+    the seconds before it); False, and nothing taken, when the window is full. Two workers racing
+    may overshoot by the checks they grant at once, never more."""
+    seconds, allowed = _site_window(per_second)
+    before = [_key("site-granted", "", slot - n) for n in range(1, seconds)]
+    try:
+        found = _shared_store().get_many(before) if before else {}
+    except Exception:  # as _count: the process's own count
+        found = _fallback.get_many(before) if before else {}
+    earlier = sum(int(v or 0) for v in found.values())
+    key = _key("site-granted", "", slot)
+    granted = _count(key, seconds)
+    if earlier + granted <= allowed:
+        return True
+    try:  # not granted: not counted
+        _shared_store().decr(key)
+    except Exception:
+        with contextlib.suppress(ValueError):
+            _fallback.decr(key)
+    return False
 
 
 def login_budget_take(*, username: str, ip: str, now: float | None = None) -> LoginBudgetRefusal | None:
@@ -128,10 +163,11 @@ def login_budget_take(*, username: str, ip: str, now: float | None = None) -> Lo
         if limit <= 0 or (scope != "site" and not value):
             continue
         slot = int(now // window)
+        per_second = limit
         if scope == "site":
             limit = _site_limit(limit, slot)
         used = _count(_key(scope, value, slot), window)
-        if used > limit:
+        if used > limit or (scope == "site" and not _site_grant(per_second, slot)):
             if used == limit + 1:  # once per counter and window: a flood does not flood the log
                 logger.warning("login budget: %s counter ran out (%d in %d s)", scope, limit, window)
             return LoginBudgetRefusal(scope=scope, retry_after=max(1, math.ceil((slot + 1) * window - now)))
