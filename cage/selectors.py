@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from django.db.models import F, Q, QuerySet, Sum, Window
 
 from ledger.models import Account, Entry
+from ledger.selectors import chips_by_player
 from tables.models import Casino, Player
 from tables.permissions import casino_scope
 
@@ -19,20 +20,6 @@ if TYPE_CHECKING:
 
 class RunningBalance(TypedDict):
     balance_after: int  # the account's balance once this entry was posted
-
-
-def player_balances(*, players: Iterable[Player]) -> dict[int, int]:
-    """{player id: chips in his player account} for ``players`` (0 for an account never opened;
-    negative when he owes a marker). One query."""
-    ids = [p.pk for p in players]
-    if not ids:
-        return {}
-    found = dict(
-        Account.objects.filter(kind=Account.Kind.PLAYER, player_id__in=ids).values_list(
-            "player_id", "balance"
-        )
-    )
-    return {pk: found.get(pk, 0) for pk in ids}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +57,7 @@ def cage_players(*, casino: Casino, search: str = "") -> QuerySet[Player]:
 def players_chips(*, players: Iterable[Player]) -> list[PlayerChips]:
     """``players`` with their balances, in the order given (one query)."""
     players = list(players)
-    balances = player_balances(players=players)
+    balances = chips_by_player(players=players)
     return [PlayerChips(p, balances[p.pk]) for p in players]
 
 

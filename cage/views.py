@@ -31,6 +31,7 @@ from cage.forms import CageMoveForm, PlayerNewForm, one_time_key
 from cage.permissions import can_operate_cage, can_read_chips
 from core.errors import error_answer, validation_messages
 from core.numbers import chips
+from ledger.selectors import chips_by_player
 from tables.models import Casino, Player
 from tables.permissions import check_reads_casino
 
@@ -65,7 +66,7 @@ def _row(
     """One player's row: his chips, fresh one-time keys for its two forms, and what the last POST
     left there (a confirmation to give, a notice, the refusal's messages)."""
     if balance is None:
-        balance = selectors.player_balances(players=[player])[player.pk]
+        balance = chips_by_player(players=[player])[player.pk]
     return {
         "chips": selectors.PlayerChips(player, balance),
         "buy_in_key": one_time_key(),

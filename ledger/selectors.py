@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import F, Model, QuerySet, Sum
@@ -44,6 +45,21 @@ def player_balances(*, casino: Model, player: Model) -> dict[str, int]:
         Account.Kind.PLAYER: found.get(Account.Kind.PLAYER, 0),
         Account.Kind.RESERVE: found.get(Account.Kind.RESERVE, 0),
     }
+
+
+def chips_by_player(*, players: Iterable[Model]) -> dict[int, int]:
+    """{player id: chips in his player account} for ``players`` (0 for an account never opened;
+    negative when he owes a marker). One query: what the cage shows, and the floor beside each
+    name at the table."""
+    ids = [int(p.pk) for p in players]
+    if not ids:
+        return {}
+    found = dict(
+        Account.objects.filter(kind=Account.Kind.PLAYER, player_id__in=ids).values_list(
+            "player_id", "balance"
+        )
+    )
+    return {pk: found.get(pk, 0) for pk in ids}
 
 
 def player_available(*, casino: Model, player: Model) -> int:

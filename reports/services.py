@@ -27,15 +27,8 @@ from reports.kinds import KINDS, Progress, ReportRequest, ReportRequestError, re
 from reports.models import ACTIVE, ReportRun
 from reports.storage import reports_storage, storage_create, storage_move, temp_name, temp_names
 from tables.models import Casino, Table
-from tables.permissions import casino_scope, reads_everything, table_casino_id
-from tables.perms import EXPORT_COUPS
+from tables.permissions import can_export, casino_scope, table_casino_id
 from tables.wording import OTHER_CASINO_REFUSAL
-
-
-def can_export(user: Any) -> bool:
-    """The exports: pit bosses and accountants (both hold tables.export_coups)."""
-    return reads_everything(user) and user.has_perm(EXPORT_COUPS)
-
 
 # ================================================================================== report runs
 # A report asked for is a ReportRun (reports.models), written by the Celery task reports.run

@@ -27,10 +27,10 @@ from reports.forms import EXPORT_KINDS, ExportRunForm, ReportRunForm
 from reports.kinds import CONTENT_TYPES
 from reports.models import ReportRun
 from reports.selectors import report_run_get, report_runs
-from reports.services import can_export, report_run_download, report_run_request
+from reports.services import report_run_download, report_run_request
 from reports.storage import reports_storage
 from review.pages import allow_page, nav_context
-from tables.permissions import casino_scope, reads_every_casino
+from tables.permissions import can_export, casino_scope, reads_every_casino
 
 #: runs a page of the history shows
 RUNS_PER_PAGE = 20

@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from review.models import AlertKind
-from review.period import Period
+from tables.gaming_day import Period
 from tables.models import Casino, Table
 from tables.permissions import in_casinos
 

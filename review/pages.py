@@ -9,10 +9,9 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 
-from reports.services import can_export
 from review.selectors.queue import review_queue_count
 from review.services import can_handle_alerts, can_lift_lockouts, can_review_corrections, can_see_dashboard
-from tables.permissions import casino_scope
+from tables.permissions import can_export, casino_scope
 
 
 def allow_page(allowed: bool) -> None:

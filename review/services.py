@@ -4,7 +4,7 @@ lockout.
 The other decisions are the game floor's services: approving and rejecting corrections are
 ``tables.services.correction_approve`` / ``correction_reject``, voiding a coup
 ``tables.services.coup_void``; asking for an audit verification is
-``audit.services.chain_verification_request``. Who may export is ``reports.services.can_export``.
+``audit.services.chain_verification_request``. Who may export is ``tables.permissions.can_export``.
 """
 
 from __future__ import annotations

@@ -37,7 +37,6 @@ from review.charts import bar_chart
 from review.forms import AcknowledgeForm, AlertFilterForm, ChartsForm, PeriodForm, RejectForm
 from review.models import Alert
 from review.pages import allow_page, nav_context
-from review.period import Period
 from review.selectors.alerts import AlertFilters, alerts_acknowledged, alerts_open, open_alert_count
 from review.selectors.charts import coups_per_hour, hold_by_gaming_day
 from review.selectors.coup_review import coup_review
@@ -63,6 +62,7 @@ from review.services import (
     lockout_lift,
 )
 from tables import services
+from tables.gaming_day import Period
 from tables.models import Coup, GameCoup, Player, Table, VoidRequest
 from tables.permissions import (
     can_approve,

@@ -2,7 +2,8 @@
 casino's time zone rather than at midnight, so that a night's play is reported on the day it began.
 
 Pure date arithmetic (no ORM): every report, rollup and dashboard that groups by day asks these
-functions, so one casino's days are the same everywhere.
+functions, so one casino's days are the same everywhere; ``Period``, the whole days a page or a
+report covers, is counted in them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 DEFAULT_CUTOFF = dt.time(6, 0)
 
@@ -94,3 +96,33 @@ def casino_calendar(casino: object | None) -> GamingCalendar:
         cutoff=getattr(casino, "gaming_day_cutoff", DEFAULT_CUTOFF),
         time_zone=getattr(casino, "time_zone", "UTC"),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    """Whole days, ``start`` to ``end`` inclusive: a casino's gaming days when ``calendar`` is
+    given, else local midnight-to-midnight days (settings.TIME_ZONE)."""
+
+    start: dt.date
+    end: dt.date
+    calendar: GamingCalendar | None = None
+
+    @property
+    def bounds(self) -> tuple[dt.datetime, dt.datetime]:
+        """[start of day ``start``, start of the day after ``end``) as aware datetimes."""
+        if self.calendar is not None:
+            return self.calendar.bounds(self.start, self.end)
+        tz = timezone.get_current_timezone()
+        return (
+            dt.datetime.combine(self.start, dt.time.min, tzinfo=tz),
+            dt.datetime.combine(self.end + dt.timedelta(days=1), dt.time.min, tzinfo=tz),
+        )
+
+    @property
+    def label(self) -> str:
+        return f"{self.start:%Y-%m-%d}_{self.end:%Y-%m-%d}"
+
+    @classmethod
+    def last_days(cls, days: int = 7, *, today: dt.date | None = None) -> Period:
+        today = today or timezone.localdate()
+        return cls(start=today - dt.timedelta(days=days - 1), end=today)

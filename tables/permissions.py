@@ -26,7 +26,7 @@ from django.utils import timezone
 from core.errors import DomainError
 from tables import sql
 from tables.models import Casino, CasinoStaff, Coup, CoupStep, GameCoup, GameStep, Table
-from tables.perms import APPROVE_CORRECTION
+from tables.perms import APPROVE_CORRECTION, EXPORT_COUPS
 from tables.roles import GROUP_WIDE_ROLES, Role
 from tables.wording import (
     OTHER_CASINO_REFUSAL,
@@ -202,6 +202,12 @@ def check_can_approve(user: Any, casino_id: int) -> None:
 def reads_everything(user: Any) -> bool:
     """Reads every table, coup and report of the casinos in his scope (``casino_scope``)."""
     return _in_group(user, Role.PIT_BOSS) or _in_group(user, Role.ACCOUNTANT) or _holds_group_wide_role(user)
+
+
+def can_export(user: Any) -> bool:
+    """The exports and report runs: pit bosses and accountants (both hold tables.export_coups),
+    and the group auditor."""
+    return reads_everything(user) and user.has_perm(EXPORT_COUPS)
 
 
 def can_read_table(user: Any, table: Table | int) -> bool:

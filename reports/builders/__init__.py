@@ -18,8 +18,7 @@ from typing import Any
 
 from django.db import connection
 
-from review.period import Period
-from tables.gaming_day import GamingCalendar, casino_calendar
+from tables.gaming_day import GamingCalendar, Period, casino_calendar
 from tables.gaming_day import gaming_day_sql as calendar_day_sql
 from tables.models import Casino, Table
 

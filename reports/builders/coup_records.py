@@ -18,9 +18,9 @@ from audit.anchors import Anchor
 from reports.builders import Scope
 from reports.builders.audit_trail import anchors_for
 from reports.model import RecordReport
-from review.period import Period
 from tables.engine_bridge import exported_record
 from tables.game_selectors import game_coup_exported_record
+from tables.gaming_day import Period
 from tables.models import Casino, Coup, CoupStep, GameCoup, Table
 from tables.rules.interchange import record_to_dict
 

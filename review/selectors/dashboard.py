@@ -12,8 +12,8 @@ from django.db.models import Prefetch, Q, QuerySet, Sum
 
 from audit.selectors import ChainState, audit_chain_state
 from ledger.models import BooksVerification
-from review.period import Period
 from review.selectors.queue import review_queue_count
+from tables.gaming_day import Period
 from tables.models import (
     Coup,
     CoupStep,

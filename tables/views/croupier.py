@@ -34,10 +34,10 @@ from django.urls import reverse
 from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
-from cage.selectors import player_balances
 from core.errors import DatabaseBusy, RetryConflict, error_answer
 from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
+from ledger.selectors import chips_by_player
 from tables import forms, selectors, services, wording
 from tables.engine_bridge import cards_parse, game_kind, superseded_ids
 from tables.models import OLDER_GAMES, BankTurn, Coup, CoupStep, Player, Seat, Spectator, Table, TableSession
@@ -291,7 +291,7 @@ def _context(
         "confirm": confirm,
         "posted": request.POST if request.method == "POST" else {},
         # the chips of everyone at the table, beside his name (one query)
-        "chips": player_balances(
+        "chips": chips_by_player(
             players=[s.player for s in floor.seats] + [s.player for s in floor.spectators]
         ),
         **_series_context(floor),

@@ -26,9 +26,9 @@ from django.urls import reverse
 from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
-from cage.selectors import player_balances
 from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
+from ledger.selectors import chips_by_player
 from tables import selectors, wording
 from tables.engine_bridge import cards_parse
 from tables.game_selectors import GameCoupView, fund_return_shares, game_coup_view, game_table_view
@@ -220,7 +220,7 @@ def _context(
         "can_void": can_act or can_approve(request.user, table.casino_id),
         "error": error,
         "notice": notice,
-        "chips": player_balances(players=[s.player for s in seats]),
+        "chips": chips_by_player(players=[s.player for s in seats]),
         "free_seats": [n for n in range(1, table.seat_count + 1) if n not in {s.number for s in seats}],
         "fund": svc.fund_balance(table) if table.game == Table.Game.LANDSKNECHT else None,
     }

@@ -28,9 +28,8 @@ from django.db import connections
 from django.db.models import Sum
 from django.urls import reverse
 
-from cage.selectors import player_balances
 from ledger.models import Account, Entry, Transaction
-from ledger.selectors import ledger_drift, trial_balance
+from ledger.selectors import chips_by_player, ledger_drift, trial_balance
 from tables.management.commands.load_demo import DEMO_STAFF, GAME_TABLES
 from tables.models import GameCoup, Player, Table
 from tables.rules.game_play import play_for
@@ -218,7 +217,7 @@ def _table_accounts() -> dict[int, int]:
 def test_twenty_coups_of_each_older_game_by_clicks(demo, live_server, browser) -> None:
     base = live_server.url
     players = list(Player.objects.filter(display_name__in=DEMO))
-    chips_before = player_balances(players=players)
+    chips_before = chips_by_player(players=players)
     tables_before = _table_accounts()
     context = browser.new_context(viewport={"width": 1024, "height": 768})
     context.set_default_timeout(10_000)
@@ -268,7 +267,7 @@ def _assert_the_night(
             verdict = play.verdict(play.settings(coup.house_settings), coup.record)
             assert verdict["violations"] == [], (coup, verdict)
     # what the players won and lost, the fund dues and the pool: it all sums to zero
-    chips_after = player_balances(players=players)
+    chips_after = chips_by_player(players=players)
     tables_after = _table_accounts()
     player_change = sum(chips_after[p.pk] - chips_before[p.pk] for p in players)
     table_change = sum(b - tables_before.get(pk, 0) for pk, b in tables_after.items())

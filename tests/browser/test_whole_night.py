@@ -37,9 +37,8 @@ from django.db.models import Sum
 from django.urls import reverse
 
 from audit.selectors import audit_chains_verify
-from cage.selectors import player_balances
 from ledger.models import Account, Entry, Transaction
-from ledger.selectors import account_balance, ledger_drift, trial_balance
+from ledger.selectors import account_balance, chips_by_player, ledger_drift, trial_balance
 from tables.management.commands.load_demo import DEMO_BUY_IN, DEMO_HOURLY_FEE, DEMO_STAFF
 from tables.models import Bet, Coup, CoupStep, Player, Table
 from tests.browser.test_croupier_flow import ARTIFACTS, Screen
@@ -614,7 +613,7 @@ def _the_morning_after(croupier: Croupier, cashier: Screen, night: Ledger) -> No
         casino=Table.objects.get(name="Club table").casino, kind=Account.Kind.FEE
     )
     expected = {name: start[name] + night.chips[name] - fees.get(name, 0) for name in players}
-    balances = player_balances(players=players.values())
+    balances = chips_by_player(players=players.values())
     assert {name: balances[p.pk] for name, p in players.items()} == expected
     assert expected["M. Crédit"] == -300  # his marker
 

@@ -11,7 +11,7 @@ from audit.models import AuditEvent
 from audit.selectors import audit_chains_verify
 from cage import selectors, services
 from ledger.models import Account, Transaction
-from ledger.selectors import account_balance, ledger_drift, trial_balance
+from ledger.selectors import account_balance, chips_by_player, ledger_drift, trial_balance
 from ledger.services import IdempotencyConflict, InsufficientChips
 
 from .conftest import counts, key, new_player, owes
@@ -208,10 +208,10 @@ def test_player_balances_reads_many_players_in_one_query(
     services.cage_buy_in(actor=cashier, casino=casino, player=other, amount=20, key=key())
     owes(casino, other, 70)
     with django_assert_num_queries(1):
-        balances = selectors.player_balances(players=[dupont, other, never])
+        balances = chips_by_player(players=[dupont, other, never])
     assert balances == {dupont.pk: 500, other.pk: -50, never.pk: 0}
     with django_assert_num_queries(0):
-        assert selectors.player_balances(players=[]) == {}
+        assert chips_by_player(players=[]) == {}
 
 
 def test_player_chips_marker_and_the_history_with_its_running_balance(cashier, casino, dupont) -> None:

@@ -319,8 +319,8 @@ def test_coup_records_round_trip_through_the_offline_validator_and_its_command(
 
 
 def test_a_rejected_correction_leaves_no_shoe_next(pit_boss, awaiting) -> None:
-    from review.period import Period
     from tables import services
+    from tables.gaming_day import Period
 
     services.correction_reject(actor=pit_boss, coup=awaiting.flagged, reason="wrong card")
     today = timezone.localdate()

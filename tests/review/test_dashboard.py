@@ -16,10 +16,9 @@ from audit.models import AuditEvent, ChainVerification
 from audit.services import audit_record
 from ledger.models import BooksVerification
 from ledger.services.books import books_verification_start
-from review.period import Period
 from review.selectors.dashboard import hold_vs_expected, open_tables
 from tables import services
-from tables.gaming_day import casino_calendar
+from tables.gaming_day import Period, casino_calendar
 from tables.models import BankTax
 from tables.rules.odds import profile_odds
 from tables.rules.profiles import CASINO

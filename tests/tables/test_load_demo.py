@@ -12,9 +12,8 @@ from django.core.management.base import CommandError
 
 from audit.models import AuditEvent
 from audit.selectors import audit_chains_verify
-from cage.selectors import player_balances
 from ledger.models import Account, Transaction
-from ledger.selectors import ledger_drift, trial_balance
+from ledger.selectors import chips_by_player, ledger_drift, trial_balance
 from tables import services
 from tables.management.commands.load_demo import DEMO_BUY_IN
 from tables.models import Casino, CroupierAssignment, GameCoup, Player, Table
@@ -97,7 +96,7 @@ def test_load_demo_users_roles_passwords_and_shift() -> None:
 def test_load_demo_players_have_chips_bought_at_the_cage() -> None:
     out = load()
     players = list(Player.objects.all())
-    assert player_balances(players=players) == {p.pk: DEMO_BUY_IN for p in players}
+    assert chips_by_player(players=players) == {p.pk: DEMO_BUY_IN for p in players}
     cage = Account.objects.get(kind=Account.Kind.CAGE)
     assert cage.balance == -DEMO_BUY_IN * len(players)  # the counterpart of every chip sold
     assert trial_balance().balanced and ledger_drift() == []

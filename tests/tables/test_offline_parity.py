@@ -25,8 +25,8 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from reports.builders.coup_records import coup_record_dicts
-from review.period import Period
 from tables import services
+from tables.gaming_day import Period
 from tables.models import Casino, Coup
 from tables.rules.coup import Action, Code, CoupRecord, Hand, Stake
 from tables.rules.interchange import record_from_dict, record_to_dict, verdict_to_dict
