@@ -17,7 +17,8 @@ from core.db_roles import RoleNames, after_migrate_sql, database_sql, role_sql
 from ledger.models import Account, Entry, Transaction
 from tables import services
 from tables.models import BankTax, Bet, Coup
-from tests.tables.play import K, open_floor, play, step
+from tests.review.history import play_clean
+from tests.tables.play import K, open_floor, step
 
 INSUFFICIENT_PRIVILEGE = "42501"
 RESTRICT_VIOLATION = "23001"
@@ -105,16 +106,7 @@ def _books() -> dict[str, Any]:
 def played_make(croupier: Any, table: Any) -> Played:
     """A coup settled with its levy, and the next coup open with a bet (the fixture ``played``)."""
     floor = open_floor(croupier, table)
-    coup = play(
-        floor,
-        bank=200,
-        bets=[(2, 120), (3, 50), (4, 30)],
-        cards=("2H", "AS", "3C", "2D"),
-        player="draw",
-        player_card="9H",
-        banker="draw",
-        banker_card="5S",
-    )
+    coup = play_clean(floor)  # bank 200, seats 2/3/4 bet 120/50/30, the banker wins: levy 10
     assert (coup.state, BankTax.objects.get(coup=coup).amount) == (Coup.State.SETTLED, 10)
     open_coup = services.coup_start(actor=croupier, session=floor.session, amount=390).coup
     step(floor, open_coup, K.BET, seat=2, amount=100)
