@@ -358,6 +358,7 @@ def rows_verify_since(
     report = RowsReport(on_difference=on_difference)
     by_table: dict[str, dict[int, _Row]] = {}
     models = {m._meta.db_table: m for m in bound_models()}
+    known = set(models)
     with _snapshot(using):
         for row in _bindings(using, points):
             by_table.setdefault(row.table, {})[row.pk] = row
@@ -366,7 +367,7 @@ def rows_verify_since(
             model = models.get(table)
             if model is None:
                 for row in bound.values():
-                    _orphan(row, set(models), report)
+                    _orphan(row, known, report)
                 continue
             reader = RowReader(model, using)
             report.tables += 1

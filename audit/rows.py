@@ -29,11 +29,15 @@ verifier checks that it is the digest the row's previous binding carried.
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
 import hashlib
 import json
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import orjson
@@ -88,15 +92,22 @@ def bound_check(model: type[models.Model]) -> None:
     """Refuse to bind a row of a table the verifier does not check: a binding it never reads
     would be a promise nobody keeps. A migration's historical model is taken by its table."""
     table = model._meta.db_table
-    if not any(m._meta.db_table == table for m in bound_models()):
+    if table not in _bound_tables():
         raise ValueError(f"{table} is not a bound table (AUDIT_BOUND on its model)")
 
 
-def bound_models() -> list[type[models.Model]]:
+@functools.cache
+def bound_models() -> tuple[type[models.Model], ...]:
     """Every model whose rows are bound to their events, by table name (bytewise: the order the
-    verifier's SQL sorts them in with the C collation)."""
+    verifier's SQL sorts them in with the C collation). Read once: the models are all loaded
+    before the first event is written, and every binding of every step asks."""
     found = [m for m in apps.get_models() if is_bound(m)]
-    return sorted(found, key=lambda m: m._meta.db_table.encode())
+    return tuple(sorted(found, key=lambda m: m._meta.db_table.encode()))
+
+
+@functools.cache
+def _bound_tables() -> frozenset[str]:
+    return frozenset(m._meta.db_table for m in bound_models())
 
 
 def bound_when(model: type[models.Model]) -> models.Q | None:
@@ -115,10 +126,6 @@ def row_columns(model: type[models.Model]) -> list[models.Field[Any, Any]]:
 
 def _plain(value: Any) -> Any:
     """A column's value as the digest reads it: JSON types, instants in UTC with microseconds."""
-    import datetime as dt
-    import uuid
-    from decimal import Decimal
-
     if value is None or isinstance(value, bool | int | str | float | dict | list):
         return value
     if isinstance(value, dt.datetime):

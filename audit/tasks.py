@@ -12,7 +12,7 @@ from django.utils import timezone
 from audit.anchors import anchor_publish, anchors_verify
 from audit.models import GLOBAL_CHAIN
 from audit.row_verify import RowDifference, rows_verify, rows_verify_since
-from audit.selectors import BrokenEvent, ChainReport, audit_chain_vouched, audit_chains_verify
+from audit.selectors import BrokenEvent, ChainReport, audit_chains_verify
 from audit.services import chain_verification_record
 
 logger = logging.getLogger(__name__)
@@ -71,12 +71,8 @@ def _rows_check(reports: dict[int, ChainReport], *, full: bool) -> None:
     """The rows bound to the events (audit.row_verify; ``full``: every row both ways, else those
     the events past the vouched-for heads bind), each difference stored with the chain of the event
     that bound the row, at its seq (a row no event binds: the global chain's, just past its head)."""
-    points = {}
-    if not full:
-        for chain in reports:
-            vouched = audit_chain_vouched(chain=chain)
-            if vouched is not None:
-                points[chain] = vouched.seq
+    # where each chain's walk began past its anchor (from_seq 1: walked whole)
+    points = {} if full else {c: r.from_seq - 1 for c, r in reports.items() if r.from_seq > 1}
 
     def add(row: RowDifference) -> None:
         chain = row.chain if row.chain is not None else GLOBAL_CHAIN

@@ -1,5 +1,5 @@
 """Template filters for showing chips: ``{{ player_id|chips_in:balances }}`` reads a balance out
-of the {player id: chips} dict ledger.selectors.players_chips returns, and writes it as every
+of the {player id: chips} dict ledger.selectors.chips_by_player returns, and writes it as every
 screen writes chips (core.numbers.chips: ``2,500`` in English, ``2 500`` in French and Russian)."""
 
 from __future__ import annotations

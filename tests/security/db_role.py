@@ -18,7 +18,7 @@ from ledger.models import Account, Entry, Transaction
 from tables import services
 from tables.models import BankTax, Bet, Coup
 from tests.review.history import play_clean
-from tests.tables.play import K, open_floor, step
+from tests.tables.play import Floor, K, open_floor, step
 
 INSUFFICIENT_PRIVILEGE = "42501"
 RESTRICT_VIOLATION = "23001"
@@ -89,6 +89,7 @@ class Played:
     posted: Transaction  # the settled coup's settlement posting
     player_account: Account  # a player's account the posting did not touch
     cage: Account
+    floor: Floor  # the table they were played at, for playing on (tests.tables.play.step)
 
 
 def _books() -> dict[str, Any]:
@@ -114,7 +115,7 @@ def played_make(croupier: Any, table: Any) -> Played:
     touched = set(Entry.objects.filter(transaction=posted).values_list("account_id", flat=True))
     player_account = Account.objects.filter(kind="player").exclude(pk__in=touched).first()
     assert player_account is not None
-    return Played(coup, open_coup, posted, player_account, Account.objects.get(kind="cage"))
+    return Played(coup, open_coup, posted, player_account, Account.objects.get(kind="cage"), floor)
 
 
 # --------------------------------------------------------------------------------------- attacks

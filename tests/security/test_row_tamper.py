@@ -23,7 +23,6 @@ from django.core.management.base import CommandError
 from django.db import connection, transaction
 
 from audit.row_verify import rows_verify
-from tables import services
 from tables.models import Bet, Coup, CoupStep, ShoeCard
 from tables.money.books import books_verify
 from tables.rules.order import betting_turn
@@ -37,7 +36,7 @@ from tests.security.db_role import (
     _books,
     refused,
 )
-from tests.tables.play import K
+from tests.tables.play import K, step
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -109,41 +108,31 @@ def _forged_bet(played: Played) -> Statements:
     ]
 
 
-def _play_on(coup: Coup, croupier: Any, kind: K, **fields: Any) -> None:
-    coup.refresh_from_db()
-    services.coup_step_record(
-        actor=croupier,
-        coup=coup,
-        request=services.StepRequest(kind=kind, **fields),
-        expected_step=coup.step_count,
-    )
-
-
-def _settle(played: Played, croupier: Any) -> Coup:
+def _settle(played: Played) -> Coup:
     """The croupier plays the open coup on to the end: the forged bet is settled with it."""
-    coup = Coup.objects.get(pk=played.open_coup.pk)
-    _play_on(coup, croupier, K.BETS_CLOSED)
+    coup, floor = Coup.objects.get(pk=played.open_coup.pk), played.floor
+    step(floor, coup, K.BETS_CLOSED)
     for kind, card in (
         (K.CARD_TO_PLAYER, "9C"),
         (K.CARD_TO_BANKER, "2C"),
         (K.CARD_TO_PLAYER, "KH"),
         (K.CARD_TO_BANKER, "3D"),
     ):
-        _play_on(coup, croupier, kind, card=card)
-    _play_on(coup, croupier, K.PLAYER_NATURAL)
-    _play_on(coup, croupier, K.REVEAL)
+        step(floor, coup, kind, card=card)
+    step(floor, coup, K.PLAYER_NATURAL)
+    step(floor, coup, K.REVEAL)
     coup.refresh_from_db()
     return coup
 
 
 @pytest.mark.parametrize("who", ["app", "superuser"])
 def test_a_forged_bet_step_is_named_though_the_application_settled_it(
-    who: str, app_role: AppRole, played: Played, croupier: Any
+    who: str, app_role: AppRole, played: Played
 ) -> None:
     forged = _forged_bet(played)
     bound_before = bound_by("tables_coup", played.open_coup.pk)
     as_app(app_role, forged) if who == "app" else as_superuser(forged)
-    coup = _settle(played, croupier)
+    coup = _settle(played)
     assert coup.state == Coup.State.SETTLED
     assert Bet.objects.filter(coup=coup, seat__number=3, amount=50).exists()  # it moved chips
     step_row = CoupStep.objects.get(coup=coup, index=3)
@@ -292,7 +281,7 @@ def test_as_the_app_role_the_change_is_refused_and_nothing_changes(
 
 
 def test_an_open_coup_changed_by_the_app_role_is_named_while_it_is_played(
-    app_role: AppRole, played: Played, croupier: Any
+    app_role: AppRole, played: Played
 ) -> None:
     """The app's role may update an open coup (the services do): its bank lowered between two
     steps is named, though the next step binds the coup as it then is."""
@@ -300,7 +289,7 @@ def test_an_open_coup_changed_by_the_app_role_is_named_while_it_is_played(
     before = bound_by("tables_coup", coup.pk)
     as_app(app_role, [("UPDATE tables_coup SET bank = 300 WHERE id = %s", (coup.pk,))])
     assert rows_named() == [row_changed("tables_coup", coup.pk, "bank")]
-    _play_on(Coup.objects.get(pk=coup.pk), croupier, K.BETS_CLOSED)
+    step(played.floor, Coup.objects.get(pk=coup.pk), K.BETS_CLOSED)
     after = bound_by("tables_coup", coup.pk)
     assert rows_named() == [
         f"tables_coup row {coup.pk}: column bank changed between event seq {before.seq} of chain "
