@@ -40,9 +40,13 @@ pytestmark = [
 
 
 def _played_yesterday(table: Any) -> None:
-    """The known night (tests/review/history.py) played a day ago: the year-to-date report covers
-    closed gaming days only, so today's coups would not be in it."""
-    then = timezone.now() - dt.timedelta(days=1)
+    """The known night (tests/review/history.py) played in the middle of the last closed gaming
+    day: the year-to-date report covers closed gaming days only. (A day before now was not
+    enough: run a few minutes before the casino's cut-off, the night's own clock, a second a
+    call, carried its coups over the cut-off into today, and the report had none of them.)"""
+    calendar = casino_calendar(table.casino)
+    closed = calendar.today(timezone.now()) - dt.timedelta(days=1)
+    then = calendar.day_start(closed) + dt.timedelta(hours=6)
     croupier = UserFactory(username="croupier", roles=["croupier"], casinos=[table.casino])
     shift = {"shift_start": then - dt.timedelta(hours=1), "shift_end": then + dt.timedelta(hours=7)}
     CroupierAssignmentFactory(user=croupier, table=table, **shift)
