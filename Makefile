@@ -40,7 +40,7 @@ test: $(PY)
 lint: $(PY)
 	$(VENV)/bin/ruff check .
 
-## typecheck: mypy over the tree (strict on tables/rules and the services; see pyproject.toml)
+## typecheck: mypy over the tree (strict on the engines, the services, the money, the bridge, the lifecycle and the selectors; see pyproject.toml)
 typecheck: $(PY)
 	$(PIP) -r requirements/dev.txt
 	$(VENV)/bin/mypy

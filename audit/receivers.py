@@ -26,6 +26,6 @@ def _on_logout(sender: Any, request: HttpRequest | None, user: Any, **kwargs: An
         audit_record(actor=user, action="auth.logout", target=user, after=request_client(request))
 
 
-# A refused login is not an audit event of its own: it goes to the security log (core.receivers,
-# core.services.logins), which the chain summarises periodically. Appending one event per failure
+# A refused login is not an audit event of its own: it goes to the security log (access.receivers,
+# access.services.logins), which the chain summarises periodically. Appending one event per failure
 # queued every croupier's step behind a password-guessing flood on the chain's lock (issue 10).

@@ -9,13 +9,13 @@ from dataclasses import replace
 
 import orjson
 
-from tables.rules.cards import ALL_CARDS
-from tables.rules.interchange import record_to_dict
-from tables.rules.judge import Rules
-from tables.rules.machine import Move, Step, apply, new_coup, next_steps, to_record
-from tables.rules.profiles import BUILTIN
-from tables.rules.punters import seat_key, spectator_key
-from tables.rules.settlement import BancoCaller
+from chemin_de_fer.engine.interchange import record_to_dict
+from chemin_de_fer.engine.judge import Rules
+from chemin_de_fer.engine.machine import Move, Step, apply, new_coup, next_steps, to_record
+from chemin_de_fer.engine.profiles import BUILTIN
+from chemin_de_fer.engine.punters import seat_key, spectator_key
+from chemin_de_fer.engine.settlement import BancoCaller
+from core.cards import ALL_CARDS
 
 RULES = {slug: Rules.for_profile(p) for slug, p in BUILTIN.items()}
 CARDS = {Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER}

@@ -7,7 +7,7 @@ Creates its own database (``chemin_game_bench``, dropped and re-created on every
 ``BENCH_DATABASE_URL``, default ``postgres://postgres@127.0.0.1:5432``), one table per older game
 (Macao, Landsknecht, old baccarat) with six seated players holding chips, and plays COUPS coups at
 each through ``game_coup_start`` and ``game_step_record``, each step a seeded random choice among
-the coup's legal next steps (``tables.rules.game_play``). Prints per game: steps/s, milliseconds
+the coup's legal next steps (``older_games.engine.game_play``). Prints per game: steps/s, milliseconds
 per step (median and p99), SQL queries per step and per coup, and how long the coup's last step
 (replay, settlement postings, offline judge) takes; then runs ``verify_books`` and
 ``verify_audit``.
@@ -62,10 +62,10 @@ def main() -> None:
     from django.utils import timezone
 
     from ledger.services import cage_buy_in
+    from older_games import services as game_coups
+    from older_games.selectors import game_coup_view
     from tables import services
-    from tables.game_selectors import game_coup_view
     from tables.models import RuleProfile
-    from tables.services import game_coups
 
     call_command("migrate", verbosity=0)
     now = timezone.now()

@@ -31,14 +31,14 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction  # 
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgreSQLWrapper  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from chemin_de_fer.engine.coup import Outcome, Stake  # noqa: E402
+from chemin_de_fer.engine.punters import seat_key  # noqa: E402
+from chemin_de_fer.engine.settlement import LevyTerms, settle  # noqa: E402
 from ledger import services as ledger  # noqa: E402
 from ledger.selectors import ledger_drift, trial_balance, unbalanced_transactions  # noqa: E402
 from tables import models as m  # noqa: E402
 from tables.money import banks  # noqa: E402
 from tables.money import settlement as coup_money  # noqa: E402
-from tables.rules.coup import Outcome, Stake  # noqa: E402
-from tables.rules.punters import seat_key  # noqa: E402
-from tables.rules.settlement import LevyTerms, settle  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:

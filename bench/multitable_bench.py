@@ -92,8 +92,8 @@ def setup(count: int, casinos: int = 1) -> list[TableRig]:
     from django.core.management import call_command
     from django.utils import timezone
 
+    from access.services.tokens import api_token_create
     from bench.coup_steps import DECKS
-    from core.services.tokens import api_token_create
     from ledger import services as ledger
     from tables import services
     from tables.models import RuleProfile

@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tables.rules.advice import advise_banker, advise_player
-from tables.rules.odds import Odds, profile_odds, punto_banco_odds
-from tables.rules.profiles import BUILTIN, CASINO, CLUB
-from tables.rules.tableau import Tableau
+from chemin_de_fer.engine.advice import advise_banker, advise_player
+from chemin_de_fer.engine.odds import Odds, profile_odds, punto_banco_odds
+from chemin_de_fer.engine.profiles import BUILTIN, CASINO, CLUB
+from chemin_de_fer.engine.tableau import Tableau
 
 EIGHT_DECKS = (128,) + (32,) * 9
 

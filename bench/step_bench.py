@@ -49,8 +49,8 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext, setup_test_environment  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from access.services.tokens import api_token_create  # noqa: E402
 from bench.coup_steps import DECKS, Cards, coup_plan  # noqa: E402
-from core.services.tokens import api_token_create  # noqa: E402
 from ledger import services as ledger  # noqa: E402
 from tables import services  # noqa: E402
 from tables.models import RuleProfile, Table  # noqa: E402

@@ -28,10 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.coupgen import write_jsonl  # noqa: E402
-from tables.rules.interchange import RecordError, record_from_dict  # noqa: E402
-from tables.rules.judge import Rules, judge_coup  # noqa: E402
-from tables.rules.profiles import BUILTIN  # noqa: E402
-from tables.rules.validator import stream_lines, validate_lines  # noqa: E402
+from chemin_de_fer.engine.interchange import record_from_dict  # noqa: E402
+from chemin_de_fer.engine.judge import Rules, judge_coup  # noqa: E402
+from chemin_de_fer.engine.profiles import BUILTIN  # noqa: E402
+from chemin_de_fer.engine.validator import validate_lines  # noqa: E402
+from core.records import RecordError, stream_lines  # noqa: E402
 
 
 def _feed(child: subprocess.Popen, path: Path, repeat: int) -> None:

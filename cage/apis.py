@@ -1,5 +1,5 @@
 """The cage's REST endpoints (thin; docs/api.md): buy-ins and cash-outs, a player's balance and
-his chip history. POSTs take an Idempotency-Key like every POST of the API (tables.api.idempotency)
+his chip history. POSTs take an Idempotency-Key like every POST of the API (core.api.idempotency)
 and call cage.services, which re-check who may act inside the transaction."""
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from cage.permissions import (
     check_can_read_chips,
     check_can_read_player,
 )
+from core.api.idempotency import idempotency_key, idempotent
+from core.api.inputs import MAX_ID, StrictSerializer, WholeNumberField, chips
+from core.api.views import ApiView, valid
 from ledger.models import Entry
-from tables.api.idempotency import idempotency_key, idempotent
-from tables.api.inputs import MAX_ID, StrictSerializer, WholeNumberField, chips
 from tables.api.outputs import PlayerOut
-from tables.api.views.base import ApiView, valid
 from tables.models import Player
 
 if TYPE_CHECKING:

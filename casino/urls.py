@@ -4,12 +4,14 @@ from django.urls import include, path
 from django.views.i18n import set_language
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from core import apis, views
+from access import apis
+from access import views as access_views
+from core import views
 from reports import urls as reports_urls
 from review import urls as review_urls
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", access_views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     # what a browser asks for before it reads a page's <link rel="icon"> (and for non-HTML answers)
     path("favicon.ico", views.favicon, name="favicon"),

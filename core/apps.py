@@ -11,10 +11,7 @@ class CoreConfig(AppConfig):
     verbose_name = "Core"
 
     def ready(self) -> None:
-        from core import (
-            embedded_beat,
-            receivers,  # noqa: F401  (connects the signal receivers)
-        )
+        from core import embedded_beat
 
         # `make run` without a broker: the development server runs beat's floor work itself
         if embedded_beat.wanted(sys.argv, os.environ):

@@ -175,7 +175,7 @@ class ErrorAnswer:
 
 def validation_messages(exc: ValidationError) -> list[str]:
     """Every message of a ValidationError, field errors included, in order. A message that is a
-    ``str`` of its own kind (a sentence built from values, tables.rules.sentence: a screen says it
+    ``str`` of its own kind (a sentence built from values, core.sentence: a screen says it
     again in its language) is handed on as it is, not copied into a plain ``str``."""
     errors = (
         [e for errors in exc.error_dict.values() for e in errors]

@@ -41,7 +41,7 @@ class IdempotencyRecord(models.Model):
 
 class ApiToken(models.Model):
     """A device's API token, kept only as its SHA-256 digest: the token itself is shown once, in
-    the answer that creates it, and can be neither read back nor re-issued (core.services.tokens).
+    the answer that creates it, and can be neither read back nor re-issued (access.services.tokens).
 
     SHA-256 and not a slow password hash: a token is 256 random bits, which no dictionary guesses,
     and every API request looks its digest up. ``prefix`` (the token's first characters) only tells

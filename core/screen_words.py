@@ -101,7 +101,7 @@ SCREEN_WORDS: tuple[str, ...] = (
     gettext_noop("the pool shared out"),
     gettext_noop("reserve fund due"),
     gettext_noop("reserve fund returned"),
-    # the engine: outcomes (tables.rules.coup.Outcome) and what a hand did (Action)
+    # the engine: outcomes (chemin_de_fer.engine.coup.Outcome) and what a hand did (Action)
     gettext_noop("player"),
     gettext_noop("banker"),
     gettext_noop("tie"),
@@ -109,7 +109,7 @@ SCREEN_WORDS: tuple[str, ...] = (
     gettext_noop("draw"),
     gettext_noop("stand"),
     gettext_noop("none"),
-    # the built-in rule profiles (tables.rules.profiles.BUILTIN); a casino's own keep their name
+    # the built-in rule profiles (chemin_de_fer.engine.profiles.BUILTIN); a casino's own keep their name
     gettext_noop("Casino"),
     gettext_noop("Classic"),
     gettext_noop("Club"),

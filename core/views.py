@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import render
@@ -17,8 +16,6 @@ from core.errors import NOT_FOUND_MESSAGE, PERMISSION_DENIED_MESSAGE, error_answ
 from core.health import IN_PROCESS, broker_status, database_status, outbox_status
 from core.parsers import body_limit, too_large_detail
 from core.problems import RETRY_AFTER, answer_response, is_api, problem_response
-from core.types import AuthenticatedHttpRequest
-from tables.selectors import staff_profile
 
 
 @require_GET
@@ -53,11 +50,6 @@ def readyz(request: HttpRequest) -> JsonResponse:
         response["Retry-After"] = RETRY_AFTER
     return response
 
-
-@login_required
-@require_GET
-def home(request: AuthenticatedHttpRequest) -> HttpResponse:
-    return render(request, "home.html", {"staff": staff_profile(user=request.user)})
 
 
 # Error handlers: our templates, never a stack trace; under /api/ problem JSON (core.problems),

@@ -67,7 +67,7 @@ def player_available(*, casino: Model, player: Model) -> int:
 
     This is what he can put up for a bank (tables.money.banks.bank_fund draws on the reserve when the
     player account is short); a bet is checked against the player account alone
-    (tables.money.limits.bet_check_affordable).
+    (tables.money.floor.stake_check_affordable).
     Chips in a bank he holds are in play and not counted here.
     """
     return sum(player_balances(casino=casino, player=player).values())

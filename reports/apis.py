@@ -16,16 +16,16 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api.idempotency import idempotent
+from core.api.inputs import MAX_ID, StrictSerializer, WholeNumberField
+from core.api.outputs import ErrorOut
+from core.api.views import ApiView, valid
 from core.types import request_staff
 from reports.kinds import KINDS, ReportRequest
 from reports.models import ReportRun
 from reports.selectors import report_run_get, report_runs
 from reports.services import report_run_download, report_run_request
 from reports.views import run_file_response
-from tables.api.idempotency import idempotent
-from tables.api.inputs import MAX_ID, StrictSerializer, WholeNumberField
-from tables.api.outputs import ErrorOut
-from tables.api.views.base import ApiView, valid
 from tables.permissions import can_export, casino_scope
 
 

@@ -16,9 +16,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils.translation import gettext_noop
 
+from access.services.logins import login_lockout_reset
 from audit.services import audit_record
 from core.errors import Conflict
-from core.services.logins import login_lockout_reset
 from review.models import Alert, AlertScan
 from review.selectors.alerts import alert_candidates
 from tables.permissions import can_approve, check_works_for, reads_everything

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, path
 
 from review import views
+from tables.games import urls_of
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", views.dashboard_view, name="dashboard"),
@@ -28,8 +29,4 @@ urlpatterns += [
     path("lockouts/", views.lockouts_page, name="lockouts"),
     path("lockouts/lift/", views.lockout_lift_view, name="lockout_lift"),
 ]
-urlpatterns += [  # the older games (Macao, Landsknecht, old baccarat)
-    path("game-coups/table/<int:table_id>/", views.game_coups_page, name="game_coups"),
-    path("game-coups/<int:pk>/", views.game_coup_detail, name="game_coup"),
-    path("game-coups/<int:pk>/void/", views.game_coup_void_view, name="game_coup_void"),
-]
+urlpatterns += urls_of("review_urls")  # a game's own pages (the older games': tables.games)

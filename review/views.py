@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -26,22 +26,21 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
+from access.services.logins import lockout_zone, lockouts_current
 from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
 from core.db_router import replica_reads
-from core.errors import DomainError, error_answer
+from core.errors import error_answer
 from core.numbers import PERCENT_SIGN, figure, percent
-from core.services.logins import lockout_zone, lockouts_current
 from core.types import AuthenticatedHttpRequest
 from review.charts import bar_chart
 from review.forms import AcknowledgeForm, AlertFilterForm, ChartsForm, PeriodForm, RejectForm
 from review.models import Alert
-from review.pages import allow_page, nav_context
+from review.pages import REFUSALS, allow_page, nav_context, reader_casinos, refusal_text, void_context
 from review.selectors.alerts import AlertFilters, alerts_acknowledged, alerts_open, open_alert_count
 from review.selectors.charts import coups_per_hour, hold_by_gaming_day
 from review.selectors.coup_review import coup_review
 from review.selectors.dashboard import dashboard, open_tables
-from review.selectors.game_coups import GAME_COUPS_PAGE_SIZE, game_coup_review, game_tables, table_game_coups
 from review.selectors.live import live_pit
 from review.selectors.player import player_page
 from review.selectors.queue import (
@@ -62,39 +61,20 @@ from review.services import (
     lockout_lift,
 )
 from tables import services
+from tables.games import wing_for, wings
 from tables.gaming_day import Period
 from tables.models import Coup, GameCoup, Player, Table, VoidRequest
 from tables.permissions import (
-    can_approve,
-    casino_scope,
     check_reads_casino,
     check_works_for,
     in_casinos,
-    recorded_a_step_of,
 )
-from tables.selectors import void_request_waiting, void_requests_pending
-from tables.services.game_coups import game_coup_void
+from tables.selectors import void_requests_pending
 from tables.services.rollups import rollups_refresh_unless_running
-from tables.wording import RECORDER_VOID_REFUSAL, VOID_ASKER_REFUSAL, VOID_DONE, say, void_request_detail
+from tables.wording import VOID_DONE, say, void_request_detail
 
 #: the voids waiting for a second pit boss shown above the queue (a few at most, in practice)
 VOIDS_SHOWN = 50
-
-
-def _casinos(request: AuthenticatedHttpRequest) -> frozenset[int] | None:
-    """The casinos the reader sees (None: every casino): what every page's selectors are narrowed to."""
-    return casino_scope(request.user).casino_ids
-
-
-#: the refusals a decision answers with its page (by their status in core.errors.error_answer, as the
-#: croupier's screens and the API do; base.html's htmx-config swaps 400, 403 and 409 answers in)
-REFUSALS = (PermissionDenied, ValidationError, DomainError)
-
-
-def _said(messages: tuple[str, ...]) -> str:
-    """A refusal's messages in the page's language, one built from values (``said``) with its values
-    said again too (tables.wording.say); the template shows it as it is."""
-    return " ".join(say(m, _) for m in messages)
 
 
 # ------------------------------------------------------------------------------- corrections
@@ -102,36 +82,12 @@ def _said(messages: tuple[str, ...]) -> str:
 @require_GET
 def queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_review_corrections(request.user))
-    waiting = review_queue(casinos=_casinos(request))
+    waiting = review_queue(casinos=reader_casinos(request))
     page = Paginator(waiting, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = queue_rows(page.object_list, user=request.user)
-    voids = list(void_requests_pending(casinos=_casinos(request))[:VOIDS_SHOWN])
+    voids = list(void_requests_pending(casinos=reader_casinos(request))[:VOIDS_SHOWN])
     context = {"page": page, "rows": rows, "voids": voids, "active": "queue", **nav_context(request)}
     return render(request, "review/queue.html", context)
-
-
-def _void_context(user: Any, coup: Coup | GameCoup) -> dict[str, Any]:
-    """Whether the page offers the pit boss "Void this coup…": never to one who recorded a step of
-    it (separation of duties, issue 20), who is told who voids it instead. A void waiting for a
-    second pit boss is shown instead of the offer, with Approve and Refuse for a pit boss who
-    neither asked for it nor recorded a step (the others are told why not)."""
-    casino_id = coup.table.casino_id if isinstance(coup, GameCoup) else coup.shoe.table.casino_id
-    waiting = void_request_waiting(coup)
-    context: dict[str, Any] = {
-        "void_request": waiting,
-        "void_request_detail": say(void_request_detail(waiting), _) if waiting else "",
-        "can_decide_void": False,
-        "void_decide_refusal": "",
-    }
-    if not can_approve(user, casino_id):
-        return {**context, "can_void": False, "void_by_another": ""}
-    recorded = recorded_a_step_of(user, coup)
-    if waiting is not None:
-        refusal = VOID_ASKER_REFUSAL if waiting.requested_by_id == user.pk else ""
-        refusal = refusal or (RECORDER_VOID_REFUSAL if recorded else "")
-        return {**context, "can_void": False, "void_by_another": "", "can_decide_void": not refusal,
-                "void_decide_refusal": refusal}  # fmt: skip
-    return {**context, "can_void": not recorded, "void_by_another": RECORDER_VOID_REFUSAL if recorded else ""}
 
 
 def _coup_page(
@@ -141,7 +97,7 @@ def _coup_page(
         "review": coup_review(coup=coup, user=request.user),
         "reject_form": RejectForm(),
         "error": error,
-        **_void_context(request.user, coup),
+        **void_context(request.user, coup),
         **nav_context(request),
     }
     return render(request, "review/coup.html", context, status=status)
@@ -180,9 +136,9 @@ def _decide(
     except REFUSALS as exc:
         answer = error_answer(exc)
         assert answer is not None, exc
-        error, status = _said(answer.messages), answer.status
+        error, status = refusal_text(answer.messages), answer.status
     if request.htmx:
-        waiting = review_queue_count(casinos=_casinos(request))  # the navigation's counter, out of band
+        waiting = review_queue_count(casinos=reader_casinos(request))  # the navigation's counter, out of band
         if as_row:
             row = queue_row_after_decision(coup=coup, user=request.user)
             context = {"row": row, "error": error, "oob_queue_count": waiting}
@@ -194,7 +150,7 @@ def _decide(
             "error": error,
             "done": "" if error else done,
             "oob_queue_count": waiting,
-            **_void_context(request.user, coup),
+            **void_context(request.user, coup),
         }
         return render(request, "review/_coup_body.html", context, status=status)
     if error:
@@ -203,7 +159,7 @@ def _decide(
             "review": review,
             "reject_form": form or RejectForm(),
             "error": error,
-            **_void_context(request.user, coup),
+            **void_context(request.user, coup),
             **nav_context(request),
         }
         return render(request, "review/coup.html", context, status=status)
@@ -252,7 +208,7 @@ def coup_void(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
 def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_see_dashboard(request.user))
     week = Period.last_days()
-    casinos = _casinos(request)
+    casinos = reader_casinos(request)
     form = PeriodForm(request.GET or None, initial={"start": week.start, "end": week.end}, casinos=casinos)
     if form.is_bound and form.is_valid():
         period, table = form.period, form.selected_table
@@ -281,7 +237,13 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         ),
         "active": "dashboard",
         "can_verify": can_verify_audit(request.user),
-        "game_tables": list(in_casinos(game_tables(), casinos, "casino")),
+        # the tables of the games with pages of their own (tables.games): links to their coups
+        "game_tables": [
+            t
+            for wing in wings()
+            if (rows := wing.review_tables()) is not None
+            for t in in_casinos(rows, casinos, "casino")
+        ],
         **nav_context(request),
     }
     return render(request, "review/dashboard.html", context)
@@ -311,7 +273,7 @@ def dashboard_live(request: AuthenticatedHttpRequest) -> HttpResponse:
         alerts_raise_if_stale(now=now)
     table_id = request.GET.get("table", "")
     table = Table.objects.filter(pk=int(table_id)).first() if table_id.isdigit() else None
-    casinos = _casinos(request)
+    casinos = reader_casinos(request)
     if table is not None:
         check_reads_casino(request.user, table.casino_id)
     live = live_pit(tables=open_tables(table=table, casinos=casinos), now=now)
@@ -325,70 +287,6 @@ def dashboard_live(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 
 # ------------------------------------------------------------------------------ the older games
-@login_required
-@require_GET
-def game_coups_page(request: AuthenticatedHttpRequest, table_id: int) -> HttpResponse:
-    """A table's game coups (Macao, Landsknecht, old baccarat), newest first, page by page; a
-    chemin de fer table has none (its coups are the dashboard's and the queue's)."""
-    allow_page(can_see_dashboard(request.user))
-    table = get_object_or_404(Table.objects.select_related("casino"), pk=table_id)
-    check_reads_casino(request.user, table.casino_id)
-    page = Paginator(table_game_coups(table), GAME_COUPS_PAGE_SIZE).get_page(request.GET.get("page"))
-    context = {
-        "table": table,
-        "page": page,
-        "game_tables": in_casinos(game_tables(), _casinos(request), "casino"),
-        "active": "dashboard",
-        **nav_context(request),
-    }
-    return render(request, "review/game_coups.html", context)
-
-
-def _game_coup_page(
-    request: AuthenticatedHttpRequest, coup: GameCoup, *, error: str = "", done: str = "", status: int = 200
-) -> HttpResponse:
-    context = {
-        "review": game_coup_review(coup),
-        **_void_context(request.user, coup),
-        "error": error,
-        "done": done,
-        "active": "dashboard",
-        **nav_context(request),
-    }
-    return render(request, "review/game_coup.html", context, status=status)
-
-
-@login_required
-@require_GET
-def game_coup_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
-    allow_page(can_see_dashboard(request.user))
-    coup = get_object_or_404(GameCoup.objects.select_related("table", "banker", "created_by"), pk=pk)
-    check_reads_casino(request.user, coup.table.casino_id)
-    return _game_coup_page(request, coup)
-
-
-@login_required
-@require_POST
-def game_coup_void_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
-    """Void an open game coup with the pit boss's reason (``game_coup_void``); a refusal shows the
-    coup's page again with why, at its status (400, 403, 409)."""
-    allow_page(can_see_dashboard(request.user))
-    coup = get_object_or_404(GameCoup.objects.select_related("table"), pk=pk)
-    check_works_for(request.user, coup.table.casino_id)  # 403, its page not shown with the refusal
-    try:
-        voided = game_coup_void(actor=request.user, coup=coup, reason=request.POST.get("reason", ""))
-    except REFUSALS as exc:
-        answer = error_answer(exc)
-        assert answer is not None, exc
-        coup.refresh_from_db()
-        return _game_coup_page(request, coup, error=_said(answer.messages), status=answer.status)
-    if isinstance(voided, VoidRequest):  # above the casino's limit: a second pit boss decides
-        messages.success(request, say(void_request_detail(voided), _))
-    else:
-        messages.success(request, _("The coup is void."))
-    return redirect("review:game_coup", pk=coup.pk)
-
-
 # ------------------------------------------------------------------- voids for a second pit boss
 def _void_decision(
     request: AuthenticatedHttpRequest, pk: int, decide: Callable[[VoidRequest], Any]
@@ -407,12 +305,18 @@ def _void_decision(
         answer = error_answer(exc)
         assert answer is not None, exc
         coup.refresh_from_db()
-        error = _said(answer.messages)
-        if isinstance(coup, GameCoup):
-            return _game_coup_page(request, coup, error=error, status=answer.status)
+        error = refusal_text(answer.messages)
+        if isinstance(coup, GameCoup):  # a game with pages of its own (tables.games)
+            page = wing_for(coup.game).review_coup_page(request, coup, error=error, status=answer.status)
+            assert page is not None  # a wing with coups of its own has their page
+            return page
         return _coup_page(request, coup, error=error, status=answer.status)
     messages.success(request, say(void_request_detail(decided), _))
-    return redirect("review:game_coup" if isinstance(coup, GameCoup) else "review:coup", pk=coup.pk)
+    if isinstance(coup, GameCoup):
+        url = wing_for(coup.game).review_coup_url(coup)
+        assert url is not None
+        return redirect(url)
+    return redirect("review:coup", pk=coup.pk)
 
 
 @login_required
@@ -438,8 +342,8 @@ ALERTS_PAGE_SIZE = 20
 @require_GET
 def alerts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_handle_alerts(request.user))
-    form = AlertFilterForm(request.GET or None, casinos=_casinos(request))
-    filters = _alert_filters(form, _casinos(request))
+    form = AlertFilterForm(request.GET or None, casinos=reader_casinos(request))
+    filters = _alert_filters(form, reader_casinos(request))
     history = Paginator(alerts_acknowledged(filters=filters), ALERTS_PAGE_SIZE)
     history_page = history.get_page(request.GET.get("page"))
     context = {
@@ -483,18 +387,19 @@ def alert_acknowledge_view(request: AuthenticatedHttpRequest, pk: int) -> HttpRe
     except REFUSALS as exc:
         answer = error_answer(exc)
         assert answer is not None, exc
-        error, status = _said(answer.messages), answer.status
+        error, status = refusal_text(answer.messages), answer.status
         alert.refresh_from_db()
     if request.htmx:
         # the row, and out of band every count it changed: the navigation's and the page's (under
         # the filters the page was shown with, posted back by the row's form)
-        filters = _alert_filters(AlertFilterForm(request.POST, casinos=_casinos(request)), _casinos(request))
+        casinos = reader_casinos(request)
+        filters = _alert_filters(AlertFilterForm(request.POST, casinos=casinos), casinos)
         context = {
             "alert": alert,
             "ack_form": form,
             "error": error,
             "filters": filters,
-            "oob_alert_count": open_alert_count(casinos=_casinos(request)),
+            "oob_alert_count": open_alert_count(casinos=reader_casinos(request)),
             "oob_open_count": alerts_open(filters=filters).count(),
         }
         return render(request, "review/_alert_row.html", context, status=status)
@@ -549,7 +454,7 @@ def lockout_lift_view(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_see_dashboard(request.user))
-    form = ChartsForm(request.GET or None, casinos=_casinos(request))
+    form = ChartsForm(request.GET or None, casinos=reader_casinos(request))
     casino, days = None, 14
     if form.is_bound and form.is_valid():
         casino, days = form.cleaned_data["casino"], form.cleaned_data["days"] or 14

@@ -64,14 +64,3 @@ def alert_summary(summary: str) -> str:
     """An alert's stored summary as a sentence a page says in its language (tables.wording.say);
     a summary worded otherwise (an older alert) as it is stored."""
     return read_stored(summary, ALERT_SUMMARIES)
-
-
-# ----------------------------------------------------------------------------------- accounts
-#: a ledger account's stored name: its kind (tables.wording.ACCOUNT_KIND_LABELS), its owner
-ACCOUNT_NAMES: tuple[Stored, ...] = (Stored(gettext_noop("{kind}: {owner}"), kind="account kind"),)
-
-
-def account_name(name: str) -> str:
-    """A ledger account's stored name (``player: Anna (#12)``) as a sentence a page says in its
-    language: its kind translated, its owner as named."""
-    return read_stored(name, ACCOUNT_NAMES)

@@ -15,9 +15,9 @@ from django.apps.registry import Apps
 from django.contrib.auth.management import create_permissions
 from django.db import DEFAULT_DB_ALIAS
 
+from chemin_de_fer.engine.profiles import BUILTIN
 from tables.profile_columns import profile_to_columns
 from tables.roles import ROLE_PERMISSIONS
-from tables.rules.profiles import BUILTIN
 
 
 def builtin_profiles_ensure(apps: Apps, using: str = DEFAULT_DB_ALIAS) -> int:

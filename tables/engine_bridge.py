@@ -13,15 +13,15 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
+from chemin_de_fer.engine.coup import CoupRecord, NeedsCards, Restored, Verdict
+from chemin_de_fer.engine.judge import Rules, judge_coup, restore_coup
+from chemin_de_fer.engine.machine import CoupProgress, Move, Step, new_coup, replay, to_record
+from chemin_de_fer.engine.profiles import LevyMode, Profile, Rounding, profile_from_dict, profile_to_dict
+from chemin_de_fer.engine.punters import HOUSE_KEY, seat_key, spectator_key
+from chemin_de_fer.engine.settlement import BancoCaller, LevyTerms
+from core.cards import CardError, parse_card
+from core.sentence import why
 from tables.models import CORRECTION_KINDS, BankTurn, Bet, Casino, Coup, CoupStep, Player, Table
-from tables.rules.cards import CardError, parse_card
-from tables.rules.coup import CoupRecord, NeedsCards, Restored, Verdict
-from tables.rules.judge import Rules, judge_coup, restore_coup
-from tables.rules.machine import CoupProgress, Move, Step, new_coup, replay, to_record
-from tables.rules.profiles import LevyMode, Profile, Rounding, profile_from_dict, profile_to_dict
-from tables.rules.punters import HOUSE_KEY, seat_key, spectator_key
-from tables.rules.sentence import why
-from tables.rules.settlement import BancoCaller, LevyTerms
 
 
 def engine_rules(table: Table) -> Rules:
@@ -51,7 +51,7 @@ def banker_key(turn: BankTurn) -> str:
 
 
 def bet_punter_key(bet: Bet) -> str:
-    """The engine's key of a bet's punter (``tables.rules.punters``: ``seat-4``, ``spectator-17``)."""
+    """The engine's key of a bet's punter (``chemin_de_fer.engine.punters``: ``seat-4``, ``spectator-17``)."""
     if bet.seat_id is not None:
         assert bet.seat is not None
         return seat_key(bet.seat.number)

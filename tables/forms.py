@@ -12,9 +12,9 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_noop
 
-from tables.rules.cards import RANKS, SUITS
-from tables.rules.machine import Move
-from tables.rules.punters import PunterKind, parse_punter_key
+from chemin_de_fer.engine.machine import Move
+from chemin_de_fer.engine.punters import PunterKind, parse_punter_key
+from core.cards import RANKS, SUITS
 from tables.services import Amendment, Caller, StepRequest
 
 _RANK_CHOICES = [(r, r) for r in RANKS]

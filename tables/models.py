@@ -17,15 +17,15 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
+from chemin_de_fer.engine import profiles as engine
+from chemin_de_fer.engine.machine import Move
+from tables.games import wing_for
 from tables.gaming_day import validate_time_zone
 from tables.perms import COUP_PERMISSIONS
 from tables.profile_columns import ENGINE_ENUM_FIELDS, profile_from_columns
-from tables.rules import profiles as engine
-from tables.rules.game_play import StepRefused, play_for
-from tables.rules.machine import Move
 
 if TYPE_CHECKING:
-    from tables.rules.judge import Rules
+    from chemin_de_fer.engine.judge import Rules
 
 CARD_CODE_REGEX = r"^[A2-9TJQK][SHDC]$"
 
@@ -180,7 +180,7 @@ class CasinoStaff(models.Model):
 
 
 class RuleProfile(models.Model):
-    """A house-rule profile: exactly the fields of ``tables.rules.profiles.Profile``, as columns.
+    """A house-rule profile: exactly the fields of ``chemin_de_fer.engine.profiles.Profile``, as columns.
 
     Built-in profiles (casino is NULL) come from the engine's BUILTIN by data migration; a casino
     derives its own (``derived_from``) rather than editing a built-in.
@@ -345,7 +345,7 @@ class FirstBankerMethod(models.TextChoices):
 
 class GameType(models.TextChoices):
     """The game dealt at a table (docs/games/): chemin de fer, or one of its older relatives,
-    played through the shared game-coup services (tables.services.game_coups)."""
+    played through the shared game-coup services (older_games.services)."""
 
     CHEMIN_DE_FER = "chemin-de-fer", "Chemin de fer"
     MACAO = "macao", "Macao"
@@ -380,7 +380,7 @@ class Table(models.Model):
         help_text="the casino banks this table: the croupier plays the bank hand with the house's money",
     )
     game = models.CharField(max_length=20, choices=GameType.choices, default=GameType.CHEMIN_DE_FER)
-    # the older games' house settings (tables.rules.game_play reads and checks them); chemin de
+    # the older games' house settings (older_games.engine.game_play reads and checks them); chemin de
     # fer's rules are its profile's
     game_settings = models.JSONField(default=dict, blank=True)
     # How this table is charged: a percentage of the banker's wins, an hourly fee or neither; empty
@@ -446,15 +446,11 @@ class Table(models.Model):
                 raise ValidationError(
                     {"levy_mode": f"{casino} sets no hourly fee: an hourly-fee table needs one."}
                 )
-        # the older games' settings are read by their engine: a setting it refuses is refused here
-        # (the admin's form and table_create both call full_clean), not at the table's first coup
-        if self.game in OLDER_GAMES:
-            try:
-                play_for(self.game).settings(self.game_settings or {})
-            except StepRefused as exc:
-                raise ValidationError({"game_settings": str(exc)}) from None
-        elif self.game_settings:
-            raise ValidationError({"game_settings": "Chemin de fer takes its rules from its profile."})
+        # a game's settings are read by its engine: a setting it refuses is refused here (the
+        # admin's form and table_create both call full_clean), not at the table's first coup
+        refusal = wing_for(self.game).table_settings_refusal(self.game, self.game_settings or {})
+        if refusal is not None:
+            raise ValidationError({"game_settings": refusal})
 
 
 class TableSession(models.Model):
@@ -999,7 +995,7 @@ class Bet(models.Model):
 
 class StepKind(models.TextChoices):
     """Every kind of ``CoupStep``: the game's steps, whose values belong to the engine
-    (``tables.rules.machine.Move``; the check below keeps the two in step), plus the correction
+    (``chemin_de_fer.engine.machine.Move``; the check below keeps the two in step), plus the correction
     workflow's own. The labels are the screens' and the admin's."""
 
     BANK_DECLARED = Move.BANK_DECLARED.value, "bank declared"
@@ -1042,7 +1038,7 @@ AMENDABLE_KINDS = frozenset({StepKind.BET, StepKind.CARD_TO_PLAYER, StepKind.CAR
 # A game step the engine knows but the model does not (or the other way round) would be refused
 # by the database or replayed as nothing: fail at import instead.
 if {(k.name, k.value) for k in StepKind if k not in CORRECTION_KINDS} != {(m.name, m.value) for m in Move}:
-    raise ImportError("tables.models.StepKind's game steps differ from tables.rules.machine.Move")
+    raise ImportError("tables.models.StepKind's game steps differ from chemin_de_fer.engine.machine.Move")
 
 
 class CoupStep(models.Model):
@@ -1500,7 +1496,7 @@ class GameCoupState(models.TextChoices):
 
 class GameCoup(models.Model):
     """One coup of Macao, Landsknecht or old baccarat (docs/games/). Its steps (``GameStep``) are
-    replayed through the game's live machine (tables.rules.game_play); the game, its house
+    replayed through the game's live machine (older_games.engine.game_play); the game, its house
     settings and the seating are copied at the start, so the coup replays the same later whatever
     the table's settings become."""
 

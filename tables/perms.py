@@ -44,6 +44,6 @@ ADD_CROUPIERASSIGNMENT = model_perm("add", "croupierassignment")
 CHANGE_CROUPIERASSIGNMENT = model_perm("change", "croupierassignment")
 VIEW_AUDITEVENT = model_perm("view", "auditevent", app_label="audit")
 
-# --- the administrator's security actions (core/admin.py): revoking API tokens, lifting lockouts
+# --- the administrator's security actions (access/admin.py): revoking API tokens, lifting lockouts
 REVOKE_API_TOKEN = model_perm("delete", "apitoken", app_label="core")
 LIFT_LOCKOUT = model_perm("delete", "accessattempt", app_label="axes")

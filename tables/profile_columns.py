@@ -12,7 +12,13 @@ from collections.abc import Container
 from enum import StrEnum
 from typing import Any
 
-from tables.rules.profiles import ENUM_FIELDS, PROFILE_FIELDS, Profile, profile_from_dict, profile_to_dict
+from chemin_de_fer.engine.profiles import (
+    ENUM_FIELDS,
+    PROFILE_FIELDS,
+    Profile,
+    profile_from_dict,
+    profile_to_dict,
+)
 
 #: the engine settings whose type is a StrEnum, with that enum: their columns take its values
 ENGINE_ENUM_FIELDS: dict[str, type[StrEnum]] = ENUM_FIELDS

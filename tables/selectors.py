@@ -12,6 +12,14 @@ from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquer
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from chemin_de_fer.engine.advice import Advice, advise_banker, advise_player
+from chemin_de_fer.engine.bank_terms import BankTerms, auction_terms, passed_bank_terms
+from chemin_de_fer.engine.coup import NeedsCards, Restored
+from chemin_de_fer.engine.machine import CoupProgress, NextStep, next_steps, requirement
+from chemin_de_fer.engine.order import betting_order, rotation_order
+from chemin_de_fer.engine.profiles import PassedBank, Side
+from chemin_de_fer.engine.tableau import Requirement
+from core.cards import remaining_by_points
 from core.types import Staff
 from tables.engine_bridge import (
     banker_key,
@@ -48,14 +56,6 @@ from tables.models import (
 )
 from tables.permissions import casino_scope, reads_everything
 from tables.roles import ROLE_LABELS, Role
-from tables.rules.advice import Advice, advise_banker, advise_player
-from tables.rules.bank_terms import BankTerms, auction_terms, passed_bank_terms
-from tables.rules.cards import remaining_by_points
-from tables.rules.coup import NeedsCards, Restored
-from tables.rules.machine import CoupProgress, NextStep, next_steps, requirement
-from tables.rules.order import betting_order, rotation_order
-from tables.rules.profiles import PassedBank, Side
-from tables.rules.tableau import Requirement
 
 
 def user_roles(*, user: Staff | AnonymousUser) -> list[str]:
@@ -772,7 +772,7 @@ def tables_readable(*, user: Staff) -> QuerySet[Table]:
 
 
 # ---------------------------------------------------------------------------- ways forward
-def table_ways_forward(*, table: Table) -> list[str]:
+def table_ways_forward(*, table: Table) -> list[str]:  # noqa: C901  (one branch a state of the table: every state names its way forward)
     """The actions the services would accept at ``table`` now, by service name (a coup's steps as
     ``coup_step:<kind>``, the engine's legal next steps): what the croupier, or a pit boss, can do
     to move the table on. Issue 9's promise is that this is never empty, and that

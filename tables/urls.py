@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
+from tables.games import urls_of
 from tables.views import croupier as v
-from tables.views import games as g
 
 app_name = "floor"
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -36,11 +36,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("<int:table_id>/coups/<int:coup_id>/restore/", v.coup_restore, name="coup_restore"),
     path("<int:table_id>/coups/<int:coup_id>/steps/<int:index>/amend/", v.coup_amend, name="coup_amend"),
     path("<int:table_id>/coups/<int:coup_id>/withdraw/", v.coup_withdraw, name="coup_withdraw"),
-    # the older games (Macao, Landsknecht, old baccarat): one screen for the three
-    path("<int:table_id>/game/", g.game_page, name="game"),
-    path("<int:table_id>/game/start/", g.game_start, name="game_start"),
-    path("<int:table_id>/game/fund/", g.game_fund, name="game_fund"),
-    path("<int:table_id>/game/coups/<int:coup_id>/step/", g.game_step, name="game_step"),
-    path("<int:table_id>/game/coups/<int:coup_id>/undo/", g.game_undo, name="game_undo"),
-    path("<int:table_id>/game/coups/<int:coup_id>/void/", g.game_void, name="game_void"),
+    # the screens of a game with its own (the older games': tables.games)
+    *urls_of("urls"),
 ]

@@ -14,7 +14,7 @@ template or view translates it when it shows it; a sentence built from values ta
 screens' ``gettext``, which translates its pattern before the values go in (default: English).
 
 The engines' and the services' own sentences built from values (a refusal, a step's recorded
-detail) are built with ``said`` (tables/rules/sentence.py): English text that keeps its pattern and
+detail) are built with ``said`` (core/sentence.py): English text that keeps its pattern and
 values, which :func:`say` says again on a screen — a card as its symbol, a code as its label. What
 is stored as English text (a shoe alarm's detail) is read back with its pattern (:class:`Stored`).
 """
@@ -27,14 +27,13 @@ from typing import Any
 
 from django.utils.translation import gettext_noop
 
+from chemin_de_fer.engine.coup import Code, Violation
+from chemin_de_fer.engine.machine import CoupProgress, Move
+from chemin_de_fer.engine.profiles import BUILTIN
+from chemin_de_fer.engine.tableau import Requirement
+from core.cards import POINTS
 from core.numbers import chips
-from tables.rules.cards import POINTS
-from tables.rules.coup import Code, Violation
-from tables.rules.game_play import FUND, POOL
-from tables.rules.machine import CoupProgress, Move
-from tables.rules.profiles import BUILTIN
-from tables.rules.sentence import Card, Listing, Sentence, Word, said
-from tables.rules.tableau import Requirement
+from core.sentence import Card, Listing, Sentence, Word, said
 
 # ------------------------------------------------------------------------------------------ cards
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -415,7 +414,7 @@ GAME_TITLES = {
     "Landsknecht": gettext_noop("Landsknecht"),
     "Old baccarat": gettext_noop("Old baccarat"),
 }
-#: a step of an older game by its kind (tables.rules.game_play's step JSON)
+#: a step of an older game by its kind (older_games.engine.game_play's step JSON)
 GAME_STEP_LABELS = {
     "deal": gettext_noop("Deal"),
     "draw": gettext_noop("Draw"),
@@ -463,8 +462,9 @@ GAME_OUTCOME_LABELS = {
 }
 #: a hand that is nobody's (Landsknecht: the punters' card, the cards turned between)
 HAND_LABELS = {"punters": gettext_noop("Punters"), "between": gettext_noop("Between")}
-#: the parties a settlement names that are no player
-PARTY_LABELS = {FUND: gettext_noop("reserve fund"), POOL: gettext_noop("tie pool")}
+#: the parties a settlement names that are no player, by their key (the ledger's fund and pool
+#: accounts; tests/older_games/test_wording.py holds the engines to the same keys)
+PARTY_LABELS = {"fund": gettext_noop("reserve fund"), "pool": gettext_noop("tie pool")}
 #: where an older game's coup stands (the engines' phases), as a refusal names it
 GAME_PHASE_LABELS = {
     "stake": gettext_noop("the stake"),
@@ -493,7 +493,7 @@ ACCOUNT_KIND_LABELS = {
 }
 
 # ------------------------------------------------------------------------------------- the advice
-#: the advice's opponent model (tables.rules.advice.ASSUMPTION, which the pure engine cannot mark):
+#: the advice's opponent model (chemin_de_fer.engine.advice.ASSUMPTION, which the pure engine cannot mark):
 #: the same words, for the catalogue; tests/tables/test_wording.py checks they stay the same
 ADVICE_ASSUMPTION = gettext_noop(
     "Assumes the opponent follows the tableau where it binds and, at their own option points, "
@@ -665,7 +665,7 @@ def standing_elsewhere(player: str, table: str) -> Sentence:
     )
 
 
-#: an older game's coup leaves out the players with no chips to play with (tables.services.game_coups)
+#: an older game's coup leaves out the players with no chips to play with (older_games.services)
 def game_banker_no_chips(player: str) -> Sentence:
     return said(
         "{player} holds no chips and cannot hold the bank: a buy-in at the cage comes first, or "
@@ -689,3 +689,14 @@ def void_request_detail(request: Any) -> str:
         "refused": VOID_REFUSED_DONE,
         "lapsed": VOID_LAPSED_DONE,
     }[request.state]
+
+
+# ----------------------------------------------------------------------------------- accounts
+#: a ledger account's stored name: its kind (tables.wording.ACCOUNT_KIND_LABELS), its owner
+ACCOUNT_NAMES: tuple[Stored, ...] = (Stored(gettext_noop("{kind}: {owner}"), kind="account kind"),)
+
+
+def account_name(name: str) -> str:
+    """A ledger account's stored name (``player: Anna (#12)``) as a sentence a page says in its
+    language: its kind translated, its owner as named."""
+    return read_stored(name, ACCOUNT_NAMES)

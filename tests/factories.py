@@ -228,11 +228,11 @@ class BankTaxFactory(ModelFactory[m.BankTax]):
 
 def api_token_for(user: Any) -> str:
     """A working API token for ``user`` (the hashed row only, no audit event: a fixture, not an
-    issue through core.services.tokens, whose own tests are tests/core/test_token.py)."""
+    issue through access.services.tokens, whose own tests are tests/access/test_token.py)."""
     import secrets
 
+    from access.services.tokens import token_digest
     from core.models import ApiToken
-    from core.services.tokens import token_digest
 
     token = secrets.token_urlsafe(32)
     ApiToken.objects.create(

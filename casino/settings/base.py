@@ -37,18 +37,26 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "axes",  # login lockout (core.services.logins)
+    "axes",  # login lockout (access.services.logins)
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's assets, served by us: the docs work offline
     "django_htmx",
     "django_celery_beat",  # beat's schedules in the database, editable in /admin/ (docs/reports.md)
     "core",
     "audit",
+    "access",
     "tables",
     "ledger",
     "review",
     "reports",
     "cage",
+    "casino",  # the whole house's own commands (load_demo: a demo casino on every app)
+]
+
+#: the games the house plays, one wing each (tables.games): a new game is a new wing and one line
+GAME_WINGS = [
+    "tables.wing.ChemindeFer",
+    "older_games.wing.OlderGames",
 ]
 
 MIDDLEWARE = [
@@ -70,8 +78,8 @@ MIDDLEWARE = [
     "core.middleware.DatabaseBusyMiddleware",
     "core.headers.SecurityHeadersMiddleware",
     # after CsrfViewMiddleware (its process_view comes first): a password check the login budget
-    # refuses is a 429 before the view hashes anything (core.services.login_budget)
-    "core.middleware.LoginBudgetMiddleware",
+    # refuses is a 429 before the view hashes anything (access.services.login_budget)
+    "access.middleware.LoginBudgetMiddleware",
     # last, as django-axes requires: turns a locked-out login into its 429 answer
     "axes.middleware.AxesMiddleware",
 ]
@@ -210,7 +218,7 @@ def _proxy_networks(values: list[str]) -> tuple[str, ...]:
 # request whose peer is one of them has its X-Forwarded-For believed. Empty (the default):
 # REMOTE_ADDR only. The lockout, the login budget, the throttles and the audit trail all use it.
 TRUSTED_PROXIES = _proxy_networks(env.list("TRUSTED_PROXIES", default=[]))
-# The login budget (core/services/login_budget.py, docs/deployment.md "Logins"): password checks
+# The login budget (access/services/login_budget.py, docs/deployment.md "Logins"): password checks
 # a minute per username and per client address, and a second for the whole site, counted in the
 # "login_budget" cache (below) before any hash; 0 turns one off.
 LOGIN_BUDGET_PER_USERNAME = env.int("LOGIN_BUDGET_PER_USERNAME", default=10)
@@ -223,22 +231,22 @@ LOGIN_BUDGET_BURST = env.int("LOGIN_BUDGET_BURST", default=5)
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
 AXES_COOLOFF_TIME = dt.timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=30))
 # Failures count per username; per client address only under a spray (failures for
-# LOGIN_SPRAY_USERNAMES usernames from it): a shared tablet is one address (core/services/logins.py)
-AXES_LOCKOUT_PARAMETERS = "core.services.logins.lockout_parameters"
+# LOGIN_SPRAY_USERNAMES usernames from it): a shared tablet is one address (access/services/logins.py)
+AXES_LOCKOUT_PARAMETERS = "access.services.logins.lockout_parameters"
 LOGIN_SPRAY_USERNAMES = env.int("LOGIN_SPRAY_USERNAMES", default=5)
 # A locked-out attempt is refused by one indexed read and writes nothing of axes' (it is still
 # in our security log): a flood against a locked account cannot grow a row or extend the lock.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = False  # a correct password elsewhere must not clear an address's failures
 AXES_CLIENT_IP_CALLABLE = "core.client_ip.client_ip_or_none"
-AXES_USERNAME_CALLABLE = "core.services.logins.login_username"
-AXES_LOCKOUT_CALLABLE = "core.services.logins.lockout_response"
+AXES_USERNAME_CALLABLE = "access.services.logins.login_username"
+AXES_LOCKOUT_CALLABLE = "access.services.logins.lockout_response"
 AXES_DISABLE_ACCESS_LOG = True  # successful logins are audit events already (auth.login)
 AXES_ENABLE_ACCESS_FAILURE_LOG = False  # failures go to core.LoginFailure (summarised on the chain)
-AXES_ENABLE_ADMIN = False  # core/admin.py has its own view of the lockouts, with an audited reset
+AXES_ENABLE_ADMIN = False  # access/admin.py has its own view of the lockouts, with an audited reset
 AXES_VERBOSE = False
 LOGIN_FAILURE_RETENTION_DAYS = env.int("LOGIN_FAILURE_RETENTION_DAYS", default=90)
-# A device's API tokens (core/services/tokens.py): past this many, its oldest are revoked.
+# A device's API tokens (access/services/tokens.py): past this many, its oldest are revoked.
 API_TOKEN_MAX_PER_USER = env.int("API_TOKEN_MAX_PER_USER", default=5)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -315,16 +323,16 @@ STORAGES: dict[str, dict[str, Any]] = {
 REST_FRAMEWORK: dict[str, Any] = {
     # Token first: an unauthenticated API call then gets 401 + "WWW-Authenticate: Token" (what a
     # tablet client can act on) rather than the bare 403 that session-only authentication gives.
-    # Tokens are stored hashed (core/authentication.py, core.models.ApiToken).
+    # Tokens are stored hashed (access/authentication.py, core.models.ApiToken).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "core.authentication.HashedTokenAuthentication",
+        "access.authentication.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "tables.api.errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "core.api.errors.api_exception_handler",
     # REST framework's parsers, JSON bounded in size, depth and text (core/parsers.py): no body
     # becomes a 500 (RecursionError, a lone surrogate).
     "DEFAULT_PARSER_CLASSES": [
@@ -365,7 +373,7 @@ REQUEST_BODY_MAX_BYTES = env.int("REQUEST_BODY_MAX_BYTES", default=10 * 1024 * 1
 
 # --- Caches ---------------------------------------------------------------------------------
 # "default": in-process (the API throttles: a Redis outage must not refuse the floor's calls).
-# "login_budget": the login budget's counters (core/services/login_budget.py), shared by every
+# "login_budget": the login budget's counters (access/services/login_budget.py), shared by every
 # worker and node when CACHE_URL names a Redis (production defaults it to the broker's); in-process
 # otherwise, exact for make run's single process. Short socket timeouts: an unreachable Redis makes
 # the budget count in the process, it does not hold a login for seconds.
@@ -431,7 +439,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     },
     # Stored answers to idempotent API requests are kept IDEMPOTENCY_RETENTION_DAYS, then forgotten.
     # Every 5 minutes, one audit event summarising the refused logins since the last one (they are
-    # not chained one by one: core/services/logins.py); summarised ones older than the retention go.
+    # not chained one by one: access/services/logins.py); summarised ones older than the retention go.
     "core-summarise-login-failures": {"task": "core.summarise_login_failures", "schedule": 5 * 60},
     "core-purge-idempotency-records": {
         "task": "core.purge_idempotency_records",
@@ -502,6 +510,6 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     # django-axes logs every failed login at INFO/WARNING: a password flood would flood the log too.
-    # The record is core.LoginFailure and its summary on the audit chain (core/services/logins.py).
+    # The record is core.LoginFailure and its summary on the audit chain (access/services/logins.py).
     "loggers": {"axes": {"level": env.str("AXES_LOG_LEVEL", default="ERROR")}},
 }

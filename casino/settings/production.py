@@ -36,7 +36,7 @@ X_FRAME_OPTIONS = "DENY"
 # A shared tablet left unattended should not stay logged in for two weeks.
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=12 * 60 * 60)
 
-# The login budget counts once for every worker and node (core/services/login_budget.py): in
+# The login budget counts once for every worker and node (access/services/login_budget.py): in
 # CACHE_URL's Redis, else the broker's (its own key prefix).
 if not CACHE_URL and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CACHES["login_budget"] = _login_budget_cache(CELERY_BROKER_URL)

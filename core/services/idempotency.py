@@ -30,7 +30,6 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from audit.services import audit_record
 from core.errors import Conflict, DomainError
 from core.models import IdempotencyRecord
 from core.types import Staff
@@ -135,20 +134,3 @@ def _replay(stored: IdempotencyRecord, fingerprint: str) -> IdempotentResponse:
     if not stored.status_code:
         raise IdempotencyInProgress("This request is still being processed: retry in a moment.")
     return IdempotentResponse(stored.status_code, stored.response, replayed=True)
-
-
-@transaction.atomic
-def idempotency_records_purge(*, before: Any, actor: Any = None) -> int:
-    """Forget the stored responses of requests older than ``before``: a client retries within
-    minutes, not days, and the records are a cache of answers, not history (the coup steps and
-    the audit trail are). The purge itself is audited."""
-    stale = IdempotencyRecord.objects.filter(created_at__lt=before)
-    count = stale.count()
-    if count:
-        stale.delete()
-        audit_record(
-            actor=actor,
-            action="tables.idempotencyrecord.purge",  # the name it has always had in the audit trail
-            after={"before": before.isoformat(), "deleted": count},
-        )
-    return count

@@ -1,10 +1,10 @@
 """Coup records: one interchange record (docs/coup-record.md) per coup revealed in the period (by
 its creation, on the casino's gaming days), oldest first, for ``manage.py validate_coups``: chemin
 de fer's coups, and the older games' settled coups (their ``"game"``, record and house settings,
-tables.game_selectors.game_coup_exported_record) in the same order of creation; the
-last line is ``{"anchor": {...}}``, the signed head of the casino's audit chain (where the coups'
-events are) when the report was taken — one per chain for a report of every casino (the validator
-skips them: they hold no record)."""
+older_games.selectors.game_coup_exported_record, asked through the games' wings) in the same
+order of creation; the last line is ``{"anchor": {...}}``, the signed head of the casino's audit
+chain (where the coups' events are) when the report was taken — one per chain for a report of
+every casino (the validator skips them: they hold no record)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ from typing import Any
 from django.db.models import Prefetch
 
 from audit.anchors import Anchor
+from chemin_de_fer.engine.interchange import record_to_dict
 from reports.builders import Scope
 from reports.builders.audit_trail import anchors_for
 from reports.model import RecordReport
 from tables.engine_bridge import exported_record
-from tables.game_selectors import game_coup_exported_record
+from tables.games import wings
 from tables.gaming_day import Period
-from tables.models import Casino, Coup, CoupStep, GameCoup, Table
-from tables.rules.interchange import record_to_dict
+from tables.models import Casino, Coup, CoupStep, Table
 
 #: the coup states that have been revealed (a void or unfinished coup has no record)
 REVEALED_STATES = (Coup.State.AWAITING_CORRECTION, Coup.State.AWAITING_APPROVAL, Coup.State.SETTLED)
@@ -35,23 +35,11 @@ def coup_record_dicts(
     older games' merged by creation; a flagged coup's ``shoe_next`` holds the cards its correction
     took from the shoe."""
     chemin = _chemin_de_fer_records(period=period, table=table, casino=casino)
-    older = _game_records(period=period, table=table, casino=casino)
-    for _key, record in heapq.merge(chemin, older, key=lambda pair: pair[0]):
-        yield record
-
-
-def _game_records(
-    *, period: Period, table: Table | None, casino: Casino | None
-) -> Iterator[tuple[tuple[Any, int, int], dict[str, Any]]]:
-    """The older games' settled coups (a void or open one has no record), oldest first."""
     start, end = period.bounds
-    coups = GameCoup.objects.filter(state=GameCoup.State.SETTLED, created_at__gte=start, created_at__lt=end)
-    if table is not None:
-        coups = coups.filter(table=table)
-    if casino is not None:
-        coups = coups.filter(table__casino=casino)
-    for coup in coups.order_by("created_at", "pk").iterator(chunk_size=500):
-        yield (coup.created_at, 1, coup.pk), game_coup_exported_record(coup)
+    # every other game's, through its wing (tables.games): each keyed (created_at, 1, pk)
+    others = [wing.coup_records(start=start, end=end, table=table, casino=casino) for wing in wings()]
+    for _key, record in heapq.merge(chemin, *others, key=lambda pair: pair[0]):
+        yield record
 
 
 def _chemin_de_fer_records(

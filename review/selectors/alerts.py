@@ -24,18 +24,17 @@ from review.wording import (
     ALERT_BIG_WIN_BANK,
     ALERT_ERROR_RATE,
     ALERT_FLAGGED,
-    ALERT_GAME_UNFINISHED,
     ALERT_SHOE_ALARM,
     ALERT_UNFINISHED,
     percent,
 )
+from tables.games import wings
 from tables.models import (
     CORRECTION_KINDS,
     UNFINISHED_COUP_STATES,
     Casino,
     Coup,
     CoupStep,
-    GameCoup,
     Shoe,
     ShoeAlarm,
 )
@@ -144,30 +143,9 @@ def _unfinished(now: dt.datetime, thresholds: dict[int, AlertSettings]) -> list[
                 coup_id=c.pk,
             )
         )
-    # the older games' coups in play (one per table at most), under the same threshold; the
-    # alert names the table (its ``coup`` is chemin de fer's): the key says which game coup
-    games = GameCoup.objects.filter(
-        state=GameCoup.State.OPEN, created_at__lt=now - dt.timedelta(minutes=shortest)
-    ).select_related("table")
-    for g in games.order_by("pk"):
-        minutes = int((now - g.created_at).total_seconds() // 60)
-        if minutes < thresholds[g.table.casino_id].unfinished_minutes:
-            continue
-        found.append(
-            AlertCandidate(
-                kind=AlertKind.UNFINISHED_COUP,
-                subject_key=f"gamecoup:{g.pk}",
-                summary=ALERT_GAME_UNFINISHED.format(
-                    table=g.table.name,
-                    game=g.get_game_display(),
-                    number=g.number,
-                    minutes=minutes,
-                    steps=g.step_count,
-                ),
-                casino_id=g.table.casino_id,
-                table_id=g.table_id,
-            )
-        )
+    # every game with coups of its own (the older games': tables.games), under the same thresholds
+    for wing in wings():
+        found += wing.alert_candidates(now=now, thresholds=thresholds)
     return found
 
 

@@ -6,6 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from chemin_de_fer.engine.coup import Action, NeedsCards, Restored, Settlement
+from chemin_de_fer.engine.judge import coup_settlement
+from chemin_de_fer.engine.machine import CoupProgress
+from chemin_de_fer.engine.punters import HOUSE_KEY, seat_key
+from core.sentence import said
 from review.selectors.queue import review_refusal
 from tables.engine_bridge import (
     bet_player,
@@ -19,11 +24,6 @@ from tables.engine_bridge import (
 )
 from tables.models import VOIDABLE_COUP_STATES, Coup, CoupStep
 from tables.permissions import REVIEW_KINDS
-from tables.rules.coup import Action, NeedsCards, Restored, Settlement
-from tables.rules.judge import coup_settlement
-from tables.rules.machine import CoupProgress
-from tables.rules.punters import HOUSE_KEY, seat_key
-from tables.rules.sentence import said
 from tables.wording import step_detail, violation_items
 
 

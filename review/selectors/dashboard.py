@@ -230,7 +230,7 @@ def hold_vs_expected(
 
 
 # ------------------------------------------------------------------------------ the page
-def _page(items: QuerySet, number: Any) -> Page:
+def _page(items: QuerySet[Any], number: Any) -> Page[Any]:
     return Paginator(items, DASHBOARD_PAGE_SIZE).get_page(number)
 
 
@@ -240,8 +240,8 @@ class Dashboard:
     table: Table | None
     open_tables: list[OpenTable]
     queue_count: int
-    flagged: Page
-    alarms: Page
+    flagged: Page[Any]  # of Coup
+    alarms: Page[Any]  # of ShoeAlarm
     rates: list[CroupierRate]
     hold: list[HoldRow]
     chain: ChainState

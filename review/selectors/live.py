@@ -2,9 +2,10 @@
 per open table the croupier on shift, the banker and the bank, the coups of the last hour, the
 minutes since the last step, the shoe's progress, its alarms and the table's open alerts; and
 the newest open alerts. A fixed number of queries however many tables are open (the open tables'
-own, ``dashboard.open_tables``, then one query per figure for all tables at once). A table of an
-older game (Macao, Landsknecht, old baccarat) shows its open game coup instead: its number, its
-steps and the minutes since its last step (or its start)."""
+own, ``dashboard.open_tables``, then one query per figure for all tables at once). A table of a
+game with coups of its own (the older games: Macao, Landsknecht, old baccarat) shows its open coup
+instead, as its wing reads it (tables.games ``live_coups``): its number, its steps and the minutes
+since its last step (or its start)."""
 
 from __future__ import annotations
 
@@ -16,22 +17,13 @@ from django.db.models import Count, Max
 from review.models import Alert
 from review.selectors.alerts import open_alerts
 from review.selectors.dashboard import OpenTable
-from tables.models import OLDER_GAMES, Coup, CoupStep, CroupierAssignment, GameCoup, GameStep, ShoeAlarm
+from tables.games import LiveCoup, wing_for, wings
+from tables.models import Coup, CoupStep, CroupierAssignment, ShoeAlarm
 
 #: how many of the newest open alerts the dashboard lists (the alerts page has them all)
 LIVE_ALERTS_SHOWN = 5
 #: "coups in the last hour"
 LIVE_COUPS_WINDOW = dt.timedelta(hours=1)
-
-
-@dataclass(frozen=True)
-class LiveGameCoup:
-    """An older game's coup in play at a table."""
-
-    coup: GameCoup
-    steps: int
-    last_step_at: dt.datetime  # its last step's, or its start's while it has none
-    minutes_since_last_step: int
 
 
 @dataclass(frozen=True)
@@ -43,12 +35,13 @@ class LiveTable:
     minutes_since_last_step: int | None
     shoe_alarms: list[ShoeAlarm]  # raised on the open shoe
     open_alerts: int
-    #: an older game's open coup (None at a chemin de fer table, or between coups)
-    game_coup: LiveGameCoup | None = None
+    #: the coup in play of a game with coups of its own (None at a chemin de fer table, or between coups)
+    game_coup: LiveCoup | None = None
 
     @property
-    def older_game(self) -> bool:
-        return self.open.table.game in OLDER_GAMES
+    def pages_url(self) -> str | None:
+        """The table's own pages in the back office, for a game that has them (tables.games)."""
+        return wing_for(self.open.table.game).review_table_url(self.open.table)
 
     @property
     def shoe_size(self) -> int | None:
@@ -99,19 +92,16 @@ def live_pit(*, tables: list[OpenTable], now: dt.datetime) -> LivePit:
         .order_by()
         .values_list("coup_id", "last")
     }
-    # the older games' tables only: a pit of chemin de fer tables costs no query more
-    older = [t for t in tables if t.table.game in OLDER_GAMES]
-    game_rows = _game_coups_in_play(older, now)
-    older_sessions = [t.session.pk for t in older if t.session is not None]
-    game_coups_last_hour = dict(
-        GameCoup.objects.filter(
-            session__in=older_sessions, created_at__gte=now - LIVE_COUPS_WINDOW, created_at__lte=now
-        )
-        .values("table_id")
-        .annotate(n=Count("pk"))
-        .order_by()
-        .values_list("table_id", "n")
-    )
+    # each game with coups of its own reads its tables' (tables.games): a pit of chemin de fer
+    # tables costs no query more
+    game_rows: dict[int, LiveCoup] = {}
+    game_coups_last_hour: dict[int, int] = {}
+    for wing in wings():
+        mine = [t for t in tables if t.table.game in wing.games]
+        if mine:
+            in_play, last_hour = wing.live_coups(mine, now)
+            game_rows.update(in_play)
+            game_coups_last_hour.update(last_hour)
     alerts_by_table = dict(
         open_alerts()
         .filter(table__in=ids)
@@ -143,33 +133,3 @@ def live_pit(*, tables: list[OpenTable], now: dt.datetime) -> LivePit:
     )
     count = len(newest) if len(newest) <= LIVE_ALERTS_SHOWN else open_alerts().count()
     return LivePit(now=now, tables=rows, alerts=newest[:LIVE_ALERTS_SHOWN], alerts_open=count)
-
-
-def _game_coups_in_play(tables: list[OpenTable], now: dt.datetime) -> dict[int, LiveGameCoup]:
-    """The open game coup of each older game's table (one per table at most), with its last step:
-    two queries for all the tables."""
-    if not tables:
-        return {}
-    coups = {
-        c.pk: c
-        for c in GameCoup.objects.filter(table__in=[t.table.pk for t in tables], state=GameCoup.State.OPEN)
-        .select_related("banker")
-        .order_by()
-    }
-    last = dict(
-        GameStep.objects.filter(coup__in=list(coups))
-        .values("coup_id")
-        .annotate(last=Max("created_at"))
-        .order_by()
-        .values_list("coup_id", "last")
-    )
-    out = {}
-    for pk, coup in coups.items():
-        at = last.get(pk) or coup.created_at
-        out[coup.table_id] = LiveGameCoup(
-            coup=coup,
-            steps=coup.step_count,
-            last_step_at=at,
-            minutes_since_last_step=max(0, int((now - at).total_seconds() // 60)),
-        )
-    return out

@@ -53,7 +53,7 @@ class PlayerPage:
     staked: int
     average_bet: Fraction | None
     banks_held: int  # coups he was the banker of
-    coups: Page  # of PlayedCoup, newest first
+    coups: Page[Any]  # of PlayedCoup, newest first
 
     # the time played in parts, for a screen to put in its own words ("1 h 05 min", "1 ч 05 мин")
     @property

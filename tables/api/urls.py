@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from tables.api.views import banks, corrections, coups, games, people, sessions, shoes, tables, voids
+from tables.api.views import banks, corrections, coups, people, sessions, shoes, tables, voids
+from tables.games import urls_of
 
 app_name = "api"
 
@@ -56,13 +57,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
         "void-requests/<int:request_id>/approve/", voids.VoidRequestApproveView.as_view(), name="void-approve"
     ),
     path("void-requests/<int:request_id>/refuse/", voids.VoidRequestRefuseView.as_view(), name="void-refuse"),
-    # the older games (docs/games/): Macao, Landsknecht, old baccarat
-    path(T + "game/", games.TableGameView.as_view(), name="table-game"),
-    path(T + "game-coups/", games.GameCoupStartView.as_view(), name="table-game-coups"),
-    path("game-coups/", games.GameCoupListView.as_view(), name="game-coups"),
-    path(G, games.GameCoupDetailView.as_view(), name="game-coup"),
-    path(G + "steps/", games.GameCoupStepView.as_view(), name="game-coup-steps"),
-    path(G + "undo/", games.GameCoupUndoView.as_view(), name="game-coup-undo"),
-    path(G + "void/", games.GameCoupVoidView.as_view(), name="game-coup-void"),
-    path("sessions/<int:session_id>/fund-dues/", games.FundDuesView.as_view(), name="session-fund-dues"),
+    # the API of a game with its own (the older games': tables.games)
+    *urls_of("api_urls"),
 ]

@@ -6,7 +6,6 @@ subject:
 - ``banks``: a bank declared, closed, a reserve returned, who holds a table's bank;
 - ``bank_share``: a club spectator taking his share out of the bank;
 - ``settlement``: a coup's settlement, its provisional form, replacement and reversal;
-- ``limits``: whether a player may stake a bet;
 - ``fees``: hourly fees (which session-hours, who pays) and card money;
 - ``series``: the home series' buy-ins, end and standings;
 - ``sql``: the coup postings' hot-path queries.

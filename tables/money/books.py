@@ -32,10 +32,14 @@ import orjson
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
+from chemin_de_fer.engine.coup import Settlement
+from chemin_de_fer.engine.judge import Rules
+from chemin_de_fer.engine.machine import CoupProgress
+from chemin_de_fer.engine.punters import seat_key, spectator_key
 from ledger.books import CHUNK, BooksReport, Difference, bound_rows_check, chips, ledger_books_check
 from ledger.models import PER_CASINO_KINDS, Account, Entry, Transaction
 from tables.engine_bridge import coup_record_id, coup_replay, coup_verdict, snapshot_rules
-from tables.game_selectors import game_coup_record_id
+from tables.games import wings
 from tables.models import (
     BankTax,
     Bet,
@@ -43,26 +47,9 @@ from tables.models import (
     CoupStep,
     FeeHour,
     FeePosting,
-    GameCoup,
-    GameStep,
     Seat,
-    Table,
-    TableSession,
 )
 from tables.money.settlement import _CoupAccounts, _settlement_entries, _to_banker_wallet
-from tables.rules import game_play
-from tables.rules.coup import Settlement
-from tables.rules.game_play import FUND, POOL, StepRefused
-from tables.rules.judge import Rules
-from tables.rules.machine import CoupProgress
-from tables.rules.punters import seat_key, spectator_key
-from tables.services.game_coups import (
-    coup_parties,
-    coup_state,
-    fund_paid_in,
-    key_player_id,
-    settlement_entries,
-)
 
 #: coups verified per round of queries
 COUP_CHUNK = 500
@@ -86,7 +73,7 @@ def _account(pk: int) -> Account:
 
 
 @dataclass
-class _Accounts:
+class AccountBook:
     """The accounts one chunk of coups may name, by what they are."""
 
     names: dict[int, str] = field(default_factory=dict)
@@ -94,7 +81,7 @@ class _Accounts:
     missing: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, *, casinos: set[int], players: set[int], tables: set[int], ids: set[int]) -> _Accounts:
+    def load(cls, *, casinos: set[int], players: set[int], tables: set[int], ids: set[int]) -> AccountBook:
         book = cls()
         found = Account.objects.filter(
             Q(player_id__in=players)
@@ -169,7 +156,7 @@ class _CoupCheck:
     """The checks of one coup, its differences added to the report."""
 
     def __init__(
-        self, facts: _CoupFacts, book: _Accounts, entries: dict[int, dict[int, int]], report: BooksReport
+        self, facts: _CoupFacts, book: AccountBook, entries: dict[int, dict[int, int]], report: BooksReport
     ):
         self.facts, self.book, self.entries, self.report = facts, book, entries, report
         coup = facts.coup
@@ -420,7 +407,7 @@ def _check_coups(coups: list[Coup], report: BooksReport) -> None:
         "coup_id", "basis", "amount"
     ):
         facts[coup_id].tax = (basis, amount)
-    book = _Accounts.load(
+    book = AccountBook.load(
         casinos={c.shoe.table.casino_id for c in coups},
         players=players,
         tables={c.shoe.table_id for c in coups},
@@ -440,7 +427,7 @@ def coup_books_check(report: BooksReport, *, chunk: int = COUP_CHUNK) -> None:
 # ------------------------------------------------------------------------- fees and card money
 
 
-def _kind_chunks(kind: str, chunk: int) -> Iterator[tuple[list[dict[str, Any]], dict[int, dict[int, int]]]]:
+def kind_chunks(kind: str, chunk: int) -> Iterator[tuple[list[dict[str, Any]], dict[int, dict[int, int]]]]:
     """The transactions of ``kind`` in id order, a chunk at a time, with their entries."""
     last = 0
     while True:
@@ -504,7 +491,7 @@ def fee_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
     the session and hour its key names (``FeePosting``), and each billed hour (``FeeHour``) totals
     what its postings charged."""
     charged: dict[tuple[int, str], int] = {}
-    for txns, entries in _kind_chunks(TKind.HOURLY_FEE, chunk):
+    for txns, entries in kind_chunks(TKind.HOURLY_FEE, chunk):
         accounts = _accounts_of(entries)
         keyed: dict[int, tuple[int, str | None]] = {}
         for txn in txns:
@@ -548,7 +535,7 @@ def fee_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
 def card_money_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
     """Card money: each charge takes from the player its key names, who sat at that session, gives
     it to the card money account, and is linked to that session (``FeePosting``)."""
-    for txns, entries in _kind_chunks(TKind.CARD_MONEY, chunk):
+    for txns, entries in kind_chunks(TKind.CARD_MONEY, chunk):
         accounts = _accounts_of(entries)
         named: dict[int, tuple[int, int]] = {}
         for txn in txns:
@@ -588,258 +575,15 @@ def card_money_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
 # ------------------------------------------------------------------ the older games' coups and dues
 
 
-def _game_coup_chunks(chunk: int) -> Iterator[list[GameCoup]]:
-    last = 0
-    while True:
-        coups = list(GameCoup.objects.filter(pk__gt=last).select_related("table").order_by("pk")[:chunk])
-        if not coups:
-            return
-        yield coups
-        last = coups[-1].pk
-
-
-class _GameCoupCheck:
-    """The checks of one older game's coup against its recorded steps, replayed by its game's
-    machine (tables.rules.game_play): a settled coup has exactly the postings the settlement of
-    the replay gives (tables.services.game_coups.settlement_entries, the posting code's own
-    rule), and keeps the replay's record; a void or open coup has none."""
-
-    def __init__(
-        self,
-        coup: GameCoup,
-        steps: list[dict[str, Any]],
-        txns: list[dict[str, Any]],
-        book: _Accounts,
-        entries: dict[int, dict[int, int]],
-        report: BooksReport,
-    ):
-        self.coup, self.steps, self.txns, self.book, self.entries = coup, steps, txns, book, entries
-        self.report = report
-        self.subject = f"game coup {coup.pk} ({game_coup_record_id(coup)})"
-
-    def differ(self, detail: str) -> None:
-        self.report.add(Difference(self.subject, "game settlement", detail))
-
-    def account_of(self, key: str) -> int:
-        casino, table = self.coup.table.casino_id, self.coup.table_id
-        if key == FUND:
-            return self.book.find(casino, Kind.FUND, table=table)
-        if key == POOL:
-            return self.book.find(casino, Kind.POOL, table=table)
-        return self.book.find(casino, Kind.PLAYER, player=key_player_id(key) or 0)
-
-    def run(self) -> None:
-        coup = self.coup
-        posted = {t["kind"]: t for t in self.txns}
-        if len(posted) != len(self.txns):  # the unique constraint forbids it: only a superuser could
-            self.differ(f"{len(self.txns)} postings of {len(posted)} kinds")
-        if coup.state != GameCoup.State.SETTLED:
-            if self.txns:
-                ids = ", ".join(f"#{t['id']}" for t in self.txns)
-                self.differ(f"the coup is {coup.state} but the ledger has postings for it ({ids})")
-            return
-        if len(self.steps) != coup.step_count:
-            self.differ(f"the coup counts {coup.step_count} steps but {len(self.steps)} are recorded")
-        play = game_play.play_for(coup.game)
-        try:
-            state = coup_state(coup, self.steps)
-        except Exception as error:  # a step the machine refuses: the record itself is damaged
-            self.differ(f"the game's machine cannot replay the recorded steps: {error}")
-            return
-        if not play.finished(state):
-            self.differ("the coup is settled but its recorded steps do not finish it")
-            return
-        if play.record(state) != coup.record:
-            self.differ("the coup's record is not the record of its recorded steps")
-        expected = settlement_entries(play.transfers(state), self.account_of)
-        for kind in sorted(set(expected) | set(posted)):
-            txn = posted.get(kind)
-            if txn is None:
-                self.differ(f"the coup is settled but the ledger has no {kind} posting for it")
-                continue
-            if kind not in expected:
-                self.differ(f"{kind} #{txn['id']}: the replayed settlement makes no such posting")
-                continue
-            actual, want = self.entries.get(txn["id"], {}), expected[kind]
-            if actual != want:
-                name = self.book.name
-                gaps = [
-                    f"{name(pk)}: engine {chips(want.get(pk, 0))}, ledger {chips(actual.get(pk, 0))}"
-                    for pk in sorted(set(want) | set(actual), key=lambda pk: (name(pk), pk))
-                    if want.get(pk, 0) != actual.get(pk, 0)
-                ]
-                self.differ(f"{kind} #{txn['id']}: " + "; ".join(gaps))
-
-
-def _check_game_coups(coups: list[GameCoup], report: BooksReport) -> None:
-    ids = [c.pk for c in coups]
-    steps: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
-    for coup_id, text in (
-        GameStep.objects.filter(coup_id__in=ids)
-        .annotate(text=Cast("payload", TextField()))
-        .order_by("coup_id", "index")
-        .values_list("coup_id", "text")
-    ):
-        steps[coup_id].append(orjson.loads(text))
-    txns: dict[int, list[dict[str, Any]]] = {pk: [] for pk in ids}
-    for txn in (
-        Transaction.objects.filter(game_coup_id__in=ids).order_by("pk").values("id", "game_coup_id", "kind")
-    ):
-        txns[txn["game_coup_id"]].append(dict(txn))
-    entries: dict[int, dict[int, int]] = {}
-    for txn_id, account_id, amount in Entry.objects.filter(
-        transaction_id__in=[t["id"] for ts in txns.values() for t in ts]
-    ).values_list("transaction_id", "account_id", "amount"):
-        entries.setdefault(txn_id, {})[account_id] = amount
-    players = set()
-    for c in coups:
-        try:  # the seating and every player its steps name (an old baccarat newcomer who joined)
-            keys = coup_parties(c, steps[c.pk])
-        except StepRefused:  # an undo with nothing to take back: the replay names the damage
-            keys = [c.seating.get("banker", ""), *c.seating.get("punters", ())]
-        players |= {pid for key in keys if (pid := key_player_id(key)) is not None}
-    book = _Accounts.load(
-        casinos=set(),
-        players=players,
-        tables={c.table_id for c in coups},
-        ids={pk for e in entries.values() for pk in e},
-    )
-    for coup in coups:
-        _GameCoupCheck(coup, steps[coup.pk], txns[coup.pk], book, entries, report).run()
-
-
-def game_coup_books_check(report: BooksReport, *, chunk: int = COUP_CHUNK) -> None:
-    """Every older game's coup's postings against its recorded steps replayed by its game."""
-    for coups in _game_coup_chunks(chunk):
-        _check_game_coups(coups, report)
-        report.game_coups += len(coups)
-
-
-_FUND_DUE_KEY = re.compile(r"^fund-due:(?P<session>\d+):(?P<player>\d+)$")
-
-
-def fund_due_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
-    """Landsknecht's fund dues: each posting takes exactly the table's due from the player its key
-    names, who sat at that session, into that table's reserve fund, once per player and session."""
-    for txns, entries in _kind_chunks(TKind.FUND_DUE, chunk):
-        accounts = {
-            pk: (kind, player, table)
-            for pk, kind, player, table in Account.objects.filter(
-                pk__in={pk for e in entries.values() for pk in e}
-            ).values_list("id", "kind", "player_id", "table_id")
-        }
-        named = {t["id"]: m for t in txns if (m := _FUND_DUE_KEY.match(t["idempotency_key"]))}
-        sessions = {
-            s.pk: s
-            for s in TableSession.objects.filter(
-                pk__in={int(m["session"]) for m in named.values()}
-            ).select_related("table")
-        }
-        seated = set(
-            Seat.objects.filter(session_id__in=sessions).values_list("session_id", "player_id").distinct()
-        )
-        for txn in txns:
-            subject = f"transaction {txn['id']} ({txn['idempotency_key']})"
-            match = named.get(txn["id"])
-            session = sessions.get(int(match["session"])) if match else None
-            if match is None or session is None:
-                report.add(Difference(subject, "fund due", "its key names no session and player"))
-                continue
-            player_id, table = int(match["player"]), session.table
-            if (session.pk, player_id) not in seated:
-                report.add(
-                    Difference(subject, "fund due", f"player {player_id} never sat at session {session.pk}")
-                )
-            if table.game != Table.Game.LANDSKNECHT:
-                report.add(Difference(subject, "fund due", f"{table.name} is not a Landsknecht table"))
-                continue
-            try:
-                due = game_play.play_for(table.game).settings(table.game_settings or {}).fund_due
-            except StepRefused as error:
-                report.add(Difference(subject, "fund due", f"{table.name}'s house settings: {error}"))
-                continue
-            moved = sorted((accounts.get(pk, ("?", None, None)), a) for pk, a in entries[txn["id"]].items())
-            want = sorted([((Kind.FUND, None, table.pk), due), ((Kind.PLAYER, player_id, None), -due)])
-            if moved != want:
-                shown = ", ".join(
-                    f"{kind} {'player ' + str(p) if p else 'table ' + str(t)} {chips(a)}"
-                    for (kind, p, t), a in moved
-                )
-                report.add(
-                    Difference(
-                        subject,
-                        "fund due",
-                        f"moves [{shown}], not {due} from player {player_id} into the fund of {table.name}",
-                    )
-                )
-
-
-_FUND_RETURN_KEY = re.compile(r"^fund-return:(?P<session>\d+)$")
-
-
-def fund_return_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
-    """Landsknecht's fund returns: each posting empties the fund of the session's table by what
-    it held and gives each player who paid dues at that session what the house's rule gives him
-    (the game's own ``fund_return``, as the close posted it)."""
-    for txns, entries in _kind_chunks(TKind.FUND_RETURN, chunk):
-        accounts = {
-            pk: (kind, player, table)
-            for pk, kind, player, table in Account.objects.filter(
-                pk__in={pk for e in entries.values() for pk in e}
-            ).values_list("id", "kind", "player_id", "table_id")
-        }
-        named = {t["id"]: m for t in txns if (m := _FUND_RETURN_KEY.match(t["idempotency_key"]))}
-        sessions = {
-            s.pk: s
-            for s in TableSession.objects.filter(
-                pk__in={int(m["session"]) for m in named.values()}
-            ).select_related("table")
-        }
-        for txn in txns:
-            subject = f"transaction {txn['id']} ({txn['idempotency_key']})"
-            match = named.get(txn["id"])
-            session = sessions.get(int(match["session"])) if match else None
-            if session is None:
-                report.add(Difference(subject, "fund return", "its key names no session"))
-                continue
-            table = session.table
-            moved: dict[tuple[str, int | None, int | None], int] = {
-                accounts.get(pk, ("?", None, None)): a for pk, a in entries[txn["id"]].items()
-            }
-            fund = moved.pop((str(Kind.FUND), None, table.pk), 0)
-            try:
-                play = game_play.play_for(table.game)
-                record = play.fund_return(
-                    play.settings(table.game_settings or {}), fund_paid_in(session), -fund
-                )
-            except StepRefused as error:
-                report.add(Difference(subject, "fund return", f"{table.name}: {error}"))
-                continue
-            want = {(Kind.PLAYER, key_player_id(r["player"]), None): r["amount"] for r in record["returned"]}
-            if fund >= 0 or moved != want:
-                shown = ", ".join(
-                    f"{k} {p or t} {chips(a)}" for (k, p, t), a in sorted(moved.items(), key=str)
-                )
-                report.add(
-                    Difference(
-                        subject,
-                        "fund return",
-                        f"takes {-fund} from the fund of {table.name} and gives [{shown}], "
-                        f"not what its payers' dues give: {record['returned']}",
-                    )
-                )
-
-
 def books_verify(report: BooksReport | None = None) -> BooksReport:
     """The whole verification: the ledger's half, every coup (chemin de fer's and the older
     games'), the fees, the card money, the reserve fund dues, and every bound row against its
     audit event."""
     report = report if report is not None else BooksReport()
     ledger_books_check(report)
-    coup_books_check(report)
-    game_coup_books_check(report)
-    fund_due_books_check(report)
-    fund_return_books_check(report)
+    for wing in wings():  # each game's coups (chemin de fer's, the older games', their funds)
+        for check in wing.books_checks():
+            check(report)
     fee_books_check(report)
     card_money_books_check(report)
     bound_rows_check(report)

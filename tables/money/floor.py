@@ -14,14 +14,15 @@ from typing import Any
 
 from django.db.models import Q, Sum
 
+from chemin_de_fer.engine.coup import Settlement
+from chemin_de_fer.engine.profiles import LevyMode
 from ledger.models import Account
-from ledger.selectors import account_balance
+from ledger.selectors import account_balance, account_find
+from ledger.services import InsufficientChips
 from tables.engine_bridge import bet_player, bet_punter_key, coup_bets, coup_rules
 from tables.models import BankShare, BankTurn, Bet, Casino, Coup, Player, Seat, Table, TableSession
-from tables.money import bank_share, banks, fees, limits
+from tables.money import bank_share, banks, fees
 from tables.money import settlement as coup_money  # its functions take a ``settlement``
-from tables.rules.coup import Settlement
-from tables.rules.profiles import LevyMode
 
 
 def coup_borrowing(coup: Coup) -> bool:
@@ -124,18 +125,22 @@ def bank_return(*, turn: BankTurn, actor: Any) -> None:
     )
 
 
-def bet_check_affordable(*, coup: Coup, player: Player, amount: int, banco: bool = False) -> None:
-    """Where the coup's profile forbids borrowing, a bet must be covered by the player's own chips,
-    counting what he already has at stake in every coup being played (he may sit at two tables).
-    A banco replaces the player's earlier bets in this coup, so those do not count."""
-    if coup_borrowing(coup):
+def bet_check_affordable(
+    *, coup: Coup, player: Player, amount: int, borrowing: bool, banco: bool = False
+) -> None:
+    """Where the coup's rules forbid borrowing (``borrowing``: the rules the step service holds,
+    ``CoupProgress.rules.profile.borrowing_allowed``, the coup's own snapshot), a bet must be
+    covered by the player's own chips, counting what he already has at stake in every coup being
+    played (he may sit at two tables). A banco replaces the player's earlier bets in this coup, so
+    those do not count."""
+    if borrowing:
         return
     staked = Bet.objects.filter(coup__state=Coup.State.OPEN, withdrawn=False).filter(
         Q(seat__player=player) | Q(spectator__player=player)
     )
     if banco:
         staked = staked.exclude(coup=coup)
-    limits.bet_check_affordable(
+    stake_check_affordable(
         casino=coup.shoe.table.casino,
         player=player,
         amount=amount,
@@ -155,3 +160,14 @@ def hourly_fees_on_close(*, session: TableSession) -> None:
     hour not billed yet, after the commit."""
     if session.table.effective_levy_mode == Casino.LevyMode.HOURLY_FEE:
         fees.hourly_fees_enqueue_due(session=session)
+
+
+def stake_check_affordable(*, casino: Casino, player: Player, amount: int, already_staked: int) -> None:
+    """Refuse a bet the player cannot cover from his player account (with what he already staked
+    in the coups being played). Asked only where the coup's rules forbid borrowing (the caller
+    decides: bet_check_affordable); reads only, the bet itself moves no chips."""
+    account = account_find(casino=casino, kind=Account.Kind.PLAYER, player=player)
+    balance = account.balance if account is not None else 0
+    if balance < amount + already_staked:
+        staked = f" besides the {already_staked} already staked" if already_staked else ""
+        raise InsufficientChips(f"{player} has only {balance} chips; a bet of {amount}{staked} is refused.")

@@ -13,6 +13,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from chemin_de_fer.engine.coup import Settlement
 from ledger import selectors
 from ledger.models import Account, Transaction
 from ledger.services import (
@@ -28,7 +29,6 @@ from ledger.services import (
 )
 from tables.models import Coup, Player
 from tables.money import sql as hot_sql
-from tables.rules.coup import Settlement
 
 Kind = Account.Kind
 TKind = Transaction.Kind

@@ -35,15 +35,15 @@ from django.utils.translation import gettext_noop
 
 from audit.rows import RowSpec, rows_loaded
 from audit.services import audit_record
+from chemin_de_fer.engine.coup import Violation
+from chemin_de_fer.engine.machine import CoupProgress, IllegalStep, Move, apply, replay
+from chemin_de_fer.engine.punters import PunterKind, parse_punter_key
+from core.sentence import Sentence, said, why
 from core.types import Staff
 from tables.engine_bridge import coup_new_state, game_kind, game_payload, game_rows, step_from_row
 from tables.lifecycle import CoupConflict
 from tables.models import AMENDABLE_KINDS, Bet, Coup, CoupStep, ShoeCard
 from tables.permissions import check_croupier_at
-from tables.rules.coup import Violation
-from tables.rules.machine import CoupProgress, IllegalStep, Move, apply, replay
-from tables.rules.punters import PunterKind, parse_punter_key
-from tables.rules.sentence import Sentence, said, why
 from tables.services.coups import (
     ConfirmationRequired,
     StepRequest,

@@ -16,6 +16,8 @@ from django.utils import timezone
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
+from chemin_de_fer.engine.order import rotation_keeps_anchor
+from chemin_de_fer.engine.settlement import spectator_bank_share
 from core.types import Staff
 from tables.models import (
     UNFINISHED_COUP_STATES,
@@ -32,8 +34,6 @@ from tables.models import (
 )
 from tables.money import floor as money
 from tables.permissions import check_croupier_at
-from tables.rules.order import rotation_keeps_anchor
-from tables.rules.settlement import spectator_bank_share
 from tables.selectors import bank_rotation
 from tables.services.locking import lock_session, require_open
 
@@ -178,7 +178,7 @@ def bank_auction_award(
 ) -> BankTurn:
     """A passed bank awarded by informal auction, at a table that holds them (its
     ``passed_bank_auction`` setting): to whoever puts up a bank equal to the one just played
-    (docs/rules.md §7, tables.rules.bank_terms)."""
+    (docs/rules.md §7, chemin_de_fer.engine.bank_terms)."""
     session = lock_session(session)
     check_croupier_at(actor, session.table)
     require_open(session)

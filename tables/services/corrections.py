@@ -19,6 +19,9 @@ from django.utils.translation import gettext_noop
 
 from audit.rows import RowSpec
 from audit.services import audit_record
+from chemin_de_fer.engine.coup import NeedsCards, Restored, Settlement
+from chemin_de_fer.engine.interchange import restored_to_dict, settlement_to_dict
+from core.sentence import Card, Listing, Sentence, Word, said
 from core.types import Staff
 from tables.engine_bridge import cards_parse, coup_replay, coup_restore, coup_verdict, game_rows
 from tables.lifecycle import CoupConflict, coup_state_change
@@ -30,9 +33,6 @@ from tables.permissions import (
     check_independent_reviewer,
     check_independent_voider,
 )
-from tables.rules.coup import NeedsCards, Restored, Settlement
-from tables.rules.interchange import restored_to_dict, settlement_to_dict
-from tables.rules.sentence import Card, Listing, Sentence, Word, said
 from tables.selectors import restoration_shoe
 from tables.services.banks import bank_after_coup, bank_kept_as_declared
 from tables.services.coups import StepResult, step_append

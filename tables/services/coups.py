@@ -27,7 +27,22 @@ from django.utils.translation import gettext_noop
 
 from audit.rows import RowSpec, rows_where
 from audit.services import audit_record
+from chemin_de_fer.engine.coup import Outcome, Verdict, Violation
+from chemin_de_fer.engine.interchange import verdict_to_dict
+from chemin_de_fer.engine.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup
+from chemin_de_fer.engine.order import (
+    SPECTATOR_TURN,
+    Seating,
+    SuiviClaim,
+    betting_turn,
+    spectator_bet_refusal,
+    suivi_refusal,
+)
+from chemin_de_fer.engine.profiles import Side
+from chemin_de_fer.engine.punters import key_seat_number, seat_key, spectator_key
+from chemin_de_fer.engine.settlement import BancoCaller, banco_winner
 from core.errors import DomainError
+from core.sentence import said, why
 from core.types import Staff
 from tables import sql
 from tables.engine_bridge import (
@@ -57,14 +72,6 @@ from tables.models import (
 )
 from tables.money import floor as money
 from tables.permissions import check_croupier_at
-from tables.rules.coup import Outcome, Verdict, Violation
-from tables.rules.interchange import verdict_to_dict
-from tables.rules.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup
-from tables.rules.order import SPECTATOR_TURN, betting_order, betting_turn, seats_yet_to_bet
-from tables.rules.profiles import Side
-from tables.rules.punters import key_seat_number, seat_key, spectator_key
-from tables.rules.sentence import Listing, Word, said, why
-from tables.rules.settlement import BancoCaller, banco_winner
 from tables.services.banks import bank_after_coup
 from tables.services.locking import lock_coup, lock_session, require_open
 from tables.services.series import series_check_coup_allowed
@@ -395,7 +402,12 @@ def _engine_step(coup: Coup, state: CoupProgress, request: StepRequest) -> tuple
             raise ValidationError(
                 {"amount": said("only {left} of the bank is left to cover", left=state.uncovered)}
             )
-        money.bet_check_affordable(coup=coup, player=who.player, amount=request.amount)
+        money.bet_check_affordable(
+            coup=coup,
+            player=who.player,
+            amount=request.amount,
+            borrowing=state.rules.profile.borrowing_allowed,
+        )
         payload = {
             "punter": who.key,
             "amount": request.amount,
@@ -424,7 +436,13 @@ def _engine_step(coup: Coup, state: CoupProgress, request: StepRequest) -> tuple
         suivi_possible = state.rules.profile.banco_suivi or not state.historical
         if suivi_possible and any(c.suivi for c in request.callers):
             _check_suivi(coup, request, people)
-        money.bet_check_affordable(coup=coup, player=winner.player, amount=coup.bank, banco=True)
+        money.bet_check_affordable(
+            coup=coup,
+            player=winner.player,
+            amount=coup.bank,
+            borrowing=state.rules.profile.borrowing_allowed,
+            banco=True,
+        )
         payload = {
             "callers": [
                 {"punter": c.punter, "spectator": c.spectator, "suivi": c.suivi, "order": c.order}
@@ -494,58 +512,39 @@ def _banker_seat(coup: Coup) -> int | None:
     return seat.number if seat is not None else None
 
 
+def _seating(coup: Coup) -> Seating:
+    """The coup's seating as the engine judges bets by it: the seats taken now, the banker's."""
+    table = coup.shoe.table
+    occupied = Seat.objects.filter(session_id=coup.shoe.session_id, left_at__isnull=True).values_list(
+        "number", flat=True
+    )
+    return Seating(
+        occupied=tuple(occupied),
+        banker_seat=_banker_seat(coup),
+        seat_count=table.seat_count,
+        betting_from=Side(table.profile.betting_from),
+    )
+
+
 def _spectator_bet_check(coup: Coup, state: CoupProgress, request: StepRequest) -> None:
-    """Spectators never pre-empt seated players (docs/rules.md §2): a spectator's plain bet is
-    taken only on what is left once every seated punter has had his turn — each has bet, or the
-    croupier says the seated round is over (the rest passed; said once, it holds for the coup) —
-    and, where the profile wants it (the club), only with the banker's consent. A banco is not
-    concerned: its priority puts the seated first."""
-    profile = state.rules.profile
-    if not profile.spectators_bet:
-        return  # the engine refuses it, in its own words
-    if profile.spectator_needs_consent and not request.consent:
-        raise ValidationError(
-            {
-                "consent": said(
-                    "Under the {profile} profile a spectator bets only with the banker's consent.",
-                    profile=Word(profile.slug, "profile"),
-                )
-            }
-        )
-    declared = request.seated_round_over or any(
+    """A spectator's plain bet waits for the seated and, at a club, the banker's consent: the
+    engine judges it (order.spectator_bet_refusal) on the coup's seating and its bets so far."""
+    round_over = request.seated_round_over or any(
         payload.get("seated_round_over")
         for payload in CoupStep.objects.filter(coup=coup, kind=CoupStep.Kind.BET).values_list(
             "payload", flat=True
         )
     )
-    if declared:
-        return
-    seated = Seat.objects.filter(session_id=coup.shoe.session_id, left_at__isnull=True).values_list(
-        "number", flat=True
+    refusal = spectator_bet_refusal(
+        state.rules.profile,
+        _seating(coup),
+        have_bet={key_seat_number(bet.punter) for bet in state.bets},
+        round_over=round_over,
+        consent=request.consent,
     )
-    have_bet = {key_seat_number(bet.punter) for bet in state.bets}
-    waiting = seats_yet_to_bet(
-        betting_order(
-            seated,
-            banker_seat=_banker_seat(coup),
-            seat_count=coup.shoe.table.seat_count,
-            betting_from=Side(coup.shoe.table.profile.betting_from),
-        ),
-        have_bet=have_bet,
-    )
-    if waiting:
-        to_go = (
-            gettext_noop(
-                "Spectators bet only on what is left once every seated punter has had a turn: "
-                "seats {seats} to go (or say the seated round is over)."
-            )
-            if len(waiting) > 1
-            else gettext_noop(
-                "Spectators bet only on what is left once every seated punter has had a turn: "
-                "seat {seats} to go (or say the seated round is over)."
-            )
-        )
-        raise ValidationError({"spectator": said(to_go, seats=Listing(waiting))})
+    if refusal is not None:
+        field, sentence = refusal
+        raise ValidationError({field: sentence})
 
 
 def _banco_winner_key(state: CoupProgress, step: Step) -> str:
@@ -553,14 +552,15 @@ def _banco_winner_key(state: CoupProgress, step: Step) -> str:
 
 
 def _check_suivi(coup: Coup, request: StepRequest, people: list[_Bettor]) -> None:
-    """A banco suivi belongs to the punter who called banco on the previous coup and lost it."""
+    """A banco suivi belongs to the punter who called banco on the previous coup and lost it: the
+    engine judges it (order.suivi_refusal) on who called banco last coup and how it ended."""
     previous = (
         Coup.objects.filter(shoe__session_id=coup.shoe.session_id)
         .exclude(pk=coup.pk)
         .order_by("-created_at", "-pk")
         .first()
     )
-    loser = None
+    previous_banco = None
     if previous is not None:
         banco = (
             Bet.objects.filter(coup=previous, banco=True, withdrawn=False)
@@ -568,23 +568,17 @@ def _check_suivi(coup: Coup, request: StepRequest, people: list[_Bettor]) -> Non
             .first()
         )
         reveal = previous.steps.filter(kind=CoupStep.Kind.REVEAL).first()
-        if (
-            banco is not None
-            and reveal is not None
-            and reveal.payload["verdict"]["outcome"] == Outcome.BANKER
-        ):
+        if banco is not None and reveal is not None:
             punter = banco.seat or banco.spectator
             assert punter is not None  # bet_seat_xor_spectator
-            loser = punter.player_id
-    for caller, who in zip(request.callers, people, strict=True):
-        if caller.suivi and who.player.pk != loser:
-            raise ValidationError(
-                {
-                    "callers": said(
-                        "{player} did not lose a banco on the previous coup.", player=str(who.player)
-                    )
-                }
-            )
+            previous_banco = (punter.player_id, Outcome(reveal.payload["verdict"]["outcome"]))
+    claims = [
+        SuiviClaim(person=who.player.pk, name=str(who.player), suivi=caller.suivi)
+        for caller, who in zip(request.callers, people, strict=True)
+    ]
+    refusal = suivi_refusal(claims, previous_banco=previous_banco)
+    if refusal is not None:
+        raise ValidationError({"callers": refusal})
 
 
 def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgress) -> RowSpec:

@@ -16,11 +16,10 @@ from django.utils import timezone
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from core.types import Staff
+from tables.games import wing_for
 from tables.models import (
-    OLDER_GAMES,
     BankTurn,
     Coup,
-    GameCoup,
     Player,
     Seat,
     SessionPause,
@@ -31,15 +30,12 @@ from tables.models import (
 )
 from tables.money import floor as money
 from tables.permissions import check_croupier_at
-from tables.rules.game_play import LEAVE
 from tables.services.banks import bank_turn_end
-from tables.services.game_coups import game_fund_return_locked, game_step_record, open_coup_part, player_key
 from tables.services.locking import lock_session, require_open
 from tables.services.setup import player_create
 from tables.services.shoes import shoe_close_locked
 from tables.wording import (
     CLOSE_COUP_IN_PLAY,
-    CLOSE_GAME_COUP_IN_PLAY,
     seated_elsewhere,
     standing_elsewhere,
 )
@@ -78,10 +74,10 @@ def table_session_close(
     if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN).exists():
         # the refusal names the ways out: the croupier plays it out, or a pit boss voids it
         raise ValidationError(CLOSE_COUP_IN_PLAY)
-    if GameCoup.objects.filter(session=session, state=GameCoup.State.OPEN).exists():
-        # an older game's coup (tables.services.game_coups) belongs to the session too: its steps
-        # would be left with no table to finish them at
-        raise ValidationError(CLOSE_GAME_COUP_IN_PLAY)
+    wing = wing_for(session.table.game)
+    if (refusal := wing.session_close_refusal(session)) is not None:
+        # a coup of the table's game in play: its steps would be left with no table to finish them at
+        raise ValidationError(refusal)
     now = at or timezone.now()
     for shoe in Shoe.objects.select_for_update().filter(session=session, state=Shoe.State.OPEN):
         # audited, and flagged if less than 5/6 of it was dealt, like any other closing shoe
@@ -93,9 +89,7 @@ def table_session_close(
         seat.left_at = now
         seat.save(update_fields=["left_at"])
     Spectator.objects.filter(session=session, left_at__isnull=True).update(left_at=now)
-    if session.table.game in OLDER_GAMES:
-        # play ends: a reserve fund goes back to those who paid into it (Landsknecht, RULES.md §11)
-        game_fund_return_locked(actor=actor, session=session)
+    wing.session_closing(actor=actor, session=session)
     SessionPause.objects.filter(session=session, ended_at__isnull=True).update(ended_at=now, ended_by=actor)
     before = model_snapshot(session)
     session.closed_at = now
@@ -211,17 +205,8 @@ def seat_leave(*, actor: Staff, seat: Seat) -> Seat:
         raise ValidationError("This player has already left.")
     if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN, bets__seat=seat).exists():
         raise ValidationError("This player has a bet in the coup being played.")
-    part = open_coup_part(session, seat.player_id)
-    if part is not None:
-        coup, may_leave = part
-        if not may_leave:
-            raise ValidationError("This player is in the coup being played: finish or void it first.")
-        # old baccarat: a player leaves at any moment, his stake staying in the coup until it
-        # settles; the step is the coup's record of it, and the seat is given up when the coup ends
-        game_step_record(
-            actor=actor, coup=coup, payload={"kind": LEAVE, "player": player_key(seat.player_id)}
-        )
-        return seat
+    if wing_for(session.table.game).seat_leaving(actor=actor, seat=seat):
+        return seat  # the game recorded the leave in its coup in play: the seat goes when it ends
     turn = (
         BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True, seat=seat).first()
     )

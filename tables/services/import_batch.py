@@ -39,6 +39,14 @@ from django.utils import timezone
 from audit.rows import RowSpec, rows_where
 from audit.services import audit_pending_mark, audit_pending_rewind, audit_record, rows_copy
 from audit.snapshot import model_snapshot
+from chemin_de_fer.engine.coup import CoupRecord, NeedsCards, Restored, Settlement, Verdict, Violation
+from chemin_de_fer.engine.interchange import restored_to_dict, settlement_to_dict, verdict_to_dict
+from chemin_de_fer.engine.judge import Rules
+from chemin_de_fer.engine.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup, record_steps
+from chemin_de_fer.engine.order import SPECTATOR_TURN, betting_turn
+from chemin_de_fer.engine.profiles import BUILTIN, Profile, Side
+from chemin_de_fer.engine.punters import seat_key, spectator_key
+from chemin_de_fer.engine.settlement import BancoCaller, LevyTerms, banco_winner
 from ledger.models import Account, Entry, Transaction
 from ledger.services import InsufficientChips, UnbalancedTransaction, account_may_go_negative
 from ledger.services.posting import _insufficient_message
@@ -48,9 +56,7 @@ from tables.engine_bridge import (
     coup_restore,
     coup_verdict,
     rules_snapshot,
-    seat_key,
     snapshot_rules,
-    spectator_key,
 )
 from tables.lifecycle import coup_state_set, shoe_transition_check
 from tables.models import (
@@ -74,13 +80,6 @@ from tables.models import (
 from tables.money.banks import bank_holder_id
 from tables.money.settlement import _CoupAccounts, _describe, _settlement_entries
 from tables.permissions import is_croupier_at
-from tables.rules.coup import CoupRecord, NeedsCards, Restored, Settlement, Verdict, Violation
-from tables.rules.interchange import restored_to_dict, settlement_to_dict, verdict_to_dict
-from tables.rules.judge import Rules
-from tables.rules.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup, record_steps
-from tables.rules.order import SPECTATOR_TURN, betting_turn
-from tables.rules.profiles import BUILTIN, Profile, Side
-from tables.rules.settlement import BancoCaller, LevyTerms, banco_winner
 
 Kind = Account.Kind
 TKind = Transaction.Kind

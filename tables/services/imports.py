@@ -33,6 +33,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
+from chemin_de_fer.engine.coup import CoupRecord, Restored, Verdict
+from chemin_de_fer.engine.judge import Rules, judge_coup
+from chemin_de_fer.engine.machine import IllegalStep, Move, record_steps
+from chemin_de_fer.engine.profiles import BUILTIN, Profile
+from chemin_de_fer.engine.punters import key_seat_number, seat_key
+from chemin_de_fer.engine.settlement import LevyTerms
 from core.types import Staff
 from ledger import services as ledger
 from ledger.models import Account
@@ -51,12 +57,6 @@ from tables.models import (
     Table,
     TableSession,
 )
-from tables.rules.coup import CoupRecord, Restored, Verdict
-from tables.rules.judge import Rules, judge_coup
-from tables.rules.machine import IllegalStep, Move, record_steps
-from tables.rules.profiles import BUILTIN, Profile
-from tables.rules.punters import key_seat_number, seat_key
-from tables.rules.settlement import LevyTerms
 from tables.services.banks import bank_assign_imported
 from tables.services.corrections import correction_submit
 from tables.services.coups import Caller, CoupConflict, StepRequest, coup_start, coup_step_record

@@ -32,7 +32,7 @@ from django.core.exceptions import ValidationError
 
 from audit.rows import rows_loaded
 from tables import sql
-from tables.models import Coup, Table, TableSession
+from tables.models import Coup, GameCoup, Table, TableSession
 
 
 def lock_session(session: TableSession | int) -> TableSession:
@@ -64,6 +64,19 @@ def lock_coup(coup: Coup | int) -> Coup:
     rows_loaded(locked)
     shoe.table = table
     locked.shoe = shoe
+    return locked
+
+
+def lock_game_coup(coup: GameCoup | int) -> GameCoup:
+    """Lock an older game's coup's table, then the coup (steps 1 and 4 of the order: it has no
+    shoe), and return the fresh coup with its table and casino loaded. Only those two rows are
+    locked: the casino, shared by every table of it, is read, not locked."""
+    coup_id = coup if isinstance(coup, int) else coup.pk
+    table_id = GameCoup.objects.values_list("table_id", flat=True).get(pk=coup_id)
+    table = Table.objects.select_for_update(of=("self",)).select_related("casino").get(pk=table_id)
+    locked = GameCoup.objects.select_for_update().get(pk=coup_id)
+    rows_loaded(locked)  # its state before this step, for the binding (audit.rows)
+    locked.table = table
     return locked
 
 

@@ -28,6 +28,8 @@ from django.utils import timezone
 
 from audit.models import GLOBAL_CHAIN, AuditEvent
 from audit.selectors import audit_chain_heads
+from chemin_de_fer.engine.odds import expected_levy_at_rate
+from chemin_de_fer.engine.profiles import profile_from_dict
 from tables.gaming_day import casino_calendar, gaming_day_sql
 from tables.models import (
     CORRECTION_KINDS,
@@ -43,8 +45,6 @@ from tables.models import (
     Table,
     TableDay,
 )
-from tables.rules.odds import expected_levy_at_rate
-from tables.rules.profiles import profile_from_dict
 
 #: audit events read per refresh round (a refresh loops until it has caught up)
 EVENTS_PER_ROUND = 20_000

@@ -23,13 +23,13 @@ from django.utils import timezone
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
+from core.cards import stop_card_refusal
 from core.types import Staff
 from tables import wording
 from tables.engine_bridge import cards_parse
 from tables.lifecycle import shoe_transition_check
 from tables.models import Coup, Player, Seat, Shoe, ShoeAlarm, ShoeCard, TableSession
 from tables.permissions import check_croupier_at
-from tables.rules.cards import stop_card_refusal
 from tables.services.locking import lock_session, require_open
 
 #: a shoe may not be reshuffled before this share of it has been dealt

@@ -17,11 +17,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.services import audit_record
+from core.sentence import Word, said
 from core.types import Staff
 from tables.lifecycle import CoupConflict
 from tables.models import Casino, Coup, GameCoup, VoidRequest
 from tables.permissions import SeparationOfDuties, check_can_approve
-from tables.rules.sentence import Word, said
 from tables.selectors import void_request_coup, void_requests_waiting_of
 from tables.wording import (
     VOID_ALREADY_ASKED,

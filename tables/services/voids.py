@@ -2,7 +2,8 @@
 
 The request's own lifecycle (asked, refused, lapsed) is tables.services.void_requests; approving
 it is the game's own void, done by the second pit boss with the request in hand — chemin de fer's
-``coup_void`` or an older game's ``game_coup_void``, each of which locks its coup before the
+``coup_void`` or an older game's ``game_coup_void``, asked through the game's wing
+(tables.games), each of which locks its coup before the
 request and checks again that he recorded no step of it.
 """
 
@@ -11,9 +12,8 @@ from __future__ import annotations
 from django.db import transaction
 
 from core.types import Staff
+from tables.games import wing_for
 from tables.models import VoidRequest
-from tables.services.corrections import coup_void
-from tables.services.game_coups import game_coup_void
 from tables.services.void_requests import void_request_check_decider
 
 
@@ -26,10 +26,12 @@ def void_request_approve(*, actor: Staff, request: VoidRequest | int) -> VoidReq
     pk = request if isinstance(request, int) else request.pk
     current = VoidRequest.objects.get(pk=pk)
     void_request_check_decider(actor, current)
-    if current.coup_id is not None:
-        coup_void(actor=actor, coup=current.coup_id, reason=current.reason, approving=current.pk)
+    # the database holds one of the two: a chemin de fer coup or an older game's
+    if current.coup is not None:
+        game, coup = current.coup.shoe.table.game, current.coup_id
     else:
-        assert current.game_coup_id is not None  # the database holds one of the two
-        game_coup_void(actor=actor, coup=current.game_coup_id, reason=current.reason, approving=current.pk)
+        assert current.game_coup is not None
+        game, coup = current.game_coup.game, current.game_coup_id
+    wing_for(game).coup_void(actor=actor, coup=coup, reason=current.reason, approving=current.pk)
     current.refresh_from_db()
     return current

@@ -2,7 +2,7 @@
 
 ``{% load words %}``, then:
 
-- ``{{ line.detail|say }}``: a sentence of tables.wording (a :class:`~tables.rules.sentence.Sentence`,
+- ``{{ line.detail|say }}``: a sentence of tables.wording (a :class:`~core.sentence.Sentence`,
   a fixed sentence, a card) said in the page's language (tables.wording.say);
 - ``{{ code|card }}``: a card code as it is printed (``TD`` → ``10♦``);
 - ``{{ coup.outcome|outcome }}``: chemin de fer's outcome as the tablet announces it ("Banker wins");

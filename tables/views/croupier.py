@@ -34,13 +34,17 @@ from django.urls import reverse
 from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
+from chemin_de_fer.engine.coup import Code, NeedsCards, Restored, Violation
+from chemin_de_fer.engine.machine import Move
 from core.errors import DatabaseBusy, RetryConflict, error_answer
+from core.sentence import Word, said
 from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
 from ledger.selectors import chips_by_player
 from tables import forms, selectors, services, wording
 from tables.engine_bridge import cards_parse, game_kind, superseded_ids
-from tables.models import OLDER_GAMES, BankTurn, Coup, CoupStep, Player, Seat, Spectator, Table, TableSession
+from tables.games import wing_for
+from tables.models import BankTurn, Coup, CoupStep, Player, Seat, Spectator, Table, TableSession
 from tables.permissions import (
     SeparationOfDuties,
     can_approve,
@@ -48,11 +52,9 @@ from tables.permissions import (
     is_croupier_at,
     reads_everything,
 )
-from tables.rules.coup import Code, NeedsCards, Restored, Violation
-from tables.rules.machine import Move
-from tables.rules.sentence import Word, said
 from tables.services.amends import AmendConfirmationRequired
 from tables.views import display
+from tables.wing import CHEMIN_DE_FER
 
 SERIES_TEMPLATE = "ledger/_series_standings.html"
 # English here (tests read them), translated when shown: the screens' edge (docs/i18n.md)
@@ -301,12 +303,11 @@ def _context(
 def _render(
     request: AuthenticatedHttpRequest, table: Table, *, part: TablePart = "page", status: int = 200, **kw: Any
 ) -> HttpResponse:
-    if table.game in OLDER_GAMES:  # the older games have their own screen (tables.views.games)
-        from tables.views.games import game_render
-
-        return game_render(
-            request, table, part=part, status=status, error=kw.get("error"), notice=kw.get("notice", "")
-        )
+    screen = wing_for(table.game).table_screen(
+        request, table, part=part, status=status, error=kw.get("error"), notice=kw.get("notice", "")
+    )
+    if screen is not None:  # a game with a screen of its own (the older games')
+        return screen
     if not request.htmx:
         part = "page"
     template = {
@@ -413,8 +414,8 @@ def mine(request: AuthenticatedHttpRequest) -> HttpResponse:
 def table_page(request: AuthenticatedHttpRequest, table_id: int) -> HttpResponse:
     table = _table(table_id)
     check_can_read_table(request.user, table)
-    if table.game in OLDER_GAMES:  # Macao, Landsknecht, old baccarat: one screen for the three
-        return redirect("floor:game", table_id=table.pk)
+    if (page := wing_for(table.game).table_page(request, table)) is not None:
+        return page  # a game with a screen of its own
     part = request.GET.get("part", "page")
     return _render(request, table, part=part if part in ("panel", "body") else "page")
 
@@ -438,7 +439,7 @@ def table_action(
             if not is_croupier_at(request.user, table):
                 return _forbidden(request)
             try:
-                if not any_game and table.game in OLDER_GAMES:
+                if not any_game and table.game != CHEMIN_DE_FER:
                     raise ValidationError(
                         said(
                             "{table} deals {game}: this is a chemin de fer action.",

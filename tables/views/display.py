@@ -10,13 +10,13 @@ from typing import Any
 
 from django.utils.translation import gettext
 
+from chemin_de_fer.engine.advice import Advice
+from chemin_de_fer.engine.machine import CoupProgress, Move, NextStep
+from chemin_de_fer.engine.punters import seat_key, spectator_key
+from core.cards import RANKS, SUITS, hand_total
 from core.numbers import percent
 from tables.engine_bridge import game_kind, game_payload, superseded_ids
 from tables.models import AMENDABLE_KINDS, Seat, Spectator
-from tables.rules.advice import Advice
-from tables.rules.cards import RANKS, SUITS, hand_total
-from tables.rules.machine import CoupProgress, Move, NextStep
-from tables.rules.punters import seat_key, spectator_key
 from tables.selectors import CoupView
 from tables.wording import (
     BUTTON_LABELS,

@@ -125,9 +125,9 @@ def test_an_import_batched_and_record_by_record_is_bound(croupier, table) -> Non
 
 
 def test_the_older_games_are_bound(game_table, croupier) -> None:
-    from tables.services import game_coups as svc
-    from tests.tables.games.coups import landsknecht_steps, macao_steps
-    from tests.tables.games.coups import play as game_play
+    from older_games import services as svc
+    from tests.older_games.coups import landsknecht_steps, macao_steps
+    from tests.older_games.coups import play as game_play
 
     _, session, _ = game_table("macao", players=3)
     game_play(croupier, session, macao_steps())

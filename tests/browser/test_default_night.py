@@ -39,7 +39,7 @@ import pytest
 from django.urls import reverse
 from openpyxl import load_workbook
 
-from tables.management.commands.load_demo import DEMO_BUY_IN, DEMO_HOURLY_FEE, DEMO_STAFF, GAME_TABLES
+from casino.management.commands.load_demo import DEMO_BUY_IN, DEMO_HOURLY_FEE, DEMO_STAFF, GAME_TABLES
 from tables.models import Table
 from tests.browser.default_server import DefaultServer, default_server
 from tests.browser.test_croupier_flow import ARTIFACTS, Screen

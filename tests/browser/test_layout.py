@@ -43,11 +43,11 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
 from ledger.services import cage_buy_in
+from older_games import services as game_coups
 from review.models import Alert
 from review.services import alert_acknowledge, alerts_raise
 from tables import services
 from tables.models import Coup, GameCoup, Player, Table
-from tables.services import game_coups
 from tests.browser.test_croupier_flow import PASSWORD
 from tests.factories import (
     CasinoFactory,
@@ -283,7 +283,7 @@ def floor(transactional_db) -> dict[str, Any]:
     services.coup_start(actor=croupier, session=betting.session, amount=500)
     open_floor(croupier, tables["classic"])
     assert Coup.objects.get(pk=flagged.pk).state == Coup.State.AWAITING_APPROVAL
-    # the older games' screen (tables.views.games): a Macao coup in progress (its card picker and
+    # the older games' screen (older_games.views): a Macao coup in progress (its card picker and
     # the players' controls), a Macao table after a settled coup (what it paid, the recent coups),
     # a Landsknecht table between coups with its fund dues unpaid
     games = {}

@@ -2,7 +2,7 @@
 
 From ``load_demo`` data: the croupier logs in on the login page with the demo password, opens each
 older game's demo table from "my table", opens it, seats the four demo players, collects
-Landsknecht's fund dues, and plays 20 coups per game on the one game screen (tables.views.games):
+Landsknecht's fund dues, and plays 20 coups per game on the one game screen (older_games.views):
 each step is a seeded random choice among the controls the page shows (the card picker's enabled
 cards taken from a seeded shuffled shoe, now and then typed on the keyboard; an amount from the
 quick buttons or typed within its bounds; a choice's button). Every step is an htmx swap of the
@@ -28,11 +28,11 @@ from django.db import connections
 from django.db.models import Sum
 from django.urls import reverse
 
+from casino.management.commands.load_demo import DEMO_STAFF, GAME_TABLES
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import chips_by_player, ledger_drift, trial_balance
-from tables.management.commands.load_demo import DEMO_STAFF, GAME_TABLES
+from older_games.engine.game_play import play_for
 from tables.models import GameCoup, Player, Table
-from tables.rules.game_play import play_for
 from tests.browser.test_croupier_flow import ARTIFACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -42,11 +42,11 @@ from django.contrib.auth import get_user_model
 from django.db import connections
 from django.urls import reverse
 
+from casino.management.commands.load_demo import DEMO_STAFF
 from ledger.services import cage_buy_in
+from older_games import services as game_coups
 from tables import services
-from tables.management.commands.load_demo import DEMO_STAFF
 from tables.models import GameCoup, Player, Table
-from tables.services import game_coups
 from tests.browser.test_croupier_flow import ARTIFACTS, Screen
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -37,9 +37,9 @@ from django.db.models import Sum
 from django.urls import reverse
 
 from audit.selectors import audit_chains_verify
+from casino.management.commands.load_demo import DEMO_BUY_IN, DEMO_HOURLY_FEE, DEMO_STAFF
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import account_balance, chips_by_player, ledger_drift, trial_balance
-from tables.management.commands.load_demo import DEMO_BUY_IN, DEMO_HOURLY_FEE, DEMO_STAFF
 from tables.models import Bet, Coup, CoupStep, Player, Table
 from tests.browser.test_croupier_flow import ARTIFACTS, Screen
 

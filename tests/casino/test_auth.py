@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from access.tasks import summarise_login_failures
 from audit.models import AuditEvent
 from core.models import LoginFailure
-from core.tasks import summarise_login_failures
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +49,7 @@ def test_failed_login_is_logged_without_the_password_and_summarised_on_the_chain
     assert response.status_code == 200
     assert "Please enter a correct username and password" in response.content.decode()
     assert "_auth_user_id" not in client.session
-    # not one audit event per failure (the chain's lock: core/services/logins.py), a log row
+    # not one audit event per failure (the chain's lock: access/services/logins.py), a log row
     assert not AuditEvent.objects.exists()
     failure = LoginFailure.objects.get()
     assert (failure.username, failure.ip, failure.user_agent, failure.path, failure.locked_out) == (

@@ -9,9 +9,9 @@ from django.db import IntegrityError
 from django.http import Http404
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from chemin_de_fer.engine.coup import Code, Violation
 from core.errors import INTEGRITY_MESSAGE, Conflict, DomainError, error_answer
 from core.services.idempotency import IdempotencyInProgress, IdempotencyKeyReused
-from tables.rules.coup import Code, Violation
 from tables.services import ConfirmationRequired, CoupConflict
 
 VIOLATION = Violation(Code.PLAYER_SHOULD_DRAW, "player", "he had 4")
@@ -95,9 +95,9 @@ def test_anything_else_is_not_a_refusal() -> None:
 
 
 def test_a_refusal_built_with_said_reaches_the_screen_whole_and_the_api_as_its_english() -> None:
-    """``validation_messages`` keeps a ``said`` sentence (tables/rules/sentence.py) as raised, for
+    """``validation_messages`` keeps a ``said`` sentence (core/sentence.py) as raised, for
     the screen to say it with its values (tables.wording.say); the API's body is the English text."""
-    from tables.rules.sentence import Sentence, said
+    from core.sentence import Sentence, said
 
     exc = ValidationError({"amount": said("only {left} of the bank is left to cover", left=30)})
     answer = error_answer(exc)

@@ -17,9 +17,9 @@ import pytest
 from django.apps import apps
 from django.conf import settings
 
+from chemin_de_fer.engine.profiles import BUILTIN
 from core.screen_words import DISPLAYED_CHOICES, SCREEN_WORDS
 from reports.kinds import KINDS
-from tables.rules.profiles import BUILTIN
 
 ROOT = Path(settings.BASE_DIR)
 LANGUAGES = ["fr", "ru"]

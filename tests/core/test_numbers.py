@@ -11,7 +11,7 @@ from django.template import Context, Template
 from django.utils import translation
 
 from core import numbers
-from tables.rules.sentence import said
+from core.sentence import said
 from tables.wording import say
 
 
@@ -105,7 +105,7 @@ def test_the_template_filters(lang: str, html: str) -> None:
 
 
 def test_a_sentence_says_its_numbers_as_the_page_writes_chips() -> None:
-    """A refusal or a step built from values (tables.rules.sentence.said) stays English with plain
+    """A refusal or a step built from values (core.sentence.said) stays English with plain
     digits as sent and stored; said on a screen (tables.wording.say) its numbers are grouped."""
     refused = said("only {left} of the bank is left to cover", left=12500)
     assert refused == "only 12500 of the bank is left to cover"  # the API's, the audit trail's

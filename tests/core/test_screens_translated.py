@@ -64,14 +64,14 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from chemin_de_fer.engine.machine import Move
 from ledger.services import cage_buy_in
+from older_games import services as game_coups
 from reports.models import ReportRun
 from review.models import Alert
 from review.services import alert_acknowledge, alerts_raise
 from tables import services
 from tables.models import Casino, Coup, GameCoup, Player, Table
-from tables.rules.machine import Move
-from tables.services import game_coups
 from tables.services.amends import Amendment
 from tests.browser.test_layout import Pattern, concrete_urls, excluded, url_patterns
 from tests.factories import (

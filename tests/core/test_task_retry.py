@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.db import OperationalError
 
+from access import tasks as access_tasks
 from core import task_retry
 from core import tasks as core_tasks
 from review import tasks as review_tasks
@@ -78,8 +79,8 @@ def test_another_error_is_not_retried(monkeypatch, pauses, error) -> None:
         table_tasks.bill_hourly_fees,
         table_tasks.bill_due_hourly_fees,
         table_tasks.rollups_refresh_task,
-        core_tasks.purge_idempotency_records,
-        core_tasks.summarise_login_failures,
+        access_tasks.purge_idempotency_records,
+        access_tasks.summarise_login_failures,
         core_tasks.purge_outbox,
     ],
 )

@@ -7,9 +7,9 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from access.tasks import purge_idempotency_records
 from audit.models import AuditEvent
 from core.models import IdempotencyRecord
-from core.tasks import purge_idempotency_records
 
 pytestmark = pytest.mark.django_db
 

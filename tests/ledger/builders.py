@@ -14,12 +14,12 @@ from typing import Any
 
 from django.utils import timezone
 
+from chemin_de_fer.engine.coup import Outcome, Settlement, Stake
+from chemin_de_fer.engine.settlement import LevyTerms, settle
 from ledger import services as ledger
 from tables import models as m
 from tables.money import banks
 from tables.money import settlement as coup_money
-from tables.rules.coup import Outcome, Settlement, Stake
-from tables.rules.settlement import LevyTerms, settle
 from tests.factories import CasinoFactory, PlayerFactory, TableFactory, UserFactory, builtin_profile
 
 _closes = itertools.count(1)

@@ -8,9 +8,9 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 
+from chemin_de_fer.engine.coup import Outcome
 from ledger import sql as hot_sql
 from ledger.models import Account, Entry, Transaction
-from tables.rules.coup import Outcome
 from tests.ledger.builders import rig
 
 pytestmark = pytest.mark.django_db

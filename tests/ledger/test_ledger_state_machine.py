@@ -8,7 +8,7 @@ every step that the books hold:
 - the levy account holds exactly the levies of the coups' current settlements, the fee account
   the hourly fees billed, the card-money account the card money charged.
 
-Coups are settled with the engine (tables.rules.settlement.settle); some are flagged, settled
+Coups are settled with the engine (chemin_de_fer.engine.settlement.settle); some are flagged, settled
 provisionally, and later approved (possibly with another outcome) or rejected and corrected.
 """
 
@@ -33,14 +33,15 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from chemin_de_fer.engine.coup import Outcome, Settlement
 from ledger import selectors
 from ledger import services as ledger
 from ledger.models import Account, Transaction
 from tables import models as m
-from tables.money import banks, limits
+from tables.money import banks
 from tables.money import fees as money_fees
 from tables.money import settlement as coup_money
-from tables.rules.coup import Outcome, Settlement
+from tables.money.floor import stake_check_affordable
 from tests.factories import UserFactory
 from tests.ledger.builders import Rig, rig
 
@@ -204,7 +205,7 @@ class LedgerMachine(RuleBasedStateMachine):
                 continue
             amount = data.draw(st.integers(r.table.profile.min_bet, cap), label="stake")
             if not self.borrowing(r):
-                limits.bet_check_affordable(casino=r.casino, player=punter, amount=amount, already_staked=0)
+                stake_check_affordable(casino=r.casino, player=punter, amount=amount, already_staked=0)
             bets.append((punter, amount))
             room -= amount
         if not bets:

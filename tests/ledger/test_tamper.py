@@ -9,13 +9,13 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from audit.db_triggers import triggers_present
+from chemin_de_fer.engine.coup import Outcome
 from ledger import services as ledger
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import ledger_drift, unbalanced_transactions
 from ledger.services import posting
 from tables.money import banks
 from tables.money import settlement as coup_money
-from tables.rules.coup import Outcome
 from tests.ledger.builders import rig
 
 pytestmark = [pytest.mark.postgres]

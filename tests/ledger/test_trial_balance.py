@@ -12,9 +12,9 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.urls import reverse
 
+from chemin_de_fer.engine.coup import Outcome
 from ledger.models import Account, Transaction
 from ledger.services import cage_buy_in
-from tables.rules.coup import Outcome
 from tests.factories import UserFactory
 from tests.ledger.builders import rig
 

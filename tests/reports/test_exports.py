@@ -21,6 +21,8 @@ from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, canonical_json
 from audit.models import AuditEvent
+from chemin_de_fer.engine.interchange import record_to_dict
+from chemin_de_fer.engine.validator import validate_lines
 from core.models import OutboxMessage
 from ledger.models import Transaction
 from ledger.selectors import clock_hour_floor
@@ -28,11 +30,10 @@ from reports.builders.coup_records import coup_record_dicts
 from reports.models import ReportRun
 from reports.services import report_run_execute
 from tables.engine_bridge import exported_record
+from tables.games import offline_judges
 from tables.gaming_day import casino_calendar
 from tables.models import CoupStep
 from tables.money import fees as ledger  # hourly_fees_bill, card_money_charge
-from tables.rules.interchange import record_to_dict
-from tables.rules.validator import validate_lines
 from tests.reports.helpers import csv_parts
 from tests.tables.play import open_floor
 
@@ -292,7 +293,7 @@ def test_coup_records_round_trip_through_the_offline_validator_and_its_command(
     day = _gaming_day(table.casino, history.clean.settled_at)
     _, body = _take(client, _ask(client, "coup-records", {**_days(day), "table": table.pk}))
     out = io.BytesIO()
-    summary = validate_lines(body.splitlines(keepends=True), out)
+    summary = validate_lines(body.splitlines(keepends=True), out, others=offline_judges())
     assert (summary.lines, summary.malformed, summary.flagged) == (3, 0, 1)  # the anchors: no lines
     verdicts = [json.loads(line) for line in out.getvalue().splitlines()]
     for coup, verdict in zip((history.clean, history.flagged, history.natural), verdicts, strict=True):

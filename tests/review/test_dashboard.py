@@ -14,14 +14,14 @@ from django.utils import timezone
 
 from audit.models import AuditEvent, ChainVerification
 from audit.services import audit_record
+from chemin_de_fer.engine.odds import profile_odds
+from chemin_de_fer.engine.profiles import CASINO
 from ledger.models import BooksVerification
 from ledger.services.books import books_verification_start
 from review.selectors.dashboard import hold_vs_expected, open_tables
 from tables import services
 from tables.gaming_day import Period, casino_calendar
 from tables.models import BankTax
-from tables.rules.odds import profile_odds
-from tables.rules.profiles import CASINO
 from tables.services.rollups import rollups_refresh
 from tables.tasks import books_verify_task
 from tests.factories import CasinoFactory

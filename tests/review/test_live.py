@@ -11,12 +11,12 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
+from chemin_de_fer.engine.odds import profile_odds
+from chemin_de_fer.engine.profiles import CASINO
 from review.models import Alert, AlertScan
 from review.selectors.charts import coups_per_hour, hold_by_gaming_day
 from review.services import alerts_raise
 from tables.models import Player
-from tables.rules.odds import profile_odds
-from tables.rules.profiles import CASINO
 from tables.services.rollups import rollups_refresh
 from tests.factories import CroupierAssignmentFactory, TableFactory
 from tests.review.history import play_flagged

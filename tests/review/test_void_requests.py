@@ -10,8 +10,8 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
+from older_games import services as game_coups
 from tables.models import Coup, GameCoup, VoidRequest
-from tables.services import game_coups
 from tests.factories import UserFactory
 from tests.tables.play import coup_with_bets, open_floor, row_counts, void_limit_set
 

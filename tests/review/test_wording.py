@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone, translation
 
+from core.sentence import Sentence
 from review.models import Alert, AlertKind
 from review.services import alerts_raise
 from review.templatetags.review_words import alert_summary as alert_summary_filter
@@ -22,11 +23,9 @@ from review.wording import (
     ALERT_GAME_UNFINISHED,
     ALERT_SHOE_ALARM,
     ALERT_UNFINISHED,
-    account_name,
     alert_summary,
 )
-from tables.rules.sentence import Sentence
-from tables.wording import ALARM_EARLY, say
+from tables.wording import ALARM_EARLY, account_name, say
 from tests.review.alerting import broken_verification
 
 COUP = {"table": "Salon · Rouge", "shoe": 2, "coup": 7, "id": 41}

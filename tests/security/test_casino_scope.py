@@ -27,11 +27,11 @@ from django.utils import timezone
 from audit.models import AuditEvent
 from ledger.models import Transaction
 from ledger.services import cage_buy_in
+from older_games.services import game_coup_start
 from reports.models import ReportRun
 from review.models import Alert
 from tables import models as m
 from tables import services
-from tables.services.game_coups import game_coup_start
 from tests.factories import (
     BankTurnFactory,
     CasinoFactory,

@@ -9,11 +9,11 @@ from dataclasses import replace
 import pytest
 from django.urls import reverse
 
+from chemin_de_fer.engine.machine import Move
 from core.errors import error_answer
 from tables import services
 from tables.models import Coup, CoupStep
 from tables.permissions import SeparationOfDuties
-from tables.rules.machine import Move
 from tests.factories import CroupierAssignmentFactory, UserFactory
 from tests.problems import problem_body
 from tests.review.history import play_flagged
@@ -164,8 +164,8 @@ def test_the_review_page_offers_the_void_only_to_a_pit_boss_who_recorded_nothing
 
 
 def test_an_older_game_s_croupier_who_dealt_the_coup_does_not_void_it(game_table, croupier, pit_boss) -> None:
+    from older_games import services as svc
     from tables.models import GameCoup, GameStep
-    from tables.services import game_coups as svc
 
     _table, session, _players = game_table("macao", players=2)
     coup = svc.game_coup_start(actor=croupier, session=session).coup
@@ -180,8 +180,8 @@ def test_an_older_game_s_croupier_who_dealt_the_coup_does_not_void_it(game_table
 
 
 def test_an_older_game_s_croupier_voids_a_coup_nobody_stepped_yet(game_table, croupier) -> None:
+    from older_games import services as svc
     from tables.models import GameCoup
-    from tables.services import game_coups as svc
 
     _table, session, _players = game_table("macao", players=2)
     coup = svc.game_coup_start(actor=croupier, session=session).coup

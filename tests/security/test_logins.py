@@ -25,12 +25,12 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from access.tasks import summarise_login_failures
 from audit import services as audit_services
 from audit.models import AuditEvent
 from casino.settings.base import _proxy_networks
 from core.client_ip import client_ip
 from core.models import ApiToken, LoginFailure
-from core.tasks import summarise_login_failures
 from tests.factories import UserFactory
 from tests.problems import problem_body
 

@@ -23,10 +23,10 @@ from django.core.management.base import CommandError
 from django.db import connection, transaction
 
 from audit.row_verify import rows_verify
+from chemin_de_fer.engine.order import betting_turn
+from chemin_de_fer.engine.profiles import Side
 from tables.models import Bet, Coup, CoupStep, ShoeCard
 from tables.money.books import books_verify
-from tables.rules.order import betting_turn
-from tables.rules.profiles import Side
 from tests.audit.rows import books_line, bound_by, row_changed, row_gone, row_unbound
 from tests.security.db_role import (
     INSUFFICIENT_PRIVILEGE,

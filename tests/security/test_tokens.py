@@ -12,9 +12,9 @@ from django.db import connection
 from django.urls import NoReverseMatch, reverse
 from rest_framework.test import APIClient
 
+from access.services.tokens import api_token_create
 from audit.models import AuditEvent
 from core.models import ApiToken
-from core.services.tokens import api_token_create
 
 pytestmark = pytest.mark.django_db
 

@@ -12,6 +12,8 @@ from django.db.models import Model
 from django.utils import timezone
 
 from audit.models import AuditEvent
+from chemin_de_fer.engine.machine import Move
+from core.cards import ALL_CARDS
 from core.models import IdempotencyRecord
 from ledger import services as ledger
 from ledger.models import Transaction
@@ -29,8 +31,6 @@ from tables.models import (
     Table,
     TableSession,
 )
-from tables.rules.cards import ALL_CARDS
-from tables.rules.machine import Move
 from tables.services import Caller, StepRequest
 from tests.factories import PlayerFactory
 

@@ -9,14 +9,14 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from audit.models import AuditEvent
+from chemin_de_fer.engine.coup import Code
+from chemin_de_fer.engine.interchange import record_to_dict
 from ledger import services as ledger
 from ledger.models import Account
 from ledger.selectors import account_balance
 from tables import services
 from tables.engine_bridge import exported_record, game_rows
 from tables.models import Bet, Coup, ShoeAlarm, ShoeCard
-from tables.rules.coup import Code
-from tables.rules.interchange import record_to_dict
 from tables.selectors import coup_view, table_now
 from tables.services import Amendment, ConfirmationRequired, CoupConflict
 from tables.services.shoes import live_cards

@@ -17,14 +17,14 @@ from django.core.exceptions import ValidationError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from chemin_de_fer.engine.interchange import record_to_dict
+from chemin_de_fer.engine.machine import Move
+from core.cards import RANKS, SUITS
 from ledger.models import Account
 from ledger.selectors import account_balance
 from tables import services
 from tables.engine_bridge import exported_record
 from tables.models import Coup
-from tables.rules.cards import RANKS, SUITS
-from tables.rules.interchange import record_to_dict
-from tables.rules.machine import Move
 from tables.selectors import coup_view
 from tables.services import Amendment, ConfirmationRequired, StepRequest
 from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory

@@ -11,9 +11,9 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
+from chemin_de_fer.engine.coup import NeedsCards, Restored
 from tables import services
 from tables.models import Coup, ShoeCard
-from tables.rules.coup import NeedsCards, Restored
 from tables.selectors import coup_view, restoration_shoe
 
 from .play import Floor, open_floor, play, row_counts, shoe_dealt_down_to

@@ -247,7 +247,7 @@ def test_bad_card_code_is_refused(code: str) -> None:
 
 
 def test_all_52_card_codes_are_accepted() -> None:
-    from tables.rules.cards import ALL_CARDS
+    from core.cards import ALL_CARDS
 
     shoe = f.ShoeFactory()
     m.ShoeCard.objects.bulk_create(

@@ -7,9 +7,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
 from audit.models import AuditEvent
+from chemin_de_fer.engine.coup import Code, NeedsCards
 from tables import services
 from tables.models import BankTax, Bet, Coup, Seat, Shoe, ShoeAlarm, ShoeCard
-from tables.rules.coup import Code, NeedsCards
 from tables.selectors import coup_view, table_now
 from tables.services import Caller, ConfirmationRequired, CoupConflict, StepRequest
 
@@ -574,3 +574,33 @@ def test_closing_the_session_closes_the_shoe_like_any_other(croupier, table) -> 
     )
     assert ShoeAlarm.objects.filter(shoe=floor.shoe, kind="early_reshuffle").count() == 1
     assert AuditEvent.objects.filter(action="tables.shoe.close", object_id=str(floor.shoe.pk)).count() == 1
+
+
+# ---------------------------------------------------------------- a banco suivi, on the floor
+def test_a_banco_suivi_is_the_last_coups_loser_and_nobody_elses(croupier, home_table) -> None:
+    """The engine judges the claim (chemin_de_fer.engine.order.suivi_refusal) on who called banco
+    on the session's previous coup and how it ended; a refused claim writes nothing."""
+    floor = open_floor(croupier, home_table, seats=(1, 2, 3))
+    # seat 2 calls banco and loses it: the banker shows a natural 9 (WINS of test_bank_share)
+    play(
+        floor,
+        bank=10,
+        banco=[Caller(seat=2)],
+        cards=("2D", "9H", "3S", "KC"),
+        player="stand",
+        banker="natural",
+    )
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=20).coup
+    before = row_counts()
+    with pytest.raises(ValidationError) as refused:
+        step(floor, coup, K.BANCO, callers=(Caller(seat=3, suivi=True),))
+    assert refused.value.message_dict == {"callers": ["Player 3 did not lose a banco on the previous coup."]}
+    assert row_counts() == before
+    # the loser's suivi is taken; seat 2 is the last to bet from the banker's seat 1 (12 seats)
+    result = step(floor, coup, K.BANCO, callers=(Caller(seat=2, suivi=True),))
+    assert list(Bet.objects.filter(coup=coup).values_list("seat__number", "banco", "banco_suivi")) == [
+        (2, True, True)
+    ]
+    assert result.step.payload["callers"] == [
+        {"punter": "seat-2", "spectator": False, "suivi": True, "order": 11}
+    ]

@@ -10,13 +10,13 @@ from django.db import transaction
 
 from audit.models import AuditEvent
 from cage.selectors import player_chips
+from chemin_de_fer.engine.machine import Move
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger
 from ledger.models import Account, Transaction
 from tables import services
 from tables.lifecycle import CoupConflict
 from tables.models import BankTurn, Coup, ShoeCard
-from tables.rules.machine import Move
 from tables.selectors import table_ways_forward
 from tables.services import Caller
 from tests.tables.play import Floor, open_floor, play, row_counts, step

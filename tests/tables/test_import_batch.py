@@ -22,6 +22,7 @@ from audit.models import AuditEvent
 from audit.row_verify import rows_verify
 from audit.selectors import audit_chains_verify
 from bench.coupgen import record_dicts
+from chemin_de_fer.engine.interchange import verdict_to_dict
 from ledger.models import Account, Entry, Transaction
 from tables.management.commands.import_coups import parse_line
 from tables.models import (
@@ -40,7 +41,6 @@ from tables.models import (
     Table,
     TableSession,
 )
-from tables.rules.interchange import verdict_to_dict
 from tables.services import imports
 from tables.services.import_batch import _Batch
 from tests.factories import CasinoFactory, CroupierAssignmentFactory, TableFactory, builtin_profile

@@ -12,11 +12,11 @@ import pytest
 from django.db import transaction
 
 import tables
+from chemin_de_fer.engine.machine import Move
 from core.errors import Conflict
 from tables import lifecycle, services
 from tables.lifecycle import COUP_IMPORT_ONLY, COUP_TRANSITIONS, SHOE_TRANSITIONS, CoupConflict
 from tables.models import Coup, CoupState, Shoe, ShoeState
-from tables.rules.machine import Move
 from tables.services.shoes import shoe_close_locked
 from tests.tables.play import Floor, open_floor, play, row_counts, step
 

@@ -18,13 +18,13 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from chemin_de_fer.engine.profiles import CASINO, CLASSIC, CLUB, HOME, Profile
 from tables.management.commands.odds import (
     PER_SEAT_DEFAULT_DECKS,
     odds_report,
     render_report,
     resolve_decks,
 )
-from tables.rules.profiles import CASINO, CLASSIC, CLUB, HOME, Profile
 
 ROOT = Path(__file__).resolve().parents[2]
 

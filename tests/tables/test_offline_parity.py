@@ -24,17 +24,17 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.utils import timezone
 
+from chemin_de_fer.engine.coup import Action, Code, CoupRecord, Hand, Stake
+from chemin_de_fer.engine.interchange import record_from_dict, record_to_dict, verdict_to_dict
+from chemin_de_fer.engine.judge import Rules, judge_coup
+from chemin_de_fer.engine.machine import Move
+from chemin_de_fer.engine.profiles import BUILTIN
+from chemin_de_fer.engine.punters import seat_key, spectator_key
+from chemin_de_fer.engine.validator import validate_lines
 from reports.builders.coup_records import coup_record_dicts
 from tables import services
 from tables.gaming_day import Period
 from tables.models import Casino, Coup
-from tables.rules.coup import Action, Code, CoupRecord, Hand, Stake
-from tables.rules.interchange import record_from_dict, record_to_dict, verdict_to_dict
-from tables.rules.judge import Rules, judge_coup
-from tables.rules.machine import Move
-from tables.rules.profiles import BUILTIN
-from tables.rules.punters import seat_key, spectator_key
-from tables.rules.validator import validate_lines
 from tables.services import Caller
 from tests.tables.play import Floor, held_bank_turn, open_floor, play, row_counts, step
 

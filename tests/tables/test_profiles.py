@@ -10,10 +10,10 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db.models import Field
 
+from chemin_de_fer.engine.profiles import BUILTIN, PROFILE_FIELDS, LevyMode, NaturalTie, Side
 from tables.builtin import builtin_profiles_ensure
 from tables.models import RuleProfile
 from tables.profile_columns import ENGINE_ENUM_FIELDS, profile_from_columns, profile_to_columns
-from tables.rules.profiles import BUILTIN, PROFILE_FIELDS, LevyMode, NaturalTie, Side
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

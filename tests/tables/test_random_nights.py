@@ -36,6 +36,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from chemin_de_fer.engine.coup import NeedsCards
+from chemin_de_fer.engine.machine import Move
 from core.errors import DomainError
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger
@@ -44,8 +46,6 @@ from ledger.models import Account
 from tables import services
 from tables.models import VOIDABLE_COUP_STATES, BankTurn, Coup, Player, Seat, Table, TableSession
 from tables.money.books import coup_books_check
-from tables.rules.coup import NeedsCards
-from tables.rules.machine import Move
 from tables.selectors import coup_view, table_now, table_open_session, table_ways_forward
 from tables.services import Caller, StepRequest
 from tests.factories import (

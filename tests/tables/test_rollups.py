@@ -15,11 +15,11 @@ from django.core.management.base import CommandError
 from django.db import connection
 from django.utils import timezone
 
+from chemin_de_fer.engine.odds import expected_levy_at_rate
+from chemin_de_fer.engine.profiles import profile_from_dict
 from tables import services
 from tables.gaming_day import GamingCalendar, casino_calendar, gaming_day_sql, sql_date
 from tables.models import CORRECTION_KINDS, Coup, CoupStep, CroupierDay, RollupMark, TableDay
-from tables.rules.odds import expected_levy_at_rate
-from tables.rules.profiles import profile_from_dict
 from tables.services.rollups import (
     _figures_python,
     _figures_sql,

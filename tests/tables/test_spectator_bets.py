@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
+from chemin_de_fer.engine.settlement import active_punter
 from tables import services
 from tables.models import Bet, Coup
-from tables.rules.settlement import active_punter
 
 from .play import Floor, K, open_floor, row_counts, step
 

@@ -1,7 +1,7 @@
 """The model's step kinds take the game's steps from the engine: one owner for the values."""
 
+from chemin_de_fer.engine.machine import Move
 from tables.models import CORRECTION_KINDS, CoupStep
-from tables.rules.machine import Move
 
 
 def test_game_step_kinds_are_the_engines_moves() -> None:

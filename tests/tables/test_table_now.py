@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from chemin_de_fer.engine.machine import Move
 from tables import services
 from tables.models import BankTurn, Coup, Seat, Shoe, Table
-from tables.rules.machine import Move
 from tables.selectors import TableNow, bank_rotation, table_floor, table_now, tables_now
 from tests.factories import CroupierAssignmentFactory, TableFactory
 from tests.review.history import play_clean, play_flagged

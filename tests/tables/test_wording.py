@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from chemin_de_fer.engine.advice import ASSUMPTION
+from chemin_de_fer.engine.coup import Code, Violation
+from chemin_de_fer.engine.judge import Rules
+from chemin_de_fer.engine.machine import Move, new_coup
+from chemin_de_fer.engine.profiles import BUILTIN
+from core.sentence import Card, Listing, Sentence, Word, said
 from tables.models import CoupStep
-from tables.rules.advice import ASSUMPTION
-from tables.rules.coup import Code, Violation
-from tables.rules.judge import Rules
-from tables.rules.machine import Move, new_coup
-from tables.rules.profiles import BUILTIN
-from tables.rules.sentence import Card, Listing, Sentence, Word, said
 from tables.wording import (
     ADVICE_ASSUMPTION,
     ALARM_EARLY,
@@ -164,7 +164,7 @@ def test_the_procedural_codes_say_what_the_profile_forbids() -> None:
     """RULES.md §3.1 (the profile's minimum bank) and §2/§10 (who may bet): the pit boss's
     meaning and the croupier's sentence for BANK_BELOW_MINIMUM and SPECTATOR_BET_NOT_ALLOWED
     (COUP_RECORD.md, Verdict)."""
-    from tables.rules.machine import Step, apply
+    from chemin_de_fer.engine.machine import Step, apply
 
     home = apply(
         new_coup(Rules.for_profile(BUILTIN["home"]), historical=True),
@@ -190,7 +190,7 @@ def test_the_new_procedural_codes_say_what_the_table_refused_in_every_language()
     from django.utils import translation
     from django.utils.translation import gettext
 
-    from tables.rules.machine import Step, apply
+    from chemin_de_fer.engine.machine import Step, apply
 
     above = apply(
         new_coup(Rules.for_profile(BUILTIN["casino"]), house_limit=500, historical=True),

@@ -1,6 +1,6 @@
-"""Django's makemessages, which also extracts the patterns of ``said(...)`` (tables/rules/sentence.py).
+"""Django's makemessages, which also extracts the patterns of ``said(...)`` (core/sentence.py).
 
-The rules engine may not import Django (tests/tables/rules/test_purity.py), so it cannot mark its
+The engines may not import Django (tests/test_engines_pure.py), so it cannot mark its
 sentences with ``gettext_noop``; it builds them with ``said(pattern, **values)`` instead, and the
 catalogue takes ``pattern`` from every such call, as Django's own documentation suggests for a
 keyword of one's own ("Customizing the makemessages command").

@@ -2,8 +2,8 @@
 (:class:`TableAction` at a table, :class:`CoupAction` on a coup) and the lookups they share.
 
 Thin views: parse the request, check the permission, call one service or selector, render the
-result with tables.api.read_models. Every POST is idempotent (tables.api.idempotency) and runs as
-one transaction with its service; refusals are rendered by tables.api.errors.
+result with tables.api.read_models. Every POST is idempotent (core.api.idempotency) and runs as
+one transaction with its service; refusals are rendered by core.api.errors.
 """
 
 from __future__ import annotations
@@ -17,38 +17,25 @@ from rest_framework import serializers
 from rest_framework import status as http
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from core.parsers import SafeJSONParser
+from core.api.idempotency import idempotency_key, idempotent
+from core.api.views import ApiView as KitView
+from core.api.views import valid
 from core.types import Staff, request_staff
-from tables.api import inputs, outputs
-from tables.api.idempotency import idempotency_key, idempotent
+from tables.api import outputs
 from tables.api.read_models import step_result_data, table_data
-from tables.api.schema import ApiSchema
 from tables.models import Coup, Seat, Spectator, Table, TableSession
 from tables.permissions import check_croupier_at, check_works_for
 from tables.selectors import table_open_session
 
 
-class ApiView(APIView):
-    schema = ApiSchema()
-    parser_classes = [SafeJSONParser]
-    input: type[serializers.Serializer] = inputs.EmptyIn
+class ApiView(KitView):
+    """The floor's view: a POST answers the table (``TableOut``) unless it says otherwise."""
+
     output: type[serializers.Serializer] = outputs.TableOut
-    status_code: int = http.HTTP_200_OK
 
 
 # ========================================================================================== lookups
-def valid(
-    serializer_class: type[serializers.Serializer], request: Request, context: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    serializer = serializer_class(
-        data=request.data if request.data is not None else {}, context=context or {}
-    )
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
-
-
 def table_get(table_id: int) -> Table:
     return get_object_or_404(Table.objects.select_related("casino", "profile"), pk=table_id)
 

@@ -13,11 +13,11 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api.schema import ApiSchema
 from core.types import Staff
 from tables import services
 from tables.api import inputs, outputs
 from tables.api.read_models import PendingCorrections, pending_correction_data, void_request_data
-from tables.api.schema import ApiSchema
 from tables.api.views.base import CoupAction
 from tables.models import Coup, CoupStep, VoidRequest
 from tables.permissions import casino_scope, reads_everything

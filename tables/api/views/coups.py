@@ -12,18 +12,18 @@ from rest_framework import status as http
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from chemin_de_fer.engine.interchange import record_to_dict
+from chemin_de_fer.engine.machine import Move, Phase
+from core.api.idempotency import idempotency_key, idempotent
 from core.types import Staff, request_staff
 from tables import services
 from tables.api import inputs, outputs
-from tables.api.idempotency import idempotency_key, idempotent
 from tables.api.read_models import coup_data, step_result_data
 from tables.api.views.base import ApiView, TableAction, open_session, valid
 from tables.engine_bridge import exported_record
 from tables.models import Coup, Table
 from tables.permissions import check_can_read_table, check_reads_casino
 from tables.perms import EXPORT_COUPS
-from tables.rules.interchange import record_to_dict
-from tables.rules.machine import Move, Phase
 from tables.selectors import coup_view
 from tables.services import Amendment, Caller, CoupConflict, StepRequest
 

@@ -8,10 +8,10 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api.schema import ApiSchema
 from core.types import request_staff
 from tables.api import outputs
 from tables.api.read_models import table_data, table_summary_data
-from tables.api.schema import ApiSchema
 from tables.api.views.base import ApiView, table_get
 from tables.models import Table
 from tables.permissions import check_can_read_table

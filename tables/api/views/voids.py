@@ -12,12 +12,12 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api.idempotency import idempotent
+from core.api.schema import ApiSchema
 from core.types import request_staff
 from tables import services
 from tables.api import inputs, outputs
-from tables.api.idempotency import idempotent
 from tables.api.read_models import void_request_data
-from tables.api.schema import ApiSchema
 from tables.api.views.base import ApiView, valid
 from tables.models import VoidRequest
 from tables.permissions import casino_scope, check_works_for, reads_everything

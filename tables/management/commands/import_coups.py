@@ -25,12 +25,12 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from chemin_de_fer.engine.coup import CoupRecord
+from chemin_de_fer.engine.interchange import record_from_dict, verdict_to_dict
+from core.records import RecordError, is_anchor_line
+from tables.games import offline_judges
 from tables.models import Table
 from tables.permissions import is_croupier_at
-from tables.rules.coup import CoupRecord
-from tables.rules.games import JUDGES
-from tables.rules.interchange import RecordError, record_from_dict, verdict_to_dict
-from tables.rules.validator import is_anchor_line
 from tables.services.imports import CHUNK_RECORDS, LineOutcome, coups_import, record_import_id
 
 #: a line is one record: anything longer is refused unread (a record is a few hundred bytes)
@@ -175,11 +175,8 @@ def _other_game(line: bytes) -> str:
     except orjson.JSONDecodeError:
         return ""
     game = data.get("game") if isinstance(data, dict) else None
-    return game if isinstance(game, str) and game in OTHER_GAMES else ""
-
-
-#: the older games a coup-records report may hold besides chemin de fer
-OTHER_GAMES = frozenset(JUDGES)
+    # the games a coup-records report may hold besides chemin de fer (their wings' judges)
+    return game if isinstance(game, str) and game in offline_judges() else ""
 
 
 class _Known:

@@ -4,7 +4,7 @@ of chemin de fer's relatives, under the house's default settings and each altern
 
 Why a command: a casino choosing or auditing a profile wants the bank's expectation next to Punto
 Banco's, on the table's own shoe, without a database or a web page. The figures come from
-:mod:`tables.rules.odds` (exact enumeration, every option resolved by the advice); nothing here
+:mod:`chemin_de_fer.engine.odds` (exact enumeration, every option resolved by the advice); nothing here
 touches the database, so it runs on any machine with the code.
 
 The work is done by plain functions (:func:`resolve_decks`, :func:`odds_report`,
@@ -19,9 +19,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tables.rules.games import GAMES
-from tables.rules.odds import Odds, profile_odds, punto_banco_odds
-from tables.rules.profiles import BUILTIN, Profile, get_profile
+from chemin_de_fer.engine.odds import Odds, profile_odds, punto_banco_odds
+from chemin_de_fer.engine.profiles import BUILTIN, Profile, get_profile
+from tables.games import game_odds
 
 #: decks assumed for a one-deck-per-seated-player profile (club) when --decks is not given
 PER_SEAT_DEFAULT_DECKS = 12
@@ -107,7 +107,7 @@ def render_report(report: dict[str, Any]) -> str:
 def game_report(slug: str, decks: int | None) -> dict[str, Any]:
     """The banker's exact edge in game ``slug`` on ``decks`` decks (default: the house's), for the
     default settings and each alternative setting: six-decimal floats and exact fractions."""
-    game = GAMES[slug]
+    game = game_odds()[slug]
     count = decks if decks is not None else game.default_decks
     edges = {label: game.edge(settings, count) for label, settings in game.settings.items()}
     return {
@@ -120,7 +120,7 @@ def game_report(slug: str, decks: int | None) -> dict[str, Any]:
 
 
 def render_game_report(report: dict[str, Any]) -> str:
-    title = GAMES[report["game"]].title
+    title = game_odds()[report["game"]].title
     lines = [f"{title}, {report['decks']} decks: the banker's edge {report['unit']}"]
     width = max(len(label) for label in report["banker_edge"])
     for label, edge in report["banker_edge"].items():
@@ -135,7 +135,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--profile", help=f"rule profile slug ({', '.join(BUILTIN)})")
-        parser.add_argument("--game", choices=sorted(GAMES), help="one of chemin de fer's relatives instead")
+        parser.add_argument(
+            "--game", choices=sorted(game_odds()), help="one of chemin de fer's relatives instead"
+        )
         parser.add_argument(
             "--decks",
             help="decks in the shoe, or 'inf' for an infinite deck "

@@ -13,9 +13,10 @@ from typing import Any, BinaryIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tables.rules.games import KNOWN_GAMES
-from tables.rules.profiles import BUILTIN, get_profile
-from tables.rules.validator import stream_lines, validate_lines
+from chemin_de_fer.engine.profiles import BUILTIN, get_profile
+from chemin_de_fer.engine.validator import validate_lines
+from core.records import stream_lines
+from tables.games import known_games, offline_judges
 
 
 class _TextSink:
@@ -34,8 +35,8 @@ class _TextSink:
 
 class Command(BaseCommand):
     help = (
-        "Judge coup records (JSON Lines) of every game (a record's \"game\": "
-        + ", ".join(KNOWN_GAMES)
+        'Judge coup records (JSON Lines) of every game (a record\'s "game": '
+        + ", ".join(known_games())
         + "; chemin-de-fer when absent) against the rules; one verdict a line on stdout."
     )
     requires_system_checks: list[str] = []
@@ -57,7 +58,9 @@ class Command(BaseCommand):
         out: BinaryIO = getattr(raw_out, "buffer", None) or _TextSink(raw_out)  # type: ignore[assignment]
         name = options["file"]
         if name == "-":
-            summary = validate_lines(stream_lines(sys.stdin.buffer), out, profile=profile)
+            summary = validate_lines(
+                stream_lines(sys.stdin.buffer), out, profile=profile, others=offline_judges()
+            )
         else:
             path = Path(name)
             try:
@@ -65,7 +68,7 @@ class Command(BaseCommand):
             except OSError as exc:
                 raise CommandError(f"cannot read {name}: {exc.strerror}") from None
             with stream:
-                summary = validate_lines(stream_lines(stream), out, profile=profile)
+                summary = validate_lines(stream_lines(stream), out, profile=profile, others=offline_judges())
         self.stderr.write(
             f"{summary.lines} records, {summary.flagged} with violations, {summary.malformed} malformed"
         )

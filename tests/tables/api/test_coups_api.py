@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from audit.selectors import audit_chains_verify
+from chemin_de_fer.engine.coup import Restored
+from chemin_de_fer.engine.interchange import record_from_dict
+from chemin_de_fer.engine.judge import Rules, judge_coup
+from chemin_de_fer.engine.profiles import BUILTIN
 from tables.models import Coup, CoupStep, StepKind
-from tables.rules.coup import Restored
-from tables.rules.interchange import record_from_dict
-from tables.rules.judge import Rules, judge_coup
-from tables.rules.profiles import BUILTIN
 from tests.factories import CroupierAssignmentFactory, UserFactory
 from tests.problems import field_errors, problem_body
 from tests.tables.play import open_floor, row_counts

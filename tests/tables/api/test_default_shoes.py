@@ -54,17 +54,17 @@ from typing import Any
 
 import pytest
 
+from casino.management.commands.load_demo import DEMO_BUY_IN, DEMO_PLAYERS, DEMO_STAFF
+from chemin_de_fer.engine.coup import Outcome, Restored, Settlement
+from chemin_de_fer.engine.interchange import restored_to_dict, settlement_to_dict, verdict_to_dict
+from chemin_de_fer.engine.judge import Rules, judge_coup, restore_coup
+from chemin_de_fer.engine.machine import CoupProgress, Move, Step, apply, new_coup, next_steps, to_record
+from chemin_de_fer.engine.order import betting_order, betting_turn
+from chemin_de_fer.engine.profiles import BUILTIN, PassedBank
+from chemin_de_fer.engine.punters import key_seat_number, seat_key
+from chemin_de_fer.engine.settlement import BancoCaller
+from core.cards import ALL_CARDS
 from core.problems import CONTENT_TYPE, TYPE_PREFIX
-from tables.management.commands.load_demo import DEMO_BUY_IN, DEMO_PLAYERS, DEMO_STAFF
-from tables.rules.cards import ALL_CARDS
-from tables.rules.coup import Outcome, Restored, Settlement
-from tables.rules.interchange import restored_to_dict, settlement_to_dict, verdict_to_dict
-from tables.rules.judge import Rules, judge_coup, restore_coup
-from tables.rules.machine import CoupProgress, Move, Step, apply, new_coup, next_steps, to_record
-from tables.rules.order import betting_order, betting_turn
-from tables.rules.profiles import BUILTIN, PassedBank
-from tables.rules.punters import key_seat_number, seat_key
-from tables.rules.settlement import BancoCaller
 from tests.browser.default_server import DefaultServer, default_server
 
 pytestmark = [pytest.mark.default_night]

@@ -30,9 +30,9 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from audit.selectors import audit_chains_verify
+from casino.management.commands.load_demo import DEMO_BUY_IN, DEMO_STAFF
 from ledger.models import Account, Entry
 from ledger.selectors import ledger_drift, trial_balance, unbalanced_transactions
-from tables.management.commands.load_demo import DEMO_BUY_IN, DEMO_STAFF
 from tables.models import Coup
 from tests.problems import problem_body
 from tests.tables.play import row_counts

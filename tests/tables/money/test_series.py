@@ -7,12 +7,12 @@ from django.core.exceptions import ValidationError
 from django.template.loader import render_to_string
 
 from audit.models import AuditEvent
+from chemin_de_fer.engine.coup import Outcome
 from ledger import selectors
 from ledger import services as ledger
 from ledger.models import Account, Transaction
 from tables.models import Series
 from tables.money import series as series_money
-from tables.rules.coup import Outcome
 from tests.ledger.builders import rig
 
 pytestmark = pytest.mark.django_db

@@ -7,12 +7,13 @@ from django.core.exceptions import ValidationError
 from django.db.models import Sum
 
 from audit.models import AuditEvent
+from chemin_de_fer.engine.coup import Outcome
 from ledger import selectors
 from ledger import services as ledger
 from ledger.models import Account, Transaction
-from tables.money import banks, limits
+from tables.money import banks
 from tables.money import settlement as coup_money
-from tables.rules.coup import Outcome
+from tables.money.floor import stake_check_affordable
 from tests.ledger.builders import Rig, rig
 
 pytestmark = pytest.mark.django_db
@@ -409,15 +410,13 @@ def test_correction_reviewed_after_the_bank_moved_on_settles_with_the_bankers_ac
 def test_bet_check_affordable() -> None:
     home = rig("home", players=2, chips=10)
     _, p1 = home.players
-    limits.bet_check_affordable(casino=home.casino, player=p1, amount=6, already_staked=4)
+    stake_check_affordable(casino=home.casino, player=p1, amount=6, already_staked=4)
     with pytest.raises(ledger.InsufficientChips, match="P2 has only 10 chips; a bet of 7 besides the 4"):
-        limits.bet_check_affordable(casino=home.casino, player=p1, amount=7, already_staked=4)
+        stake_check_affordable(casino=home.casino, player=p1, amount=7, already_staked=4)
     # the rule reads no flag: the floor asks it only where the coup's rules forbid borrowing
     casino = rig("casino", players=2, chips=10)
     with pytest.raises(ledger.InsufficientChips, match="P2 has only 10 chips; a bet of 500 is refused"):
-        limits.bet_check_affordable(
-            casino=casino.casino, player=casino.players[1], amount=500, already_staked=0
-        )
+        stake_check_affordable(casino=casino.casino, player=casino.players[1], amount=500, already_staked=0)
 
 
 def test_every_posting_is_audited_in_its_transaction() -> None:

@@ -12,13 +12,13 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
 from audit.models import AuditEvent
+from chemin_de_fer.engine.machine import Move
+from older_games import services as game_coups
 from tables import services
 from tables.lifecycle import CoupConflict
 from tables.models import Coup, CoupStep, GameCoup, VoidRequest
 from tables.permissions import SeparationOfDuties
-from tables.rules.machine import Move
 from tables.selectors import table_ways_forward, void_requests_pending
-from tables.services import game_coups
 from tables.services.corrections import coup_stakes_covered
 from tests.factories import CasinoFactory, CroupierAssignmentFactory, TableFactory, UserFactory
 from tests.review.history import play_flagged

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from core import views
+from access import views
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -1,0 +1,264 @@
+"""The coup-record interchange format (docs/coup-record.md): its one reader and its one writer,
+and the verdict dicts.
+
+``record_from_dict`` is the one gate between untrusted JSON and the engine: everything the engine
+assumes about a record (card codes, amounts, actions consistent with the cards) is checked here,
+and a malformed record raises :class:`RecordError` with a sentence a person can act on.
+``record_to_dict`` is its inverse and the only writer of records (the exports, the API's record
+endpoint and the benchmarks' generator all call it), so one coup always gives one JSON object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from typing import Any
+
+from chemin_de_fer.engine.coup import (
+    Action,
+    CoupRecord,
+    Hand,
+    NeedsCards,
+    Restored,
+    Settlement,
+    Stake,
+    Verdict,
+)
+from core.cards import POINTS
+from core.records import RecordError
+
+_ACTIONS: dict[object, Action] = {a.value: a for a in Action}  # looked up with any JSON value
+_NATURAL = Action.NATURAL
+_DRAW = Action.DRAW
+_NONE = Action.NONE
+
+
+
+def _positive_int(value: object) -> bool:
+    return type(value) is int and value > 0  # bool is an int subclass: excluded on purpose
+
+
+def _hand(data: dict[str, Any], side: str) -> Hand:
+    raw = data.get(side)
+    if type(raw) is not dict:
+        raise ValueError(f"{side} hand missing")
+    cards = raw.get("cards")
+    if type(cards) is not list or not 2 <= len(cards) <= 3:
+        n = len(cards) if type(cards) is list else "no"
+        raise ValueError(f"{side} hand must have 2 or 3 cards, not {n}")
+    if not _all_cards(cards):
+        raise ValueError(f"bad card {_first_bad(cards)!r}")
+    action = _ACTIONS.get(raw.get("action"))
+    if action is None:
+        raise ValueError(f"{side}: unknown action {raw.get('action')!r}")
+    return Hand(tuple(cards), action)
+
+
+def _bets(raw: object) -> tuple[Stake, ...]:
+    if type(raw) is not list or not raw:
+        raise ValueError("bets must be a non-empty list of {punter, amount}")
+    bets = []
+    for n, item in enumerate(raw, 1):
+        if type(item) is not dict:
+            raise ValueError(f"bet {n} is not an object")
+        punter = item.get("punter")
+        if type(punter) is not str or not punter:
+            raise ValueError(f"bet {n}: punter must be a non-empty string")
+        amount = item.get("amount")
+        if type(amount) is not int or amount <= 0:
+            raise ValueError(f"bet {n}: amount must be a positive integer, not {amount!r}")
+        spectator = item.get("spectator", False)
+        if spectator is not False and spectator is not True:
+            raise ValueError(f"bet {n}: spectator must be true or false")
+        bets.append(Stake(punter, amount, spectator))
+    return tuple(bets)
+
+
+def _flag(data: dict[str, Any], key: str) -> bool:
+    value = data.get(key, False)
+    if value is not False and value is not True:
+        raise ValueError(f"{key} must be true or false")
+    return value
+
+
+def _check_actions(side: str, hand: Hand, two: int, any_natural: bool) -> None:
+    action = hand.action
+    if len(hand.cards) == 3 and action is not _DRAW:
+        raise ValueError(f"{side} has a third card but did not draw")
+    if action is _NATURAL:
+        if len(hand.cards) == 3:
+            raise ValueError(f"{side} declared a natural on three cards")
+        if two < 8:
+            raise ValueError(f"{side} declared a natural on {two}")
+    if not any_natural:
+        if action is _DRAW and len(hand.cards) == 2:
+            raise ValueError(f"{side} drew but has no third card")
+        if action is _NONE:
+            raise ValueError(f"{side} did not act although neither side has a natural")
+
+
+def _cards(value: object, what: str) -> tuple[str, ...]:
+    if not value:
+        return ()
+    if type(value) is not list:
+        raise ValueError(f"{what} must be a list of cards")
+    if not _all_cards(value):
+        raise ValueError(f"bad card {_first_bad(value)!r} in {what}")
+    return tuple(value)
+
+
+_CARD_CODES = frozenset(POINTS)
+
+
+def _all_cards(values: list[Any]) -> bool:
+    """Every value is a card code (one set operation in C: the validator's hot path)."""
+    try:
+        return _CARD_CODES.issuperset(values)
+    except TypeError:  # an unhashable value (a list, an object) is no card
+        return False
+
+
+def _first_bad(values: list[Any]) -> object:
+    return next(v for v in values if type(v) is not str or v not in POINTS)
+
+
+def record_from_dict(
+    data: object, *, profile: str | None = None, known_profiles: Container[str] = ()
+) -> CoupRecord:
+    """Build a :class:`CoupRecord` from a parsed JSON value, or raise :class:`RecordError`.
+
+    ``profile`` overrides the record's own profile; ``known_profiles`` is the set of slugs a
+    record may name. The checks run in the order of the format's description, so the first
+    problem on a line is the one reported.
+    """
+    if type(data) is not dict:
+        raise RecordError("not a JSON object")
+    get = data.get
+    record_id = get("id")
+    try:
+        game = get("game")
+        if game is not None and game != "chemin-de-fer":
+            # another game's record (older_games.engine.games reads those): say so, not "no profile"
+            raise ValueError(f"not a chemin de fer record: game {game!r}")
+        if profile is None:
+            profile = get("profile")
+            if type(profile) is not str:
+                raise ValueError("no profile: give one in the record or with --profile")
+            if profile not in known_profiles:
+                raise ValueError(f"unknown profile {profile!r}")
+        bank = get("bank")
+        if type(bank) is not int or bank <= 0:
+            raise ValueError(f"bank must be a positive integer, not {bank!r}")
+        bets = _bets(get("bets"))
+        banco = _flag(data, "banco")
+        if banco and (len(bets) != 1 or bets[0].amount != bank):
+            raise ValueError("banco needs exactly one bet, equal to the bank")
+        banco_suivi = _flag(data, "banco_suivi")
+        if banco_suivi and not banco:
+            raise ValueError("banco_suivi is only for a banco record")
+        player = _hand(data, "player")
+        banker = _hand(data, "banker")
+        pc, bc = player.cards, banker.cards
+        p2 = (POINTS[pc[0]] + POINTS[pc[1]]) % 10
+        b2 = (POINTS[bc[0]] + POINTS[bc[1]]) % 10
+        any_natural = p2 >= 8 or b2 >= 8
+        _check_actions("player", player, p2, any_natural)
+        _check_actions("banker", banker, b2, any_natural)
+        shoe_next = _cards(get("shoe_next"), "shoe_next")
+        house_limit = get("house_limit")
+        if house_limit is not None and not _positive_int(house_limit):
+            raise ValueError(f"house_limit must be a positive integer, not {house_limit!r}")
+        chip_unit = get("chip_unit", 1)
+        if not _positive_int(chip_unit):
+            raise ValueError(f"chip_unit must be a positive integer, not {chip_unit!r}")
+        active = get("active_punter")
+        if active is not None and (type(active) is not str or not active):
+            raise ValueError("active_punter must be a punter's name")
+        return CoupRecord(
+            record_id,
+            profile,
+            bank,
+            bets,
+            player,
+            banker,
+            banco,
+            _flag(data, "first_coup_of_bank"),
+            shoe_next,
+            house_limit,
+            chip_unit,
+            active,
+            banco_suivi,
+        )
+    except ValueError as exc:
+        raise RecordError(str(exc), record_id, has_id="id" in data) from None
+
+
+def record_to_dict(record: CoupRecord) -> dict[str, Any]:
+    """A record as the format's JSON object: the inverse of :func:`record_from_dict`.
+
+    The keys the format calls optional are written only when they differ from their default (a
+    bet's ``spectator``, ``house_limit``, ``chip_unit``, ``active_punter``, ``banco_suivi``), as in
+    the format's example; ``id``, ``banco``, ``first_coup_of_bank`` and ``shoe_next`` are always
+    written.
+    """
+    data: dict[str, Any] = {
+        "id": record.id,
+        "profile": record.profile,
+        "bank": record.bank,
+        "bets": [
+            {"punter": b.punter, "amount": b.amount, **({"spectator": True} if b.spectator else {})}
+            for b in record.bets
+        ],
+        "banco": record.banco,
+        **({"banco_suivi": True} if record.banco_suivi else {}),
+        "first_coup_of_bank": record.first_coup_of_bank,
+        "player": {"cards": list(record.player.cards), "action": record.player.action.value},
+        "banker": {"cards": list(record.banker.cards), "action": record.banker.action.value},
+        "shoe_next": list(record.shoe_next),
+    }
+    if record.house_limit is not None:
+        data["house_limit"] = record.house_limit
+    if record.chip_unit != 1:
+        data["chip_unit"] = record.chip_unit
+    if record.active_punter is not None:
+        data["active_punter"] = record.active_punter
+    return data
+
+
+def settlement_to_dict(s: Settlement) -> dict[str, Any]:
+    return {
+        "covered": s.covered,
+        "uncovered": s.uncovered,
+        "tax": s.tax,
+        "banker_net": s.banker_net,
+        "punters": dict(s.punters),
+        "next_bank_min": s.next_bank_min,
+    }
+
+
+def restored_to_dict(r: Restored | NeedsCards | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    if type(r) is NeedsCards:
+        return {"needs_cards": r.needs_cards}
+    assert isinstance(r, Restored)
+    return {
+        "player_cards": list(r.player_cards),
+        "banker_cards": list(r.banker_cards),
+        "player_total": r.player_total,
+        "banker_total": r.banker_total,
+        "outcome": r.outcome.value,
+        "void_cards": list(r.void_cards),
+    }
+
+
+def verdict_to_dict(v: Verdict) -> dict[str, Any]:
+    return {
+        "id": v.id,
+        "player_total": v.player_total,
+        "banker_total": v.banker_total,
+        "outcome": v.outcome.value,
+        "violations": [{"code": x.code.value, "side": x.side, "detail": x.detail} for x in v.violations],
+        "settlement": None if v.settlement is None else settlement_to_dict(v.settlement),
+        "restored": restored_to_dict(v.restored),
+    }
+

@@ -1,0 +1,109 @@
+"""Cards, points and the composition of a shoe.
+
+A card is its two-character code, rank then suit: ``"AS"``, ``"TD"``, ``"QH"``. Codes are kept as
+plain strings because the engine judges hundreds of thousands of coups a second and a dict lookup
+is the cheapest validation there is.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from core.sentence import said
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+RANK_POINTS: dict[str, int] = {r: (i + 1 if i < 9 else 0) for i, r in enumerate(RANKS)}
+
+#: every legal card code and its points (A=1, 2..9 face value, T/J/Q/K=0)
+POINTS: dict[str, int] = {r + s: RANK_POINTS[r] for r in RANKS for s in SUITS}
+ALL_CARDS: tuple[str, ...] = tuple(POINTS)
+
+_TYPED_RANKS = {"10": "T", "1": "A"}
+
+#: how many cards lie under the stop card, counted from the bottom of the shoe (docs/rules.md §8):
+#: fewer would leave too little for the last coup, more would waste the shoe
+STOP_CARD_FROM_BOTTOM = range(7, 11)
+
+
+def stop_card_refusal(from_bottom: int, shoe_size: int) -> str | None:
+    """Why a stop card ``from_bottom`` cards from the bottom of a shoe of ``shoe_size`` cards
+    cannot stand there (None: it can). It must lie 7 to 10 cards from the bottom, which in a
+    312-card shoe is after card 302 to 305."""
+    lo, hi = STOP_CARD_FROM_BOTTOM[0], STOP_CARD_FROM_BOTTOM[-1]
+    if lo <= from_bottom <= hi and from_bottom < shoe_size:
+        return None
+    return said(
+        "The stop card goes {low} to {high} cards from the bottom of the shoe (in this {size}-card "
+        "shoe: after card {first} to {last}), not {position}.",
+        low=lo,
+        high=hi,
+        size=shoe_size,
+        first=shoe_size - hi,
+        last=shoe_size - lo,
+        position=from_bottom,
+    )
+
+
+class CardError(ValueError):
+    """A card code that names no card."""
+
+
+def parse_card(text: str) -> str:
+    """Read a card the way a croupier types it (``9h``, ``td``, ``10D``, ``As``) into its code.
+
+    Raises :class:`CardError` for anything that is not one of the 52 cards.
+    """
+    if not isinstance(text, str):
+        raise CardError(said("bad card {card!r}", card=text))
+    raw = text.strip().upper()
+    rank, suit = raw[:-1], raw[-1:]
+    rank = _TYPED_RANKS.get(rank, rank)
+    code = rank + suit
+    if code not in POINTS:
+        raise CardError(said("bad card {card!r}", card=text))
+    return code
+
+
+def hand_total(cards: Iterable[str]) -> int:
+    """The total of a hand: the sum of its points modulo 10."""
+    return sum(POINTS[c] for c in cards) % 10
+
+
+def is_natural(cards: tuple[str, ...] | list[str]) -> bool:
+    """Two cards making 8 ("la petite") or 9 ("la grande")."""
+    return len(cards) == 2 and (POINTS[cards[0]] + POINTS[cards[1]]) % 10 >= 8
+
+
+@dataclass(frozen=True, slots=True)
+class ImpossibleCard:
+    """A card seen more often than the shoe holds: a game-protection alarm, not a rules violation."""
+
+    card: str
+    seen: int
+    held: int
+
+    @property
+    def message(self) -> str:
+        return f"{self.card} seen {self.seen} times, the shoe holds {self.held}"
+
+
+def shoe_alarms(cards_seen: Iterable[str], decks: int) -> list[ImpossibleCard]:
+    """Every card seen more often than a shoe of ``decks`` decks holds, in card order."""
+    if decks < 1:
+        raise ValueError("a shoe holds at least one deck")
+    counts = Counter(cards_seen)
+    return [ImpossibleCard(card, counts[card], decks) for card in ALL_CARDS if counts[card] > decks]
+
+
+def remaining_by_points(cards_seen: Iterable[str], decks: int) -> tuple[int, ...]:
+    """How many cards of each point value (index 0..9) a shoe of ``decks`` decks still holds
+    after ``cards_seen``. Never negative: an impossible card is an alarm, counted elsewhere."""
+    left = [16 * decks] + [4 * decks] * 9  # ten, jack, queen, king all count 0
+    for card in cards_seen:
+        p = POINTS[card]
+        if left[p] > 0:
+            left[p] -= 1
+    return tuple(left)

@@ -1,0 +1,237 @@
+"""Reads for the older games' coups (Macao, Landsknecht, old baccarat): one view of a coup for
+the croupier's screen, the REST API and the pit boss alike, so that what each shows of a coup and
+of its legal next steps is the same thing (older_games.engine.game_play says what a step is)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import QuerySet
+
+from core.sentence import Sentence
+from ledger.models import Transaction
+from older_games.engine import game_play
+from older_games.engine.game_play import FUND, POOL
+from older_games.services import (
+    coup_newcomers,
+    coup_parties,
+    coup_state,
+    fund_balance,
+    fund_dues_unpaid,
+    fund_return_planned,
+    key_player_id,
+    player_key,
+    seating_of,
+    seating_proposed,
+    seating_sitting_out,
+    unpaid_dues_refusal,
+)
+from tables.models import Casino, GameCoup, Player, Table, TableSession
+from tables.wording import PARTY_LABELS
+
+
+def game_coup_record_id(coup: GameCoup) -> str:
+    """A game coup's id in the exported records and the books' reports (chemin de fer's are
+    ``T<table>-shoe<n>-coup<n>``, tables.engine_bridge.coup_record_id)."""
+    return f"T{coup.table_id}-{coup.game}-coup{coup.number}"
+
+
+def game_coup_exported_record(coup: GameCoup) -> dict[str, Any]:
+    """A settled coup's line in the coup-records report (docs/coup-record.md, *Other games*): its
+    id, its record, and the house settings it was played under (``"settings"``), so that
+    ``validate_coups`` judges it as the table did."""
+    return {"id": game_coup_record_id(coup), **(coup.record or {}), "settings": coup.house_settings}
+
+
+@dataclass(frozen=True)
+class GameCoupView:
+    coup: GameCoup
+    title: str
+    #: names by key: ``player-<id>`` -> display name, plus the fund and the pool
+    names: dict[str, str]
+    banker: str
+    punters: list[str]
+    #: the legal next steps (older_games.engine.game_play.Option.as_dict), each with ``player_name``
+    next_steps: list[dict[str, Any]]
+    hands: dict[str, list[str]]
+    #: what decides for each hand, as the game counts it (keyed as ``hands``; a hand with nothing
+    #: to decide is left out): older_games.engine.game_play.GamePlay.scores
+    scores: dict[str, game_play.HandScore]
+    cards: list[str]
+    exposure: dict[str, int]
+    steps: list[dict[str, Any]]
+    #: once settled: each party's net (by key) and the postings' ids
+    net: dict[str, int] = field(default_factory=dict)
+    transactions: list[int] = field(default_factory=list)
+    #: whether the last step still in effect may be taken back (older_games.services.game_step_undo)
+    can_undo: bool = False
+    #: whether a player seated now may still join the coup (a step offered to a newcomer)
+    admits_newcomers: bool = False
+    #: the players who left the table during the coup (their seats are given up when it ends)
+    leaving: list[str] = field(default_factory=list)
+
+    @property
+    def over(self) -> bool:
+        return self.coup.state != GameCoup.State.OPEN
+
+    def name(self, key: str | None) -> str:
+        return "" if key is None else self.names.get(key, key)
+
+
+def _names(keys: list[str]) -> dict[str, str]:
+    ids = [i for i in (key_player_id(k) for k in keys) if i is not None]
+    found = dict(Player.objects.filter(pk__in=ids).values_list("pk", "display_name"))
+    out = {player_key(pk): name for pk, name in found.items()}
+    # English (the API answers these names), said again on a screen (tables.wording.say)
+    out[FUND] = Sentence(PARTY_LABELS[FUND], {})
+    out[POOL] = Sentence(PARTY_LABELS[POOL], {})
+    return out
+
+
+def game_coup_view(coup: GameCoup) -> GameCoupView:
+    play = game_play.play_for(coup.game)
+    seating = seating_of(coup)
+    step_rows = list(coup.steps.order_by("index").select_related("actor"))
+    payloads = [s.payload for s in step_rows]
+    state = coup_state(coup, payloads)
+    undone = game_play.undone_indexes(payloads)
+    parties = coup_parties(coup, payloads)
+    options: list[dict[str, Any]] = []
+    offered: list[dict[str, Any]] = []
+    if coup.state == GameCoup.State.OPEN:
+        offered = [o.as_dict() for o in play.options(state)]
+        newcomers = list(coup_newcomers(coup, parties)) if any(o.get("newcomer") for o in offered) else []
+        for option in offered:
+            if not option.get("newcomer"):
+                options.append(option)
+                continue
+            # one step per seated newcomer who has no such step of his own already
+            own = {(o["kind"], o.get("player")) for o in offered if not o.get("newcomer")}
+            options += [{**option, "player": key} for key in newcomers if (option["kind"], key) not in own]
+    names = _names([*parties, *(o["player"] for o in options if "player" in o)])
+    for option in options:
+        if "player" in option:
+            option["player_name"] = names.get(option["player"], option["player"])
+    net: dict[str, int] = {}
+    if coup.state == GameCoup.State.SETTLED:
+        net = game_play.settle_check(play.transfers(state))
+    return GameCoupView(
+        coup=coup,
+        title=play.title,
+        names=names,
+        banker=seating.banker,
+        punters=list(seating.punters),
+        next_steps=options,
+        hands=play.hands(state),
+        scores=play.scores(state),
+        cards=list(play.cards(state)),
+        exposure=play.exposure(state),
+        steps=[
+            {
+                "index": s.index,
+                "payload": s.payload,
+                "actor": s.actor.get_username(),
+                "at": s.created_at,
+                "undone": i in undone,
+            }
+            for i, s in enumerate(step_rows)
+        ],
+        can_undo=coup.state == GameCoup.State.OPEN and bool(game_play.effective_steps(payloads)),
+        admits_newcomers=any(o.get("newcomer") for o in offered),
+        leaving=[
+            str(p["player"]) for p in game_play.effective_steps(payloads) if p.get("kind") == game_play.LEAVE
+        ],
+        net=net,
+        transactions=list(
+            Transaction.objects.filter(game_coup=coup).order_by("pk").values_list("pk", flat=True)
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class GameTableView:
+    """What the croupier sees at an older game's table between coups."""
+
+    session: TableSession
+    title: str
+    open_coup: GameCoup | None
+    recent: list[GameCoup]
+    names: dict[str, str]
+    #: the seating the next coup would start with, or why none can start yet
+    proposed_banker: str | None
+    proposed_punters: list[str]
+    blocked: str
+    unpaid_dues: list[Player]
+    fund: int | None
+    #: seated but left out of the next coup: no chips to play with (seating_proposed)
+    sitting_out: list[Player] = field(default_factory=list)
+
+
+def game_table_view(session: TableSession, *, recent: int = 10) -> GameTableView:
+    from django.core.exceptions import ValidationError
+
+    table = session.table
+    play = game_play.play_for(table.game)
+    open_coup = GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).first()
+    coups = list(GameCoup.objects.filter(table=table).select_related("banker").order_by("-number")[:recent])
+    banker: str | None = None
+    punters: list[str] = []
+    blocked = ""
+    sitting_out: list[Player] = []
+    try:
+        seating = seating_proposed(session)
+        banker, punters = seating.banker, list(seating.punters)
+        sitting_out = seating_sitting_out(session, seating)
+    except ValidationError as exc:
+        blocked = " ".join(exc.messages)
+    unpaid = fund_dues_unpaid(session)
+    if unpaid and not blocked:  # the start would refuse: say so before the croupier tries
+        blocked = unpaid_dues_refusal(unpaid)
+    names = _names([k for k in (banker, *punters) if k])
+    return GameTableView(
+        session=session,
+        title=play.title,
+        open_coup=open_coup,
+        recent=coups,
+        names=names,
+        proposed_banker=banker,
+        proposed_punters=punters,
+        blocked=blocked,
+        unpaid_dues=unpaid,
+        fund=fund_balance(table) if table.game == table.Game.LANDSKNECHT else None,
+        sitting_out=sitting_out,
+    )
+
+
+def fund_return_shares(session: TableSession, *, balance: int | None = None) -> list[tuple[str, int]]:
+    """What closing ``session`` gives back of its table's reserve fund, payer by payer (keys, in
+    the order they paid in); empty at a table without a fund, or with nothing in it to return.
+    ``balance``: the fund's, when the caller has just read it."""
+    planned = fund_return_planned(session, balance=balance) or {}
+    return [(r["player"], r["amount"]) for r in planned.get("returned") or []]
+
+
+def game_coups(*, table: Any = None, session: TableSession | None = None) -> QuerySet[GameCoup]:
+    """Game coups, newest first, of a table or a session (for lists and pagination)."""
+    qs = GameCoup.objects.select_related("table", "banker").order_by("-created_at", "-id")
+    if table is not None:
+        qs = qs.filter(table=table)
+    if session is not None:
+        qs = qs.filter(session=session)
+    return qs
+
+
+def game_coup_records(
+    *, start: Any, end: Any, table: Table | None = None, casino: Casino | None = None
+) -> Iterator[tuple[tuple[Any, int, int], dict[str, Any]]]:
+    """The older games' settled coups created in [start, end) (a void or open one has no record),
+    oldest first, each keyed ``(created_at, 1, pk)`` for the coup-records report's merge."""
+    coups = GameCoup.objects.filter(state=GameCoup.State.SETTLED, created_at__gte=start, created_at__lt=end)
+    if table is not None:
+        coups = coups.filter(table=table)
+    if casino is not None:
+        coups = coups.filter(table__casino=casino)
+    for coup in coups.order_by("created_at", "pk").iterator(chunk_size=500):
+        yield (coup.created_at, 1, coup.pk), game_coup_exported_record(coup)
