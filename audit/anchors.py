@@ -22,10 +22,7 @@ steals the other.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import hmac
 import itertools
-import json
 import logging
 import os
 from dataclasses import dataclass, field
@@ -35,71 +32,24 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from audit.canonical import GENESIS_HASH, canonical_json
+from audit.anchor_file import (
+    SCOPE,
+    SIGNATURE_LABEL,
+    TIME_FORMAT,
+    Anchor,
+    anchor_newest,
+    anchor_parse,
+    anchor_signature,
+    chain_scope,
+)
+from audit.canonical import GENESIS_HASH
 from audit.keys import audit_key_current, audit_keys
 from audit.models import GLOBAL_CHAIN, AuditEvent
 
+# what was read from here before the anchor file's reading moved beside it
+__all__ = ["SCOPE", "SIGNATURE_LABEL", "Anchor", "anchor_newest", "anchor_signature", "chain_scope"]
+
 logger = logging.getLogger(__name__)
-
-#: the scope of the global chain's anchors (the only scope before the chains were split)
-SCOPE = "global"
-_CASINO_SCOPE = "casino:"
-#: the start of every signed anchor message (versioned: a new layout gets a new label)
-SIGNATURE_LABEL = b"chemin-audit-anchor-v1\n"
-_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-_SIGNED = ("scope", "seq", "hash", "at", "key_id")
-
-
-@dataclass(frozen=True, slots=True)
-class Anchor:
-    scope: str
-    seq: int
-    hash: str
-    at: str  # UTC, "YYYY-MM-DDTHH:MM:SS.ffffffZ" (as the chain writes instants)
-    key_id: str
-    sig: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"scope": self.scope, "seq": self.seq, "hash": self.hash, "at": self.at,
-                "key_id": self.key_id, "sig": self.sig}  # fmt: skip
-
-    def line(self) -> str:
-        """The anchor as one JSON line (keys sorted, no whitespace), without the newline."""
-        return json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
-
-    @property
-    def moment(self) -> dt.datetime:
-        return dt.datetime.strptime(self.at, _TIME_FORMAT).replace(tzinfo=dt.UTC)
-
-    @property
-    def chain(self) -> int:
-        chain = scope_chain(self.scope)
-        if chain is None:  # only a parsed or made anchor exists, and both have a valid scope
-            raise ValueError(f"not an anchor scope: {self.scope!r}")
-        return chain
-
-
-def chain_scope(chain: int) -> str:
-    """The anchor scope of a chain: ``global`` for 0, ``casino:<id>`` for a casino's."""
-    return SCOPE if chain == GLOBAL_CHAIN else f"{_CASINO_SCOPE}{chain}"
-
-
-def scope_chain(scope: Any) -> int | None:
-    """The chain an anchor scope names, None for a scope that is not one."""
-    if scope == SCOPE:
-        return GLOBAL_CHAIN
-    if isinstance(scope, str) and scope.startswith(_CASINO_SCOPE):
-        digits = scope[len(_CASINO_SCOPE) :]
-        # canonical digits only: "casino:07" would be a second name for chain 7
-        if digits.isascii() and digits.isdigit() and not digits.startswith("0"):
-            return int(digits)
-    return None
-
-
-def anchor_signature(fields: dict[str, Any], key: bytes) -> str:
-    """HMAC-SHA256 over the label, then the canonical JSON of the signed fields."""
-    message = SIGNATURE_LABEL + canonical_json({k: fields[k] for k in _SIGNED})
-    return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
 def anchor_make(*, chain: int = GLOBAL_CHAIN, at: dt.datetime | None = None) -> Anchor:
@@ -107,7 +57,7 @@ def anchor_make(*, chain: int = GLOBAL_CHAIN, at: dt.datetime | None = None) -> 
     head = AuditEvent.objects.filter(chain=chain).order_by("-seq").values_list("seq", "hash").first()
     seq, head_hash = head if head else (0, GENESIS_HASH)
     key_id, key = audit_key_current()
-    when = (at or timezone.now()).astimezone(dt.UTC).strftime(_TIME_FORMAT)
+    when = (at or timezone.now()).astimezone(dt.UTC).strftime(TIME_FORMAT)
     scope = chain_scope(chain)
     fields: dict[str, Any] = {"scope": scope, "seq": seq, "hash": head_hash, "at": when, "key_id": key_id}
     return Anchor(
@@ -177,51 +127,6 @@ def anchor_publish() -> list[Anchor]:
     return anchors
 
 
-def anchor_newest(*, chain: int = GLOBAL_CHAIN, path: str | Path | None = None) -> Anchor | None:
-    """The newest correctly signed anchor of ``chain`` in the anchor file (``AUDIT_ANCHOR_FILE``),
-    by seq: the point an incremental verification starts from (issue 20: not a row of the database,
-    which the application's role could write). None without a file or an anchor of that chain.
-    A line that is not a signed anchor is passed over here; ``verify_audit --anchors`` names it."""
-    path = path if path is not None else settings.AUDIT_ANCHOR_FILE
-    if not path:
-        return None
-    keys = audit_keys()
-    # the file only grows (an anchor every few minutes): its newest lines are at its end, so the
-    # tail is read first, and the whole file only if the tail holds no anchor of this chain
-    for tail in (_TAIL_BYTES, None):
-        try:
-            lines = _lines(Path(path), tail)
-        except (OSError, UnicodeDecodeError):
-            return None
-        newest: Anchor | None = None
-        for text in lines:
-            parsed = _parse(text, keys) if text.strip() else ""
-            if (
-                isinstance(parsed, Anchor)
-                and parsed.chain == chain
-                and (newest is None or parsed.seq > newest.seq)
-            ):
-                newest = parsed
-        if newest is not None or tail is None:
-            return newest
-    return None
-
-
-#: how much of the anchor file's end :func:`anchor_newest` reads first (some hundred anchors)
-_TAIL_BYTES = 64 * 1024
-
-
-def _lines(path: Path, tail: int | None) -> list[str]:
-    """The file's lines, or only those wholly within its last ``tail`` bytes."""
-    with path.open("rb") as file:
-        size = file.seek(0, os.SEEK_END)
-        start = 0 if tail is None else max(0, size - tail)
-        file.seek(start)
-        data = file.read()
-    lines = data.decode("utf-8").splitlines()
-    return lines[1:] if start > 0 else lines  # the first may be cut
-
-
 # ------------------------------------------------------------------------------ verification
 
 
@@ -243,34 +148,6 @@ class AnchorReport:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-def _parse(text: str, keys: dict[str, bytes]) -> Anchor | str:
-    """An anchor from one line, or why it is not one."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return "not JSON"
-    if not isinstance(data, dict) or set(data) != {*_SIGNED, "sig"}:
-        return "not an anchor (its keys are wrong)"
-    if not (
-        scope_chain(data["scope"]) is not None
-        and type(data["seq"]) is int
-        and data["seq"] >= 0
-        and all(isinstance(data[k], str) for k in ("hash", "at", "key_id", "sig"))
-    ):
-        return "not an anchor (a value is wrong)"
-    key = keys.get(data["key_id"])
-    if key is None:
-        return f"signed with key {data['key_id']!r}, which is not configured"
-    if not hmac.compare_digest(anchor_signature(data, key), data["sig"]):
-        return "bad signature (altered or forged)"
-    anchor = Anchor(**data)
-    try:
-        anchor.moment  # noqa: B018 (parses the time)
-    except ValueError:
-        return "not an anchor (bad time)"
-    return anchor
 
 
 def _hours(delta: dt.timedelta) -> str:
@@ -305,7 +182,7 @@ def anchors_verify(
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
-        parsed = _parse(text, keys)
+        parsed = anchor_parse(text, keys)
         if isinstance(parsed, str):
             report.problems.append(AnchorProblem(f"anchor line {number}: {parsed}", line=number))
             continue

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import QuerySet
 
+from audit.anchor_file import anchor_newest
 from audit.canonical import GENESIS_HASH
 from audit.chain_walk import chain_walk, chain_walk_orm
 from audit.keys import audit_keys
@@ -179,8 +180,6 @@ def audit_chain_vouched(*, chain: int = GLOBAL_CHAIN) -> ChainPoint | None:
     verification starts, once that point's event is confirmed to still carry the anchored hash.
     None without an anchor (verify everything). Never a ``ChainVerification`` row: the
     application's database role can insert one (issue 20)."""
-    from audit.anchors import anchor_newest
-
     anchor = anchor_newest(chain=chain)
     if anchor is None or anchor.seq == 0:
         return None
@@ -234,8 +233,6 @@ def audit_chain_state() -> ChainState:
         .first()
     )
     heads = audit_chain_heads()
-    from audit.anchors import anchor_newest
-
     anchor = anchor_newest(chain=GLOBAL_CHAIN)
     full = (
         ChainVerification.objects.filter(from_seq=1)

@@ -39,6 +39,9 @@ from audit.selectors import ChainReport
 from audit.snapshot import model_snapshot
 from core.client_ip import client_ip
 
+#: the task that walks the chains (audit.tasks), named: the outbox sends it by its name
+AUDIT_VERIFY_TASK = "audit.verify_chain"
+
 # Arbitrary but fixed key for pg_advisory_xact_lock: "audit" in ASCII. The global chain's lock
 # (the one lock every transaction took before the chains were split: an old process still running
 # during a rollout and a new one exclude each other on the global chain).
@@ -360,13 +363,12 @@ def chain_verification_request(*, actor: Any) -> None:
     actor may ask (the pit boss's dashboard)."""
     if not getattr(actor, "is_authenticated", False):
         raise PermissionDenied("Log in to ask for a verification.")
-    from audit.tasks import audit_chain_verify_task
     from core.services.outbox import outbox_enqueue
 
     audit_record(actor=actor, action="audit.chainverification.request", target=None)
     # through the outbox: a broker that is down delays the run, and neither loses it nor fails
     # the request (a run sent twice stores one more verification of a read-only check)
-    outbox_enqueue(task=audit_chain_verify_task, kwargs={"requested_by_id": actor.pk})
+    outbox_enqueue(task=AUDIT_VERIFY_TASK, kwargs={"requested_by_id": actor.pk})
 
 
 def request_client(request: HttpRequest | None) -> dict[str, str]:

@@ -13,12 +13,12 @@ from audit.anchors import anchor_publish, anchors_verify
 from audit.models import GLOBAL_CHAIN
 from audit.row_verify import RowDifference, rows_verify, rows_verify_since
 from audit.selectors import BrokenEvent, ChainReport, audit_chains_verify
-from audit.services import chain_verification_record
+from audit.services import AUDIT_VERIFY_TASK, chain_verification_record
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="audit.verify_chain")
+@shared_task(name=AUDIT_VERIFY_TASK)
 def audit_chain_verify_task(requested_by_id: int | None = None, full: bool = True) -> dict[str, object]:
     """Re-verify every chain whole (scheduled by beat, or asked for on the dashboard; ``full=False``:
     each only from what its last successful verification vouched for), and each chain's head

@@ -29,10 +29,8 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import json
 import multiprocessing
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -66,60 +64,16 @@ def server_env(workdir: Path, *, budget: bool, per_second: int | None = None) ->
     return env
 
 
-# ------------------------------------------------------------------------------------ the flood
-def csrf_pair(conn: http.client.HTTPConnection) -> tuple[str, str]:
-    """The login page's CSRF cookie and form token (one pair serves every attempt)."""
-    conn.request("GET", "/accounts/login/")
-    response = conn.getresponse()
-    page = response.read().decode(errors="replace")
-    cookie = re.search(r"csrftoken=([^;]+)", response.getheader("Set-Cookie", "") or "")
-    field = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
-    if not (cookie and field):
-        raise SystemExit("the login page gave no CSRF token")
-    return cookie.group(1), field.group(1)
-
-
-def flood_attempt(
-    conn: http.client.HTTPConnection, n: int, i: int, csrf: tuple[str, str]
-) -> tuple[str, int, bool]:
-    """Flooding client ``n``'s attempt ``i``: a wrong password as a fresh username from a fresh
-    address (through the trusted proxy's X-Forwarded-For), in turn to the token endpoint and to
-    the login form. (path, status, whether the answer was HTML); status 0: no answer."""
-    cookie, token = csrf
-    address = f"198.18.{n % 250}.{i % 250 + 1}"
-    username = f"flood-{n}-{i}"
-    if i % 2:
-        path = "/api/v1/auth/token/"
-        body = json.dumps({"username": username, "password": f"wrong-{i}"})
-        headers = {"Content-Type": "application/json", "X-Forwarded-For": address}
-    else:
-        path = "/accounts/login/"
-        body = f"username={username}&password=wrong-{i}&csrfmiddlewaretoken={token}"
-        headers = {
-            "Content-Type": "application/x-www-form-urlencoded",
-            "Cookie": f"csrftoken={cookie}",
-            "X-Forwarded-For": address,
-        }
-    try:
-        conn.request("POST", path, body, headers)
-        response = conn.getresponse()
-        response.read()
-        return path, response.status, "html" in (response.getheader("Content-Type") or "")
-    except (http.client.HTTPException, OSError):
-        conn.close()
-        return path, 0, False
-
-
 def flooder(n: int, port: int, stop: Any, answers: Any) -> None:
     """One flooding client, in its own process: wrong passwords as fresh names and addresses."""
     os.nice(10)
     conn = http.client.HTTPConnection(mt.HOST, port, timeout=60)
-    csrf = csrf_pair(conn)
+    csrf = soak.csrf_pair(conn)
     seen: Counter[str] = Counter()
     i = 0
     while not stop.is_set():
         i += 1
-        path, status, _html = flood_attempt(conn, n, i, csrf)
+        path, status, _html = soak.flood_attempt(conn, n, i, csrf)
         seen[f"{status or 'no answer'} {path}"] += 1
     conn.close()
     answers.put(dict(seen))

@@ -33,9 +33,11 @@ the counts of each fault and each refused answer. Exit status 1 when a check fai
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -74,6 +76,50 @@ REDIS_START = [
 ]
 FLOOD_CLIENTS = 6
 FLOOD_SECONDS = 45.0
+
+
+# ------------------------------------------------- a login flood (bench/login_flood_bench.py too)
+def csrf_pair(conn: http.client.HTTPConnection) -> tuple[str, str]:
+    """The login page's CSRF cookie and form token (one pair serves every attempt)."""
+    conn.request("GET", "/accounts/login/")
+    response = conn.getresponse()
+    page = response.read().decode(errors="replace")
+    cookie = re.search(r"csrftoken=([^;]+)", response.getheader("Set-Cookie", "") or "")
+    field = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    if not (cookie and field):
+        raise SystemExit("the login page gave no CSRF token")
+    return cookie.group(1), field.group(1)
+
+
+def flood_attempt(
+    conn: http.client.HTTPConnection, n: int, i: int, csrf: tuple[str, str]
+) -> tuple[str, int, bool]:
+    """Flooding client ``n``'s attempt ``i``: a wrong password as a fresh username from a fresh
+    address (through the trusted proxy's X-Forwarded-For), in turn to the token endpoint and to
+    the login form. (path, status, whether the answer was HTML); status 0: no answer."""
+    cookie, token = csrf
+    address = f"198.18.{n % 250}.{i % 250 + 1}"
+    username = f"flood-{n}-{i}"
+    if i % 2:
+        path = "/api/v1/auth/token/"
+        body = json.dumps({"username": username, "password": f"wrong-{i}"})
+        headers = {"Content-Type": "application/json", "X-Forwarded-For": address}
+    else:
+        path = "/accounts/login/"
+        body = f"username={username}&password=wrong-{i}&csrfmiddlewaretoken={token}"
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Cookie": f"csrftoken={cookie}",
+            "X-Forwarded-For": address,
+        }
+    try:
+        conn.request("POST", path, body, headers)
+        response = conn.getresponse()
+        response.read()
+        return path, response.status, "html" in (response.getheader("Content-Type") or "")
+    except (http.client.HTTPException, OSError):
+        conn.close()
+        return path, 0, False
 
 
 def server_env(workdir: Path) -> dict[str, str]:
@@ -246,8 +292,6 @@ class Faults:
         proxy's X-Forwarded-For), to the token endpoint and the login form with its CSRF token
         (bench/login_flood_bench.py's attempt): no lockout bites, only the login budget."""
         import http.client
-
-        from bench.login_flood_bench import csrf_pair, flood_attempt
 
         stop = time.monotonic() + FLOOD_SECONDS
         lock = threading.Lock()

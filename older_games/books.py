@@ -153,26 +153,44 @@ def game_coup_books_check(report: BooksReport, *, chunk: int = COUP_CHUNK) -> No
         report.game_coups += len(coups)
 
 
-_FUND_DUE_KEY = re.compile(r"^fund-due:(?P<session>\d+):(?P<player>\d+)$")
-
-
-def fund_due_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
-    """Landsknecht's fund dues: each posting takes exactly the table's due from the player its key
-    names, who sat at that session, into that table's reserve fund, once per player and session."""
-    for txns, entries in kind_chunks(TKind.FUND_DUE, chunk):
+def _fund_chunks(
+    kind: str, key: re.Pattern[str], chunk: int
+) -> Iterator[
+    tuple[
+        list[dict[str, Any]],
+        dict[int, dict[int, int]],
+        dict[int, Any],
+        dict[int, re.Match[str]],
+        dict[int, TableSession],
+    ]
+]:
+    """The reserve fund's postings of ``kind``, a chunk at a time, with what their checks read: the
+    accounts their entries move (id -> kind, player, table), each posting's key as ``key`` reads
+    it (the session, the player), and those sessions with their tables."""
+    for txns, entries in kind_chunks(kind, chunk):
         accounts = {
-            pk: (kind, player, table)
-            for pk, kind, player, table in Account.objects.filter(
+            pk: (account_kind, player, table)
+            for pk, account_kind, player, table in Account.objects.filter(
                 pk__in={pk for e in entries.values() for pk in e}
             ).values_list("id", "kind", "player_id", "table_id")
         }
-        named = {t["id"]: m for t in txns if (m := _FUND_DUE_KEY.match(t["idempotency_key"]))}
+        named = {t["id"]: m for t in txns if (m := key.match(t["idempotency_key"]))}
         sessions = {
             s.pk: s
             for s in TableSession.objects.filter(
                 pk__in={int(m["session"]) for m in named.values()}
             ).select_related("table")
         }
+        yield txns, entries, accounts, named, sessions
+
+
+_FUND_DUE_KEY = re.compile(r"^fund-due:(?P<session>\d+):(?P<player>\d+)$")
+
+
+def fund_due_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
+    """Landsknecht's fund dues: each posting takes exactly the table's due from the player its key
+    names, who sat at that session, into that table's reserve fund, once per player and session."""
+    for txns, entries, accounts, named, sessions in _fund_chunks(TKind.FUND_DUE, _FUND_DUE_KEY, chunk):
         seated = set(
             Seat.objects.filter(session_id__in=sessions).values_list("session_id", "player_id").distinct()
         )
@@ -219,20 +237,7 @@ def fund_return_books_check(report: BooksReport, *, chunk: int = CHUNK) -> None:
     """Landsknecht's fund returns: each posting empties the fund of the session's table by what
     it held and gives each player who paid dues at that session what the house's rule gives him
     (the game's own ``fund_return``, as the close posted it)."""
-    for txns, entries in kind_chunks(TKind.FUND_RETURN, chunk):
-        accounts = {
-            pk: (kind, player, table)
-            for pk, kind, player, table in Account.objects.filter(
-                pk__in={pk for e in entries.values() for pk in e}
-            ).values_list("id", "kind", "player_id", "table_id")
-        }
-        named = {t["id"]: m for t in txns if (m := _FUND_RETURN_KEY.match(t["idempotency_key"]))}
-        sessions = {
-            s.pk: s
-            for s in TableSession.objects.filter(
-                pk__in={int(m["session"]) for m in named.values()}
-            ).select_related("table")
-        }
+    for txns, entries, accounts, named, sessions in _fund_chunks(TKind.FUND_RETURN, _FUND_RETURN_KEY, chunk):
         for txn in txns:
             subject = f"transaction {txn['id']} ({txn['idempotency_key']})"
             match = named.get(txn["id"])

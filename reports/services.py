@@ -30,6 +30,9 @@ from tables.models import Casino, Table
 from tables.permissions import can_export, casino_scope, table_casino_id
 from tables.wording import OTHER_CASINO_REFUSAL
 
+#: the task that writes a report run (reports.tasks), named: the outbox sends it by its name
+REPORT_RUN_TASK = "reports.run"
+
 # ================================================================================== report runs
 # A report asked for is a ReportRun (reports.models), written by the Celery task reports.run
 # (reports/tasks.py) into the reports storage (reports/storage.py); docs/reports.md.
@@ -145,10 +148,8 @@ def _run_create(*, actor: Any, label: str, request: ReportRequest, enqueue: bool
         after={**_request_data(request), "requested_by": label},
     )
     if enqueue:
-        from reports.tasks import report_run_task
-
         # through the outbox: with the broker down the run waits in it, the request still succeeds
-        outbox_enqueue(task=report_run_task, kwargs={"run_id": run.pk}, key=f"reports.run:{run.pk}")
+        outbox_enqueue(task=REPORT_RUN_TASK, kwargs={"run_id": run.pk}, key=f"reports.run:{run.pk}")
     return run
 
 
@@ -363,7 +364,6 @@ def report_runs_requeue_stalled(*, now: Any = None) -> list[int]:
 
     from django.db.models import Q
 
-    from reports.tasks import report_run_task
 
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.REPORTS_STALE_SECONDS)
@@ -389,7 +389,7 @@ def report_runs_requeue_stalled(*, now: Any = None) -> list[int]:
                 },
             )
             outbox_enqueue(
-                task=report_run_task,
+                task=REPORT_RUN_TASK,
                 kwargs={"run_id": run.pk},
                 key=f"reports.run:{run.pk}:requeue:{run.attempts}",
             )

@@ -17,7 +17,13 @@ from django.utils import timezone
 from core.task_retry import retry_broken_off
 from reports.kinds import KINDS, ReportRequest
 from reports.schedules import preset_period
-from reports.services import SCHEDULER, report_run_execute, report_run_schedule, report_runs_requeue_stalled
+from reports.services import (
+    REPORT_RUN_TASK,
+    SCHEDULER,
+    report_run_execute,
+    report_run_schedule,
+    report_runs_requeue_stalled,
+)
 from tables.gaming_day import casino_calendar
 from tables.models import Casino
 
@@ -25,7 +31,7 @@ logger = logging.getLogger(__name__)
 
 
 @shared_task(
-    name="reports.run",
+    name=REPORT_RUN_TASK,
     acks_late=True,
     reject_on_worker_lost=True,
     # the database out of reach while claiming or finishing (a failover): try again a little later;

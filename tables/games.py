@@ -8,7 +8,8 @@ outside a wing branches on which game a table plays. A fifth game is a new wing 
 ``GAME_WINGS`` (docs/architecture.md, "Adding a game").
 
 The wings are loaded on first use, not when this module is imported: a wing imports the floor's
-models and services, which import this module.
+models and services, which import this module (and so this module names the floor's models in
+words only: a table, a session, a seat, a casino).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 
     from core.types import Staff
     from ledger.books import BooksReport
-    from tables.models import Casino, Seat, Table, TableSession
 
 URLs = list[URLPattern | URLResolver]
 
@@ -58,13 +58,13 @@ class GameWing(Protocol):
         """Why a table of ``game`` cannot take these house settings, or None (``Table.clean``)."""
 
     # ------------------------------------------------------------------------------- the floor
-    def session_close_refusal(self, session: TableSession) -> str | None:
+    def session_close_refusal(self, session: Any) -> str | None:
         """Why the session cannot close now (a coup in play), or None."""
 
-    def session_closing(self, *, actor: Staff, session: TableSession) -> None:
+    def session_closing(self, *, actor: Staff, session: Any) -> None:
         """The game's part of closing a session (inside the close's transaction, session locked)."""
 
-    def seat_leaving(self, *, actor: Staff, seat: Seat) -> bool:
+    def seat_leaving(self, *, actor: Staff, seat: Any) -> bool:
         """The game's part of a player leaving his seat: refuse (raise), let him go (False), or
         record the leave in the coup in play, the seat given up when the coup ends (True)."""
 
@@ -72,11 +72,11 @@ class GameWing(Protocol):
         """Void one of the game's coups (a pit boss; ``approving``: the second pit boss's request
         above the casino's limit)."""
 
-    def table_page(self, request: HttpRequest, table: Table) -> HttpResponse | None:
+    def table_page(self, request: HttpRequest, table: Any) -> HttpResponse | None:
         """The answer to the floor's page of a table of this game, or None for the floor's own."""
 
     def table_screen(
-        self, request: HttpRequest, table: Table, *, part: str, status: int, error: Any, notice: str
+        self, request: HttpRequest, table: Any, *, part: str, status: int, error: Any, notice: str
     ) -> HttpResponse | None:
         """The croupier's screen (``part`` of it) after an action at the table, or None for the
         floor's own."""
@@ -95,7 +95,7 @@ class GameWing(Protocol):
         """The tables of this game with pages of their own (a queryset), or None: the dashboard
         links to them."""
 
-    def review_table_url(self, table: Table) -> str | None:
+    def review_table_url(self, table: Any) -> str | None:
         """The page of a table's coups, for a game with pages of its own."""
 
     def review_coup_url(self, coup: Any) -> str | None:
@@ -118,7 +118,7 @@ class GameWing(Protocol):
         """The game's part of ``verify_books``: each check adds its differences to the report."""
 
     def coup_records(
-        self, *, start: Any, end: Any, table: Table | None, casino: Casino | None
+        self, *, start: Any, end: Any, table: Any, casino: Any
     ) -> Iterable[tuple[Any, dict[str, Any]]]:
         """The game's settled coups created in [start, end) as coup records, oldest first, each with
         its sort key ``(created_at, 1, pk)`` (the coup-records report merges the games by it)."""

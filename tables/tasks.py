@@ -22,7 +22,7 @@ logger = logging.getLogger(__name__)
 # beat schedule (settings CELERY_BEAT_SCHEDULE) and any message already queued name them.
 
 
-@shared_task(name="ledger.bill_hourly_fees")
+@shared_task(name=fees.BILL_HOURLY_FEES_TASK)
 @retry_broken_off
 def bill_hourly_fees(session_id: int, hour_start_iso: str) -> dict[str, object]:
     """Bill one finished clock hour of one session (idempotent: a second run charges nothing)."""

@@ -7,6 +7,7 @@ string (an ``include("...")``, a setting, a ``mock.patch`` target). docs/archite
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -131,3 +132,23 @@ def test_the_registry_names_every_wing() -> None:
     assert {path.split(".")[0] for path in settings.GAME_WINGS} == WINGS | {"tables"}
     assert known_games() == ("chemin-de-fer", "landsknecht", "macao", "old-baccarat")
     assert len(wings()) == len(settings.GAME_WINGS)
+
+
+#: where the older games may be named: their wing, the models (the choice and its constraint) and
+#: the demo's data
+NAMES_THE_OLDER_GAMES = ("older_games/", "tables/models.py", "casino/management/commands/load_demo.py")
+
+
+def test_nothing_outside_a_wing_branches_on_the_older_games() -> None:
+    pattern = re.compile(
+        r"\bOLDER_GAMES\b|\bGame\.(MACAO|LANDSKNECHT|OLD_BACCARAT)\b|\"(macao|landsknecht|old-baccarat)\""
+    )
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in _app_modules()
+        if not str(path.relative_to(ROOT)).startswith(NAMES_THE_OLDER_GAMES)
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []
+    assert len(_app_modules()) > 200

@@ -4,12 +4,13 @@ engine. Dataclasses in, verdicts out: an auditor re-checks a history without the
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.imports import imports_of
 
 ROOT = Path(__file__).resolve().parents[1]
 #: each engine, and what it may import of the project besides itself
@@ -22,17 +23,6 @@ KERNEL = ("core.cards", "core.sentence", "core.records")
 #: every package of the project (apps, configuration, tests), found on disk so that a new app is
 #: covered without editing this test
 PROJECT_PACKAGES = frozenset(p.name for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").exists())
-
-
-def _imports(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
-    return names
 
 
 def _modules(folder: str) -> list[Path]:
@@ -52,7 +42,7 @@ def test_no_module_of_an_engine_imports_django_or_the_rest_of_the_project(folder
     offenders = [
         (path.name, name)
         for path in modules
-        for name in _imports(path)
+        for name in imports_of(path)
         if name.split(".")[0] in {"django", "rest_framework", "celery"}
         or (name.split(".")[0] in PROJECT_PACKAGES and not name.startswith(allowed))
     ]
@@ -63,7 +53,7 @@ def test_the_shared_kernel_imports_nothing_of_the_project_but_itself() -> None:
     offenders = [
         (module, name)
         for module in KERNEL
-        for name in _imports(ROOT / (module.replace(".", "/") + ".py"))
+        for name in imports_of(ROOT / (module.replace(".", "/") + ".py"))
         if name.split(".")[0] in PROJECT_PACKAGES | {"django", "rest_framework", "celery"}
         and not name.startswith(KERNEL)
     ]

@@ -50,8 +50,10 @@ def outbox_enqueue(
     """Record that ``task`` is to run with ``args``/``kwargs`` once the current transaction commits
     (one INSERT in it), and send it then. ``key`` (default: unique) makes the message idempotent:
     a key already used inserts nothing and sends nothing. Returns the message's id, None then.
-    ``task`` is a Celery task (its registered ``name`` is stored); arguments must be plain JSON."""
-    name = str(task.name)
+    ``task`` is a Celery task or its registered name (what is stored: a service names the task it
+    enqueues, and the task module, which calls the service, is not imported by it); arguments must
+    be plain JSON."""
+    name = task if isinstance(task, str) else str(task.name)
     message_args, message_kwargs = list(args), dict(kwargs or {})
     message_id = _insert(
         task=name, args=message_args, kwargs=message_kwargs, key=key or f"{name}:{uuid.uuid4().hex}"

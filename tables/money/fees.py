@@ -44,6 +44,9 @@ from tables.models import (
     TableSession,
 )
 
+#: the task that bills one session-hour (tables.tasks), named: the outbox sends it by its name
+BILL_HOURLY_FEES_TASK = "ledger.bill_hourly_fees"
+
 logger = logging.getLogger(__name__)
 
 Kind = Account.Kind
@@ -283,8 +286,6 @@ def hourly_fees_enqueue_due(*, session: TableSession) -> None:
     (for a service closing a session: its last, partial hour is billable at once), through the
     outbox: one message per session-hour, ever (key), so a broker outage delays the billing and
     loses nothing; the task is idempotent besides (the ``FeeHour`` marker)."""
-    from tables.tasks import bill_hourly_fees  # the task calls this module
-
     hours = session_fee_hours(session=session, now=timezone.now())
     billed = set(
         FeeHour.objects.filter(session=session, hour_start__in=hours).values_list("hour_start", flat=True)
@@ -292,7 +293,7 @@ def hourly_fees_enqueue_due(*, session: TableSession) -> None:
     for hour in hours:
         if hour not in billed:
             outbox_enqueue(
-                task=bill_hourly_fees,
+                task=BILL_HOURLY_FEES_TASK,
                 args=[session.pk, hour.isoformat()],
                 key=f"ledger.bill_hourly_fees:session:{session.pk}:hour:{hour.isoformat()}",
             )

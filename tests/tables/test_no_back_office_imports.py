@@ -7,20 +7,10 @@ import ast
 from pathlib import Path
 
 import tables
+from tests.imports import imports_of
 
 PACKAGE = Path(tables.__file__).resolve().parent
 BACK_OFFICE = {"review", "reports"}
-
-
-def _imports(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
-    return names
 
 
 def test_no_module_of_the_game_floor_imports_the_back_office() -> None:
@@ -29,7 +19,7 @@ def test_no_module_of_the_game_floor_imports_the_back_office() -> None:
     offenders = [
         (str(path.relative_to(PACKAGE)), name)
         for path in modules
-        for name in _imports(path)
+        for name in imports_of(path)
         if name.split(".")[0] in BACK_OFFICE
     ]
     assert offenders == []
