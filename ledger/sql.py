@@ -1,7 +1,7 @@
-"""The ledger's hot-path queries, in SQL, and the helpers to write more of them.
+"""The ledger's hot-path queries, in SQL (the helpers to write more of them are core/sql.py).
 
 Every posting runs these (a coup's settlement at every coup of every table; its game-side queries,
-written with the helpers here, are tables/money/sql.py's). They were ORM queries,
+written with the same helpers, are tables/money/sql.py's). They were ORM queries,
 and building and compiling them cost more client CPU than the database spent answering them
 (docs/ledger.md, "Measured"). Each one is the query its ORM form sent, written out: the same
 rows, the same locks in the same order, the same constraints and triggers on the writes.
@@ -15,75 +15,15 @@ deferred as with ``QuerySet.only()``. Portable: PostgreSQL and SQLite (``make ru
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections
-from django.db.models import DEFERRED, Model
+from django.db import connection
 
+from core.sql import lock_clause, model_columns, model_fields, model_instances, placeholders, rows_fetch
 from ledger.models import PER_PLAYER_KINDS, PER_TABLE_KINDS, Account, Transaction
 
-_M = TypeVar("_M", bound=Model)
-
-
-def model_fields(model: type[Model]) -> tuple[str, ...]:
-    """Every field of ``model`` (attnames), in the order Model.from_db expects them."""
-    return tuple(f.attname for f in model._meta.concrete_fields)
-
-
-def model_columns(model: type[Model]) -> str:
-    return ", ".join(f'"{f.column}"' for f in model._meta.concrete_fields)
-
-
-def placeholders(count: int) -> str:
-    return ", ".join(["%s"] * count)
-
-
-def model_instances(model: type[_M], fields: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[_M]:
-    """Instances of ``model`` from raw ``rows`` of its ``fields`` (attnames, any order), converted
-    as the ORM converts them; the other fields are deferred (reading one queries it, as after
-    ``only()``)."""
-    db = connections[DEFAULT_DB_ALIAS]
-    meta = model._meta
-    position = {name: i for i, name in enumerate(fields)}
-    converters = {}  # position in the row -> (the backend's and the field's converters, column)
-    for field in meta.concrete_fields:
-        if field.attname in position:
-            col = field.get_col(meta.db_table)
-            if found := [*db.ops.get_db_converters(col), *col.get_db_converters(db)]:
-                converters[position[field.attname]] = (found, col)
-    order = [position.get(field.attname) for field in meta.concrete_fields]
-    out = []
-    for row in rows:
-        if converters:
-            row = list(row)
-            for i, (found, col) in converters.items():
-                for converter in found:
-                    row[i] = converter(row[i], col, db)
-        values = [DEFERRED if i is None else row[i] for i in order]
-        out.append(model.from_db(db.alias, fields, values))
-    return out
-
-
-def lock_clause(*of: str) -> str:
-    """The row-locking clause that ends a hand-written ``SELECT`` on this database: ``FOR UPDATE
-    OF`` the aliases ``of`` (every row joined when none), or nothing on SQLite, which has no row
-    locks. Nothing is lost there: ``make run``'s SQLite begins every transaction IMMEDIATE
-    (casino/settings/base.py), so the transaction that reads already holds the database's one
-    write lock, a stronger lock than the rows'. Every hand-written locking statement ends in this
-    (tables/sql.py, ``accounts_lock`` below), so none is PostgreSQL-only by accident."""
-    features = connection.features
-    if not features.has_select_for_update:
-        return ""
-    if of and features.has_select_for_update_of:
-        return " FOR UPDATE OF " + ", ".join(of)
-    return " FOR UPDATE"
-
-
-def rows_fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
-
+# the generic helpers (core.sql), here too: the ledger's tests and callers read them beside the
+# queries they build
+__all__ = ["lock_clause", "model_columns", "model_fields", "model_instances", "placeholders", "rows_fetch"]
 
 # ----------------------------------------------------------------------------------------- reads
 

@@ -6,8 +6,8 @@ spent answering them — per step, more than the rules engine, the rendering and
 together (docs/benchmarks.md, "Many tables at once"). Each is the query its ORM form sent,
 written out once per process and database: the same rows, the same locks (PostgreSQL's ``FOR
 UPDATE OF`` the one row meant, in the one lock order of tables/services/locking.py; SQLite's
-database lock, ledger.sql.lock_clause), every identifier quoted as the ORM quotes it (``index``
-is a keyword of SQLite's). Written with ledger/sql.py's helpers and
+database lock, core.sql.lock_clause), every identifier quoted as the ORM quotes it (``index``
+is a keyword of SQLite's). Written with core/sql.py's helpers and
 under its rules: every value a bound parameter, rows turned into model instances with the ORM's
 own converters, every field of each model read (nothing deferred).
 """
@@ -21,7 +21,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Model
 
-from ledger.sql import lock_clause, model_fields, model_instances, rows_fetch
+from core.sql import lock_clause, model_fields, model_instances, rows_fetch
 from tables.models import (
     BankTurn,
     Casino,
@@ -53,7 +53,7 @@ _STEP, _USER = model_fields(CoupStep), model_fields(_User)
 @functools.cache
 def _lock_sql(vendor: str) -> dict[str, str]:
     """The locking statements for the database ``vendor`` (built once per process and database:
-    the locking clause is ledger.sql.lock_clause's, nothing on SQLite)."""
+    the locking clause is core.sql.lock_clause's, nothing on SQLite)."""
     del vendor  # the cache key: lock_clause reads the same connection's features
     return {
         "table": f"""

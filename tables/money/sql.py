@@ -1,4 +1,4 @@
-"""The game's hot-path money queries, in SQL (written with ledger/sql.py's helpers and under its
+"""The game's hot-path money queries, in SQL (written with core/sql.py's helpers and under its
 rules: bound parameters only, rows turned into model instances with the ORM's converters, fields
 not read deferred). Every coup posting runs them: tables/money/settlement.py, banks.py,
 bank_share.py.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypedDict, cast
 
+from core.sql import model_columns, model_fields, model_instances, rows_fetch
 from ledger.models import Transaction
-from ledger.sql import model_columns, model_fields, model_instances, rows_fetch
 from tables.models import Casino, Coup, Player, Shoe, Table
 
 if TYPE_CHECKING:  # django-stubs-ext is a dev requirement
