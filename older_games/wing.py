@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 
 class OlderGames:
+    """Each answer imports what it needs when asked: ``validate_coups`` wants the judges only, and
+    loading the wing for them must not load its screens and back-office pages too."""
+
     games: tuple[str, ...] = tuple(sorted(PLAYS))
 
     def table_settings_refusal(self, game: str, raw: Mapping[str, Any]) -> str | None:

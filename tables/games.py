@@ -165,17 +165,22 @@ def wing_for(game: str) -> GameWing:
         raise UnknownGame(f"no wing plays {game!r}; GAME_WINGS: {', '.join(settings.GAME_WINGS)}") from None
 
 
-def offline_judges() -> dict[str, GameJudge]:
+# The registry's answers below are read once a process, like the wings they come from: the
+# importer asks ``offline_judges`` for every line that names a game.
+@cache
+def offline_judges() -> Mapping[str, GameJudge]:
     """Every game's offline judge but the default game's, by the slug its records carry."""
     return {slug: judge for wing in wings() for slug, judge in wing.offline_judges().items()}
 
 
+@cache
 def known_games() -> tuple[str, ...]:
     """Every game a table may play and a record may name, the default (chemin de fer) first."""
     return tuple(game for wing in wings() for game in wing.games)
 
 
-def game_odds() -> dict[str, Any]:
+@cache
+def game_odds() -> Mapping[str, Any]:
     return {slug: odds for wing in wings() for slug, odds in wing.odds().items()}
 
 

@@ -25,6 +25,9 @@ CHEMIN_DE_FER = "chemin-de-fer"
 
 
 class ChemindeFer:
+    """Each answer imports what it needs when asked (the judges alone must not load the floor's
+    services): the same rule as every wing's."""
+
     games: tuple[str, ...] = (CHEMIN_DE_FER,)
 
     def table_settings_refusal(self, game: str, raw: Mapping[str, Any]) -> str | None:

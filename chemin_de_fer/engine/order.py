@@ -8,7 +8,7 @@ towards one side, wrapping round the table; everything here works on seat number
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 from chemin_de_fer.engine.coup import Outcome
@@ -115,17 +115,24 @@ class Seating:
 
 
 def spectator_bet_refusal(
-    profile: Profile, seating: Seating, *, have_bet: Collection[int | None], round_over: bool, consent: bool
+    profile: Profile,
+    seating: Callable[[], Seating],
+    *,
+    have_bet: Collection[int | None],
+    round_over: bool,
+    consent: bool,
 ) -> tuple[str, Sentence] | None:
     """Why a spectator's plain bet is not taken now, with the request's field it is about, or None.
 
     Spectators never pre-empt seated players (docs/rules.md §2): a spectator's bet is taken only on
     what is left once every seated punter has had his turn — each has bet (``have_bet``: the seats
-    that have), or the croupier says the seated round is over (``round_over``: the rest passed;
-    said once, it holds for the coup) — and, where the profile wants it (the club), only with the
-    banker's ``consent``. A profile where spectators do not bet at all is the machine's refusal
+    that have; ``seating`` reads the coup's seating, asked only when the ruling needs it), or the
+    croupier says the seated round is over (``round_over``: the rest passed; said once, it holds
+    for the coup) — and, where the profile wants it (the club), only with the banker's
+    ``consent``. A profile where spectators do not bet at all is the machine's refusal
     (:func:`chemin_de_fer.engine.machine.apply`), in its own words: None here. A banco is not
-    concerned: its priority puts the seated first (:func:`chemin_de_fer.engine.settlement.banco_winner`)."""
+    concerned: its priority puts the seated first
+    (:func:`chemin_de_fer.engine.settlement.banco_winner`)."""
     if not profile.spectators_bet:
         return None
     if profile.spectator_needs_consent and not consent:
@@ -135,7 +142,7 @@ def spectator_bet_refusal(
         )
     if round_over:
         return None
-    waiting = seats_yet_to_bet(seating.order(), have_bet=have_bet)
+    waiting = seats_yet_to_bet(seating().order(), have_bet=have_bet)
     if not waiting:
         return None
     if len(waiting) > 1:

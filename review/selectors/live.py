@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.db.models import Count, Max
 
@@ -38,7 +39,7 @@ class LiveTable:
     #: the coup in play of a game with coups of its own (None at a chemin de fer table, or between coups)
     game_coup: LiveCoup | None = None
 
-    @property
+    @cached_property  # asked up to three times a row by the live pit's template
     def pages_url(self) -> str | None:
         """The table's own pages in the back office, for a game that has them (tables.games)."""
         return wing_for(self.open.table.game).review_table_url(self.open.table)

@@ -537,7 +537,7 @@ def _spectator_bet_check(coup: Coup, state: CoupProgress, request: StepRequest) 
     )
     refusal = spectator_bet_refusal(
         state.rules.profile,
-        _seating(coup),
+        lambda: _seating(coup),  # the seats are read only if the ruling needs them
         have_bet={key_seat_number(bet.punter) for bet in state.bets},
         round_over=round_over,
         consent=request.consent,

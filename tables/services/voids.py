@@ -24,7 +24,7 @@ def void_request_approve(*, actor: Staff, request: VoidRequest | int) -> VoidReq
     (nothing is voided). Refusals: 403 (not a pit boss there, the asker, a recorder of the coup),
     409 (the request already decided)."""
     pk = request if isinstance(request, int) else request.pk
-    current = VoidRequest.objects.get(pk=pk)
+    current = VoidRequest.objects.select_related("coup__shoe__table", "game_coup").get(pk=pk)
     void_request_check_decider(actor, current)
     # the database holds one of the two: a chemin de fer coup or an older game's
     if current.coup is not None:

@@ -207,6 +207,10 @@ def _spoken(found):
     return field, str(sentence)
 
 
+def _unread() -> Seating:
+    raise AssertionError("the seating was read where the ruling does not need it")
+
+
 NINE = Seating(occupied=(1, 3, 4, 6), banker_seat=4, seat_count=9, betting_from=R)
 WAIT = "Spectators bet only on what is left once every seated punter has had a turn: "
 
@@ -252,14 +256,18 @@ WAIT = "Spectators bet only on what is left once every seated punter has had a t
     ],
 )
 def test_a_spectator_bets_after_the_seated(profile, have_bet, round_over, consent, refusal) -> None:
-    found = spectator_bet_refusal(profile, NINE, have_bet=have_bet, round_over=round_over, consent=consent)
+    found = spectator_bet_refusal(
+        profile, lambda: NINE, have_bet=have_bet, round_over=round_over, consent=consent
+    )
     assert _spoken(found) == refusal
 
 
 def test_a_spectator_waits_for_every_seat_when_the_house_banks() -> None:
     house = Seating(occupied=(2, 9), banker_seat=None, seat_count=9, betting_from=L)
     assert house.order() == [2, 9]
-    assert _spoken(spectator_bet_refusal(CASINO, house, have_bet={2}, round_over=False, consent=False)) == (
+    assert _spoken(
+        spectator_bet_refusal(CASINO, lambda: house, have_bet={2}, round_over=False, consent=False)
+    ) == (
         "spectator",
         WAIT + "seat 9 to go (or say the seated round is over).",
     )
@@ -274,9 +282,10 @@ def test_a_spectator_waits_for_every_seat_when_the_house_banks() -> None:
 @EXAMPLES
 def test_once_every_seat_but_the_bankers_has_bet_a_spectator_may(occupied, banker, side, bet) -> None:
     seating = Seating(occupied=tuple(sorted(occupied)), banker_seat=banker, seat_count=12, betting_from=side)
-    found = spectator_bet_refusal(CASINO, seating, have_bet=bet, round_over=False, consent=False)
+    found = spectator_bet_refusal(CASINO, lambda: seating, have_bet=bet, round_over=False, consent=False)
     assert (found is None) == (set(occupied) - {banker} <= bet)
-    assert spectator_bet_refusal(CASINO, seating, have_bet=set(), round_over=True, consent=False) is None
+    # said over, the round is over: the seats are not even read
+    assert spectator_bet_refusal(CASINO, _unread, have_bet=set(), round_over=True, consent=False) is None
 
 
 ANNA, BORIS = SuiviClaim(person=7, name="Anna", suivi=True), SuiviClaim(person=9, name="Boris", suivi=True)
