@@ -42,7 +42,7 @@ class PlayerChips:
 
 def cage_casinos(*, user: Any) -> QuerySet[Casino]:
     """The casinos whose cage ``user`` reads (tables.permissions.casino_scope)."""
-    return casino_scope(user).filter(Casino.objects.order_by("name", "pk"), "pk")
+    return casino_scope(user).narrow(Casino.objects.order_by("name", "pk"), "pk")
 
 
 def cage_players(*, casino: Casino, search: str = "") -> QuerySet[Player]:

@@ -90,8 +90,9 @@ class CasinoScope:
     def works_for(self, casino_id: int | None) -> bool:
         return self.works is None or casino_id in self.works
 
-    def filter(self, queryset: QuerySet[_Q], casino_field: str = "casino") -> QuerySet[_Q]:
-        """``queryset`` narrowed to the casinos read (``casino_field``: the path to the casino)."""
+    def narrow(self, queryset: QuerySet[_Q], casino_field: str = "casino") -> QuerySet[_Q]:
+        """``queryset`` narrowed to the casinos read (``casino_field``: the path to the casino). Not
+        ``filter``: a scope is not a queryset, and its callers read as what it does to one."""
         return in_casinos(queryset, self.casino_ids, casino_field)
 
 

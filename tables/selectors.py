@@ -756,14 +756,14 @@ def croupier_tables(*, user: Staff) -> list[Table]:
 def tables_overview(*, user: Staff) -> QuerySet[Table]:
     """Every table of the casinos ``user`` reads, open ones first, for the staff who read everything."""
     tables = Table.objects.select_related("casino", "profile").order_by("state", "casino__name", "name")
-    return casino_scope(user).filter(tables)
+    return casino_scope(user).narrow(tables)
 
 
 def tables_readable(*, user: Staff) -> QuerySet[Table]:
     """Pit bosses and accountants read every table of their casinos (the group auditor every
     casino's); a croupier the tables of his current shifts."""
     tables = Table.objects.select_related("casino", "profile").order_by("casino__name", "name", "pk")
-    tables = casino_scope(user).filter(tables)
+    tables = casino_scope(user).narrow(tables)
     if reads_everything(user):
         return tables
     if "croupier" not in user_roles(user=user):

@@ -20,6 +20,7 @@ from ledger.services.posting import (
     UnbalancedTransaction,
     posting_find,
     posting_replay_checked,
+    postings_check,
     postings_write,
     transaction_post,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "cash_out_refusal",
     "posting_find",
     "posting_replay_checked",
+    "postings_check",
     "postings_write",
     "transaction_post",
 ]

@@ -94,6 +94,40 @@ def _insufficient_message(account: Account, new_balance: int) -> str:
     return f"{account.name} holds {account.balance} chips and cannot pay {account.balance - new_balance}."
 
 
+def postings_check(
+    *,
+    casino: LedgerCasino,
+    postings: Sequence[Posting],
+    accounts: Mapping[int, Account],
+    overdraft: Collection[int] = (),
+) -> dict[int, int]:
+    """The ledger's refusals of ``postings`` against the balances of ``accounts`` as the caller
+    holds them, before anything is written: entries that are not whole, non-zero and balanced, an
+    account of another casino, an account but the cage taken below zero where ``overdraft`` does
+    not name it (InsufficientChips). Returns the net movement of each account.
+
+    ``postings_write`` asks it of the accounts it locked; the batched importer of the balances it
+    carries from one record to the next (tables/services/import_batch.py)."""
+    net: dict[int, int] = {}
+    for posting in postings:
+        if sum(posting.entries.values()) != 0 or 0 in posting.entries.values():
+            raise UnbalancedTransaction(f"{posting.kind} entries must be non-zero and sum to zero")
+        for pk, amount in posting.entries.items():
+            if accounts[pk].casino_id != casino.pk:
+                raise UnbalancedTransaction(f"{accounts[pk]} belongs to another casino")
+            net[pk] = net.get(pk, 0) + amount
+    for pk, delta in net.items():
+        account = accounts[pk]
+        new_balance = account.balance + delta
+        if (
+            new_balance < 0
+            and delta < 0
+            and not account_may_go_negative(account, allow_overdraft=pk in overdraft)
+        ):
+            raise InsufficientChips(_insufficient_message(account, new_balance))
+    return net
+
+
 def postings_write(
     *,
     casino: LedgerCasino,
@@ -114,23 +148,7 @@ def postings_write(
     (``markers``: account id -> chips owed after the posting). Any other account but the cage
     short of chips refuses the posting (InsufficientChips), and nothing is written.
     """
-    net: dict[int, int] = {}
-    for posting in postings:
-        if sum(posting.entries.values()) != 0 or 0 in posting.entries.values():
-            raise UnbalancedTransaction(f"{posting.kind} entries must be non-zero and sum to zero")
-        for pk, amount in posting.entries.items():
-            if accounts[pk].casino_id != casino.pk:
-                raise UnbalancedTransaction(f"{accounts[pk]} belongs to another casino")
-            net[pk] = net.get(pk, 0) + amount
-    for pk, delta in net.items():
-        account = accounts[pk]
-        new_balance = account.balance + delta
-        if (
-            new_balance < 0
-            and delta < 0
-            and not account_may_go_negative(account, allow_overdraft=pk in overdraft)
-        ):
-            raise InsufficientChips(_insufficient_message(account, new_balance))
+    net = postings_check(casino=casino, postings=postings, accounts=accounts, overdraft=overdraft)
 
     txns: list[Transaction] = []
     for posting in postings:

@@ -25,6 +25,15 @@ from ledger.services import (
     postings_write,
 )
 from tables.models import Casino, Coup, Player, Table
+from tables.money.rules import (
+    BankSide,
+    bank_close_entries,
+    bank_close_memo,
+    bank_fund_entries,
+    bank_fund_memo,
+    bank_holder_check,
+    bank_increase,
+)
 from tables.money.sql import coup_context
 
 Kind = Account.Kind
@@ -52,12 +61,9 @@ def bank_holder(*, table: Table) -> Player | None:
 
 def bank_check_holder(bank: Account, banker: Player, table: Table) -> None:
     """Refuse to move a bank that still holds another player's chips."""
-    holder_id = bank_holder_id(bank=bank)
-    if holder_id is not None and holder_id != banker.pk:
-        holder = Player.objects.get(pk=holder_id)
-        raise ValidationError(
-            f"The bank of {table.name} still holds {bank.balance} chips of {holder}: close that bank first."
-        )
+    bank_holder_check(
+        holder_id=bank_holder_id(bank=bank), banker=banker, bank_balance=bank.balance, table_name=table.name
+    )
 
 
 @transaction.atomic
@@ -114,12 +120,7 @@ def bank_fund(
         return txn
     bank, wallet, reserve = (accounts[s] for s in specs)
     bank_check_holder(bank, banker, table)
-    increase = coup.bank - bank.balance
-    if increase < 0:
-        raise ValidationError(
-            f"The bank holds {bank.balance} chips: a bank of {coup.bank} would lower it "
-            "(give up the bank instead)."
-        )
+    increase = bank_increase(bank_balance=bank.balance, coup_bank=coup.bank)
     if amount not in (increase, coup.bank):
         raise ValidationError(
             f"Coup {coup.number} declares a bank of {coup.bank} and the bank holds {bank.balance}: "
@@ -143,26 +144,15 @@ def bank_fund(
         raise ValidationError(
             "The spectators put up part of the bank, not all of it: the banker puts up the rest."
         )
-    increase -= shared
-    if borrowing:
-        from_wallet, from_reserve = increase, 0
-    else:
-        from_wallet = min(increase, max(wallet.balance, 0))
-        from_reserve = increase - from_wallet
-        if from_reserve > reserve.balance:
-            has = bank.balance + max(wallet.balance, 0) + reserve.balance
-            raise InsufficientChips(f"{banker} has only {has} chips; a bank of {coup.bank} is refused.")
-    entries = {
-        bank.pk: increase + shared,
-        wallet.pk: -from_wallet,
-        reserve.pk: -from_reserve,
-        **share_entries,
-    }
+    side = BankSide(bank=bank, wallet=wallet, reserve=reserve)
+    entries = bank_fund_entries(
+        side, increase=increase, coup=coup, banker=banker, borrowing=borrowing, shares=share_entries
+    )
     posting = Posting(
         TKind.BANK_FUND,
         key,
-        {pk: a for pk, a in entries.items() if a},
-        f"coup {coup.number}: bank of {coup.bank} declared by {banker}",
+        entries,
+        bank_fund_memo(coup=coup, banker=banker),
         coup=coup,
     )
     overdraft = [wallet.pk, *share_entries] if borrowing else []
@@ -194,16 +184,12 @@ def bank_close(*, table: Table, banker: Player, actor: Any, key: str) -> Transac
         return txn
     bank, wallet, reserve = (accounts[s] for s in specs)
     bank_check_holder(bank, banker, table)
-    returned = bank.balance + reserve.balance
-    if returned == 0:
+    side = BankSide(bank=bank, wallet=wallet, reserve=reserve)
+    entries = bank_close_entries(side)
+    if not entries:
         return None
-    entries = {bank.pk: -bank.balance, reserve.pk: -reserve.balance, wallet.pk: returned}
     posting = Posting(
-        TKind.BANK_CLOSE,
-        key,
-        {pk: a for pk, a in entries.items() if a},
-        f"bank of {banker} at {table.name} closed: "
-        f"{bank.balance} from the bank, {reserve.balance} from the reserve",
+        TKind.BANK_CLOSE, key, entries, bank_close_memo(side, banker=banker, table_name=table.name)
     )
     return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
         0

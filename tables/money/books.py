@@ -12,10 +12,10 @@ Nothing here writes. Coups are walked in id order ``COUP_CHUNK`` at a time, with
 queries per chunk (steps, bets, postings, entries, levies, accounts), so a verification of years of
 history uses the memory of one chunk.
 
-How a settlement becomes entries is the posting code's own rule (``_settlement_entries``: punters,
+How a settlement becomes entries is the posting code's own rule (``settlement_entries``: punters,
 levy, the bank, the banker's reserve above the house limit or for the uncovered part); a posting
 made after the coup's bank had moved on settles the banker's side against his player account
-(``_to_banker_wallet``), so both forms are accepted for provisional settlements, reversals and
+(``to_banker_wallet``), so both forms are accepted for provisional settlements, reversals and
 approvals. The engine's verdict, not the ledger, says what each punter and the levy get.
 """
 
@@ -49,7 +49,7 @@ from tables.models import (
     FeePosting,
     Seat,
 )
-from tables.money.settlement import _CoupAccounts, _settlement_entries, _to_banker_wallet
+from tables.money.rules import CoupAccounts, settlement_entries, to_banker_wallet
 
 #: coups verified per round of queries
 COUP_CHUNK = 500
@@ -60,7 +60,7 @@ Step = CoupStep.Kind
 
 
 class _Pk:
-    """An account as ``_settlement_entries`` reads it: its id only (no model instance per coup)."""
+    """An account as ``settlement_entries`` reads it: its id only (no model instance per coup)."""
 
     __slots__ = ("pk",)
 
@@ -168,7 +168,7 @@ class _CoupCheck:
         else:
             reserve = book.find(casino, Kind.RESERVE, player=coup.banker_id)
             wallet = book.find(casino, Kind.PLAYER, player=coup.banker_id)
-        self.accounts = _CoupAccounts(
+        self.accounts = CoupAccounts(
             by_spec={},
             punters={},
             bank=_account(book.find(casino, Kind.BANK, table=table)),
@@ -194,7 +194,7 @@ class _CoupCheck:
             for key in settlement.punters
         }
         try:
-            in_play = _settlement_entries(
+            in_play = settlement_entries(
                 settlement=settlement,
                 accounts=self.accounts,
                 uncovered_to_reserve=self.coup._engine_rules.profile.uncovered_to_reserve,
@@ -203,7 +203,7 @@ class _CoupCheck:
         except ValueError as error:
             self.differ("settlement", f"the engine's settlement cannot be posted: {error}")
             return None
-        return [in_play, _to_banker_wallet(in_play, self.accounts)]
+        return [in_play, to_banker_wallet(in_play, self.accounts)]
 
     def compare(self, txn: dict[str, Any], what: str, forms: list[dict[int, int]]) -> None:
         actual = self.entries.get(txn["id"], {})
@@ -308,7 +308,7 @@ class _CoupCheck:
                 continue
             negated = {pk: -a for pk, a in self.entries.get(original["id"], {}).items()}
             self.compare(
-                txn, f"reversal of #{original['id']}", [negated, _to_banker_wallet(negated, self.accounts)]
+                txn, f"reversal of #{original['id']}", [negated, to_banker_wallet(negated, self.accounts)]
             )
 
     def final(self, state: CoupProgress, txn: dict[str, Any] | None) -> tuple[int, int] | None:

@@ -18,11 +18,11 @@ from chemin_de_fer.engine.coup import Settlement
 from chemin_de_fer.engine.profiles import LevyMode
 from ledger.models import Account
 from ledger.selectors import account_balance, account_find
-from ledger.services import InsufficientChips
 from tables.engine_bridge import bet_player, bet_punter_key, coup_bets, coup_rules
 from tables.models import BankShare, BankTurn, Bet, Casino, Coup, Player, Seat, Table, TableSession
 from tables.money import bank_share, banks, fees
 from tables.money import settlement as coup_money  # its functions take a ``settlement``
+from tables.money.rules import stake_check
 
 
 def coup_borrowing(coup: Coup) -> bool:
@@ -168,6 +168,4 @@ def stake_check_affordable(*, casino: Casino, player: Player, amount: int, alrea
     decides: bet_check_affordable); reads only, the bet itself moves no chips."""
     account = account_find(casino=casino, kind=Account.Kind.PLAYER, player=player)
     balance = account.balance if account is not None else 0
-    if balance < amount + already_staked:
-        staked = f" besides the {already_staked} already staked" if already_staked else ""
-        raise InsufficientChips(f"{player} has only {balance} chips; a bet of {amount}{staked} is refused.")
+    stake_check(player=player, balance=balance, amount=amount, already_staked=already_staked)

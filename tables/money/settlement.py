@@ -7,7 +7,6 @@ reversal once he rejects. docs/ledger.md lists the entries.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -17,9 +16,7 @@ from chemin_de_fer.engine.coup import Settlement
 from ledger import selectors
 from ledger.models import Account, Transaction
 from ledger.services import (
-    AccountSpec,
     Posting,
-    UnbalancedTransaction,
     account_spec,
     accounts_by_pk,
     accounts_lock,
@@ -29,6 +26,14 @@ from ledger.services import (
 )
 from tables.models import Coup, Player
 from tables.money import sql as hot_sql
+from tables.money.rules import (
+    CoupAccounts,
+    settlement_at_stake_check,
+    settlement_entries,
+    settlement_memo,
+    settlement_punters,
+    to_banker_wallet,
+)
 
 Kind = Account.Kind
 TKind = Transaction.Kind
@@ -49,57 +54,6 @@ def _bank_still_in_play(coup: hot_sql.CoupInContext) -> bool:
     return not coup.turn_ended and not coup.later_coup_started  # see _coup_context
 
 
-@dataclass
-class _CoupAccounts:
-    by_spec: dict[AccountSpec, Account]
-    punters: dict[str, Account]
-    bank: Account
-    reserve: Account  # the banker's reserve (the cage, for the house)
-    wallet: Account  # the banker's player account (the cage, for the house)
-    levy: Account
-
-
-def _settlement_entries(
-    *, settlement: Settlement, accounts: _CoupAccounts, uncovered_to_reserve: bool, house_limit: int | None
-) -> dict[int, int]:
-    """The entries of one engine Settlement against the table's bank (docs/ledger.md)."""
-    bank, reserve = accounts.bank, accounts.reserve
-    entries: dict[int, int] = {}
-
-    def move(account: Account, amount: int) -> None:
-        entries[account.pk] = entries.get(account.pk, 0) + amount
-
-    for punter, delta in settlement.punters.items():
-        move(accounts.punters[punter], delta)
-        move(bank, -delta)
-    if settlement.tax:
-        move(bank, -settlement.tax)
-        move(accounts.levy, settlement.tax)
-    if uncovered_to_reserve and settlement.uncovered:
-        move(bank, -settlement.uncovered)
-        move(reserve, settlement.uncovered)
-    after = settlement.covered + settlement.uncovered + entries.get(bank.pk, 0)
-    if settlement.next_bank_min is not None:  # the banker goes on (win or stand-off)
-        if house_limit is not None and after > house_limit:
-            move(bank, house_limit - after)
-            move(reserve, after - house_limit)
-            after = house_limit
-        if after != settlement.next_bank_min:
-            raise ValueError(
-                f"the settlement leaves {after} chips in the bank but says the next bank is at least "
-                f"{settlement.next_bank_min}: were uncovered_to_reserve/house_limit the engine's?"
-            )
-    return {pk: a for pk, a in entries.items() if a}
-
-
-def _to_banker_wallet(entries: Mapping[int, int], accounts: _CoupAccounts) -> dict[int, int]:
-    """Move the bank's and the reserve's part of ``entries`` to the banker's player account."""
-    moved = dict(entries)
-    side = moved.pop(accounts.bank.pk, 0) + moved.pop(accounts.reserve.pk, 0)
-    moved[accounts.wallet.pk] = moved.get(accounts.wallet.pk, 0) + side
-    return {pk: a for pk, a in moved.items() if a}
-
-
 def _coup_accounts(
     *,
     coup: Coup,
@@ -107,20 +61,13 @@ def _coup_accounts(
     punters: Mapping[str, Player],
     actor: Any,
     extra: Iterable[int] = (),
-) -> _CoupAccounts:
+) -> CoupAccounts:
     """Lock every account a coup posting may touch (and the accounts ``extra``), opening the
     missing ones."""
     table, banker = coup.shoe.table, coup.banker
     punter_players: dict[str, Player] = {}
     if settlement is not None:
-        if settlement.banker_net + sum(settlement.punters.values()) + settlement.tax != 0:
-            raise UnbalancedTransaction("the settlement does not sum to zero")
-        missing = sorted(set(settlement.punters) - set(punters))
-        if missing:
-            raise ValidationError(f"No player given for punter(s) {', '.join(missing)}.")
-        punter_players = {k: punters[k] for k in settlement.punters}
-        if any(p.pk == banker.pk for p in punter_players.values()):
-            raise ValidationError(f"{banker} cannot bet against their own bank.")
+        punter_players = settlement_punters(settlement=settlement, punters=punters, banker=banker)
     # the house banks with the cage's money (docs/rules.md §2): what would go to or come from a
     # player banker's chips or reserve goes to or comes from the cage
     banker_side = (
@@ -143,7 +90,7 @@ def _coup_accounts(
         tables={table.pk: table},
         also=extra,
     )
-    return _CoupAccounts(
+    return CoupAccounts(
         by_spec=by_spec,
         punters={k: by_spec[account_spec(Kind.PLAYER, p)] for k, p in punter_players.items()},
         bank=by_spec[specs[0]],
@@ -153,7 +100,7 @@ def _coup_accounts(
     )
 
 
-def _overdraft(accounts: _CoupAccounts, borrowing: bool) -> list[int]:
+def _overdraft(accounts: CoupAccounts, borrowing: bool) -> list[int]:
     """The player accounts a coup posting may take below zero: the punters' and the banker's,
     where the coup's rules let players borrow (the shortfall is then the player's marker)."""
     if not borrowing:
@@ -163,16 +110,6 @@ def _overdraft(accounts: _CoupAccounts, borrowing: bool) -> list[int]:
 
 def _live_provisional(coup: Coup) -> Transaction | None:
     return Transaction.objects.filter(coup=coup, kind=TKind.COUP_PROVISIONAL, reversals__isnull=True).first()
-
-
-def _describe(settlement: Settlement) -> str:
-    if settlement.next_bank_min is None:
-        outcome = "punters win"
-    elif settlement.banker_net > 0 or settlement.tax > 0:
-        outcome = "bank wins"
-    else:
-        outcome = "stand-off"
-    return f"{outcome}, covered {settlement.covered}, levy {settlement.tax}"
 
 
 @transaction.atomic
@@ -223,24 +160,24 @@ def coup_settle(
     # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (found := posting_find(key, casino=casino, kind=kind, coup=coup)) is not None:
         return found
-    entries = _settlement_entries(
+    entries = settlement_entries(
         settlement=settlement,
         accounts=accounts,
         uncovered_to_reserve=uncovered_to_reserve,
         house_limit=house_limit,
     )
-    at_stake = settlement.covered + settlement.uncovered
     if _bank_still_in_play(coup):
-        if accounts.bank.balance != at_stake:
-            raise ValidationError(
-                f"The bank of {coup.shoe.table.name} holds {accounts.bank.balance} chips but coup "
-                f"{coup.number} was played for a bank of {at_stake}: declare the bank (bank_fund) first."
-            )
+        settlement_at_stake_check(
+            settlement=settlement,
+            bank_balance=accounts.bank.balance,
+            table_name=coup.shoe.table.name,
+            coup_number=coup.number,
+        )
     elif provisional:
-        entries = _to_banker_wallet(entries, accounts)
+        entries = to_banker_wallet(entries, accounts)
     else:
         raise ValidationError(f"The bank of coup {coup.number} has moved on: it can no longer be settled.")
-    posting = Posting(kind, key, entries, f"coup {coup.number}: {_describe(settlement)}", coup=coup)
+    posting = Posting(kind, key, entries, f"coup {coup.number}: {settlement_memo(settlement)}", coup=coup)
     return postings_write(
         casino=casino,
         actor=actor,
@@ -251,11 +188,11 @@ def coup_settle(
 
 
 def _reversal(
-    coup: Coup, provisional: Transaction, accounts: _CoupAccounts, *, in_play: bool, key: str
+    coup: Coup, provisional: Transaction, accounts: CoupAccounts, *, in_play: bool, key: str
 ) -> Posting:
     entries = {pk: -amount for pk, amount in selectors.transaction_entries(txn=provisional).items()}
     if not in_play:
-        entries = _to_banker_wallet(entries, accounts)
+        entries = to_banker_wallet(entries, accounts)
     return Posting(
         TKind.COUP_REVERSAL,
         key,
@@ -266,7 +203,7 @@ def _reversal(
     )
 
 
-def _players_of(entries: Mapping[int, int], accounts: _CoupAccounts, borrowing: bool) -> list[int]:
+def _players_of(entries: Mapping[int, int], accounts: CoupAccounts, borrowing: bool) -> list[int]:
     """The player accounts among a provisional settlement's ``entries`` (its punters), that a
     reversal may take below zero where ``borrowing``."""
     if not borrowing:
@@ -274,7 +211,7 @@ def _players_of(entries: Mapping[int, int], accounts: _CoupAccounts, borrowing: 
     return [pk for pk, a in _with_extra(accounts, entries).items() if pk in entries and a.kind == Kind.PLAYER]
 
 
-def _with_extra(accounts: _CoupAccounts, extra: Iterable[int]) -> dict[int, Account]:
+def _with_extra(accounts: CoupAccounts, extra: Iterable[int]) -> dict[int, Account]:
     by_pk = accounts_by_pk(accounts.by_spec)
     missing = [pk for pk in extra if pk not in by_pk]
     by_pk.update((a.pk, a) for a in Account.objects.filter(pk__in=missing))  # (locked by _coup_accounts)
@@ -318,21 +255,21 @@ def coup_settlement_replace(
     ) is not None:
         return txn
     in_play = _bank_still_in_play(coup)
-    final = _settlement_entries(
+    final = settlement_entries(
         settlement=settlement,
         accounts=accounts,
         uncovered_to_reserve=uncovered_to_reserve,
         house_limit=house_limit,
     )
     if not in_play:
-        final = _to_banker_wallet(final, accounts)
+        final = to_banker_wallet(final, accounts)
     postings = [
         _reversal(coup, provisional, accounts, in_play=in_play, key=f"{key}:reverse"),
         Posting(
             TKind.COUP_SETTLEMENT,
             f"{key}:settle",
             final,
-            f"coup {coup.number} restored: {_describe(settlement)}",
+            f"coup {coup.number} restored: {settlement_memo(settlement)}",
             coup=coup,
         ),
     ]

@@ -131,7 +131,8 @@ def step_amend(
         if not amendment.card:
             raise ValidationError({"card": gettext_noop("Which card was it?")})
         request = StepRequest(kind=kind, card=amendment.card)
-    new_step, payload, bettor = _engine_step(coup, before, request)
+    judged, bettor = _engine_step(coup, before, request, rows)
+    new_step, payload = judged.step, judged.payload
     if payload == was:
         raise ValidationError(AMEND_NO_CHANGE)
     try:

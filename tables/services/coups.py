@@ -28,26 +28,18 @@ from django.utils.translation import gettext_noop
 from audit.rows import RowSpec, rows_where
 from audit.services import audit_record
 from chemin_de_fer.engine.coup import Outcome, Verdict, Violation
+from chemin_de_fer.engine.entry import Entry, EntryRefused, Judged, Punter, entry_judge
+from chemin_de_fer.engine.entry import Table as EntryTable
 from chemin_de_fer.engine.interchange import verdict_to_dict
 from chemin_de_fer.engine.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup
-from chemin_de_fer.engine.order import (
-    SPECTATOR_TURN,
-    Seating,
-    SuiviClaim,
-    betting_turn,
-    spectator_bet_refusal,
-    suivi_refusal,
-)
 from chemin_de_fer.engine.profiles import Side
-from chemin_de_fer.engine.punters import key_seat_number, seat_key, spectator_key
-from chemin_de_fer.engine.settlement import BancoCaller, banco_winner
+from chemin_de_fer.engine.punters import seat_key, spectator_key
 from core.errors import DomainError
 from core.sentence import said, why
 from core.types import Staff
 from tables import sql
 from tables.engine_bridge import (
     banker_key,
-    cards_parse,
     coup_replay,
     coup_verdict,
     snapshot_rules,
@@ -276,9 +268,10 @@ def coup_step_record(
     # with their actors: the answer shows who entered each step (StepResult.steps)
     rows = sql.coup_steps(coup.pk)
     state = coup_replay(coup, rows)
-    step, payload, bet = _engine_step(coup, state, request)
+    judged, bettor = _engine_step(coup, state, request, rows)
+    payload = judged.payload
     try:
-        new_state = apply(state, step)
+        new_state = apply(state, judged.step)
     except IllegalStep as exc:
         raise ValidationError(why(exc)) from None
     fresh = new_state.violations[len(state.violations) :]
@@ -301,8 +294,8 @@ def coup_step_record(
     index = row.index
     # the rows this step writes, bound to its audit event (the coup's counters and state with them)
     bound: list[RowSpec] = [coup, row]
-    if bet is not None:
-        bound.append(_bet_write(coup, request, bet, new_state))
+    if bettor is not None:
+        bound.append(_bet_write(coup, request, bettor, new_state))
     if request.kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
         role = ShoeCard.Role.PLAYER if request.kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
         bound.append(card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role))
@@ -386,100 +379,76 @@ def _reveal(*, actor: Staff, coup: Coup, verdict: Verdict, state: CoupProgress) 
     return tax
 
 
-def _engine_step(coup: Coup, state: CoupProgress, request: StepRequest) -> tuple[Step, dict[str, Any], Any]:
-    """Translate a request into the engine's step and the payload stored for it."""
-    kind = request.kind
-    if kind is Move.BET:
-        who = _bettor(coup, seat=request.seat, spectator=request.spectator)
-        if type(request.amount) is not int or request.amount <= 0:
-            raise ValidationError({"amount": gettext_noop("A bet is a positive whole number of chips.")})
-        if who.spectator and not state.historical:
-            _spectator_bet_check(coup, state, request)
-        # API-FIX: a bet above what is left of the bank is refused on its ``amount`` field (the
-        # engine refuses it too, but without naming the field a client should correct)
-        live_betting = not state.historical and not state.bets_closed and not state.banco
-        if live_betting and 0 < state.uncovered < request.amount:
-            raise ValidationError(
-                {"amount": said("only {left} of the bank is left to cover", left=state.uncovered)}
-            )
+def _engine_step(
+    coup: Coup, state: CoupProgress, request: StepRequest, rows: list[CoupStep]
+) -> tuple[Judged, _Bettor | None]:
+    """The engine's step for a request (one call: chemin_de_fer.engine.entry.entry_judge), on the
+    people it names as the floor finds them, and the money's one question of a bet or a banco: can
+    the one whose chips it engages (the bettor, the banco's winner) cover it? He is returned for
+    the bet's row. ``rows``: the coup's step rows (a spectator's round said over holds for it)."""
+    bettors: list[_Bettor] = []
+    if request.kind is Move.BET:
+        bettors = _bettors(coup, [Caller(seat=request.seat, spectator=request.spectator)])
+    elif request.kind is Move.BANCO:
+        bettors = _bettors(coup, request.callers)
+    entry = Entry(
+        request.kind,
+        amount=request.amount,
+        card=request.card,
+        punters=tuple(who.punter for who in bettors),
+        round_over=request.seated_round_over,
+        # said once, it holds for the coup: with an earlier bet of it (the rows the step replayed)
+        round_said_before=any(
+            row.payload.get("seated_round_over") for row in rows if row.kind == CoupStep.Kind.BET
+        ),
+        consent=request.consent,
+    )
+    banker_seat = _banker_seat(coup)
+    table = coup.shoe.table
+    try:
+        judged = entry_judge(
+            state,
+            entry,
+            table=EntryTable(banker_seat, table.seat_count, Side(table.profile.betting_from)),
+            occupied=lambda: _occupied(coup),
+            previous_banco=lambda: _previous_banco(coup),
+        )
+    except EntryRefused as refused:
+        raise ValidationError({refused.field: refused.sentence}) from None
+    engaged = next((who for who in bettors if who.punter == judged.punter), None)
+    if engaged is not None:
         money.bet_check_affordable(
             coup=coup,
-            player=who.player,
-            amount=request.amount,
+            player=engaged.player,
+            amount=coup.bank if request.kind is Move.BANCO else judged.step.amount or 0,
             borrowing=state.rules.profile.borrowing_allowed,
+            banco=request.kind is Move.BANCO,
         )
-        payload = {
-            "punter": who.key,
-            "amount": request.amount,
-            "spectator": who.spectator,
-            "order": who.order,
-        }
-        if who.spectator and request.seated_round_over:
-            payload["seated_round_over"] = True
-        if who.spectator and request.consent:
-            payload["consent"] = True
-        step = Step(kind, amount=request.amount, punter=who.key, spectator=who.spectator, order=who.order)
-        return step, payload, who
-    if kind is Move.BANCO:
-        if not request.callers:
-            raise ValidationError({"callers": gettext_noop("Name who called banco.")})
-        callers = []
-        people = []
-        for c in request.callers:
-            who = _bettor(coup, seat=c.seat, spectator=c.spectator)
-            callers.append(BancoCaller(who.key, spectator=who.spectator, suivi=c.suivi, order=who.order))
-            people.append(who)
-        step = Step(kind, callers=tuple(callers))
-        winner = next(p for p in people if p.key == _banco_winner_key(state, step))
-        # a history's suivi under a profile that has none is flagged (SUIVI_NOT_ALLOWED), not
-        # checked against a previous coup it could not belong to
-        suivi_possible = state.rules.profile.banco_suivi or not state.historical
-        if suivi_possible and any(c.suivi for c in request.callers):
-            _check_suivi(coup, request, people)
-        money.bet_check_affordable(
-            coup=coup,
-            player=winner.player,
-            amount=coup.bank,
-            borrowing=state.rules.profile.borrowing_allowed,
-            banco=True,
-        )
-        payload = {
-            "callers": [
-                {"punter": c.punter, "spectator": c.spectator, "suivi": c.suivi, "order": c.order}
-                for c in callers
-            ],
-            "winner": winner.key,
-        }
-        return step, payload, winner
-    if kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
-        if not request.card:
-            raise ValidationError({"card": gettext_noop("Which card?")})
-        card = cards_parse([request.card], field="card")[0]
-        return Step(kind, card=card), {"card": card}, None
-    return Step(kind), {}, None
+    return judged, engaged
 
 
 @dataclass(frozen=True)
 class _Bettor:
-    key: str
+    """A bettor as the floor found him: the engine's punter, his player, his seat or standing."""
+
+    punter: Punter
     player: Any
-    spectator: bool
-    order: int
     seat: Seat | None
     standing: Spectator | None
 
-    @property
-    def filter(self) -> dict[str, Any]:
-        return {"seat": self.seat} if self.seat is not None else {"spectator": self.standing}
+
+def _bettors(coup: Coup, callers: tuple[Caller, ...] | list[Caller]) -> list[_Bettor]:
+    """The people a bet or a banco names, by seat number or spectator id, as the floor finds them
+    (seated, or standing, at this session now)."""
+    return [_bettor(coup, seat=c.seat, spectator=c.spectator, suivi=c.suivi) for c in callers]
 
 
-def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
+def _bettor(coup: Coup, *, seat: int | None, spectator: int | None, suivi: bool) -> _Bettor:
     if (seat is None) == (spectator is None):
         raise ValidationError(
             {"seat": gettext_noop("Give either the seat number or the spectator, not both.")}
         )
     session_id = coup.shoe.session_id
-    table = coup.shoe.table
     if seat is not None:
         row = (
             Seat.objects.select_related("player")
@@ -488,13 +457,8 @@ def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
         )
         if row is None:
             raise ValidationError({"seat": said("Nobody sits at seat {seat}.", seat=seat)})
-        order = betting_turn(
-            seat=seat,
-            banker_seat=_banker_seat(coup),
-            seat_count=table.seat_count,
-            betting_from=Side(table.profile.betting_from),
-        )
-        return _Bettor(seat_key(seat), row.player, False, order, row, None)
+        punter = Punter(seat_key(seat), seat, row.player.pk, str(row.player), suivi)
+        return _Bettor(punter, row.player, row, None)
     assert spectator is not None  # one of seat and spectator (checked above)
     standing = (
         Spectator.objects.select_related("player")
@@ -503,7 +467,8 @@ def _bettor(coup: Coup, *, seat: int | None, spectator: int | None) -> _Bettor:
     )
     if standing is None:
         raise ValidationError({"spectator": gettext_noop("No such spectator at this table.")})
-    return _Bettor(spectator_key(standing.pk), standing.player, True, SPECTATOR_TURN, None, standing)
+    punter = Punter(spectator_key(standing.pk), None, standing.player.pk, str(standing.player), suivi)
+    return _Bettor(punter, standing.player, None, standing)
 
 
 def _banker_seat(coup: Coup) -> int | None:
@@ -512,73 +477,37 @@ def _banker_seat(coup: Coup) -> int | None:
     return seat.number if seat is not None else None
 
 
-def _seating(coup: Coup) -> Seating:
-    """The coup's seating as the engine judges bets by it: the seats taken now, the banker's."""
-    table = coup.shoe.table
-    occupied = Seat.objects.filter(session_id=coup.shoe.session_id, left_at__isnull=True).values_list(
-        "number", flat=True
-    )
-    return Seating(
-        occupied=tuple(occupied),
-        banker_seat=_banker_seat(coup),
-        seat_count=table.seat_count,
-        betting_from=Side(table.profile.betting_from),
-    )
-
-
-def _spectator_bet_check(coup: Coup, state: CoupProgress, request: StepRequest) -> None:
-    """A spectator's plain bet waits for the seated and, at a club, the banker's consent: the
-    engine judges it (order.spectator_bet_refusal) on the coup's seating and its bets so far."""
-    round_over = request.seated_round_over or any(
-        payload.get("seated_round_over")
-        for payload in CoupStep.objects.filter(coup=coup, kind=CoupStep.Kind.BET).values_list(
-            "payload", flat=True
+def _occupied(coup: Coup) -> tuple[int, ...]:
+    """The seats taken now at the coup's session (the engine asks, to rule on a spectator's turn)."""
+    return tuple(
+        Seat.objects.filter(session_id=coup.shoe.session_id, left_at__isnull=True).values_list(
+            "number", flat=True
         )
     )
-    refusal = spectator_bet_refusal(
-        state.rules.profile,
-        lambda: _seating(coup),  # the seats are read only if the ruling needs them
-        have_bet={key_seat_number(bet.punter) for bet in state.bets},
-        round_over=round_over,
-        consent=request.consent,
-    )
-    if refusal is not None:
-        field, sentence = refusal
-        raise ValidationError({field: sentence})
 
 
-def _banco_winner_key(state: CoupProgress, step: Step) -> str:
-    return banco_winner(step.callers, banco_suivi=state.rules.profile.banco_suivi).punter
-
-
-def _check_suivi(coup: Coup, request: StepRequest, people: list[_Bettor]) -> None:
-    """A banco suivi belongs to the punter who called banco on the previous coup and lost it: the
-    engine judges it (order.suivi_refusal) on who called banco last coup and how it ended."""
+def _previous_banco(coup: Coup) -> tuple[int, Outcome] | None:
+    """Who called banco on the session's previous coup (his player id) and how it ended; None if
+    nobody did, or there is no previous coup (the engine asks, to rule on a suivi)."""
     previous = (
         Coup.objects.filter(shoe__session_id=coup.shoe.session_id)
         .exclude(pk=coup.pk)
         .order_by("-created_at", "-pk")
         .first()
     )
-    previous_banco = None
-    if previous is not None:
-        banco = (
-            Bet.objects.filter(coup=previous, banco=True, withdrawn=False)
-            .select_related("seat", "spectator")
-            .first()
-        )
-        reveal = previous.steps.filter(kind=CoupStep.Kind.REVEAL).first()
-        if banco is not None and reveal is not None:
-            punter = banco.seat or banco.spectator
-            assert punter is not None  # bet_seat_xor_spectator
-            previous_banco = (punter.player_id, Outcome(reveal.payload["verdict"]["outcome"]))
-    claims = [
-        SuiviClaim(person=who.player.pk, name=str(who.player), suivi=caller.suivi)
-        for caller, who in zip(request.callers, people, strict=True)
-    ]
-    refusal = suivi_refusal(claims, previous_banco=previous_banco)
-    if refusal is not None:
-        raise ValidationError({"callers": refusal})
+    if previous is None:
+        return None
+    banco = (
+        Bet.objects.filter(coup=previous, banco=True, withdrawn=False)
+        .select_related("seat", "spectator")
+        .first()
+    )
+    reveal = previous.steps.filter(kind=CoupStep.Kind.REVEAL).first()
+    if banco is None or reveal is None:
+        return None
+    punter = banco.seat or banco.spectator
+    assert punter is not None  # bet_seat_xor_spectator
+    return punter.player_id, Outcome(reveal.payload["verdict"]["outcome"])
 
 
 def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgress) -> RowSpec:

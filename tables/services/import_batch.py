@@ -10,7 +10,7 @@ same order:
 
 - the engine: ``new_coup``/``apply`` on each step the services would record (historical coups),
   ``coup_verdict`` at the reveal, ``coup_restore`` for a correction;
-- the ledger: the same postings (keys, kinds, entries from ``_settlement_entries``, memos, the
+- the ledger: the same postings (keys, kinds, entries from tables/money/rules.py, memos, the
   same refusals when chips are short), balances moved by their net in one UPDATE;
 - the audit chain: the same events, in the same order, with the same content, recorded with
   ``audit_record`` (appended at COMMIT, as every transaction's; with one COPY when they are many).
@@ -48,8 +48,7 @@ from chemin_de_fer.engine.profiles import BUILTIN, Profile, Side
 from chemin_de_fer.engine.punters import seat_key, spectator_key
 from chemin_de_fer.engine.settlement import BancoCaller, LevyTerms, banco_winner
 from ledger.models import Account, Entry, Transaction
-from ledger.services import InsufficientChips, UnbalancedTransaction, account_may_go_negative
-from ledger.services.posting import _insufficient_message
+from ledger.services import Posting, postings_check
 from ledger.sql import accounts_lock, entries_post
 from tables.engine_bridge import (
     banker_key,
@@ -78,7 +77,21 @@ from tables.models import (
     TableSession,
 )
 from tables.money.banks import bank_holder_id
-from tables.money.settlement import _CoupAccounts, _describe, _settlement_entries
+from tables.money.rules import (
+    BankSide,
+    CoupAccounts,
+    bank_close_entries,
+    bank_close_memo,
+    bank_fund_entries,
+    bank_fund_memo,
+    bank_holder_check,
+    bank_increase,
+    settlement_at_stake_check,
+    settlement_entries,
+    settlement_memo,
+    settlement_punters,
+    stake_check,
+)
 from tables.permissions import is_croupier_at
 
 Kind = Account.Kind
@@ -503,14 +516,13 @@ class _Batch:
 
     # ------------------------------------------------------------------------------- the ledger
     def _check_holder(self, bank: Account, banker: Player) -> None:
-        """``banks.bank_check_holder``."""
-        holder_id = self.holder if bank.balance != 0 else None
-        if holder_id is not None and holder_id != banker.pk:
-            holder = Player.objects.get(pk=holder_id)
-            raise ValidationError(
-                f"The bank of {self.table.name} still holds {bank.balance} chips of {holder}: "
-                "close that bank first."
-            )
+        """``banks.bank_check_holder``, on the holder this chunk keeps."""
+        bank_holder_check(
+            holder_id=self.holder if bank.balance != 0 else None,
+            banker=banker,
+            bank_balance=bank.balance,
+            table_name=self.table.name,
+        )
 
     def _bank_close(self, turn: BankTurn) -> None:
         """``banks.bank_close`` of the bank ending."""
@@ -518,17 +530,12 @@ class _Batch:
         bank = self._account(Kind.BANK, self.table.pk)
         wallet, reserve = self._account(Kind.PLAYER, banker.pk), self._account(Kind.RESERVE, banker.pk)
         self._check_holder(bank, banker)
-        returned = bank.balance + reserve.balance
-        if returned == 0:
+        side = BankSide(bank=bank, wallet=wallet, reserve=reserve)
+        entries = bank_close_entries(side)
+        if not entries:
             return
-        entries = {bank.pk: -bank.balance, reserve.pk: -reserve.balance, wallet.pk: returned}
-        self._post(
-            TKind.BANK_CLOSE,
-            f"bankturn:{turn.pk}:close",
-            {pk: a for pk, a in entries.items() if a},
-            f"bank of {banker} at {self.table.name} closed: "
-            f"{bank.balance} from the bank, {reserve.balance} from the reserve",
-        )
+        memo = bank_close_memo(side, banker=banker, table_name=self.table.name)
+        self._post(TKind.BANK_CLOSE, f"bankturn:{turn.pk}:close", entries, memo)
 
     def _bank_fund(self, coup: Coup) -> None:
         """``banks.bank_fund`` of a declared bank (no spectators' shares)."""
@@ -536,45 +543,21 @@ class _Batch:
         bank = self._account(Kind.BANK, self.table.pk)
         wallet, reserve = self._account(Kind.PLAYER, banker.pk), self._account(Kind.RESERVE, banker.pk)
         self._check_holder(bank, banker)
-        increase = coup.bank - bank.balance
-        if increase < 0:
-            raise ValidationError(
-                f"The bank holds {bank.balance} chips: a bank of {coup.bank} would lower it "
-                "(give up the bank instead)."
-            )
+        increase = bank_increase(bank_balance=bank.balance, coup_bank=coup.bank)
         if increase == 0:
             return
-        if self.table_profile.borrowing_allowed:  # floor.coup_borrowing: the coup's rules decide
-            from_wallet, from_reserve = increase, 0
-        else:
-            from_wallet = min(increase, max(wallet.balance, 0))
-            from_reserve = increase - from_wallet
-            if from_reserve > reserve.balance:
-                has = bank.balance + max(wallet.balance, 0) + reserve.balance
-                raise InsufficientChips(f"{banker} has only {has} chips; a bank of {coup.bank} is refused.")
-        entries = {bank.pk: increase, wallet.pk: -from_wallet, reserve.pk: -from_reserve}
-        self._post(
-            TKind.BANK_FUND,
-            f"coup:{coup.pk}:bank",
-            {pk: a for pk, a in entries.items() if a},
-            f"coup {coup.number}: bank of {coup.bank} declared by {banker}",
-            coup=coup,
-            borrowing=self.table_profile.borrowing_allowed,
-        )
+        borrowing = self.table_profile.borrowing_allowed  # floor.coup_borrowing: the coup's rules decide
+        side = BankSide(bank=bank, wallet=wallet, reserve=reserve)
+        entries = bank_fund_entries(side, increase=increase, coup=coup, banker=banker, borrowing=borrowing)
+        memo = bank_fund_memo(coup=coup, banker=banker)
+        self._post(TKind.BANK_FUND, f"coup:{coup.pk}:bank", entries, memo, coup=coup, borrowing=borrowing)
 
     def _coup_settle(self, coup: _Coup, settlement: Settlement, *, key: str, provisional: bool) -> None:
         """``settlement.coup_settle`` of the coup just played (its bank is still in play)."""
         row = coup.row
         banker = row.banker
-        if settlement.banker_net + sum(settlement.punters.values()) + settlement.tax != 0:
-            raise UnbalancedTransaction("the settlement does not sum to zero")
-        missing = sorted(set(settlement.punters) - set(coup.punters))
-        if missing:
-            raise ValidationError(f"No player given for punter(s) {', '.join(missing)}.")
-        punters = {k: coup.punters[k] for k in settlement.punters}
-        if any(p.pk == banker.pk for p in punters.values()):
-            raise ValidationError(f"{banker} cannot bet against their own bank.")
-        accounts = _CoupAccounts(
+        punters = settlement_punters(settlement=settlement, punters=coup.punters, banker=banker)
+        accounts = CoupAccounts(
             by_spec={},
             punters={k: self._account(Kind.PLAYER, p.pk) for k, p in punters.items()},
             bank=self._account(Kind.BANK, self.table.pk),
@@ -582,23 +565,28 @@ class _Batch:
             wallet=self._account(Kind.PLAYER, banker.pk),
             levy=self._account(Kind.LEVY),
         )
-        entries = _settlement_entries(
+        entries = settlement_entries(
             settlement=settlement,
             accounts=accounts,
             uncovered_to_reserve=coup.progress.rules.profile.uncovered_to_reserve,
             house_limit=row.rules["house_limit"],
         )
-        at_stake = settlement.covered + settlement.uncovered
-        if accounts.bank.balance != at_stake:
-            raise ValidationError(
-                f"The bank of {self.table.name} holds {accounts.bank.balance} chips but coup "
-                f"{row.number} was played for a bank of {at_stake}: declare the bank (bank_fund) first."
-            )
+        settlement_at_stake_check(
+            settlement=settlement,
+            bank_balance=accounts.bank.balance,
+            table_name=self.table.name,
+            coup_number=row.number,
+        )
         kind = TKind.COUP_PROVISIONAL if provisional else TKind.COUP_SETTLEMENT
         # floor.coup_borrowing: where the coup's rules let players borrow, a shortfall is a marker
         borrowing = coup.progress.rules.profile.borrowing_allowed
         self._post(
-            kind, key, entries, f"coup {row.number}: {_describe(settlement)}", coup=row, borrowing=borrowing
+            kind,
+            key,
+            entries,
+            f"coup {row.number}: {settlement_memo(settlement)}",
+            coup=row,
+            borrowing=borrowing,
         )
 
     def _post(
@@ -611,15 +599,13 @@ class _Batch:
         coup: Coup | None = None,
         borrowing: bool = False,
     ) -> None:
-        """``posting.postings_write`` of one posting."""
-        if sum(entries.values()) != 0 or 0 in entries.values():
-            raise UnbalancedTransaction(f"{kind} entries must be non-zero and sum to zero")
-        for pk, delta in entries.items():
-            account = self.by_pk[pk]
-            new_balance = account.balance + delta
-            overdraft = account_may_go_negative(account, allow_overdraft=borrowing)
-            if new_balance < 0 and delta < 0 and not overdraft:
-                raise InsufficientChips(_insufficient_message(account, new_balance))
+        """``posting.postings_write`` of one posting, on the balances this chunk carries."""
+        postings_check(
+            casino=self.casino,
+            postings=[Posting(kind, key, entries)],
+            accounts=self.by_pk,
+            overdraft=list(entries) if borrowing else (),
+        )
         txn = Transaction(
             pk=self.ids[Transaction].take(),
             casino=self.casino,
@@ -746,12 +732,8 @@ class _Batch:
         staked = self.staked[player.pk]
         if not banco:
             staked += sum(b.amount for b in coup.bets if not b.withdrawn and _bet_player_id(b) == player.pk)
-        account = self._account(Kind.PLAYER, player.pk)
-        if account.balance < amount + staked:
-            more = f" besides the {staked} already staked" if staked else ""
-            raise InsufficientChips(
-                f"{player} has only {account.balance} chips; a bet of {amount}{more} is refused."
-            )
+        balance = self._account(Kind.PLAYER, player.pk).balance
+        stake_check(player=player, balance=balance, amount=amount, already_staked=staked)
 
     def _step(self, coup: _Coup, step: Step, where: dict[str, Seat | Spectator]) -> None:
         """``coups.coup_step_record`` of one recorded step, confirmed."""
@@ -860,9 +842,7 @@ class _Batch:
         self.steps.append(step)
         return step
 
-    def _bet_write(
-        self, coup: _Coup, place: Seat | Spectator, *, banco: bool, amount: int | None
-    ) -> RowSpec:
+    def _bet_write(self, coup: _Coup, place: Seat | Spectator, *, banco: bool, amount: int | None) -> RowSpec:
         """``coups._bet_write``: the rows it writes (the bet; a banco, every bet of the coup)."""
         seat, standing = (place, None) if isinstance(place, Seat) else (None, place)
         order = len(coup.bets) + 1

@@ -35,7 +35,7 @@ class CorrectionsPendingView(GenericAPIView):
 
     def get_queryset(self) -> QuerySet[WithAnnotations[Coup, PendingCorrections]]:
         latest = CoupStep.objects.filter(kind=CoupStep.Kind.CORRECTION).select_related("actor", "corrects")
-        pending = casino_scope(self.request.user).filter(corrections_pending(), "shoe__table__casino")
+        pending = casino_scope(self.request.user).narrow(corrections_pending(), "shoe__table__casino")
         return pending.prefetch_related(
             Prefetch("steps", queryset=latest.order_by("-index"), to_attr="corrections_submitted")
         )
