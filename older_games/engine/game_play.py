@@ -32,6 +32,7 @@ from core.cards import POINTS
 from core.records import unknown_game
 from core.sentence import said, why
 from older_games.engine import landsknecht, macao, old_baccarat
+from older_games.engine.chips import Transfer as Transfer  # re-exported: the floor settles these
 
 #: the reserve fund's name as a party (Landsknecht) and the tie pool's (old baccarat)
 FUND = landsknecht.FUND
@@ -88,13 +89,6 @@ class Option:
         if self.choices:
             out["choices"] = list(self.choices)
         return out
-
-
-@dataclass(frozen=True, slots=True)
-class Transfer:
-    payer: str
-    payee: str
-    amount: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,8 +301,9 @@ def seating_from(banker: str, seated: Sequence[str], *, fund: int = 0, **extra: 
     return Seating(banker, (*seated[i + 1 :], *seated[:i]), fund=fund, **extra)
 
 
-def _settlement_transfers(transfers: Sequence[Any]) -> tuple[Transfer, ...]:
-    return tuple(Transfer(t.payer, t.payee, t.amount) for t in transfers if t.amount)
+def _settlement_transfers(transfers: Sequence[Transfer]) -> tuple[Transfer, ...]:
+    """A game's settlement without its zero transfers (every game settles in the same transfers)."""
+    return tuple(t for t in transfers if t.amount)
 
 
 # --------------------------------------------------------------------------------------------- Macao
