@@ -65,6 +65,17 @@ PUNTO_BANCO_LEVY_BP = 500
 _FIELDS = ("banker_win", "player_win", "tie", "banker_ev_per_unit", "expected_levy_per_unit")
 
 
+class _AsFloat:
+    """One exact figure of :class:`Odds` read as a float (``odds.tie_float``), for a chart or a
+    glance: every sum and every rounding is made on the Fraction."""
+
+    def __init__(self, figure: str) -> None:
+        self.figure = figure
+
+    def __get__(self, odds: object, owner: type | None = None) -> float:
+        return float(getattr(odds, self.figure))
+
+
 @dataclass(frozen=True, slots=True)
 class Odds:
     """Exact outcome probabilities of one coup and what they mean for the bank.
@@ -91,25 +102,11 @@ class Odds:
             return "infinite deck"
         return f"{self.decks} deck{'s' if self.decks != 1 else ''} exact"
 
-    @property
-    def banker_win_float(self) -> float:
-        return float(self.banker_win)
-
-    @property
-    def player_win_float(self) -> float:
-        return float(self.player_win)
-
-    @property
-    def tie_float(self) -> float:
-        return float(self.tie)
-
-    @property
-    def banker_ev_float(self) -> float:
-        return float(self.banker_ev_per_unit)
-
-    @property
-    def expected_levy_float(self) -> float:
-        return float(self.expected_levy_per_unit)
+    banker_win_float = _AsFloat("banker_win")
+    player_win_float = _AsFloat("player_win")
+    tie_float = _AsFloat("tie")
+    banker_ev_float = _AsFloat("banker_ev_per_unit")
+    expected_levy_float = _AsFloat("expected_levy_per_unit")
 
     def rounded(self, digits: int = 6) -> dict[str, float]:
         """The five figures rounded *exactly* (half-even on the Fraction, not on a binary float)."""
