@@ -58,6 +58,7 @@ inside the 50 ms an interactive screen can afford.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -175,6 +176,27 @@ def _pool(unseen: tuple[int, ...] | None, need: int) -> tuple[list[int], int, in
     return list(unseen), 1, n
 
 
+def two_card_hands(left: list[int], dec: int) -> Iterator[tuple[int, int, int]]:
+    """Every two-card hand the pool ``left`` (counts by point value) can still deal, as point
+    values ``a <= b`` with its weight in ordered draws: an unordered pair of distinct values stands
+    for its two orders, hence the factor 2. While a hand is yielded its cards are out of ``left``
+    (``dec`` each: 1 finite, 0 infinite), so the caller counts what is drawn next, another hand
+    included, from what is really left; they go back when the caller asks for the next hand."""
+    for a in range(10):
+        ca = left[a]
+        if not ca:
+            continue
+        left[a] -= dec
+        for b in range(a, 10):
+            cb = left[b]
+            if not cb:
+                continue
+            left[b] -= dec
+            yield a, b, ca * cb if a == b else 2 * ca * cb
+            left[b] += dec
+        left[a] += dec
+
+
 def _points(cards: tuple[str, ...], who: str) -> tuple[int, int]:
     if len(cards) != 2:
         raise AdviceError(f"the {who} has exactly two cards at an option point, got {cards!r}")
@@ -211,44 +233,32 @@ def player_evs(
     values = range(10)
     ev_stand = 0  # over n * n1 * n2
     ev_draw = 0  # over n * n1 * n2 * n3
-    for a in values:
-        ca = left[a]
-        if not ca:
+    for a, b, w in two_card_hands(left, dec):
+        bt = (a + b) % 10
+        if bt >= 8:  # banker natural: he shows it and wins at once, whatever the player said
+            ev_stand -= w * n2
+            ev_draw -= w * n2 * n3
             continue
-        left[a] -= dec
-        for b in range(a, 10):
-            cb = left[b]
-            if not cb:
+        row = bank_draws[bt]
+        # -- player stands on `total`
+        if row[STOOD]:
+            ev_stand += w * sum(left[v] * _cmp(total, (bt + v) % 10) for v in values)
+        else:
+            ev_stand += w * n2 * _cmp(total, bt)
+        # -- player draws a third card c
+        acc = 0
+        for c in values:
+            cc = left[c]
+            if not cc:
                 continue
-            w = ca * cb if a == b else 2 * ca * cb
-            left[b] -= dec
-            bt = (a + b) % 10
-            if bt >= 8:  # banker natural: he shows it and wins at once, whatever the player said
-                ev_stand -= w * n2
-                ev_draw -= w * n2 * n3
+            pt = (total + c) % 10
+            if row[c]:
+                left[c] -= dec
+                acc += cc * sum(left[v] * _cmp(pt, (bt + v) % 10) for v in values)
+                left[c] += dec
             else:
-                row = bank_draws[bt]
-                # -- player stands on `total`
-                if row[STOOD]:
-                    ev_stand += w * sum(left[v] * _cmp(total, (bt + v) % 10) for v in values)
-                else:
-                    ev_stand += w * n2 * _cmp(total, bt)
-                # -- player draws a third card c
-                acc = 0
-                for c in values:
-                    cc = left[c]
-                    if not cc:
-                        continue
-                    pt = (total + c) % 10
-                    if row[c]:
-                        left[c] -= dec
-                        acc += cc * sum(left[v] * _cmp(pt, (bt + v) % 10) for v in values)
-                        left[c] += dec
-                    else:
-                        acc += cc * n3 * _cmp(pt, bt)
-                ev_draw += w * acc
-            left[b] += dec
-        left[a] += dec
+                acc += cc * n3 * _cmp(pt, bt)
+        ev_draw += w * acc
     return Fraction(ev_draw, n * n1 * n2 * n3), Fraction(ev_stand, n * n1 * n2)
 
 
@@ -285,14 +295,7 @@ def advise_player(
         raise AdviceError(f"no option: the tableau requires the player to {req} on {total}")
     _check_levy(levy_bp)
     ev_draw, ev_stand = player_evs(total, unseen, banker_policy(tableau, banco=banco))
-    conventional = PUNTO_BANCO.player[0][total]
-    return Advice(
-        chooser="player",
-        choice=_better(ev_draw, ev_stand, conventional),
-        ev_draw=ev_draw,
-        ev_stand=ev_stand,
-        basis="infinite" if unseen is None else "shoe",
-    )
+    return _advice("player", ev_draw, ev_stand, PUNTO_BANCO.player[0][total], unseen=unseen)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,34 +361,24 @@ def _banker_tally(
     kept = 0  # total weight of the consistent hidden pairs
     ev_stand = 0  # over kept * _SCALE
     ev_draw = 0  # over kept * n2 * _SCALE
-    for a in values:
-        ca = left[a]
-        if not ca:
+    for a, b, w in two_card_hands(left, dec):
+        ht = (a + b) % 10
+        if not keep[ht]:
             continue
-        left[a] -= dec
-        for b in range(a, 10):
-            cb = left[b]
-            ht = (a + b) % 10
-            if not cb or not keep[ht]:
-                continue
-            w = ca * cb if a == b else 2 * ca * cb
-            kept += w
-            pt = ht if player_third is None else (ht + player_third) % 10
-            c = _cmp(total, pt)
-            ev_stand += w * (win if c > 0 else -_SCALE if c < 0 else 0)
-            left[b] -= dec
-            acc = 0
-            for v in values:
-                cv = left[v]
-                if cv:
-                    c = _cmp((total + v) % 10, pt)
-                    if c > 0:
-                        acc += cv * win
-                    elif c < 0:
-                        acc -= cv * _SCALE
-            ev_draw += w * acc
-            left[b] += dec
-        left[a] += dec
+        kept += w
+        pt = ht if player_third is None else (ht + player_third) % 10
+        c = _cmp(total, pt)
+        ev_stand += w * (win if c > 0 else -_SCALE if c < 0 else 0)
+        acc = 0
+        for v in values:
+            cv = left[v]
+            if cv:
+                c = _cmp((total + v) % 10, pt)
+                if c > 0:
+                    acc += cv * win
+                elif c < 0:
+                    acc -= cv * _SCALE
+        ev_draw += w * acc
     if not kept:
         return None
     return Fraction(ev_draw, kept * n2 * _SCALE), Fraction(ev_stand, kept * _SCALE)
@@ -438,18 +431,30 @@ def advise_banker(
         player_may(tableau, drew=third is not None, banco=banco),
     )
     conventional = PUNTO_BANCO.banker[total][STOOD if third is None else third]
-    return Advice(
-        chooser="banker",
-        choice=_better(ev_draw, ev_stand, conventional),
-        ev_draw=ev_draw,
-        ev_stand=ev_stand,
-        basis="infinite" if unseen is None else "shoe",
-    )
+    return _advice("banker", ev_draw, ev_stand, conventional, unseen=unseen)
 
 
 def _check_levy(levy_bp: int) -> None:
     if not 0 <= levy_bp <= _SCALE:
         raise AdviceError("levy_bp must be between 0 and 10000")
+
+
+def _advice(
+    chooser: Literal["player", "banker"],
+    ev_draw: Fraction,
+    ev_stand: Fraction,
+    conventional: Requirement,
+    *,
+    unseen: tuple[int, ...] | None,
+) -> Advice:
+    """The advice of both expectations, either chooser's: the better choice, the convention's on a tie."""
+    return Advice(
+        chooser=chooser,
+        choice=_better(ev_draw, ev_stand, conventional),
+        ev_draw=ev_draw,
+        ev_stand=ev_stand,
+        basis="infinite" if unseen is None else "shoe",
+    )
 
 
 def _better(ev_draw: Fraction, ev_stand: Fraction, conventional: Requirement) -> Requirement:

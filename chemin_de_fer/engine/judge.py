@@ -104,6 +104,22 @@ def single_punter(record: CoupRecord) -> bool:
     return all(b.punter == first for b in bets)
 
 
+#: each party's breaches of the tableau: (stood where it draws, drew where it stands)
+_BREACHES: dict[str, tuple[Code, Code]] = {
+    "player": (Code.PLAYER_SHOULD_DRAW, Code.PLAYER_SHOULD_STAND),
+    "banker": (Code.BANKER_SHOULD_DRAW, Code.BANKER_SHOULD_STAND),
+}
+
+
+def _tableau_breach(side: str, req: Requirement, drew: bool) -> Violation | None:
+    """``side``'s breach of the tableau's ``req``, if it drew (or stood) against it; at an option
+    either is allowed."""
+    if req is _OPTION or (req is _DRAW) is drew:
+        return None
+    should_draw, should_stand = _BREACHES[side]
+    return Violation(should_stand if drew else should_draw, side)
+
+
 def judge_coup(record: CoupRecord, rules: Rules, *, levy: LevyTerms | None = None) -> Verdict:  # noqa: C901  (the rules' checks of a whole coup, in the order RULES.md gives them)
     """Judge a well-formed record (see ``interchange.record_from_dict`` for the checks that make
     one). ``levy`` overrides the profile's levy (a casino's own rate and rounding)."""
@@ -183,18 +199,11 @@ def judge_coup(record: CoupRecord, rules: Rules, *, levy: LevyTerms | None = Non
         else:
             preq = tableau.player[single_punter(record)][p2]
             breq = tableau.banker[b2][points[pc[2]] if p3 else STOOD]
-        if preq is _DRAW and not p3:
-            violations.append(Violation(Code.PLAYER_SHOULD_DRAW, "player"))
-            game = True
-        elif preq is _STAND and p3:
-            violations.append(Violation(Code.PLAYER_SHOULD_STAND, "player"))
-            game = True
-        if breq is _DRAW and not b3:
-            violations.append(Violation(Code.BANKER_SHOULD_DRAW, "banker"))
-            game = True
-        elif breq is _STAND and b3:
-            violations.append(Violation(Code.BANKER_SHOULD_STAND, "banker"))
-            game = True
+        for side, req, drew in (("player", preq, p3), ("banker", breq, b3)):
+            breach = _tableau_breach(side, req, drew)
+            if breach is not None:
+                violations.append(breach)
+                game = True
         outcome = compare(pt, bt)
 
     if len(violations) > 1:

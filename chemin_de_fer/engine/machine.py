@@ -237,16 +237,24 @@ def _player_choices(state: CoupProgress) -> tuple[NextStep, ...]:
         # may show the banker's natural before the player spoke (his action is then "none")
         moot = (NextStep(Move.PLAYER_DRAW), NextStep(Move.PLAYER_STAND))
         return (*moot, NextStep(Move.BANKER_NATURAL)) if state.historical else moot
-    req = _player_requirement(state)
+    return _draw_or_stand("player", _player_requirement(state))
+
+
+#: each party's two announcements at its turn, each with the violation of making it where the
+#: tableau requires the other: (draw, drawn against a stand, stand, stood against a draw)
+_DRAW_OR_STAND: dict[str, tuple[Move, Code, Move, Code]] = {
+    "player": (Move.PLAYER_DRAW, Code.PLAYER_SHOULD_STAND, Move.PLAYER_STAND, Code.PLAYER_SHOULD_DRAW),
+    "banker": (Move.BANKER_DRAW, Code.BANKER_SHOULD_STAND, Move.BANKER_STAND, Code.BANKER_SHOULD_DRAW),
+}
+
+
+def _draw_or_stand(side: str, req: Requirement) -> tuple[NextStep, NextStep]:
+    """``side``'s draw and stand as the tableau's ``req`` has them: both open, and the one it
+    forbids recorded with its violation (at an option neither is one)."""
+    draw, should_stand, stand, should_draw = _DRAW_OR_STAND[side]
     return (
-        NextStep(
-            Move.PLAYER_DRAW,
-            Violation(Code.PLAYER_SHOULD_STAND, "player") if req is Requirement.STAND else None,
-        ),
-        NextStep(
-            Move.PLAYER_STAND,
-            Violation(Code.PLAYER_SHOULD_DRAW, "player") if req is Requirement.DRAW else None,
-        ),
+        NextStep(draw, Violation(should_stand, side) if req is Requirement.STAND else None),
+        NextStep(stand, Violation(should_draw, side) if req is Requirement.DRAW else None),
     )
 
 
@@ -295,17 +303,7 @@ def _playing_choices(state: CoupProgress) -> tuple[NextStep, ...]:
     elif pnat:
         steps += [NextStep(Move.BANKER_DRAW), NextStep(Move.BANKER_STAND)]
     else:
-        req = _banker_requirement(state)
-        steps += [
-            NextStep(
-                Move.BANKER_DRAW,
-                Violation(Code.BANKER_SHOULD_STAND, "banker") if req is Requirement.STAND else None,
-            ),
-            NextStep(
-                Move.BANKER_STAND,
-                Violation(Code.BANKER_SHOULD_DRAW, "banker") if req is Requirement.DRAW else None,
-            ),
-        ]
+        steps += _draw_or_stand("banker", _banker_requirement(state))
     return tuple(steps)
 
 
@@ -366,18 +364,10 @@ def apply(state: CoupProgress, step: Step) -> CoupProgress:  # noqa: C901  (one 
         new = replace(state, player_cards=(*state.player_cards, _card(step)))
     elif kind is Move.CARD_TO_BANKER:
         new = replace(state, banker_cards=(*state.banker_cards, _card(step)))
-    elif kind is Move.PLAYER_NATURAL:
-        new = replace(state, player_action=Action.NATURAL)
-    elif kind is Move.PLAYER_DRAW:
-        new = replace(state, player_action=Action.DRAW)
-    elif kind is Move.PLAYER_STAND:
-        new = replace(state, player_action=Action.STAND)
-    elif kind is Move.BANKER_NATURAL:
-        new = replace(state, banker_action=Action.NATURAL)
-    elif kind is Move.BANKER_DRAW:
-        new = replace(state, banker_action=Action.DRAW)
-    elif kind is Move.BANKER_STAND:
-        new = replace(state, banker_action=Action.STAND)
+    elif kind in _PLAYER_SAYS:
+        new = replace(state, player_action=_PLAYER_SAYS[kind])
+    elif kind in _BANKER_SAYS:
+        new = replace(state, banker_action=_BANKER_SAYS[kind])
     else:  # REVEAL
         banker_action = state.banker_action
         if banker_action is None:
@@ -385,6 +375,19 @@ def apply(state: CoupProgress, step: Step) -> CoupProgress:  # noqa: C901  (one 
         player_action = state.player_action or Action.NONE
         new = replace(state, revealed=True, banker_action=banker_action, player_action=player_action)
     return replace(new, steps=n, violations=violations)
+
+
+#: the action each party's announcement records
+_PLAYER_SAYS: dict[Move, Action] = {
+    Move.PLAYER_NATURAL: Action.NATURAL,
+    Move.PLAYER_DRAW: Action.DRAW,
+    Move.PLAYER_STAND: Action.STAND,
+}
+_BANKER_SAYS: dict[Move, Action] = {
+    Move.BANKER_NATURAL: Action.NATURAL,
+    Move.BANKER_DRAW: Action.DRAW,
+    Move.BANKER_STAND: Action.STAND,
+}
 
 
 def replay(state: CoupProgress, steps: Sequence[Step]) -> CoupProgress:

@@ -44,6 +44,7 @@ from chemin_de_fer.engine.advice import (
     player_evs,
     player_may,
     player_policy,
+    two_card_hands,
 )
 from chemin_de_fer.engine.profiles import LevyMode, NaturalTie, Profile
 from chemin_de_fer.engine.tableau import PUNTO_BANCO, STOOD, Requirement, Tableau
@@ -62,6 +63,17 @@ __all__ = [
 PUNTO_BANCO_LEVY_BP = 500
 
 _FIELDS = ("banker_win", "player_win", "tie", "banker_ev_per_unit", "expected_levy_per_unit")
+
+
+class _AsFloat:
+    """One exact figure of :class:`Odds` read as a float (``odds.tie_float``), for a chart or a
+    glance: every sum and every rounding is made on the Fraction."""
+
+    def __init__(self, figure: str) -> None:
+        self.figure = figure
+
+    def __get__(self, odds: object, owner: type | None = None) -> float:
+        return float(getattr(odds, self.figure))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,25 +102,11 @@ class Odds:
             return "infinite deck"
         return f"{self.decks} deck{'s' if self.decks != 1 else ''} exact"
 
-    @property
-    def banker_win_float(self) -> float:
-        return float(self.banker_win)
-
-    @property
-    def player_win_float(self) -> float:
-        return float(self.player_win)
-
-    @property
-    def tie_float(self) -> float:
-        return float(self.tie)
-
-    @property
-    def banker_ev_float(self) -> float:
-        return float(self.banker_ev_per_unit)
-
-    @property
-    def expected_levy_float(self) -> float:
-        return float(self.expected_levy_per_unit)
+    banker_win_float = _AsFloat("banker_win")
+    player_win_float = _AsFloat("player_win")
+    tie_float = _AsFloat("tie")
+    banker_ev_float = _AsFloat("banker_ev_per_unit")
+    expected_levy_float = _AsFloat("expected_levy_per_unit")
 
     def rounded(self, digits: int = 6) -> dict[str, float]:
         """The five figures rounded *exactly* (half-even on the Fraction, not on a binary float)."""
@@ -292,8 +290,7 @@ def _enumerate(  # noqa: C901  (the exact enumeration of every deal, one loop a 
 
     Every path is scaled to six cards: a path that stops after four cards is multiplied by the
     number of ways the fifth and sixth could have come (``n4 * n5``), one that stops after five by
-    ``n5``. The hand loops run over multisets ``a <= b``; an unordered pair of distinct values stands
-    for its two orders, hence the factor 2.
+    ``n5``. The hand loops run over multisets ``a <= b`` (:func:`two_card_hands`).
     """
     if shoe is None:
         left, dec = list(INFINITE_DECK), 0
@@ -317,32 +314,12 @@ def _enumerate(  # noqa: C901  (the exact enumeration of every deal, one loop a 
         else:
             tie += weight
 
-    pairs = [(a, b) for a in values for b in range(a, 10)]
-    for p1, p2 in pairs:
-        cp1 = left[p1]
-        if not cp1:
-            continue
-        left[p1] -= dec
-        cp2 = left[p2]
-        if not cp2:
-            left[p1] += dec
-            continue
-        left[p2] -= dec
-        wp = cp1 * cp2 if p1 == p2 else 2 * cp1 * cp2
+    for p1, p2, wp in two_card_hands(left, dec):
         pt0 = (p1 + p2) % 10
         p_natural = pt0 >= 8
         p_draws = False if p_natural else player_draws(p1, p2)
-        for b1, b2 in pairs:
-            cb1 = left[b1]
-            if not cb1:
-                continue
-            left[b1] -= dec
-            cb2 = left[b2]
-            if not cb2:
-                left[b1] += dec
-                continue
-            left[b2] -= dec
-            w4 = wp * (cb1 * cb2 if b1 == b2 else 2 * cb1 * cb2)
+        for b1, b2, wb in two_card_hands(left, dec):
+            w4 = wp * wb
             bt0 = (b1 + b2) % 10
             if p_natural or bt0 >= 8:
                 # naturals: shown at once, no third card (club: any two naturals stand off)
@@ -374,10 +351,6 @@ def _enumerate(  # noqa: C901  (the exact enumeration of every deal, one loop a 
                         left[c] += dec
                     else:
                         settle(w4 * cc * n5, pt, bt0)
-            left[b2] += dec
-            left[b1] += dec
-        left[p2] += dec
-        left[p1] += dec
     return banker, player, tie, denominator
 
 

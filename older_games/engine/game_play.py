@@ -23,7 +23,8 @@ Nothing here imports Django (tests/tables/test_rules_purity.py).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from enum import Enum
 from typing import Any, Generic, TypeVar
@@ -32,6 +33,7 @@ from core.cards import POINTS
 from core.records import unknown_game
 from core.sentence import said, why
 from older_games.engine import landsknecht, macao, old_baccarat
+from older_games.engine.chips import Transfer as Transfer  # re-exported: the floor settles these
 
 #: the reserve fund's name as a party (Landsknecht) and the tie pool's (old baccarat)
 FUND = landsknecht.FUND
@@ -40,6 +42,17 @@ POOL = old_baccarat.POOL
 
 class StepRefused(ValueError):
     """A step (or a setting, or a seating) the rules do not allow; ``str()`` says why."""
+
+
+@contextmanager
+def refused_as_step(*errors: type[Exception]) -> Iterator[None]:
+    """A game's own refusal (one of ``errors``) raised in the block, raised again as the uniform
+    :class:`StepRefused` with the game's reason (its sentence kept, for a screen to say it in its
+    language), and without the game's traceback: the floor answers the reason, nothing else."""
+    try:
+        yield
+    except errors as exc:
+        raise StepRefused(why(exc)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,13 +101,6 @@ class Option:
         if self.choices:
             out["choices"] = list(self.choices)
         return out
-
-
-@dataclass(frozen=True, slots=True)
-class Transfer:
-    payer: str
-    payee: str
-    amount: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +154,7 @@ def _settings_from(kind: type[S], data: Mapping[str, Any]) -> S:
         raise StepRefused(
             f"unknown house setting(s): {', '.join(unknown)}; known: {', '.join(sorted(names))}"
         )
-    try:
+    with refused_as_step(ValueError, TypeError):
         base = kind()
         values = {}
         for name, value in data.items():
@@ -166,8 +172,6 @@ def _settings_from(kind: type[S], data: Mapping[str, Any]) -> S:
                 raise ValueError(f"{name} is one of {allowed}, not {value!r}")
             values[name] = type(default)(value) if not isinstance(default, bool | int) else value
         return replace(base, **values)  # type: ignore[type-var]
-    except (ValueError, TypeError) as exc:
-        raise StepRefused(why(exc)) from None
 
 
 def _settings_to_dict(settings: Any) -> dict[str, Any]:
@@ -307,8 +311,9 @@ def seating_from(banker: str, seated: Sequence[str], *, fund: int = 0, **extra: 
     return Seating(banker, (*seated[i + 1 :], *seated[:i]), fund=fund, **extra)
 
 
-def _settlement_transfers(transfers: Sequence[Any]) -> tuple[Transfer, ...]:
-    return tuple(Transfer(t.payer, t.payee, t.amount) for t in transfers if t.amount)
+def _settlement_transfers(transfers: Sequence[Transfer]) -> tuple[Transfer, ...]:
+    """A game's settlement without its zero transfers (every game settles in the same transfers)."""
+    return tuple(t for t in transfers if t.amount)
 
 
 # --------------------------------------------------------------------------------------------- Macao
@@ -344,22 +349,18 @@ class MacaoPlay(GamePlay[MacaoHouse, macao.MacaoState]):
         return settings.unit
 
     def begin(self, settings: MacaoHouse, seating: Seating) -> macao.MacaoState:
-        try:
+        with refused_as_step(macao.MacaoError):
             return macao.start(
                 settings.rules, unit=settings.unit, banker=seating.banker, punters=seating.punters
             )
-        except macao.MacaoError as exc:
-            raise StepRefused(why(exc)) from None
 
     def step(self, state: macao.MacaoState, payload: Mapping[str, Any]) -> macao.MacaoState:
         kind = payload.get("kind")
         if kind not in ("deal", "draw", "discard", "stand"):
             raise StepRefused(said("a Macao step is deal, draw, discard or stand, not {kind!r}", kind=kind))
         move = macao.STAND if kind == "stand" else macao.Move(kind, _card(payload))
-        try:
+        with refused_as_step(macao.MacaoError):
             return macao.apply(state, move)
-        except macao.MacaoError as exc:
-            raise StepRefused(why(exc)) from None
 
     def options(self, state: macao.MacaoState) -> tuple[Option, ...]:
         moves = macao.next_moves(state)
@@ -396,10 +397,8 @@ class MacaoPlay(GamePlay[MacaoHouse, macao.MacaoState]):
         return macao.record_to_dict(macao.record_of(state))
 
     def verdict(self, settings: MacaoHouse, record: Mapping[str, Any]) -> dict[str, Any]:
-        try:
+        with refused_as_step(macao.MacaoError):
             parsed = macao.record_from_dict(record)
-        except macao.MacaoError as exc:
-            raise StepRefused(why(exc)) from None
         return macao.verdict_to_dict(macao.judge(parsed, settings.rules), record.get("id"))
 
     def outcome(self, state: macao.MacaoState) -> str:
@@ -433,14 +432,12 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
         return settings.min_stake
 
     def begin(self, settings: landsknecht.HouseSettings, seating: Seating) -> landsknecht.State:
-        try:
+        with refused_as_step(ValueError):  # IllegalMove, or an unknown opening word
             opening = landsknecht.Opening(seating.opening)
             table = landsknecht.Table(
                 seating.banker, seating.punters, seating.fund, opening, seating.previous
             )
             return landsknecht.start(table, settings)
-        except ValueError as exc:  # IllegalMove, or an unknown opening word
-            raise StepRefused(why(exc)) from None
 
     def step(self, state: landsknecht.State, payload: Mapping[str, Any]) -> landsknecht.State:
         kind = payload.get("kind")
@@ -467,10 +464,8 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
                     kind=kind,
                 )
             )
-        try:
+        with refused_as_step(landsknecht.IllegalMove):
             return landsknecht.apply(state, move)
-        except landsknecht.IllegalMove as exc:
-            raise StepRefused(why(exc)) from None
 
     def options(self, state: landsknecht.State) -> tuple[Option, ...]:
         moves = landsknecht.next_moves(state)
@@ -527,14 +522,12 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
         return landsknecht.record_to_dict(landsknecht.to_record(state))
 
     def verdict(self, settings: landsknecht.HouseSettings, record: Mapping[str, Any]) -> dict[str, Any]:
-        try:
+        with refused_as_step(ValueError):
             if record.get("kind") == landsknecht.FUND_RETURN_KIND:  # the fund's return, not a coup
                 returned = landsknecht.fund_return_from_dict(record)
                 judged = landsknecht.judge_fund_return(returned)
                 return landsknecht.fund_return_verdict_to_dict(judged, record.get("id"))
             parsed = landsknecht.record_from_dict(record)
-        except ValueError as exc:
-            raise StepRefused(why(exc)) from None
         return landsknecht.verdict_to_dict(landsknecht.judge(parsed, settings), record.get("id"))
 
     has_fund = True
@@ -542,10 +535,8 @@ class LandsknechtPlay(GamePlay[landsknecht.HouseSettings, landsknecht.State]):
     def fund_return(
         self, settings: landsknecht.HouseSettings, paid: Sequence[tuple[str, int]], balance: int
     ) -> dict[str, Any]:
-        try:
+        with refused_as_step(ValueError):  # a negative fund or payment: no consistent history has one
             settlement = landsknecht.fund_return(paid, balance, settings.fund_return)
-        except ValueError as exc:  # a negative fund or payment: no consistent history has one
-            raise StepRefused(why(exc)) from None
         record = landsknecht.FundReturnRecord(
             fund=balance,
             paid=tuple(paid),
@@ -614,10 +605,8 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
     def begin(
         self, settings: old_baccarat.HouseSettings, seating: Seating
     ) -> tuple[old_baccarat.State, tuple[str, ...]]:
-        try:
+        with refused_as_step(old_baccarat.IllegalMove):
             return old_baccarat.start(settings, seating.banker), seating.punters
-        except old_baccarat.IllegalMove as exc:
-            raise StepRefused(why(exc)) from None
 
     def step(
         self, state: tuple[old_baccarat.State, tuple[str, ...]], payload: Mapping[str, Any]
@@ -641,10 +630,8 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
                     kind=kind,
                 )
             )
-        try:
+        with refused_as_step(old_baccarat.IllegalMove):
             return old_baccarat.apply(machine, move), eligible
-        except old_baccarat.IllegalMove as exc:
-            raise StepRefused(why(exc)) from None
 
     def options(self, state: tuple[old_baccarat.State, tuple[str, ...]]) -> tuple[Option, ...]:
         machine, eligible = state
@@ -693,10 +680,8 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
         return old_baccarat.to_record(state[0]).as_dict()
 
     def verdict(self, settings: old_baccarat.HouseSettings, record: Mapping[str, Any]) -> dict[str, Any]:
-        try:
+        with refused_as_step(ValueError):
             parsed = old_baccarat.OldBaccaratCoup.from_dict(record)
-        except ValueError as exc:
-            raise StepRefused(why(exc)) from None
         return old_baccarat.verdict_to_dict(old_baccarat.judge(parsed, settings), record.get("id"))
 
     def outcome(self, state: tuple[old_baccarat.State, tuple[str, ...]]) -> str:

@@ -46,6 +46,7 @@ from typing import Any
 
 from core.cards import ALL_CARDS, POINTS, RANKS
 from core.sentence import Card, Listing, Word, said, shown
+from older_games.engine.chips import Transfer, transfer_nets
 
 __all__ = [
     "FUND",
@@ -294,25 +295,12 @@ class Violation:
 
 
 @dataclass(frozen=True, slots=True)
-class Transfer:
-    """``payer`` pays ``payee`` ``amount`` chips (always positive)."""
-
-    payer: str
-    payee: str
-    amount: int
-
-
-@dataclass(frozen=True, slots=True)
 class Settlement:
     transfers: tuple[Transfer, ...] = ()
 
     def nets(self) -> dict[str, int]:
         """Each party's net result (won positive); the values sum to zero."""
-        out: dict[str, int] = {}
-        for t in self.transfers:
-            out[t.payer] = out.get(t.payer, 0) - t.amount
-            out[t.payee] = out.get(t.payee, 0) + t.amount
-        return out
+        return transfer_nets(self.transfers)
 
 
 @dataclass(frozen=True, slots=True)

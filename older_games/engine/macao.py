@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from core.cards import ALL_CARDS, POINTS, RANKS
 from core.sentence import Card, said, shown
+from older_games.engine.chips import Transfer
 
 GAME = "macao"
 
@@ -158,15 +159,6 @@ class MacaoRecord:
     def cards_in_order(self) -> tuple[str, ...]:
         """Every card as it left the shoe: the deal, then each seat's actions in turn."""
         return self.deal + tuple(a.card for turn in self.turns for a in turn)
-
-
-@dataclass(frozen=True, slots=True)
-class Transfer:
-    """``payer`` hands ``amount`` chips to ``payee``."""
-
-    payer: str
-    payee: str
-    amount: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ from typing import Any
 
 from core.cards import ALL_CARDS, POINTS, ImpossibleCard, shoe_alarms
 from core.sentence import Card, Word, said, shown
+from older_games.engine.chips import Transfer, transfer_nets
 
 __all__ = [
     "GAME",
@@ -341,25 +342,12 @@ class MalformedRecord(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Transfer:
-    """``payer`` pays ``amount`` (> 0) chips to ``payee``."""
-
-    payer: str
-    payee: str
-    amount: int
-
-
-@dataclass(frozen=True, slots=True)
 class Settlement:
     transfers: tuple[Transfer, ...]
 
     def net(self) -> dict[str, int]:
         """Each party's gain (positive) or loss; the values always sum to zero and the pool's is 0."""
-        out: dict[str, int] = {}
-        for t in self.transfers:
-            out[t.payer] = out.get(t.payer, 0) - t.amount
-            out[t.payee] = out.get(t.payee, 0) + t.amount
-        return out
+        return transfer_nets(self.transfers)
 
 
 class PunterResult(StrEnum):
