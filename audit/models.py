@@ -7,9 +7,10 @@ refused by database triggers (migration 0002, see docs/audit.md).
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+from core.model_kit import check_constraint, staff_reference, unique_constraint
 
 HEX64 = r"^[0-9a-f]{64}$"
 #: the chain of the events that belong to no casino; every other chain is a casino's id
@@ -25,13 +26,7 @@ class AuditEvent(models.Model):
     occurred_at = models.DateTimeField()
     # PROTECT: a user with history cannot be deleted (deactivate instead); SET_NULL would have to
     # UPDATE audit rows, which the triggers refuse anyway.
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="audit_events",
-    )
+    actor = staff_reference(related_name="audit_events")
     actor_label = models.CharField(max_length=150, help_text="username when the event was written")
     action = models.CharField(max_length=100)
     object_type = models.CharField(max_length=100, blank=True)
@@ -56,31 +51,23 @@ class AuditEvent(models.Model):
             models.CheckConstraint(
                 condition=Q(seq__gte=1), name="audit_seq_positive", violation_error_message="seq starts at 1."
             ),
-            models.CheckConstraint(
-                condition=Q(chain__gte=0),
-                name="audit_chain_nonnegative",
-                violation_error_message="A chain is 0 (global) or a casino's id.",
+            check_constraint(
+                Q(chain__gte=0), "audit_chain_nonnegative", "A chain is 0 (global) or a casino's id."
             ),
-            models.UniqueConstraint(
-                fields=["chain", "seq"],
-                name="audit_chain_seq_unique",
-                violation_error_message="This chain already has an event with this seq.",
+            unique_constraint(
+                ["chain", "seq"], "audit_chain_seq_unique", "This chain already has an event with this seq."
             ),
-            models.UniqueConstraint(
-                fields=["chain", "prev_hash"],
-                name="audit_chain_prev_hash_unique",
-                violation_error_message="Two events of a chain cannot follow the same event.",
+            unique_constraint(
+                ["chain", "prev_hash"],
+                "audit_chain_prev_hash_unique",
+                "Two events of a chain cannot follow the same event.",
             ),
-            models.CheckConstraint(
-                condition=Q(hash__regex=HEX64) & Q(prev_hash__regex=HEX64),
-                name="audit_hashes_hex64",
-                violation_error_message="Hashes are 64 lowercase hex digits.",
+            check_constraint(
+                Q(hash__regex=HEX64) & Q(prev_hash__regex=HEX64),
+                "audit_hashes_hex64",
+                "Hashes are 64 lowercase hex digits.",
             ),
-            models.CheckConstraint(
-                condition=~Q(action=""),
-                name="audit_action_set",
-                violation_error_message="An action is required.",
-            ),
+            check_constraint(~Q(action=""), "audit_action_set", "An action is required."),
         ]
         indexes = [
             models.Index(fields=["object_type", "object_id"], name="audit_object_idx"),
@@ -105,14 +92,7 @@ class ChainVerification(models.Model):
 
     chain = models.PositiveBigIntegerField(default=GLOBAL_CHAIN, help_text="0: global, else a casino id")
 
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-        help_text="empty: the nightly run",
-    )
+    requested_by = staff_reference(help_text="empty: the nightly run")
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField()
     checked = models.PositiveBigIntegerField(help_text="events walked")
@@ -135,15 +115,15 @@ class ChainVerification(models.Model):
                 name="chainverification_ok_consistent",
                 violation_error_message="A verification is OK exactly when nothing was broken.",
             ),
-            models.CheckConstraint(
-                condition=Q(finished_at__gte=models.F("started_at")),
-                name="chainverification_finishes_after_start",
-                violation_error_message="A verification finishes after it starts.",
+            check_constraint(
+                Q(finished_at__gte=models.F("started_at")),
+                "chainverification_finishes_after_start",
+                "A verification finishes after it starts.",
             ),
-            models.CheckConstraint(
-                condition=Q(head_hash__regex=HEX64),
-                name="chainverification_head_hash_hex64",
-                violation_error_message="Hashes are 64 lowercase hex digits.",
+            check_constraint(
+                Q(head_hash__regex=HEX64),
+                "chainverification_head_hash_hex64",
+                "Hashes are 64 lowercase hex digits.",
             ),
         ]
 

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from django.db import connections, transaction
 
 from audit.models import GLOBAL_CHAIN, AuditEvent
 from audit.rows import READ_CHUNK, RowReader, bound_models, bound_when, prints_differ
+from core.differences import DifferenceTally
 
 #: differences a report keeps (all are counted)
 KEPT = 1000
@@ -92,26 +93,14 @@ def _columns_said(columns: tuple[str, ...]) -> str:
 
 
 @dataclass
-class RowsReport:
+class RowsReport(DifferenceTally[RowDifference]):
     """What a check read and the differences it found (the first ``KEPT``; all counted)."""
+
+    kept: ClassVar[int] = KEPT
 
     rows: int = 0
     bindings: int = 0
     tables: int = 0
-    difference_count: int = 0
-    differences: list[RowDifference] = field(default_factory=list)
-    on_difference: Callable[[RowDifference], None] | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.difference_count == 0
-
-    def add(self, difference: RowDifference) -> None:
-        self.difference_count += 1
-        if len(self.differences) < KEPT:
-            self.differences.append(difference)
-        if self.on_difference is not None:
-            self.on_difference(difference)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,9 +23,11 @@ from cage.permissions import (
 )
 from core.api.idempotency import idempotency_key, idempotent
 from core.api.inputs import MAX_ID, StrictSerializer, WholeNumberField, chips
+from core.api.outputs import PageOut
 from core.api.views import ApiView, valid
 from ledger.models import Entry
 from tables.api.outputs import PlayerOut
+from tables.api.read_models import player_data
 from tables.models import Player
 
 if TYPE_CHECKING:
@@ -79,32 +81,18 @@ class PlayersQuery(serializers.Serializer):
     )  # fmt: skip
 
 
-class CagePlayersPageOut(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class CagePlayersPageOut(PageOut):
     results = BalanceOut(many=True)
 
 
-class HistoryPageOut(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class HistoryPageOut(PageOut):
     results = HistoryEntryOut(many=True)
 
 
 # ------------------------------------------------------------------------------ read models
-def _player_data(player: Player) -> dict[str, Any]:
-    return {
-        "id": player.pk,
-        "display_name": player.display_name,
-        "membership_number": player.membership_number,
-    }
-
-
 def balance_data(chips_: selectors.PlayerChips) -> dict[str, Any]:
     return {
-        "player": _player_data(chips_.player),
+        "player": player_data(chips_.player),  # the floor's shape of a player (PlayerOut)
         "casino": chips_.player.casino_id,
         "balance": chips_.balance,
         "marker": chips_.marker,

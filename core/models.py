@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from core.model_kit import check_constraint, unique_constraint
+
 
 class IdempotencyRecord(models.Model):
     """The first response to a client request carrying an Idempotency-Key: a replay gets it back.
@@ -23,16 +25,10 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(
-                fields=["user", "key"],
-                name="idempotency_key_unique_per_user",
-                violation_error_message="This idempotency key was already used.",
+            unique_constraint(
+                ["user", "key"], "idempotency_key_unique_per_user", "This idempotency key was already used."
             ),
-            models.CheckConstraint(
-                condition=~Q(key=""),
-                name="idempotency_key_set",
-                violation_error_message="An idempotency key cannot be empty.",
-            ),
+            check_constraint(~Q(key=""), "idempotency_key_set", "An idempotency key cannot be empty."),
         ]
 
     def __str__(self) -> str:
@@ -83,9 +79,7 @@ class LoginFailure(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(
-                fields=["id"], condition=Q(summarised=False), name="loginfailure_pending_idx"
-            )
+            models.Index(fields=["id"], condition=Q(summarised=False), name="loginfailure_pending_idx")
         ]
 
     def __str__(self) -> str:

@@ -10,15 +10,16 @@ Everything here reads; nothing writes. Transactions are walked in id order, a ch
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from django.db.models import BigIntegerField
 from django.db.models.functions import Cast
 
 from audit.models import AuditEvent
 from audit.row_verify import RowDifference, rows_verify
+from core.differences import DifferenceTally
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import ledger_drift, unbalanced_transactions
 
@@ -48,9 +49,11 @@ class Difference:
 
 
 @dataclass
-class BooksReport:
+class BooksReport(DifferenceTally[Difference]):
     """What one verification checked and the differences it found (the first
     ``KEPT_DIFFERENCES``; ``difference_count`` counts them all)."""
+
+    kept: ClassVar[int] = KEPT_DIFFERENCES
 
     coups: int = 0
     #: the older games' coups (Macao, Landsknecht, old baccarat: tables.GameCoup)
@@ -59,20 +62,6 @@ class BooksReport:
     accounts: int = 0
     #: rows of the bound tables checked against the audit events that bound them (audit.rows)
     rows: int = 0
-    difference_count: int = 0
-    differences: list[Difference] = field(default_factory=list)
-    on_difference: Callable[[Difference], None] | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.difference_count == 0
-
-    def add(self, difference: Difference) -> None:
-        self.difference_count += 1
-        if len(self.differences) < KEPT_DIFFERENCES:
-            self.differences.append(difference)
-        if self.on_difference is not None:
-            self.on_difference(difference)
 
     def extend(self, differences: Iterable[Difference]) -> None:
         for difference in differences:

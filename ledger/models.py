@@ -24,14 +24,11 @@ tables/money/.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Now
 
-
-def _check(condition: Q, name: str, message: str) -> models.CheckConstraint:
-    return models.CheckConstraint(condition=condition, name=name, violation_error_message=message)
+from core.model_kit import check_constraint, staff_reference, unique_constraint
 
 
 class AccountKind(models.TextChoices):
@@ -73,36 +70,36 @@ class Account(models.Model):
     class Meta:
         ordering = ["casino", "kind", "name"]
         constraints = [
-            _check(Q(kind__in=AccountKind.values), "account_kind_valid", "Unknown account kind."),
-            _check(
+            check_constraint(Q(kind__in=AccountKind.values), "account_kind_valid", "Unknown account kind."),
+            check_constraint(
                 (Q(kind__in=PER_PLAYER_KINDS) & Q(player__isnull=False, table__isnull=True))
                 | (Q(kind__in=PER_TABLE_KINDS) & Q(player__isnull=True, table__isnull=False))
                 | (Q(kind__in=PER_CASINO_KINDS) & Q(player__isnull=True, table__isnull=True)),
                 "account_owner_matches_kind",
                 "Player and reserve accounts name a player; table accounts a table; the others neither.",
             ),
-            _check(
+            check_constraint(
                 Q(balance__gte=0) | Q(kind__in=NEGATIVE_KINDS),
                 "account_balance_not_negative",
                 "This account cannot hold fewer than zero chips.",
             ),
-            models.UniqueConstraint(
-                fields=["casino", "kind", "player"],
+            unique_constraint(
+                ["casino", "kind", "player"],
+                "account_one_per_player_and_kind",
+                "This player already has an account of this kind.",
                 condition=Q(kind__in=PER_PLAYER_KINDS),
-                name="account_one_per_player_and_kind",
-                violation_error_message="This player already has an account of this kind.",
             ),
-            models.UniqueConstraint(
-                fields=["casino", "kind", "table"],
+            unique_constraint(
+                ["casino", "kind", "table"],
+                "account_one_bank_per_table",
+                "This table already has an account of this kind.",
                 condition=Q(kind__in=PER_TABLE_KINDS),
-                name="account_one_bank_per_table",
-                violation_error_message="This table already has an account of this kind.",
             ),
-            models.UniqueConstraint(
-                fields=["casino", "kind"],
+            unique_constraint(
+                ["casino", "kind"],
+                "account_one_per_casino_and_kind",
+                "This casino already has an account of this kind.",
                 condition=Q(kind__in=PER_CASINO_KINDS),
-                name="account_one_per_casino_and_kind",
-                violation_error_message="This casino already has an account of this kind.",
             ),
         ]
 
@@ -155,9 +152,7 @@ class Transaction(models.Model):
     # posted_at is not earlier than the current database transaction's start, i.e. only from the
     # database transaction that created their transaction.
     posted_at = models.DateTimeField(db_default=Now())
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    actor = staff_reference()
     memo = models.CharField(max_length=300, blank=True, default="")
     idempotency_key = models.CharField(max_length=200, unique=True)
     coup = models.ForeignKey(
@@ -178,45 +173,49 @@ class Transaction(models.Model):
         # who may post buy-ins and cash-outs (the cashier role; checked by cage/permissions.py)
         permissions = [("operate_cage", "Can post buy-ins and cash-outs at the cage")]
         constraints = [
-            _check(Q(kind__in=TransactionKind.values), "transaction_kind_valid", "Unknown transaction kind."),
-            _check(~Q(idempotency_key=""), "transaction_key_set", "A transaction needs an idempotency key."),
-            _check(
+            check_constraint(
+                Q(kind__in=TransactionKind.values), "transaction_kind_valid", "Unknown transaction kind."
+            ),
+            check_constraint(
+                ~Q(idempotency_key=""), "transaction_key_set", "A transaction needs an idempotency key."
+            ),
+            check_constraint(
                 Q(kind__in=COUP_KINDS, coup__isnull=False) | (~Q(kind__in=COUP_KINDS) & Q(coup__isnull=True)),
                 "transaction_coup_matches_kind",
                 "Bank and coup postings name their coup; the others none.",
             ),
-            _check(
+            check_constraint(
                 Q(kind=TransactionKind.COUP_REVERSAL, reverses__isnull=False)
                 | (~Q(kind=TransactionKind.COUP_REVERSAL) & Q(reverses__isnull=True)),
                 "transaction_reversal_names_original",
                 "A reversal names the transaction it reverses (and only a reversal does).",
             ),
-            _check(
+            check_constraint(
                 ~Q(reverses=F("id")), "transaction_not_self_reversing", "A transaction cannot reverse itself."
             ),
-            models.UniqueConstraint(
-                fields=["reverses"],
+            unique_constraint(
+                ["reverses"],
+                "transaction_reversed_once",
+                "This transaction was already reversed.",
                 condition=Q(reverses__isnull=False),
-                name="transaction_reversed_once",
-                violation_error_message="This transaction was already reversed.",
             ),
-            models.UniqueConstraint(
-                fields=["coup"],
+            unique_constraint(
+                ["coup"],
+                "transaction_coup_settled_once",
+                "This coup is already settled.",
                 condition=Q(kind=TransactionKind.COUP_SETTLEMENT),
-                name="transaction_coup_settled_once",
-                violation_error_message="This coup is already settled.",
             ),
-            _check(
+            check_constraint(
                 Q(kind__in=GAME_COUP_KINDS, game_coup__isnull=False)
                 | (~Q(kind__in=GAME_COUP_KINDS) & Q(game_coup__isnull=True)),
                 "transaction_game_coup_matches_kind",
                 "An older game's coup postings name their coup; the others none.",
             ),
-            models.UniqueConstraint(
-                fields=["game_coup", "kind"],
+            unique_constraint(
+                ["game_coup", "kind"],
+                "transaction_game_coup_posted_once",
+                "This coup is already settled.",
                 condition=Q(kind__in=GAME_COUP_KINDS),
-                name="transaction_game_coup_posted_once",
-                violation_error_message="This coup is already settled.",
             ),
         ]
         indexes = [models.Index(fields=["casino", "kind", "posted_at"], name="ledger_txn_casino_kind_idx")]
@@ -236,11 +235,11 @@ class Entry(models.Model):
         ordering = ["transaction", "id"]
         verbose_name_plural = "entries"
         constraints = [
-            _check(~Q(amount=0), "entry_amount_not_zero", "An entry moves at least one chip."),
-            models.UniqueConstraint(
-                fields=["transaction", "account"],
-                name="entry_one_per_account_per_transaction",
-                violation_error_message="A transaction touches each account once.",
+            check_constraint(~Q(amount=0), "entry_amount_not_zero", "An entry moves at least one chip."),
+            unique_constraint(
+                ["transaction", "account"],
+                "entry_one_per_account_per_transaction",
+                "A transaction touches each account once.",
             ),
         ]
         indexes = [models.Index(fields=["account", "transaction"], name="ledger_entry_account_idx")]
@@ -264,14 +263,7 @@ class BooksVerification(models.Model):
 
     Status = BooksVerificationStatus
 
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-        help_text="empty: the nightly run",
-    )
+    requested_by = staff_reference(help_text="empty: the nightly run")
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.RUNNING)
@@ -284,32 +276,32 @@ class BooksVerification(models.Model):
     class Meta:
         ordering = ["-started_at", "-id"]
         constraints = [
-            _check(
+            check_constraint(
                 Q(status__in=BooksVerificationStatus.values),
                 "booksverification_status_valid",
                 "Unknown verification status.",
             ),
-            _check(
+            check_constraint(
                 Q(status=BooksVerificationStatus.RUNNING, finished_at__isnull=True)
                 | (~Q(status=BooksVerificationStatus.RUNNING) & Q(finished_at__gte=F("started_at"))),
                 "booksverification_finished_matches_status",
                 "A finished verification has a finishing time after its start; a running one none.",
             ),
-            _check(
+            check_constraint(
                 ~Q(status=BooksVerificationStatus.OK) | Q(difference_count=0),
                 "booksverification_ok_without_differences",
                 "A verification is OK only when it found no difference.",
             ),
-            _check(
+            check_constraint(
                 ~Q(status=BooksVerificationStatus.DIFFERENCES) | Q(difference_count__gt=0),
                 "booksverification_differences_counted",
                 "A verification with differences counts them.",
             ),
-            models.UniqueConstraint(
-                fields=["status"],
+            unique_constraint(
+                ["status"],
+                "booksverification_one_running",
+                "A verification of the books is already running.",
                 condition=Q(status=BooksVerificationStatus.RUNNING),
-                name="booksverification_one_running",
-                violation_error_message="A verification of the books is already running.",
             ),
         ]
 

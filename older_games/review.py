@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Max, QuerySet
 
 from core.sentence import Card, Listing, Sentence, Word
 from ledger.models import Entry, Transaction
@@ -20,7 +20,7 @@ from older_games.engine.game_play import StepRefused
 from older_games.selectors import GameCoupView, game_coup_record_id, game_coup_view, game_coups
 from review.models import AlertKind, AlertSettings
 from review.selectors.alerts import AlertCandidate
-from review.selectors.live import LIVE_COUPS_WINDOW
+from review.selectors.live import coups_last_hour
 from review.wording import ALERT_GAME_UNFINISHED
 from tables.games import LiveCoup
 from tables.models import OLDER_GAMES, GameCoup, GameStep, Table
@@ -176,14 +176,8 @@ def live_coups(tables: list[Any], now: dt.datetime) -> tuple[dict[int, LiveCoup]
     if not tables:
         return {}, {}
     sessions = [t.session.pk for t in tables if t.session is not None]
-    last_hour = dict(
-        GameCoup.objects.filter(
-            session__in=sessions, created_at__gte=now - LIVE_COUPS_WINDOW, created_at__lte=now
-        )
-        .values("table_id")
-        .annotate(n=Count("pk"))
-        .order_by()
-        .values_list("table_id", "n")
+    last_hour = coups_last_hour(
+        coups=GameCoup.objects.filter(session__in=sessions), table="table_id", now=now
     )
     coups = {
         c.pk: c

@@ -17,8 +17,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.idempotency import idempotent
-from core.api.inputs import MAX_ID, StrictSerializer, WholeNumberField
-from core.api.outputs import ErrorOut
+from core.api.inputs import MAX_ID, StrictSerializer, optional_number
+from core.api.outputs import ErrorOut, PageOut
 from core.api.views import ApiView, valid
 from core.types import request_staff
 from reports.kinds import KINDS, ReportRequest
@@ -35,8 +35,8 @@ class ReportRunIn(StrictSerializer):
     format = serializers.CharField(max_length=10, help_text="csv, xlsx, pdf or jsonl, as the kind offers")
     start = serializers.DateField(help_text="first gaming day, inclusive")
     end = serializers.DateField(help_text="last gaming day, inclusive")
-    casino = WholeNumberField(min_value=1, max_value=MAX_ID, required=False, allow_null=True, default=None)
-    table = WholeNumberField(min_value=1, max_value=MAX_ID, required=False, allow_null=True, default=None)
+    casino = optional_number(min_value=1, max_value=MAX_ID)
+    table = optional_number(min_value=1, max_value=MAX_ID)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -66,10 +66,7 @@ class ReportRunOut(serializers.Serializer):
     attempts = serializers.IntegerField()
 
 
-class ReportRunPageOut(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class ReportRunPageOut(PageOut):
     results = ReportRunOut(many=True)
 
 

@@ -4,12 +4,12 @@ and audited) or failed (with the reason); a finished or failed run never changes
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
+from core.model_kit import staff_reference
 from reports.storage import reports_storage
 
 
@@ -46,9 +46,7 @@ class ReportRun(models.Model):
     )
     file = models.FileField(storage=reports_storage, max_length=300, blank=True)
     sha256 = models.CharField(max_length=64, blank=True)
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    requested_by = staff_reference()
     requested_label = models.CharField(
         max_length=150, help_text="who asked: the user's name, or 'scheduler' / 'command' for the system"
     )

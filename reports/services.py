@@ -93,16 +93,21 @@ def _request_check(request: ReportRequest) -> tuple[Casino | None, Table | None]
     return casino, table
 
 
+def _run_fields(request: ReportRequest) -> dict[str, Any]:
+    """The columns of a run that say which report it writes: what two identical requests share."""
+    return {
+        "kind": request.kind,
+        "casino_id": request.casino_id,
+        "table_id": request.table_id,
+        "start": request.start,
+        "end": request.end,
+        "format": request.fmt,
+    }
+
+
 def _active_runs(request: ReportRequest) -> QuerySet[ReportRun]:
-    scope: dict[str, Any] = {"casino_id": request.casino_id, "table_id": request.table_id}
-    return ReportRun.objects.filter(
-        kind=request.kind,
-        **scope,  # None matches IS NULL, as the unique constraint's Coalesce(…, 0) does
-        start=request.start,
-        end=request.end,
-        format=request.fmt,
-        status__in=ACTIVE,
-    )
+    # a casino or table of None matches IS NULL, as the unique constraint's Coalesce(…, 0) does
+    return ReportRun.objects.filter(**_run_fields(request), status__in=ACTIVE)
 
 
 def _request_data(request: ReportRequest) -> dict[str, Any]:
@@ -126,12 +131,7 @@ def _run_create(*, actor: Any, label: str, request: ReportRequest, enqueue: bool
     try:
         with transaction.atomic():  # a savepoint: the race's loser keeps its transaction
             run = ReportRun.objects.create(
-                kind=request.kind,
-                casino_id=request.casino_id,
-                table_id=request.table_id,
-                start=request.start,
-                end=request.end,
-                format=request.fmt,
+                **_run_fields(request),
                 parameters=to_jsonable(_request_data(request)),
                 requested_by=actor,
                 requested_label=label,

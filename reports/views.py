@@ -90,14 +90,20 @@ def _request_run(request: HttpRequest, form: ReportRunForm | ExportRunForm) -> N
             form.add_error(field if field in form.fields else None, messages)
 
 
-@login_required
-@require_GET
-def report_run_row(request: HttpRequest, run_id: int) -> HttpResponse:
-    """One run's row of the history: what htmx polls while the run is queued or running."""
+def _run_exported(request: HttpRequest, run_id: int) -> ReportRun:
+    """A run of the casinos the user reads, for one who may export (else 403); 404 for another's."""
     allow_page(can_export(request.user))
     run = report_run_get(run_id, casinos=_casinos(request))
     if run is None:
         raise Http404("No such report run.")
+    return run
+
+
+@login_required
+@require_GET
+def report_run_row(request: HttpRequest, run_id: int) -> HttpResponse:
+    """One run's row of the history: what htmx polls while the run is queued or running."""
+    run = _run_exported(request, run_id)
     return render(request, "review/_report_run_row.html", {"run": run})
 
 
@@ -105,10 +111,7 @@ def report_run_row(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_GET
 def report_run_file(request: HttpRequest, run_id: int) -> HttpResponseBase:
     """A finished run's file, as often as asked (each download audited); 409 before it finished."""
-    allow_page(can_export(request.user))
-    run = report_run_get(run_id, casinos=_casinos(request))
-    if run is None:
-        raise Http404("No such report run.")
+    run = _run_exported(request, run_id)
     try:
         report_run_download(actor=request.user, run=run)
     except DomainError as exc:

@@ -7,11 +7,12 @@ of ``Casino``: the game floor never needs them, and ``tables`` may not import ``
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
+
+from core.model_kit import staff_reference
 
 
 class AlertKind(models.TextChoices):
@@ -83,14 +84,10 @@ class Alert(models.Model):
         "tables.Table", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     coup = models.ForeignKey("tables.Coup", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    user = staff_reference()
     raised_at = models.DateTimeField()
     acknowledged_at = models.DateTimeField(null=True, blank=True)
-    acknowledged_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    acknowledged_by = staff_reference()
     note = models.CharField(max_length=500, blank=True, default="")
 
     class Meta:

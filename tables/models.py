@@ -19,6 +19,7 @@ from django.db.models import F, Q
 
 from chemin_de_fer.engine import profiles as engine
 from chemin_de_fer.engine.machine import Move
+from core.model_kit import check_constraint, staff_reference, unique_constraint
 from tables.games import wing_for
 from tables.gaming_day import validate_time_zone
 from tables.perms import COUP_PERMISSIONS
@@ -37,10 +38,6 @@ def _choices(enum: type[StrEnum]) -> list[tuple[str, str]]:
 def _one_of(field: str, choices: Any) -> Q:
     values = [value for value, _label in (choices.choices if hasattr(choices, "choices") else choices)]
     return Q(**{f"{field}__in": values})
-
-
-def _check(condition: Q, name: str, message: str) -> models.CheckConstraint:
-    return models.CheckConstraint(condition=condition, name=name, violation_error_message=message)
 
 
 # --------------------------------------------------------------------------------------------- casino
@@ -110,43 +107,49 @@ class Casino(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            _check(Q(chip_unit__gt=0), "casino_chip_unit_positive", "The chip unit must be positive."),
-            _check(
+            check_constraint(
+                Q(chip_unit__gt=0), "casino_chip_unit_positive", "The chip unit must be positive."
+            ),
+            check_constraint(
                 Q(house_limit__isnull=True) | Q(house_limit__gt=0),
                 "casino_house_limit_positive",
                 "The house limit must be positive (or empty for none).",
             ),
-            _check(_one_of("levy_mode", CasinoLevyMode), "casino_levy_mode_valid", "Unknown levy mode."),
-            _check(
+            check_constraint(
+                _one_of("levy_mode", CasinoLevyMode), "casino_levy_mode_valid", "Unknown levy mode."
+            ),
+            check_constraint(
                 Q(levy_rate_bp__gte=0) & Q(levy_rate_bp__lte=10_000),
                 "casino_levy_rate_range",
                 "The levy rate is between 0 and 10000 basis points.",
             ),
-            _check(
+            check_constraint(
                 ~Q(levy_mode="percentage") | Q(levy_rate_bp__gt=0),
                 "casino_percentage_needs_rate",
                 "A percentage levy needs a rate above zero.",
             ),
-            _check(
+            check_constraint(
                 ~Q(levy_mode="hourly_fee") | Q(hourly_fee_amount__gt=0),
                 "casino_hourly_fee_needs_amount",
                 "An hourly-fee levy needs a fee above zero.",
             ),
-            _check(
+            check_constraint(
                 _one_of("levy_rounding", CasinoRounding), "casino_levy_rounding_valid", "Unknown rounding."
             ),
-            _check(
+            check_constraint(
                 _one_of("hourly_fee_basis", HourlyFeeBasis), "casino_fee_basis_valid", "Unknown fee basis."
             ),
-            _check(
+            check_constraint(
                 _one_of("hourly_fee_billing", HourlyFeeBilling),
                 "casino_fee_billing_valid",
                 "Unknown fee billing.",
             ),
-            _check(
+            check_constraint(
                 Q(hourly_fee_amount__gte=0), "casino_hourly_fee_nonneg", "The hourly fee cannot be negative."
             ),
-            _check(Q(card_money_amount__gte=0), "casino_card_money_nonneg", "Card money cannot be negative."),
+            check_constraint(
+                Q(card_money_amount__gte=0), "casino_card_money_nonneg", "Card money cannot be negative."
+            ),
         ]
 
     def __str__(self) -> str:
@@ -251,50 +254,52 @@ class RuleProfile(models.Model):
     class Meta:
         ordering = ["slug"]
         constraints = [
-            _check(~Q(slug=""), "ruleprofile_slug_set", "A profile needs a slug."),
-            _check(
+            check_constraint(~Q(slug=""), "ruleprofile_slug_set", "A profile needs a slug."),
+            check_constraint(
                 Q(tax_rate_bp__gte=0) & Q(tax_rate_bp__lte=10_000),
                 "ruleprofile_tax_rate_range",
                 "The tax rate is between 0 and 10000 basis points.",
             ),
-            _check(
+            check_constraint(
                 ~Q(levy_mode=engine.LevyMode.PERCENTAGE.value) | Q(tax_rate_bp__gt=0),
                 "ruleprofile_percentage_needs_rate",
                 "A percentage levy needs a rate above zero.",
             ),
-            _check(
+            check_constraint(
                 Q(burn_cards_min__lte=F("burn_cards_max")),
                 "ruleprofile_burn_range",
                 "The minimum of burnt cards exceeds the maximum.",
             ),
-            _check(Q(seats_min__gte=1), "ruleprofile_seats_min_positive", "A table has at least one seat."),
-            _check(
+            check_constraint(
+                Q(seats_min__gte=1), "ruleprofile_seats_min_positive", "A table has at least one seat."
+            ),
+            check_constraint(
                 Q(seats_min__lte=F("seats_max")),
                 "ruleprofile_seats_range",
                 "The minimum of seats exceeds the maximum.",
             ),
-            _check(
+            check_constraint(
                 Q(min_bank__gte=1) & Q(min_bet__gte=1),
                 "ruleprofile_minimums_positive",
                 "Minimum bank and bet are at least one chip.",
             ),
-            _check(
+            check_constraint(
                 Q(decks_per_seated_player=True) | ~Q(decks_allowed=[]),
                 "ruleprofile_decks_known",
                 "A profile needs its deck counts (or one deck per seated player).",
             ),
-            _check(
+            check_constraint(
                 Q(series_coups__isnull=True) | Q(series_coups__gte=1),
                 "ruleprofile_series_coups_positive",
                 "A series has at least one coup.",
             ),
-            _check(
+            check_constraint(
                 Q(series_start_chips__isnull=True) | Q(series_start_chips__gte=1),
                 "ruleprofile_series_chips_positive",
                 "A series starts with at least one chip.",
             ),
             *[
-                _check(
+                check_constraint(
                     _one_of(name, _choices(enum)),
                     f"ruleprofile_{name}_valid",
                     f"Unknown {name.replace('_', ' ')}.",
@@ -398,20 +403,22 @@ class Table(models.Model):
     class Meta:
         ordering = ["casino", "name"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["casino", "name"],
-                name="table_name_unique_per_casino",
-                violation_error_message="This casino already has a table with this name.",
+            unique_constraint(
+                ["casino", "name"],
+                "table_name_unique_per_casino",
+                "This casino already has a table with this name.",
             ),
-            _check(Q(seat_count__in=[9, 12]), "table_seat_count_9_or_12", "A table has 9 or 12 seats."),
-            _check(_one_of("state", TableState), "table_state_valid", "Unknown table state."),
-            _check(
+            check_constraint(
+                Q(seat_count__in=[9, 12]), "table_seat_count_9_or_12", "A table has 9 or 12 seats."
+            ),
+            check_constraint(_one_of("state", TableState), "table_state_valid", "Unknown table state."),
+            check_constraint(
                 _one_of("first_banker_method", FirstBankerMethod),
                 "table_first_banker_valid",
                 "Unknown first-banker method.",
             ),
-            _check(_one_of("game", GameType), "table_game_valid", "Unknown game."),
-            _check(
+            check_constraint(_one_of("game", GameType), "table_game_valid", "Unknown game."),
+            check_constraint(
                 Q(levy_mode="") | _one_of("levy_mode", CasinoLevyMode),
                 "table_levy_mode_valid",
                 "Unknown levy mode (empty: the casino's).",
@@ -460,26 +467,24 @@ class TableSession(models.Model):
     opened_at = models.DateTimeField()
     opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     closed_at = models.DateTimeField(null=True, blank=True)
-    closed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    closed_by = staff_reference()
     close_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-opened_at"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["table"],
+            unique_constraint(
+                ["table"],
+                "session_one_open_per_table",
+                "This table already has an open session.",
                 condition=Q(closed_at__isnull=True),
-                name="session_one_open_per_table",
-                violation_error_message="This table already has an open session.",
             ),
-            _check(
+            check_constraint(
                 Q(closed_at__isnull=True) | Q(closed_at__gt=F("opened_at")),
                 "session_closes_after_opening",
                 "A session closes after it opens.",
             ),
-            _check(
+            check_constraint(
                 Q(closed_at__isnull=True, closed_by__isnull=True)
                 | Q(closed_at__isnull=False, closed_by__isnull=False),
                 "session_closed_by_whom",
@@ -498,23 +503,21 @@ class SessionPause(models.Model):
     started_at = models.DateTimeField()
     started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     ended_at = models.DateTimeField(null=True, blank=True)
-    ended_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    ended_by = staff_reference()
 
     class Meta:
         ordering = ["started_at"]
         constraints = [
-            _check(
+            check_constraint(
                 Q(ended_at__isnull=True) | Q(ended_at__gt=F("started_at")),
                 "pause_ends_after_start",
                 "A pause ends after it starts.",
             ),
-            models.UniqueConstraint(
-                fields=["session"],
+            unique_constraint(
+                ["session"],
+                "pause_one_running_per_session",
+                "This session is already paused.",
                 condition=Q(ended_at__isnull=True),
-                name="pause_one_running_per_session",
-                violation_error_message="This session is already paused.",
             ),
         ]
 
@@ -540,12 +543,10 @@ class FeeHour(models.Model):
     class Meta:
         ordering = ["session", "hour_start"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["session", "hour_start"],
-                name="feehour_once_per_session_hour",
-                violation_error_message="This hour is already billed.",
+            unique_constraint(
+                ["session", "hour_start"], "feehour_once_per_session_hour", "This hour is already billed."
             ),
-            _check(Q(total__gte=0), "feehour_total_not_negative", "A fee cannot be negative."),
+            check_constraint(Q(total__gte=0), "feehour_total_not_negative", "A fee cannot be negative."),
         ]
 
     def __str__(self) -> str:
@@ -577,8 +578,8 @@ class FeePosting(models.Model):
     class Meta:
         ordering = ["transaction"]
         constraints = [
-            _check(_one_of("kind", FeePostingKind), "feeposting_kind_valid", "Unknown fee kind."),
-            _check(
+            check_constraint(_one_of("kind", FeePostingKind), "feeposting_kind_valid", "Unknown fee kind."),
+            check_constraint(
                 Q(kind=FeePostingKind.HOURLY_FEE, hour_start__isnull=False)
                 | Q(kind=FeePostingKind.CARD_MONEY, hour_start__isnull=True),
                 "feeposting_hour_matches_kind",
@@ -600,7 +601,7 @@ class CroupierAssignment(models.Model):
     class Meta:
         ordering = ["-shift_start"]
         constraints = [
-            _check(
+            check_constraint(
                 Q(shift_end__gt=F("shift_start")),
                 "assignment_shift_ends_after_start",
                 "A shift ends after it starts.",
@@ -632,18 +633,20 @@ class Player(models.Model):
     class Meta:
         ordering = ["display_name"]
         constraints = [
-            _check(~Q(display_name=""), "player_display_name_set", "A player needs a display name."),
-            models.UniqueConstraint(
-                fields=["casino"],
-                condition=Q(house=True),
-                name="player_one_house_per_casino",
-                violation_error_message="This casino already has its house player.",
+            check_constraint(
+                ~Q(display_name=""), "player_display_name_set", "A player needs a display name."
             ),
-            models.UniqueConstraint(
-                fields=["casino", "membership_number"],
+            unique_constraint(
+                ["casino"],
+                "player_one_house_per_casino",
+                "This casino already has its house player.",
+                condition=Q(house=True),
+            ),
+            unique_constraint(
+                ["casino", "membership_number"],
+                "player_membership_unique_per_casino",
+                "This membership number is already used in this casino.",
                 condition=~Q(membership_number=""),
-                name="player_membership_unique_per_casino",
-                violation_error_message="This membership number is already used in this casino.",
             ),
         ]
 
@@ -664,23 +667,23 @@ class Seat(models.Model):
         ordering = ["session", "number", "joined_at"]
         constraints = [
             # The upper bound is the table's seat_count, in another table: checked by the service.
-            _check(Q(number__gte=1), "seat_number_positive", "Seats are numbered from 1."),
-            _check(
+            check_constraint(Q(number__gte=1), "seat_number_positive", "Seats are numbered from 1."),
+            check_constraint(
                 Q(left_at__isnull=True) | Q(left_at__gt=F("joined_at")),
                 "seat_left_after_joining",
                 "A player leaves after he sits down.",
             ),
-            models.UniqueConstraint(
-                fields=["session", "number"],
+            unique_constraint(
+                ["session", "number"],
+                "seat_one_player_per_seat",
+                "This seat is already occupied.",
                 condition=Q(left_at__isnull=True),
-                name="seat_one_player_per_seat",
-                violation_error_message="This seat is already occupied.",
             ),
-            models.UniqueConstraint(
-                fields=["session", "player"],
+            unique_constraint(
+                ["session", "player"],
+                "seat_one_current_seat_per_player",
+                "This player is already seated at this session.",
                 condition=Q(left_at__isnull=True),
-                name="seat_one_current_seat_per_player",
-                violation_error_message="This player is already seated at this session.",
             ),
         ]
 
@@ -699,16 +702,16 @@ class Spectator(models.Model):
     class Meta:
         ordering = ["session", "joined_at"]
         constraints = [
-            _check(
+            check_constraint(
                 Q(left_at__isnull=True) | Q(left_at__gt=F("joined_at")),
                 "spectator_left_after_joining",
                 "A spectator leaves after he arrives.",
             ),
-            models.UniqueConstraint(
-                fields=["session", "player"],
+            unique_constraint(
+                ["session", "player"],
+                "spectator_once_per_session",
+                "This player is already a spectator at this session.",
                 condition=Q(left_at__isnull=True),
-                name="spectator_once_per_session",
-                violation_error_message="This player is already a spectator at this session.",
             ),
         ]
 
@@ -758,36 +761,36 @@ class Shoe(models.Model):
     class Meta:
         ordering = ["session", "number"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["table"],
+            unique_constraint(
+                ["table"],
+                "shoe_one_open_per_table",
+                "This table already has an open shoe.",
                 condition=Q(state="open"),
-                name="shoe_one_open_per_table",
-                violation_error_message="This table already has an open shoe.",
             ),
-            models.UniqueConstraint(
-                fields=["session", "number"],
-                name="shoe_number_unique_per_session",
-                violation_error_message="This session already has a shoe with this number.",
+            unique_constraint(
+                ["session", "number"],
+                "shoe_number_unique_per_session",
+                "This session already has a shoe with this number.",
             ),
-            _check(Q(number__gte=1), "shoe_number_positive", "Shoes are numbered from 1."),
-            _check(Q(decks__gt=0), "shoe_decks_positive", "A shoe holds at least one deck."),
-            _check(_one_of("state", ShoeState), "shoe_state_valid", "Unknown shoe state."),
-            _check(
+            check_constraint(Q(number__gte=1), "shoe_number_positive", "Shoes are numbered from 1."),
+            check_constraint(Q(decks__gt=0), "shoe_decks_positive", "A shoe holds at least one deck."),
+            check_constraint(_one_of("state", ShoeState), "shoe_state_valid", "Unknown shoe state."),
+            check_constraint(
                 Q(state="open", closed_at__isnull=True) | Q(state="closed", closed_at__isnull=False),
                 "shoe_closed_at_matches_state",
                 "A closed shoe has a closing time, an open one has none.",
             ),
-            _check(
+            check_constraint(
                 Q(closed_at__isnull=True) | Q(closed_at__gt=F("shuffled_at")),
                 "shoe_closes_after_shuffle",
                 "A shoe closes after it was shuffled.",
             ),
-            _check(
+            check_constraint(
                 Q(cut_card_position__isnull=True) | Q(cut_card_position__gte=1),
                 "shoe_cut_position_positive",
                 "Card positions start at 1.",
             ),
-            _check(
+            check_constraint(
                 Q(stop_card_position__isnull=True) | Q(stop_card_position__gte=1),
                 "shoe_stop_position_positive",
                 "Card positions start at 1.",
@@ -856,22 +859,24 @@ class Coup(models.Model):
         ordering = ["shoe", "number"]
         permissions = [*COUP_PERMISSIONS]
         constraints = [
-            models.UniqueConstraint(
-                fields=["shoe", "number"],
-                name="coup_number_unique_per_shoe",
-                violation_error_message="This shoe already has a coup with this number.",
+            unique_constraint(
+                ["shoe", "number"],
+                "coup_number_unique_per_shoe",
+                "This shoe already has a coup with this number.",
             ),
-            _check(Q(number__gte=1), "coup_number_positive", "Coups are numbered from 1."),
-            _check(Q(bank__gt=0), "coup_bank_positive", "The bank must be at least one chip."),
-            _check(Q(step_count__gte=0), "coup_step_count_nonneg", "The step count cannot be negative."),
-            _check(_one_of("state", CoupState), "coup_state_valid", "Unknown coup state."),
-            _check(
+            check_constraint(Q(number__gte=1), "coup_number_positive", "Coups are numbered from 1."),
+            check_constraint(Q(bank__gt=0), "coup_bank_positive", "The bank must be at least one chip."),
+            check_constraint(
+                Q(step_count__gte=0), "coup_step_count_nonneg", "The step count cannot be negative."
+            ),
+            check_constraint(_one_of("state", CoupState), "coup_state_valid", "Unknown coup state."),
+            check_constraint(
                 Q(state="settled", settled_at__isnull=False)
                 | (~Q(state="settled") & Q(settled_at__isnull=True)),
                 "coup_settled_at_matches_state",
                 "A settled coup has a settlement time, any other has none.",
             ),
-            _check(
+            check_constraint(
                 Q(settled_at__isnull=True) | Q(settled_at__gte=F("created_at")),
                 "coup_settled_after_created",
                 "A coup is settled after it was created.",
@@ -923,21 +928,23 @@ class ShoeCard(models.Model):
     class Meta:
         ordering = ["shoe", "position"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["shoe", "position"],
+            unique_constraint(
+                ["shoe", "position"],
+                "shoecard_position_unique_per_shoe",
+                "This shoe already has a card at this position.",
                 condition=Q(replaces__isnull=True),
-                name="shoecard_position_unique_per_shoe",
-                violation_error_message="This shoe already has a card at this position.",
             ),
-            _check(~Q(replaces=F("id")), "shoecard_not_self_replacing", "A card cannot replace itself."),
-            _check(Q(position__gte=1), "shoecard_position_positive", "Card positions start at 1."),
-            _check(
+            check_constraint(
+                ~Q(replaces=F("id")), "shoecard_not_self_replacing", "A card cannot replace itself."
+            ),
+            check_constraint(Q(position__gte=1), "shoecard_position_positive", "Card positions start at 1."),
+            check_constraint(
                 Q(card__regex=CARD_CODE_REGEX),
                 "shoecard_card_code_valid",
                 "Not a card code (e.g. AS, TD, 9H).",
             ),
-            _check(_one_of("role", CardRole), "shoecard_role_valid", "Unknown card role."),
-            _check(
+            check_constraint(_one_of("role", CardRole), "shoecard_role_valid", "Unknown card role."),
+            check_constraint(
                 Q(role="burn") | Q(coup__isnull=False),
                 "shoecard_dealt_card_has_coup",
                 "A dealt or void card belongs to a coup.",
@@ -970,22 +977,22 @@ class Bet(models.Model):
     class Meta:
         ordering = ["coup", "betting_order"]
         constraints = [
-            _check(
+            check_constraint(
                 Q(seat__isnull=False, spectator__isnull=True) | Q(seat__isnull=True, spectator__isnull=False),
                 "bet_seat_xor_spectator",
                 "A bet is made either from a seat or by a spectator, not both and not neither.",
             ),
-            _check(Q(amount__gt=0), "bet_amount_positive", "A bet is at least one chip."),
-            _check(Q(betting_order__gte=1), "bet_order_positive", "Betting order starts at 1."),
-            _check(
+            check_constraint(Q(amount__gt=0), "bet_amount_positive", "A bet is at least one chip."),
+            check_constraint(Q(betting_order__gte=1), "bet_order_positive", "Betting order starts at 1."),
+            check_constraint(
                 Q(banco=True) | Q(banco_suivi=False),
                 "bet_banco_suivi_is_banco",
                 "A banco suivi is a banco.",
             ),
-            models.UniqueConstraint(
-                fields=["coup", "betting_order"],
-                name="bet_order_unique_per_coup",
-                violation_error_message="This coup already has a bet at this place in the betting order.",
+            unique_constraint(
+                ["coup", "betting_order"],
+                "bet_order_unique_per_coup",
+                "This coup already has a bet at this place in the betting order.",
             ),
         ]
 
@@ -1070,33 +1077,35 @@ class CoupStep(models.Model):
     class Meta:
         ordering = ["coup", "index"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["coup", "index"],
-                name="coupstep_index_unique_per_coup",
-                violation_error_message="This coup already has a step with this index.",
+            unique_constraint(
+                ["coup", "index"],
+                "coupstep_index_unique_per_coup",
+                "This coup already has a step with this index.",
             ),
-            _check(Q(index__gte=1), "coupstep_index_positive", "Steps are numbered from 1."),
-            _check(_one_of("kind", StepKind), "coupstep_kind_valid", "Unknown step kind."),
-            _check(~Q(corrects=F("id")), "coupstep_not_self_correcting", "A step cannot correct itself."),
-            _check(
+            check_constraint(Q(index__gte=1), "coupstep_index_positive", "Steps are numbered from 1."),
+            check_constraint(_one_of("kind", StepKind), "coupstep_kind_valid", "Unknown step kind."),
+            check_constraint(
+                ~Q(corrects=F("id")), "coupstep_not_self_correcting", "A step cannot correct itself."
+            ),
+            check_constraint(
                 Q(kind__in=sorted(k.value for k in CORRECTION_KINDS)) | Q(corrects__isnull=True),
                 "coupstep_only_corrections_correct",
                 "Only a correction step points at a corrected step.",
             ),
-            _check(
+            check_constraint(
                 Q(kind=StepKind.AMEND.value, supersedes__isnull=False, corrects__isnull=True)
                 | (~Q(kind=StepKind.AMEND.value) & Q(supersedes__isnull=True)),
                 "coupstep_amend_supersedes",
                 "An amendment, and only an amendment, supersedes a step.",
             ),
-            _check(
+            check_constraint(
                 ~Q(supersedes=F("id")), "coupstep_not_self_superseding", "A step cannot supersede itself."
             ),
-            models.UniqueConstraint(
-                fields=["coup", "idempotency_key"],
+            unique_constraint(
+                ["coup", "idempotency_key"],
+                "coupstep_idempotency_key_unique",
+                "This step was already recorded (same idempotency key).",
                 condition=~Q(idempotency_key=""),
-                name="coupstep_idempotency_key_unique",
-                violation_error_message="This step was already recorded (same idempotency key).",
             ),
         ]
 
@@ -1117,9 +1126,9 @@ class BankTax(models.Model):
     class Meta:
         verbose_name_plural = "bank taxes"
         constraints = [
-            _check(Q(basis__gt=0), "banktax_basis_positive", "The tax basis must be positive."),
-            _check(Q(amount__gte=0), "banktax_amount_nonneg", "A tax cannot be negative."),
-            _check(
+            check_constraint(Q(basis__gt=0), "banktax_basis_positive", "The tax basis must be positive."),
+            check_constraint(Q(amount__gte=0), "banktax_amount_nonneg", "A tax cannot be negative."),
+            check_constraint(
                 Q(amount__lte=F("basis")), "banktax_amount_within_basis", "A tax cannot exceed its basis."
             ),
         ]
@@ -1143,12 +1152,12 @@ class ImportedRecord(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(
-                fields=["table", "record_id"],
-                name="importedrecord_once_per_table",
-                violation_error_message="This table has already imported a record with this id.",
+            unique_constraint(
+                ["table", "record_id"],
+                "importedrecord_once_per_table",
+                "This table has already imported a record with this id.",
             ),
-            _check(~Q(record_id=""), "importedrecord_id_set", "An imported record has an id."),
+            check_constraint(~Q(record_id=""), "importedrecord_id_set", "An imported record has an id."),
         ]
 
     def __str__(self) -> str:
@@ -1205,27 +1214,29 @@ class BankTurn(models.Model):
     class Meta:
         ordering = ["session", "started_at"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["session"],
+            unique_constraint(
+                ["session"],
+                "bankturn_one_open_per_session",
+                "This table already has a banker.",
                 condition=Q(ended_at__isnull=True),
-                name="bankturn_one_open_per_session",
-                violation_error_message="This table already has a banker.",
             ),
-            _check(Q(required_minimum__gte=1), "bankturn_minimum_positive", "A bank is at least one chip."),
-            _check(_one_of("started_how", BankTurnStart), "bankturn_start_valid", "Unknown start."),
-            _check(
+            check_constraint(
+                Q(required_minimum__gte=1), "bankturn_minimum_positive", "A bank is at least one chip."
+            ),
+            check_constraint(_one_of("started_how", BankTurnStart), "bankturn_start_valid", "Unknown start."),
+            check_constraint(
                 Q(started_how="house", seat__isnull=True, rotation_from__isnull=True)
                 | (~Q(started_how="house") & Q(seat__isnull=False, rotation_from__isnull=False)),
                 "bankturn_house_has_no_seat",
                 "The house banks from no seat; a player banks from his seat.",
             ),
-            _check(
+            check_constraint(
                 Q(ended_at__isnull=True, end_reason="")
                 | (Q(ended_at__isnull=False) & _one_of("end_reason", BankTurnEnd)),
                 "bankturn_end_consistent",
                 "An ended bank has an end reason, an open one has none.",
             ),
-            _check(
+            check_constraint(
                 Q(ended_at__isnull=True) | Q(ended_at__gte=F("started_at")),
                 "bankturn_ends_after_start",
                 "A bank ends after it starts.",
@@ -1251,13 +1262,15 @@ class BankShare(models.Model):
     class Meta:
         ordering = ["turn", "contributed_at"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["turn", "spectator"],
-                name="bankshare_once_per_bank",
-                violation_error_message="This spectator already has a share of this bank.",
+            unique_constraint(
+                ["turn", "spectator"],
+                "bankshare_once_per_bank",
+                "This spectator already has a share of this bank.",
             ),
-            _check(Q(contributed__gte=1), "bankshare_contributed_positive", "A share is at least one chip."),
-            _check(
+            check_constraint(
+                Q(contributed__gte=1), "bankshare_contributed_positive", "A share is at least one chip."
+            ),
+            check_constraint(
                 Q(withdrawn__isnull=True, withdrawn_at__isnull=True)
                 | Q(withdrawn__isnull=False, withdrawn_at__isnull=False),
                 "bankshare_withdrawal_consistent",
@@ -1285,7 +1298,9 @@ class BankOffer(models.Model):
     class Meta:
         ordering = ["session", "answered_at"]
         constraints = [
-            _check(Q(required_minimum__gte=1), "bankoffer_minimum_positive", "A bank is at least one chip."),
+            check_constraint(
+                Q(required_minimum__gte=1), "bankoffer_minimum_positive", "A bank is at least one chip."
+            ),
         ]
 
     def __str__(self) -> str:
@@ -1313,9 +1328,7 @@ class Series(models.Model):
     min_bank = models.PositiveIntegerField(default=2)
     min_bet = models.PositiveIntegerField(default=1)
     started_at = models.DateTimeField()
-    started_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    started_by = staff_reference()
     ended_at = models.DateTimeField(null=True, blank=True)
     end_reason = models.CharField(max_length=12, choices=EndReason.choices, blank=True, default="")
 
@@ -1323,29 +1336,33 @@ class Series(models.Model):
         ordering = ["-started_at"]
         verbose_name_plural = "series"
         constraints = [
-            _check(Q(coups_planned__gte=1), "series_coups_positive", "A series has at least one coup."),
-            _check(Q(start_chips__gte=1), "series_chips_positive", "A series starts with at least one chip."),
-            _check(
+            check_constraint(
+                Q(coups_planned__gte=1), "series_coups_positive", "A series has at least one coup."
+            ),
+            check_constraint(
+                Q(start_chips__gte=1), "series_chips_positive", "A series starts with at least one chip."
+            ),
+            check_constraint(
                 Q(min_bank__gte=1) & Q(min_bet__gte=1),
                 "series_minimums_positive",
                 "Minimum bank and bet are at least one chip.",
             ),
-            _check(
+            check_constraint(
                 Q(ended_at__isnull=True, end_reason="")
                 | (Q(ended_at__isnull=False) & Q(end_reason__in=SeriesEndReason.values)),
                 "series_end_consistent",
                 "An ended series has an end reason, a running one has none.",
             ),
-            _check(
+            check_constraint(
                 Q(ended_at__isnull=True) | Q(ended_at__gte=F("started_at")),
                 "series_ends_after_start",
                 "A series ends after it starts.",
             ),
-            models.UniqueConstraint(
-                fields=["session"],
+            unique_constraint(
+                ["session"],
+                "series_one_running_per_session",
+                "This session already has a series running.",
                 condition=Q(ended_at__isnull=True),
-                name="series_one_running_per_session",
-                violation_error_message="This session already has a series running.",
             ),
         ]
 
@@ -1364,10 +1381,8 @@ class SeriesEntrant(models.Model):
     class Meta:
         ordering = ["series", "joined_at", "id"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["series", "player"],
-                name="seriesentrant_once_per_series",
-                violation_error_message="This player is already in the series.",
+            unique_constraint(
+                ["series", "player"], "seriesentrant_once_per_series", "This player is already in the series."
             )
         ]
 
@@ -1395,8 +1410,8 @@ class ShoeAlarm(models.Model):
     class Meta:
         ordering = ["-raised_at"]
         constraints = [
-            _check(_one_of("kind", ShoeAlarmKind), "shoealarm_kind_valid", "Unknown alarm kind."),
-            _check(
+            check_constraint(_one_of("kind", ShoeAlarmKind), "shoealarm_kind_valid", "Unknown alarm kind."),
+            check_constraint(
                 ~Q(kind="impossible_card") | Q(card__regex=CARD_CODE_REGEX),
                 "shoealarm_card_named",
                 "An impossible-card alarm names the card.",
@@ -1438,8 +1453,12 @@ class TableDay(models.Model):
         ordering = ["gaming_day", "table"]
         constraints = [
             models.UniqueConstraint(fields=["table", "gaming_day"], name="tableday_unique"),
-            _check(Q(banker_wins__lte=F("coups")), "tableday_wins_within_coups", "More wins than coups."),
-            _check(Q(levy__lte=F("covered")), "tableday_levy_within_covered", "More levy than stakes."),
+            check_constraint(
+                Q(banker_wins__lte=F("coups")), "tableday_wins_within_coups", "More wins than coups."
+            ),
+            check_constraint(
+                Q(levy__lte=F("covered")), "tableday_levy_within_covered", "More levy than stakes."
+            ),
         ]
         indexes = [models.Index(fields=["casino", "gaming_day"], name="tableday_casino_day_idx")]
 
@@ -1461,7 +1480,7 @@ class CroupierDay(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["table", "gaming_day", "user"], name="croupierday_unique"),
-            _check(
+            check_constraint(
                 Q(wrong_steps__lte=F("steps")), "croupierday_wrong_within_steps", "More wrong than steps."
             ),
         ]
@@ -1523,35 +1542,35 @@ class GameCoup(models.Model):
     class Meta:
         ordering = ["table", "number"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["table", "number"],
-                name="gamecoup_number_unique_per_table",
-                violation_error_message="This table already has a coup with this number.",
+            unique_constraint(
+                ["table", "number"],
+                "gamecoup_number_unique_per_table",
+                "This table already has a coup with this number.",
             ),
-            models.UniqueConstraint(
-                fields=["table"],
+            unique_constraint(
+                ["table"],
+                "gamecoup_one_open_per_table",
+                "A coup is already being played at this table.",
                 condition=Q(state="open"),
-                name="gamecoup_one_open_per_table",
-                violation_error_message="A coup is already being played at this table.",
             ),
-            _check(Q(number__gte=1), "gamecoup_number_positive", "Coups are numbered from 1."),
-            _check(_one_of("state", GameCoupState), "gamecoup_state_valid", "Unknown coup state."),
-            _check(
+            check_constraint(Q(number__gte=1), "gamecoup_number_positive", "Coups are numbered from 1."),
+            check_constraint(_one_of("state", GameCoupState), "gamecoup_state_valid", "Unknown coup state."),
+            check_constraint(
                 Q(game__in=[g.value for g in OLDER_GAMES]),
                 "gamecoup_game_valid",
                 "Not a game of this kind of coup.",
             ),
-            _check(
+            check_constraint(
                 Q(state="open", ended_at__isnull=True) | (~Q(state="open") & Q(ended_at__isnull=False)),
                 "gamecoup_ended_at_matches_state",
                 "A coup in play has no end time, a finished one has one.",
             ),
-            _check(
+            check_constraint(
                 Q(state="settled", record__isnull=False) | ~Q(state="settled"),
                 "gamecoup_settled_has_record",
                 "A settled coup keeps its record.",
             ),
-            _check(
+            check_constraint(
                 Q(state="void") & ~Q(void_reason="") | ~Q(state="void"),
                 "gamecoup_void_has_reason",
                 "A void coup says why.",
@@ -1580,17 +1599,17 @@ class GameStep(models.Model):
     class Meta:
         ordering = ["coup", "index"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["coup", "index"],
-                name="gamestep_index_unique_per_coup",
-                violation_error_message="This coup already has a step with this index.",
+            unique_constraint(
+                ["coup", "index"],
+                "gamestep_index_unique_per_coup",
+                "This coup already has a step with this index.",
             ),
-            _check(Q(index__gte=1), "gamestep_index_positive", "Steps are numbered from 1."),
-            models.UniqueConstraint(
-                fields=["coup", "idempotency_key"],
+            check_constraint(Q(index__gte=1), "gamestep_index_positive", "Steps are numbered from 1."),
+            unique_constraint(
+                ["coup", "idempotency_key"],
+                "gamestep_idempotency_key_unique",
+                "This step was already recorded (same idempotency key).",
                 condition=~Q(idempotency_key=""),
-                name="gamestep_idempotency_key_unique",
-                violation_error_message="This step was already recorded (same idempotency key).",
             ),
         ]
 
@@ -1633,52 +1652,52 @@ class VoidRequest(models.Model):
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     requested_at = models.DateTimeField()
     state = models.CharField(max_length=10, choices=State.choices, default=State.PENDING)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    decided_by = staff_reference()
     decided_at = models.DateTimeField(null=True, blank=True)
     note = models.CharField(max_length=300, blank=True, default="", help_text="why it was refused")
 
     class Meta:
         ordering = ["requested_at", "id"]
         constraints = [
-            _check(
+            check_constraint(
                 Q(coup__isnull=False, game_coup__isnull=True) | Q(coup__isnull=True, game_coup__isnull=False),
                 "voidrequest_one_coup",
                 "A void request names one coup.",
             ),
-            _check(
+            check_constraint(
                 _one_of("state", VoidRequestState), "voidrequest_state_valid", "Unknown void request state."
             ),
-            _check(~Q(reason=""), "voidrequest_has_reason", "A void says why."),
-            _check(Q(stakes__gt=F("limit")), "voidrequest_above_limit", "Only a void above the limit waits."),
-            _check(
+            check_constraint(~Q(reason=""), "voidrequest_has_reason", "A void says why."),
+            check_constraint(
+                Q(stakes__gt=F("limit")), "voidrequest_above_limit", "Only a void above the limit waits."
+            ),
+            check_constraint(
                 Q(state="pending", decided_at__isnull=True, decided_by__isnull=True)
                 | (~Q(state="pending") & Q(decided_at__isnull=False)),
                 "voidrequest_decided_matches_state",
                 "A pending request is undecided, any other has its decision time.",
             ),
-            _check(
+            check_constraint(
                 ~Q(state__in=["approved", "refused"]) | Q(decided_by__isnull=False),
                 "voidrequest_decision_has_pit_boss",
                 "An approval or a refusal names the pit boss who made it.",
             ),
-            _check(
+            check_constraint(
                 Q(decided_by__isnull=True) | ~Q(decided_by=F("requested_by")),
                 "voidrequest_second_pit_boss",
                 "The pit boss who asked for a void does not decide it.",
             ),
-            models.UniqueConstraint(
-                fields=["coup"],
+            unique_constraint(
+                ["coup"],
+                "voidrequest_one_pending_per_coup",
+                "A void of this coup already waits for a second pit boss.",
                 condition=Q(state="pending"),
-                name="voidrequest_one_pending_per_coup",
-                violation_error_message="A void of this coup already waits for a second pit boss.",
             ),
-            models.UniqueConstraint(
-                fields=["game_coup"],
+            unique_constraint(
+                ["game_coup"],
+                "voidrequest_one_pending_per_game_coup",
+                "A void of this coup already waits for a second pit boss.",
                 condition=Q(state="pending"),
-                name="voidrequest_one_pending_per_game_coup",
-                violation_error_message="A void of this coup already waits for a second pit boss.",
             ),
         ]
         indexes = [

@@ -3,7 +3,7 @@ integer) and the ranges a request may name. The apps' own input serializers buil
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from rest_framework import serializers
@@ -36,8 +36,25 @@ class WholeNumberField(serializers.IntegerField):
         return super().to_internal_value(data)
 
 
+def step_fields_check(attrs: Mapping[str, Any], *, optional: Sequence[str], allowed: Collection[str]) -> None:
+    """Refuse (400, under each field's name) the optional fields of a step that its ``kind`` does not
+    take: a card sent with a bet is an error, never silently dropped."""
+    extra = [name for name in optional if name in attrs and name not in allowed]
+    if extra:
+        raise serializers.ValidationError(
+            {name: [f"A {attrs['kind']} step does not take this field."] for name in extra}
+        )
+
+
 def chips(**kwargs: Any) -> WholeNumberField:
     return WholeNumberField(min_value=1, max_value=MAX_CHIPS, **kwargs)
+
+
+def optional_number(*, min_value: int, max_value: int | None, **kwargs: Any) -> WholeNumberField:
+    """A whole number a request may leave out or send as null (both read as None)."""
+    return WholeNumberField(
+        min_value=min_value, max_value=max_value, required=False, allow_null=True, default=None, **kwargs
+    )
 
 
 class EmptyIn(StrictSerializer):

@@ -33,3 +33,11 @@ class UnprocessableOut(ErrorOut):
         help_text="stable, machine-readable: branch on it",
     )
     violation = ViolationOut(required=False, help_text="confirmation_required: what the step breaks")
+
+
+class PageOut(serializers.Serializer):
+    """A page of a list (``PageNumberPagination``): a subclass says what ``results`` holds."""
+
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)

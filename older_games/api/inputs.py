@@ -7,7 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from core.api.inputs import MAX_ID, StrictSerializer, WholeNumberField, chips
+from core.api.inputs import MAX_ID, StrictSerializer, WholeNumberField, chips, step_fields_check
 from core.cards import CardError, parse_card
 from tables.models import Player
 
@@ -107,11 +107,7 @@ class GameStepIn(StrictSerializer):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         allowed = GAME_STEP_FIELDS.get(self.context.get("game", ""), {}).get(attrs["kind"])
         if allowed is not None:  # a kind the game does not know: its machine says so
-            extra = [name for name in _GAME_STEP_OPTIONAL if name in attrs and name not in allowed]
-            if extra:
-                raise serializers.ValidationError(
-                    {name: [f"A {attrs['kind']} step does not take this field."] for name in extra}
-                )
+            step_fields_check(attrs, optional=_GAME_STEP_OPTIONAL, allowed=allowed)
         return attrs
 
 

@@ -110,53 +110,59 @@ class GameCoupDetailView(ApiView):
         return Response(game_coup_data(game_coup_view(coup)))
 
 
-class GameCoupStepView(ApiView):
+class _GameCoupStepWrite(ApiView):
+    """A step the croupier of the coup's table writes on it (the next step, an undo); the answer is
+    the coup as it stands after it."""
+
+    output = game_outputs.GameCoupOut
+    status_code = http.HTTP_201_CREATED
+
+    def record(self, *, request: Request, coup: GameCoup) -> Any:
+        raise NotImplementedError
+
+    @idempotent
+    def post(self, request: Request, coup_id: int) -> Response:
+        coup = game_coup_get(coup_id)
+        check_croupier_at(request.user, coup.table_id)
+        result = self.record(request=request, coup=coup)
+        return Response(game_coup_data(game_coup_view(result.coup)), status=self.status_code)
+
+
+class GameCoupStepView(_GameCoupStepWrite):
     """Record the coup's next step: an option of ``next_steps`` (its ``step``, a value for each
     name in its ``choose``) with ``expected_steps``, the coup's ``step_count`` as last seen (409 if
     stale). The game's machine refuses an illegal step (400, its reason); the step that ends the
     coup settles it. Only the croupier of the coup's table."""
 
     input = game_inputs.GameStepIn
-    output = game_outputs.GameCoupOut
-    status_code = http.HTTP_201_CREATED
 
-    @idempotent
-    def post(self, request: Request, coup_id: int) -> Response:
-        coup = game_coup_get(coup_id)
-        check_croupier_at(request.user, coup.table_id)
+    def record(self, *, request: Request, coup: GameCoup) -> Any:
         data = valid(game_inputs.GameStepIn, request, {"game": coup.game})
         expected = data.pop("expected_steps")
-        result = games.game_step_record(
+        return games.game_step_record(
             actor=request_staff(request),
             coup=coup.pk,
             payload=data,
             expected_steps=expected,
             idempotency_key=idempotency_key(request),
         )
-        return Response(game_coup_data(game_coup_view(result.coup)), status=self.status_code)
 
 
-class GameCoupUndoView(ApiView):
+class GameCoupUndoView(_GameCoupStepWrite):
     """Take back the coup's last step still in effect (a mistyped card) while it is open: an undo
     step is appended, the replay skips both (400 with nothing to take back, 409 if stale or over).
     Only the croupier of the coup's table."""
 
     input = game_inputs.GameUndoIn
-    output = game_outputs.GameCoupOut
-    status_code = http.HTTP_201_CREATED
 
-    @idempotent
-    def post(self, request: Request, coup_id: int) -> Response:
-        coup = game_coup_get(coup_id)
-        check_croupier_at(request.user, coup.table_id)
+    def record(self, *, request: Request, coup: GameCoup) -> Any:
         data = valid(game_inputs.GameUndoIn, request)
-        result = games.game_step_undo(
+        return games.game_step_undo(
             actor=request_staff(request),
             coup=coup.pk,
             expected_steps=data["expected_steps"],
             reason=data.get("reason", ""),
         )
-        return Response(game_coup_data(game_coup_view(result.coup)), status=self.status_code)
 
 
 class GameCoupVoidView(ApiView):

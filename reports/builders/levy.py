@@ -30,7 +30,7 @@ from ledger.models import Account, Entry
 from reports.builders import Scope, generated_fact
 from reports.model import Column, ColumnType, Line, LineKind, Report
 from tables.models import Coup, Table, TableDay
-from tables.services.rollups import rollups_refresh
+from tables.services.rollups import LevySums, rollups_refresh
 
 COLUMNS = (
     Column("gaming_day", "Gaming day", ColumnType.DATE, 1.2),
@@ -45,12 +45,7 @@ COLUMNS = (
 ALL_TABLES = "all tables"
 
 @dataclass
-class Sums:
-    coups: int = 0
-    banker_wins: int = 0
-    covered: int = 0
-    levy: int = 0
-
+class Sums(LevySums):
     def add(self, other: Sums) -> None:
         self.coups += other.coups
         self.banker_wins += other.banker_wins

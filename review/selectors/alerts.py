@@ -117,6 +117,19 @@ def _shoe_alarms(since: dt.datetime) -> list[AlertCandidate]:
     ]
 
 
+def _coup_alert(kind: AlertKind, coup: Coup, summary: str) -> AlertCandidate:
+    """An alert about a chemin de fer coup: keyed by the coup (one alert a coup and kind), at its
+    table and casino."""
+    return AlertCandidate(
+        kind=kind,
+        subject_key=f"coup:{coup.pk}",
+        summary=summary,
+        casino_id=coup.shoe.table.casino_id,
+        table_id=coup.shoe.table_id,
+        coup_id=coup.pk,
+    )
+
+
 def _unfinished(now: dt.datetime, thresholds: dict[int, AlertSettings]) -> list[AlertCandidate]:
     # unfinished coups are few (one per open table at most): filter by each casino's threshold here
     shortest = min((s.unfinished_minutes for s in thresholds.values()), default=15)
@@ -131,18 +144,8 @@ def _unfinished(now: dt.datetime, thresholds: dict[int, AlertSettings]) -> list[
         minutes = int((now - c.created_at).total_seconds() // 60)
         if minutes < limit:
             continue
-        found.append(
-            AlertCandidate(
-                kind=AlertKind.UNFINISHED_COUP,
-                subject_key=f"coup:{c.pk}",
-                summary=ALERT_UNFINISHED.format(
-                    **_coup_label(c), minutes=minutes, state=c.get_state_display()
-                ),
-                casino_id=c.shoe.table.casino_id,
-                table_id=c.shoe.table_id,
-                coup_id=c.pk,
-            )
-        )
+        summary = ALERT_UNFINISHED.format(**_coup_label(c), minutes=minutes, state=c.get_state_display())
+        found.append(_coup_alert(AlertKind.UNFINISHED_COUP, c, summary))
     # every game with coups of its own (the older games': tables.games), under the same thresholds
     for wing in wings():
         found += wing.alert_candidates(now=now, thresholds=thresholds)
@@ -200,16 +203,8 @@ def _big_wins(since: dt.datetime, thresholds: dict[int, AlertSettings]) -> list[
             continue  # the coup's largest win only
         who = e.account.player if e.account.kind == Account.Kind.PLAYER else coup.banker
         pattern = ALERT_BIG_WIN if e.account.kind == Account.Kind.PLAYER else ALERT_BIG_WIN_BANK
-        found[coup.pk] = AlertCandidate(
-            kind=AlertKind.BIG_WIN,
-            subject_key=f"coup:{coup.pk}",
-            summary=pattern.format(
-                **_coup_label(coup), who=who.display_name if who else "?", amount=e.amount
-            ),
-            casino_id=coup.shoe.table.casino_id,
-            table_id=coup.shoe.table_id,
-            coup_id=coup.pk,
-        )
+        summary = pattern.format(**_coup_label(coup), who=who.display_name if who else "?", amount=e.amount)
+        found[coup.pk] = _coup_alert(AlertKind.BIG_WIN, coup, summary)
     return list(found.values())
 
 

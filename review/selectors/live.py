@@ -12,8 +12,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, QuerySet
 
 from review.models import Alert
 from review.selectors.alerts import open_alerts
@@ -63,6 +64,19 @@ class LivePit:
     alerts_open: int
 
 
+def coups_last_hour(*, coups: QuerySet[Any], table: str, now: dt.datetime) -> dict[int, int]:
+    """How many of ``coups`` (a game's coups of the open sessions) each table began in the hour up
+    to ``now`` (``LIVE_COUPS_WINDOW``), keyed by the table's id (``table``: its path from a coup);
+    one grouped query."""
+    return dict(
+        coups.filter(created_at__gte=now - LIVE_COUPS_WINDOW, created_at__lte=now)
+        .values(table)
+        .annotate(n=Count("pk"))
+        .order_by()
+        .values_list(table, "n")
+    )
+
+
 def live_pit(*, tables: list[OpenTable], now: dt.datetime) -> LivePit:
     ids = [t.table.pk for t in tables]
     sessions = [t.session.pk for t in tables if t.session is not None]
@@ -73,14 +87,8 @@ def live_pit(*, tables: list[OpenTable], now: dt.datetime) -> LivePit:
         .values_list("table_id", "user__username")
     ):
         on_shift.setdefault(table_id, []).append(username)
-    coups = dict(
-        Coup.objects.filter(
-            shoe__session__in=sessions, created_at__gte=now - LIVE_COUPS_WINDOW, created_at__lte=now
-        )
-        .values("shoe__table_id")
-        .annotate(n=Count("pk"))
-        .order_by()
-        .values_list("shoe__table_id", "n")
+    coups = coups_last_hour(
+        coups=Coup.objects.filter(shoe__session__in=sessions), table="shoe__table_id", now=now
     )
     # the last step at a table is one of its latest coup's: read those coups' steps only, not a
     # session's whole history (a session open for months holds a million steps)

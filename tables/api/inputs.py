@@ -21,6 +21,8 @@ from core.api.inputs import (
     StrictSerializer,
     WholeNumberField,
     chips,
+    optional_number,
+    step_fields_check,
 )
 from tables.models import Player
 
@@ -49,8 +51,8 @@ class ShoeStartIn(StrictSerializer):
     cut_by = serializers.PrimaryKeyRelatedField(
         queryset=Player.objects.all(), required=False, allow_null=True, default=None
     )
-    cut_card_position = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
-    stop_card_position = WholeNumberField(min_value=1, required=False, allow_null=True, default=None)
+    cut_card_position = optional_number(min_value=1, max_value=None)
+    stop_card_position = optional_number(min_value=1, max_value=None)
 
 
 class SeatIn(StrictSerializer):
@@ -83,8 +85,8 @@ class CoupStartIn(StrictSerializer):
 
 
 class CallerIn(StrictSerializer):
-    seat = WholeNumberField(min_value=1, max_value=12, required=False, allow_null=True, default=None)
-    spectator = WholeNumberField(min_value=1, max_value=MAX_ID, required=False, allow_null=True, default=None)
+    seat = optional_number(min_value=1, max_value=12)
+    spectator = optional_number(min_value=1, max_value=MAX_ID)
     suivi = serializers.BooleanField(required=False, default=False)
 
 
@@ -123,12 +125,9 @@ class StepIn(StrictSerializer):
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        allowed = STEP_FIELDS.get(attrs["kind"], frozenset())
-        extra = [name for name in _OPTIONAL_STEP_FIELDS if name in attrs and name not in allowed]
-        if extra:
-            raise serializers.ValidationError(
-                {name: [f"A {attrs['kind']} step does not take this field."] for name in extra}
-            )
+        step_fields_check(
+            attrs, optional=_OPTIONAL_STEP_FIELDS, allowed=STEP_FIELDS.get(attrs["kind"], frozenset())
+        )
         return attrs
 
 
@@ -136,30 +135,15 @@ class AmendIn(StrictSerializer):
     """A mistyped bet or card, amended before the reveal: give what changes (a bet: ``amount``
     and/or ``seat``/``spectator``; a card: ``card``) and why."""
 
-    step = WholeNumberField(
+    step = optional_number(
         min_value=0,
         max_value=MAX_ID,
-        required=False,
-        allow_null=True,
-        default=None,
         help_text="the coup's step count as the client last saw it (409 if stale)",
     )
     amount = chips(required=False, allow_null=True, default=None, help_text="bet: the amount really bet")
-    seat = WholeNumberField(
-        min_value=1,
-        max_value=12,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="bet: who really bet",
-    )
-    spectator = WholeNumberField(
-        min_value=1,
-        max_value=MAX_ID,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="bet: the spectator (id) who really bet",
+    seat = optional_number(min_value=1, max_value=12, help_text="bet: who really bet")
+    spectator = optional_number(
+        min_value=1, max_value=MAX_ID, help_text="bet: the spectator (id) who really bet"
     )
     card = serializers.CharField(
         max_length=8, required=False, allow_null=True, default=None, help_text="card: the card really dealt"

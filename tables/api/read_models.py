@@ -9,7 +9,7 @@ answer renders identically through its serializer).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -163,6 +163,21 @@ def decimal_string(value: Fraction, places: int = EV_PLACES) -> str:
     return f"{sign}{digits[:-places]}.{digits[-places:]}"
 
 
+def _linked_index(
+    linked_id: int | None, linked: Callable[[], CoupStep | None], index_of: Mapping[int, int] | None
+) -> int | None:
+    """The index of the step another one points at (what it corrects, what it supersedes): from
+    ``index_of`` when the caller has the coup's steps, else read from the linked step; None for none."""
+    if linked_id is None:
+        return None
+    index = (index_of or {}).get(linked_id)
+    if index is None:
+        step = linked()
+        assert step is not None  # its id is set
+        index = step.index
+    return index
+
+
 def step_data(
     step: CoupStep,
     index_of: Mapping[int, int] | None = None,
@@ -170,18 +185,8 @@ def step_data(
 ) -> dict[str, Any]:
     """One step; ``index_of`` (step id → index) and ``superseded_by`` (step id → the index of the
     amendment that replaced it) when the caller has the coup's steps, else they are looked up."""
-    corrects = None
-    if step.corrects_id is not None:
-        corrects = (index_of or {}).get(step.corrects_id)
-        if corrects is None:
-            assert step.corrects is not None  # corrects_id is set
-            corrects = step.corrects.index
-    supersedes = None
-    if step.supersedes_id is not None:
-        supersedes = (index_of or {}).get(step.supersedes_id)
-        if supersedes is None:
-            assert step.supersedes is not None  # supersedes_id is set
-            supersedes = step.supersedes.index
+    corrects = _linked_index(step.corrects_id, lambda: step.corrects, index_of)
+    supersedes = _linked_index(step.supersedes_id, lambda: step.supersedes, index_of)
     if superseded_by is not None:
         replaced = superseded_by.get(step.pk)
     else:

@@ -52,6 +52,9 @@ EVENTS_PER_ROUND = 20_000
 # The gaming day of an instant in SQL, per casino: local time minus the cut-off, as a date
 # (PostgreSQL's: these statements are its road; SQLite's is _figures_python).
 _DAY = gaming_day_sql("{col}", tz="ca.time_zone", cutoff="ca.gaming_day_cutoff")
+# a shoe's (``s``) table and casino (``ca``), whose time zone and cut-off say the gaming day
+_CASINO = """JOIN tables_table t ON t.id = s.table_id
+JOIN tables_casino ca ON ca.id = t.casino_id"""
 
 _SETTLED_SQL = f"""
 SELECT s.table_id, {_DAY.format(col="co.settled_at")} AS day, s.decks,
@@ -66,8 +69,7 @@ SELECT s.table_id, {_DAY.format(col="co.settled_at")} AS day, s.decks,
        coalesce(sum(bt.amount), 0)
 FROM tables_coup co
 JOIN tables_shoe s ON s.id = co.shoe_id
-JOIN tables_table t ON t.id = s.table_id
-JOIN tables_casino ca ON ca.id = t.casino_id
+{_CASINO}
 LEFT JOIN tables_banktax bt ON bt.coup_id = co.id
 WHERE co.state = 'settled' AND s.table_id = ANY(%s) AND co.settled_at >= %s AND co.settled_at < %s
 GROUP BY 1, 2, 3, 4, 5
@@ -77,8 +79,7 @@ _FLAGGED_SQL = f"""
 SELECT s.table_id, {_DAY.format(col="co.created_at")}, count(*)
 FROM tables_coup co
 JOIN tables_shoe s ON s.id = co.shoe_id
-JOIN tables_table t ON t.id = s.table_id
-JOIN tables_casino ca ON ca.id = t.casino_id
+{_CASINO}
 WHERE co.flagged AND s.table_id = ANY(%s) AND co.created_at >= %s AND co.created_at < %s
 GROUP BY 1, 2
 """
@@ -87,8 +88,7 @@ _ALARMS_SQL = f"""
 SELECT s.table_id, {_DAY.format(col="a.raised_at")}, count(*)
 FROM tables_shoealarm a
 JOIN tables_shoe s ON s.id = a.shoe_id
-JOIN tables_table t ON t.id = s.table_id
-JOIN tables_casino ca ON ca.id = t.casino_id
+{_CASINO}
 WHERE s.table_id = ANY(%s) AND a.raised_at >= %s AND a.raised_at < %s
 GROUP BY 1, 2
 """
@@ -101,8 +101,7 @@ SELECT s.table_id, {_DAY.format(col="co.created_at")}, st.actor_id,
 FROM tables_coupstep st
 JOIN tables_coup co ON co.id = st.coup_id
 JOIN tables_shoe s ON s.id = co.shoe_id
-JOIN tables_table t ON t.id = s.table_id
-JOIN tables_casino ca ON ca.id = t.casino_id
+{_CASINO}
 WHERE NOT s.imported AND st.kind <> ALL(%s)
   AND s.table_id = ANY(%s) AND co.created_at >= %s AND co.created_at < %s
 GROUP BY 1, 2, 3
@@ -110,11 +109,18 @@ GROUP BY 1, 2, 3
 
 
 @dataclass
-class _Day:
+class LevySums:
+    """A table's levy figures over some gaming days: what a rollup keeps per day (``TableDay``)
+    and the levy report adds up per day, month and year (reports/builders/levy.py)."""
+
     coups: int = 0
     banker_wins: int = 0
     covered: int = 0
     levy: int = 0
+
+
+@dataclass
+class _Day(LevySums):
     expected: Fraction = field(default_factory=Fraction)
     flagged: int = 0
     alarms: int = 0

@@ -15,6 +15,7 @@ What they are given stays English where it is stored or sent; only the page is t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import template
@@ -40,24 +41,25 @@ def card(code: Any) -> str:
     return wording.card_label(str(code)) if code else ""
 
 
-@register.filter
-def outcome(value: Any) -> str:
-    return _label(wording.OUTCOME_LABELS, value)
+#: the filters that say a stored value by its label in tables.wording (the value itself where it has
+#: none): chemin de fer's outcome, an older game's outcome, step kind and name
+LABEL_FILTERS = {
+    "outcome": wording.OUTCOME_LABELS,
+    "game_outcome": wording.GAME_OUTCOME_LABELS,
+    "game_step": wording.GAME_STEP_LABELS,
+    "game_title": wording.GAME_TITLES,
+}
 
 
-@register.filter
-def game_outcome(value: Any) -> str:
-    return _label(wording.GAME_OUTCOME_LABELS, value)
+def _label_filter(labels: dict[str, str]) -> Callable[[Any], str]:
+    def label(value: Any) -> str:
+        return _label(labels, value)
+
+    return label
 
 
-@register.filter
-def game_step(kind: Any) -> str:
-    return _label(wording.GAME_STEP_LABELS, kind)
-
-
-@register.filter
-def game_title(title: Any) -> str:
-    return _label(wording.GAME_TITLES, title)
+for _name, _labels in LABEL_FILTERS.items():
+    register.filter(_name, _label_filter(_labels))
 
 
 @register.filter

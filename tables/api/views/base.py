@@ -10,22 +10,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from rest_framework import serializers
 from rest_framework import status as http
+from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.idempotency import idempotency_key, idempotent
+from core.api.schema import ApiSchema
 from core.api.views import ApiView as KitView
 from core.api.views import valid
 from core.types import Staff, request_staff
 from tables.api import outputs
 from tables.api.read_models import step_result_data, table_data
 from tables.models import Coup, Seat, Spectator, Table, TableSession
-from tables.permissions import check_croupier_at, check_works_for
+from tables.permissions import check_croupier_at, check_works_for, reads_everything
 from tables.selectors import table_open_session
 
 
@@ -102,3 +105,23 @@ class CoupAction(ApiView):
 
     def answer(self, result: Any) -> Response:
         return Response(step_result_data(result), status=self.status_code)
+
+
+# ============================================================================================ queues
+class PitQueue(GenericAPIView):
+    """A paginated queue of what waits for a pit boss: only who reads everything (pit bosses,
+    accountants) sees it, anyone else is told why not (``refusal``); each item is answered by
+    ``item_data``."""
+
+    schema = ApiSchema()
+    refusal = ""
+
+    def item_data(self, item: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def queue_page(self, request: Request) -> Response:
+        if not reads_everything(request.user):
+            raise PermissionDenied(self.refusal)
+        page = self.paginate_queryset(self.get_queryset())
+        assert page is not None
+        return self.get_paginated_response([self.item_data(item) for item in page])

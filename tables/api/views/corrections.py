@@ -5,33 +5,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from django.core.exceptions import PermissionDenied
 from django.db.models import Prefetch, QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework import status as http
-from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.api.schema import ApiSchema
 from core.types import Staff
 from tables import services
 from tables.api import inputs, outputs
 from tables.api.read_models import PendingCorrections, pending_correction_data, void_request_data
-from tables.api.views.base import CoupAction
+from tables.api.views.base import CoupAction, PitQueue
 from tables.models import Coup, CoupStep, VoidRequest
-from tables.permissions import casino_scope, reads_everything
+from tables.permissions import casino_scope
 from tables.selectors import corrections_pending
 
 if TYPE_CHECKING:  # django-stubs-ext is a dev requirement
     from django_stubs_ext import WithAnnotations
 
 
-class CorrectionsPendingView(GenericAPIView):
+class CorrectionsPendingView(PitQueue):
     """Restored coups waiting for a pit boss's approval, oldest first (pit bosses, accountants)."""
 
-    schema = ApiSchema()
     serializer_class = outputs.PendingCorrectionOut
+    refusal = "Only pit bosses and accountants see the corrections queue."
 
     def get_queryset(self) -> QuerySet[WithAnnotations[Coup, PendingCorrections]]:
         latest = CoupStep.objects.filter(kind=CoupStep.Kind.CORRECTION).select_related("actor", "corrects")
@@ -42,11 +39,10 @@ class CorrectionsPendingView(GenericAPIView):
 
     @extend_schema(responses=outputs.PendingCorrectionOut(many=True), operation_id="corrections_pending")
     def get(self, request: Request) -> Response:
-        if not reads_everything(request.user):
-            raise PermissionDenied("Only pit bosses and accountants see the corrections queue.")
-        page = self.paginate_queryset(self.get_queryset())
-        assert page is not None
-        return self.get_paginated_response([pending_correction_data(coup) for coup in page])
+        return self.queue_page(request)
+
+    def item_data(self, item: Any) -> dict[str, Any]:
+        return pending_correction_data(item)
 
 
 class CorrectionSubmitView(CoupAction):

@@ -85,18 +85,40 @@ class CoupRecordView(ApiView):
         return Response(record_to_dict(exported_record(view.coup, view.steps, view.state)))
 
 
-class CoupStepView(ApiView):
+class _CoupStepWrite(ApiView):
+    """A step written on a coup named by its id (the next step, an amendment): the service locks
+    and reads the coup in its transaction, so a coup that is not there is found there (404)."""
+
+    output = outputs.StepResultOut
+    status_code = http.HTTP_201_CREATED
+
+    def record(self, *, actor: Staff, coup_id: int, data: dict[str, Any], key: str, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    @idempotent
+    def post(self, request: Request, coup_id: int, **kwargs: Any) -> Response:
+        data = valid(self.input, request)
+        try:
+            result = self.record(
+                actor=request_staff(request),
+                coup_id=coup_id,
+                data=data,
+                key=idempotency_key(request),
+                **kwargs,
+            )
+        except Coup.DoesNotExist:
+            raise Http404("No such coup.") from None
+        return Response(step_result_data(result), status=self.status_code)
+
+
+class CoupStepView(_CoupStepWrite):
     """Record the coup's next step. ``step`` is the step count the client last saw (409 if stale).
     A step against the rules needs ``"confirm": true`` (422 ``confirmation_required`` otherwise);
     confirmed, it is recorded with its violation and the coup is flagged."""
 
     input = inputs.StepIn
-    output = outputs.StepResultOut
-    status_code = http.HTTP_201_CREATED
 
-    @idempotent
-    def post(self, request: Request, coup_id: int) -> Response:
-        data = valid(inputs.StepIn, request)
+    def record(self, *, actor: Staff, coup_id: int, data: dict[str, Any], key: str, **kwargs: Any) -> Any:
         step = StepRequest(
             kind=Move(data["kind"]),
             amount=data.get("amount"),
@@ -107,21 +129,17 @@ class CoupStepView(ApiView):
             seated_round_over=data.get("seated_round_over", False),
             consent=data.get("consent", False),
         )
-        try:
-            result = services.coup_step_record(
-                actor=request_staff(request),
-                coup=coup_id,
-                request=step,
-                expected_step=data["step"],
-                confirm=data["confirm"],
-                idempotency_key=idempotency_key(request),
-            )
-        except Coup.DoesNotExist:
-            raise Http404("No such coup.") from None
-        return Response(step_result_data(result), status=self.status_code)
+        return services.coup_step_record(
+            actor=actor,
+            coup=coup_id,
+            request=step,
+            expected_step=data["step"],
+            confirm=data["confirm"],
+            idempotency_key=key,
+        )
 
 
-class CoupStepAmendView(ApiView):
+class CoupStepAmendView(_CoupStepWrite):
     """Amend a mistyped bet or card before the reveal (docs/table-workflow.md, "Amending a typo"):
     a new ``amend`` step supersedes step ``index``; ``reason`` is required. Refused (409) after the
     reveal: the pit boss's correction applies then. An amendment that would make a later step
@@ -129,25 +147,17 @@ class CoupStepAmendView(ApiView):
     needs ``"confirm": true`` (422 ``confirmation_required``)."""
 
     input = inputs.AmendIn
-    output = outputs.StepResultOut
-    status_code = http.HTTP_201_CREATED
 
-    @idempotent
-    def post(self, request: Request, coup_id: int, index: int) -> Response:
-        data = valid(inputs.AmendIn, request)
-        try:
-            result = services.step_amend(
-                actor=request_staff(request),
-                coup=coup_id,
-                index=index,
-                amendment=Amendment(
-                    amount=data["amount"], seat=data["seat"], spectator=data["spectator"], card=data["card"]
-                ),
-                reason=data["reason"],
-                expected_step=data["step"],
-                confirm=data["confirm"],
-                idempotency_key=idempotency_key(request),
-            )
-        except Coup.DoesNotExist:
-            raise Http404("No such coup.") from None
-        return Response(step_result_data(result), status=self.status_code)
+    def record(self, *, actor: Staff, coup_id: int, data: dict[str, Any], key: str, **kwargs: Any) -> Any:
+        return services.step_amend(
+            actor=actor,
+            coup=coup_id,
+            index=kwargs["index"],
+            amendment=Amendment(
+                amount=data["amount"], seat=data["seat"], spectator=data["spectator"], card=data["card"]
+            ),
+            reason=data["reason"],
+            expected_step=data["step"],
+            confirm=data["confirm"],
+            idempotency_key=key,
+        )

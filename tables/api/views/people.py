@@ -6,12 +6,12 @@ from typing import Any
 
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers
 from rest_framework import status as http
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api.outputs import PageOut
 from core.types import Staff
 from tables import selectors, services
 from tables.api import inputs, outputs
@@ -21,10 +21,7 @@ from tables.models import Spectator, Table
 from tables.permissions import check_can_read_table
 
 
-class PlayersPageOut(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+class PlayersPageOut(PageOut):
     results = outputs.PlayerOut(many=True)
 
 

@@ -4,43 +4,39 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.idempotency import idempotent
-from core.api.schema import ApiSchema
 from core.types import request_staff
 from tables import services
 from tables.api import inputs, outputs
 from tables.api.read_models import void_request_data
-from tables.api.views.base import ApiView, valid
+from tables.api.views.base import ApiView, PitQueue, valid
 from tables.models import VoidRequest
-from tables.permissions import casino_scope, check_works_for, reads_everything
+from tables.permissions import casino_scope, check_works_for
 from tables.selectors import void_requests_pending
 
 
-class VoidRequestsPendingView(GenericAPIView):
+class VoidRequestsPendingView(PitQueue):
     """Voids waiting for a second pit boss whose coup can still be voided, oldest first (pit
     bosses, accountants, the group auditor; within the casinos they read)."""
 
-    schema = ApiSchema()
     serializer_class = outputs.VoidRequestOut
+    refusal = "Only pit bosses and accountants see the voids waiting."
 
     def get_queryset(self) -> QuerySet[VoidRequest]:
         return void_requests_pending(casinos=casino_scope(self.request.user).casino_ids)
 
     @extend_schema(responses=outputs.VoidRequestOut(many=True), operation_id="void_requests_pending")
     def get(self, request: Request) -> Response:
-        if not reads_everything(request.user):
-            raise PermissionDenied("Only pit bosses and accountants see the voids waiting.")
-        page = self.paginate_queryset(self.get_queryset())
-        assert page is not None
-        return self.get_paginated_response([void_request_data(r) for r in page])
+        return self.queue_page(request)
+
+    def item_data(self, item: Any) -> dict[str, Any]:
+        return void_request_data(item)
 
 
 def _request_get(request: Request, pk: int) -> VoidRequest:
