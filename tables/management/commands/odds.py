@@ -29,6 +29,18 @@ PER_SEAT_DEFAULT_DECKS = 12
 _INFINITE = {"inf", "infinite", "none"}
 
 
+def decks_parse(*, decks: str, expected: str) -> int:
+    """``--decks`` read as a deck count: a whole number, at least 1; else a ValueError that says
+    what was ``expected`` (a profile's count may also be 'inf', a game's may not)."""
+    try:
+        count = int(decks)
+    except ValueError:
+        raise ValueError(f"--decks must be {expected}, got {decks!r}") from None
+    if count < 1:
+        raise ValueError("--decks must be at least 1")
+    return count
+
+
 def resolve_decks(profile: Profile, decks: str | None) -> tuple[int | None, str | None]:
     """The deck count to compute on (``None``: infinite deck) and a note for the user, if any.
 
@@ -44,12 +56,7 @@ def resolve_decks(profile: Profile, decks: str | None) -> tuple[int | None, str 
         return max(profile.decks_allowed), None
     if decks.strip().lower() in _INFINITE:
         return None, None
-    try:
-        count = int(decks)
-    except ValueError:
-        raise ValueError(f"--decks must be a positive whole number or 'inf', got {decks!r}") from None
-    if count < 1:
-        raise ValueError("--decks must be at least 1")
+    count = decks_parse(decks=decks, expected="a positive whole number or 'inf'")
     note = None
     if not profile.decks_per_seated_player and count not in profile.decks_allowed:
         allowed = ", ".join(map(str, profile.decks_allowed))
@@ -179,10 +186,8 @@ class Command(BaseCommand):
         count = None
         if decks is not None:
             try:
-                count = int(decks)
-            except ValueError:
-                raise CommandError(f"--decks must be a positive whole number, got {decks!r}") from None
-            if count < 1:
-                raise CommandError("--decks must be at least 1")
+                count = decks_parse(decks=decks, expected="a positive whole number")
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
         report = game_report(slug, count)
         self.stdout.write(json.dumps(report, indent=2) if as_json else render_game_report(report))
