@@ -140,6 +140,10 @@ def test_coups_per_hour_per_table(client, accountant, history, table) -> None:
     assert f"Coups per hour at {table.name}, last 24 hours" in html
     assert "3 coups in 24 hours, one bar per hour." in html
     assert ">4</text>" in html and ">1</text>" in html  # whole-number ticks: 0 to 4
+    # each table's chart has ids of its own, which its aria-labelledby names
+    chart_id = f"hours-chart-{table.pk}"
+    assert f'aria-labelledby="{chart_id}-title {chart_id}-desc"' in html
+    assert f'data-testid="{chart_id}"' in html and f'<title id="{chart_id}-title">' in html
 
 
 # ------------------------------------------------------------------------------------ a player
