@@ -52,6 +52,9 @@ EVENTS_PER_ROUND = 20_000
 # The gaming day of an instant in SQL, per casino: local time minus the cut-off, as a date
 # (PostgreSQL's: these statements are its road; SQLite's is _figures_python).
 _DAY = gaming_day_sql("{col}", tz="ca.time_zone", cutoff="ca.gaming_day_cutoff")
+# what _DAY reads, joined from a shoe ``s``: its table and the table's casino ``ca``
+_CASINO_OF_SHOE = """JOIN tables_table t ON t.id = s.table_id
+JOIN tables_casino ca ON ca.id = t.casino_id"""
 
 _SETTLED_SQL = f"""
 SELECT s.table_id, {_DAY.format(col="co.settled_at")} AS day, s.decks,
@@ -66,8 +69,7 @@ SELECT s.table_id, {_DAY.format(col="co.settled_at")} AS day, s.decks,
        coalesce(sum(bt.amount), 0)
 FROM tables_coup co
 JOIN tables_shoe s ON s.id = co.shoe_id
-JOIN tables_table t ON t.id = s.table_id
-JOIN tables_casino ca ON ca.id = t.casino_id
+{_CASINO_OF_SHOE}
 LEFT JOIN tables_banktax bt ON bt.coup_id = co.id
 WHERE co.state = 'settled' AND s.table_id = ANY(%s) AND co.settled_at >= %s AND co.settled_at < %s
 GROUP BY 1, 2, 3, 4, 5
@@ -77,8 +79,7 @@ _FLAGGED_SQL = f"""
 SELECT s.table_id, {_DAY.format(col="co.created_at")}, count(*)
 FROM tables_coup co
 JOIN tables_shoe s ON s.id = co.shoe_id
-JOIN tables_table t ON t.id = s.table_id
-JOIN tables_casino ca ON ca.id = t.casino_id
+{_CASINO_OF_SHOE}
 WHERE co.flagged AND s.table_id = ANY(%s) AND co.created_at >= %s AND co.created_at < %s
 GROUP BY 1, 2
 """
@@ -87,8 +88,7 @@ _ALARMS_SQL = f"""
 SELECT s.table_id, {_DAY.format(col="a.raised_at")}, count(*)
 FROM tables_shoealarm a
 JOIN tables_shoe s ON s.id = a.shoe_id
-JOIN tables_table t ON t.id = s.table_id
-JOIN tables_casino ca ON ca.id = t.casino_id
+{_CASINO_OF_SHOE}
 WHERE s.table_id = ANY(%s) AND a.raised_at >= %s AND a.raised_at < %s
 GROUP BY 1, 2
 """
@@ -101,8 +101,7 @@ SELECT s.table_id, {_DAY.format(col="co.created_at")}, st.actor_id,
 FROM tables_coupstep st
 JOIN tables_coup co ON co.id = st.coup_id
 JOIN tables_shoe s ON s.id = co.shoe_id
-JOIN tables_table t ON t.id = s.table_id
-JOIN tables_casino ca ON ca.id = t.casino_id
+{_CASINO_OF_SHOE}
 WHERE NOT s.imported AND st.kind <> ALL(%s)
   AND s.table_id = ANY(%s) AND co.created_at >= %s AND co.created_at < %s
 GROUP BY 1, 2, 3
