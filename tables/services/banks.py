@@ -126,7 +126,9 @@ def bank_first_assign(
 
 
 @transaction.atomic
-def bank_offer_answer(*, actor: Staff, session: TableSession, seat: Seat, accept: bool) -> BankOffer:
+def bank_offer_answer(
+    *, actor: Staff, session: TableSession, seat: Seat, accept: bool
+) -> BankOffer:
     """Record the answer of the player the bank is offered to now (refusals are skipped)."""
     session = session_lock_at_table(actor=actor, session=session)
     rotation = bank_rotation(session=session)
@@ -167,7 +169,9 @@ def bank_offer_answer(*, actor: Staff, session: TableSession, seat: Seat, accept
 
 
 @transaction.atomic
-def bank_auction_award(*, actor: Staff, session: TableSession, seat: Seat, amount: int) -> BankTurn:
+def bank_auction_award(
+    *, actor: Staff, session: TableSession, seat: Seat, amount: int
+) -> BankTurn:
     """A passed bank awarded by informal auction, at a table that holds them (its
     ``passed_bank_auction`` setting): to whoever puts up a bank equal to the one just played
     (docs/rules.md §7, chemin_de_fer.engine.bank_terms)."""
@@ -211,7 +215,9 @@ def bank_new_from_minimum(*, actor: Staff, session: TableSession, seat: Seat) ->
 
 def house_player(*, casino: Casino) -> Player:
     """The casino's house player, the banker of its house banks (made the first time it banks)."""
-    player, _ = Player.objects.get_or_create(casino=casino, house=True, defaults={"display_name": HOUSE_NAME})
+    player, _ = Player.objects.get_or_create(
+        casino=casino, house=True, defaults={"display_name": HOUSE_NAME}
+    )
     return player
 
 
@@ -253,7 +259,9 @@ def bank_pass(*, actor: Staff, session: TableSession) -> BankTurn:
     return bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.PASSED)
 
 
-def bank_after_coup(*, actor: Staff | None, coup: Coup, outcome: str, next_bank_min: int | None) -> None:
+def bank_after_coup(
+    *, actor: Staff | None, coup: Coup, outcome: str, next_bank_min: int | None
+) -> None:
     """After a coup's (provisional or final) settlement: a losing banker loses the bank; a winning
     or tying one must continue with at least the mandatory continuation. Caller holds the locks."""
     turn = BankTurn.objects.select_for_update().get(pk=coup.bank_turn_id)
@@ -302,7 +310,9 @@ def bank_kept_as_declared(*, actor: Staff | None, coup: Coup, minimum: int | Non
 
 
 @transaction.atomic
-def bank_assign_imported(*, actor: Staff, session: TableSession, seat: Seat, minimum: int) -> BankTurn:
+def bank_assign_imported(
+    *, actor: Staff, session: TableSession, seat: Seat, minimum: int
+) -> BankTurn:
     """Importing a recorded history: the history names each coup's bank but not how the bank
     went round, so the importer hands the bank to the recorded banker directly (the previous bank,
     if any, is closed as passed). Live tables use the offer-in-turn services above."""
