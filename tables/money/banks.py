@@ -6,7 +6,7 @@ house banks a table, its bank comes from and goes back to the cage.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -15,6 +15,7 @@ from django.db import transaction
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import account_find
 from ledger.services import (
+    AccountSpec,
     InsufficientChips,
     Posting,
     account_may_go_negative,
@@ -239,17 +240,10 @@ def _house_bank_close(*, table: Table, house: Player, actor: Any, key: str) -> T
         return txn
     bank, cage = (accounts[s] for s in specs)
     bank_check_holder(bank, house, table)
-    if bank.balance == 0:
-        return None
-    posting = Posting(
-        TKind.BANK_CLOSE,
-        key,
-        {bank.pk: -bank.balance, cage.pk: bank.balance},
-        f"house bank at {table.name} closed: {bank.balance} back to the cage",
+    memo = f"house bank at {table.name} closed: {bank.balance} back to the cage"
+    return _account_empty_into(
+        TKind.BANK_CLOSE, key, bank, cage, memo, casino=casino, actor=actor, accounts=accounts
     )
-    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
-        0
-    ]
 
 
 def reserve_return(*, casino: Casino, player: Player, actor: Any, key: str) -> Transaction | None:
@@ -263,14 +257,28 @@ def reserve_return(*, casino: Casino, player: Player, actor: Any, key: str) -> T
     if (txn := posting_find(key, casino=casino, kind=TKind.RESERVE_RETURN)) is not None:
         return txn
     wallet, reserve = (accounts[s] for s in specs)
-    if reserve.balance == 0:
-        return None
-    posting = Posting(
-        TKind.RESERVE_RETURN,
-        key,
-        {reserve.pk: -reserve.balance, wallet.pk: reserve.balance},
-        f"reserve of {player} returned",
+    memo = f"reserve of {player} returned"
+    return _account_empty_into(
+        TKind.RESERVE_RETURN, key, reserve, wallet, memo, casino=casino, actor=actor, accounts=accounts
     )
+
+
+def _account_empty_into(
+    kind: str,
+    key: str,
+    source: Account,
+    to: Account,
+    memo: str,
+    *,
+    casino: Casino,
+    actor: Any,
+    accounts: Mapping[AccountSpec, Account],
+) -> Transaction | None:
+    """Everything ``source`` holds goes to ``to``, in one posting on the ``accounts`` the caller
+    locked. An empty ``source`` posts nothing (None)."""
+    if source.balance == 0:
+        return None
+    posting = Posting(kind, key, {source.pk: -source.balance, to.pk: source.balance}, memo)
     return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
         0
     ]

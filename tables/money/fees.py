@@ -9,7 +9,7 @@ import datetime as dt
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -19,19 +19,10 @@ from django.utils import timezone
 from audit.services import audit_record
 from core.services.outbox import outbox_enqueue
 from ledger import fees as feecalc
+from ledger import services as ledger
 from ledger.fees import HOUR
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import clock_hour_floor
-from ledger.services import (
-    InsufficientChips,
-    Posting,
-    account_may_go_negative,
-    account_spec,
-    accounts_by_pk,
-    accounts_lock,
-    posting_find,
-    postings_write,
-)
 from tables.models import (
     Casino,
     FeeHour,
@@ -101,6 +92,14 @@ class HourlyFeeBill:
     @property
     def total(self) -> int:
         return sum(self.charges.values())
+
+
+class _FeePosting(NamedTuple):
+    """One posting of an hour's fees: the chips it charges (player id -> chips), its key, its memo."""
+
+    charges: Mapping[int, int]
+    key: str
+    memo: str
 
 
 def _fee_key(session: TableSession, who: str, hour_start: dt.datetime) -> str:
@@ -181,45 +180,43 @@ def hourly_fees_bill(
     # the table's rules (a fee belongs to no coup): where they let players borrow, a fee a player
     # cannot pay is his marker
     borrowing = RuleProfile.objects.get(pk=session.table.profile_id).borrowing_allowed
+    # one posting per player, or the table-hour's, shared
+    postings: list[_FeePosting]
     if casino.hourly_fee_basis == Casino.FeeBasis.PER_PLAYER_HOUR:
-        for player_id, amount in fees.charges.items():
-            try:
-                with transaction.atomic():
-                    txn = _fee_post(
-                        casino=casino,
-                        session=session,
-                        hour_start=hour_start,
-                        charges={player_id: amount},
-                        players=players,
-                        key=_fee_key(session, f"player:{player_id}", hour_start),
-                        memo=f"hourly fee {hour_label}, {session.table.name}: {players[player_id]}",
-                        actor=actor,
-                        borrowing=borrowing,
-                    )
-            except InsufficientChips as refusal:
-                bill.failures[player_id] = refusal.messages[0]
-                continue
-            bill.charges[player_id] = amount
-            bill.transactions.append(txn)
-    elif fees.charges:
+        postings = [
+            _FeePosting(
+                {player_id: amount},
+                _fee_key(session, f"player:{player_id}", hour_start),
+                f"hourly fee {hour_label}, {session.table.name}: {players[player_id]}",
+            )
+            for player_id, amount in fees.charges.items()
+        ]
+    else:
+        memo = f"table-hour fee {hour_label}, {session.table.name}: {fees.table_fee} shared"
+        postings = (
+            [_FeePosting(fees.charges, _fee_key(session, "table", hour_start), memo)] if fees.charges else []
+        )
+    for fee in postings:
+        # each in its own savepoint: a refusal (chips the player has not got) is the bill's failure
+        # for those it charges, and leaves the other postings standing
         try:
             with transaction.atomic():
                 txn = _fee_post(
                     casino=casino,
                     session=session,
                     hour_start=hour_start,
-                    charges=fees.charges,
+                    charges=fee.charges,
                     players=players,
-                    key=_fee_key(session, "table", hour_start),
-                    memo=f"table-hour fee {hour_label}, {session.table.name}: {fees.table_fee} shared",
+                    key=fee.key,
+                    memo=fee.memo,
                     actor=actor,
                     borrowing=borrowing,
                 )
-        except InsufficientChips as refusal:
-            bill.failures = dict.fromkeys(fees.charges, refusal.messages[0])
-        else:
-            bill.charges = dict(fees.charges)
-            bill.transactions.append(txn)
+        except ledger.InsufficientChips as refusal:
+            bill.failures.update(dict.fromkeys(fee.charges, refusal.messages[0]))
+            continue
+        bill.charges.update(fee.charges)
+        bill.transactions.append(txn)
     if bill.failures:
         logger.error(
             "hourly fees of session %s at %s not fully billed: %s", session.pk, hour_label, bill.failures
@@ -254,25 +251,34 @@ def _fee_post(
     actor: Any,
     borrowing: bool,
 ) -> Transaction:
-    if (txn := posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
+    if (txn := ledger.posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
         return txn
-    specs = [account_spec(Kind.FEE), *(account_spec(Kind.PLAYER, players[pid]) for pid in charges)]
-    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players=players)
+    specs = [
+        ledger.account_spec(Kind.FEE),
+        *(ledger.account_spec(Kind.PLAYER, players[pid]) for pid in charges),
+    ]
+    accounts = ledger.accounts_lock(casino=casino, specs=specs, actor=actor, players=players)
     # posted meanwhile by a request that held these accounts: a replay waits for its first run here
-    if (txn := posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
+    if (txn := ledger.posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
         return txn
-    entries = {accounts[account_spec(Kind.FEE)].pk: sum(charges.values())}
+    entries = {accounts[ledger.account_spec(Kind.FEE)].pk: sum(charges.values())}
     for pid, amount in charges.items():
-        wallet = accounts[account_spec(Kind.PLAYER, players[pid])]
-        if wallet.balance < amount and not account_may_go_negative(wallet, allow_overdraft=borrowing):
-            raise InsufficientChips(
+        wallet = accounts[ledger.account_spec(Kind.PLAYER, players[pid])]
+        if wallet.balance < amount and not ledger.account_may_go_negative(wallet, allow_overdraft=borrowing):
+            raise ledger.InsufficientChips(
                 f"{players[pid]} has only {wallet.balance} chips; an hourly fee of {amount} is refused."
             )
         entries[wallet.pk] = -amount
-    posting = Posting(TKind.HOURLY_FEE, key, entries, memo)
-    overdraft = [pk for pk in entries if pk != accounts[account_spec(Kind.FEE)].pk] if borrowing else []
-    txn = postings_write(
-        casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts), overdraft=overdraft
+    posting = ledger.Posting(TKind.HOURLY_FEE, key, entries, memo)
+    overdraft = (
+        [pk for pk in entries if pk != accounts[ledger.account_spec(Kind.FEE)].pk] if borrowing else []
+    )
+    txn = ledger.postings_write(
+        casino=casino,
+        actor=actor,
+        postings=[posting],
+        accounts=ledger.accounts_by_pk(accounts),
+        overdraft=overdraft,
     )[0]
     # the session and hour the reports read, in the posting's own database transaction
     FeePosting.objects.create(
@@ -313,30 +319,30 @@ def card_money_charge(*, session: TableSession, player: Player, actor: Any) -> T
     if amount == 0:
         return None
     key = f"card_money:session:{session.pk}:player:{player.pk}"
-    if (txn := posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
+    if (txn := ledger.posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
         return txn
-    specs = [account_spec(Kind.CARD_MONEY), account_spec(Kind.PLAYER, player)]
-    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players={player.pk: player})
+    specs = [ledger.account_spec(Kind.CARD_MONEY), ledger.account_spec(Kind.PLAYER, player)]
+    accounts = ledger.accounts_lock(casino=casino, specs=specs, actor=actor, players={player.pk: player})
     # posted meanwhile by a request that held these accounts: a replay waits for its first run here
-    if (txn := posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
+    if (txn := ledger.posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
         return txn
     house, wallet = (accounts[s] for s in specs)
     borrowing = session.table.profile.borrowing_allowed  # the table's rules: no coup names them here
-    if wallet.balance < amount and not account_may_go_negative(wallet, allow_overdraft=borrowing):
-        raise InsufficientChips(
+    if wallet.balance < amount and not ledger.account_may_go_negative(wallet, allow_overdraft=borrowing):
+        raise ledger.InsufficientChips(
             f"{player} has only {wallet.balance} chips; card money of {amount} is refused."
         )
-    posting = Posting(
+    posting = ledger.Posting(
         TKind.CARD_MONEY,
         key,
         {wallet.pk: -amount, house.pk: amount},
         f"card money {session.table.name}: {player}",
     )
-    txn = postings_write(
+    txn = ledger.postings_write(
         casino=casino,
         actor=actor,
         postings=[posting],
-        accounts=accounts_by_pk(accounts),
+        accounts=ledger.accounts_by_pk(accounts),
         overdraft=[wallet.pk] if borrowing else [],
     )[0]
     FeePosting.objects.create(transaction=txn, session=session, kind=FeePosting.Kind.CARD_MONEY)

@@ -33,9 +33,9 @@ from tables.models import (
     TableSession,
 )
 from tables.money import floor as money
-from tables.permissions import check_croupier_at
 from tables.selectors import bank_rotation
-from tables.services.locking import lock_session, require_open
+from tables.services.audited import row_update_audited
+from tables.services.locking import session_lock_at_table
 
 #: the house player's display name: what screens and the API show as the banker of a house bank
 HOUSE_NAME = "House"
@@ -106,10 +106,8 @@ def bank_first_assign(
 ) -> BankTurn:
     """The session's first banker, chosen by lot or by auction (the table's setting): the croupier
     records the winner (and, for an auction, the bank he bid: his first bank must be at least that)."""
-    session = lock_session(session)
+    session = session_lock_at_table(actor=actor, session=session)
     table = session.table
-    check_croupier_at(actor, table)
-    require_open(session)
     if BankTurn.objects.filter(session=session).exists():
         raise ValidationError("The first banker has already been chosen at this session.")
     how = FIRST_BANKER_WAYS[Table.FirstBanker(table.first_banker_method)]
@@ -132,9 +130,7 @@ def bank_offer_answer(
     *, actor: Staff, session: TableSession, seat: Seat, accept: bool
 ) -> BankOffer:
     """Record the answer of the player the bank is offered to now (refusals are skipped)."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
-    require_open(session)
+    session = session_lock_at_table(actor=actor, session=session)
     rotation = bank_rotation(session=session)
     if rotation is None:
         raise ValidationError("The bank is held: there is nothing to offer.")
@@ -179,9 +175,7 @@ def bank_auction_award(
     """A passed bank awarded by informal auction, at a table that holds them (its
     ``passed_bank_auction`` setting): to whoever puts up a bank equal to the one just played
     (docs/rules.md §7, chemin_de_fer.engine.bank_terms)."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
-    require_open(session)
+    session = session_lock_at_table(actor=actor, session=session)
     rotation = bank_rotation(session=session)
     if rotation is None:
         raise ValidationError("The bank is held: there is nothing to auction.")
@@ -200,9 +194,7 @@ def bank_auction_award(
 def bank_new_from_minimum(*, actor: Staff, session: TableSession, seat: Seat) -> BankTurn:
     """Nobody accepted the required amount: the first neighbour may open a new bank from the
     profile's minimum (docs/rules.md §7)."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
-    require_open(session)
+    session = session_lock_at_table(actor=actor, session=session)
     rotation = bank_rotation(session=session)
     if rotation is None:
         raise ValidationError("The bank is held.")
@@ -235,10 +227,8 @@ def bank_house_take(*, actor: Staff, session: TableSession) -> BankTurn:
     croupier plays the bank hand for the house, the bank is the cage's money, no levy is taken on
     the house's wins, and the bank does not rotate while the house holds it. The house declares
     each bank afresh, from the profile minimum up to the house limit; passing the bank ends it."""
-    session = lock_session(session)
+    session = session_lock_at_table(actor=actor, session=session)
     table = session.table
-    check_croupier_at(actor, table)
-    require_open(session)
     if not table.house_bank:
         raise ValidationError("The house does not bank this table (the table's house-bank setting is off).")
     held = BankTurn.objects.filter(session=session, ended_at__isnull=True).select_related("player").first()
@@ -260,9 +250,7 @@ def bank_house_take(*, actor: Staff, session: TableSession) -> BankTurn:
 @transaction.atomic
 def bank_pass(*, actor: Staff, session: TableSession) -> BankTurn:
     """The banker gives up the bank between coups (after a win or a stand-off)."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
-    require_open(session)
+    session = session_lock_at_table(actor=actor, session=session)
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is None:
         raise ValidationError("Nobody holds the bank.")
@@ -299,11 +287,8 @@ def bank_minimum_set(*, actor: Staff | None, turn: BankTurn, minimum: int) -> No
     written when it already is). The caller holds the turn's row."""
     if minimum == turn.required_minimum:
         return
-    before = model_snapshot(turn)
-    turn.required_minimum = minimum
-    turn.save(update_fields=["required_minimum"])
-    audit_record(
-        actor=actor, action="tables.bank.continue", target=turn, before=before, after=model_snapshot(turn)
+    row_update_audited(
+        actor=actor, action="tables.bank.continue", row=turn, changes={"required_minimum": minimum}
     )
 
 
@@ -331,9 +316,7 @@ def bank_assign_imported(
     """Importing a recorded history: the history names each coup's bank but not how the bank
     went round, so the importer hands the bank to the recorded banker directly (the previous bank,
     if any, is closed as passed). Live tables use the offer-in-turn services above."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
-    require_open(session)
+    session = session_lock_at_table(actor=actor, session=session)
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is not None:
         bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.PASSED)
@@ -355,9 +338,7 @@ def bank_share_contribute(
     "Club: a spectator's share of the bank"). The
     chips move when the bank's first coup declares it: the spectator's from his account, the rest
     from the banker's."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
-    require_open(session)
+    session = session_lock_at_table(actor=actor, session=session)
     profile = session.table.profile
     if not profile.spectators_share_bank:
         raise ValidationError(f"Under the {profile.slug} profile a spectator does not share the bank.")
@@ -388,9 +369,7 @@ def bank_share_contribute(
 def bank_share_withdraw(*, actor: Staff, session: TableSession, spectator: Spectator) -> BankShare:
     """Before a deal, the spectator takes out his proportional share of the bank: bank 10 with 3
     from him grows to 80, he takes 80 x 3/10 = 24 and the banker goes on with 56 (or tops it up)."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
-    require_open(session)
+    session = session_lock_at_table(actor=actor, session=session)
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     share = (
         BankShare.objects.select_for_update()
@@ -436,14 +415,10 @@ def _share_pay_out(*, actor: Staff | None, share: BankShare) -> int:
         money.bank_share_out(
             coup=last, player=share.spectator.player, amount=amount, share=share, actor=actor
         )
-    before = model_snapshot(share)
-    share.withdrawn, share.withdrawn_at = amount, timezone.now()
-    share.save(update_fields=["withdrawn", "withdrawn_at"])
-    audit_record(
+    row_update_audited(
         actor=actor,
         action="tables.bank.share_withdraw",
-        target=share,
-        before=before,
-        after=model_snapshot(share),
+        row=share,
+        changes={"withdrawn": amount, "withdrawn_at": timezone.now()},
     )
     return amount

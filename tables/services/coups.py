@@ -65,7 +65,7 @@ from tables.models import (
 from tables.money import floor as money
 from tables.permissions import check_croupier_at
 from tables.services.banks import bank_after_coup
-from tables.services.locking import lock_coup, lock_session, require_open
+from tables.services.locking import lock_coup, session_lock_at_table
 from tables.services.series import series_check_coup_allowed
 from tables.services.shoes import card_record, shoe_close_locked
 
@@ -142,10 +142,8 @@ def coup_start(
     live table would refuse it (flagged instead), and an earlier coup still awaiting its
     correction does not hold the table up — it did not, back then.
     """
-    session = lock_session(session)
+    session = session_lock_at_table(actor=actor, session=session)
     table = session.table
-    check_croupier_at(actor, table)
-    require_open(session)
     shoe = Shoe.objects.select_for_update().filter(table=table, state=Shoe.State.OPEN).first()
     if shoe is None or shoe.session_id != session.pk:
         raise ValidationError(gettext_noop("Start a shoe first."))

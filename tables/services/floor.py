@@ -8,6 +8,7 @@ tablets at one table queue up instead of racing.
 from __future__ import annotations
 
 import datetime as dt
+from typing import NamedTuple, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -30,8 +31,9 @@ from tables.models import (
 )
 from tables.money import floor as money
 from tables.permissions import check_croupier_at
+from tables.services.audited import row_update_audited
 from tables.services.banks import bank_turn_end
-from tables.services.locking import lock_session, require_open
+from tables.services.locking import lock_session, session_lock_at_table
 from tables.services.setup import player_create
 from tables.services.shoes import shoe_close_locked
 from tables.wording import (
@@ -67,8 +69,7 @@ def table_session_open(*, actor: Staff, table: Table, at: dt.datetime | None = N
 def table_session_close(
     *, actor: Staff, session: TableSession, reason: str = "", at: dt.datetime | None = None
 ) -> TableSession:
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
+    session = session_lock_at_table(actor=actor, session=session, must_be_open=False)
     if session.closed_at is not None:
         raise ValidationError("This session is already closed.")
     if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN).exists():
@@ -112,9 +113,7 @@ def table_session_close(
 
 @transaction.atomic
 def session_pause_start(*, actor: Staff, session: TableSession) -> SessionPause:
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
-    require_open(session)
+    session = session_lock_at_table(actor=actor, session=session)
     if SessionPause.objects.filter(session=session, ended_at__isnull=True).exists():
         raise ValidationError("The table is already paused.")
     if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN).exists():
@@ -126,18 +125,16 @@ def session_pause_start(*, actor: Staff, session: TableSession) -> SessionPause:
 
 @transaction.atomic
 def session_pause_end(*, actor: Staff, session: TableSession) -> SessionPause:
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
+    session = session_lock_at_table(actor=actor, session=session, must_be_open=False)
     pause = SessionPause.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if pause is None:
         raise ValidationError("The table is not paused.")
-    before = model_snapshot(pause)
-    pause.ended_at, pause.ended_by = timezone.now(), actor
-    pause.save(update_fields=["ended_at", "ended_by"])
-    audit_record(
-        actor=actor, action="tables.session.resume", target=pause, before=before, after=model_snapshot(pause)
+    return row_update_audited(
+        actor=actor,
+        action="tables.session.resume",
+        row=pause,
+        changes={"ended_at": timezone.now(), "ended_by": actor},
     )
-    return pause
 
 
 def _check_at_no_other_table(session: TableSession, player: Player) -> None:
@@ -169,10 +166,8 @@ def seat_take(
     (tables.services.imports), whose players are the history's names (one player per name in the
     casino): the same history imported into two tables seats its names at both, which says nothing
     of where anybody is now, so the one-table rule, the live floor's, is not asked of it."""
-    session = lock_session(session)
+    session = session_lock_at_table(actor=actor, session=session)
     table = session.table
-    check_croupier_at(actor, table)
-    require_open(session)
     if player.casino_id != table.casino_id:
         raise ValidationError("This player belongs to another casino.")
     if player.house:
@@ -196,15 +191,47 @@ def seat_take(
     return seat
 
 
+_Place = TypeVar("_Place", Seat, Spectator)
+
+
+class _Leaving(NamedTuple):
+    """How a kind of place at the table is given up: its bets' link to it, and its two refusals."""
+
+    bets_of: str
+    left: str
+    betting: str
+
+
+_LEAVING: dict[type[Seat | Spectator], _Leaving] = {
+    Seat: _Leaving(
+        "bets__seat", "This player has already left.", "This player has a bet in the coup being played."
+    ),
+    Spectator: _Leaving(
+        "bets__spectator",
+        "This spectator has already left.",
+        "This spectator has a bet in the coup being played.",
+    ),
+}
+
+
+def _place_leaving(*, actor: Staff, place: _Place) -> tuple[TableSession, _Place]:
+    """A place at the table (a seat, or a spectator's) being given up: the session locked and the
+    croupier checked, then the place's row locked, and the refusals every place shares: its player
+    already gone (a closing session gave up every place), or with a bet standing in the coup being
+    played."""
+    leaving = _LEAVING[type(place)]
+    session = session_lock_at_table(actor=actor, session=place.session_id, must_be_open=False)
+    place = type(place).objects.select_for_update().get(pk=place.pk)
+    if place.left_at is not None:
+        raise ValidationError(leaving.left)
+    if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN, **{leaving.bets_of: place}).exists():
+        raise ValidationError(leaving.betting)
+    return session, place
+
+
 @transaction.atomic
 def seat_leave(*, actor: Staff, seat: Seat) -> Seat:
-    session = lock_session(seat.session_id)
-    check_croupier_at(actor, session.table)
-    seat = Seat.objects.select_for_update().get(pk=seat.pk)
-    if seat.left_at is not None:
-        raise ValidationError("This player has already left.")
-    if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN, bets__seat=seat).exists():
-        raise ValidationError("This player has a bet in the coup being played.")
+    session, seat = _place_leaving(actor=actor, place=seat)
     if wing_for(session.table.game).seat_leaving(actor=actor, seat=seat):
         return seat  # the game recorded the leave in its coup in play: the seat goes when it ends
     turn = (
@@ -214,13 +241,9 @@ def seat_leave(*, actor: Staff, seat: Seat) -> Seat:
         if Coup.objects.filter(bank_turn=turn, state=Coup.State.OPEN).exists():
             raise ValidationError("The banker cannot leave during a coup.")
         bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.LEFT)
-    before = model_snapshot(seat)
-    seat.left_at = timezone.now()
-    seat.save(update_fields=["left_at"])
-    audit_record(
-        actor=actor, action="tables.seat.leave", target=seat, before=before, after=model_snapshot(seat)
+    return row_update_audited(
+        actor=actor, action="tables.seat.leave", row=seat, changes={"left_at": timezone.now()}
     )
-    return seat
 
 
 @transaction.atomic
@@ -228,9 +251,7 @@ def spectator_join(
     *, actor: Staff, session: TableSession, player: Player, imported: bool = False
 ) -> Spectator:
     """``player`` stands at the table as a spectator (``imported``: see :func:`seat_take`)."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
-    require_open(session)
+    session = session_lock_at_table(actor=actor, session=session)
     if player.casino_id != session.table.casino_id:
         raise ValidationError("This player belongs to another casino.")
     if player.house:
@@ -250,24 +271,10 @@ def spectator_join(
 
 @transaction.atomic
 def spectator_leave(*, actor: Staff, spectator: Spectator) -> Spectator:
-    session = lock_session(spectator.session_id)
-    check_croupier_at(actor, session.table)
-    spectator = Spectator.objects.select_for_update().get(pk=spectator.pk)
-    if spectator.left_at is not None:
-        raise ValidationError("This spectator has already left.")
-    if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN, bets__spectator=spectator).exists():
-        raise ValidationError("This spectator has a bet in the coup being played.")
-    before = model_snapshot(spectator)
-    spectator.left_at = timezone.now()
-    spectator.save(update_fields=["left_at"])
-    audit_record(
-        actor=actor,
-        action="tables.spectator.leave",
-        target=spectator,
-        before=before,
-        after=model_snapshot(spectator),
+    _, spectator = _place_leaving(actor=actor, place=spectator)
+    return row_update_audited(
+        actor=actor, action="tables.spectator.leave", row=spectator, changes={"left_at": timezone.now()}
     )
-    return spectator
 
 
 @transaction.atomic

@@ -76,22 +76,8 @@ from tables.models import (
     Table,
     TableSession,
 )
+from tables.money import rules as money_rules
 from tables.money.banks import bank_holder_id
-from tables.money.rules import (
-    BankSide,
-    CoupAccounts,
-    bank_close_entries,
-    bank_close_memo,
-    bank_fund_entries,
-    bank_fund_memo,
-    bank_holder_check,
-    bank_increase,
-    settlement_at_stake_check,
-    settlement_entries,
-    settlement_memo,
-    settlement_punters,
-    stake_check,
-)
 from tables.permissions import is_croupier_at
 
 Kind = Account.Kind
@@ -517,7 +503,7 @@ class _Batch:
     # ------------------------------------------------------------------------------- the ledger
     def _check_holder(self, bank: Account, banker: Player) -> None:
         """``banks.bank_check_holder``, on the holder this chunk keeps."""
-        bank_holder_check(
+        money_rules.bank_holder_check(
             holder_id=self.holder if bank.balance != 0 else None,
             banker=banker,
             bank_balance=bank.balance,
@@ -530,11 +516,11 @@ class _Batch:
         bank = self._account(Kind.BANK, self.table.pk)
         wallet, reserve = self._account(Kind.PLAYER, banker.pk), self._account(Kind.RESERVE, banker.pk)
         self._check_holder(bank, banker)
-        side = BankSide(bank=bank, wallet=wallet, reserve=reserve)
-        entries = bank_close_entries(side)
+        side = money_rules.BankSide(bank=bank, wallet=wallet, reserve=reserve)
+        entries = money_rules.bank_close_entries(side)
         if not entries:
             return
-        memo = bank_close_memo(side, banker=banker, table_name=self.table.name)
+        memo = money_rules.bank_close_memo(side, banker=banker, table_name=self.table.name)
         self._post(TKind.BANK_CLOSE, f"bankturn:{turn.pk}:close", entries, memo)
 
     def _bank_fund(self, coup: Coup) -> None:
@@ -543,21 +529,23 @@ class _Batch:
         bank = self._account(Kind.BANK, self.table.pk)
         wallet, reserve = self._account(Kind.PLAYER, banker.pk), self._account(Kind.RESERVE, banker.pk)
         self._check_holder(bank, banker)
-        increase = bank_increase(bank_balance=bank.balance, coup_bank=coup.bank)
+        increase = money_rules.bank_increase(bank_balance=bank.balance, coup_bank=coup.bank)
         if increase == 0:
             return
         borrowing = self.table_profile.borrowing_allowed  # floor.coup_borrowing: the coup's rules decide
-        side = BankSide(bank=bank, wallet=wallet, reserve=reserve)
-        entries = bank_fund_entries(side, increase=increase, coup=coup, banker=banker, borrowing=borrowing)
-        memo = bank_fund_memo(coup=coup, banker=banker)
+        side = money_rules.BankSide(bank=bank, wallet=wallet, reserve=reserve)
+        entries = money_rules.bank_fund_entries(
+            side, increase=increase, coup=coup, banker=banker, borrowing=borrowing
+        )
+        memo = money_rules.bank_fund_memo(coup=coup, banker=banker)
         self._post(TKind.BANK_FUND, f"coup:{coup.pk}:bank", entries, memo, coup=coup, borrowing=borrowing)
 
     def _coup_settle(self, coup: _Coup, settlement: Settlement, *, key: str, provisional: bool) -> None:
         """``settlement.coup_settle`` of the coup just played (its bank is still in play)."""
         row = coup.row
         banker = row.banker
-        punters = settlement_punters(settlement=settlement, punters=coup.punters, banker=banker)
-        accounts = CoupAccounts(
+        punters = money_rules.settlement_punters(settlement=settlement, punters=coup.punters, banker=banker)
+        accounts = money_rules.CoupAccounts(
             by_spec={},
             punters={k: self._account(Kind.PLAYER, p.pk) for k, p in punters.items()},
             bank=self._account(Kind.BANK, self.table.pk),
@@ -565,13 +553,13 @@ class _Batch:
             wallet=self._account(Kind.PLAYER, banker.pk),
             levy=self._account(Kind.LEVY),
         )
-        entries = settlement_entries(
+        entries = money_rules.settlement_entries(
             settlement=settlement,
             accounts=accounts,
             uncovered_to_reserve=coup.progress.rules.profile.uncovered_to_reserve,
             house_limit=row.rules["house_limit"],
         )
-        settlement_at_stake_check(
+        money_rules.settlement_at_stake_check(
             settlement=settlement,
             bank_balance=accounts.bank.balance,
             table_name=self.table.name,
@@ -584,7 +572,7 @@ class _Batch:
             kind,
             key,
             entries,
-            f"coup {row.number}: {settlement_memo(settlement)}",
+            f"coup {row.number}: {money_rules.settlement_memo(settlement)}",
             coup=row,
             borrowing=borrowing,
         )
@@ -733,7 +721,7 @@ class _Batch:
         if not banco:
             staked += sum(b.amount for b in coup.bets if not b.withdrawn and _bet_player_id(b) == player.pk)
         balance = self._account(Kind.PLAYER, player.pk).balance
-        stake_check(player=player, balance=balance, amount=amount, already_staked=staked)
+        money_rules.stake_check(player=player, balance=balance, amount=amount, already_staked=staked)
 
     def _step(self, coup: _Coup, step: Step, where: dict[str, Seat | Spectator]) -> None:
         """``coups.coup_step_record`` of one recorded step, confirmed."""

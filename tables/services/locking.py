@@ -31,8 +31,10 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 
 from audit.rows import rows_loaded
+from core.types import Staff
 from tables import sql
 from tables.models import Coup, GameCoup, Table, TableSession
+from tables.permissions import check_croupier_at
 
 
 def lock_session(session: TableSession | int) -> TableSession:
@@ -83,3 +85,18 @@ def lock_game_coup(coup: GameCoup | int) -> GameCoup:
 def require_open(session: TableSession) -> None:
     if session.closed_at is not None:
         raise ValidationError("This session is closed.")
+
+
+def session_lock_at_table(
+    *, actor: Staff, session: TableSession | int, must_be_open: bool = True
+) -> TableSession:
+    """The first steps of every croupier's write at his table, in this order: the session's table
+    and the session locked (:func:`lock_session`), ``actor`` checked to be the croupier assigned
+    there for the shift, then (``must_be_open``) the session checked to be still open. Returns the
+    locked session. A write that says in its own words why a closed session refuses it passes
+    ``must_be_open=False`` and checks it itself."""
+    session = lock_session(session)
+    check_croupier_at(actor, session.table)
+    if must_be_open:
+        require_open(session)
+    return session

@@ -14,9 +14,8 @@ from core.types import Staff
 from tables.models import UNFINISHED_COUP_STATES, BankTurn, Coup, Seat, Series, TableSession
 from tables.money import series as series_money
 from tables.money.series import series_can_continue
-from tables.permissions import check_croupier_at
 from tables.services.banks import bank_turn_end
-from tables.services.locking import lock_session, require_open
+from tables.services.locking import session_lock_at_table
 
 
 def series_running(*, session: TableSession) -> Series | None:
@@ -26,9 +25,7 @@ def series_running(*, session: TableSession) -> Series | None:
 @transaction.atomic
 def series_begin(*, actor: Staff, session: TableSession) -> Series:
     """Start the profile's series with every seated player, each bought in for the starting chips."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
-    require_open(session)
+    session = session_lock_at_table(actor=actor, session=session)
     profile = session.table.profile
     if not profile.series_coups:
         raise ValidationError(f"The {profile.slug} profile plays no series.")
@@ -49,8 +46,7 @@ def series_finish(*, actor: Staff, session: TableSession, reason: str) -> Series
     """End the series: the bank in play ends (its chips back to the banker), every reserve goes back
     to its owner, and the standings compare what each holds. ``completed`` needs every coup played;
     ``no_bank`` that nobody can open a bank; ``no_bets`` and ``abandoned`` are the table's word."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
+    session = session_lock_at_table(actor=actor, session=session, must_be_open=False)
     series = series_running(session=session)
     if series is None:
         raise ValidationError("No series is being played at this table.")

@@ -24,6 +24,7 @@ from tables.models import Casino, CasinoStaff, CroupierAssignment, Player, RuleP
 from tables.permissions import check_works_for
 from tables.perms import ADD_PLAYER
 from tables.roles import Role
+from tables.services.audited import row_create_audited
 
 User = get_user_model()
 
@@ -31,10 +32,7 @@ User = get_user_model()
 @transaction.atomic
 def casino_create(*, actor: Staff | None, name: str, **settings: Any) -> Casino:
     casino = Casino(name=name, **settings)
-    casino.full_clean()
-    casino.save()
-    audit_record(actor=actor, action="tables.casino.create", target=casino, after=model_snapshot(casino))
-    return casino
+    return row_create_audited(actor=actor, action="tables.casino.create", row=casino)
 
 
 @transaction.atomic
@@ -69,10 +67,8 @@ def table_create(
         game_settings=game_settings or {},
         levy_mode=levy_mode,
     )
-    table.full_clean()  # Table.clean has the game's engine check an older game's settings
-    table.save()
-    audit_record(actor=actor, action="tables.table.create", target=table, after=model_snapshot(table))
-    return table
+    # its full_clean: Table.clean has the game's engine check an older game's settings
+    return row_create_audited(actor=actor, action="tables.table.create", row=table)
 
 
 @transaction.atomic
@@ -87,10 +83,7 @@ def player_create(
     player = Player(
         casino=casino, display_name=display_name.strip(), membership_number=membership_number.strip()
     )
-    player.full_clean()
-    player.save()
-    audit_record(actor=actor, action="tables.player.create", target=player, after=model_snapshot(player))
-    return player
+    return row_create_audited(actor=actor, action="tables.player.create", row=player)
 
 
 @transaction.atomic
@@ -111,15 +104,7 @@ def croupier_assignment_create(
             f"{user.get_username()} does not work for {table.casino}: grant him the casino first."
         )
     assignment = CroupierAssignment(user=user, table=table, shift_start=shift_start, shift_end=shift_end)
-    assignment.full_clean()
-    assignment.save()
-    audit_record(
-        actor=actor,
-        action="tables.croupierassignment.create",
-        target=assignment,
-        after=model_snapshot(assignment),
-    )
-    return assignment
+    return row_create_audited(actor=actor, action="tables.croupierassignment.create", row=assignment)
 
 
 @transaction.atomic

@@ -30,7 +30,7 @@ from tables.engine_bridge import cards_parse
 from tables.lifecycle import shoe_transition_check
 from tables.models import Coup, Player, Seat, Shoe, ShoeAlarm, ShoeCard, TableSession
 from tables.permissions import check_croupier_at
-from tables.services.locking import lock_session, require_open
+from tables.services.locking import lock_session, session_lock_at_table
 
 #: a shoe may not be reshuffled before this share of it has been dealt
 RESHUFFLE_AT = 5 / 6
@@ -125,10 +125,8 @@ def shoe_start(
 ) -> Shoe:
     """Start a shoe. ``imported`` marks a shoe that carries an imported history, whose burn cards
     are unknown (import_coups)."""
-    session = lock_session(session)
+    session = session_lock_at_table(actor=actor, session=session)
     table = session.table
-    check_croupier_at(actor, table)
-    require_open(session)
     profile = table.profile
     if Shoe.objects.filter(table=table, state=Shoe.State.OPEN).exists():
         raise ValidationError("This table already has a shoe in play: close it first.")
