@@ -142,10 +142,9 @@ def coup_settle(
     player account.
     """
     kind = TKind.COUP_PROVISIONAL if provisional else TKind.COUP_SETTLEMENT
-    coup = _coup_context(coup)
+    # one read: the coup in its context, a replay of this key, the coup's standing settlements
+    coup, prior = hot_sql.coup_settle_reads(coup.pk, key)
     casino = coup.shoe.table.casino
-    # one read: a replay of this key, and the coup's standing (unreversed) settlements
-    prior = hot_sql.coup_settle_prior(key, coup.pk)
     for txn in prior:
         if txn.idempotency_key == key:
             return posting_replay_checked(txn, key, casino=casino, kind=kind, coup=coup)

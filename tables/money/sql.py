@@ -6,7 +6,8 @@ bank_share.py.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from core.sql import model_columns, model_fields, model_instances, rows_fetch
 from ledger.models import Transaction
@@ -21,23 +22,25 @@ _TABLE = ("id", "casino_id", "name", "profile_id")
 _CASINO = ("id", "name", "house_limit")
 _PLAYER = ("id", "casino_id", "display_name", "house")
 
-_COUP_CONTEXT_SQL = """
-    SELECT c.id, c.shoe_id, c.number, c.banker_id, c.bank, c.bank_turn_id,
-           s.id, s.table_id,
-           t.id, t.casino_id, t.name, t.profile_id,
-           k.id, k.name, k.house_limit,
-           p.id, p.casino_id, p.display_name, p.house,
-           bt.ended_at IS NOT NULL,
-           EXISTS (SELECT 1 FROM tables_coup later
-                    WHERE later.bank_turn_id = c.bank_turn_id AND later.id > c.id)
+# the coup with its shoe, table, casino and banker, and its bank turn's two flags (21 columns)
+_COUP_CONTEXT_COLUMNS = """
+    c.id, c.shoe_id, c.number, c.banker_id, c.bank, c.bank_turn_id,
+    s.id, s.table_id,
+    t.id, t.casino_id, t.name, t.profile_id,
+    k.id, k.name, k.house_limit,
+    p.id, p.casino_id, p.display_name, p.house,
+    bt.ended_at IS NOT NULL,
+    EXISTS (SELECT 1 FROM tables_coup later
+             WHERE later.bank_turn_id = c.bank_turn_id AND later.id > c.id)"""
+_CONTEXT_WIDTH = 21
+_COUP_CONTEXT_FROM = """
       FROM tables_coup c
       JOIN tables_bankturn bt ON bt.id = c.bank_turn_id
       JOIN tables_shoe s ON s.id = c.shoe_id
       JOIN tables_table t ON t.id = s.table_id
       JOIN tables_casino k ON k.id = t.casino_id
-      JOIN tables_player p ON p.id = c.banker_id
-     WHERE c.id = %s
-"""
+      JOIN tables_player p ON p.id = c.banker_id"""
+_COUP_CONTEXT_SQL = f"SELECT {_COUP_CONTEXT_COLUMNS} {_COUP_CONTEXT_FROM} WHERE c.id = %s"
 
 
 class CoupContextFlags(TypedDict):
@@ -58,7 +61,10 @@ def coup_context(coup_id: int) -> CoupInContext:
     rows = rows_fetch(_COUP_CONTEXT_SQL, [coup_id])
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    row = rows[0]
+    return _context_of(rows[0])
+
+
+def _context_of(row: Sequence[Any]) -> CoupInContext:
     (coup,) = model_instances(Coup, _COUP, [row[0:6]])
     context = cast("CoupInContext", coup)  # the flags are set below
     (shoe,) = model_instances(Shoe, _SHOE, [row[6:8]])
@@ -71,17 +77,28 @@ def coup_context(coup_id: int) -> CoupInContext:
 
 
 _TRANSACTION = model_fields(Transaction)
-_COUP_SETTLE_PRIOR_SQL = f"""
-    SELECT {model_columns(Transaction)} FROM ledger_transaction t
-     WHERE t.idempotency_key = %s
-        OR (t.coup_id = %s AND t.kind IN (%s, %s)
-            AND NOT EXISTS (SELECT 1 FROM ledger_transaction r WHERE r.reverses_id = t.id))
-     ORDER BY t.id
+# a settlement's prior postings: the one under its key, and the coup's standing settlements
+# (``x``: ``t`` is the table)
+_PRIOR = """x.idempotency_key = %s
+        OR (x.coup_id = c.id AND x.kind IN (%s, %s)
+            AND NOT EXISTS (SELECT 1 FROM ledger_transaction r WHERE r.reverses_id = x.id))"""
+_TRANSACTION_COLUMNS = ", ".join(f"x.{column}" for column in model_columns(Transaction).split(", "))
+_COUP_SETTLE_READS_SQL = f"""
+    SELECT {_COUP_CONTEXT_COLUMNS}, {_TRANSACTION_COLUMNS} {_COUP_CONTEXT_FROM}
+      LEFT JOIN ledger_transaction x ON {_PRIOR}
+     WHERE c.id = %s
+     ORDER BY x.id
 """
 
 
-def coup_settle_prior(key: str, coup_id: int) -> list[Transaction]:
-    """In one read: the transaction posted under ``key``, and the coup's settlements (final or
-    provisional) that no reversal points at."""
-    params = [key, coup_id, Transaction.Kind.COUP_SETTLEMENT, Transaction.Kind.COUP_PROVISIONAL]
-    return model_instances(Transaction, _TRANSACTION, rows_fetch(_COUP_SETTLE_PRIOR_SQL, params))
+def coup_settle_reads(coup_id: int, key: str) -> tuple[CoupInContext, list[Transaction]]:
+    """What settling a coup reads before it locks an account, in one statement: the coup in its
+    context (:func:`coup_context`) and its prior postings: the transaction posted under ``key``,
+    and the coup's settlements (final or provisional) that no reversal points at, in id order.
+    Coup.DoesNotExist if there is no such coup."""
+    kinds = [Transaction.Kind.COUP_SETTLEMENT, Transaction.Kind.COUP_PROVISIONAL]
+    rows = rows_fetch(_COUP_SETTLE_READS_SQL, [key, *kinds, coup_id])
+    if not rows:
+        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
+    found = [row[_CONTEXT_WIDTH:] for row in rows if row[_CONTEXT_WIDTH] is not None]
+    return _context_of(rows[0]), model_instances(Transaction, _TRANSACTION, found)

@@ -73,12 +73,41 @@ def test_the_coup_context_tells_whether_the_bank_is_still_in_play() -> None:
         hot_sql.coup_context(second.pk + 1000)
 
 
+def prior(key: str, coup_id: int) -> list[Transaction]:
+    """The prior postings a settlement under ``key`` reads with its coup."""
+    return hot_sql.coup_settle_reads(coup_id, key)[1]
+
+
+def test_a_settlements_reads_are_one_statement_with_the_coup_in_its_context(
+    django_assert_num_queries,
+) -> None:
+    r = rig("casino", players=2, chips=100)
+    coup = r.coup(r.players[0], 50)
+    banks.bank_fund(coup=coup, amount=50, actor=r.actor, key="b", borrowing=r.borrowing)
+    alone = hot_sql.coup_context(coup.pk)
+    with django_assert_num_queries(1):
+        context, found = hot_sql.coup_settle_reads(coup.pk, "b")
+    assert found == [Transaction.objects.get(idempotency_key="b")]
+    assert (context.pk, context.number, context.bank, context.banker.pk, context.shoe.table.casino.pk) == (
+        alone.pk,
+        alone.number,
+        alone.bank,
+        alone.banker.pk,
+        alone.shoe.table.casino.pk,
+    )
+    assert (context.turn_ended, context.later_coup_started) == (alone.turn_ended, alone.later_coup_started)
+    # no prior posting: the coup alone (a row of NULLs for the postings, not a posting)
+    assert hot_sql.coup_settle_reads(coup.pk, "nothing")[1] == []
+    with pytest.raises(m.Coup.DoesNotExist):
+        hot_sql.coup_settle_reads(coup.pk + 1000, "b")
+
+
 def test_the_prior_read_finds_the_key_and_the_standing_settlements_only() -> None:
     r = rig("home", players=2, chips=100)
     banker, p1 = r.players
     coup = r.coup(banker, 20, state="awaiting_approval")
     banks.bank_fund(coup=coup, amount=20, actor=r.actor, key="b", borrowing=r.borrowing)
-    assert hot_sql.coup_settle_prior("k", coup.pk) == []
+    assert prior("k", coup.pk) == []
     provisional = coup_money.coup_settle(
         coup=coup,
         settlement=r.settlement("banker", 20, [(p1, 5)]),
@@ -90,13 +119,13 @@ def test_the_prior_read_finds_the_key_and_the_standing_settlements_only() -> Non
         provisional=True,
         borrowing=r.borrowing,
     )
-    assert hot_sql.coup_settle_prior("other", coup.pk) == [provisional]
-    assert hot_sql.coup_settle_prior("b", coup.pk) == [  # the key, whatever its kind
+    assert prior("other", coup.pk) == [provisional]
+    assert prior("b", coup.pk) == [  # the key, whatever its kind
         Transaction.objects.get(idempotency_key="b"),
         provisional,
     ]
     reversal = coup_money.coup_provisional_reverse(
         coup=coup, actor=r.actor, key="rejected", borrowing=r.borrowing
     )
-    assert hot_sql.coup_settle_prior("other", coup.pk) == []  # reversed: no longer standing
-    assert hot_sql.coup_settle_prior("rejected", coup.pk) == [reversal]
+    assert prior("other", coup.pk) == []  # reversed: no longer standing
+    assert prior("rejected", coup.pk) == [reversal]
