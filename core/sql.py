@@ -23,8 +23,11 @@ def model_fields(model: type[Model]) -> tuple[str, ...]:
     return tuple(f.attname for f in model._meta.concrete_fields)
 
 
-def model_columns(model: type[Model]) -> str:
-    return ", ".join(f'"{f.column}"' for f in model._meta.concrete_fields)
+def model_columns(model: type[Model], *, alias: str = "") -> str:
+    """Every column of ``model``, in the order of :func:`model_fields`; each prefixed with the
+    statement's ``alias`` for the model's table, when given (``x."id"``)."""
+    prefix = f"{alias}." if alias else ""
+    return ", ".join(f'{prefix}"{f.column}"' for f in model._meta.concrete_fields)
 
 
 def placeholders(count: int) -> str:

@@ -19,10 +19,19 @@ from django.utils import timezone
 from audit.services import audit_record
 from core.services.outbox import outbox_enqueue
 from ledger import fees as feecalc
-from ledger import services as ledger
 from ledger.fees import HOUR
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import clock_hour_floor
+from ledger.services import (
+    InsufficientChips,
+    Posting,
+    account_may_go_negative,
+    account_spec,
+    accounts_by_pk,
+    accounts_lock,
+    posting_find,
+    postings_write,
+)
 from tables.models import (
     Casino,
     FeeHour,
@@ -212,7 +221,7 @@ def hourly_fees_bill(
                     actor=actor,
                     borrowing=borrowing,
                 )
-        except ledger.InsufficientChips as refusal:
+        except InsufficientChips as refusal:
             bill.failures.update(dict.fromkeys(fee.charges, refusal.messages[0]))
             continue
         bill.charges.update(fee.charges)
@@ -251,34 +260,25 @@ def _fee_post(
     actor: Any,
     borrowing: bool,
 ) -> Transaction:
-    if (txn := ledger.posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
+    if (txn := posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
         return txn
-    specs = [
-        ledger.account_spec(Kind.FEE),
-        *(ledger.account_spec(Kind.PLAYER, players[pid]) for pid in charges),
-    ]
-    accounts = ledger.accounts_lock(casino=casino, specs=specs, actor=actor, players=players)
+    specs = [account_spec(Kind.FEE), *(account_spec(Kind.PLAYER, players[pid]) for pid in charges)]
+    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players=players)
     # posted meanwhile by a request that held these accounts: a replay waits for its first run here
-    if (txn := ledger.posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
+    if (txn := posting_find(key, casino=casino, kind=TKind.HOURLY_FEE)) is not None:
         return txn
-    entries = {accounts[ledger.account_spec(Kind.FEE)].pk: sum(charges.values())}
+    entries = {accounts[account_spec(Kind.FEE)].pk: sum(charges.values())}
     for pid, amount in charges.items():
-        wallet = accounts[ledger.account_spec(Kind.PLAYER, players[pid])]
-        if wallet.balance < amount and not ledger.account_may_go_negative(wallet, allow_overdraft=borrowing):
-            raise ledger.InsufficientChips(
+        wallet = accounts[account_spec(Kind.PLAYER, players[pid])]
+        if wallet.balance < amount and not account_may_go_negative(wallet, allow_overdraft=borrowing):
+            raise InsufficientChips(
                 f"{players[pid]} has only {wallet.balance} chips; an hourly fee of {amount} is refused."
             )
         entries[wallet.pk] = -amount
-    posting = ledger.Posting(TKind.HOURLY_FEE, key, entries, memo)
-    overdraft = (
-        [pk for pk in entries if pk != accounts[ledger.account_spec(Kind.FEE)].pk] if borrowing else []
-    )
-    txn = ledger.postings_write(
-        casino=casino,
-        actor=actor,
-        postings=[posting],
-        accounts=ledger.accounts_by_pk(accounts),
-        overdraft=overdraft,
+    posting = Posting(TKind.HOURLY_FEE, key, entries, memo)
+    overdraft = [pk for pk in entries if pk != accounts[account_spec(Kind.FEE)].pk] if borrowing else []
+    txn = postings_write(
+        casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts), overdraft=overdraft
     )[0]
     # the session and hour the reports read, in the posting's own database transaction
     FeePosting.objects.create(
@@ -319,30 +319,30 @@ def card_money_charge(*, session: TableSession, player: Player, actor: Any) -> T
     if amount == 0:
         return None
     key = f"card_money:session:{session.pk}:player:{player.pk}"
-    if (txn := ledger.posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
+    if (txn := posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
         return txn
-    specs = [ledger.account_spec(Kind.CARD_MONEY), ledger.account_spec(Kind.PLAYER, player)]
-    accounts = ledger.accounts_lock(casino=casino, specs=specs, actor=actor, players={player.pk: player})
+    specs = [account_spec(Kind.CARD_MONEY), account_spec(Kind.PLAYER, player)]
+    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players={player.pk: player})
     # posted meanwhile by a request that held these accounts: a replay waits for its first run here
-    if (txn := ledger.posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
+    if (txn := posting_find(key, casino=casino, kind=TKind.CARD_MONEY)) is not None:
         return txn
     house, wallet = (accounts[s] for s in specs)
     borrowing = session.table.profile.borrowing_allowed  # the table's rules: no coup names them here
-    if wallet.balance < amount and not ledger.account_may_go_negative(wallet, allow_overdraft=borrowing):
-        raise ledger.InsufficientChips(
+    if wallet.balance < amount and not account_may_go_negative(wallet, allow_overdraft=borrowing):
+        raise InsufficientChips(
             f"{player} has only {wallet.balance} chips; card money of {amount} is refused."
         )
-    posting = ledger.Posting(
+    posting = Posting(
         TKind.CARD_MONEY,
         key,
         {wallet.pk: -amount, house.pk: amount},
         f"card money {session.table.name}: {player}",
     )
-    txn = ledger.postings_write(
+    txn = postings_write(
         casino=casino,
         actor=actor,
         postings=[posting],
-        accounts=ledger.accounts_by_pk(accounts),
+        accounts=accounts_by_pk(accounts),
         overdraft=[wallet.pk] if borrowing else [],
     )[0]
     FeePosting.objects.create(transaction=txn, session=session, kind=FeePosting.Kind.CARD_MONEY)

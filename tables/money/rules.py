@@ -210,12 +210,14 @@ def to_banker_wallet(entries: Mapping[int, int], accounts: CoupAccounts) -> dict
     return {pk: a for pk, a in moved.items() if a}
 
 
-def settlement_memo(settlement: Settlement) -> str:
-    """What a settlement's posting says of the coup's outcome."""
+def settlement_memo(settlement: Settlement, *, coup_number: int, restored: bool = False) -> str:
+    """What a settlement's posting says: the coup, ``restored`` (a pit boss approved its
+    correction), and its outcome."""
     if settlement.next_bank_min is None:
         outcome = "punters win"
     elif settlement.banker_net > 0 or settlement.tax > 0:
         outcome = "bank wins"
     else:
         outcome = "stand-off"
-    return f"{outcome}, covered {settlement.covered}, levy {settlement.tax}"
+    coup = f"coup {coup_number} restored" if restored else f"coup {coup_number}"
+    return f"{coup}: {outcome}, covered {settlement.covered}, levy {settlement.tax}"

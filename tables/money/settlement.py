@@ -176,7 +176,7 @@ def coup_settle(
         entries = to_banker_wallet(entries, accounts)
     else:
         raise ValidationError(f"The bank of coup {coup.number} has moved on: it can no longer be settled.")
-    posting = Posting(kind, key, entries, f"coup {coup.number}: {settlement_memo(settlement)}", coup=coup)
+    posting = Posting(kind, key, entries, settlement_memo(settlement, coup_number=coup.number), coup=coup)
     return postings_write(
         casino=casino,
         actor=actor,
@@ -268,7 +268,7 @@ def coup_settlement_replace(
             TKind.COUP_SETTLEMENT,
             f"{key}:settle",
             final,
-            f"coup {coup.number} restored: {settlement_memo(settlement)}",
+            settlement_memo(settlement, coup_number=coup.number, restored=True),
             coup=coup,
         ),
     ]

@@ -82,7 +82,7 @@ _TRANSACTION = model_fields(Transaction)
 _PRIOR = """x.idempotency_key = %s
         OR (x.coup_id = c.id AND x.kind IN (%s, %s)
             AND NOT EXISTS (SELECT 1 FROM ledger_transaction r WHERE r.reverses_id = x.id))"""
-_TRANSACTION_COLUMNS = ", ".join(f"x.{column}" for column in model_columns(Transaction).split(", "))
+_TRANSACTION_COLUMNS = model_columns(Transaction, alias="x")
 _COUP_SETTLE_READS_SQL = f"""
     SELECT {_COUP_CONTEXT_COLUMNS}, {_TRANSACTION_COLUMNS} {_COUP_CONTEXT_FROM}
       LEFT JOIN ledger_transaction x ON {_PRIOR}

@@ -395,10 +395,10 @@ def _engine_step(
         card=request.card,
         punters=tuple(who.punter for who in bettors),
         round_over=request.seated_round_over,
-        # said once, it holds for the coup: with an earlier bet of it (the rows the step replayed)
-        round_said_before=any(
-            row.payload.get("seated_round_over") for row in rows if row.kind == CoupStep.Kind.BET
-        ),
+        # said once, it holds for the coup: with an earlier bet of it (the rows the step replayed;
+        # only a bet reads it)
+        round_said_before=request.kind is Move.BET
+        and any(row.payload.get("seated_round_over") for row in rows if row.kind == CoupStep.Kind.BET),
         consent=request.consent,
     )
     banker_seat = _banker_seat(coup)

@@ -572,7 +572,7 @@ class _Batch:
             kind,
             key,
             entries,
-            f"coup {row.number}: {money_rules.settlement_memo(settlement)}",
+            money_rules.settlement_memo(settlement, coup_number=row.number),
             coup=row,
             borrowing=borrowing,
         )

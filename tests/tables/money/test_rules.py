@@ -202,7 +202,11 @@ def test_a_bank_win_pays_the_levy_and_keeps_the_rest_in_the_bank() -> None:
         settlement=settled(), accounts=accounts(), uncovered_to_reserve=False, house_limit=None
     )
     assert entries == {A: -60, B: -40, BANK: 95, LEVY: 5}
-    assert settlement_memo(settled()) == "bank wins, covered 100, levy 5"
+    assert settlement_memo(settled(), coup_number=4) == "coup 4: bank wins, covered 100, levy 5"
+    assert (
+        settlement_memo(settled(), coup_number=4, restored=True)
+        == "coup 4 restored: bank wins, covered 100, levy 5"
+    )
 
 
 def test_a_bank_above_the_house_limit_goes_to_the_reserve() -> None:
