@@ -18,11 +18,14 @@ same order:
 The rows are then written with one bulk INSERT a model (their ids taken from the sequences
 beforehand, so that every event and posting can name them as it is built).
 
-What this writer does not handle it leaves to the record-at-a-time path (``coup_import``), after
-writing what it holds: a player to create, seat or stand, a shoe to start, an account to open, a
-club bank share — rare in a history (a new player, a new shoe), and each time the state is read
-afresh afterwards. A record the services would refuse is refused here with the same message, and
-nothing of it is kept (``_Batch.mark``/``rewind``).
+A record that names a player not at the table yet has him created, bought in and seated (or
+standing) by the services (``imports._Importer``, exactly as the record-at-a-time path seats him),
+after the batch has written what it holds; the table's state is read afresh and the record is then
+played here. What this writer does not handle at all it leaves to the record-at-a-time path
+(``coup_import``), after writing what it holds: a shoe to start, a banco suivi, a club bank share —
+rare in a history — and each time the state is read afresh afterwards. A record the services would
+refuse is refused here with the same message, and nothing of it is kept
+(``_Batch.mark``/``rewind``).
 """
 
 from __future__ import annotations
@@ -167,7 +170,7 @@ class _Batch:
         return self.shoe
 
     @property
-    def _session(self) -> TableSession:
+    def open_session(self) -> TableSession:
         assert self.session is not None
         return self.session
 
@@ -327,11 +330,20 @@ class _Batch:
     def fits(self, record: CoupRecord) -> bool:
         """Whether this record can be played here (else NeedsServices): everyone it names is at the
         table, the shoe can hold its cards, every account it may move is open."""
+        return self.floor_fits(record) and self._people_fit(record)
+
+    def floor_fits(self, record: CoupRecord) -> bool:
+        """Whether the table itself lets this record be played here: the batch is active, its shoe
+        is the session's imported one, and the record is no banco suivi. When this holds and only
+        ``fits`` fails, what is missing is people (a player to create, seat, stand or buy in):
+        the services seat them and the record is still played here (imports._record_import)."""
         if not self.active or self.shoe is None or record.banco_suivi:
             return False  # (a banco suivi: the services check it against the previous coup)
         shoe = self.shoe
-        if not shoe.imported or shoe.stop_card_position is not None or shoe.session_id != self._session.pk:
-            return False  # (a shoe that does not hold the record's cards is changed by coup_import)
+        # (a shoe that does not hold the record's cards is changed by coup_import)
+        return shoe.imported and shoe.stop_card_position is None and shoe.session_id == self.open_session.pk
+
+    def _people_fit(self, record: CoupRecord) -> bool:
         banker = self.players.get(_number(BANKER_NAME))
         if banker is None or banker.pk not in self.seats:
             return False

@@ -198,32 +198,85 @@ def _chunk_import(
 def _record_import(
     *, actor: Staff, table: Table, record: CoupRecord, rid: str, buy_in: int, batch: _Batch | None
 ) -> ImportedCoup:
-    """One record: in the batch when it can play it, else through the services (after the batch
-    has written what it holds, and read again afterwards)."""
-    if batch is not None:
-        profile = batch.profile(record.profile)
-        verdict = record_verdict(record, profile)
-        if batch.fits(record):
-            mark = batch.mark()
-            try:
-                coup, restored = batch.coup_import(
-                    record=record, record_id=rid, verdict=verdict, profile=profile
+    """One record: in the batch when it can play it; when only people are missing (a player to
+    create, buy in, seat or stand), the services seat them and the batch plays the record; else
+    through the services (after the batch has written what it holds, and read again afterwards)."""
+    if batch is None:
+        return _services_import(actor=actor, table=table, record=record, buy_in=buy_in, rid=rid)
+    profile = batch.profile(record.profile)
+    verdict = record_verdict(record, profile)
+    if batch.fits(record):
+        played = _batch_play(batch, record=record, rid=rid, verdict=verdict, profile=profile)
+        if played is not None:
+            return played
+    elif batch.floor_fits(record):
+        return _newcomers_import(
+            actor=actor, table=table, record=record, rid=rid, buy_in=buy_in, batch=batch, verdict=verdict
+        )
+    batch.write()
+    try:
+        return _services_import(actor=actor, table=table, record=record, buy_in=buy_in, rid=rid)
+    finally:
+        batch.reload()
+
+
+def _batch_play(
+    batch: _Batch, *, record: CoupRecord, rid: str, verdict: Verdict, profile: Profile
+) -> ImportedCoup | None:
+    """The record played by the batch; None when it turns out to need the services (nothing of it
+    kept: ``_Batch.mark``/``rewind``)."""
+    mark = batch.mark()
+    try:
+        coup, restored = batch.coup_import(record=record, record_id=rid, verdict=verdict, profile=profile)
+    except NeedsServices:
+        batch.rewind(mark)
+        return None
+    except BaseException:
+        batch.rewind(mark)
+        raise
+    return ImportedCoup(coup=coup, verdict=verdict, restored=restored)
+
+
+def _newcomers_import(
+    *, actor: Staff, table: Table, record: CoupRecord, rid: str, buy_in: int, batch: _Batch, verdict: Verdict
+) -> ImportedCoup:
+    """A record that names players not at the table yet: the services create, buy in and seat them
+    (``_Importer``, as ``coup_import`` does first), the batch reads the table again and plays the
+    record; where it still cannot, the rest of the record goes through the services. One savepoint
+    holds it all, so a refused record leaves no one seated, as through the services."""
+    batch.write()
+    try:
+        with transaction.atomic():
+            importer = _Importer(actor=actor, table=table, session=batch.open_session, buy_in=buy_in)
+            seats = importer.seat_punters(record)
+            importer.seat_banker(avoid=set(seats.values()))
+            batch.reload()
+            if batch.fits(record):
+                played = _batch_play(
+                    batch, record=record, rid=rid, verdict=verdict, profile=batch.profile(record.profile)
                 )
-                return ImportedCoup(coup=coup, verdict=verdict, restored=restored)
-            except NeedsServices:
-                batch.rewind(mark)
-            except BaseException:
-                batch.rewind(mark)
-                raise
-        batch.write()
+                if played is not None:
+                    return played
+            batch.write()
+            imported = coup_import(actor=actor, table=table, record=record, buy_in=buy_in, record_id=rid)
+    except DatabaseError as exc:  # a value the checks above let through and the database refused
+        batch.reload()  # what the batch read inside the savepoint was rolled back with it
+        raise ValidationError(refusal_message(exc)) from None
+    except BaseException:
+        batch.reload()
+        raise
+    batch.reload()
+    return imported
+
+
+def _services_import(
+    *, actor: Staff, table: Table, record: CoupRecord, buy_in: int, rid: str
+) -> ImportedCoup:
     try:
         with transaction.atomic():  # a savepoint: a refused record leaves nothing behind
             return coup_import(actor=actor, table=table, record=record, buy_in=buy_in, record_id=rid)
     except DatabaseError as exc:  # a value the checks above let through and the database refused
         raise ValidationError(refusal_message(exc)) from None
-    finally:
-        if batch is not None:
-            batch.reload()
 
 
 def record_profile(slug: str) -> Profile:
