@@ -90,6 +90,15 @@ def posting_replay_checked(
     return txn
 
 
+def account_debit_check(account: Account, amount: int, *, allow_overdraft: bool, refusal: str) -> None:
+    """Refuse, before anything is written, to take ``amount`` from an account that does not hold
+    it and may not go below zero (account_may_go_negative): InsufficientChips in the caller's
+    words (``refusal``: whose chips and what for), where postings_write's own check could name only
+    the account."""
+    if account.balance < amount and not account_may_go_negative(account, allow_overdraft=allow_overdraft):
+        raise InsufficientChips(refusal)
+
+
 def _insufficient_message(account: Account, new_balance: int) -> str:
     return f"{account.name} holds {account.balance} chips and cannot pay {account.balance - new_balance}."
 

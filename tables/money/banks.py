@@ -16,9 +16,8 @@ from ledger.models import Account, Entry, Transaction
 from ledger.selectors import account_find
 from ledger.services import (
     AccountSpec,
-    InsufficientChips,
     Posting,
-    account_may_go_negative,
+    account_debit_check,
     account_spec,
     accounts_by_pk,
     accounts_lock,
@@ -135,10 +134,12 @@ def bank_fund(
         if type(chips) is not int or chips <= 0 or player.pk == banker.pk:
             raise ValidationError("A spectator's share of a bank is a positive number of chips.")
         account = accounts[spec]
-        if account.balance < chips and not account_may_go_negative(account, allow_overdraft=borrowing):
-            raise InsufficientChips(
-                f"{player} has only {account.balance} chips: a share of {chips} is refused."
-            )
+        account_debit_check(
+            account,
+            chips,
+            allow_overdraft=borrowing,
+            refusal=f"{player} has only {account.balance} chips: a share of {chips} is refused.",
+        )
         share_entries[account.pk] = share_entries.get(account.pk, 0) - chips
         shared += chips
     if shared >= increase:

@@ -25,7 +25,7 @@ from ledger.selectors import clock_hour_floor
 from ledger.services import (
     InsufficientChips,
     Posting,
-    account_may_go_negative,
+    account_debit_check,
     account_spec,
     accounts_by_pk,
     accounts_lock,
@@ -270,10 +270,12 @@ def _fee_post(
     entries = {accounts[account_spec(Kind.FEE)].pk: sum(charges.values())}
     for pid, amount in charges.items():
         wallet = accounts[account_spec(Kind.PLAYER, players[pid])]
-        if wallet.balance < amount and not account_may_go_negative(wallet, allow_overdraft=borrowing):
-            raise InsufficientChips(
-                f"{players[pid]} has only {wallet.balance} chips; an hourly fee of {amount} is refused."
-            )
+        account_debit_check(
+            wallet,
+            amount,
+            allow_overdraft=borrowing,
+            refusal=f"{players[pid]} has only {wallet.balance} chips; an hourly fee of {amount} is refused.",
+        )
         entries[wallet.pk] = -amount
     posting = Posting(TKind.HOURLY_FEE, key, entries, memo)
     overdraft = [pk for pk in entries if pk != accounts[account_spec(Kind.FEE)].pk] if borrowing else []
@@ -328,10 +330,12 @@ def card_money_charge(*, session: TableSession, player: Player, actor: Any) -> T
         return txn
     house, wallet = (accounts[s] for s in specs)
     borrowing = session.table.profile.borrowing_allowed  # the table's rules: no coup names them here
-    if wallet.balance < amount and not account_may_go_negative(wallet, allow_overdraft=borrowing):
-        raise InsufficientChips(
-            f"{player} has only {wallet.balance} chips; card money of {amount} is refused."
-        )
+    account_debit_check(
+        wallet,
+        amount,
+        allow_overdraft=borrowing,
+        refusal=f"{player} has only {wallet.balance} chips; card money of {amount} is refused.",
+    )
     posting = Posting(
         TKind.CARD_MONEY,
         key,

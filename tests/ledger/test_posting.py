@@ -138,6 +138,22 @@ def test_an_overdraft_is_for_player_accounts_only() -> None:
     assert levy.balance == 0
 
 
+def test_a_debit_is_checked_before_posting_in_the_callers_words() -> None:
+    """account_debit_check: what an account holds covers the debit, or the account may go below
+    zero (a player where the posting allows it, the cage always); else the caller's refusal."""
+    r, a, _ = accounts()
+    ledger.account_debit_check(a, 50, allow_overdraft=False, refusal="never said")
+    ledger.account_debit_check(a, 51, allow_overdraft=True, refusal="never said")
+    with pytest.raises(ledger.InsufficientChips) as refused:
+        ledger.account_debit_check(a, 51, allow_overdraft=False, refusal="Anna has only 50 chips.")
+    assert refused.value.messages == ["Anna has only 50 chips."]
+    cage = Account.objects.get(casino=r.casino, kind="cage")
+    ledger.account_debit_check(cage, cage.balance + 5, allow_overdraft=False, refusal="never said")
+    levy = Account.objects.create(casino=r.casino, kind="levy", name="levy", opened_at=a.opened_at)
+    with pytest.raises(ledger.InsufficientChips, match="the levy holds nothing"):
+        ledger.account_debit_check(levy, 5, allow_overdraft=True, refusal="the levy holds nothing")
+
+
 def _entries_forged(r, entries: list[tuple[Account, int]]) -> None:
     """Entries written past the services (the checks at COMMIT never run: the test rolls back)."""
     with connection.cursor() as cursor:
