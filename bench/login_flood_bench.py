@@ -155,7 +155,6 @@ def main() -> int:
 
 
 def measure(args: argparse.Namespace, bench: BenchRun) -> None:
-
     workdir = Path(tempfile.mkdtemp(prefix="login-flood-"))
     mt.recreate_database(mt.DB_NAME)
     (rig,) = mt.setup(1)
@@ -205,6 +204,8 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
     for label in ("budget on", "budget off"):
         quiet, flooded = results[f"{label}, quiet"], results[f"{label}, flood"]
         print(f"{label}: flood p99 / quiet p99 = {flooded['p99'] / quiet['p99']:.2f}")
+        if min(quiet["steps"], flooded["steps"]) < 50:  # a p99 of a few steps is its maximum
+            print(f"  CAUTION {label}: a round recorded fewer than 50 steps; run longer rounds (--seconds)")
         key = label.replace(" ", "_")
         base = f"the croupier's quiet round, {label}, same run"
         bench.add(

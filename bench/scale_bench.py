@@ -83,7 +83,6 @@ def main() -> None:
 
 
 def measure(args: argparse.Namespace, run: BenchRun) -> None:
-
     recreate_database(DB_NAME)
     import django
 
