@@ -13,6 +13,15 @@ HMACs, payloads shaped like a coup step's), then times:
 - ``verify_audit`` incremental after the nightly task stored its result and 1,000 events more;
 - the raw read of the same rows (``SELECT … ORDER BY seq`` through the same cursor, no hashing),
   the floor set by the disk and the driver.
+
+Baselines, measured in the same run: the raw read is the baseline of every walk (``verify_audit
+--full``, the reference walk, the nightly task): a walk cannot be faster than reading its rows,
+so the ratio is what the hashing and checking cost on top, whatever the machine's load. The
+append's baseline is the database writing the same rows with the same indexes on its own
+(``INSERT INTO a copy SELECT * FROM audit_auditevent``, no Python, no HMAC): the ratio is what the
+product's writer costs on top of PostgreSQL's own work. The final ``summary`` lines
+(bench/baseline.py) carry each figure, its baseline and the ratio, with the load average at the
+start and the end.
 """
 
 from __future__ import annotations
@@ -27,9 +36,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench.database import SERVER, peak_mib, recreate_database  # noqa: E402
+from bench.baseline import BenchRun  # noqa: E402
+from bench.database import SERVER, bench_db_name, peak_mib, recreate_database  # noqa: E402
 
-DB_NAME = "chemin_audit_bench"
+DB_NAME = bench_db_name("chemin_audit_bench")
 os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
 
@@ -49,7 +59,11 @@ def main() -> None:
     parser.add_argument("n", nargs="?", type=int, default=1_000_000, help="events (default 1,000,000)")
     parser.add_argument("--skip-orm", action="store_true", help="do not time the reference (ORM) walk")
     args = parser.parse_args()
+    with BenchRun("audit_verify_bench") as bench:
+        measure(args, bench)
 
+
+def measure(args: argparse.Namespace, bench: BenchRun) -> None:
     recreate_database(DB_NAME)
     import django
 
@@ -94,6 +108,24 @@ def main() -> None:
         cursor.execute("SELECT pg_size_pretty(pg_total_relation_size('audit_auditevent'))")
         print(f"  table size {cursor.fetchone()[0]}")
 
+    def raw_write() -> None:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "CREATE TABLE bench_copy (LIKE audit_auditevent INCLUDING DEFAULTS INCLUDING INDEXES)"
+            )
+            cursor.execute("INSERT INTO bench_copy SELECT * FROM audit_auditevent")
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TABLE bench_copy")
+
+    _, write_wall = timed("baseline: the same rows copied in SQL", raw_write)
+    bench.add(
+        "append",
+        figure=wall,
+        baseline=write_wall,
+        unit="s",
+        baseline_label="INSERT INTO a copy (same indexes) SELECT * of the same rows",
+    )
+
     def raw_read() -> int:
         rows = 0
         sql = _SQL.format(table='"audit_auditevent"')
@@ -105,6 +137,7 @@ def main() -> None:
 
     raw_rows, raw_wall = timed("raw read of the rows (no hashing)", raw_read)
     assert raw_rows == args.n
+    raw_label = "raw read of the same rows, same cursor, no hashing"
     if not args.skip_orm:
         keys = audit_keys()
 
@@ -116,20 +149,22 @@ def main() -> None:
 
         bad, orm_wall = timed("reference walk (ORM + event_hash)", orm_walk)
         assert bad == 0
+        bench.add("reference_walk", figure=orm_wall, baseline=raw_wall, unit="s", baseline_label=raw_label)
     out = io.StringIO()
     _, full_wall = timed("verify_audit --full", call_command, "verify_audit", full=True, stdout=out)
     print("    " + " / ".join(line for line in out.getvalue().splitlines()[:1]))
     print(f"    = {args.n / full_wall:,.0f} events/s; {full_wall / raw_wall:.1f}x the raw read")
+    bench.add("verify_audit_full", figure=full_wall, baseline=raw_wall, unit="s", baseline_label=raw_label)
     if not args.skip_orm:
         print(f"    the reference walk / verify_audit --full = {orm_wall / full_wall:.1f}x")
-    timed("nightly task (full, stores its result)", audit_chain_verify_task)
+    _, nightly = timed("nightly task (full, stores its result)", audit_chain_verify_task)
+    bench.add("nightly_task", figure=nightly, baseline=raw_wall, unit="s", baseline_label=raw_label)
     append(1000, offset=args.n)
     out = io.StringIO()
     timed("verify_audit (incremental, 1,001 new events)", call_command, "verify_audit", stdout=out)
     print("    " + out.getvalue().splitlines()[0])
     peak = peak_mib()
     print(f"  peak RSS of this process {peak:,.0f} MiB; events {AuditEvent.objects.count():,}")
-    print(f"  load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

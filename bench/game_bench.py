@@ -11,6 +11,15 @@ the coup's legal next steps (``older_games.engine.game_play``). Prints per game:
 per step (median and p99), SQL queries per step and per coup, and how long the coup's last step
 (replay, settlement postings, offline judge) takes; then runs ``verify_books`` and
 ``verify_audit``.
+
+Baseline, same run, timed the same way (wall ms around one call, this process): ``GET
+/api/v1/me/`` through Django's test ``Client`` with the croupier's token, one right after each
+recorded step (bench/step_bench.py's baseline). Why that one: it is the cheapest request the API
+answers with authentication, a read and a rendered answer, so the ratio step / ``/me/`` says how
+many plain requests an older game's step costs, in the same second of the same machine; the
+milliseconds alone move with the load. (The step is a service call, no HTTP: the ratio is a
+generous one for the step.) The final ``summary`` lines (bench/baseline.py) give each game's step
+median beside the ``/me/`` median of its own run, and the load average at the start and the end.
 """
 
 from __future__ import annotations
@@ -28,9 +37,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench.database import SERVER, recreate_database  # noqa: E402
+from bench.baseline import BenchRun, me_in_process  # noqa: E402
+from bench.database import SERVER, bench_db_name, recreate_database  # noqa: E402
 
-DB_NAME = "chemin_game_bench"
+DB_NAME = bench_db_name("chemin_game_bench")
 os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
 
@@ -50,7 +60,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("coups", nargs="?", type=int, default=200, help="coups per game (default 200)")
     args = parser.parse_args()
+    with BenchRun("game_bench") as bench:
+        measure(args, bench)
 
+
+def measure(args: argparse.Namespace, bench: BenchRun) -> None:
     recreate_database(DB_NAME)
     import django
 
@@ -58,15 +72,18 @@ def main() -> None:
 
     from django.core.management import call_command
     from django.db import connection, reset_queries
-    from django.test.utils import CaptureQueriesContext
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext, setup_test_environment
     from django.utils import timezone
 
+    from access.services.tokens import api_token_create
     from ledger.services import cage_buy_in
     from older_games import services as game_coups
     from older_games.selectors import game_coup_view
     from tables import services
     from tables.models import RuleProfile
 
+    setup_test_environment()  # the test client's host
     call_command("migrate", verbosity=0)
     now = timezone.now()
     croupier = services.staff_member_create(
@@ -74,6 +91,8 @@ def main() -> None:
     )
     casino = services.casino_create(actor=None, name="Bench casino")
     services.casino_staff_grant(actor=None, user=croupier, casino=casino)
+    client = Client(headers={"authorization": f"Token {api_token_create(user=croupier)}"})
+    me_in_process(client, 20)  # the baseline's warm-up
     rng = random.Random(12)
     print(f"older games through the services on PostgreSQL ({DB_NAME}): {args.coups} coups per game")
     for game, house in HOUSES.items():
@@ -101,6 +120,7 @@ def main() -> None:
             game_coups.game_fund_collect(actor=croupier, session=session)
 
         step_ms: list[float] = []
+        me_ms: list[float] = []
         last_ms: list[float] = []
         queries = steps = 0
         started = time.perf_counter()
@@ -133,6 +153,7 @@ def main() -> None:
                 queries += len(captured.captured_queries)
                 steps += 1
                 step_ms.append(elapsed)
+                me_ms += me_in_process(client, 1)[0]
                 coup = result.coup
                 if coup.state != "open":
                     last_ms.append(elapsed)
@@ -142,7 +163,19 @@ def main() -> None:
             f"step median {statistics.median(step_ms):.1f} ms, p99 {percentile(step_ms, 99):.1f} ms; "
             f"last step (settles) median {statistics.median(last_ms):.1f} ms; "
             f"{queries / steps:.1f} queries a step, {queries / args.coups:.0f} a coup; "
-            f"wall {wall:.1f} s with the screen's reads"
+            f"wall {wall:.1f} s with the screen's reads and the baseline"
+        )
+        print(
+            f"  {'':13s} baseline GET /api/v1/me/ (one after each step):"
+            f" median {statistics.median(me_ms):.1f} ms,"
+            f" p99 {percentile(me_ms, 99):.1f} ms"
+        )
+        bench.add(
+            f"{game.replace('-', '_')}_step_median",
+            figure=statistics.median(step_ms),
+            baseline=statistics.median(me_ms),
+            unit="ms",
+            baseline_label=f"GET /api/v1/me/ in-process, {len(me_ms)} interleaved",
         )
     out = io.StringIO()
     failed = False
@@ -153,7 +186,6 @@ def main() -> None:
         except SystemExit as exc:
             verdict, failed = f"exit {exc.code}", failed or bool(exc.code)
         print(f"  {command}: {verdict}")
-    print(f"  load average {os.getloadavg()[0]:.1f}")
     if failed:
         print(out.getvalue())
         sys.exit(1)

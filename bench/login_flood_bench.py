@@ -19,7 +19,10 @@ one with the budget off (``LOGIN_BUDGET_PER_*=0``, the baseline of the same run)
   quiet       no flood
   flood       the flood
 It prints the croupier's step p50 / p99 per round side by side, the flood's answers by status, the
-load average, and the ratio flood p99 / quiet p99 for each server.
+load average, and the ratio flood p99 / quiet p99 for each server. The baseline of each flood
+figure is therefore the quiet round of the same server in the same run; the final ``summary``
+lines (bench/baseline.py) give, for each server, the flood p50 and p99 beside the quiet ones and
+the ratios, with the load average at the start and the end.
 
 The flood processes run at nice 10: on a real floor the attackers' CPU is not the server's, and
 on two cores six unthrottled client processes would otherwise measure their own cost.
@@ -49,6 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench import multitable_bench as mt  # noqa: E402  (after BENCH_DB_NAME is set)
 from bench import soak  # noqa: E402
+from bench.baseline import BenchRun  # noqa: E402
 
 CACHE_URL = os.environ.get("FLOOD_CACHE_URL", "redis://127.0.0.1:6379/14")
 
@@ -80,9 +84,7 @@ def flooder(n: int, port: int, stop: Any, answers: Any) -> None:
 
 
 # ------------------------------------------------------------------------------------- a round
-def run_round(
-    croupier: mt.Client, port: int, seconds: float, clients: int, rate: float
-) -> dict[str, Any]:
+def run_round(croupier: mt.Client, port: int, seconds: float, clients: int, rate: float) -> dict[str, Any]:
     """``seconds`` of the croupier's recorded steps (``rate`` a second), with ``clients`` flooders
     (0: quiet)."""
     croupier.port = port
@@ -147,7 +149,12 @@ def main() -> int:
         "--per-second", type=int, default=None, help="LOGIN_BUDGET_PER_SECOND (default: the settings')"
     )
     args = parser.parse_args()
+    with BenchRun("login_flood_bench") as bench:
+        measure(args, bench)
+    return 0
 
+
+def measure(args: argparse.Namespace, bench: BenchRun) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="login-flood-"))
     mt.recreate_database(mt.DB_NAME)
     (rig,) = mt.setup(1)
@@ -155,7 +162,6 @@ def main() -> int:
     collected = False
     port = mt.free_port()
     results: dict[str, dict[str, Any]] = {}
-    print(f"load average before: {' / '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for label, budget in (("budget on", True), ("budget off", False)):
         env = server_env(workdir, budget=budget, per_second=args.per_second)
         if not collected:  # the production settings serve collected static files (the login page's)
@@ -198,7 +204,16 @@ def main() -> int:
     for label in ("budget on", "budget off"):
         quiet, flooded = results[f"{label}, quiet"], results[f"{label}, flood"]
         print(f"{label}: flood p99 / quiet p99 = {flooded['p99'] / quiet['p99']:.2f}")
-    return 0
+        if min(quiet["steps"], flooded["steps"]) < 50:  # a p99 of a few steps is its maximum
+            print(f"  CAUTION {label}: a round recorded fewer than 50 steps; run longer rounds (--seconds)")
+        key = label.replace(" ", "_")
+        base = f"the croupier's quiet round, {label}, same run"
+        bench.add(
+            f"flood_p50_{key}", figure=flooded["p50"], baseline=quiet["p50"], unit="ms", baseline_label=base
+        )
+        bench.add(
+            f"flood_p99_{key}", figure=flooded["p99"], baseline=quiet["p99"], unit="ms", baseline_label=base
+        )
 
 
 if __name__ == "__main__":

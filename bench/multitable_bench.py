@@ -31,6 +31,17 @@ latency is then the latency at that load; without it (the default) every client 
 step as soon as the last is answered, which measures the most the server can do, and a latency
 that is mostly the queue of N waiting clients (about N / steps-per-second).
 
+Baseline, in the same gunicorn session: after each N's steps, the same N clients (the same
+tables' croupiers' tokens, at the same ``--rate`` if any) send ``GET /api/v1/me/`` for the same
+``--seconds``, measured the same way (requests/s, p50/p99, CPU per request from /proc). Why that
+baseline: it is the cheapest authenticated request the API answers (middleware, DRF, token, one
+read, a rendered answer) through the same server, workers, connections and machine in the same
+minute; so steps/s ÷ ``/me/`` requests/s says how many plain requests a step is worth, and CPU per
+step ÷ CPU per ``/me/`` request how many a step costs, figures the other jobs on a shared machine
+move far less than steps/s. Paced (``--rate``), the throughput ratio is about 1 by construction and
+the latencies' ratio is the one to read. The final ``summary`` lines (bench/baseline.py) give, for
+each N, the figure, the baseline and the ratio, with the load average at the start and the end.
+
 A client that is refused sends the same request again (same Idempotency-Key), up to five times,
 as a tablet would; a shoe near its end is closed and a new one started (not counted as steps).
 """
@@ -57,10 +68,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench.database import SERVER, recreate_database  # noqa: E402
+from bench.baseline import BenchRun  # noqa: E402
+from bench.database import SERVER, bench_db_name, recreate_database  # noqa: E402
 from bench.proc_cpu import GROUPS, CpuMeter  # noqa: E402
 
-DB_NAME = os.environ.get("BENCH_DB_NAME", "chemin_multitable")  # bench/soak.py sets its own
+DB_NAME = bench_db_name("chemin_multitable")  # bench/soak.py and login_flood_bench.py set their own
 DATABASE_URL = f"{SERVER}/{DB_NAME}"
 SETTINGS = "casino.settings.test"  # DEBUG off, fast password hashing, Celery in-process
 os.environ["DATABASE_URL"] = DATABASE_URL
@@ -301,6 +313,39 @@ class Client:
             self.conn.close()
 
 
+class MeClient(Client):
+    """The baseline's client: ``GET /api/v1/me/`` with the same table's token, at the same pace as
+    the table's client (``--rate``) or flat out; the latencies of successful answers recorded."""
+
+    def play(self, stop: threading.Event) -> None:
+        headers = {"Authorization": f"Token {self.rig.token}"}
+        try:
+            while not stop.is_set():
+                self.pace()
+                start = time.perf_counter()
+                for attempt in (1, 2):  # a connection the server closed is opened again
+                    try:
+                        self.conn.request("GET", "/api/v1/me/", headers=headers)
+                        response = self.conn.getresponse()
+                        response.read()
+                        break
+                    except (http.client.HTTPException, OSError):
+                        self.conn.close()
+                        if attempt == 2:
+                            raise
+                elapsed = (time.perf_counter() - start) * 1000
+                if response.status == 200:
+                    self.done += 1
+                    if self.recording:
+                        self.tally.latencies.append(elapsed)
+                elif self.recording:
+                    self.tally.errors[str(response.status)] += 1
+        except Exception as exc:  # reported in the figures; the other clients go on
+            self.tally.stopped = f"{type(exc).__name__}: {exc}"[:300]
+        finally:
+            self.conn.close()
+
+
 def run_phase(
     clients: list[Client], seconds: float, log: Path, meter: CpuMeter, rate: float = 0.0
 ) -> dict[str, Any]:
@@ -408,8 +453,17 @@ def main() -> None:
         "--rate", type=float, default=0.0, help="steps/s the N tables offer together (default 0: flat out)"
     )
     args = parser.parse_args()
-    ns = [int(n) for n in args.tables.split(",")]
+    with BenchRun("multitable_bench") as bench:
+        measure(args, bench)
 
+
+def ours_per_request(figures: dict[str, Any]) -> float:
+    """CPU ms of gunicorn, PostgreSQL and the client per successful request of a phase."""
+    return sum(figures["cpu"][g] for g in GROUPS) / (figures["steps"] or 1) * 1000
+
+
+def measure(args: argparse.Namespace, bench: BenchRun) -> None:
+    ns = [int(n) for n in args.tables.split(",")]
     recreate_database(DB_NAME)
     started = time.perf_counter()
     rigs = setup(max(ns), args.casinos)
@@ -431,11 +485,13 @@ def main() -> None:
     )
     base = None
     clients = [Client(rig, port, Tally()) for rig in rigs]
+    me_clients: list[Client] = [MeClient(rig, port, Tally()) for rig in rigs]
     meter = CpuMeter(server_pid=server.pid, db_name=DB_NAME)
     results = []
     try:
         for n in ns:
             figures = run_phase(clients[:n], args.seconds, log, meter, args.rate)
+            me = run_phase(me_clients[:n], args.seconds, log, meter, args.rate)
             results.append(figures)
             base = base or figures["per_second"]
             errors = ", ".join(f"{k}: {v}" for k, v in sorted(figures["errors"].items())) or "0"
@@ -448,6 +504,28 @@ def main() -> None:
             )
             for reason in figures["stopped"]:
                 print(f"      a client stopped: {reason}")
+            me_errors = ", ".join(f"{k}: {v}" for k, v in sorted(me["errors"].items())) or "0"
+            step_cpu, me_cpu = ours_per_request(figures), ours_per_request(me)
+            print(
+                f"    baseline GET /me/, {n} clients: {me['per_second']:.1f} req/s, p50 {me['p50']:.1f} ms,"
+                f" p99 {me['p99']:.1f} ms, CPU (ours) {me_cpu:.2f} ms a request, errors {me_errors};"
+                f" ratios: steps/s {figures['per_second'] / me['per_second']:.2f},"
+                f" p50 {figures['p50'] / me['p50']:.2f}, CPU {step_cpu / me_cpu:.2f}",
+                flush=True,
+            )
+            for reason in me["stopped"]:
+                print(f"      a /me/ client stopped: {reason}")
+            label = f"GET /api/v1/me/, {n} clients, same gunicorn, {args.seconds:g} s"
+            bench.add(f"steps_per_s_n{n}", figure=figures["per_second"], baseline=me["per_second"],
+                      unit="/s", baseline_label=label)  # fmt: skip
+            bench.add(
+                f"p50_ms_n{n}", figure=figures["p50"], baseline=me["p50"], unit="ms", baseline_label=label
+            )
+            bench.add(
+                f"p99_ms_n{n}", figure=figures["p99"], baseline=me["p99"], unit="ms", baseline_label=label
+            )
+            bench.add(f"cpu_ms_n{n}", figure=step_cpu, baseline=me_cpu, unit="ms CPU (ours)",
+                      baseline_label=label)  # fmt: skip
         cpu_report(results)
     finally:
         server.terminate()

@@ -14,6 +14,11 @@ times each, the raw query, the CSV report and the XLSX report, and prints the me
 report / raw and this process's peak memory (``ru_maxrss``). The levy report reads the per
 table-day rollups (tables/services/rollups.py); as the coups were written without their audit
 events, the rollups are first rebuilt from the rows, and that is timed too.
+
+Baseline, same run: the raw ``GROUP BY`` (``RAW_SQL``: what an accountant would type at psql for
+the same figures, read from the coups themselves) for both reports and for the rebuild, which
+reads the same coups. The final ``summary`` lines (bench/baseline.py) give each figure, the raw
+query's median and the ratio, with the load average at the start and the end.
 """
 
 from __future__ import annotations
@@ -31,9 +36,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench.database import SERVER, peak_mib, recreate_database  # noqa: E402
+from bench.baseline import BenchRun  # noqa: E402
+from bench.database import SERVER, bench_db_name, peak_mib, recreate_database  # noqa: E402
 
-DB_NAME = "chemin_report_bench"
+DB_NAME = bench_db_name("chemin_report_bench")
 os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
 
@@ -223,7 +229,11 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=8, help="tables of the casino (default 8)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each (median; default 3)")
     args = parser.parse_args()
+    with BenchRun("report_bench") as bench:
+        measure(args, bench)
 
+
+def measure(args: argparse.Namespace, bench: BenchRun) -> None:
     recreate_database(DB_NAME)
     import django
 
@@ -293,7 +303,11 @@ def main() -> None:
     print(
         f"    report_write levy xlsx  {xlsx_s:8.2f} s  ratio {xlsx_s / raw_s:5.2f}x  ({xlsx_bytes:,} bytes)"
     )
-    print(f"  process peak RSS {peak_mib():.0f} MiB; load average {os.getloadavg()[0]:.1f}")
+    print(f"  process peak RSS {peak_mib():.0f} MiB")
+    raw_label = f"raw SQL GROUP BY day x table, one year, median of {args.repeat}"
+    bench.add("levy_csv", figure=csv_s, baseline=raw_s, unit="s", baseline_label=raw_label)
+    bench.add("levy_xlsx", figure=xlsx_s, baseline=raw_s, unit="s", baseline_label=raw_label)
+    bench.add("rollups_rebuild", figure=rebuild_s, baseline=raw_s, unit="s", baseline_label=raw_label)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,12 @@ At the end it stops the clients and checks, against the database:
     ``verify_books`` exit 0.
 It prints steps/s, the croupiers' step latency p50/p99 outside and during the login floods, and
 the counts of each fault and each refused answer. Exit status 1 when a check fails.
+
+Baseline, same run: the steps recorded outside the login floods are the baseline of those during
+them (same tables, clients, server and faults otherwise); the final ``summary`` lines
+(bench/baseline.py) give the p50 and p99 during the floods beside those outside and the ratio,
+with the load average at the start and the end. It stops and restarts the machine's Redis on
+port 6379: do not run it where other jobs use that Redis.
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import multitable_bench as mt  # noqa: E402  (after BENCH_DB_NAME is set)
+from bench.baseline import BenchRun  # noqa: E402
 
 BROKER_URL = os.environ.get("SOAK_BROKER_URL", "redis://127.0.0.1:6379/15")
 REDIS_START = [
@@ -378,6 +385,11 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    with BenchRun("soak") as bench:
+        return measure(args, bench)
+
+
+def measure(args: argparse.Namespace, bench: BenchRun) -> int:
     random.seed(args.seed)
 
     logdir = Path(tempfile.mkdtemp(prefix="soak-"))
@@ -447,6 +459,11 @@ def main() -> int:
     for label, values in (("outside floods", outside), ("during floods", during)):
         p50, p99 = percentile(values, 0.5), percentile(values, 0.99)
         print(f"step latency {label}: p50 {p50:.0f} ms, p99 {p99:.0f} ms ({len(values)} steps)")
+    base = f"the steps outside the login floods, same run ({len(outside)} steps)"
+    for q in (0.5, 0.99):
+        during_q, outside_q = percentile(during, q), percentile(outside, q)
+        bench.add(f"flood_step_p{round(q * 100)}", figure=during_q, baseline=outside_q,
+                  unit="ms", baseline_label=base)  # fmt: skip
     print("faults caused: " + (", ".join(f"{k} x{v}" for k, v in sorted(faults.done.items())) or "none"))
     print(
         "answers other than success: "

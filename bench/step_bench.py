@@ -11,6 +11,15 @@ table/shoe/coup row locks, the engine's replay of the coup, the step's writes, i
 ledger at the reveal, and the coup view rendered back. Prints the median, p95 and max per step POST
 and the SQL queries each step kind costs (``CaptureQueriesContext``). Target: median under 30 ms.
 
+Baseline, measured in the same run and timed the same way: ``GET /api/v1/me/`` through the same
+``Client`` and token, one right after each recorded step POST (so both see the same machine in
+the same second). Why that baseline: it crosses the same middleware, DRF, token authentication and
+throttles as a step, but writes nothing, locks nothing and replays no coup, so the ratio step /
+``/me/`` is what the game adds to a request, and it moves far less with the machine's load than
+the milliseconds do. The final ``summary`` lines (bench/baseline.py) give the median and p95 and
+this process's CPU per request, each with its ``/me/`` baseline and the ratio, and the load
+average at the start and the end.
+
 The coups are stand-offs and small banker naturals so that the banker keeps the bank and play never
 stops for a bank rotation; between them they use every step kind a clean coup has.
 """
@@ -30,9 +39,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench.database import SERVER, recreate_database  # noqa: E402
+from bench.database import SERVER, bench_db_name, recreate_database  # noqa: E402
 
-DB_NAME = os.environ.get("BENCH_DB_NAME", "chemin_bench")  # another name: benches side by side
+DB_NAME = bench_db_name("chemin_bench")
 os.environ["DATABASE_URL"] = f"{SERVER}/{DB_NAME}"
 os.environ["DJANGO_SETTINGS_MODULE"] = "casino.settings.test"
 
@@ -50,6 +59,7 @@ from django.test.utils import CaptureQueriesContext, setup_test_environment  # n
 from django.utils import timezone  # noqa: E402
 
 from access.services.tokens import api_token_create  # noqa: E402
+from bench.baseline import BenchRun, me_in_process  # noqa: E402
 from bench.coup_steps import DECKS, Cards, coup_plan  # noqa: E402
 from ledger import services as ledger  # noqa: E402
 from tables import services  # noqa: E402
@@ -93,6 +103,8 @@ class Driver:
         self.timings: dict[str, list[float]] = defaultdict(list)
         self.queries: dict[str, list[int]] = defaultdict(list)
         self.cpu: list[float] = []  # this process's CPU per POST: the share that is not the database
+        self.me_ms: list[float] = []  # the baseline: GET /api/v1/me/ after each recorded POST
+        self.me_cpu: list[float] = []
 
     def post(
         self, path: str, body: dict[str, Any], kind: str, *, record: bool, capture: bool
@@ -113,6 +125,9 @@ class Driver:
             if record:
                 self.timings[kind].append(elapsed * 1000)
                 self.cpu.append(cpu * 1000)
+                me_ms, me_cpu = me_in_process(self.client, 1)
+                self.me_ms += me_ms
+                self.me_cpu += me_cpu
         assert response.status_code == 201, (kind, response.status_code, response.content[:500])
         return response.json()
 
@@ -145,6 +160,11 @@ def percentile(values: list[float], p: float) -> float:
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    with BenchRun("step_bench") as run:
+        measure(n, run)
+
+
+def measure(n: int, run: BenchRun) -> None:
     setup_test_environment()
     call_command("migrate", verbosity=0)
     table, _croupier, token = setup()
@@ -153,6 +173,7 @@ def main() -> None:
     # warm up (imports, connection, caches): one coup of each pattern, not counted
     for _ in driver.coups(iter(range(4)), record=False, capture=False):
         pass
+    me_in_process(driver.client, 20)  # the baseline's warm-up too
     # the SQL each step kind costs: one coup of each pattern under CaptureQueriesContext
     for _ in driver.coups(iter(range(4)), record=False, capture=True):
         pass
@@ -177,8 +198,21 @@ def main() -> None:
     )
     print(
         f"  this process's CPU per POST: median {statistics.median(driver.cpu):.1f} ms"
-        f" (the rest is PostgreSQL and waiting for it); load average {os.getloadavg()[0]:.1f}"
+        f" (the rest is PostgreSQL and waiting for it)"
     )
+    me = driver.me_ms
+    print(
+        f"  baseline GET /api/v1/me/ (same client and token, one after each POST): median"
+        f" {statistics.median(me):.1f} ms   p95 {percentile(me, 0.95):.1f} ms"
+        f"   CPU median {statistics.median(driver.me_cpu):.1f} ms"
+    )
+    label = f"GET /api/v1/me/ in-process, {len(me)} interleaved"
+    run.add("step_median", figure=statistics.median(every), baseline=statistics.median(me), unit="ms",
+            baseline_label=label)  # fmt: skip
+    run.add("step_p95", figure=percentile(every, 0.95), baseline=percentile(me, 0.95), unit="ms",
+            baseline_label=label)  # fmt: skip
+    run.add("step_cpu_median", figure=statistics.median(driver.cpu),
+            baseline=statistics.median(driver.me_cpu), unit="ms CPU", baseline_label=label)  # fmt: skip
     print(f"\n  {'step kind':<16} {'posts':>5} {'median ms':>10} {'p95 ms':>8} {'queries':>8}")
     for kind in sorted(driver.timings, key=lambda k: -max(driver.queries.get(k, [0]))):
         values = driver.timings[kind]

@@ -6,6 +6,14 @@ Prints records/s for (1) ``manage.py validate_coups FILE`` as a subprocess, Djan
 included, pinned to one core; (2) the same pipeline in-process (JSON in, JSON out); (3) the
 engine alone: ``judge_coup`` on records already parsed. Targets (issue): (1) >= 40,000/s,
 (3) >= 150,000/s.
+
+Baseline, same file, same run: the plain parse of every line (``orjson.loads``), the floor of any
+JSON-in validator: in a subprocess pinned to the same core, interpreter start included, for (1)
+and the stdin run; in-process, best of 3, for (2) and (3). Why: the validator cannot read its
+records faster than parsing them, so records/s ÷ parses/s is the share of the time that is the
+parse (1 would be "judging is free"), and it moves far less with the machine's load than
+records/s. The final ``summary`` lines (bench/baseline.py) give each rate beside its baseline and
+the ratio, with the load average at the start and the end.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.baseline import BenchRun  # noqa: E402
 from bench.coupgen import write_jsonl  # noqa: E402
 from chemin_de_fer.engine.interchange import record_from_dict  # noqa: E402
 from chemin_de_fer.engine.judge import Rules, judge_coup  # noqa: E402
@@ -44,8 +53,33 @@ def _feed(child: subprocess.Popen, path: Path, repeat: int) -> None:
     child.stdin.close()
 
 
+# the baseline's subprocess: every line parsed, nothing judged (the same interpreter, the same core)
+PARSE_ONLY = (
+    "import sys, orjson\n"
+    "for line in open(sys.argv[1], 'rb'):\n"
+    "    try:\n        orjson.loads(line)\n    except orjson.JSONDecodeError:\n        pass\n"
+)
+
+
+def parse_all(path: Path) -> int:
+    """Parse every line of ``path`` (a deliberately malformed one fails like any other): the
+    in-process baseline."""
+    lines = 0
+    with path.open("rb") as f:
+        for line in f:
+            with contextlib.suppress(orjson.JSONDecodeError):
+                orjson.loads(line)
+            lines += 1
+    return lines
+
+
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
+    with BenchRun("validate_bench") as bench:
+        measure(n, bench)
+
+
+def measure(n: int, bench: BenchRun) -> None:
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setaffinity(0, {0})  # one core, as the target says; children inherit it
     with tempfile.TemporaryDirectory() as tmp:
@@ -70,6 +104,14 @@ def main() -> None:
         print(f"validate_coups (subprocess, 1 core): {rate:,.0f} records/s ({wall:.2f} s)")
         print(f"  exit status {done.returncode} (1 expected: the generator writes malformed lines)")
         print(f"  summary: {done.stderr.strip()}")
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", PARSE_ONLY, str(path)], check=True, cwd=ROOT)
+        parse_rate = n / (time.perf_counter() - t0)
+        print(f"  baseline: plain parse of the same file (subprocess, 1 core): {parse_rate:,.0f} lines/s")
+        sub_label = "orjson.loads of every line, subprocess on the same core, interpreter start included"
+        bench.add(
+            "validate_coups_per_s", figure=rate, baseline=parse_rate, unit="/s", baseline_label=sub_label
+        )
 
         # (1b) constant memory: the same file five times through stdin (a million lines at 200k)
         repeat = 5
@@ -93,6 +135,19 @@ def main() -> None:
             f"validate_coups on {repeat * n:,} lines from stdin: {repeat * n / wall:,.0f} records/s,"
             f" peak RSS of the command {peak_mb:.0f} MB ({err.decode().strip()})"
         )
+        bench.add("validate_stdin_per_s", figure=repeat * n / wall, baseline=parse_rate, unit="/s",
+                  baseline_label=sub_label)  # fmt: skip
+
+        parse_best = None
+        for _ in range(3):
+            t0 = time.perf_counter()
+            parse_all(path)
+            dt = time.perf_counter() - t0
+            parse_best = dt if parse_best is None else min(parse_best, dt)
+        assert parse_best is not None
+        parsed = n / parse_best
+        print(f"baseline: plain parse of the same file in-process: {parsed:,.0f} lines/s (best of 3)")
+        in_label = "orjson.loads of every line in-process, best of 3"
 
         # (2) the same pipeline in-process
         best = None
@@ -105,6 +160,9 @@ def main() -> None:
             best = dt if best is None else min(best, dt)
         assert best is not None
         print(f"validate_lines in-process (JSON in, JSON out): {n / best:,.0f} records/s (best of 3)")
+        bench.add(
+            "validate_lines_per_s", figure=n / best, baseline=parsed, unit="/s", baseline_label=in_label
+        )
 
         # (3) the engine alone
         rules = {s: Rules.for_profile(p) for s, p in BUILTIN.items()}
@@ -131,6 +189,13 @@ def main() -> None:
         print(
             f"engine alone (judge_coup): {len(records) / best:,.0f} coups/s (best of 3;"
             f" {flagged:,} of {len(records):,} flagged)"
+        )
+        bench.add(
+            "judge_coup_per_s",
+            figure=len(records) / best,
+            baseline=parsed,
+            unit="/s",
+            baseline_label=in_label,
         )
 
 
