@@ -52,6 +52,7 @@ import django  # noqa: E402
 
 django.setup()
 
+import orjson  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
@@ -105,6 +106,7 @@ class Driver:
         self.cpu: list[float] = []  # this process's CPU per POST: the share that is not the database
         self.me_ms: list[float] = []  # the baseline: GET /api/v1/me/ after each recorded POST
         self.me_cpu: list[float] = []
+        self.played: list[int] = []  # the ids of the coups played, in order
 
     def post(
         self, path: str, body: dict[str, Any], kind: str, *, record: bool, capture: bool
@@ -149,8 +151,64 @@ class Driver:
                 coup = body["coup"]
                 posts += 1
             assert coup["state"] == "settled", coup["state"]
+            self.played.append(int(coup["id"]))
             self.bank = max(self.bank, coup["verdict"]["settlement"]["next_bank_min"] or self.bank)
             yield posts
+
+
+def relation_sizes() -> dict[str, tuple[int, int]]:
+    """Every table of the schema: (bytes on disk with its indexes and TOAST, compacted first by
+    ``VACUUM FULL``; bytes of its rows' data, ``pg_column_size``). The first is what a history
+    keeps once the updated rows' old versions are reclaimed, as autovacuum does in a running
+    casino; it counts whole 8 KB pages. The second is exact to the byte but leaves out indexes,
+    tuple headers and page overhead."""
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM FULL")
+        cursor.execute(
+            "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c"
+            " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = current_schema() AND c.relkind = 'r'"
+        )
+        disk = dict(cursor.fetchall())
+        sizes = {}
+        for name, on_disk in disk.items():
+            quoted = connection.ops.quote_name(name)
+            cursor.execute(f"SELECT COALESCE(SUM(pg_column_size(t.*)), 0) FROM {quoted} t")
+            sizes[name] = (on_disk, int(cursor.fetchone()[0]))
+        return sizes
+
+
+def bytes_report(run: BenchRun, before: dict[str, tuple[int, int]], coup_ids: list[int]) -> None:
+    """Bytes a played coup (every table's growth over the measured coups), the tables that grew
+    most, and the baseline: the coup's own interchange record (docs/coup-record.md), compact JSON:
+    what there is to keep of it, so the ratio is what the back office stores a coup beyond its
+    record (the trail, the idempotency answers, the ledger, the indexes...). On disk, sizes are
+    whole 8 KB pages: over a few dozen coups a table's figure moves by up to 8 KB / coups; the
+    rows' own bytes are exact."""
+    from chemin_de_fer.engine.interchange import record_to_dict
+    from tables.engine_bridge import exported_record
+    from tables.models import Coup, CoupStep
+
+    if not coup_ids:
+        return
+    after = relation_sizes()
+    zero = (0, 0)
+    disk = {name: after[name][0] - before.get(name, zero)[0] for name in after}
+    rows = {name: after[name][1] - before.get(name, zero)[1] for name in after}
+    record_bytes = []
+    for coup in Coup.objects.filter(pk__in=coup_ids):
+        steps = list(CoupStep.objects.filter(coup=coup).order_by("index"))
+        record_bytes.append(len(orjson.dumps(record_to_dict(exported_record(coup, steps)))))
+    coups, record = len(coup_ids), statistics.fmean(record_bytes)
+    on_disk, data = sum(disk.values()) / coups, sum(rows.values()) / coups
+    print(f"\n  bytes a played coup, over {coups} coups: {on_disk:,.0f} B on disk,"
+          f" {data:,.0f} B of row data (its interchange record: {record:,.0f} B)")  # fmt: skip
+    print(f"    {'table':<32} {'on disk':>9} {'row data':>9}  (bytes a coup)")
+    for name in sorted(rows, key=lambda n: -rows[n])[:8]:
+        print(f"    {name:<32} {disk[name] / coups:>9,.0f} {rows[name] / coups:>9,.0f}")
+    label = "the coup's interchange record, compact JSON"
+    run.add("bytes_a_coup_on_disk", figure=on_disk, baseline=record, unit="B", baseline_label=label)
+    run.add("bytes_a_coup_row_data", figure=data, baseline=record, unit="B", baseline_label=label)
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -184,11 +242,13 @@ def measure(n: int, run: BenchRun) -> None:
             yield i % 4
             i += 1
 
+    sizes_before, coups_before = relation_sizes(), len(driver.played)
     started = time.perf_counter()
     for posts in driver.coups(patterns(), record=True, capture=False):
         if posts >= n:
             break
     wall = time.perf_counter() - started
+    bytes_report(run, sizes_before, driver.played[coups_before:])
 
     every = [ms for values in driver.timings.values() for ms in values]
     print(f"step POSTs through the API on PostgreSQL ({DB_NAME}): {len(every)} in {wall:.1f} s")
