@@ -5,7 +5,7 @@ wing (tables.games.urls_of), so neither the floor nor the back office names a ga
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver, path
+from django.urls import URLPattern, URLResolver, include, path
 
 from older_games import review_views as r
 from older_games import views as g
@@ -14,15 +14,17 @@ from older_games.api import views as games
 T = "tables/<int:table_id>/"
 G = "game-coups/<int:coup_id>/"
 
-urlpatterns: list[URLPattern | URLResolver] = [
-    # one screen for the three (Macao, Landsknecht, old baccarat)
-    path("<int:table_id>/game/", g.game_page, name="game"),
-    path("<int:table_id>/game/start/", g.game_start, name="game_start"),
-    path("<int:table_id>/game/fund/", g.game_fund, name="game_fund"),
-    path("<int:table_id>/game/coups/<int:coup_id>/step/", g.game_step, name="game_step"),
-    path("<int:table_id>/game/coups/<int:coup_id>/undo/", g.game_undo, name="game_undo"),
-    path("<int:table_id>/game/coups/<int:coup_id>/void/", g.game_void, name="game_void"),
+#: the one screen for the three (Macao, Landsknecht, old baccarat), under a table's ``game/``
+game_urlpatterns: list[URLPattern | URLResolver] = [
+    path("", g.game_page, name="game"),
+    path("start/", g.game_start, name="game_start"),
+    path("fund/", g.game_fund, name="game_fund"),
+    path("coups/<int:coup_id>/step/", g.game_step, name="game_step"),
+    path("coups/<int:coup_id>/undo/", g.game_undo, name="game_undo"),
+    path("coups/<int:coup_id>/void/", g.game_void, name="game_void"),
 ]
+
+urlpatterns: list[URLPattern | URLResolver] = [path("<int:table_id>/game/", include(game_urlpatterns))]
 
 api_urlpatterns: list[URLPattern | URLResolver] = [
     path(T + "game/", games.TableGameView.as_view(), name="table-game"),

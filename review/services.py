@@ -10,6 +10,7 @@ The other decisions are the game floor's services: approving and rejecting corre
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import asdict
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -69,20 +70,8 @@ def alerts_raise(*, now: dt.datetime, unless_within: dt.timedelta | None = None)
             "kind", "subject_key"
         )
     )
-    new = [
-        Alert(
-            kind=c.kind,
-            subject_key=c.subject_key,
-            summary=c.summary,
-            casino_id=c.casino_id,
-            table_id=c.table_id,
-            coup_id=c.coup_id,
-            user_id=c.user_id,
-            raised_at=now,
-        )
-        for c in candidates
-        if (c.kind, c.subject_key) not in raised
-    ]
+    # a candidate's fields are the alert's columns, by name: stored as it was found, raised now
+    new = [Alert(**asdict(c), raised_at=now) for c in candidates if (c.kind, c.subject_key) not in raised]
     Alert.objects.bulk_create(new)
     for alert in new:
         audit_record(

@@ -3,18 +3,23 @@ with reports/urls.py; docs/review.md)."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver, path
+from django.urls import URLPattern, URLResolver, include, path
 
 from review import views
 from tables.games import urls_of
 
+#: one chemin de fer coup under review, at coups/<pk>/: read, and the pit boss's decisions on it
+coup_urlpatterns: list[URLPattern | URLResolver] = [
+    path("", views.coup_detail, name="coup"),
+    path("approve/", views.coup_approve, name="coup_approve"),
+    path("reject/", views.coup_reject, name="coup_reject"),
+    path("void/", views.coup_void, name="coup_void"),
+]
+
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", views.dashboard_view, name="dashboard"),
     path("queue/", views.queue, name="queue"),
-    path("coups/<int:pk>/", views.coup_detail, name="coup"),
-    path("coups/<int:pk>/approve/", views.coup_approve, name="coup_approve"),
-    path("coups/<int:pk>/reject/", views.coup_reject, name="coup_reject"),
-    path("coups/<int:pk>/void/", views.coup_void, name="coup_void"),
+    path("coups/<int:pk>/", include(coup_urlpatterns)),
     # a void above the casino's limit, decided by a second pit boss (either game)
     path("voids/<int:pk>/approve/", views.void_request_approve_view, name="void_approve"),
     path("voids/<int:pk>/refuse/", views.void_request_refuse_view, name="void_refuse"),

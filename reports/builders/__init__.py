@@ -18,6 +18,7 @@ from typing import Any
 
 from django.db import connection
 
+from reports.model import Column, Line, Report
 from tables.gaming_day import GamingCalendar, Period, casino_calendar
 from tables.gaming_day import gaming_day_sql as calendar_day_sql
 from tables.models import Casino, Table
@@ -136,3 +137,31 @@ def generated_fact() -> tuple[str, str]:
     from django.utils import timezone
 
     return ("Generated", timezone.now().astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
+
+
+def report_facts(scope: Scope, *own: tuple[str, str]) -> list[tuple[str, str]]:
+    """A report's header: what it covers (``Scope.facts``), then the kind's own facts, then when it
+    was written, last (the one fact two writes of the same report do not share)."""
+    return [*scope.facts(), *own, generated_fact()]
+
+
+def timed_report(
+    scope: Scope,
+    *,
+    title: str,
+    facts: Sequence[tuple[str, str]],
+    columns: tuple[Column, ...],
+    lines: Iterator[Line],
+    notes: list[str],
+) -> Report:
+    """A report whose lines carry instants (an hour billed, a croupier's shift), shown in the
+    casino's local time (``reports.model.as_local``): its header says which time that is, after the
+    kind's own ``facts``, and its two date-time columns are wide enough to want a landscape page."""
+    return Report(
+        title=title,
+        facts=report_facts(scope, *facts, ("Times", f"local time, {scope.calendar.time_zone}")),
+        columns=columns,
+        lines=lines,
+        landscape=True,
+        notes=notes,
+    )

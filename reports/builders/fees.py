@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from reports.builders import Scope, gaming_day_sql, generated_fact, instant_read, rows_streamed
+from reports.builders import Scope, gaming_day_sql, instant_read, rows_streamed, timed_report
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 from tables.gaming_day import sql_date
 from tables.models import Table
@@ -56,9 +56,7 @@ ORDER BY tb.name, ss.table_id, fp.session_id, COALESCE(fp.hour_start, t.posted_a
 def fees_report(scope: Scope) -> Report:
     casino = scope.casino
     assert casino is not None
-    params = scope.sql_params()
     facts = [
-        *scope.facts(),
         (
             "Hourly fee",
             f"{casino.hourly_fee_amount} {casino.get_hourly_fee_basis_display()}, "
@@ -66,18 +64,16 @@ def fees_report(scope: Scope) -> Report:
         ),
         ("Hourly-fee tables", _hourly_tables(casino, scope)),
         ("Card money", f"{casino.card_money_amount} per seated player and session"),
-        ("Times", f"local time, {scope.calendar.time_zone}"),
-        generated_fact(),
     ]
     notes = [
         "An hourly fee counts on the gaming day of the hour it bills; card money on the day it was charged.",
     ]
-    return Report(
+    return timed_report(
+        scope,
         title="Hourly fees and card money",
         facts=facts,
         columns=COLUMNS,
-        lines=_lines(scope, rows_streamed(fees_sql(), params)),
-        landscape=True,
+        lines=_lines(scope, rows_streamed(fees_sql(), scope.sql_params())),
         notes=notes,
     )
 

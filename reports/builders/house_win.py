@@ -19,7 +19,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from reports.builders import Scope, gaming_day_sql, generated_fact, instant_read, rows_all
+from reports.builders import Scope, gaming_day_sql, instant_read, rows_all, timed_report
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 from tables.gaming_day import sql_date
 
@@ -86,26 +86,19 @@ ORDER BY 1, tb.name, x.table_id, ca.shift_start NULLS FIRST, ca.id NULLS FIRST
 def house_win_report(scope: Scope) -> Report:
     casino = scope.casino
     assert casino is not None
-    params = scope.sql_params()
     rate = casino.levy_rate_bp
-    facts = [
-        *scope.facts(),
-        ("Levy rate", f"{rate} basis points = {rate / 100:.2f} %"),
-        ("Times", f"local time, {scope.calendar.time_zone}"),
-        generated_fact(),
-    ]
     notes = [
         "House win = levy + hourly fees + card money. A levy counts at the coup's settlement, an hourly "
         "fee at the start of the hour it bills, card money when charged; each goes to the croupier "
         "assigned to the table at that instant (the latest-started shift where shifts overlap, none "
         "where nobody was assigned).",
     ]
-    return Report(
+    return timed_report(
+        scope,
         title="House win",
-        facts=facts,
+        facts=[("Levy rate", f"{rate} basis points = {rate / 100:.2f} %")],
         columns=COLUMNS,
-        lines=_lines(scope, rows_all(_sql(), params)),
-        landscape=True,
+        lines=_lines(scope, rows_all(_sql(), scope.sql_params())),
         notes=notes,
     )
 

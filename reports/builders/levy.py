@@ -27,7 +27,7 @@ from typing import Any
 from django.db.models import Sum
 
 from ledger.models import Account, Entry
-from reports.builders import Scope, generated_fact
+from reports.builders import Scope, report_facts
 from reports.model import Column, ColumnType, Line, LineKind, Report
 from tables.models import Coup, Table, TableDay
 from tables.services.rollups import LevySums, rollups_refresh
@@ -87,15 +87,14 @@ def levy_report(scope: Scope) -> Report:
     grouped = _grouped(scope, first)
     names = dict(casino.tables.values_list("pk", "name"))
     rate = casino.levy_rate_bp
-    facts = [
-        *scope.facts(),
+    facts = report_facts(
+        scope,
         ("Levy rate", f"{rate} basis points = {rate / 100:.2f} %" + _mode_note(casino.levy_mode)),
         *_other_modes(casino, scope),
         ("Month to date", f"{mtd.isoformat()} to {scope.end.isoformat()}"),
         ("Year to date", f"{ytd.isoformat()} to {scope.end.isoformat()}"),
         ("Awaiting approval", _awaiting_approval(casino.pk)),
-        generated_fact(),
-    ]
+    )
     notes = [
         "A coup counts on the gaming day it was settled "
         "(a corrected coup: when its correction was approved).",

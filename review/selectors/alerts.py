@@ -46,7 +46,8 @@ SCAN_LOOKBACK = dt.timedelta(hours=24)
 
 @dataclass(frozen=True, slots=True)
 class AlertCandidate:
-    """A condition the scan found, before it is stored (or found stored already)."""
+    """A condition the scan found, before it is stored (or found stored already). Its fields are
+    ``review.Alert``'s columns, by name: ``alerts_raise`` stores it field for field."""
 
     kind: str
     subject_key: str

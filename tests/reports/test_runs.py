@@ -14,8 +14,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from audit.models import AuditEvent
 from core.models import OutboxMessage
-from reports import services
-from reports.builders import levy as levy_builder
+from reports import builders, services
 from reports.kinds import ReportRequestError, report_write
 from reports.models import ReportRun
 from reports.services import (
@@ -221,7 +220,8 @@ def test_the_stored_file_is_what_report_write_writes(
     report_write's output for the same request, and its recorded sha256 that of the file."""
     # The two writes may straddle a second; the "Generated" line is the one fact meant to differ.
     generated = ("Generated", "2026-12-02 06:28:22 UTC")
-    monkeypatch.setattr(levy_builder, "generated_fact", lambda: generated)
+    # every report's header takes it from reports.builders (report_facts)
+    monkeypatch.setattr(builders, "generated_fact", lambda: generated)
     request = levy_request()
     with django_capture_on_commit_callbacks(execute=True):
         run = report_run_request(actor=accountant, request=request)
