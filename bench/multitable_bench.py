@@ -31,6 +31,12 @@ latency is then the latency at that load; without it (the default) every client 
 step as soon as the last is answered, which measures the most the server can do, and a latency
 that is mostly the queue of N waiting clients (about N / steps-per-second).
 
+``--pooler URL`` puts a connection pooler between gunicorn and PostgreSQL: gunicorn's
+``DATABASE_URL`` names the bench's database on that server (e.g. PgBouncer in transaction pooling,
+``--pooler postgres://postgres@127.0.0.1:6432``, as .ci/pool_and_standby.sh starts it) with
+``DATABASE_POOLER=pgbouncer-transaction``; the setup, the deadlock count and the CPU figures still
+go to PostgreSQL directly (``BENCH_DATABASE_URL``).
+
 A client that is refused sends the same request again (same Idempotency-Key), up to five times,
 as a tablet would; a shoe near its end is closed and a new one started (not counted as steps).
 """
@@ -148,13 +154,14 @@ def free_port() -> int:
 
 
 def start_gunicorn(
-    port: int, workers: int, threads: int, log: Path, env: dict[str, str] | None = None
+    port: int, workers: int, threads: int, log: Path, env: dict[str, str] | None = None, pooler: str = ""
 ) -> subprocess.Popen[bytes]:
     # persistent database connections, as production has them (casino/settings/production.py);
     # bench/soak.py passes the production settings' environment itself
     env = env or {
         **os.environ,
-        "DATABASE_URL": DATABASE_URL,
+        "DATABASE_URL": f"{pooler.rstrip('/')}/{DB_NAME}" if pooler else DATABASE_URL,
+        "DATABASE_POOLER": "pgbouncer-transaction" if pooler else "",
         "DJANGO_SETTINGS_MODULE": SETTINGS,
         "CONN_MAX_AGE": "60",
     }
@@ -407,6 +414,12 @@ def main() -> None:
     parser.add_argument(
         "--rate", type=float, default=0.0, help="steps/s the N tables offer together (default 0: flat out)"
     )
+    parser.add_argument(
+        "--pooler",
+        default="",
+        help="gunicorn reaches PostgreSQL through this server (PgBouncer in transaction pooling), "
+        "e.g. postgres://postgres@127.0.0.1:6432",
+    )
     args = parser.parse_args()
     ns = [int(n) for n in args.tables.split(",")]
 
@@ -419,9 +432,10 @@ def main() -> None:
     )
     log = Path(tempfile.mkstemp(prefix="multitable-gunicorn-", suffix=".log")[1])
     port = free_port()
-    server = start_gunicorn(port, args.workers, args.threads, log)
+    server = start_gunicorn(port, args.workers, args.threads, log, pooler=args.pooler)
     print(
         f"gunicorn: {args.workers} sync workers x {args.threads} thread(s) on {HOST}:{port}; "
+        f"database {'through the pooler ' + args.pooler if args.pooler else 'direct ' + SERVER}; "
         f"{os.cpu_count()} CPUs; {args.seconds:.0f} s per N; "
         f"{f'paced: {args.rate:g} steps/s offered' if args.rate else 'flat out'}; server log {log}\n"
     )
