@@ -209,3 +209,18 @@ def test_the_check_is_made_once_for_many_blocks(monkeypatch) -> None:
             list(Casino.objects.all())
         assert reads.served_by == {"standby"} and reads.fallback is None
     assert calls == ["standby"]
+
+
+@override_settings(READ_REPLICA_ALIAS="standby")
+def test_when_the_standby_is_down_the_charts_read_the_primary_and_say_so(
+    client, monkeypatch, table, pit_boss
+) -> None:
+    monkeypatch.setitem(settings.DATABASES["standby"], "PORT", str(_closed_port()))
+    connections["standby"].close()
+    client.force_login(pit_boss)
+    response = client.get(reverse("review:charts"), {"casino": table.casino.pk, "days": 3})
+    assert response.status_code == 200
+    assert connections["standby"].connection is None
+    page = response.content.decode()
+    assert NOTICE % "did not answer" in page
+    assert '<title id="hold-chart-title">Levy hold per gaming day against the expected levy</title>' in page
