@@ -27,14 +27,21 @@ run: $(PY)
 ## on PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/chemin), and on SQLite, the
 ## README's default (tests marked `postgres` skip there, and only there), with the night played on
 ## `make run` itself (tests/browser/test_default_night.py). PYTEST_WORKERS: pytest-xdist's -n.
+## POOLER_DATABASE_URL (PgBouncer in transaction pooling, .ci/pool_and_standby.sh; CI sets it): a
+## pooled pass between the two, the tests marked `concurrency` and `pooler` once more with the
+## default database reached through it (docs/scaling.md); without it the pass is left out.
 PYTEST_WORKERS ?= auto
 SQLITE_TEST_DB := sqlite:///$(CURDIR)/var/suite.sqlite3
+POOLER_DATABASE_URL ?=
 test: $(PY)
 	$(PIP) -r requirements/dev.txt
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	DJANGO_SETTINGS_MODULE=casino.settings.test $(PY) manage.py makemigrations --check --dry-run
-	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) -m "not default_night"
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) -m "not default_night and not pooler"
+ifneq ($(POOLER_DATABASE_URL),)
+	DATABASE_URL=$(POOLER_DATABASE_URL) DATABASE_POOLER=pgbouncer-transaction $(VENV)/bin/pytest -n 0 -m "concurrency or pooler"
+endif
 	DATABASE_URL=$(SQLITE_TEST_DB) $(VENV)/bin/pytest -n $(PYTEST_WORKERS)
 
 lint: $(PY)

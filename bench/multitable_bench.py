@@ -42,6 +42,12 @@ move far less than steps/s. Paced (``--rate``), the throughput ratio is about 1 
 the latencies' ratio is the one to read. The final ``summary`` lines (bench/baseline.py) give, for
 each N, the figure, the baseline and the ratio, with the load average at the start and the end.
 
+``--pooler URL`` puts a connection pooler between gunicorn and PostgreSQL: gunicorn's
+``DATABASE_URL`` names the bench's database on that server (e.g. PgBouncer in transaction pooling,
+``--pooler postgres://postgres@127.0.0.1:6432``, as .ci/pool_and_standby.sh starts it) with
+``DATABASE_POOLER=pgbouncer-transaction``; the setup, the deadlock count and the CPU figures still
+go to PostgreSQL directly (``BENCH_DATABASE_URL``).
+
 A client that is refused sends the same request again (same Idempotency-Key), up to five times,
 as a tablet would; a shoe near its end is closed and a new one started (not counted as steps).
 """
@@ -160,13 +166,14 @@ def free_port() -> int:
 
 
 def start_gunicorn(
-    port: int, workers: int, threads: int, log: Path, env: dict[str, str] | None = None
+    port: int, workers: int, threads: int, log: Path, env: dict[str, str] | None = None, pooler: str = ""
 ) -> subprocess.Popen[bytes]:
     # persistent database connections, as production has them (casino/settings/production.py);
     # bench/soak.py passes the production settings' environment itself
     env = env or {
         **os.environ,
-        "DATABASE_URL": DATABASE_URL,
+        "DATABASE_URL": f"{pooler.rstrip('/')}/{DB_NAME}" if pooler else DATABASE_URL,
+        "DATABASE_POOLER": "pgbouncer-transaction" if pooler else "",
         "DJANGO_SETTINGS_MODULE": SETTINGS,
         "CONN_MAX_AGE": "60",
     }
@@ -452,6 +459,12 @@ def main() -> None:
     parser.add_argument(
         "--rate", type=float, default=0.0, help="steps/s the N tables offer together (default 0: flat out)"
     )
+    parser.add_argument(
+        "--pooler",
+        default="",
+        help="gunicorn reaches PostgreSQL through this server (PgBouncer in transaction pooling), "
+        "e.g. postgres://postgres@127.0.0.1:6432",
+    )
     args = parser.parse_args()
     with BenchRun("multitable_bench") as bench:
         measure(args, bench)
@@ -473,9 +486,10 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
     )
     log = Path(tempfile.mkstemp(prefix="multitable-gunicorn-", suffix=".log")[1])
     port = free_port()
-    server = start_gunicorn(port, args.workers, args.threads, log)
+    server = start_gunicorn(port, args.workers, args.threads, log, pooler=args.pooler)
     print(
         f"gunicorn: {args.workers} sync workers x {args.threads} thread(s) on {HOST}:{port}; "
+        f"database {'through the pooler ' + args.pooler if args.pooler else 'direct ' + SERVER}; "
         f"{os.cpu_count()} CPUs; {args.seconds:.0f} s per N; "
         f"{f'paced: {args.rate:g} steps/s offered' if args.rate else 'flat out'}; server log {log}\n"
     )

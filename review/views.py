@@ -29,7 +29,7 @@ from django.views.decorators.http import require_GET, require_POST
 from access.services.logins import lockout_zone, lockouts_current
 from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
-from core.db_router import replica_reads
+from core.db_router import replica_fallback_notice, replica_reads
 from core.errors import error_answer
 from core.numbers import PERCENT_SIGN, figure, percent
 from core.types import AuthenticatedHttpRequest
@@ -216,7 +216,8 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         period, table = week, None
     # the rollups the figures read follow the audit trail: bring them up to now first
     rollups_refresh_unless_running()
-    with replica_reads():  # a read replica, when one is configured (docs/scaling.md)
+    # a read replica, when one is configured and fit to answer; else the primary (docs/scaling.md)
+    with replica_reads() as reads:
         data = dashboard(
             period=period,
             table=table,
@@ -230,6 +231,7 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         "data": data,
         "live": live,
         "live_query": urlencode({"table": table.pk} if table is not None else {}),
+        "replica_notice": replica_fallback_notice(reads),
         "poll_seconds": settings.REVIEW_POLL_SECONDS,
         "nav_alerts": can_handle_alerts(request.user),
         "filter_query": urlencode(
@@ -470,8 +472,9 @@ def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     }
     if casino is not None:
         rollups_refresh_unless_running()
-        with replica_reads():
+        with replica_reads() as reads:
             hold = hold_by_gaming_day(casino=casino, days=days, now=now)
+        context["replica_notice"] = replica_fallback_notice(reads)
         context["hold"] = hold
         context["hold_chart"] = bar_chart(
             title=_("Levy hold per gaming day against the expected levy"),

@@ -96,8 +96,56 @@ def poppler_ready() -> bool:
     )
 
 
+@functools.cache
+def _standby_streaming(url: str) -> bool:
+    """A hot standby answers at ``url``: in recovery, its WAL receiver streaming."""
+    import psycopg
+
+    try:
+        with psycopg.connect(f"{url}/postgres", connect_timeout=2, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT pg_is_in_recovery(), (SELECT status FROM pg_stat_wal_receiver)"
+            ).fetchone()
+    except psycopg.Error:
+        return False
+    return row == (True, "streaming")
+
+
+@functools.cache
+def _pooler_in_transaction_mode(host: str, port: str) -> bool:
+    """PgBouncer answers at host:port (its admin console) with transaction pooling."""
+    import psycopg
+
+    try:
+        with psycopg.connect(
+            host=host, port=port, user="postgres", dbname="pgbouncer", connect_timeout=2, autocommit=True
+        ) as conn:
+            config = {row[0]: row[1] for row in conn.execute("SHOW CONFIG").fetchall()}
+    except psycopg.Error:
+        return False
+    return config.get("pool_mode") == "transaction"
+
+
+def standby_url() -> str:
+    return str(getattr(settings, "STANDBY_DATABASE_URL", "postgres://postgres@127.0.0.1:5433"))
+
+
+def pooled_default() -> bool:
+    """This run's default database is PgBouncer's, in transaction pooling, and the settings know."""
+    db = settings.DATABASES["default"]
+    return settings.DATABASE_POOLER == "pgbouncer-transaction" and _pooler_in_transaction_mode(
+        str(db.get("HOST") or "127.0.0.1"), str(db.get("PORT") or "5432")
+    )
+
+
 def _missing_services(item: pytest.Item) -> list[str]:
     missing = []
+    if item.get_closest_marker("standby") and not _standby_streaming(standby_url()):
+        missing.append(f"a hot standby streaming at {standby_url()}")
+    if item.get_closest_marker("pooler") and not pooled_default():
+        missing.append(
+            "PgBouncer in transaction pooling as the default database (DATABASE_POOLER, DATABASE_URL)"
+        )
     if item.get_closest_marker("redis") and not _redis_reachable(redis_url()):
         missing.append(f"Redis at {redis_url()}")
     if item.get_closest_marker("browser") and not chromium_path():

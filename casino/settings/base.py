@@ -15,6 +15,7 @@ from typing import Any
 
 import environ
 from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -125,6 +126,21 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # never both read the audit chain head and then race to append (see docs/audit.md).
     DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
     DATABASES["default"]["OPTIONS"].setdefault("timeout", 20)
+# A connection pooler between the processes and PostgreSQL (docs/scaling.md, "PgBouncer and the hot
+# standby"): DATABASE_POOLER=pgbouncer-transaction when DATABASE_URL names a PgBouncer in
+# transaction pooling, which hands a server connection to a client for one transaction only.
+# Nothing may then outlive a transaction on the server: Django's server-side cursors are off
+# (outside a transaction they are WITH HOLD cursors, left on a server connection another client
+# gets next; .iterator() then fetches its rows whole), psycopg prepares no statement, and the web
+# limits are set per transaction (core/db_limits.py). The rest of the code keeps no session state:
+# advisory locks are transaction-scoped, SET only LOCAL, no LISTEN, no temporary table.
+DATABASE_POOLERS = ("", "pgbouncer-transaction")
+DATABASE_POOLER = env.str("DATABASE_POOLER", default="")
+if DATABASE_POOLER not in DATABASE_POOLERS:
+    raise ImproperlyConfigured(f"DATABASE_POOLER must be one of {DATABASE_POOLERS}, not {DATABASE_POOLER!r}")
+if DATABASE_POOLER == "pgbouncer-transaction":
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = None
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # A PostgreSQL read replica (streaming replication) for the back office's long reads: report runs
 # and the pit's dashboard read from it inside core.db_router.replica_reads(); everything else, and
@@ -135,6 +151,15 @@ if READ_REPLICA_URL:
     DATABASES["replica"] = env.db_url_config(READ_REPLICA_URL)
     DATABASES["replica"]["CONN_MAX_AGE"] = DATABASES["default"]["CONN_MAX_AGE"]
     DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
+    # a replica that is down must not hold a page for long before it falls back to the primary
+    DATABASES["replica"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 2)
+# Before a replica_reads() block reads the replica, the replica is checked (core/db_router.py): a
+# replica that does not connect within READ_REPLICA_CONNECT_TIMEOUT seconds, or whose replay lags
+# more than READ_REPLICA_MAX_LAG_SECONDS, is passed over for the primary (the page says so). The
+# answer is kept READ_REPLICA_CHECK_SECONDS in each process.
+READ_REPLICA_MAX_LAG_SECONDS = env.float("READ_REPLICA_MAX_LAG_SECONDS", default=10.0)
+READ_REPLICA_CHECK_SECONDS = env.float("READ_REPLICA_CHECK_SECONDS", default=5.0)
+READ_REPLICA_CONNECT_TIMEOUT = env.float("READ_REPLICA_CONNECT_TIMEOUT", default=2.0)
 DATABASE_ROUTERS = ["core.db_router.ReadReplicaRouter"]
 # Web processes only, PostgreSQL only (core/db_limits.py, docs/deployment.md): how long a request
 # waits for a row or advisory lock, and how long one statement may run, before it is refused
@@ -195,8 +220,6 @@ def _proxy_networks(values: list[str]) -> tuple[str, ...]:
     is not an address: a bare number is the old meaning (a count of proxies), which believed the
     header from any client that reached the app directly."""
     import ipaddress
-
-    from django.core.exceptions import ImproperlyConfigured
 
     networks = []
     for value in (v.strip() for v in values):

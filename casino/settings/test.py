@@ -33,6 +33,17 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DATABASES["replica"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}
 READ_REPLICA_ALIAS = ""
 
+# The hot standby (.ci/pool_and_standby.sh) for the tests marked ``standby``: its copy of the test
+# database, which streaming replication keeps equal to the primary's (a mirror: never created,
+# never migrated). Reached directly, never through a pooler; a standby that is down fails fast.
+STANDBY_DATABASE_URL = os.environ.get("STANDBY_DATABASE_URL", "postgres://postgres@127.0.0.1:5433").rstrip("/")
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["standby"] = {
+        **env.db_url_config(f"{STANDBY_DATABASE_URL}/{DATABASES['default']['NAME']}"),
+        "OPTIONS": {"connect_timeout": 2},
+        "TEST": {"MIRROR": "default"},
+    }
+
 # Tasks run inside the test process even when CI exports CELERY_BROKER_URL: the broker URL stays
 # set so /healthz and the ``redis`` tests can still reach the real broker.
 CELERY_TASK_ALWAYS_EAGER = True

@@ -139,6 +139,7 @@ def test_verify_audit_walks_every_chain_or_one(capsys) -> None:
 
 
 @pytest.mark.postgres
+@pytest.mark.concurrency
 @pytest.mark.django_db(transaction=True)
 def test_a_casino_commits_while_another_casinos_chain_is_locked() -> None:
     """Casino A's chain lock held by another connection: casino B's audited transaction commits
@@ -182,6 +183,7 @@ def test_a_casino_commits_while_another_casinos_chain_is_locked() -> None:
 
 
 @pytest.mark.postgres
+@pytest.mark.concurrency
 @pytest.mark.django_db(transaction=True)
 def test_two_casinos_writing_in_parallel_keep_gapless_chains() -> None:
     casinos = [CasinoFactory(), CasinoFactory()]

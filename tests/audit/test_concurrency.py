@@ -19,6 +19,7 @@ THREADS, WRITES = 8, 25
 
 
 @pytest.mark.postgres
+@pytest.mark.concurrency
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_audited_writes_keep_one_gapless_chain() -> None:
     casino = CasinoFactory()

@@ -224,6 +224,7 @@ def test_any_other_page_answers_a_broken_off_transaction_without_a_500(rf) -> No
 
 # ------------------------------------------------------------------ real locks on PostgreSQL
 @pytest.mark.postgres
+@pytest.mark.concurrency
 @pytest.mark.django_db(transaction=True)
 def test_a_real_deadlock_is_retried_and_both_transactions_go_through() -> None:
     """Two threads lock two rows in opposite orders: PostgreSQL breaks one off (40P01); it runs
@@ -270,6 +271,7 @@ def test_a_real_deadlock_is_retried_and_both_transactions_go_through() -> None:
 
 
 @pytest.mark.postgres
+@pytest.mark.concurrency
 @pytest.mark.django_db(transaction=True)
 def test_a_real_lock_timeout_is_retried_then_refused_with_503() -> None:
     casino = CasinoFactory()
@@ -308,6 +310,9 @@ def test_a_real_lock_timeout_is_retried_then_refused_with_503() -> None:
 
 @pytest.mark.postgres
 def test_web_processes_set_the_lock_and_statement_timeouts(settings) -> None:
+    if connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"):
+        # behind a transaction pooler the limits are per transaction: tests/core/test_pooler.py
+        pytest.skip("session-level limits: a direct connection's (this one is pooled)")
     settings.DB_LOCK_TIMEOUT_MS, settings.DB_STATEMENT_TIMEOUT_MS = 1234, 56789
     web_limits_set(connection)
     with connection.cursor() as cursor:

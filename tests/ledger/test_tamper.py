@@ -208,6 +208,7 @@ def _settle_from_thread(r, coup, result):
     return work
 
 
+@pytest.mark.concurrency
 def test_settling_the_same_coup_from_two_threads_posts_once(unsettled) -> None:
     r, coup, result = unsettled
     ids, errors = _race(2, _settle_from_thread(r, coup, result))
@@ -217,6 +218,7 @@ def test_settling_the_same_coup_from_two_threads_posts_once(unsettled) -> None:
     assert ledger_drift() == [] and unbalanced_transactions() == []
 
 
+@pytest.mark.concurrency
 def test_eight_threads_settling_one_coup_post_once(unsettled) -> None:
     """No global ledger lock: the account row locks and the key let only one of eight concurrent
     postings through; the others wait for its account locks, then find and return it."""

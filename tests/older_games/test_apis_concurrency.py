@@ -13,7 +13,7 @@ from tests.problems import DERIVED
 from tests.tables.api.conftest import Api
 from tests.tables.api.test_concurrency_api import race
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.concurrency]
 
 
 def test_two_tablets_at_a_macao_table(game_table, croupier) -> None:

@@ -17,7 +17,7 @@ from older_games.selectors import game_coup_view
 from tables.lifecycle import CoupConflict
 from tables.models import GameCoup, GameStep
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True), pytest.mark.concurrency]
 
 
 def _threads(targets: list[Any]) -> list[BaseException]:

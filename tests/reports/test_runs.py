@@ -391,6 +391,7 @@ def test_a_table_run_is_scoped_to_its_casino(accountant) -> None:
 
 
 @pytest.mark.postgres
+@pytest.mark.concurrency
 @pytest.mark.django_db(transaction=True)
 def test_two_identical_requests_at_the_same_moment_give_one_run(accountant, pit_boss, monkeypatch) -> None:
     """Two requests, each in its own connection, both past the look-up before either inserts: the

@@ -19,7 +19,7 @@ from tests.tables.play import open_floor
 
 from .conftest import Api
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.concurrency]
 
 
 def race(*calls: tuple[Api, str, dict[str, Any], str]) -> list[tuple[int, dict[str, Any]]]:

@@ -152,6 +152,7 @@ def test_the_screen_shows_the_refusal_in_the_croupiers_language(croupier, two_ta
 
 
 @pytest.mark.postgres
+@pytest.mark.concurrency
 @pytest.mark.django_db(transaction=True)
 def test_two_tablets_seating_one_player_at_two_tables_at_once_seat_him_once(croupier, two_tables) -> None:
     """The player's row lock: the second tablet waits for the first one's seat, then is refused."""
