@@ -447,6 +447,16 @@ def cpu_report(results: list[dict[str, Any]]) -> None:
     )
 
 
+def _errors_text(figures: dict[str, Any]) -> str:
+    """A phase's errors by kind (``timeout: 2, 503: 1``), or 0."""
+    return ", ".join(f"{k}: {v}" for k, v in sorted(figures["errors"].items())) or "0"
+
+
+def _stopped_print(figures: dict[str, Any], who: str) -> None:
+    for reason in figures["stopped"]:
+        print(f"      {who} stopped: {reason}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", default="1,5,10,30", help="the Ns to run, comma-separated")
@@ -508,7 +518,7 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
             me = run_phase(me_clients[:n], args.seconds, log, meter, args.rate)
             results.append(figures)
             base = base or figures["per_second"]
-            errors = ", ".join(f"{k}: {v}" for k, v in sorted(figures["errors"].items())) or "0"
+            errors = _errors_text(figures)
             load = "/".join(f"{x:.1f}" for x in figures["load"])
             print(
                 f"{n:>3} {figures['per_second']:>8.1f} {figures['per_second'] / base:>6.2f}"
@@ -516,9 +526,8 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
                 f" {figures['deadlocks']:>9} {figures['retried']:>7}  {load:<15} {errors}",
                 flush=True,
             )
-            for reason in figures["stopped"]:
-                print(f"      a client stopped: {reason}")
-            me_errors = ", ".join(f"{k}: {v}" for k, v in sorted(me["errors"].items())) or "0"
+            _stopped_print(figures, "a client")
+            me_errors = _errors_text(me)
             step_cpu, me_cpu = ours_per_request(figures), ours_per_request(me)
             print(
                 f"    baseline GET /me/, {n} clients: {me['per_second']:.1f} req/s, p50 {me['p50']:.1f} ms,"
@@ -527,8 +536,7 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
                 f" p50 {figures['p50'] / me['p50']:.2f}, CPU {step_cpu / me_cpu:.2f}",
                 flush=True,
             )
-            for reason in me["stopped"]:
-                print(f"      a /me/ client stopped: {reason}")
+            _stopped_print(me, "a /me/ client")
             label = f"GET /api/v1/me/, {n} clients, same gunicorn, {args.seconds:g} s"
             bench.add(f"steps_per_s_n{n}", figure=figures["per_second"], baseline=me["per_second"],
                       unit="/s", baseline_label=label)  # fmt: skip

@@ -2,7 +2,8 @@
 random (right or wrong) decisions at every point — at a live table, or (``history=True``) as a
 recorded history that may also hold what a live table refuses: a bank under the profile's
 minimum or above the house limit, a spectator's bet or banco the profile forbids, a spectator's
-bet before a seated punter's, a banco suivi the profile lacks, bets beyond the bank."""
+bet before a seated punter's, a banco suivi the profile lacks, bets beyond the bank; and small
+shoes (unseen cards by rank) for the odds' and the advice's comparisons with a naive enumeration."""
 
 from __future__ import annotations
 
@@ -87,3 +88,26 @@ def played_coups(
             state = apply(state, Step(choice.kind))
     record = to_record(state, coup_id="h", shoe_next=tuple(shoe[used:]))
     return PlayedCoup(rules=rules, decks=decks, state=state, record=record, cards=tuple(shoe))
+
+
+def _counts_into(counts: list[int], low: int, high: int, most: int) -> tuple[int, ...]:
+    """``counts`` brought to a total between ``low`` and ``high`` cards, one card at a time round
+    the ranks (each rank 0 to ``most``): a shoe already in range is kept as drawn, so every such
+    shoe can come out, and none is thrown away (filtering four draws in five made Hypothesis's
+    health check give up now and then)."""
+    at = 0
+    while sum(counts) > high:
+        counts[at % 10] -= counts[at % 10] > 0
+        at += 1
+    while sum(counts) < low:
+        counts[at % 10] += counts[at % 10] < most
+        at += 1
+    return tuple(counts)
+
+
+def unseen_counts(low: int, high: int, *, most: int) -> st.SearchStrategy[tuple[int, ...]]:
+    """Unseen cards by rank (ten ranks, 0 to ``most`` of each), between ``low`` and ``high`` in all."""
+    if not 0 <= low <= high <= 10 * most:
+        raise ValueError(f"no shoe of ten ranks of at most {most} cards holds {low} to {high}")
+    ranks = st.lists(st.integers(0, most), min_size=10, max_size=10)
+    return ranks.map(lambda counts: _counts_into(counts, low, high, most))

@@ -26,6 +26,7 @@ from chemin_de_fer.engine.advice import (
 )
 from chemin_de_fer.engine.profiles import BUILTIN, CASINO, CLASSIC, CLUB, HOME, Profile
 from chemin_de_fer.engine.tableau import PUNTO_BANCO, Requirement, Tableau
+from tests.chemin_de_fer.engine.strategies import unseen_counts
 
 DRAW, STAND = Requirement.DRAW, Requirement.STAND
 BankerRule = Callable[[int, int | None], bool]
@@ -225,12 +226,9 @@ def _naive_banker(
     return sum(draw, Fraction(0)) / len(draw), sum(stand, Fraction(0)) / len(stand)
 
 
-small_counts = st.lists(st.integers(0, 3), min_size=10, max_size=10).map(tuple)
-
-
 @settings(max_examples=60, deadline=None)
 @given(
-    counts=small_counts.filter(lambda c: 4 <= sum(c) <= 10),
+    counts=unseen_counts(4, 10, most=3),
     total=st.integers(1, 7),
     slug=st.sampled_from(["casino", "club", "home"]),
 )
@@ -246,7 +244,7 @@ def test_player_advice_matches_naive_enumeration(counts: tuple[int, ...], total:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    counts=small_counts.filter(lambda c: 3 <= sum(c) <= 10),
+    counts=unseen_counts(3, 10, most=3),
     total=st.integers(3, 7),
     third=st.one_of(st.none(), st.integers(0, 9)),
     levy_bp=st.sampled_from([0, 500]),

@@ -30,6 +30,7 @@ from chemin_de_fer.engine.odds import (
 )
 from chemin_de_fer.engine.profiles import BUILTIN, CASINO, CLUB, NaturalTie
 from chemin_de_fer.engine.tableau import Requirement, Tableau
+from tests.chemin_de_fer.engine.strategies import unseen_counts
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -349,9 +350,7 @@ def test_synthetic_shoe_with_advice_matches_naive_physical_enumeration(
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    counts=st.lists(st.integers(0, 2), min_size=10, max_size=10)
-    .map(tuple)
-    .filter(lambda c: 6 <= sum(c) <= 7),
+    counts=unseen_counts(6, 7, most=2),
     slug=st.sampled_from(["casino", "club", "home"]),
 )
 def test_random_tiny_shoes_match_naive_physical_enumeration(counts: tuple[int, ...], slug: str) -> None:
