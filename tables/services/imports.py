@@ -211,7 +211,14 @@ def _record_import(
             return played
     elif batch.floor_fits(record):
         return _newcomers_import(
-            actor=actor, table=table, record=record, rid=rid, buy_in=buy_in, batch=batch, verdict=verdict
+            actor=actor,
+            table=table,
+            record=record,
+            rid=rid,
+            buy_in=buy_in,
+            batch=batch,
+            verdict=verdict,
+            profile=profile,
         )
     batch.write()
     try:
@@ -238,13 +245,22 @@ def _batch_play(
 
 
 def _newcomers_import(
-    *, actor: Staff, table: Table, record: CoupRecord, rid: str, buy_in: int, batch: _Batch, verdict: Verdict
+    *,
+    actor: Staff,
+    table: Table,
+    record: CoupRecord,
+    rid: str,
+    buy_in: int,
+    batch: _Batch,
+    verdict: Verdict,
+    profile: Profile,
 ) -> ImportedCoup:
     """A record that names players not at the table yet: the services create, buy in and seat them
     (``_Importer``, as ``coup_import`` does first), the batch reads the table again and plays the
     record; where it still cannot, the rest of the record goes through the services. One savepoint
     holds it all, so a refused record leaves no one seated, as through the services."""
     batch.write()
+    played: ImportedCoup | None = None
     try:
         with transaction.atomic():
             importer = _Importer(actor=actor, table=table, session=batch.open_session, buy_in=buy_in)
@@ -252,21 +268,18 @@ def _newcomers_import(
             importer.seat_banker(avoid=set(seats.values()))
             batch.reload()
             if batch.fits(record):
-                played = _batch_play(
-                    batch, record=record, rid=rid, verdict=verdict, profile=batch.profile(record.profile)
-                )
-                if played is not None:
-                    return played
+                played = _batch_play(batch, record=record, rid=rid, verdict=verdict, profile=profile)
+            if played is not None:
+                return played
             batch.write()
-            imported = coup_import(actor=actor, table=table, record=record, buy_in=buy_in, record_id=rid)
+            return coup_import(actor=actor, table=table, record=record, buy_in=buy_in, record_id=rid)
     except DatabaseError as exc:  # a value the checks above let through and the database refused
-        batch.reload()  # what the batch read inside the savepoint was rolled back with it
         raise ValidationError(refusal_message(exc)) from None
-    except BaseException:
-        batch.reload()
-        raise
-    batch.reload()
-    return imported
+    finally:
+        # unless the batch played the record, the services wrote, or the savepoint rolled back what
+        # the batch read inside it: the table is read again
+        if played is None:
+            batch.reload()
 
 
 def _services_import(
