@@ -1,0 +1,104 @@
+"""A played night rated by hand against the product's slip (review/selectors/rating.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from fractions import Fraction
+
+import pytest
+from django.utils import timezone
+
+from chemin_de_fer.engine.odds import punto_banco_odds
+from review.selectors.rating import player_rating
+from tables.gaming_day import casino_calendar
+from tables.models import Seat
+from tests.factories import SessionPauseFactory
+from tests.review.history import play_clean
+from tests.tables.play import Floor, open_floor, play
+
+pytestmark = pytest.mark.django_db
+
+#: the casino profile's levy (5 %) on a fresh 8-deck shoe: there every option comes out as Punto
+#: Banco's choice (docs/odds.md), so the expectation per covered chip is Punto Banco's banker win
+#: times 5 %
+PER_CHIP = punto_banco_odds(decks=8, levy_bp=500).banker_win * Fraction(5, 100)
+
+
+def played_night(croupier, table) -> tuple[Floor, dt.datetime]:
+    """Seat 1 banks: (1) bank 200 against 120 + 50 + 30, the banker wins, levy 10; (2) bank 390
+    against seat 2's 100, a player natural. Seat 1 then sat from t0 to t0 + 2 h 41 min 17 s, with
+    the table paused from t0 + 30 min to t0 + 47 min 05 s."""
+    floor = open_floor(croupier, table, decks=8)
+    play_clean(floor)
+    play(floor, bank=390, bets=[(2, 100)], cards=("9H", "AS", "KC", "2D"), player="natural")
+    t0 = timezone.now().replace(microsecond=0) - dt.timedelta(hours=5)
+    Seat.objects.filter(session=floor.session).update(
+        joined_at=t0, left_at=t0 + dt.timedelta(hours=2, minutes=41, seconds=17)
+    )
+    SessionPauseFactory(
+        session=floor.session,
+        started_at=t0 + dt.timedelta(minutes=30),
+        ended_at=t0 + dt.timedelta(minutes=47, seconds=5),
+    )
+    return floor, t0
+
+
+def whole_night(floor: Floor, t0: dt.datetime) -> tuple[dt.date, dt.date]:
+    cal = casino_calendar(floor.table.casino)
+    return cal.day_of(t0) - dt.timedelta(days=1), cal.day_of(timezone.now()) + dt.timedelta(days=1)
+
+
+def test_a_played_night_equals_the_hand_computed_slip(croupier, table) -> None:
+    floor, t0 = played_night(croupier, table)
+    first, last = whole_night(floor, t0)
+    banker = player_rating(player=floor.players[1], first=first, last=last, now=timezone.now())
+    seated = 2 * 3600 + 41 * 60 + 17 - (17 * 60 + 5)  # 2 h 24 min 12 s
+    t = banker.total
+    assert (t.seconds, t.coups, t.banked, t.bets, t.staked, t.largest_stake, t.average_stake) == (
+        seated,
+        2,
+        2,
+        0,
+        0,
+        0,
+        None,
+    )
+    # +200 covered less the levy of 10, then -100 to the natural
+    assert (t.net, t.levy, t.fees, t.actual) == (90, 10, 0, 10)
+    assert t.expected_levy == PER_CHIP * 300
+    assert t.theoretical == PER_CHIP * 300
+    # the published figure: 0.458597 banker wins on 8 decks, 5 % of 300 covered chips
+    assert round(float(t.expected_levy), 4) == round(0.458597 * 0.05 * 300, 4)
+    assert [(s.session_id, s.seconds, s.coups) for s in banker.sessions] == [(floor.session.pk, seated, 2)]
+    assert sum(d.seconds for d in banker.days) == seated
+    assert sum(d.coups for d in banker.days) == 2
+
+    punter = player_rating(player=floor.players[2], first=first, last=last, now=timezone.now()).total
+    assert (punter.seconds, punter.coups, punter.banked, punter.staked, punter.largest_stake) == (
+        seated,
+        2,
+        0,
+        220,
+        120,
+    )
+    assert (punter.average_stake, punter.net, punter.levy, punter.expected_levy) == (110, -20, 0, 0)
+
+
+def test_a_period_before_the_night_is_empty(croupier, table) -> None:
+    floor, t0 = played_night(croupier, table)
+    first, _last = whole_night(floor, t0)
+    before = first - dt.timedelta(days=3)
+    slip = player_rating(player=floor.players[1], first=before, last=before, now=timezone.now())
+    assert (slip.sessions, slip.days, slip.total.seconds, slip.total.coups) == ([], [], 0, 0)
+
+
+def test_a_seat_still_taken_counts_to_now(croupier, table) -> None:
+    floor = open_floor(croupier, table, seats=(1, 2))
+    t0 = timezone.now().replace(microsecond=0) - dt.timedelta(minutes=10)
+    Seat.objects.filter(session=floor.session).update(joined_at=t0)
+    cal = casino_calendar(table.casino)
+    now = t0 + dt.timedelta(minutes=9, seconds=59)
+    slip = player_rating(
+        player=floor.players[2], first=cal.day_of(t0) - dt.timedelta(days=1), last=cal.day_of(now), now=now
+    )
+    assert (slip.total.seconds, slip.total.coups) == (599, 0)
