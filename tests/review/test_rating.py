@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 from django.utils import timezone
 
+from cage.selectors import player_chips
 from chemin_de_fer.engine.odds import punto_banco_odds
 from review.selectors.rating import player_rating
 from tables.gaming_day import casino_calendar
@@ -102,3 +103,23 @@ def test_a_seat_still_taken_counts_to_now(croupier, table) -> None:
         player=floor.players[2], first=cal.day_of(t0) - dt.timedelta(days=1), last=cal.day_of(now), now=now
     )
     assert (slip.total.seconds, slip.total.coups) == (599, 0)
+
+
+def test_card_money_is_a_fee_he_paid_and_the_house_expected(croupier, club_table) -> None:
+    """The club charges card money once per seated player per session, as he sits down."""
+    casino = club_table.casino
+    casino.card_money_amount = 15
+    casino.save(update_fields=["card_money_amount"])
+    floor = open_floor(croupier, club_table, seats=(1, 2))
+    today = casino_calendar(casino).day_of(timezone.now())
+    for n in (1, 2):
+        slip = player_rating(player=floor.players[n], first=today, last=today, now=timezone.now())
+        t = slip.total
+        assert (t.fees, t.levy, t.expected_levy, t.theoretical, t.actual, t.coups) == (15, 0, 0, 15, 15, 0)
+        assert [(s.session_id, s.fees) for s in slip.sessions] == [(floor.session.pk, 15)]
+    assert player_chips(player=floor.players[2]).chips == 1000 - 15
+    yesterday = today - dt.timedelta(days=1)
+    assert (
+        player_rating(player=floor.players[2], first=yesterday, last=yesterday, now=timezone.now()).total.fees
+        == 0
+    )
