@@ -64,6 +64,16 @@ def average_chips(value: Any) -> str:
     return NONE if value is None else chips(_whole(value))
 
 
+def exact_chips(value: Any, digits: int = 2) -> str:
+    """Chips with ``digits`` decimals, rounded half-even from the exact value (an expectation such
+    as the theoretical levy, ``Fraction(2099, 305)`` → ``6.88``); "—" when there is none."""
+    if value is None:
+        return NONE
+    exact = Fraction(value) if isinstance(value, Fraction | int) else Fraction(str(value))
+    scaled = Decimal(round(exact * 10**digits)).scaleb(-digits)
+    return number_format(scaled, decimal_pos=digits, force_grouping=True)
+
+
 def figure(value: float | int) -> str:
     """A figure with the decimals it has (``1.25``, ``5``; Python's ``{:g}``) in the page's
     language (``1,25``): a chart's scale."""

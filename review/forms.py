@@ -77,6 +77,30 @@ class PeriodForm(CasinoChoices, forms.Form):
         return self.cleaned_data.get("table")
 
 
+class RatingForm(forms.Form):
+    """A player's rating period (docs/review.md, "A player's rating"): gaming days of his casino,
+    the last seven to ``today`` when none is asked for."""
+
+    start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, *args: Any, today: dt.date, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.today = today
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        assert data is not None  # forms.Form.clean returns cleaned_data
+        end = data.get("end") or self.today
+        start = data.get("start") or end - dt.timedelta(days=DEFAULT_DAYS - 1)
+        if start > end:
+            raise forms.ValidationError(_("The period starts after it ends."))
+        if (end - start).days + 1 > MAX_DAYS:
+            raise forms.ValidationError(_("A period covers at most %(days)s days.") % {"days": MAX_DAYS})
+        data["start"], data["end"] = start, end
+        return data
+
+
 class RejectForm(forms.Form):
     reason = forms.CharField(
         label=_("Reason"),

@@ -34,7 +34,7 @@ from core.errors import error_answer
 from core.numbers import PERCENT_SIGN, figure, percent
 from core.types import AuthenticatedHttpRequest
 from review.charts import bar_chart
-from review.forms import AcknowledgeForm, AlertFilterForm, ChartsForm, PeriodForm, RejectForm
+from review.forms import AcknowledgeForm, AlertFilterForm, ChartsForm, PeriodForm, RatingForm, RejectForm
 from review.models import Alert
 from review.pages import REFUSALS, allow_page, nav_context, reader_casinos, refusal_text, void_context
 from review.selectors.alerts import AlertFilters, alerts_acknowledged, alerts_open, open_alert_count
@@ -50,6 +50,7 @@ from review.selectors.queue import (
     review_queue,
     review_queue_count,
 )
+from review.selectors.rating import player_rating, rating_session_names
 from review.services import (
     alert_acknowledge,
     alerts_raise_if_stale,
@@ -62,7 +63,7 @@ from review.services import (
 )
 from tables import services
 from tables.games import wing_for, wings
-from tables.gaming_day import Period
+from tables.gaming_day import Period, casino_calendar
 from tables.models import Coup, GameCoup, Player, Table, VoidRequest
 from tables.permissions import (
     check_reads_casino,
@@ -519,5 +520,25 @@ def player_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     allow_page(can_see_dashboard(request.user))
     player = get_object_or_404(Player.objects.select_related("casino"), pk=pk, house=False)
     check_reads_casino(request.user, player.casino_id)
-    data = player_page(player=player, now=timezone.now(), page=request.GET.get("page", 1))
-    return render(request, "review/player.html", {"data": data, **nav_context(request)})
+    now = timezone.now()
+    data = player_page(player=player, now=now, page=request.GET.get("page", 1))
+    # the rating's period is in gaming days of his casino; an invalid one shows its error and no slip
+    form = RatingForm(
+        {k: request.GET[k] for k in ("start", "end") if k in request.GET},
+        today=casino_calendar(player.casino).day_of(now),
+    )
+    slip = names = None
+    if form.is_valid():
+        slip = player_rating(
+            player=player, first=form.cleaned_data["start"], last=form.cleaned_data["end"], now=now
+        )
+        names = rating_session_names(slip)
+    context = {
+        "data": data,
+        "rating_form": form,
+        "slip": slip,
+        "slip_sessions": [(names[line.session_id], line) for line in slip.sessions] if slip and names else [],
+        "rating_query": urlencode({k: form.data[k] for k in ("start", "end") if form.data.get(k)}),
+        **nav_context(request),
+    }
+    return render(request, "review/player.html", context)

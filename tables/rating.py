@@ -92,6 +92,12 @@ class RatingLine:
         return self.seated // dt.timedelta(seconds=1)
 
     @property
+    def seated_hms(self) -> str:
+        """Time seated as hours:minutes:seconds (``2:24:12``): digits every language reads."""
+        hours, rest = divmod(self.seconds, 3600)
+        return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
+
+    @property
     def average_stake(self) -> Fraction | None:
         return Fraction(self.staked, self.bets) if self.bets else None
 

@@ -3,6 +3,7 @@
 - ``{{ seat.chips|chips }}``: a chip amount (``10,000`` / ``10 000``);
 - ``{{ line.net|signed_chips }}``: a gain or a loss (``+1,250``, ``-300``);
 - ``{{ page.average_bet|average_chips }}``: an average stake, to the whole chip;
+- ``{{ line.theoretical|exact_chips }}``: an expectation in chips, to the hundredth;
 - ``{{ row.rate|percent:1 }}``, ``{{ ev|signed_percent }}``: a share as a percentage;
   ``{{ row.difference|signed_points:3 }}``: percentage points, the unit left to the template.
 
@@ -33,6 +34,11 @@ def signed_chips(value: Any) -> str:
 @register.filter
 def average_chips(value: Any) -> str:
     return numbers.average_chips(value)
+
+
+@register.filter
+def exact_chips(value: Any, digits: Any = 2) -> str:
+    return numbers.exact_chips(value, int(digits))
 
 
 @register.filter

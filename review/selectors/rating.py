@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from dataclasses import dataclass
 from fractions import Fraction
 
 from django.db.models import Q, Sum
@@ -24,11 +25,17 @@ from chemin_de_fer.engine.odds import expected_levy_at_rate
 from chemin_de_fer.engine.profiles import profile_from_dict
 from ledger.models import Account, Entry, TransactionKind
 from tables.gaming_day import casino_calendar
-from tables.models import BankTax, Bet, Coup, Player, Seat, SessionPause
+from tables.models import BankTax, Bet, Coup, Player, Seat, SessionPause, TableSession
 from tables.rating import CoupPlayed, FeePaid, Pause, RatingSlip, Stay, rating_slip
 
-#: the longest period one slip covers: a year of gaming days keeps a page's read bounded
-RATING_MAX_DAYS = 366
+
+@dataclass(frozen=True)
+class SessionName:
+    """How a slip's session line names its session: the table and when it opened."""
+
+    table_id: int
+    table_name: str
+    opened_at: dt.datetime
 
 
 def _stays(player: Player, begin: dt.datetime, end: dt.datetime, now: dt.datetime) -> list[Stay]:
@@ -147,3 +154,14 @@ def player_rating(*, player: Player, first: dt.date, last: dt.date, now: dt.date
         coups=_coups(player, begin, end),
         fees=_fees(player, begin, end),
     )
+
+
+def rating_session_names(slip: RatingSlip) -> dict[int, SessionName]:
+    """The table and opening of every session on the slip, by session id."""
+    ids = [line.session_id for line in slip.sessions if line.session_id is not None]
+    return {
+        pk: SessionName(table_id=table_id, table_name=name, opened_at=opened)
+        for pk, table_id, name, opened in TableSession.objects.filter(pk__in=ids).values_list(
+            "pk", "table_id", "table__name", "opened_at"
+        )
+    }

@@ -117,3 +117,23 @@ def test_a_sentence_says_its_numbers_as_the_page_writes_chips() -> None:
         assert say(odd, translation.gettext) == "amount must be a positive whole number of chips, not -1,500"
     with translation.override("fr"):
         assert say(refused, translation.gettext) == "il ne reste que 12\xa0500 de la banque à couvrir"
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", ["6.88", "1,234.50", "0.00", "—", "2.12"]),
+        ("fr", ["6,88", "1\xa0234,50", "0,00", "—", "2,12"]),
+        ("ru", ["6,88", "1\xa0234,50", "0,00", "—", "2,12"]),
+    ],
+)
+def test_an_expectation_in_chips_to_the_hundredth(lang: str, expected: list[str]) -> None:
+    with translation.override(lang):
+        shown = [
+            numbers.exact_chips(Fraction(2099356568280, 305162919061)),  # 6.8795…
+            numbers.exact_chips(Fraction(2469, 2)),
+            numbers.exact_chips(0),
+            numbers.exact_chips(None),
+            numbers.exact_chips(Fraction(2125, 1000)),  # half-even: 2.125 → 2.12
+        ]
+    assert shown == expected

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from fractions import Fraction
 
 import pytest
+from django.conf import settings
+from django.urls import reverse
 from django.utils import timezone
 
 from cage.selectors import player_chips
@@ -123,3 +126,86 @@ def test_card_money_is_a_fee_he_paid_and_the_house_expected(croupier, club_table
         player_rating(player=floor.players[2], first=yesterday, last=yesterday, now=timezone.now()).total.fees
         == 0
     )
+
+
+# ------------------------------------------------------------------------------ the player's page
+def cells(html: str, row: str) -> dict[str, str]:
+    """The figures of the first rating row marked ``row`` (data-testid), by their own test ids."""
+    start = html.index(f'data-testid="{row}"')
+    part = html[start : html.index("</tr>", start)]
+    return dict(re.findall(r'data-testid="(\w+)">([^<]*)<', part))
+
+
+def test_the_players_page_shows_his_slip(client, pit_boss, croupier, table) -> None:
+    floor, t0 = played_night(croupier, table)
+    first, last = whole_night(floor, t0)
+    client.force_login(pit_boss)
+    url = reverse("review:player", args=[floor.players[1].pk])
+    answer = client.get(url, {"start": first.isoformat(), "end": last.isoformat()})
+    assert answer.status_code == 200
+    html = answer.content.decode()
+    assert cells(html, "rating-total") == {
+        "seated": "2:24:12",
+        "coups": "2",
+        "banked": "2",
+        "staked": "0",
+        "average": "—",
+        "largest": "0",
+        "net": "+90",
+        "levy": "10",
+        "fees": "0",
+        "theoretical": "6.88",  # 300 x 0.022930 (docs/odds.md, casino profile on 8 decks)
+        "actual": "10",
+    }
+    assert cells(html, "rating-session")["seated"] == "2:24:12"
+    assert f"{table.name} · " in html
+    assert answer.context["slip"].total.expected_levy == PER_CHIP * 300
+
+
+def test_the_slip_in_french_and_russian(client, pit_boss, croupier, table) -> None:
+    floor, t0 = played_night(croupier, table)
+    first, last = whole_night(floor, t0)
+    client.force_login(pit_boss)
+    url = reverse("review:player", args=[floor.players[1].pk])
+    query = {"start": first.isoformat(), "end": last.isoformat()}
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+    french = client.get(url, query).content.decode()
+    assert "Évaluation" in french and "Temps assis" in french
+    assert cells(french, "rating-total")["theoretical"] == "6,88"
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "ru"
+    russian = client.get(url, query).content.decode()
+    assert (
+        "Рейтинг" in russian
+        and "Время за столом" in russian
+        and cells(russian, "rating-total")["theoretical"] == "6,88"
+    )
+
+
+def test_a_reversed_period_is_refused_on_the_page(client, pit_boss, croupier, table) -> None:
+    floor, _t0 = played_night(croupier, table)
+    client.force_login(pit_boss)
+    answer = client.get(
+        reverse("review:player", args=[floor.players[1].pk]), {"start": "2026-12-05", "end": "2026-12-01"}
+    )
+    assert answer.status_code == 200
+    html = answer.content.decode()
+    assert "The period starts after it ends." in html
+    assert answer.context["slip"] is None and 'data-testid="rating-total"' not in html
+
+
+def test_a_bad_date_is_refused_on_the_page(client, pit_boss, croupier, table) -> None:
+    floor, _t0 = played_night(croupier, table)
+    client.force_login(pit_boss)
+    answer = client.get(reverse("review:player", args=[floor.players[1].pk]), {"start": "yesterday"})
+    assert answer.status_code == 200
+    assert answer.context["slip"] is None
+    assert 'data-testid="rating-error"' in answer.content.decode()
+
+
+@pytest.mark.parametrize("persona", ["croupier", "cashier", "outsider"])
+def test_who_may_not_see_a_slip(client, request, croupier, table, persona) -> None:
+    floor, _t0 = played_night(croupier, table)
+    client.force_login(request.getfixturevalue(persona))
+    answer = client.get(reverse("review:player", args=[floor.players[1].pk]))
+    assert answer.status_code == 403
+    assert b"rating" not in answer.content.lower() and b"+90" not in answer.content
