@@ -25,6 +25,7 @@ urlpatterns = [
     path("api/v1/auth/token/", apis.TokenView.as_view(), name="api-token"),
     path("api/v1/", include("cage.api_urls")),
     path("api/v1/", include("reports.api_urls")),
+    path("api/v1/", include("review.api_urls")),
     path("api/v1/", include("tables.api.urls")),
     path("table/", include("tables.urls")),
     path("cage/", include("cage.urls")),
