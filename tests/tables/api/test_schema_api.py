@@ -35,8 +35,12 @@ def test_the_schema_describes_every_endpoint(pit_boss) -> None:
     # report runs (reports/runs/, reports/runs/{id}/, reports/runs/{id}/file), and the older games'
     # seven (tables/{id}/game/, tables/{id}/game-coups/, game-coups/, game-coups/{id}/,
     # game-coups/{id}/steps/, game-coups/{id}/void/, sessions/{id}/fund-dues/), and the voids
-    # waiting for a second pit boss (void-requests/, void-requests/{id}/approve/, …/refuse/)
-    assert len(table_api) == 51
+    # waiting for a second pit boss (void-requests/, void-requests/{id}/approve/, …/refuse/), and a
+    # player's rating slip (players/{id}/rating/)
+    assert len(table_api) == 52
+    rating = paths["/api/v1/players/{player_id}/rating/"]["get"]
+    assert [p["name"] for p in rating["parameters"] if p["in"] == "query"] == ["from", "to"]
+    assert {"200", "400", "403", "404"} <= set(rating["responses"])
     assert "/api/v1/coups/{coup_id}/withdraw/" in table_api
     assert {
         "/api/v1/void-requests/",
