@@ -118,6 +118,7 @@ SCREEN_WORDS: tuple[str, ...] = (
     gettext_noop("Levy (percentage tax)"),
     gettext_noop("Hourly fees and card money"),
     gettext_noop("House win"),
+    gettext_noop("Player ratings"),
     gettext_noop("Audit trail"),
     gettext_noop("Coup records"),
 )

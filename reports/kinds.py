@@ -23,6 +23,7 @@ from reports.builders.coup_records import coup_records_report
 from reports.builders.fees import fees_report
 from reports.builders.house_win import house_win_report
 from reports.builders.levy import levy_report
+from reports.builders.player_ratings import player_ratings_report
 from reports.model import RecordReport, Report
 from reports.writers import csv as csv_writer
 from reports.writers import jsonl as jsonl_writer
@@ -118,6 +119,16 @@ KINDS: dict[str, KindInfo] = {
             action="tables.housewin.export",
         ),
         KindInfo(
+            slug="player-ratings",
+            title="Player ratings",
+            description="Per player, session and gaming day: time seated, coups played and banked, "
+            "stakes, net result, levy and fees paid, and the house's theoretical revenue beside the actual.",
+            formats=TABULAR,
+            by_table=False,
+            needs_casino=True,
+            action="tables.player.rating_export",
+        ),
+        KindInfo(
             slug="audit-trail",
             title="Audit trail",
             description="Every event, with all it takes to re-verify the hash chain offline, ending with "
@@ -179,6 +190,8 @@ def report_build(request: ReportRequest, scope: Scope) -> Report | RecordReport:
         return fees_report(scope)
     if request.kind == "house-win":
         return house_win_report(scope)
+    if request.kind == "player-ratings":
+        return player_ratings_report(scope)
     # Every JSON Lines report carries the audit chains' signed heads (its casino's chain's, or every
     # chain's), all appended to the anchor file: a tail deleted later contradicts the reports
     # already handed out (docs/audit.md).
