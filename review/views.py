@@ -537,7 +537,11 @@ def player_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
         "data": data,
         "rating_form": form,
         "slip": slip,
-        "slip_sessions": [(names[line.session_id], line) for line in slip.sessions] if slip and names else [],
+        "slip_sessions": [
+            (names[line.session_id], line) for line in slip.sessions if line.session_id is not None
+        ]
+        if slip and names
+        else [],
         "rating_query": urlencode({k: form.data[k] for k in ("start", "end") if form.data.get(k)}),
         **nav_context(request),
     }

@@ -111,6 +111,19 @@ class RatingLine:
         """The house's actual revenue from him: the levy and fees charged."""
         return self.levy + self.fees
 
+    def add_line(self, other: RatingLine) -> None:
+        """Add another line's figures (several players' totals in one)."""
+        self.seated += other.seated
+        self.coups += other.coups
+        self.banked += other.banked
+        self.bets += other.bets
+        self.staked += other.staked
+        self.largest_stake = max(self.largest_stake, other.largest_stake)
+        self.net += other.net
+        self.levy += other.levy
+        self.fees += other.fees
+        self.expected_levy += other.expected_levy
+
     def add_coup(self, coup: CoupPlayed) -> None:
         self.coups += 1
         self.banked += coup.banked

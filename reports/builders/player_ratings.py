@@ -105,10 +105,7 @@ def _lines(scope: Scope) -> Iterator[Line]:
         for line in slip.days:
             yield Line((*who, "gaming day", line.day, None, None, *_figures(line)), LineKind.SUBTOTAL)
         yield Line((*who, "player", None, None, None, *_figures(slip.total)), LineKind.SUBTOTAL)
-        total.seated += slip.total.seated
-        for name in ("coups", "banked", "bets", "staked", "net", "levy", "fees", "expected_levy"):
-            setattr(total, name, getattr(total, name) + getattr(slip.total, name))
-        total.largest_stake = max(total.largest_stake, slip.total.largest_stake)
+        total.add_line(slip.total)
     yield Line((None, "all players", "period", None, None, None, *_figures(total)), LineKind.TOTAL)
 
 

@@ -6,7 +6,7 @@ import datetime as dt
 from fractions import Fraction
 
 from tables.gaming_day import GamingCalendar
-from tables.rating import CoupPlayed, FeePaid, Pause, Stay, rating_slip
+from tables.rating import CoupPlayed, FeePaid, Pause, RatingLine, Stay, rating_slip
 
 UTC = dt.UTC
 CAL = GamingCalendar(cutoff=dt.time(6, 0), time_zone="UTC")
@@ -113,3 +113,37 @@ def test_stakes_results_levy_and_theory() -> None:
 def test_nothing_in_the_period_is_an_empty_slip() -> None:
     slip = rating_slip(first=DAY, last=DAY, calendar=CAL, stays=[], pauses=[], coups=[], fees=[])
     assert (slip.sessions, slip.days, slip.total.seconds, slip.total.average_stake) == ([], [], 0, None)
+
+
+def test_lines_add_up() -> None:
+    coups = [
+        CoupPlayed(1, at(1, 21), stake=40, banked=False, net=40),
+        CoupPlayed(1, at(1, 22), stake=0, banked=True, net=-7, levy=3, expected_levy=Fraction(1, 7)),
+    ]
+    one = rating_slip(
+        first=DAY,
+        last=DAY,
+        calendar=CAL,
+        stays=[Stay(1, at(1, 20), at(1, 21))],
+        pauses=[],
+        coups=coups,
+        fees=[FeePaid(1, at(1, 21), 5)],
+    ).total
+    total = RatingLine()
+    total.add_line(one)
+    total.add_line(one)
+    assert (total.seconds, total.coups, total.banked, total.bets, total.staked, total.largest_stake) == (
+        7200,
+        4,
+        2,
+        2,
+        80,
+        40,
+    )
+    assert (total.net, total.levy, total.fees, total.expected_levy, total.average_stake) == (
+        66,
+        6,
+        10,
+        Fraction(2, 7),
+        40,
+    )
