@@ -4,6 +4,7 @@ of its legal next steps is the same thing (older_games.engine.game_play says wha
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from core.sentence import Sentence
-from ledger.models import Transaction
+from ledger.models import GAME_COUP_KINDS, Account, Entry, Transaction
 from older_games.engine import game_play
 from older_games.engine.game_play import FUND, POOL
 from older_games.services import (
@@ -29,6 +30,7 @@ from older_games.services import (
     unpaid_dues_refusal,
 )
 from tables.models import Casino, GameCoup, Player, Table, TableSession
+from tables.rating import CoupPlayed
 from tables.wording import PARTY_LABELS
 
 
@@ -235,3 +237,47 @@ def game_coup_records(
         coups = coups.filter(table__casino=casino)
     for coup in coups.order_by("created_at", "pk").iterator(chunk_size=500):
         yield (coup.created_at, 1, coup.pk), game_coup_exported_record(coup)
+
+
+def game_rating_coups(*, player: Player, start: dt.datetime, end: dt.datetime) -> list[CoupPlayed]:
+    """His settled coups of the older games ended in [start, end), for his rating slip
+    (tables.rating): as banker, a bank held (no stake); as a punter, his stake is what he put at
+    risk on the coup (the game's ``exposure``: Landsknecht's cover, old baccarat's stake, Macao's
+    most a banker's 9 collects); his net is what the coup's postings moved on his account. The
+    older games charge no levy."""
+    key = player_key(player)
+    coups = [
+        c
+        for c in GameCoup.objects.filter(
+            table__casino_id=player.casino_id,
+            state=GameCoup.State.SETTLED,
+            ended_at__gte=start,
+            ended_at__lt=end,
+        ).order_by("ended_at", "pk")
+        if c.banker_id == player.pk or key in c.seating.get("punters", ())
+    ]
+    nets: dict[int, int] = {}
+    for coup_id, amount in Entry.objects.filter(
+        account__kind=Account.Kind.PLAYER,
+        account__player=player,
+        transaction__kind__in=GAME_COUP_KINDS,
+        transaction__game_coup_id__in=[c.pk for c in coups],
+    ).values_list("transaction__game_coup_id", "amount"):
+        nets[coup_id] = nets.get(coup_id, 0) + amount
+    rows = []
+    for coup in coups:
+        banked = coup.banker_id == player.pk
+        stake = 0 if banked else game_play.play_for(coup.game).exposure(coup_state(coup)).get(key, 0)
+        if not (banked or stake or nets.get(coup.pk)):
+            continue  # seated at the coup but not in it (a Landsknecht punter who covered nothing)
+        assert coup.ended_at is not None  # settled coups only
+        rows.append(
+            CoupPlayed(
+                session_id=coup.session_id,
+                at=coup.ended_at,
+                stake=stake,
+                banked=banked,
+                net=nets.get(coup.pk, 0),
+            )
+        )
+    return rows

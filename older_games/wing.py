@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ledger.books import BooksReport
     from tables.games import LiveCoup, URLs
     from tables.models import Casino, Seat, Table, TableSession
+    from tables.rating import CoupPlayed
 
 
 class OlderGames:
@@ -112,6 +113,11 @@ class OlderGames:
         from older_games.review import alert_candidates
 
         return list(alert_candidates(now=now, thresholds=thresholds))
+
+    def rating_coups(self, *, player: Any, start: dt.datetime, end: dt.datetime) -> list[CoupPlayed]:
+        from older_games.selectors import game_rating_coups
+
+        return game_rating_coups(player=player, start=start, end=end)
 
     def books_checks(self) -> Sequence[Callable[[BooksReport], None]]:
         from older_games import books

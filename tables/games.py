@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from core.types import Staff
     from ledger.books import BooksReport
+    from tables.rating import CoupPlayed
 
 URLs = list[URLPattern | URLResolver]
 
@@ -122,6 +123,11 @@ class GameWing(Protocol):
     ) -> Iterable[tuple[Any, dict[str, Any]]]:
         """The game's settled coups created in [start, end) as coup records, oldest first, each with
         its sort key ``(created_at, 1, pk)`` (the coup-records report merges the games by it)."""
+
+    def rating_coups(self, *, player: Any, start: dt.datetime, end: dt.datetime) -> list[CoupPlayed]:
+        """The game's coups settled in [start, end) that ``player`` staked on or banked, as his
+        rating slip counts them (tables.rating): his stake, whether he banked, his net, the levy,
+        for a game whose coups are not the floor's own (review.selectors.rating reads those)."""
 
     # ----------------------------------------------------------------------------- offline
     def offline_judges(self) -> Mapping[str, GameJudge]:

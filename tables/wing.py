@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ledger.books import BooksReport
     from tables.games import LiveCoup, URLs
     from tables.models import Casino, Seat, Table, TableSession
+    from tables.rating import CoupPlayed
 
 CHEMIN_DE_FER = "chemin-de-fer"
 
@@ -83,6 +84,9 @@ class ChemindeFer:
 
     def alert_candidates(self, *, now: dt.datetime, thresholds: Any) -> list[Any]:
         return []  # the alerts' scan reads the floor's own coups itself
+
+    def rating_coups(self, *, player: Any, start: dt.datetime, end: dt.datetime) -> list[CoupPlayed]:
+        return []  # the rating slip reads the floor's own coups itself
 
     def books_checks(self) -> Sequence[Callable[[BooksReport], None]]:
         from tables.money.books import coup_books_check

@@ -24,6 +24,7 @@ from django.db.models import Q, Sum
 from chemin_de_fer.engine.odds import expected_levy_at_rate
 from chemin_de_fer.engine.profiles import profile_from_dict
 from ledger.models import Account, Entry, TransactionKind
+from tables.games import wings
 from tables.gaming_day import casino_calendar
 from tables.models import BankTax, Bet, Coup, Player, Seat, SessionPause, TableSession
 from tables.rating import CoupPlayed, FeePaid, Pause, RatingSlip, Stay, rating_slip
@@ -151,7 +152,11 @@ def player_rating(*, player: Player, first: dt.date, last: dt.date, now: dt.date
         calendar=calendar,
         stays=stays,
         pauses=_pauses({s.session_id for s in stays}, now),
-        coups=_coups(player, begin, end),
+        # chemin de fer's coups are the floor's own; every other game's come through its wing
+        coups=[
+            *_coups(player, begin, end),
+            *(c for wing in wings() for c in wing.rating_coups(player=player, start=begin, end=end)),
+        ],
         fees=_fees(player, begin, end),
     )
 
