@@ -70,6 +70,20 @@ def test_translations_keep_the_placeholders_of_their_source(lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_plural_entry_has_each_form_its_language_counts(lang: str) -> None:
+    """A plural entry short of a form (Russian counts four: one, few, many and the fractions) makes
+    ``msgfmt --check`` refuse the catalogue, and the missing form falls back to English on screen."""
+    po = catalogue(lang)
+    wanted = int(re.search(r"nplurals\s*=\s*(\d+)", po.metadata["Plural-Forms"]).group(1))
+    short = {
+        e.msgid: len(e.msgstr_plural)
+        for e in po.translated_entries()
+        if e.msgid_plural and len(e.msgstr_plural) != wanted
+    }
+    assert short == {}, f"{lang}: plural entries without their {wanted} forms ({FIX}): {short}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_committed_mo_is_the_po_compiled(lang: str) -> None:
     """The .mo files are committed (no gettext needed to run the site): each must say exactly what
     its .po says, or the screens show yesterday's words."""
