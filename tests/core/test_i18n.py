@@ -74,7 +74,9 @@ def test_every_plural_entry_has_each_form_its_language_counts(lang: str) -> None
     """A plural entry short of a form (Russian counts four: one, few, many and the fractions) makes
     ``msgfmt --check`` refuse the catalogue, and the missing form falls back to English on screen."""
     po = catalogue(lang)
-    wanted = int(re.search(r"nplurals\s*=\s*(\d+)", po.metadata["Plural-Forms"]).group(1))
+    header = re.search(r"nplurals\s*=\s*(\d+)", po.metadata["Plural-Forms"])
+    assert header is not None, f"{lang}: the header names no nplurals"
+    wanted = int(header.group(1))
     short = {
         e.msgid: len(e.msgstr_plural)
         for e in po.translated_entries()
