@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -34,6 +33,7 @@ from chemin_de_fer.engine.interchange import verdict_to_dict
 from chemin_de_fer.engine.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup
 from chemin_de_fer.engine.profiles import Side
 from chemin_de_fer.engine.punters import seat_key, spectator_key
+from core.atomic import service_atomic
 from core.errors import DomainError
 from core.sentence import said, why
 from core.types import Staff
@@ -124,7 +124,7 @@ class StepResult:
 
 
 # --------------------------------------------------------------------------------- starting a coup
-@transaction.atomic
+@service_atomic
 def coup_start(
     *,
     actor: Staff,
@@ -242,7 +242,7 @@ def coup_step_expected(coup: Coup, expected_step: int | None) -> None:
 
 
 # ------------------------------------------------------------------------------------- every step
-@transaction.atomic
+@service_atomic
 def coup_step_record(
     *,
     actor: Staff,
@@ -371,7 +371,9 @@ def _reveal(*, actor: Staff, coup: Coup, verdict: Verdict, state: CoupProgress) 
         bank_after_coup(
             actor=actor, coup=coup, outcome=verdict.outcome.value, next_bank_min=settlement.next_bank_min
         )
-    shoe.refresh_from_db(fields=["stop_reached", "state"])
+    # ``shoe`` is the row lock_coup locked for this step, and every change of it in the step (a
+    # card reaching the stop card, tables.services.shoes) was made on this same instance: it is
+    # the shoe as it stands, with no need to read it again
     if shoe.stop_reached and shoe.state == Shoe.State.OPEN:
         shoe_close_locked(actor=actor, shoe=shoe, reason="stop card reached")
     return tax

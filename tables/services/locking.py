@@ -39,8 +39,12 @@ from tables.permissions import check_croupier_at
 
 def lock_session(session: TableSession | int) -> TableSession:
     """Lock the session's table, then the session itself (not its table's casino or profile)."""
-    session_id = session if isinstance(session, int) else session.pk
-    table_id = TableSession.objects.values_list("table_id", flat=True).get(pk=session_id)
+    if isinstance(session, int):
+        session_id = session
+        table_id = TableSession.objects.values_list("table_id", flat=True).get(pk=session_id)
+    else:
+        # a session never changes table: the instance's own says which one to lock, with no read
+        session_id, table_id = session.pk, session.table_id
     Table.objects.select_for_update().get(pk=table_id)
     return (
         TableSession.objects.select_for_update(of=("self",))
