@@ -63,7 +63,6 @@ from tables.models import (
     TableSession,
 )
 from tables.money import floor as money
-from tables.permissions import check_croupier_at
 from tables.services.banks import bank_after_coup
 from tables.services.locking import lock_coup, session_lock_at_table
 from tables.services.series import series_check_coup_allowed
@@ -253,9 +252,7 @@ def coup_step_record(
     idempotency_key: str = "",
 ) -> StepResult:
     """Record one step of the coup. ``expected_step`` is the step count the client last saw."""
-    coup = lock_coup(coup)
-    table = coup.shoe.table
-    check_croupier_at(actor, table)
+    coup = lock_coup(coup, croupier=actor)  # and checks he is the croupier on shift at its table
     if coup.state != Coup.State.OPEN:
         raise CoupConflict(
             f"This coup is {coup.state.replace('_', ' ')}: no more steps.", current_step=coup.step_count

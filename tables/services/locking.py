@@ -28,13 +28,13 @@ the croupier's screens run it once more, then answer "retry" (core.transient).
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 
 from audit.rows import rows_loaded
 from core.types import Staff
 from tables import sql
 from tables.models import Coup, GameCoup, Table, TableSession
-from tables.permissions import check_croupier_at
+from tables.permissions import NOT_THE_CROUPIER_HERE, check_croupier_at, croupier_shift_question
 
 
 def lock_session(session: TableSession | int) -> TableSession:
@@ -53,18 +53,30 @@ def lock_session(session: TableSession | int) -> TableSession:
     )
 
 
-def lock_coup(coup: Coup | int) -> Coup:
+def lock_coup(coup: Coup | int, *, croupier: Staff | None = None) -> Coup:
     """Lock the coup's table, its shoe and the coup (in that order) and return the fresh coup, with
-    its shoe, table, rule profile, casino, bank turn and banker's seat loaded.
+    its shoe, table, rule profile, casino, bank turn and banker's seat loaded. ``croupier``: check
+    that he is the croupier on shift at the coup's table (``check_croupier_at``, PermissionDenied)
+    once the locks are taken, asked by the statement that locks the table.
 
     Small statements rather than one that joins the seven rows, in SQL (tables/sql.py): every step
     of every coup takes this path, and PostgreSQL spent longer *planning* a seven-table join than
     running the whole step's other statements, and Django longer compiling it; the rows each
     statement returns are put together here instead (docs/benchmarks.md, "Many tables at once")."""
     coup_id = coup if isinstance(coup, int) else coup.pk
-    table, shoe_id = sql.coup_table_lock(coup_id)  # the coup's place read and its table locked
+    question = croupier_shift_question(croupier) if croupier is not None else None
+    if question is not None:
+        # the coup's place read, its table locked and the croupier's shift there asked, at once
+        table, shoe_id, on_shift = sql.coup_table_lock_on_shift(
+            coup_id, user_id=question.user_id, at=question.at, role=question.role
+        )
+    else:
+        table, shoe_id = sql.coup_table_lock(coup_id)  # the coup's place read and its table locked
+        on_shift = False  # checked only where a croupier is named (he cannot be one: no question)
     shoe = sql.shoe_lock(shoe_id)
     locked = sql.coup_lock(coup_id)
+    if croupier is not None and not on_shift:
+        raise PermissionDenied(NOT_THE_CROUPIER_HERE)
     # its state as locked, before the service changes it: the binding of the service's audit event
     # carries it, so a change made between two steps behind the application's back is found
     rows_loaded(locked)
