@@ -91,6 +91,15 @@ def _lock_sql(vendor: str) -> dict[str, str]:
 """
             for role in (False, True)
         },
+        # the table's lock alone (lock_session's first), with the same question of a croupier
+        **{
+            f"table_on_shift{'_role' if role else ''}": f"""
+    SELECT {_on_shift_exists('t."id"', 't."casino_id"', role)}
+      FROM {_table(Table)} t
+     WHERE t.id = %s{lock_clause("t")}
+"""
+            for role in (False, True)
+        },
         "shoe": f"SELECT {_columns('s', Shoe)} FROM {_table(Shoe)} s WHERE s.id = %s{lock_clause()}",
         "coup": f"""
     SELECT {_columns("c", Coup)}, {_columns("b", BankTurn)}, {_columns("e", Seat)}
@@ -154,6 +163,17 @@ def coup_table_lock_on_shift(
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
     return _table_loaded(rows[0][2:]), int(rows[0][0]), bool(rows[0][1])
+
+
+def table_lock_on_shift(table_id: int, *, user_id: int, at: dt.datetime, role: str | None = None) -> bool:
+    """Lock the table row alone, and say in the same statement whether user ``user_id`` holds a
+    shift there at ``at`` (``croupier_on_shift``; ``role`` given: he holds that group too)."""
+    when = connection.ops.adapt_datetimefield_value(at)
+    params: list[object] = [user_id, when, when, *([role] if role is not None else []), table_id]
+    rows = rows_fetch(_locking("table_on_shift_role" if role is not None else "table_on_shift"), params)
+    if not rows:
+        raise Table.DoesNotExist(f"Table {table_id} does not exist.")
+    return bool(rows[0][0])
 
 
 def _table_loaded(row: tuple[object, ...]) -> Table:

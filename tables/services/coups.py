@@ -146,7 +146,9 @@ def coup_start(
     shoe = Shoe.objects.select_for_update().filter(table=table, state=Shoe.State.OPEN).first()
     if shoe is None or shoe.session_id != session.pk:
         raise ValidationError(gettext_noop("Start a shoe first."))
-    turn = BankTurn.objects.select_related("seat").filter(session=session, ended_at__isnull=True).first()
+    # with its player: the coup's banker, read in the same statement
+    open_turns = BankTurn.objects.filter(session=session, ended_at__isnull=True)
+    turn = open_turns.select_related("seat", "player").first()
     if turn is None:
         raise ValidationError(gettext_noop("Nobody holds the bank: choose the banker first."))
     blocking = [Coup.State.OPEN] if history else UNFINISHED_COUP_STATES

@@ -28,32 +28,51 @@ the croupier's screens run it once more, then answer "retry" (core.transient).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from audit.rows import rows_loaded
 from core.types import Staff
 from tables import sql
 from tables.models import Coup, GameCoup, Table, TableSession
-from tables.permissions import NOT_THE_CROUPIER_HERE, check_croupier_at, croupier_shift_question
+from tables.permissions import NOT_THE_CROUPIER_HERE, croupier_shift_question
+
+#: a lock taken with no croupier to check (``lock_session``, ``lock_coup``): a ``croupier`` given,
+#: even None (nobody logged in), is checked
+UNCHECKED: Any = object()
 
 
-def lock_session(session: TableSession | int) -> TableSession:
-    """Lock the session's table, then the session itself (not its table's casino or profile)."""
+def lock_session(session: TableSession | int, *, croupier: Any = UNCHECKED) -> TableSession:
+    """Lock the session's table, then the session itself (not its table's casino or profile).
+    ``croupier``: then check that he is the croupier on shift at the table (``check_croupier_at``,
+    PermissionDenied), asked by the statement that locks the table."""
     if isinstance(session, int):
         session_id = session
         table_id = TableSession.objects.values_list("table_id", flat=True).get(pk=session_id)
     else:
         # a session never changes table: the instance's own says which one to lock, with no read
         session_id, table_id = session.pk, session.table_id
-    Table.objects.select_for_update().get(pk=table_id)
-    return (
+    checked = croupier is not UNCHECKED
+    question = croupier_shift_question(croupier) if checked else None
+    if question is not None:
+        on_shift = sql.table_lock_on_shift(
+            table_id, user_id=question.user_id, at=question.at, role=question.role
+        )
+    else:
+        Table.objects.select_for_update().get(pk=table_id)
+        on_shift = False  # a croupier named but no question to ask: he cannot be one
+    locked = (
         TableSession.objects.select_for_update(of=("self",))
         .select_related("table", "table__profile", "table__casino")
         .get(pk=session_id)
     )
+    if checked and not on_shift:
+        raise PermissionDenied(NOT_THE_CROUPIER_HERE)
+    return locked
 
 
-def lock_coup(coup: Coup | int, *, croupier: Staff | None = None) -> Coup:
+def lock_coup(coup: Coup | int, *, croupier: Any = UNCHECKED) -> Coup:
     """Lock the coup's table, its shoe and the coup (in that order) and return the fresh coup, with
     its shoe, table, rule profile, casino, bank turn and banker's seat loaded. ``croupier``: check
     that he is the croupier on shift at the coup's table (``check_croupier_at``, PermissionDenied)
@@ -64,7 +83,8 @@ def lock_coup(coup: Coup | int, *, croupier: Staff | None = None) -> Coup:
     running the whole step's other statements, and Django longer compiling it; the rows each
     statement returns are put together here instead (docs/benchmarks.md, "Many tables at once")."""
     coup_id = coup if isinstance(coup, int) else coup.pk
-    question = croupier_shift_question(croupier) if croupier is not None else None
+    checked = croupier is not UNCHECKED
+    question = croupier_shift_question(croupier) if checked else None
     if question is not None:
         # the coup's place read, its table locked and the croupier's shift there asked, at once
         table, shoe_id, on_shift = sql.coup_table_lock_on_shift(
@@ -72,10 +92,10 @@ def lock_coup(coup: Coup | int, *, croupier: Staff | None = None) -> Coup:
         )
     else:
         table, shoe_id = sql.coup_table_lock(coup_id)  # the coup's place read and its table locked
-        on_shift = False  # checked only where a croupier is named (he cannot be one: no question)
+        on_shift = False  # a croupier named but no question to ask: he cannot be one
     shoe = sql.shoe_lock(shoe_id)
     locked = sql.coup_lock(coup_id)
-    if croupier is not None and not on_shift:
+    if checked and not on_shift:
         raise PermissionDenied(NOT_THE_CROUPIER_HERE)
     # its state as locked, before the service changes it: the binding of the service's audit event
     # carries it, so a change made between two steps behind the application's back is found
@@ -111,8 +131,7 @@ def session_lock_at_table(
     there for the shift, then (``must_be_open``) the session checked to be still open. Returns the
     locked session. A write that says in its own words why a closed session refuses it passes
     ``must_be_open=False`` and checks it itself."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
+    session = lock_session(session, croupier=actor)
     if must_be_open:
         require_open(session)
     return session
