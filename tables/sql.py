@@ -108,6 +108,20 @@ def _lock_sql(vendor: str) -> dict[str, str]:
       LEFT JOIN {_table(Seat)} e ON e.id = b.seat_id
      WHERE c.id = %s{lock_clause("c")}
 """,
+        # the same, and the coup's step rows with their actors (``coup_steps``), one row each: a
+        # step reads them all, one round trip less. Only the coup row is locked (its steps are
+        # written under the table's lock, taken before, so none can be written meanwhile)
+        "coup_with_steps": f"""
+    SELECT {_columns("c", Coup)}, {_columns("b", BankTurn)}, {_columns("e", Seat)},
+           {_columns("s", CoupStep)}, {_columns("u", _User)}
+      FROM {_table(Coup)} c
+      JOIN {_table(BankTurn)} b ON b.id = c.bank_turn_id
+      LEFT JOIN {_table(Seat)} e ON e.id = b.seat_id
+      LEFT JOIN {_table(CoupStep)} s ON s.coup_id = c.id
+      LEFT JOIN {_table(_User)} u ON u.id = s.actor_id
+     WHERE c.id = %s
+     ORDER BY s."index"{lock_clause("c")}
+""",
     }
 
 
@@ -196,7 +210,26 @@ def coup_lock(coup_id: int) -> Coup:
     rows = rows_fetch(_locking("coup"), [coup_id])
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    c, b, e = _split(rows[0], len(_COUP), len(_TURN), len(_SEAT))
+    return _coup_loaded(*_split(rows[0], len(_COUP), len(_TURN), len(_SEAT)))
+
+
+def coup_lock_with_steps(coup_id: int) -> tuple[Coup, list[CoupStep]]:
+    """``coup_lock`` and ``coup_steps`` in one statement: the locked coup (its bank turn and the
+    turn's seat loaded) and its step rows in order, each with its actor."""
+    rows = rows_fetch(_locking("coup_with_steps"), [coup_id])
+    if not rows:
+        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
+    parts = [_split(row, len(_COUP), len(_TURN), len(_SEAT), len(_STEP), len(_USER)) for row in rows]
+    coup = _coup_loaded(*parts[0][:3])
+    written = [(step, actor) for _, _, _, step, actor in parts if step[0] is not None]  # none: no step
+    steps = model_instances(CoupStep, _STEP, [step for step, _ in written])
+    actors = model_instances(_User, _USER, [actor for _, actor in written])
+    for step, actor in zip(steps, actors, strict=True):
+        step.actor = actor
+    return coup, steps
+
+
+def _coup_loaded(c: tuple[object, ...], b: tuple[object, ...], e: tuple[object, ...]) -> Coup:
     coup = model_instances(Coup, _COUP, [c])[0]
     turn = model_instances(BankTurn, _TURN, [b])[0]
     turn.seat = model_instances(Seat, _SEAT, [e])[0] if e[0] is not None else None

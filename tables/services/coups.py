@@ -37,7 +37,6 @@ from core.atomic import service_atomic
 from core.errors import DomainError
 from core.sentence import said, why
 from core.types import Staff
-from tables import sql
 from tables.engine_bridge import (
     banker_key,
     coup_replay,
@@ -64,7 +63,7 @@ from tables.models import (
 )
 from tables.money import floor as money
 from tables.services.banks import bank_after_coup
-from tables.services.locking import lock_coup, session_lock_at_table
+from tables.services.locking import lock_coup_with_steps, session_lock_at_table
 from tables.services.series import series_check_coup_allowed
 from tables.services.shoes import card_record, shoe_close_locked
 
@@ -254,7 +253,9 @@ def coup_step_record(
     idempotency_key: str = "",
 ) -> StepResult:
     """Record one step of the coup. ``expected_step`` is the step count the client last saw."""
-    coup = lock_coup(coup, croupier=actor)  # and checks he is the croupier on shift at its table
+    # and checks he is the croupier on shift at its table; with the coup's step rows and their
+    # actors (the answer shows who entered each step: StepResult.steps)
+    coup, rows = lock_coup_with_steps(coup, croupier=actor)
     if coup.state != Coup.State.OPEN:
         raise CoupConflict(
             f"This coup is {coup.state.replace('_', ' ')}: no more steps.", current_step=coup.step_count
@@ -262,8 +263,6 @@ def coup_step_record(
     coup_step_expected(coup, expected_step)
     if request.kind is Move.BANK_DECLARED:
         raise ValidationError(gettext_noop("The bank is declared when the coup starts."))
-    # with their actors: the answer shows who entered each step (StepResult.steps)
-    rows = sql.coup_steps(coup.pk)
     state = coup_replay(coup, rows)
     judged, bettor = _engine_step(coup, state, request, rows)
     payload = judged.payload

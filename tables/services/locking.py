@@ -35,7 +35,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from audit.rows import rows_loaded
 from core.types import Staff
 from tables import sql
-from tables.models import Coup, GameCoup, Table, TableSession
+from tables.models import Coup, CoupStep, GameCoup, Table, TableSession
 from tables.permissions import NOT_THE_CROUPIER_HERE, croupier_shift_question
 
 #: a lock taken with no croupier to check (``lock_session``, ``lock_coup``): a ``croupier`` given,
@@ -82,6 +82,16 @@ def lock_coup(coup: Coup | int, *, croupier: Any = UNCHECKED) -> Coup:
     of every coup takes this path, and PostgreSQL spent longer *planning* a seven-table join than
     running the whole step's other statements, and Django longer compiling it; the rows each
     statement returns are put together here instead (docs/benchmarks.md, "Many tables at once")."""
+    return _coup_locked(coup, croupier=croupier, with_steps=False)[0]
+
+
+def lock_coup_with_steps(coup: Coup | int, *, croupier: Any = UNCHECKED) -> tuple[Coup, list[CoupStep]]:
+    """``lock_coup``, and the coup's step rows in order, each with its actor (``sql.coup_steps``),
+    read by the statement that locks the coup: what a step replays."""
+    return _coup_locked(coup, croupier=croupier, with_steps=True)
+
+
+def _coup_locked(coup: Coup | int, *, croupier: Any, with_steps: bool) -> tuple[Coup, list[CoupStep]]:
     coup_id = coup if isinstance(coup, int) else coup.pk
     checked = croupier is not UNCHECKED
     question = croupier_shift_question(croupier) if checked else None
@@ -94,7 +104,15 @@ def lock_coup(coup: Coup | int, *, croupier: Any = UNCHECKED) -> Coup:
         table, shoe_id = sql.coup_table_lock(coup_id)  # the coup's place read and its table locked
         on_shift = False  # a croupier named but no question to ask: he cannot be one
     shoe = sql.shoe_lock(shoe_id)
-    locked = sql.coup_lock(coup_id)
+    steps: list[CoupStep] = []
+    if with_steps:
+        locked, steps = sql.coup_lock_with_steps(coup_id)
+        if (steps[-1].index if steps else 0) != locked.step_count:
+            # the counter always equals the last index (step_append): a step written beside the
+            # table's lock would show here; read them again, as they stand now the coup is locked
+            steps = sql.coup_steps(coup_id)
+    else:
+        locked = sql.coup_lock(coup_id)
     if checked and not on_shift:
         raise PermissionDenied(NOT_THE_CROUPIER_HERE)
     # its state as locked, before the service changes it: the binding of the service's audit event
@@ -102,7 +120,7 @@ def lock_coup(coup: Coup | int, *, croupier: Any = UNCHECKED) -> Coup:
     rows_loaded(locked)
     shoe.table = table
     locked.shoe = shoe
-    return locked
+    return locked, steps
 
 
 def lock_game_coup(coup: GameCoup | int) -> GameCoup:
