@@ -157,29 +157,53 @@ def table_casino_id(table: Table | int) -> int | None:
     return Table.objects.filter(pk=table).values_list("casino_id", flat=True).first()
 
 
+@dataclass(frozen=True, slots=True)
+class ShiftQuestion:
+    """What the database is asked of a user who may be a croupier on shift at a table
+    (tables/sql.py ``croupier_on_shift``): his id, the instant, and the group he must hold where
+    his roles are not read yet in this request (None: they are, and he holds it)."""
+
+    user_id: int
+    at: dt.datetime
+    role: str | None
+
+
+def croupier_shift_question(user: Any, at: dt.datetime | None = None) -> ShiftQuestion | None:
+    """The question to ask the database whether ``user`` is a croupier on shift at a table at
+    ``at`` (default now); None when he cannot be (not logged in, or not a croupier)."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    at = at or timezone.now()
+    if getattr(user, "_role_cache", None) is None:
+        # the user's roles not read yet in this request (every step of a coup): both in one query
+        return ShiftQuestion(user_id=user.pk, at=at, role=Role.CROUPIER.value)
+    if not _in_group(user, Role.CROUPIER):
+        return None
+    return ShiftQuestion(user_id=user.pk, at=at, role=None)
+
+
 def is_croupier_at(user: Any, table: Table | int, at: dt.datetime | None = None) -> bool:
     """Is ``user`` a croupier on shift at ``table`` at ``at`` (default now)?"""
-    if not getattr(user, "is_authenticated", False):
+    question = croupier_shift_question(user, at)
+    if question is None:
         return False
-    at = at or timezone.now()
     table_id = table if isinstance(table, int) else table.pk
     # the shift counts only at a casino he works for (a post withdrawn ends his say there at once);
     # one statement in SQL (tables/sql.py): every step of every coup asks it, and the ORM's join
     # through the table, the casino and the user cost more to build and plan than to run
     casino_id = table.casino_id if isinstance(table, Table) else None
-    if getattr(user, "_role_cache", None) is None:
-        # the user's roles not read yet in this request (every step of a coup): both in one query
-        return sql.croupier_on_shift(
-            user_id=user.pk, table_id=table_id, at=at, casino_id=casino_id, role=Role.CROUPIER.value
-        )
-    return _in_group(user, Role.CROUPIER) and sql.croupier_on_shift(
-        user_id=user.pk, table_id=table_id, at=at, casino_id=casino_id
+    return sql.croupier_on_shift(
+        user_id=question.user_id, table_id=table_id, at=question.at, casino_id=casino_id, role=question.role
     )
+
+
+#: the refusal of a write at a table by anyone but its croupier on shift
+NOT_THE_CROUPIER_HERE = "Only the croupier assigned to this table for the current shift may do this."
 
 
 def check_croupier_at(user: Any, table: Table | int) -> None:
     if not is_croupier_at(user, table):
-        raise PermissionDenied("Only the croupier assigned to this table for the current shift may do this.")
+        raise PermissionDenied(NOT_THE_CROUPIER_HERE)
 
 
 def can_approve(user: Any, casino_id: int | None = None) -> bool:

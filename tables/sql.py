@@ -75,6 +75,31 @@ def _lock_sql(vendor: str) -> dict[str, str]:
      WHERE t.id = (SELECT s.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id
                     WHERE c.id = %s){lock_clause("t")}
 """,
+        # the same, and whether the croupier asking holds a shift there now: the permission check
+        # every step makes, answered by the statement that locks the table (croupier_on_shift's
+        # question, its table and casino the locked row's)
+        **{
+            f"coup_table_on_shift{'_role' if role else ''}": f"""
+    SELECT (SELECT c.shoe_id FROM {_table(Coup)} c WHERE c.id = %s),
+           {_on_shift_exists('t."id"', 't."casino_id"', role)},
+           {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)}
+      FROM {_table(Table)} t
+      JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
+      JOIN {_table(Casino)} k ON k.id = t.casino_id
+     WHERE t.id = (SELECT s.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id
+                    WHERE c.id = %s){lock_clause("t")}
+"""
+            for role in (False, True)
+        },
+        # the table's lock alone (lock_session's first), with the same question of a croupier
+        **{
+            f"table_on_shift{'_role' if role else ''}": f"""
+    SELECT {_on_shift_exists('t."id"', 't."casino_id"', role)}
+      FROM {_table(Table)} t
+     WHERE t.id = %s{lock_clause("t")}
+"""
+            for role in (False, True)
+        },
         "shoe": f"SELECT {_columns('s', Shoe)} FROM {_table(Shoe)} s WHERE s.id = %s{lock_clause()}",
         "coup": f"""
     SELECT {_columns("c", Coup)}, {_columns("b", BankTurn)}, {_columns("e", Seat)}
@@ -82,6 +107,20 @@ def _lock_sql(vendor: str) -> dict[str, str]:
       JOIN {_table(BankTurn)} b ON b.id = c.bank_turn_id
       LEFT JOIN {_table(Seat)} e ON e.id = b.seat_id
      WHERE c.id = %s{lock_clause("c")}
+""",
+        # the same, and the coup's step rows with their actors (``coup_steps``), one row each: a
+        # step reads them all, one round trip less. Only the coup row is locked (its steps are
+        # written under the table's lock, taken before, so none can be written meanwhile)
+        "coup_with_steps": f"""
+    SELECT {_columns("c", Coup)}, {_columns("b", BankTurn)}, {_columns("e", Seat)},
+           {_columns("s", CoupStep)}, {_columns("u", _User)}
+      FROM {_table(Coup)} c
+      JOIN {_table(BankTurn)} b ON b.id = c.bank_turn_id
+      LEFT JOIN {_table(Seat)} e ON e.id = b.seat_id
+      LEFT JOIN {_table(CoupStep)} s ON s.coup_id = c.id
+      LEFT JOIN {_table(_User)} u ON u.id = s.actor_id
+     WHERE c.id = %s
+     ORDER BY s."index"{lock_clause("c")}
 """,
     }
 
@@ -125,6 +164,32 @@ def coup_table_lock(coup_id: int) -> tuple[Table, int]:
     return _table_loaded(rows[0][1:]), int(rows[0][0])
 
 
+def coup_table_lock_on_shift(
+    coup_id: int, *, user_id: int, at: dt.datetime, role: str | None = None
+) -> tuple[Table, int, bool]:
+    """``coup_table_lock``, and in the same statement ``croupier_on_shift`` of user ``user_id`` at
+    the coup's table at ``at`` (``role`` given: he holds that group too): the table, the coup's
+    shoe id and whether he is on shift there."""
+    when = connection.ops.adapt_datetimefield_value(at)
+    params: list[object] = [coup_id, user_id, when, when, *([role] if role is not None else []), coup_id]
+    statement = _locking("coup_table_on_shift_role" if role is not None else "coup_table_on_shift")
+    rows = rows_fetch(statement, params)
+    if not rows:
+        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
+    return _table_loaded(rows[0][2:]), int(rows[0][0]), bool(rows[0][1])
+
+
+def table_lock_on_shift(table_id: int, *, user_id: int, at: dt.datetime, role: str | None = None) -> bool:
+    """Lock the table row alone, and say in the same statement whether user ``user_id`` holds a
+    shift there at ``at`` (``croupier_on_shift``; ``role`` given: he holds that group too)."""
+    when = connection.ops.adapt_datetimefield_value(at)
+    params: list[object] = [user_id, when, when, *([role] if role is not None else []), table_id]
+    rows = rows_fetch(_locking("table_on_shift_role" if role is not None else "table_on_shift"), params)
+    if not rows:
+        raise Table.DoesNotExist(f"Table {table_id} does not exist.")
+    return bool(rows[0][0])
+
+
 def _table_loaded(row: tuple[object, ...]) -> Table:
     t, p, k = _split(row, len(_TABLE), len(_PROFILE), len(_CASINO))
     table = model_instances(Table, _TABLE, [t])[0]
@@ -145,7 +210,26 @@ def coup_lock(coup_id: int) -> Coup:
     rows = rows_fetch(_locking("coup"), [coup_id])
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    c, b, e = _split(rows[0], len(_COUP), len(_TURN), len(_SEAT))
+    return _coup_loaded(*_split(rows[0], len(_COUP), len(_TURN), len(_SEAT)))
+
+
+def coup_lock_with_steps(coup_id: int) -> tuple[Coup, list[CoupStep]]:
+    """``coup_lock`` and ``coup_steps`` in one statement: the locked coup (its bank turn and the
+    turn's seat loaded) and its step rows in order, each with its actor."""
+    rows = rows_fetch(_locking("coup_with_steps"), [coup_id])
+    if not rows:
+        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
+    parts = [_split(row, len(_COUP), len(_TURN), len(_SEAT), len(_STEP), len(_USER)) for row in rows]
+    coup = _coup_loaded(*parts[0][:3])
+    written = [(step, actor) for _, _, _, step, actor in parts if step[0] is not None]  # none: no step
+    steps = model_instances(CoupStep, _STEP, [step for step, _ in written])
+    actors = model_instances(_User, _USER, [actor for _, actor in written])
+    for step, actor in zip(steps, actors, strict=True):
+        step.actor = actor
+    return coup, steps
+
+
+def _coup_loaded(c: tuple[object, ...], b: tuple[object, ...], e: tuple[object, ...]) -> Coup:
     coup = model_instances(Coup, _COUP, [c])[0]
     turn = model_instances(BankTurn, _TURN, [b])[0]
     turn.seat = model_instances(Seat, _SEAT, [e])[0] if e[0] is not None else None
@@ -169,6 +253,13 @@ def _on_shift_sql(casino_given: bool, role_given: bool) -> str:
     casino = (
         "%s" if casino_given else f'(SELECT t."casino_id" FROM {_table(Table)} t WHERE t."id" = a."table_id")'
     )
+    return f"SELECT {_on_shift_exists('%s', casino, role_given)}"
+
+
+def _on_shift_exists(table: str, casino: str, role_given: bool) -> str:
+    """The EXISTS that says whether a user (``%s``) holds a shift at ``table`` covering an instant
+    (``%s`` twice) at a casino he works for (``casino``), and, ``role_given``, holds a group
+    (``%s``): the SQL expressions ``table`` and ``casino`` are a parameter or a column."""
     groups, group = _User.groups.through, _User.groups.field.related_model
     role = (
         f"""
@@ -177,13 +268,11 @@ def _on_shift_sql(casino_given: bool, role_given: bool) -> str:
         if role_given
         else ""
     )
-    return f"""
-    SELECT EXISTS (
+    return f"""EXISTS (
     SELECT 1 FROM {_table(CroupierAssignment)} a
-     WHERE a."user_id" = %s AND a."table_id" = %s AND a."shift_start" <= %s AND a."shift_end" > %s
+     WHERE a."user_id" = %s AND a."table_id" = {table} AND a."shift_start" <= %s AND a."shift_end" > %s
        AND EXISTS (SELECT 1 FROM {_table(CasinoStaff)} s
-                    WHERE s."user_id" = a."user_id" AND s."casino_id" = {casino}){role})
-"""
+                    WHERE s."user_id" = a."user_id" AND s."casino_id" = {casino}){role})"""
 
 
 def croupier_on_shift(

@@ -30,6 +30,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core.atomic import whole_transaction
 from core.errors import Conflict, DomainError
 from core.models import IdempotencyRecord
 from core.types import Staff
@@ -101,7 +102,8 @@ def idempotent_run(
     """Run ``work`` once for (``user``, ``key``); replay its first response afterwards.
 
     ``work`` returns ``(status, body)`` with a JSON-ready body. It runs inside the transaction that
-    holds the claim, so the services it calls join it (their ``atomic`` blocks become savepoints).
+    holds the claim, so the services it calls join it (their ``atomic`` blocks become savepoints, except a
+    ``core.atomic.service_atomic`` service's, which needs none: nothing here catches its failure).
     """
     key = idempotency_key_check(key)
     claimed = False
@@ -111,7 +113,10 @@ def idempotent_run(
                 user=user, key=key, fingerprint=fingerprint, created_at=timezone.now()
             )
             claimed = True
-            status, body = work()
+            # whatever the work raises leaves this block, and the claim goes with it: its services
+            # need no savepoints of their own (core.atomic)
+            with whole_transaction():
+                status, body = work()
             if status >= 400:
                 raise _Refused(status, body)
             record.status_code, record.response = status, body

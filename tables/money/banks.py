@@ -12,6 +12,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from core.atomic import service_atomic
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import account_find
 from ledger.services import (
@@ -66,7 +67,7 @@ def bank_check_holder(bank: Account, banker: Player, table: Table) -> None:
     )
 
 
-@transaction.atomic
+@service_atomic
 def bank_fund(
     *,
     coup: Coup,

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from chemin_de_fer.engine.coup import Settlement
+from core.atomic import service_atomic
 from ledger import selectors
 from ledger.models import Account, Transaction
 from ledger.services import (
@@ -112,7 +113,7 @@ def _live_provisional(coup: Coup) -> Transaction | None:
     return Transaction.objects.filter(coup=coup, kind=TKind.COUP_PROVISIONAL, reversals__isnull=True).first()
 
 
-@transaction.atomic
+@service_atomic
 def coup_settle(
     *,
     coup: Coup,

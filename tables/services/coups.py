@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -34,10 +33,10 @@ from chemin_de_fer.engine.interchange import verdict_to_dict
 from chemin_de_fer.engine.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup
 from chemin_de_fer.engine.profiles import Side
 from chemin_de_fer.engine.punters import seat_key, spectator_key
+from core.atomic import service_atomic
 from core.errors import DomainError
 from core.sentence import said, why
 from core.types import Staff
-from tables import sql
 from tables.engine_bridge import (
     banker_key,
     coup_replay,
@@ -63,9 +62,8 @@ from tables.models import (
     TableSession,
 )
 from tables.money import floor as money
-from tables.permissions import check_croupier_at
 from tables.services.banks import bank_after_coup
-from tables.services.locking import lock_coup, session_lock_at_table
+from tables.services.locking import lock_coup_with_steps, session_lock_at_table
 from tables.services.series import series_check_coup_allowed
 from tables.services.shoes import card_record, shoe_close_locked
 
@@ -124,7 +122,7 @@ class StepResult:
 
 
 # --------------------------------------------------------------------------------- starting a coup
-@transaction.atomic
+@service_atomic
 def coup_start(
     *,
     actor: Staff,
@@ -147,7 +145,9 @@ def coup_start(
     shoe = Shoe.objects.select_for_update().filter(table=table, state=Shoe.State.OPEN).first()
     if shoe is None or shoe.session_id != session.pk:
         raise ValidationError(gettext_noop("Start a shoe first."))
-    turn = BankTurn.objects.select_related("seat").filter(session=session, ended_at__isnull=True).first()
+    # with its player: the coup's banker, read in the same statement
+    open_turns = BankTurn.objects.filter(session=session, ended_at__isnull=True)
+    turn = open_turns.select_related("seat", "player").first()
     if turn is None:
         raise ValidationError(gettext_noop("Nobody holds the bank: choose the banker first."))
     blocking = [Coup.State.OPEN] if history else UNFINISHED_COUP_STATES
@@ -242,7 +242,7 @@ def coup_step_expected(coup: Coup, expected_step: int | None) -> None:
 
 
 # ------------------------------------------------------------------------------------- every step
-@transaction.atomic
+@service_atomic
 def coup_step_record(
     *,
     actor: Staff,
@@ -253,9 +253,9 @@ def coup_step_record(
     idempotency_key: str = "",
 ) -> StepResult:
     """Record one step of the coup. ``expected_step`` is the step count the client last saw."""
-    coup = lock_coup(coup)
-    table = coup.shoe.table
-    check_croupier_at(actor, table)
+    # and checks he is the croupier on shift at its table; with the coup's step rows and their
+    # actors (the answer shows who entered each step: StepResult.steps)
+    coup, rows = lock_coup_with_steps(coup, croupier=actor)
     if coup.state != Coup.State.OPEN:
         raise CoupConflict(
             f"This coup is {coup.state.replace('_', ' ')}: no more steps.", current_step=coup.step_count
@@ -263,8 +263,6 @@ def coup_step_record(
     coup_step_expected(coup, expected_step)
     if request.kind is Move.BANK_DECLARED:
         raise ValidationError(gettext_noop("The bank is declared when the coup starts."))
-    # with their actors: the answer shows who entered each step (StepResult.steps)
-    rows = sql.coup_steps(coup.pk)
     state = coup_replay(coup, rows)
     judged, bettor = _engine_step(coup, state, request, rows)
     payload = judged.payload
@@ -371,7 +369,9 @@ def _reveal(*, actor: Staff, coup: Coup, verdict: Verdict, state: CoupProgress) 
         bank_after_coup(
             actor=actor, coup=coup, outcome=verdict.outcome.value, next_bank_min=settlement.next_bank_min
         )
-    shoe.refresh_from_db(fields=["stop_reached", "state"])
+    # ``shoe`` is the row lock_coup locked for this step, and every change of it in the step (a
+    # card reaching the stop card, tables.services.shoes) was made on this same instance: it is
+    # the shoe as it stands, with no need to read it again
     if shoe.stop_reached and shoe.state == Shoe.State.OPEN:
         shoe_close_locked(actor=actor, shoe=shoe, reason="stop card reached")
     return tax

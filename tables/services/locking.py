@@ -28,45 +28,99 @@ the croupier's screens run it once more, then answer "retry" (core.transient).
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
 
 from audit.rows import rows_loaded
 from core.types import Staff
 from tables import sql
-from tables.models import Coup, GameCoup, Table, TableSession
-from tables.permissions import check_croupier_at
+from tables.models import Coup, CoupStep, GameCoup, Table, TableSession
+from tables.permissions import NOT_THE_CROUPIER_HERE, croupier_shift_question
+
+#: a lock taken with no croupier to check (``lock_session``, ``lock_coup``): a ``croupier`` given,
+#: even None (nobody logged in), is checked
+UNCHECKED: Any = object()
 
 
-def lock_session(session: TableSession | int) -> TableSession:
-    """Lock the session's table, then the session itself (not its table's casino or profile)."""
-    session_id = session if isinstance(session, int) else session.pk
-    table_id = TableSession.objects.values_list("table_id", flat=True).get(pk=session_id)
-    Table.objects.select_for_update().get(pk=table_id)
-    return (
+def lock_session(session: TableSession | int, *, croupier: Any = UNCHECKED) -> TableSession:
+    """Lock the session's table, then the session itself (not its table's casino or profile).
+    ``croupier``: then check that he is the croupier on shift at the table (``check_croupier_at``,
+    PermissionDenied), asked by the statement that locks the table."""
+    if isinstance(session, int):
+        session_id = session
+        table_id = TableSession.objects.values_list("table_id", flat=True).get(pk=session_id)
+    else:
+        # a session never changes table: the instance's own says which one to lock, with no read
+        session_id, table_id = session.pk, session.table_id
+    checked = croupier is not UNCHECKED
+    question = croupier_shift_question(croupier) if checked else None
+    if question is not None:
+        on_shift = sql.table_lock_on_shift(
+            table_id, user_id=question.user_id, at=question.at, role=question.role
+        )
+    else:
+        Table.objects.select_for_update().get(pk=table_id)
+        on_shift = False  # a croupier named but no question to ask: he cannot be one
+    locked = (
         TableSession.objects.select_for_update(of=("self",))
         .select_related("table", "table__profile", "table__casino")
         .get(pk=session_id)
     )
+    if checked and not on_shift:
+        raise PermissionDenied(NOT_THE_CROUPIER_HERE)
+    return locked
 
 
-def lock_coup(coup: Coup | int) -> Coup:
+def lock_coup(coup: Coup | int, *, croupier: Any = UNCHECKED) -> Coup:
     """Lock the coup's table, its shoe and the coup (in that order) and return the fresh coup, with
-    its shoe, table, rule profile, casino, bank turn and banker's seat loaded.
+    its shoe, table, rule profile, casino, bank turn and banker's seat loaded. ``croupier``: check
+    that he is the croupier on shift at the coup's table (``check_croupier_at``, PermissionDenied)
+    once the locks are taken, asked by the statement that locks the table.
 
     Small statements rather than one that joins the seven rows, in SQL (tables/sql.py): every step
     of every coup takes this path, and PostgreSQL spent longer *planning* a seven-table join than
     running the whole step's other statements, and Django longer compiling it; the rows each
     statement returns are put together here instead (docs/benchmarks.md, "Many tables at once")."""
+    return _coup_locked(coup, croupier=croupier, with_steps=False)[0]
+
+
+def lock_coup_with_steps(coup: Coup | int, *, croupier: Any = UNCHECKED) -> tuple[Coup, list[CoupStep]]:
+    """``lock_coup``, and the coup's step rows in order, each with its actor (``sql.coup_steps``),
+    read by the statement that locks the coup: what a step replays."""
+    return _coup_locked(coup, croupier=croupier, with_steps=True)
+
+
+def _coup_locked(coup: Coup | int, *, croupier: Any, with_steps: bool) -> tuple[Coup, list[CoupStep]]:
     coup_id = coup if isinstance(coup, int) else coup.pk
-    table, shoe_id = sql.coup_table_lock(coup_id)  # the coup's place read and its table locked
+    checked = croupier is not UNCHECKED
+    question = croupier_shift_question(croupier) if checked else None
+    if question is not None:
+        # the coup's place read, its table locked and the croupier's shift there asked, at once
+        table, shoe_id, on_shift = sql.coup_table_lock_on_shift(
+            coup_id, user_id=question.user_id, at=question.at, role=question.role
+        )
+    else:
+        table, shoe_id = sql.coup_table_lock(coup_id)  # the coup's place read and its table locked
+        on_shift = False  # a croupier named but no question to ask: he cannot be one
     shoe = sql.shoe_lock(shoe_id)
-    locked = sql.coup_lock(coup_id)
+    steps: list[CoupStep] = []
+    if with_steps:
+        locked, steps = sql.coup_lock_with_steps(coup_id)
+        if (steps[-1].index if steps else 0) != locked.step_count:
+            # the counter always equals the last index (step_append): a step written beside the
+            # table's lock would show here; read them again, as they stand now the coup is locked
+            steps = sql.coup_steps(coup_id)
+    else:
+        locked = sql.coup_lock(coup_id)
+    if checked and not on_shift:
+        raise PermissionDenied(NOT_THE_CROUPIER_HERE)
     # its state as locked, before the service changes it: the binding of the service's audit event
     # carries it, so a change made between two steps behind the application's back is found
     rows_loaded(locked)
     shoe.table = table
     locked.shoe = shoe
-    return locked
+    return locked, steps
 
 
 def lock_game_coup(coup: GameCoup | int) -> GameCoup:
@@ -95,8 +149,7 @@ def session_lock_at_table(
     there for the shift, then (``must_be_open``) the session checked to be still open. Returns the
     locked session. A write that says in its own words why a closed session refuses it passes
     ``must_be_open=False`` and checks it itself."""
-    session = lock_session(session)
-    check_croupier_at(actor, session.table)
+    session = lock_session(session, croupier=actor)
     if must_be_open:
         require_open(session)
     return session

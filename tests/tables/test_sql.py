@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import PermissionDenied
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from chemin_de_fer.engine.machine import Move
 from tables import services, sql
 from tables.models import Coup
-from tables.services.locking import lock_coup
+from tables.services.locking import lock_coup, lock_coup_with_steps
 from tests.tables.play import Floor, open_floor
 
 
@@ -47,3 +49,67 @@ def test_lock_coup_attaches_the_shoe_and_table_the_audit_chain_is_found_from(cro
         locked = lock_coup(coup.pk)
         assert (locked.shoe.table.casino_id, locked.shoe_id) == (table.casino_id, coup.shoe_id)
     assert len([q for q in queries if "SAVEPOINT" not in q["sql"]]) == 3  # table, shoe, coup
+
+
+def test_the_coup_is_locked_and_read_with_its_steps_in_one_statement(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    coup = start_coup(floor)
+    services.coup_step_record(
+        actor=croupier,
+        coup=coup,
+        request=services.StepRequest(kind=Move.BET, seat=2, amount=50),
+        expected_step=1,
+    )
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        locked, steps = sql.coup_lock_with_steps(coup.pk)
+    statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
+    assert len(statements) == 1
+    assert ("FOR UPDATE OF c" in statements[0]) == (connection.vendor == "postgresql"), statements[0]
+    # the same coup, bank turn and seat as coup_lock reads, the same steps and actors as coup_steps
+    with transaction.atomic():
+        alone, rows = sql.coup_lock(coup.pk), sql.coup_steps(coup.pk)
+    fields = Coup._meta.concrete_fields
+    assert [getattr(locked, f.attname) for f in fields] == [getattr(alone, f.attname) for f in fields]
+    assert (locked.bank_turn, locked.bank_turn.seat) == (alone.bank_turn, alone.bank_turn.seat)
+    assert [(s.pk, s.index, s.kind, s.payload, s.actor.username) for s in steps] == [
+        (r.pk, r.index, r.kind, r.payload, r.actor.username) for r in rows
+    ]
+    assert [(s.index, s.kind) for s in steps] == [(1, "bank_declared"), (2, "bet")]
+    with pytest.raises(Coup.DoesNotExist):
+        sql.coup_lock_with_steps(10**9)
+
+
+def test_lock_coup_with_steps_asks_the_croupiers_shift_with_the_tables_lock(
+    croupier, other_croupier, table
+) -> None:
+    coup = start_coup(open_floor(croupier, table))
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        locked, steps = lock_coup_with_steps(coup.pk, croupier=croupier)
+    assert (
+        len([q for q in queries if "SAVEPOINT" not in q["sql"]]) == 3
+    )  # table and shift, shoe, coup and steps
+    assert (locked.pk, [s.kind for s in steps]) == (coup.pk, ["bank_declared"])
+    for stranger in (other_croupier, None):  # another table's croupier, nobody logged in
+        with pytest.raises(PermissionDenied), transaction.atomic():
+            lock_coup_with_steps(coup.pk, croupier=stranger)
+    locked.refresh_from_db()
+    assert (locked.step_count, locked.state) == (1, Coup.State.OPEN)  # nothing changed
+
+
+def test_steps_that_disagree_with_the_coups_counter_are_read_again(croupier, table) -> None:
+    coup = start_coup(open_floor(croupier, table))
+    real = sql.coup_steps
+    calls: list[int] = []
+
+    def counted(coup_id: int) -> list:
+        calls.append(coup_id)
+        return real(coup_id)
+
+    with transaction.atomic():
+        lock_coup_with_steps(coup.pk)
+    assert calls == []  # the counter agrees with the rows read: no second read
+    Coup.objects.filter(pk=coup.pk).update(step_count=2)  # as if a step were written meanwhile
+    with transaction.atomic(), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sql, "coup_steps", counted)
+        _, steps = lock_coup_with_steps(coup.pk)
+    assert (calls, [s.kind for s in steps]) == ([coup.pk], ["bank_declared"])

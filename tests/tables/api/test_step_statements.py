@@ -1,0 +1,118 @@
+"""The exact SQL statements a step POST costs, step kind by step kind (issue 22 §1): the counts
+measured when they were cut, pinned on both databases so that a statement more (or a savepoint
+back) is seen at once. tests/tables/api/test_queries_api.py bounds the same coups with a margin;
+this file pins them without one.
+
+PostgreSQL and SQLite differ by the statements PostgreSQL alone runs: the ledger's hot-path SQL
+and the audit chain's head, locked by a function on PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.tables.play import open_floor
+
+from .conftest import Api
+
+pytestmark = pytest.mark.django_db
+
+
+def _played(croupier: Any, table: Any) -> list[tuple[str, int, list[str]]]:
+    """Two coups through the API (three bets and a levy, then a banco): per POST its kind, the
+    number of statements and those that open or release a savepoint."""
+    floor = open_floor(croupier, table, spectators=1)
+    api = Api(croupier)
+    seen: list[tuple[str, int, list[str]]] = []
+
+    def post(path: str, body: dict[str, Any], kind: str) -> dict[str, Any]:
+        with CaptureQueriesContext(connection) as ctx:
+            answer = api.ok(api.post(path, body))
+        sql = [q["sql"] for q in ctx.captured_queries]
+        seen.append((kind, len(sql), [s for s in sql if "SAVEPOINT" in s.upper()]))
+        return answer
+
+    def play(bank: int, steps: list[tuple[str, dict[str, Any]]]) -> str:
+        coup = post(f"/tables/{table.pk}/coups/", {"bank": bank}, "bank_declared")["coup"]
+        for kind, fields in steps:
+            body = {"step": api.seen[coup["id"]], "kind": kind, **fields}
+            coup = post(f"/coups/{coup['id']}/steps/", body, kind)["coup"]
+        return str(coup["state"])
+
+    cards = ("card_to_player", "card_to_banker", "card_to_player", "card_to_banker")
+    first = play(
+        200,
+        [
+            *[("bet", {"seat": seat, "amount": amount}) for seat, amount in ((2, 120), (3, 50), (4, 30))],
+            ("bets_closed", {}),
+            *[(kind, {"card": card}) for kind, card in zip(cards, ("2H", "AS", "3C", "2D"), strict=True)],
+            ("player_draw", {}),
+            ("card_to_player", {"card": "9H"}),
+            ("banker_draw", {}),
+            ("card_to_banker", {"card": "5S"}),
+            ("reveal", {}),
+        ],
+    )
+    second = play(
+        390,
+        [
+            ("banco", {"callers": [{"spectator": floor.spectators[0].pk}, {"seat": 3}]}),
+            ("bets_closed", {}),
+            *[(kind, {"card": card}) for kind, card in zip(cards, ("4H", "5D", "AC", "3S"), strict=True)],
+            ("player_stand", {}),
+            ("banker_natural", {}),
+            ("reveal", {}),
+        ],
+    )
+    assert (first, second) == ("settled", "settled")
+    return seen
+
+
+#: per POST of the two coups, in order: (kind, statements on PostgreSQL, on SQLite). In a test the
+#: request's transaction is a savepoint of the test's (SAVEPOINT / RELEASE where a real request
+#: has BEGIN / COMMIT: the same count). A card is one statement more when the next step is an
+#: option (the advice reads the shoe); the first coup of a bank opens its ledger accounts.
+EXPECTED = [
+    ("bank_declared", 40, 41),
+    ("bet", 18, 18),
+    ("bet", 18, 18),
+    ("bet", 18, 18),
+    ("bets_closed", 14, 14),
+    ("card_to_player", 17, 17),
+    ("card_to_banker", 17, 17),
+    ("card_to_player", 17, 17),
+    ("card_to_banker", 18, 18),
+    ("player_draw", 14, 14),
+    ("card_to_player", 18, 18),
+    ("banker_draw", 14, 14),
+    ("card_to_banker", 17, 17),
+    ("reveal", 34, 35),  # three punters paid and a levy
+    ("bank_declared", 29, 29),
+    ("banco", 20, 20),
+    ("bets_closed", 14, 14),
+    ("card_to_player", 17, 17),
+    ("card_to_banker", 17, 17),
+    ("card_to_player", 17, 17),
+    ("card_to_banker", 17, 17),
+    ("player_stand", 14, 14),
+    ("banker_natural", 14, 14),
+    ("reveal", 31, 32),
+]
+
+
+def test_each_step_post_costs_exactly_the_statements_measured(croupier, table) -> None:
+    column = 1 if connection.vendor == "postgresql" else 2
+    played = [(kind, count) for kind, count, _ in _played(croupier, table)]
+    assert played == [(row[0], row[column]) for row in EXPECTED]
+
+
+def test_a_step_opens_no_savepoint_of_its_own(croupier, table) -> None:
+    """The step service joins the request's transaction (core.atomic): the only savepoint of a
+    step that moves no chips is the request's own transaction, here inside the test's."""
+    for kind, _, savepoints in _played(croupier, table):
+        if kind in ("bank_declared", "reveal"):
+            continue  # the ledger keeps its own around an INSERT whose UNIQUE key may refuse it
+        assert [s.split()[0] for s in savepoints] == ["SAVEPOINT", "RELEASE"], kind
