@@ -30,7 +30,11 @@ run: $(PY)
 ## POOLER_DATABASE_URL (PgBouncer in transaction pooling, .ci/pool_and_standby.sh; CI sets it): a
 ## pooled pass between the two, the tests marked `concurrency` and `pooler` once more with the
 ## default database reached through it (docs/scaling.md); without it the pass is left out.
+## PYTEST_DIST: how xdist shares the tests between the workers.
 PYTEST_WORKERS ?= auto
+## A worker that runs out of tests takes half of another's queue; the tests marked `slow` are
+## collected first (tests/conftest.py), so the long ones end beside the short ones.
+PYTEST_DIST    ?= --dist worksteal
 SQLITE_TEST_DB := sqlite:///$(CURDIR)/var/suite.sqlite3
 POOLER_DATABASE_URL ?=
 test: $(PY)
@@ -38,11 +42,11 @@ test: $(PY)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	DJANGO_SETTINGS_MODULE=casino.settings.test $(PY) manage.py makemigrations --check --dry-run
-	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) -m "not default_night and not pooler"
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) $(PYTEST_DIST) -m "not default_night and not pooler"
 ifneq ($(POOLER_DATABASE_URL),)
 	DATABASE_URL=$(POOLER_DATABASE_URL) DATABASE_POOLER=pgbouncer-transaction $(VENV)/bin/pytest -n 0 -m "concurrency or pooler"
 endif
-	DATABASE_URL=$(SQLITE_TEST_DB) $(VENV)/bin/pytest -n $(PYTEST_WORKERS)
+	DATABASE_URL=$(SQLITE_TEST_DB) $(VENV)/bin/pytest -n $(PYTEST_WORKERS) $(PYTEST_DIST)
 
 lint: $(PY)
 	$(VENV)/bin/ruff check .

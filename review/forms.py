@@ -43,6 +43,20 @@ class CasinoChoices:
         return field.queryset
 
 
+def period_clean(data: dict[str, Any], *, today: dt.date) -> dict[str, Any]:
+    """A period's ``start`` and ``end`` in ``data``, cleaned: the last DEFAULT_DAYS days to
+    ``today`` when none is asked for, refused when it starts after it ends or covers more than
+    MAX_DAYS days (the dashboard's and the charts' period, a player's rating)."""
+    end = data.get("end") or today
+    start = data.get("start") or end - dt.timedelta(days=DEFAULT_DAYS - 1)
+    if start > end:
+        raise forms.ValidationError(_("The period starts after it ends."))
+    if (end - start).days + 1 > MAX_DAYS:
+        raise forms.ValidationError(_("A period covers at most %(days)s days.") % {"days": MAX_DAYS})
+    data["start"], data["end"] = start, end
+    return data
+
+
 class PeriodForm(CasinoChoices, forms.Form):
     scoped_fields = {"table": "casino"}
 
@@ -58,15 +72,7 @@ class PeriodForm(CasinoChoices, forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         assert data is not None  # forms.Form.clean returns cleaned_data
-        today = timezone.localdate()
-        end = data.get("end") or today
-        start = data.get("start") or end - dt.timedelta(days=DEFAULT_DAYS - 1)
-        if start > end:
-            raise forms.ValidationError(_("The period starts after it ends."))
-        if (end - start).days + 1 > MAX_DAYS:
-            raise forms.ValidationError(_("A period covers at most %(days)s days.") % {"days": MAX_DAYS})
-        data["start"], data["end"] = start, end
-        return data
+        return period_clean(data, today=timezone.localdate())
 
     @property
     def period(self) -> Period:
@@ -91,14 +97,7 @@ class RatingForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         assert data is not None  # forms.Form.clean returns cleaned_data
-        end = data.get("end") or self.today
-        start = data.get("start") or end - dt.timedelta(days=DEFAULT_DAYS - 1)
-        if start > end:
-            raise forms.ValidationError(_("The period starts after it ends."))
-        if (end - start).days + 1 > MAX_DAYS:
-            raise forms.ValidationError(_("A period covers at most %(days)s days.") % {"days": MAX_DAYS})
-        data["start"], data["end"] = start, end
-        return data
+        return period_clean(data, today=self.today)
 
 
 class RejectForm(forms.Form):

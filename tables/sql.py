@@ -50,6 +50,23 @@ _SHOE, _COUP, _TURN, _SEAT = (model_fields(m) for m in (Shoe, Coup, BankTurn, Se
 _STEP, _USER = model_fields(CoupStep), model_fields(_User)
 
 
+def _coup_table_sql(question: str = "") -> str:
+    """The coup's shoe id and its table's row (with the profile and the casino), the table locked:
+    the coup's place and its table's lock in one statement, one round trip less on every step.
+    The table is found by a sub-select (planned on its own, so no five-table join to plan), and
+    nothing but the table row is locked, as the table's own lock does. ``question``: one more
+    column (and its comma) asked beside the shoe's id, by the statement that takes the lock."""
+    return f"""
+    SELECT (SELECT c.shoe_id FROM {_table(Coup)} c WHERE c.id = %s),{question}
+           {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)}
+      FROM {_table(Table)} t
+      JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
+      JOIN {_table(Casino)} k ON k.id = t.casino_id
+     WHERE t.id = (SELECT s.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id
+                    WHERE c.id = %s){lock_clause("t")}
+"""
+
+
 @functools.cache
 def _lock_sql(vendor: str) -> dict[str, str]:
     """The locking statements for the database ``vendor`` (built once per process and database:
@@ -63,32 +80,14 @@ def _lock_sql(vendor: str) -> dict[str, str]:
       JOIN {_table(Casino)} k ON k.id = t.casino_id
      WHERE t.id = %s{lock_clause("t")}
 """,
-        # the coup's place and its table's lock in one statement (one round trip less on every
-        # step): the table found by a sub-select (planned on its own, so no five-table join to
-        # plan), the shoe's id read beside it; nothing but the table row locked, as table_lock does
-        "coup_table": f"""
-    SELECT (SELECT c.shoe_id FROM {_table(Coup)} c WHERE c.id = %s),
-           {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)}
-      FROM {_table(Table)} t
-      JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
-      JOIN {_table(Casino)} k ON k.id = t.casino_id
-     WHERE t.id = (SELECT s.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id
-                    WHERE c.id = %s){lock_clause("t")}
-""",
+        "coup_table": _coup_table_sql(),
         # the same, and whether the croupier asking holds a shift there now: the permission check
         # every step makes, answered by the statement that locks the table (croupier_on_shift's
         # question, its table and casino the locked row's)
         **{
-            f"coup_table_on_shift{'_role' if role else ''}": f"""
-    SELECT (SELECT c.shoe_id FROM {_table(Coup)} c WHERE c.id = %s),
-           {_on_shift_exists('t."id"', 't."casino_id"', role)},
-           {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)}
-      FROM {_table(Table)} t
-      JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
-      JOIN {_table(Casino)} k ON k.id = t.casino_id
-     WHERE t.id = (SELECT s.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id
-                    WHERE c.id = %s){lock_clause("t")}
-"""
+            f"coup_table_on_shift{'_role' if role else ''}": _coup_table_sql(
+                f"""{_on_shift_exists('t."id"', 't."casino_id"', role)},"""
+            )
             for role in (False, True)
         },
         # the table's lock alone (lock_session's first), with the same question of a croupier

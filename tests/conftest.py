@@ -155,6 +155,18 @@ def _missing_services(item: pytest.Item) -> list[str]:
     return missing
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked ``slow`` go first, the rest keep their order. pytest-django's own sort runs
+    next (a conftest's hook before a plugin's) and, being stable, keeps them first within each of
+    Django's groups (tests on the database, then transactional ones, then the rest). With
+    pytest-xdist's ``--dist worksteal`` (make test) a worker that runs out of tests takes half of
+    another's queue, so the long tests, started early, end beside the short ones: left where they
+    were collected, the browser nights once ran one after another on one worker while the other
+    stood idle for twenty minutes. Every worker sorts alike, as xdist requires."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("postgres") and connection.vendor != "postgresql":
         # Not a missing service: this run's database is another one by choice (DATABASE_URL), the

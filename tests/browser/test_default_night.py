@@ -46,7 +46,7 @@ from tests.browser.test_croupier_flow import ARTIFACTS, Screen
 from tests.browser.test_older_games_night import GameCroupier
 from tests.browser.test_whole_night import DEMO, Croupier, Ledger
 
-pytestmark = [pytest.mark.browser, pytest.mark.poppler, pytest.mark.default_night]
+pytestmark = [pytest.mark.browser, pytest.mark.poppler, pytest.mark.default_night, pytest.mark.slow]
 
 COUPS_PER_TABLE = 10  # settled, at least, at each chemin de fer table
 SPECTATOR = "Mlle Spectatrice"  # a newcomer: seen at the casino table, bought in at the cage

@@ -61,7 +61,7 @@ from tests.reports.runs import runs_finished_and_waiting
 from tests.review.history import play_clean, play_flagged
 from tests.tables.play import open_floor
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 #: size → (width, height, language): the phone in Russian, whose words run longest, the narrowest

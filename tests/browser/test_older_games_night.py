@@ -35,7 +35,7 @@ from older_games.engine.game_play import play_for
 from tables.models import GameCoup, Player, Table
 from tests.browser.test_croupier_flow import ARTIFACTS
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 DEMO = ("M. Dupont", "Mme Leroy", "Comte Orlov", "Walk-in")  # load_demo's players, seats 1 to 4
 COUPS_PER_TABLE = 20

@@ -49,7 +49,7 @@ from tables import services
 from tables.models import GameCoup, Player, Table
 from tests.browser.test_croupier_flow import ARTIFACTS, Screen
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 LANGUAGES = ("en", "fr", "ru")

@@ -43,7 +43,7 @@ from ledger.selectors import account_balance, chips_by_player, ledger_drift, tri
 from tables.models import Bet, Coup, CoupStep, Player, Table
 from tests.browser.test_croupier_flow import ARTIFACTS, Screen
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 DEMO = ("M. Dupont", "Mme Leroy", "Comte Orlov", "Walk-in")  # load_demo's players, seats 1 to 4
 COUPS_PER_TABLE = 20

@@ -547,6 +547,7 @@ def _english_after() -> Any:
     translation.activate(settings.LANGUAGE_CODE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_screen_says_its_words_in_the_language_chosen(night: Night, lang: str) -> None:
     phrases = english_phrases(lang)

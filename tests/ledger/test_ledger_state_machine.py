@@ -361,6 +361,7 @@ class LedgerMachine(RuleBasedStateMachine):
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_ledger_state_machine() -> None:
     FLOOR[:] = build_floor(UserFactory())

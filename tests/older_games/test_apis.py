@@ -579,6 +579,7 @@ FIELDS = st.sampled_from(["kind", "player", "card", "amount", "decision", "expec
 BODIES = JSON | st.dictionaries(FIELDS, JSON | WORDS | st.integers(0, 3), max_size=6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["macao", "landsknecht", "old-baccarat"])
 @settings(
     max_examples=40,

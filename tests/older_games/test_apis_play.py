@@ -219,6 +219,7 @@ def test_whole_coups_by_next_steps_alone(game_table, croupier, game: str, seed: 
     assert len(outcomes) == 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 @settings(
     max_examples=12,

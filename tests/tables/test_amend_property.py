@@ -155,6 +155,7 @@ def outcome(coup: Coup) -> dict[str, Any]:
     return {"state": coup.state, "flagged": coup.flagged, "verdict": verdict, "record": exported}
 
 
+@pytest.mark.slow
 @settings(
     max_examples=10,
     deadline=None,

@@ -45,7 +45,7 @@ from tables.services import imports
 from tables.services.import_batch import _Batch
 from tests.factories import CasinoFactory, CroupierAssignmentFactory, TableFactory, builtin_profile
 
-pytestmark = [pytest.mark.django_db]
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")

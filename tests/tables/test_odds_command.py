@@ -127,6 +127,7 @@ def _game_out(*args: str) -> str:
     return out.getvalue()
 
 
+@pytest.mark.slow
 def test_macao_edges_under_each_setting_are_the_enumerated_ones() -> None:
     report = json.loads(_game_out("--game", "macao", "--json"))
     assert report["decks"] == 2

@@ -378,6 +378,7 @@ class NightMachine(RuleBasedStateMachine):
 
 
 @pytest.mark.postgres
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_random_nights_never_leave_a_table_without_a_way_forward() -> None:
     """Issue 9 §2: "No state without an exit" (RULES.md §7's withdrawn bank, §9's void)."""

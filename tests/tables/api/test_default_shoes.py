@@ -67,7 +67,7 @@ from core.cards import ALL_CARDS
 from core.problems import CONTENT_TYPE, TYPE_PREFIX
 from tests.browser.default_server import DefaultServer, default_server
 
-pytestmark = [pytest.mark.default_night]
+pytestmark = [pytest.mark.default_night, pytest.mark.slow]
 
 V1 = "/api/v1"
 SEED = 20_261_201

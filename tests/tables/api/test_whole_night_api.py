@@ -37,7 +37,7 @@ from tables.models import Coup
 from tests.problems import problem_body
 from tests.tables.play import row_counts
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 V1 = "/api/v1"
 RANKS = "A23456789TJQK"
