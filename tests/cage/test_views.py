@@ -13,6 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from cage import services
+from compliance.services import DocumentIn
 from ledger.models import Transaction
 from tables.models import Player
 
@@ -258,7 +259,10 @@ def test_chips_are_written_in_the_page_s_language(croupier, cashier, table, casi
     new_seat(session=session, player=dupont, number=2)
     owing = new_player(casino=casino, display_name="Comte Orlov")
     new_seat(session=session, player=owing, number=3)
-    services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=12500, key=key())
+    passport = DocumentIn("passport", "12AB34567")  # above the day's report threshold: identified
+    services.cage_buy_in(
+        actor=cashier, casino=casino, player=dupont, amount=12500, key=key(), document=passport
+    )
     owes(casino, owing, 1040)
     seats = logged_in(croupier)
     seats.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
