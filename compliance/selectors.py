@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import QuerySet, Sum
+from django.utils import timezone
 
 from compliance.models import CashLogEntry, CashPolicy, CashReport, Direction, PlayerIdentification
 from compliance.rules import Thresholds
@@ -70,6 +71,11 @@ def day_totals(*, casino: Casino, player: Player, day: dt.date) -> DayTotals:
     return DayTotals(
         day, int(sums.get(Transaction.Kind.BUY_IN) or 0), -int(sums.get(Transaction.Kind.CASH_OUT) or 0)
     )
+
+
+def day_totals_now(*, casino: Casino, player: Player) -> DayTotals:
+    """The player's cash in and out of the current gaming day."""
+    return day_totals(casino=casino, player=player, day=gaming_day_of(casino, timezone.now()))
 
 
 def identification_of(player: Player) -> PlayerIdentification | None:

@@ -36,7 +36,7 @@ def test_the_schema_describes_every_endpoint(pit_boss) -> None:
     # seven (tables/{id}/game/, tables/{id}/game-coups/, game-coups/, game-coups/{id}/,
     # game-coups/{id}/steps/, game-coups/{id}/void/, sessions/{id}/fund-dues/), and the voids
     # waiting for a second pit boss (void-requests/, void-requests/{id}/approve/, …/refuse/)
-    assert len(table_api) == 51
+    assert len(table_api) == 52
     assert "/api/v1/coups/{coup_id}/withdraw/" in table_api
     assert {
         "/api/v1/void-requests/",
