@@ -89,13 +89,12 @@ def identified_players(players: Iterable[Player]) -> dict[int, PlayerIdentificat
     return {i.player_id: i for i in PlayerIdentification.objects.filter(player__in=list(players))}
 
 
-def cash_log(*, casinos: Iterable[int], day: dt.date) -> QuerySet[CashLogEntry]:
-    """The log entries of ``day`` in ``casinos``, newest first."""
-    return (
-        CashLogEntry.objects.filter(casino_id__in=list(casinos), gaming_day=day)
-        .select_related("player", "cashier", "table", "casino")
-        .order_by("-logged_at", "-pk")
-    )
+def cash_log(*, casinos: Iterable[int] | None, day: dt.date) -> QuerySet[CashLogEntry]:
+    """The log entries of ``day`` in ``casinos`` (None: every casino), newest first."""
+    entries = CashLogEntry.objects.filter(gaming_day=day)
+    if casinos is not None:
+        entries = entries.filter(casino_id__in=list(casinos))
+    return entries.select_related("player", "cashier", "table", "casino").order_by("-logged_at", "-pk")
 
 
 def cash_log_between(

@@ -92,13 +92,12 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     ),
     # Every casino of the group, read only: the accountant's reading and exports, group-wide.
     Role.GROUP_AUDITOR: (*_VIEW_EVERYTHING, EXPORT_COUPS),
-    # Cash-transaction compliance: the players, their chips' history, the cage's logs and reports,
+    # Cash-transaction compliance: the players, the cage's logs and reports,
     # the identifications; files the reports (compliance.review_cash). Created by
     # compliance/migrations/0002_compliance_role.py, once its permissions exist.
     Role.COMPLIANCE: (
         model_perm("view", "casino"),
         model_perm("view", "player"),
-        *(model_perm("view", m, app_label="ledger") for m in ("account", "transaction", "entry")),
         *(
             model_perm("view", m, app_label="compliance")
             for m in ("cashpolicy", "playeridentification", "cashlogentry", "cashreport")

@@ -68,7 +68,7 @@ def test_group_auditor_reads_and_exports_and_writes_nothing(group_auditor) -> No
 
 def test_compliance_reviews_the_cash_logs_and_plays_no_part_on_the_floor(compliance_officer) -> None:
     assert compliance_officer.has_perms(
-        ["compliance.review_cash", "compliance.view_playeridentification", "ledger.view_transaction"]
+        ["compliance.review_cash", "compliance.view_playeridentification", "compliance.view_cashlogentry"]
     )
     assert not compliance_officer.has_perm("ledger.operate_cage")
     assert not compliance_officer.has_perm("tables.add_coupstep")
