@@ -24,9 +24,9 @@ from core.types import request_staff
 from reports.kinds import KINDS, ReportRequest
 from reports.models import ReportRun
 from reports.selectors import report_run_get, report_runs
-from reports.services import report_run_download, report_run_request
+from reports.services import report_run_download, report_run_request, uses_reports
 from reports.views import run_file_response
-from tables.permissions import can_export, casino_scope
+from tables.permissions import casino_scope
 
 
 # ------------------------------------------------------------------------------------ shapes
@@ -96,7 +96,7 @@ def run_data(run: ReportRun) -> dict[str, Any]:
 
 
 def _check(request: Request) -> None:
-    if not can_export(request.user):
+    if not uses_reports(request.user):
         raise PermissionDenied("Only a pit boss or an accountant may use reports.")
 
 

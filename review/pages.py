@@ -33,7 +33,7 @@ def nav_context(request: HttpRequest) -> dict[str, Any]:
     return {
         "nav_queue": can_review_corrections(user),
         "nav_dashboard": can_see_dashboard(user),
-        "nav_exports": can_export(user),
+        "nav_exports": can_export(user) or is_compliance(user),  # compliance: its own kinds
         "nav_alerts": can_handle_alerts(user),
         "nav_charts": can_see_dashboard(user),
         "nav_lockouts": can_lift_lockouts(user),
