@@ -24,7 +24,7 @@ from core.types import request_staff
 from reports.kinds import KINDS, ReportRequest
 from reports.models import ReportRun
 from reports.selectors import report_run_get, report_runs
-from reports.services import report_run_download, report_run_request, uses_reports
+from reports.services import check_may_take_run, report_run_download, report_run_request, uses_reports
 from reports.views import run_file_response
 from tables.permissions import casino_scope
 
@@ -101,6 +101,7 @@ def _check(request: Request) -> None:
 
 
 def _run(request: Request, run_id: int) -> ReportRun:
+    check_may_take_run(request.user, run_id)
     run = report_run_get(run_id, casinos=casino_scope(request.user).casino_ids)
     if run is None:
         raise Http404("No such report run.")

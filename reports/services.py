@@ -26,6 +26,7 @@ from core.errors import Conflict
 from core.services.outbox import outbox_enqueue
 from reports.kinds import KINDS, Progress, ReportRequest, ReportRequestError, report_write
 from reports.models import ACTIVE, ReportRun
+from reports.selectors import report_run_kind
 from reports.storage import reports_storage, storage_create, storage_move, temp_name, temp_names
 from tables.models import Casino, Table
 from tables.permissions import can_export, casino_scope, table_casino_id
@@ -166,6 +167,14 @@ def may_take(actor: Any, kind: str) -> bool:
 def kinds_taken(actor: Any) -> list[str]:
     """The kinds ``actor`` may ask for, in KINDS' order."""
     return [kind for kind in KINDS if may_take(actor, kind)]
+
+
+def check_may_take_run(actor: Any, run_id: int) -> None:
+    """403 for a run of a kind the actor's role never takes (a levy run for compliance, a cash log
+    for a pit boss), in any casino: the same answer at home and elsewhere."""
+    kind = report_run_kind(run_id)
+    if kind is not None:
+        _take_check(actor, kind)
 
 
 def uses_reports(actor: Any) -> bool:

@@ -24,10 +24,17 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core.errors import DomainError
 from reports.forms import EXPORT_KINDS, ExportRunForm, ReportRunForm
-from reports.kinds import CONTENT_TYPES
+from reports.kinds import CONTENT_TYPES, KINDS
 from reports.models import ReportRun
 from reports.selectors import report_run_get, report_runs
-from reports.services import kinds_taken, report_run_download, report_run_request, uses_reports
+from reports.services import (
+    check_may_take_run,
+    kinds_taken,
+    may_take,
+    report_run_download,
+    report_run_request,
+    uses_reports,
+)
 from reports.storage import reports_storage
 from review.pages import allow_page, nav_context
 from tables.permissions import can_export, casino_scope, reads_every_casino
@@ -76,6 +83,8 @@ def report_run_create(request: HttpRequest) -> HttpResponse:
     """ "Generate": the run asked for (or the identical one being written); htmx gets the history
     panel with it on top, a plain post is redirected to the page."""
     allow_page(uses_reports(request.user))
+    # a kind his role never takes: 403, as the service would say (not a form error)
+    allow_page(may_take(request.user, request.POST.get("kind", "")) or request.POST.get("kind") not in KINDS)
     # the posted casino is judged by the service (another casino's: 403), not hidden by the form
     form = ReportRunForm(request.POST, kinds=kinds_taken(request.user))
     _request_run(request, form)
@@ -103,6 +112,7 @@ def _run_exported(request: HttpRequest, run_id: int) -> ReportRun:
     """A run of the casinos the user reads, for one who uses reports (else 403; its file is
     refused to one who may not take its kind); 404 for another's."""
     allow_page(uses_reports(request.user))
+    check_may_take_run(request.user, run_id)
     run = report_run_get(run_id, casinos=_casinos(request))
     if run is None:
         raise Http404("No such report run.")

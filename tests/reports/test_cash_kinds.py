@@ -152,5 +152,5 @@ def test_the_reports_page_offers_each_reader_the_kinds_he_may_take(
     theirs = boss.get(reverse("review:exports")).content.decode()
     assert 'value="cash-log"' not in theirs and 'value="levy"' in theirs
     assert 'data-testid="report-run"' not in theirs  # compliance's run is not in his history
-    assert boss.post(reverse("review:report_runs"), {**form, "kind": "cash-log"}).status_code == 400
+    assert boss.post(reverse("review:report_runs"), {**form, "kind": "cash-log"}).status_code == 403
     assert ReportRun.objects.count() == 1
