@@ -13,4 +13,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("cage/players/", apis.CagePlayersView.as_view(), name="players"),
     path("players/<int:player_id>/balance/", apis.PlayerBalanceView.as_view(), name="player-balance"),
     path("players/<int:player_id>/history/", apis.PlayerHistoryView.as_view(), name="player-history"),
+    path("players/<int:player_id>/cash-today/", apis.PlayerCashTodayView.as_view(), name="player-cash-today"),
 ]

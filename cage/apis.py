@@ -21,6 +21,9 @@ from cage.permissions import (
     check_can_read_chips,
     check_can_read_player,
 )
+from compliance import selectors as compliance_selectors
+from compliance.models import DocumentType
+from compliance.services import DOCUMENT_NUMBER_MAX, document_parse
 from core.api.idempotency import idempotency_key, idempotent
 from core.api.inputs import MAX_ID, StrictSerializer, WholeNumberField, chips
 from core.api.outputs import PageOut
@@ -40,6 +43,18 @@ if TYPE_CHECKING:
 class CageMoveIn(StrictSerializer):
     player = WholeNumberField(min_value=1, max_value=MAX_ID)
     amount = chips()
+    # the player's identity document, when the move needs him identified and none is on file
+    # (refused with the code identification_required otherwise); recorded once per player
+    document_type = serializers.ChoiceField(choices=DocumentType.choices, required=False)
+    document_number = serializers.CharField(max_length=DOCUMENT_NUMBER_MAX, required=False)
+
+
+class CashTodayOut(serializers.Serializer):
+    player = serializers.IntegerField()
+    gaming_day = serializers.DateField()
+    cash_in = serializers.IntegerField(help_text="chips bought at the cage this gaming day")
+    cash_out = serializers.IntegerField(help_text="chips cashed in at the cage this gaming day (not netted)")
+    identified = serializers.BooleanField(help_text="an identity document is on file")
 
 
 class BalanceOut(serializers.Serializer):
@@ -147,6 +162,7 @@ class _CageMoveView(ApiView):
             player=player,
             amount=data["amount"],
             key=idempotency_key(request),
+            document=document_parse(data.get("document_type"), data.get("document_number")),
         )
         return Response(receipt_data(receipt), status=self.status_code)
 
@@ -205,3 +221,24 @@ class PlayerHistoryView(ApiView):
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(selectors.player_history(player=player), request, view=self)
         return paginator.get_paginated_response([history_entry_data(e) for e in page or []])
+
+
+class PlayerCashTodayView(ApiView):
+    """A player's cash in and cash out at the cage this gaming day, and whether he is identified:
+    what the cashier sees before a move that may need identification (the cage)."""
+
+    @extend_schema(responses=CashTodayOut)
+    def get(self, request: Request, player_id: int) -> Response:
+        check_can_operate_cage(request.user)
+        player = get_object_or_404(Player.objects.filter(house=False).select_related("casino"), pk=player_id)
+        check_can_read_player(request.user, player)
+        totals = compliance_selectors.day_totals_now(casino=player.casino, player=player)
+        return Response(
+            {
+                "player": player.pk,
+                "gaming_day": totals.day,
+                "cash_in": totals.cash_in,
+                "cash_out": totals.cash_out,
+                "identified": compliance_selectors.identification_of(player) is not None,
+            }
+        )

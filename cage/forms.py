@@ -8,6 +8,9 @@ import uuid
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from compliance.models import DocumentType
+from compliance.services import DOCUMENT_NUMBER_MAX
+
 
 def one_time_key() -> str:
     """A new key for a form: a double submit of the same form then posts once."""
@@ -25,6 +28,13 @@ class CageMoveForm(forms.Form):
     )
     key = forms.CharField(max_length=64)
     confirm = forms.BooleanField(required=False)
+    # the player's identity document, asked for when the move needs him identified (compliance)
+    document_type = forms.ChoiceField(
+        choices=[("", "—"), *DocumentType.choices], required=False, label=_("Identity document")
+    )
+    document_number = forms.CharField(
+        max_length=DOCUMENT_NUMBER_MAX, required=False, label=_("Document number")
+    )
 
 
 class PlayerNewForm(forms.Form):

@@ -25,6 +25,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from cage.permissions import check_can_operate_cage
+from compliance import services as compliance
+from compliance.models import Direction
+from compliance.services import DocumentIn
 from core.services.idempotency import idempotency_key_check
 from core.types import Staff
 from ledger import selectors as ledger_selectors
@@ -38,6 +41,7 @@ CASH_OUT = Transaction.Kind.CASH_OUT
 _POSTERS: dict[str, Callable[..., Transaction]] = {BUY_IN: ledger.cage_buy_in, CASH_OUT: ledger.cage_cash_out}
 _SIGN: dict[str, int] = {BUY_IN: 1, CASH_OUT: -1}  # the player's side of the posting
 _WHAT: dict[str, str] = {BUY_IN: "buy-in", CASH_OUT: "cash-out"}
+_DIRECTION: dict[str, str] = {BUY_IN: Direction.IN, CASH_OUT: Direction.OUT}  # compliance's word
 #: who acts: a staff member (checked), or None for the system itself (the demo data)
 Actor = AbstractBaseUser | AnonymousUser | None
 
@@ -79,7 +83,14 @@ def _replay_check(txn: Transaction, *, kind: str, player: Player, amount: int, k
 
 
 def _cage_post(
-    *, kind: str, actor: Actor, casino: Casino, player: Player, amount: Any, key: str
+    *,
+    kind: str,
+    actor: Actor,
+    casino: Casino,
+    player: Player,
+    amount: Any,
+    key: str,
+    document: DocumentIn | None,
 ) -> CageReceipt:
     if actor is not None:  # None is the system itself (the demo data), as in tables.services
         check_can_operate_cage(actor, casino.pk)
@@ -101,29 +112,53 @@ def _cage_post(
     if txn is not None:
         _replay_check(txn, kind=kind, player=player, amount=amount, key=key)
     else:
+        # under the player's account lock: the day's totals cannot move until we commit
+        plan = compliance.cash_move_check(
+            casino=casino, player=player, direction=_DIRECTION[kind], amount=amount, document=document
+        )
         txn = _POSTERS[kind](casino=casino, player=player, amount=amount, actor=actor, key=ledger_key)
+        compliance.cash_move_record(actor=actor, plan=plan, txn=txn)
     balance = ledger_selectors.account_balance(casino=casino, kind=Account.Kind.PLAYER, player=player)
     return CageReceipt(kind, player, amount, txn, balance, replayed)
 
 
 @transaction.atomic
-def cage_buy_in(*, actor: Actor, casino: Casino, player: Player, amount: int, key: str) -> CageReceipt:
-    """The player buys ``amount`` chips at the cage (cage -amount, player +amount)."""
-    return _cage_post(kind=BUY_IN, actor=actor, casino=casino, player=player, amount=amount, key=key)
+def cage_buy_in(
+    *, actor: Actor, casino: Casino, player: Player, amount: int, key: str, document: DocumentIn | None = None
+) -> CageReceipt:
+    """The player buys ``amount`` chips at the cage (cage -amount, player +amount). ``document``:
+    his identity document, when the move needs him identified and none is on file (compliance)."""
+    return _cage_post(
+        kind=BUY_IN, actor=actor, casino=casino, player=player, amount=amount, key=key, document=document
+    )
 
 
 @transaction.atomic
-def cage_cash_out(*, actor: Actor, casino: Casino, player: Player, amount: int, key: str) -> CageReceipt:
+def cage_cash_out(
+    *, actor: Actor, casino: Casino, player: Player, amount: int, key: str, document: DocumentIn | None = None
+) -> CageReceipt:
     """The player cashes ``amount`` chips in (player -amount, cage +amount); never more than he
     holds (InsufficientChips)."""
-    return _cage_post(kind=CASH_OUT, actor=actor, casino=casino, player=player, amount=amount, key=key)
+    return _cage_post(
+        kind=CASH_OUT, actor=actor, casino=casino, player=player, amount=amount, key=key, document=document
+    )
 
 
-def cage_move_check(*, actor: Actor, casino: Casino, player: Player, kind: str, amount: Any) -> None:
+def cage_move_check(
+    *,
+    actor: Actor,
+    casino: Casino,
+    player: Player,
+    kind: str,
+    amount: Any,
+    document: DocumentIn | None = None,
+) -> compliance.CashMovePlan:
     """What a buy-in or cash-out would be refused for, checked before the cashier is asked to
-    confirm it (nothing is written, nothing locked): who acts, the amount, the player's casino and,
-    for a cash-out, the chips he holds now. The posting checks all of it again, under its locks:
-    chips may move between the question and the confirmation."""
+    confirm it (nothing is written, nothing locked): who acts, the amount, the player's casino,
+    for a cash-out the chips he holds now, and his identification when the move needs it
+    (compliance.IdentificationRequired). The posting checks all of it again, under its locks:
+    chips may move between the question and the confirmation. Answers compliance's plan (the
+    day's total, what the move obliges) for the confirmation to show."""
     if actor is not None:
         check_can_operate_cage(actor, casino.pk)
     _amount_check(amount, kind)
@@ -133,6 +168,9 @@ def cage_move_check(*, actor: Actor, casino: Casino, player: Player, kind: str, 
         balance = ledger_selectors.account_balance(casino=casino, kind=Account.Kind.PLAYER, player=player)
         if (refusal := ledger.cash_out_refusal(player, balance, amount)) is not None:
             raise ledger.InsufficientChips(refusal)
+    return compliance.cash_move_check(
+        casino=casino, player=player, direction=_DIRECTION[kind], amount=amount, document=document
+    )
 
 
 @transaction.atomic

@@ -29,6 +29,9 @@ from django.views.decorators.http import require_GET, require_POST
 from cage import selectors, services
 from cage.forms import CageMoveForm, PlayerNewForm, one_time_key
 from cage.permissions import can_operate_cage, can_read_chips
+from compliance import selectors as compliance_selectors
+from compliance import services as compliance
+from compliance.models import DocumentType
 from core.errors import error_answer, validation_messages
 from core.numbers import chips
 from ledger.selectors import chips_by_player
@@ -62,6 +65,7 @@ def _row(
     error: list[str] | None = None,
     error_kind: str = "",
     posted: dict[str, Any] | None = None,
+    identify: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One player's row: his chips, fresh one-time keys for its two forms, and what the last POST
     left there (a confirmation to give, a notice, the refusal's messages)."""
@@ -76,6 +80,7 @@ def _row(
         "error": error or [],
         "error_kind": error_kind,
         "posted": posted or {},
+        "identify": identify,
     }
 
 
@@ -193,17 +198,35 @@ def _move(request: HttpRequest, casino_id: int, kind: str) -> HttpResponse:
     data = form.cleaned_data
     post = services.cage_buy_in if kind == services.BUY_IN else services.cage_cash_out
     try:
+        document = compliance.document_parse(data["document_type"], data["document_number"])
         if not data["confirm"]:
-            # the first submit: what the posting would refuse (a cash-out above his chips) is
-            # refused now, before the cashier is asked; else say what will be posted, write nothing
-            services.cage_move_check(
-                actor=request.user, casino=casino, player=player, kind=kind, amount=data["amount"]
+            # the first submit: what the posting would refuse (a cash-out above his chips, a
+            # player not identified) is refused now, before the cashier is asked; else say what
+            # will be posted, write nothing
+            plan = services.cage_move_check(
+                actor=request.user,
+                casino=casino,
+                player=player,
+                kind=kind,
+                amount=data["amount"],
+                document=document,
             )
-            confirm = {"kind": kind, "verb": KIND_VERBS[kind], "amount": data["amount"], "key": data["key"]}
+            confirm = _confirmation(request, player, kind, data, plan)
             return _answer(request, casino, player, _row(player, confirm=confirm))
         receipt = post(
-            actor=request.user, casino=casino, player=player, amount=data["amount"], key=data["key"]
+            actor=request.user,
+            casino=casino,
+            player=player,
+            amount=data["amount"],
+            key=data["key"],
+            document=document,
         )
+    except compliance.IdentificationRequired as exc:
+        # ask for the document: the day's totals, and the same amount and key to go on with
+        identify = {"kind": kind, "amount": data["amount"], "key": data["key"], "message": exc.message,
+                    "today": compliance_selectors.day_totals_now(casino=casino, player=player),
+                    "documents": DocumentType.choices}  # fmt: skip
+        return _answer(request, casino, player, _row(player, identify=identify), exc.status)
     except (PermissionDenied, ValidationError) as exc:
         answer = error_answer(exc)
         assert answer is not None
@@ -224,6 +247,21 @@ def _move(request: HttpRequest, casino_id: int, kind: str) -> HttpResponse:
     response = HttpResponseRedirect(reverse("cage:players", args=[casino.pk]) + f"#player-{player.pk}")
     response.status_code = 303  # See Other: the browser GETs the list after its POST
     return response
+
+
+def _confirmation(
+    request: HttpRequest, player: Player, kind: str, data: dict[str, Any], plan: compliance.CashMovePlan
+) -> dict[str, Any]:
+    """The question before a posting: the move, the day's totals when the move needs the player
+    identified, and his document (masked; the read is audited) or the one just typed."""
+    confirm = {"kind": kind, "verb": KIND_VERBS[kind], "amount": data["amount"], "key": data["key"]}
+    if plan.duties.identification:
+        confirm["today"] = compliance_selectors.day_totals_now(casino=player.casino, player=player)
+        if plan.document is not None:
+            confirm["document"] = plan.document
+        elif (found := compliance.identification_read(actor=request.user, player=player)) is not None:
+            confirm["identified"] = found
+    return confirm
 
 
 def _notice(receipt: services.CageReceipt) -> str:

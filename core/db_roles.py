@@ -22,6 +22,8 @@ from dataclasses import dataclass
 APPEND_ONLY_TABLES: tuple[str, ...] = (
     "audit_auditevent",
     "audit_chainverification",
+    "compliance_cashlogentry",
+    "compliance_playeridentification",
     "ledger_entry",
     "ledger_transaction",
     "tables_banktax",
@@ -34,7 +36,11 @@ APPEND_ONLY_TABLES: tuple[str, ...] = (
 )
 #: the tables whose rows move while in progress and are frozen once finished (their triggers:
 #: audit.db_triggers.frozen_once_final_operation): the application's role may not delete from them
-FROZEN_ONCE_FINISHED_TABLES: tuple[str, ...] = ("ledger_booksverification", "reports_reportrun")
+FROZEN_ONCE_FINISHED_TABLES: tuple[str, ...] = (
+    "compliance_cashreport",
+    "ledger_booksverification",
+    "reports_reportrun",
+)
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 

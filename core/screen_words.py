@@ -121,4 +121,6 @@ SCREEN_WORDS: tuple[str, ...] = (
     gettext_noop("Player ratings"),
     gettext_noop("Audit trail"),
     gettext_noop("Coup records"),
+    gettext_noop("Cash-transaction log"),
+    gettext_noop("Cash-transaction reports to file"),
 )

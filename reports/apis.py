@@ -24,9 +24,9 @@ from core.types import request_staff
 from reports.kinds import KINDS, ReportRequest
 from reports.models import ReportRun
 from reports.selectors import report_run_get, report_runs
-from reports.services import report_run_download, report_run_request
+from reports.services import check_may_take_run, report_run_download, report_run_request, uses_reports
 from reports.views import run_file_response
-from tables.permissions import can_export, casino_scope
+from tables.permissions import casino_scope
 
 
 # ------------------------------------------------------------------------------------ shapes
@@ -96,11 +96,12 @@ def run_data(run: ReportRun) -> dict[str, Any]:
 
 
 def _check(request: Request) -> None:
-    if not can_export(request.user):
+    if not uses_reports(request.user):
         raise PermissionDenied("Only a pit boss or an accountant may use reports.")
 
 
 def _run(request: Request, run_id: int) -> ReportRun:
+    check_may_take_run(request.user, run_id)
     run = report_run_get(run_id, casinos=casino_scope(request.user).casino_ids)
     if run is None:
         raise Http404("No such report run.")

@@ -30,7 +30,8 @@ PRESET_CHOICES = [
 
 def _kinds() -> list[tuple[str, str]]:
     # called when the form renders, in the screen's language (the titles are in core.screen_words)
-    return [(slug, gettext(info.title)) for slug, info in KINDS.items()]
+    # the exporters' kinds: compliance asks for its own from its page (review/compliance.html)
+    return [(slug, gettext(info.title)) for slug, info in KINDS.items() if info.audience == "export"]
 
 
 def _formats() -> list[tuple[str, str]]:
@@ -45,9 +46,18 @@ class ReportRunForm(CasinoChoices, forms.Form):
     scoped_fields = {"casino": "pk", "table": "casino"}
 
     def __init__(
-        self, *args: Any, casinos: frozenset[int] | None = None, every_casino: bool = True, **kwargs: Any
+        self,
+        *args: Any,
+        casinos: frozenset[int] | None = None,
+        every_casino: bool = True,
+        kinds: list[str] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, casinos=casinos, **kwargs)
+        if kinds is not None:  # the kinds the reader may take (reports.services.may_take)
+            self.fields["kind"].choices = [  # type: ignore[attr-defined]  # a ChoiceField
+                (slug, gettext(KINDS[slug].title)) for slug in kinds
+            ]
         if not every_casino:
             self.fields["casino"].empty_label = None  # type: ignore[attr-defined]  # a ModelChoiceField
 

@@ -19,6 +19,8 @@ from typing import BinaryIO
 from audit.anchors import anchor_publish
 from reports.builders import ReportRequestError, Scope
 from reports.builders.audit_trail import audit_trail_report
+from reports.builders.cash_log import cash_log_report
+from reports.builders.cash_reports import cash_reports_report
 from reports.builders.coup_records import coup_records_report
 from reports.builders.fees import fees_report
 from reports.builders.house_win import house_win_report
@@ -74,6 +76,9 @@ class KindInfo:
     by_table: bool
     needs_casino: bool
     action: str = ""  # the audit action that records a report of this kind was taken
+    #: who asks for it and takes its file: "export" (pit bosses, accountants: tables.export_coups)
+    #: or "compliance" (the compliance role: compliance.review_cash)
+    audience: str = "export"
 
 
 #: the MIME type of each format
@@ -148,6 +153,28 @@ KINDS: dict[str, KindInfo] = {
             needs_casino=False,
             action="tables.coup.export",
         ),
+        KindInfo(
+            slug="cash-log",
+            title="Cash-transaction log",
+            description="Every cash transaction at the cage above the log threshold: player, direction, "
+            "chips and their value, time, cashier; the period's totals per direction.",
+            formats=TABULAR,
+            by_table=False,
+            needs_casino=True,
+            action="compliance.cashlogentry.export",
+            audience="compliance",
+        ),
+        KindInfo(
+            slug="cash-reports",
+            title="Cash-transaction reports to file",
+            description="Per player, gaming day and direction above the report threshold: the day's total, "
+            "filed or not, by whom and when.",
+            formats=TABULAR,
+            by_table=False,
+            needs_casino=True,
+            action="compliance.cashreport.export",
+            audience="compliance",
+        ),
     )
 }
 
@@ -192,6 +219,10 @@ def report_build(request: ReportRequest, scope: Scope) -> Report | RecordReport:
         return house_win_report(scope)
     if request.kind == "player-ratings":
         return player_ratings_report(scope)
+    if request.kind == "cash-log":
+        return cash_log_report(scope)
+    if request.kind == "cash-reports":
+        return cash_reports_report(scope)
     # Every JSON Lines report carries the audit chains' signed heads (its casino's chain's, or every
     # chain's), all appended to the anchor file: a tail deleted later contradicts the reports
     # already handed out (docs/audit.md).

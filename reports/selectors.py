@@ -17,6 +17,13 @@ def report_runs(*, casinos: frozenset[int] | None = None) -> QuerySet[ReportRun]
     return runs.filter(Q(casino_id__in=casinos) | Q(casino__isnull=True, table__casino_id__in=casinos))
 
 
+def report_run_kind(run_id: int) -> str | None:
+    """The kind of run ``run_id``, whichever casino's (None: no such run): whether the reader's
+    role takes that kind at all is said before whether he reads its casino."""
+    kind = ReportRun.objects.filter(pk=run_id).values_list("kind", flat=True).first()
+    return str(kind) if kind is not None else None
+
+
 def report_run_get(run_id: int, *, casinos: frozenset[int] | None = None) -> ReportRun | None:
     """The run, if it is one of ``casinos`` (another casino's does not exist for the reader)."""
     return report_runs(casinos=casinos).filter(pk=run_id).first()

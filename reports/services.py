@@ -20,11 +20,13 @@ from django.utils.translation import gettext as _
 from audit.anchors import anchor_publish
 from audit.canonical import to_jsonable
 from audit.services import audit_record
+from compliance.permissions import is_compliance
 from core.db_router import replica_reads
 from core.errors import Conflict
 from core.services.outbox import outbox_enqueue
 from reports.kinds import KINDS, Progress, ReportRequest, ReportRequestError, report_write
 from reports.models import ACTIVE, ReportRun
+from reports.selectors import report_run_kind
 from reports.storage import reports_storage, storage_create, storage_move, temp_name, temp_names
 from tables.models import Casino, Table
 from tables.permissions import can_export, casino_scope, table_casino_id
@@ -153,12 +155,47 @@ def _run_create(*, actor: Any, label: str, request: ReportRequest, enqueue: bool
     return run
 
 
+def may_take(actor: Any, kind: str) -> bool:
+    """Whether ``actor`` asks for reports of ``kind`` and takes their files: the compliance kinds
+    (cash log, cash reports) are the compliance role's, the others the exporters'."""
+    info = KINDS.get(kind)
+    if info is not None and info.audience == "compliance":
+        return is_compliance(actor)
+    return can_export(actor)
+
+
+def kinds_taken(actor: Any) -> list[str]:
+    """The kinds ``actor`` may ask for, in KINDS' order."""
+    return [kind for kind in KINDS if may_take(actor, kind)]
+
+
+def check_may_take_run(actor: Any, run_id: int) -> None:
+    """403 for a run of a kind the actor's role never takes (a levy run for compliance, a cash log
+    for a pit boss), in any casino: the same answer at home and elsewhere."""
+    kind = report_run_kind(run_id)
+    if kind is not None:
+        _take_check(actor, kind)
+
+
+def uses_reports(actor: Any) -> bool:
+    """May use report runs at all (of some kind): an exporter or compliance."""
+    return can_export(actor) or is_compliance(actor)
+
+
+def _take_check(actor: Any, kind: str) -> None:
+    if not may_take(actor, kind):
+        info = KINDS.get(kind)
+        if info is not None and info.audience == "compliance":
+            raise PermissionDenied(_("Only compliance may take the cash-transaction reports."))
+        raise PermissionDenied(_("Only a pit boss or an accountant may ask for reports."))
+
+
 @transaction.atomic
 def report_run_request(*, actor: Any, request: ReportRequest) -> ReportRun:
-    """Ask for a report (a pit boss or an accountant): the run, new or the identical one already
-    queued or running (idempotent). Written by a Celery worker once this commits."""
-    if not can_export(actor):
-        raise PermissionDenied(_("Only a pit boss or an accountant may ask for reports."))
+    """Ask for a report (a pit boss or an accountant; compliance for its own kinds): the run, new
+    or the identical one already queued or running (idempotent). Written by a Celery worker once
+    this commits."""
+    _take_check(actor, request.kind)
     _request_check(request)  # what no run could produce is said first (400), then whose it is
     _casino_check(actor, request)
     return _run_create(actor=actor, label=actor.get_username(), request=request, enqueue=True)
@@ -509,7 +546,9 @@ def _finish(
 @transaction.atomic
 def report_run_download(*, actor: Any, run: ReportRun) -> ReportRun:
     """Record that ``actor`` takes a finished run's file (audited); refuse an unfinished run."""
-    if not can_export(actor):
+    if not may_take(actor, str(run.kind)):
+        if KINDS.get(str(run.kind)) is not None and KINDS[str(run.kind)].audience == "compliance":
+            raise PermissionDenied(_("Only compliance may take the cash-transaction reports."))
         raise PermissionDenied(_("Only a pit boss or an accountant may download reports."))
     if run.status != ReportRun.Status.FINISHED:
         raise ReportRunNotReady(

@@ -24,10 +24,17 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core.errors import DomainError
 from reports.forms import EXPORT_KINDS, ExportRunForm, ReportRunForm
-from reports.kinds import CONTENT_TYPES
+from reports.kinds import CONTENT_TYPES, KINDS
 from reports.models import ReportRun
 from reports.selectors import report_run_get, report_runs
-from reports.services import report_run_download, report_run_request
+from reports.services import (
+    check_may_take_run,
+    kinds_taken,
+    may_take,
+    report_run_download,
+    report_run_request,
+    uses_reports,
+)
 from reports.storage import reports_storage
 from review.pages import allow_page, nav_context
 from tables.permissions import can_export, casino_scope, reads_every_casino
@@ -41,13 +48,21 @@ def _casinos(request: HttpRequest) -> frozenset[int] | None:
     return casino_scope(request.user).casino_ids
 
 
+def _run_form(request: HttpRequest, data: Any = None) -> ReportRunForm:
+    """The form asking for a run, offering the kinds the reader may take (compliance: its own)."""
+    return ReportRunForm(
+        data,
+        casinos=_casinos(request),
+        every_casino=reads_every_casino(request.user),
+        kinds=kinds_taken(request.user),
+    )
+
+
 def _page_context(request: HttpRequest, run_form: forms.Form | None = None) -> dict[str, Any]:
+    runs = report_runs(casinos=_casinos(request)).filter(kind__in=kinds_taken(request.user))
     return {
-        "run_form": run_form
-        or ReportRunForm(casinos=_casinos(request), every_casino=reads_every_casino(request.user)),
-        "runs": Paginator(report_runs(casinos=_casinos(request)), RUNS_PER_PAGE).get_page(
-            request.GET.get("page")
-        ),
+        "run_form": run_form or _run_form(request),
+        "runs": Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page")),
         "active": "exports",
         **nav_context(request),
     }
@@ -56,8 +71,9 @@ def _page_context(request: HttpRequest, run_form: forms.Form | None = None) -> d
 @login_required
 @require_GET
 def exports_page(request: HttpRequest) -> HttpResponse:
-    """The reports page: the form asking for a run and the history of runs."""
-    allow_page(can_export(request.user))
+    """The reports page: the form asking for a run and the history of runs (of the kinds the
+    reader may take: the exporters' or compliance's)."""
+    allow_page(uses_reports(request.user))
     return render(request, "review/exports.html", _page_context(request))
 
 
@@ -66,9 +82,11 @@ def exports_page(request: HttpRequest) -> HttpResponse:
 def report_run_create(request: HttpRequest) -> HttpResponse:
     """ "Generate": the run asked for (or the identical one being written); htmx gets the history
     panel with it on top, a plain post is redirected to the page."""
-    allow_page(can_export(request.user))
+    allow_page(uses_reports(request.user))
+    # a kind his role never takes: 403, as the service would say (not a form error)
+    allow_page(may_take(request.user, request.POST.get("kind", "")) or request.POST.get("kind") not in KINDS)
     # the posted casino is judged by the service (another casino's: 403), not hidden by the form
-    form = ReportRunForm(request.POST)
+    form = ReportRunForm(request.POST, kinds=kinds_taken(request.user))
     _request_run(request, form)
     if form.is_valid() and not getattr(request, "htmx", False):
         return redirect(reverse("review:exports") + "#report-runs")
@@ -91,8 +109,10 @@ def _request_run(request: HttpRequest, form: ReportRunForm | ExportRunForm) -> N
 
 
 def _run_exported(request: HttpRequest, run_id: int) -> ReportRun:
-    """A run of the casinos the user reads, for one who may export (else 403); 404 for another's."""
-    allow_page(can_export(request.user))
+    """A run of the casinos the user reads, for one who uses reports (else 403; its file is
+    refused to one who may not take its kind); 404 for another's."""
+    allow_page(uses_reports(request.user))
+    check_may_take_run(request.user, run_id)
     run = report_run_get(run_id, casinos=_casinos(request))
     if run is None:
         raise Http404("No such report run.")

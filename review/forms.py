@@ -115,6 +115,14 @@ class RejectForm(forms.Form):
         return reason
 
 
+class ComplianceDayForm(forms.Form):
+    """The gaming day compliance's page shows (today's when none is given)."""
+
+    day = forms.DateField(
+        label=_("Gaming day"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+
 class AcknowledgeForm(forms.Form):
     note = forms.CharField(
         label=_("Note"),

@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
 
+from compliance.permissions import is_compliance
 from core.errors import DomainError
 from core.types import AuthenticatedHttpRequest
 from review.selectors.queue import review_queue_count
@@ -32,10 +33,11 @@ def nav_context(request: HttpRequest) -> dict[str, Any]:
     return {
         "nav_queue": can_review_corrections(user),
         "nav_dashboard": can_see_dashboard(user),
-        "nav_exports": can_export(user),
+        "nav_exports": can_export(user) or is_compliance(user),  # compliance: its own kinds
         "nav_alerts": can_handle_alerts(user),
         "nav_charts": can_see_dashboard(user),
         "nav_lockouts": can_lift_lockouts(user),
+        "nav_compliance": is_compliance(user),
         "nav_queue_count": (
             review_queue_count(casinos=casino_scope(user).casino_ids) if can_review_corrections(user) else 0
         ),

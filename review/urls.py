@@ -33,5 +33,7 @@ urlpatterns += [
     path("players/<int:pk>/", views.player_detail, name="player"),
     path("lockouts/", views.lockouts_page, name="lockouts"),
     path("lockouts/lift/", views.lockout_lift_view, name="lockout_lift"),
+    path("compliance/", views.compliance_view, name="compliance"),
+    path("compliance/reports/<int:pk>/file/", views.cash_report_file_view, name="cash_report_file"),
 ]
 urlpatterns += urls_of("review_urls")  # a game's own pages (the older games': tables.games)

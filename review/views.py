@@ -29,16 +29,28 @@ from django.views.decorators.http import require_GET, require_POST
 from access.services.logins import lockout_zone, lockouts_current
 from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
+from compliance.models import CashReport
+from compliance.permissions import is_compliance
+from compliance.services import cash_report_file
 from core.db_router import replica_fallback_notice, replica_reads
 from core.errors import error_answer
 from core.numbers import PERCENT_SIGN, figure, percent
 from core.types import AuthenticatedHttpRequest
 from review.charts import bar_chart
-from review.forms import AcknowledgeForm, AlertFilterForm, ChartsForm, PeriodForm, RatingForm, RejectForm
+from review.forms import (
+    AcknowledgeForm,
+    AlertFilterForm,
+    ChartsForm,
+    ComplianceDayForm,
+    PeriodForm,
+    RatingForm,
+    RejectForm,
+)
 from review.models import Alert
 from review.pages import REFUSALS, allow_page, nav_context, reader_casinos, refusal_text, void_context
 from review.selectors.alerts import AlertFilters, alerts_acknowledged, alerts_open, open_alert_count
 from review.selectors.charts import coups_per_hour, hold_by_gaming_day
+from review.selectors.compliance import compliance_page, compliance_today
 from review.selectors.coup_review import coup_review
 from review.selectors.dashboard import dashboard, open_tables
 from review.selectors.live import live_pit
@@ -450,6 +462,49 @@ def lockout_lift_view(request: AuthenticatedHttpRequest) -> HttpResponse:
     who = username.strip() or ip.strip()
     messages.success(request, _("The lockout of %(who)s is lifted.") % {"who": who})
     return redirect("review:lockouts")
+
+
+# ----------------------------------------------------------------------------------- compliance
+@login_required
+@require_GET
+def compliance_view(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """Compliance's page: a gaming day's cash-transaction log, the reports to file, those filed."""
+    allow_page(is_compliance(request.user))
+    return _compliance_render(request)
+
+
+def _compliance_render(
+    request: AuthenticatedHttpRequest, *, error: str = "", status: int = 200
+) -> HttpResponse:
+    casinos = reader_casinos(request)
+    form = ComplianceDayForm(request.GET or None)
+    day = form.cleaned_data["day"] if form.is_bound and form.is_valid() else None
+    context = {
+        "form": form,
+        "page": compliance_page(casinos=casinos, day=day or compliance_today(casinos=casinos)),
+        "error": error,
+        "active": "compliance",
+        **nav_context(request),
+    }
+    return render(request, "review/compliance.html", context, status=status)
+
+
+@login_required
+@require_POST
+def cash_report_file_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    """Mark a report filed (``compliance.services.cash_report_file``: who and when, audited)."""
+    allow_page(is_compliance(request.user))
+    report = get_object_or_404(CashReport.objects.select_related("player"), pk=pk)
+    try:
+        cash_report_file(actor=request.user, report=report)
+    except REFUSALS as exc:
+        answer = error_answer(exc)
+        assert answer is not None, exc
+        if answer.status == 403:
+            raise
+        return _compliance_render(request, error=refusal_text(answer.messages), status=answer.status)
+    messages.success(request, _("The report on %(player)s is marked filed.") % {"player": report.player})
+    return redirect("review:compliance")
 
 
 # ------------------------------------------------------------------------------------- charts

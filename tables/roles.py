@@ -29,6 +29,9 @@ class Role(StrEnum):
     #: reads every casino of the group (the group's internal audit, a regulator's inspector) and
     #: changes nothing; the other roles see only the casinos they work for (tables.models.CasinoStaff)
     GROUP_AUDITOR = "group_auditor"
+    #: reviews the cage's cash-transaction logs and files the reports (compliance/, issue 23), in
+    #: the casinos it works for; the only role besides the cage that sees identifications
+    COMPLIANCE = "compliance"
 
 
 # English everywhere they are stored or sent (the API's /me/); marked for the catalogue so the
@@ -39,6 +42,7 @@ ROLE_LABELS: dict[str, str] = {
     Role.ACCOUNTANT: gettext_noop("Accountant"),
     Role.CASHIER: gettext_noop("Cashier"),
     Role.GROUP_AUDITOR: gettext_noop("Group auditor"),
+    Role.COMPLIANCE: gettext_noop("Compliance"),
 }
 
 _ALL_TABLES_MODELS = (
@@ -88,6 +92,18 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     ),
     # Every casino of the group, read only: the accountant's reading and exports, group-wide.
     Role.GROUP_AUDITOR: (*_VIEW_EVERYTHING, EXPORT_COUPS),
+    # Cash-transaction compliance: the players, the cage's logs and reports,
+    # the identifications; files the reports (compliance.review_cash). Created by
+    # compliance/migrations/0002_compliance_role.py, once its permissions exist.
+    Role.COMPLIANCE: (
+        model_perm("view", "casino"),
+        model_perm("view", "player"),
+        *(
+            model_perm("view", m, app_label="compliance")
+            for m in ("cashpolicy", "playeridentification", "cashlogentry", "cashreport")
+        ),
+        "compliance.review_cash",
+    ),
 }
 
 #: the roles that read every casino without working for one

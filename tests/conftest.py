@@ -234,6 +234,12 @@ def group_auditor(db):
 
 
 @pytest.fixture
+def compliance_officer(db, table):
+    """Compliance of ``table``'s casino: reviews the cage's cash logs, files the reports."""
+    return UserFactory(username="compliance", roles=["compliance"], casinos=[table.casino])
+
+
+@pytest.fixture
 def outsider(db):
     """A staff account in no group at all."""
     return UserFactory(username="outsider")

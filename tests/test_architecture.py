@@ -24,14 +24,15 @@ FLOORS = {
     "ledger": 2,  # the chips, by double entry
     "tables": 3,  # the floor: casinos, tables, seats, players, staff, chemin de fer; the games' seam
     "access": 4,  # signing in, tokens, who the user is
-    "cage": 4,  # the cashier's desk
-    "review": 5,  # the pit boss's back office
-    "reports": 6,  # accounting's exports
+    "compliance": 4,  # cash-transaction compliance: the cage asks it around every posting
+    "cage": 5,  # the cashier's desk
+    "review": 6,  # the pit boss's back office
+    "reports": 7,  # accounting's exports
     # a game's wing: its engine up to its screens on the floor and its pages in the back office
     # (in the back office's frame); nothing imports it, the floor and the back office ask it
     # through tables.games (the wings are named in settings.GAME_WINGS)
-    "older_games": 6,  # Macao, Landsknecht, old baccarat
-    "casino": 7,  # the project: settings, URLs, the demo
+    "older_games": 7,  # Macao, Landsknecht, old baccarat
+    "casino": 8,  # the project: settings, URLs, the demo
 }
 #: the wings: only the registry (a dotted path in settings.GAME_WINGS) names them below them
 WINGS = {"older_games"}

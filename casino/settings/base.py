@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "ledger",
     "review",
     "reports",
+    "compliance",
     "cage",
     "casino",  # the whole house's own commands (load_demo: a demo casino on every app)
 ]

@@ -7,7 +7,9 @@ import pytest
 from django.utils import timezone
 
 from cage import services
+from compliance.models import CashReport, PlayerIdentification
 from ledger.models import Account, Transaction
+from tables.gaming_day import casino_calendar
 from tests.problems import field_errors, problem_body
 from tests.tables.api.conftest import Api
 
@@ -236,3 +238,39 @@ def test_only_who_reads_chips_finds_players(request, casino, dupont, persona, st
     response = Api(user).get(f"/cage/players/?casino={casino.pk}")
     assert response.status_code == status
     assert "results" not in response.json()
+
+
+# ------------------------------------------------------------------------ cash-transaction compliance
+def test_a_buy_in_above_the_day_s_report_threshold_needs_the_document_in_the_body(cashier, dupont) -> None:
+    api = Api(cashier)
+    api.ok(api.post(BUY_IN, {"player": dupont.pk, "amount": 10_000}))
+    before = {**counts(), "reports": CashReport.objects.count()}
+    body = refused(api, BUY_IN, {"player": dupont.pk, "amount": 1}, 400)
+    assert body == {
+        "code": "identification_required",
+        "detail": "M. Dupont must be identified before this buy-in of 1 chips (today's buy-ins would reach "
+        "10001 chips): give the identity document's type and number.",
+    }
+    half = refused(api, BUY_IN, {"player": dupont.pk, "amount": 1, "document_type": "passport"}, 400)
+    assert field_errors(half) == {"document_number": ["Type the document's number (at most 40 characters)."]}
+    assert {**counts(), "reports": CashReport.objects.count()} == before
+    with_it = {"player": dupont.pk, "amount": 1, "document_type": "passport", "document_number": "12AB34567"}
+    assert api.ok(api.post(BUY_IN, with_it))["balance"] == 10_001
+    assert list(CashReport.objects.values_list("player", "direction", "total")) == [(dupont.pk, "in", 10_001)]
+    assert PlayerIdentification.objects.get(player=dupont).masked == "****4567"
+
+
+def test_the_cage_reads_a_player_s_cash_today_and_nobody_else(cashier, pit_boss, dupont) -> None:
+    api = Api(cashier)
+    api.ok(api.post(BUY_IN, {"player": dupont.pk, "amount": 700}))
+    api.ok(api.post(CASH_OUT, {"player": dupont.pk, "amount": 200}))
+    body = api.ok(api.get(f"/players/{dupont.pk}/cash-today/"), 200)
+    assert body == {
+        "player": dupont.pk,
+        "gaming_day": body["gaming_day"],
+        "cash_in": 700,
+        "cash_out": 200,
+        "identified": False,
+    }
+    assert body["gaming_day"] == casino_calendar(dupont.casino).today(timezone.now()).isoformat()
+    assert Api(pit_boss).get(f"/players/{dupont.pk}/cash-today/").status_code == 403

@@ -121,8 +121,12 @@ def test_the_check_before_the_confirmation_refuses_what_the_posting_would(
     with pytest.raises(InsufficientChips) as refused:
         check(actor=cashier, casino=casino, player=dupont, kind=services.CASH_OUT, amount=301)
     assert refused.value.messages == ["M. Dupont has only 300 chips; a cash-out of 301 is refused."]
-    assert check(actor=cashier, casino=casino, player=dupont, kind=services.CASH_OUT, amount=300) is None
-    assert check(actor=cashier, casino=casino, player=dupont, kind=services.BUY_IN, amount=10_000) is None
+    # allowed: the answer is compliance's plan, today's totals before the move (cash in 300 so far)
+    out = check(actor=cashier, casino=casino, player=dupont, kind=services.CASH_OUT, amount=300)
+    assert (out.day_total_before, out.duties.day_total_after, out.duties.identification) == (0, 300, False)
+    more = check(actor=cashier, casino=casino, player=dupont, kind=services.BUY_IN, amount=9_700)
+    assert (more.day_total_before, more.duties.day_total_after) == (300, 10_000)
+    assert more.duties.identification is False
     with pytest.raises(ValidationError, match="is not a player of"):
         check(actor=cashier, casino=casino, player=stranger, kind=services.BUY_IN, amount=1)
     with pytest.raises(PermissionDenied):

@@ -12,7 +12,10 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
+from audit.models import AuditEvent
 from cage import services
+from compliance.models import CashReport, PlayerIdentification
+from compliance.services import DocumentIn
 from ledger.models import Transaction
 from tables.models import Player
 
@@ -258,7 +261,10 @@ def test_chips_are_written_in_the_page_s_language(croupier, cashier, table, casi
     new_seat(session=session, player=dupont, number=2)
     owing = new_player(casino=casino, display_name="Comte Orlov")
     new_seat(session=session, player=owing, number=3)
-    services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=12500, key=key())
+    passport = DocumentIn("passport", "12AB34567")  # above the day's report threshold: identified
+    services.cage_buy_in(
+        actor=cashier, casino=casino, player=dupont, amount=12500, key=key(), document=passport
+    )
     owes(casino, owing, 1040)
     seats = logged_in(croupier)
     seats.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
@@ -278,3 +284,57 @@ def test_chips_are_written_in_the_page_s_language(croupier, cashier, table, casi
 def test_the_nav_leads_the_cashier_to_the_cage(cashier, croupier) -> None:
     assert b'data-testid="go-cage"' in logged_in(cashier).get("/").content
     assert b'data-testid="nav-cage"' not in logged_in(croupier).get("/").content
+
+
+# ------------------------------------------------------------------------ cash-transaction compliance
+def test_a_buy_in_that_needs_identification_asks_for_the_document_then_confirms(
+    cashier, casino, dupont
+) -> None:
+    services.cage_buy_in(actor=cashier, casino=casino, player=dupont, amount=9_500, key=key())
+    client = logged_in(cashier)
+    url = reverse("cage:buy_in", args=[casino.pk])
+    once = key()
+    form = {"player": dupont.pk, "amount": "600", "key": once}
+
+    def rows() -> dict[str, int]:
+        return {**counts(), "events": AuditEvent.objects.count(), "reports": CashReport.objects.count()}
+
+    before = rows()
+    asked = client.post(url, form, headers=HTMX)
+    html = asked.content.decode()
+    assert asked.status_code == 400 and rows() == before
+    assert "M. Dupont must be identified before this buy-in of 600 chips." in html
+    assert "Today: cash in 9,500, cash out 0 chips." in html
+    assert f'data-testid="document-type-{dupont.pk}"' in html and 'name="document_number"' in html
+    assert f'name="key" value="{once}"' in html and 'name="confirm"' not in html
+    # the confirmation posts without the document: refused again, nothing written
+    refused = client.post(url, {**form, "confirm": "1"}, headers=HTMX)
+    assert refused.status_code == 400 and rows() == before
+    identified = {**form, "document_type": "passport", "document_number": "12AB34567"}
+    confirm = client.post(url, identified, headers=HTMX).content.decode()
+    assert "Buy-in of <strong>600</strong> chips for M. Dupont?" in confirm
+    assert 'name="document_number" value="12AB34567"' in confirm and rows() == before
+    done = client.post(url, {**identified, "confirm": "1"}, headers=HTMX).content.decode()
+    assert "M. Dupont: bought in 600 chips. Chips now: 10,100." in done
+    assert PlayerIdentification.objects.get(player=dupont).masked == "****4567"
+    assert list(CashReport.objects.values_list("direction", "total")) == [("in", 10_100)]
+
+
+def test_an_identified_player_s_confirmation_shows_his_document_masked_and_the_read_is_audited(
+    cashier, casino, dupont
+) -> None:
+    passport = DocumentIn("passport", "12AB34567")
+    services.cage_buy_in(
+        actor=cashier, casino=casino, player=dupont, amount=10_001, key=key(), document=passport
+    )
+    html = (
+        logged_in(cashier)
+        .post(
+            reverse("cage:cash_out", args=[casino.pk]), {"player": dupont.pk, "amount": "10001", "key": key()}
+        )
+        .content.decode()
+    )
+    assert "Identified: Passport ****4567" in html and "12AB34567" not in html
+    assert "Today: cash in 10,001, cash out 0 chips." in html
+    read = AuditEvent.objects.get(action="compliance.identification.read")
+    assert (read.actor, read.after) == (cashier, {"player": dupont.pk, "found": True})

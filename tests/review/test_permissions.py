@@ -41,6 +41,7 @@ PAGES = [
     ("review:alerts", "get", {"pit_boss"}, 200),
     ("review:charts", "get", {"pit_boss", "accountant"}, 200),
     ("review:player", "get", {"pit_boss", "accountant"}, 200),
+    ("review:compliance", "get", set(), 200),  # compliance's own (tests/review/test_compliance.py)
 ]
 
 

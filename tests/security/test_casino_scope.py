@@ -25,6 +25,9 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
 from audit.models import AuditEvent
+from cage.services import cage_buy_in as cage_sells
+from compliance.models import CashReport
+from compliance.services import DocumentIn
 from ledger.models import Transaction
 from ledger.services import cage_buy_in
 from older_games.services import game_coup_start
@@ -49,7 +52,7 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db
 
-ROLES = ("croupier", "pit_boss", "accountant", "cashier", "group_auditor")
+ROLES = ("croupier", "pit_boss", "accountant", "cashier", "group_auditor", "compliance")
 
 
 @dataclass
@@ -69,6 +72,7 @@ class World:
     alert: Alert
     run: ReportRun
     void: m.VoidRequest
+    cash_report: CashReport
 
 
 def _game_coup(table: m.Table, tag: str) -> m.GameCoup:
@@ -121,6 +125,9 @@ def _world(tag: str) -> World:
         requested_at=now,
     )
     game_session = game_coup.session
+    # the player bought in above the day's report threshold at the cage: a report to file
+    document = DocumentIn("passport", f"P-{tag}-0001")
+    cage_sells(actor=None, casino=casino, player=player, amount=10_001, key=f"cash:{tag}", document=document)
     void = m.VoidRequest.objects.create(  # a void above the casino's limit, waiting for a second pit boss
         casino=casino,
         coup=coup,
@@ -144,6 +151,7 @@ def _world(tag: str) -> World:
         alert,
         run,
         void,
+        CashReport.objects.get(player=player),
     )
 
 
@@ -328,6 +336,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     _api("cage-api:cash-out", "POST", _none, lambda w: {"player": w.player.pk, "amount": 10}),
     _api("cage-api:player-balance", "GET", lambda w: {"player_id": w.player.pk}),
     _api("cage-api:player-history", "GET", lambda w: {"player_id": w.player.pk}),
+    _api("cage-api:player-cash-today", "GET", lambda w: {"player_id": w.player.pk}),
     # ---------------------------------------------------------------- the back office
     Endpoint("review:coup", "GET", lambda w: {"pk": w.coup.pk}),
     Endpoint("review:coup_approve", "POST", lambda w: {"pk": w.coup.pk}),
@@ -338,6 +347,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     _api("api:void-approve", "POST", lambda w: {"request_id": w.void.pk}),
     _api("api:void-refuse", "POST", lambda w: {"request_id": w.void.pk}, lambda w: {"reason": "no"}),
     Endpoint("review:alert_acknowledge", "POST", lambda w: {"pk": w.alert.pk}, lambda w: {"note": "seen"}),
+    Endpoint("review:cash_report_file", "POST", lambda w: {"pk": w.cash_report.pk}),
     Endpoint("review:player", "GET", lambda w: {"pk": w.player.pk}),
     Endpoint("review:game_coups", "GET", lambda w: {"table_id": w.game_table.pk}),
     Endpoint("review:game_coup", "GET", lambda w: {"pk": w.game_coup.pk}),
@@ -439,6 +449,7 @@ def _written() -> tuple[int, ...]:
         Alert.objects.filter(acknowledged_at__isnull=False).count(),
         m.VoidRequest.objects.count(),
         m.VoidRequest.objects.exclude(state=m.VoidRequest.State.PENDING).count(),
+        CashReport.objects.filter(status=CashReport.Status.FILED).count(),
     )
 
 
@@ -500,6 +511,7 @@ LISTS: tuple[tuple[str, set[str], Callable[[World], str]], ...] = (
     ("reports-api:runs", {"pit_boss", "accountant", "group_auditor"}, lambda w: f'"id":{w.run.pk},'),
     ("api:void-requests", {"pit_boss", "accountant", "group_auditor"}, lambda w: f'"id":{w.void.pk},'),
     ("review:queue", {"pit_boss"}, lambda w: f'href="/review/coups/{w.coup.pk}/"'),
+    ("review:compliance", {"compliance"}, lambda w: f'data-testid="report-{w.cash_report.pk}"'),
 )
 
 

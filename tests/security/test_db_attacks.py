@@ -269,6 +269,7 @@ def test_every_trigger_function_is_pinned_to_a_search_path() -> None:
         functions = dict(cursor.fetchall())
     assert set(functions) == {
         GUARD_FUNCTION,
+        "compliance_cashreport_frozen_guard",
         "ledger_booksverification_frozen_guard",
         "reports_reportrun_frozen_guard",
         "ledger_account_guard",

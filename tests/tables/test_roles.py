@@ -17,10 +17,11 @@ def _perms(group: Group) -> set[str]:
     }
 
 
-def test_the_data_migrations_created_the_five_roles_with_their_permissions() -> None:
+def test_the_data_migrations_created_the_six_roles_with_their_permissions() -> None:
     assert sorted(Group.objects.values_list("name", flat=True)) == [
         "accountant",
         "cashier",
+        "compliance",
         "croupier",
         "group_auditor",
         "pit_boss",
@@ -63,6 +64,15 @@ def test_group_auditor_reads_and_exports_and_writes_nothing(group_auditor) -> No
     assert group_auditor.has_perms(["tables.export_coups", "audit.view_auditevent", "tables.view_coupstep"])
     assert not group_auditor.has_perm("tables.approve_correction")
     assert not group_auditor.has_perm("ledger.operate_cage")
+
+
+def test_compliance_reviews_the_cash_logs_and_plays_no_part_on_the_floor(compliance_officer) -> None:
+    assert compliance_officer.has_perms(
+        ["compliance.review_cash", "compliance.view_playeridentification", "compliance.view_cashlogentry"]
+    )
+    assert not compliance_officer.has_perm("ledger.operate_cage")
+    assert not compliance_officer.has_perm("tables.add_coupstep")
+    assert not compliance_officer.has_perm("tables.approve_correction")
 
 
 def test_outsider_has_no_permission(outsider) -> None:

@@ -36,8 +36,9 @@ def test_the_schema_describes_every_endpoint(pit_boss) -> None:
     # seven (tables/{id}/game/, tables/{id}/game-coups/, game-coups/, game-coups/{id}/,
     # game-coups/{id}/steps/, game-coups/{id}/void/, sessions/{id}/fund-dues/), and the voids
     # waiting for a second pit boss (void-requests/, void-requests/{id}/approve/, …/refuse/), and a
-    # player's rating slip (players/{id}/rating/)
-    assert len(table_api) == 52
+    # player's rating slip (players/{id}/rating/) and his cash in and out of the gaming day at the
+    # cage (players/{id}/cash-today/)
+    assert len(table_api) == 53
     rating = paths["/api/v1/players/{player_id}/rating/"]["get"]
     assert [p["name"] for p in rating["parameters"] if p["in"] == "query"] == ["from", "to"]
     assert {"200", "400", "403", "404"} <= set(rating["responses"])

@@ -1,0 +1,224 @@
+"""Writes of compliance, each audited in the caller's transaction (docs/compliance.md).
+
+The cage asks twice around each posting, under the player's account lock (so two cashiers serving
+the same player are counted one after the other):
+
+- ``cash_move_check`` before it: the day's total in the move's direction, what the move obliges
+  (log, report, identification) and, when the player must be identified, whether he is (on file,
+  or a document given with the request); refused with ``IdentificationRequired`` otherwise, and
+  nothing has been written;
+- ``cash_move_record`` after it: the document given (recorded once per player), the log entry,
+  the report opened when the day's total crossed its threshold.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.timezone import now
+
+from audit.rows import rows_loaded
+from audit.services import audit_record
+from compliance import selectors
+from compliance.models import CashLogEntry, CashReport, Direction, DocumentType, PlayerIdentification
+from compliance.permissions import check_can_read_identification, check_is_compliance
+from compliance.rules import Duties, move_duties
+from core.errors import Conflict, DomainError
+from ledger.models import Transaction
+from tables.models import Casino, Player, Table
+
+DOCUMENT_NUMBER_MAX = 40
+
+
+class IdentificationRequired(DomainError):
+    """The move needs the player identified and he is not: nothing was written."""
+
+    code = "identification_required"
+
+
+class ReportAlreadyFiled(Conflict):
+    code = "report_already_filed"
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentIn:
+    """An identity document as typed at the cage."""
+
+    document_type: str
+    document_number: str
+
+
+def document_parse(document_type: Any, document_number: Any) -> DocumentIn | None:
+    """The document given with a request (None: none given). A half-filled or malformed one is
+    refused (ValidationError), never stored."""
+    kind = (document_type or "").strip() if isinstance(document_type, str) else document_type
+    number = (document_number or "").strip() if isinstance(document_number, str) else document_number
+    if not kind and not number:
+        return None
+    if kind not in DocumentType.values:
+        raise ValidationError({"document_type": "Choose the type of the identity document."})
+    if (
+        not isinstance(number, str)
+        or not number
+        or len(number) > DOCUMENT_NUMBER_MAX
+        or not number.isprintable()
+    ):
+        raise ValidationError(
+            {"document_number": f"Type the document's number (at most {DOCUMENT_NUMBER_MAX} characters)."}
+        )
+    return DocumentIn(kind, number)
+
+
+@dataclass(frozen=True, slots=True)
+class CashMovePlan:
+    """What a cage move of ``amount`` chips obliges, decided before it is posted."""
+
+    casino: Casino
+    player: Player
+    direction: str
+    amount: int
+    day: dt.date
+    day_total_before: int
+    duties: Duties
+    identified: bool  # an identification is on file
+    document: DocumentIn | None  # to record with the move (none on file yet)
+
+
+def cash_move_check(
+    *, casino: Casino, player: Player, direction: str, amount: int, document: DocumentIn | None = None
+) -> CashMovePlan:
+    """The duties of a move and whether it may go ahead; writes nothing. Raises
+    ``IdentificationRequired`` when the player must be identified and is not, nor is a document given."""
+    day = selectors.gaming_day_of(casino, now())
+    before = selectors.day_totals(casino=casino, player=player, day=day).of(direction)
+    policy = selectors.policy_for(casino)
+    duties = move_duties(thresholds=selectors.thresholds_of(policy), day_total_before=before, amount=amount)
+    identified = selectors.identification_of(player) is not None
+    if duties.identification and not identified and document is None:
+        what = "buy-in" if direction == Direction.IN else "cash-out"
+        raise IdentificationRequired(
+            f"{player} must be identified before this {what} of {amount} chips "
+            f"(today's {what}s would reach {duties.day_total_after} chips): "
+            "give the identity document's type and number."
+        )
+    return CashMovePlan(
+        casino, player, direction, amount, day, before, duties, identified, None if identified else document
+    )
+
+
+def _identification_write(*, actor: Any, player: Player, document: DocumentIn) -> PlayerIdentification:
+    identification = PlayerIdentification.objects.create(
+        player=player, document_type=document.document_type, document_number=document.document_number,
+        recorded_by=actor if getattr(actor, "is_authenticated", False) else None,
+    )  # fmt: skip
+    audit_record(
+        actor=actor,
+        action="compliance.identification.record",
+        target=identification,
+        casino=player.casino_id,
+        # the trail keeps the masked number only: it is kept for ever, the document is personal data
+        after={"player": player.pk, "document_type": document.document_type, "number": identification.masked},
+        rows=[identification],
+    )
+    return identification
+
+
+@transaction.atomic
+def cash_move_record(
+    *, actor: Any, plan: CashMovePlan, txn: Transaction, table: Table | None = None
+) -> tuple[CashLogEntry | None, CashReport | None]:
+    """After the posting ``txn`` of the move ``plan`` decided: the document given, the log entry
+    and the report it obliges, each audited."""
+    cashier = actor if getattr(actor, "is_authenticated", False) else None
+    if plan.document is not None:
+        _identification_write(actor=actor, player=plan.player, document=plan.document)
+    entry = report = None
+    if plan.duties.log:
+        entry = CashLogEntry.objects.create(
+            casino=plan.casino, player=plan.player, direction=plan.direction, amount=plan.amount,
+            value_cents=plan.duties.value_cents, gaming_day=plan.day, cashier=cashier, table=table,
+            transaction=txn,
+        )  # fmt: skip
+        audit_record(
+            actor=actor,
+            action="compliance.cash_log.record",
+            target=entry,
+            casino=plan.casino.pk,
+            after={
+                "player": plan.player.pk,
+                "direction": plan.direction,
+                "amount": plan.amount,
+                "gaming_day": plan.day,
+                "transaction": txn.pk,
+            },
+            rows=[entry],
+        )
+    if (
+        plan.duties.report
+        and not CashReport.objects.filter(
+            player=plan.player, gaming_day=plan.day, direction=plan.direction
+        ).exists()
+    ):
+        total = plan.duties.day_total_after
+        report = CashReport.objects.create(
+            casino=plan.casino, player=plan.player, gaming_day=plan.day, direction=plan.direction,
+            total=total, total_value_cents=total * selectors.policy_for(plan.casino).chip_value_cents,
+            transaction=txn,
+        )  # fmt: skip
+        audit_record(
+            actor=actor,
+            action="compliance.cash_report.open",
+            target=report,
+            casino=plan.casino.pk,
+            after={
+                "player": plan.player.pk,
+                "direction": plan.direction,
+                "total": total,
+                "gaming_day": plan.day,
+                "transaction": txn.pk,
+            },
+            rows=[report],
+        )
+    return entry, report
+
+
+@transaction.atomic
+def cash_report_file(*, actor: Any, report: CashReport) -> CashReport:
+    """Compliance filed the report with the regulator: who and when, audited. Filed once."""
+    check_is_compliance(actor, report.casino_id)
+    locked = CashReport.objects.select_for_update().get(pk=report.pk)
+    rows_loaded(locked)
+    if locked.status == CashReport.Status.FILED:
+        raise ReportAlreadyFiled(f"Already filed by {locked.filed_by} at {locked.filed_at:%Y-%m-%d %H:%M}.")
+    locked.status, locked.filed_at, locked.filed_by = CashReport.Status.FILED, now(), actor
+    locked.save(update_fields=["status", "filed_at", "filed_by"])
+    audit_record(
+        actor=actor,
+        action="compliance.cash_report.file",
+        target=locked,
+        casino=locked.casino_id,
+        before={"status": CashReport.Status.OPEN},
+        after={"status": CashReport.Status.FILED, "filed_at": locked.filed_at},
+        rows=[locked],
+    )
+    return locked
+
+
+@transaction.atomic
+def identification_read(*, actor: Any, player: Player) -> PlayerIdentification | None:
+    """The player's identification in full, for the cage or compliance: the read is audited (who
+    read whose document), so a look at personal data always leaves a trace."""
+    check_can_read_identification(actor, player.casino_id)
+    identification = selectors.identification_of(player)
+    audit_record(
+        actor=actor,
+        action="compliance.identification.read",
+        target=identification if identification is not None else player,
+        casino=player.casino_id,
+        after={"player": player.pk, "found": identification is not None},
+    )
+    return identification

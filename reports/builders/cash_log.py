@@ -1,0 +1,85 @@
+"""The cash-transaction log (compliance, docs/compliance.md): every cash transaction at the cage
+above the casino's log threshold, in the order it was logged, with the period's totals per
+direction (cash in and cash out are never netted).
+
+- ``amount``: chips; ``value``: what they are worth at the casino's chip value, in its currency.
+- The gaming day is the one the cage counted the transaction in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from compliance.models import CashLogEntry, Direction
+from compliance.selectors import cash_log_between, policy_for
+from reports.builders import Scope, timed_report
+from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
+
+COLUMNS = (
+    Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
+    Column("logged_at", "Logged", ColumnType.DATETIME, 1.5),
+    Column("player_id", "Player id", ColumnType.ID, 0.7),
+    Column("player", "Player", ColumnType.TEXT, 1.8),
+    Column("direction", "Direction", ColumnType.TEXT, 0.8),
+    Column("amount", "Chips", ColumnType.INT, 0.9),
+    Column("value", "Value", ColumnType.TEXT, 1.1),
+    Column("cashier", "Cashier", ColumnType.TEXT, 1.0),
+    Column("table", "Table", ColumnType.TEXT, 1.0),
+    Column("transaction_id", "Transaction", ColumnType.ID, 0.9),
+)
+
+DIRECTION_LABELS = {Direction.IN: "cash in", Direction.OUT: "cash out"}
+
+
+def money(cents: int, currency: str) -> str:
+    """``3001.00 EUR``: a value in hundredths, written with its currency."""
+    return f"{cents // 100}.{cents % 100:02d} {currency}"
+
+
+def policy_facts(scope: Scope) -> list[tuple[str, str]]:
+    """The casino's policy as the file's header says it (what the thresholds were when written)."""
+    assert scope.casino is not None  # per-casino kinds
+    policy = policy_for(scope.casino)
+
+    def threshold(value: int | None) -> str:
+        return "none" if value is None else f"{value} {policy.currency}"
+
+    return [
+        ("Policy", policy.get_preset_display()),
+        ("Log above", threshold(policy.log_threshold)),
+        ("Report above (a day's total)", threshold(policy.report_threshold)),
+        ("Identification at or above", threshold(policy.identification_threshold)),
+        ("One chip", money(policy.chip_value_cents, policy.currency)),
+    ]
+
+
+def cash_log_report(scope: Scope) -> Report:
+    assert scope.casino is not None
+    entries = cash_log_between(casinos=[scope.casino.pk], start=scope.start, end=scope.end)
+    return timed_report(
+        scope,
+        title="Cash-transaction log",
+        facts=policy_facts(scope),
+        columns=COLUMNS,
+        lines=_lines(scope, entries.iterator(), policy_for(scope.casino).currency),
+        notes=["Cash in and cash out are never netted: each direction has its own total."],
+    )
+
+
+def _lines(scope: Scope, entries: Iterator[CashLogEntry], currency: str) -> Iterator[Line]:
+    totals = {Direction.IN: [0, 0], Direction.OUT: [0, 0]}  # chips, value in hundredths
+    for e in entries:
+        totals[Direction(e.direction)][0] += e.amount
+        totals[Direction(e.direction)][1] += e.value_cents
+        yield Line(
+            (e.gaming_day, as_local(e.logged_at, scope.tz), e.player_id, e.player.display_name,
+             DIRECTION_LABELS[Direction(e.direction)], e.amount, money(e.value_cents, currency),
+             e.cashier.get_username() if e.cashier is not None else "system",
+             e.table.name if e.table is not None else "", e.transaction_id)
+        )  # fmt: skip
+    for direction, (amount, cents) in totals.items():
+        yield Line(
+            ("period", None, None, "all players", DIRECTION_LABELS[direction], amount, money(cents, currency),
+             None, None, None),
+            LineKind.TOTAL,
+        )  # fmt: skip

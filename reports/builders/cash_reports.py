@@ -1,0 +1,61 @@
+"""The reports to file (compliance, docs/compliance.md): one line per player, gaming day and
+direction whose day's total went above the report threshold, with whether it is filed, by whom
+and when.
+
+- ``total``: the day's chips in that direction when the threshold was crossed (the move that
+  crossed it included); ``value``: what they are worth at the casino's chip value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from compliance.models import CashReport, Direction
+from compliance.selectors import cash_reports, policy_for
+from reports.builders import Scope, timed_report
+from reports.builders.cash_log import DIRECTION_LABELS, money, policy_facts
+from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
+
+COLUMNS = (
+    Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
+    Column("player_id", "Player id", ColumnType.ID, 0.7),
+    Column("player", "Player", ColumnType.TEXT, 1.8),
+    Column("direction", "Direction", ColumnType.TEXT, 0.8),
+    Column("total", "Day's total", ColumnType.INT, 0.9),
+    Column("value", "Value", ColumnType.TEXT, 1.1),
+    Column("opened_at", "Opened", ColumnType.DATETIME, 1.5),
+    Column("status", "Status", ColumnType.TEXT, 0.7),
+    Column("filed_by", "Filed by", ColumnType.TEXT, 1.0),
+    Column("filed_at", "Filed", ColumnType.DATETIME, 1.5),
+    Column("transaction_id", "Transaction", ColumnType.ID, 0.9),
+)
+
+
+def cash_reports_report(scope: Scope) -> Report:
+    assert scope.casino is not None
+    reports = cash_reports(casinos=[scope.casino.pk], start=scope.start, end=scope.end)
+    return timed_report(
+        scope,
+        title="Cash-transaction reports to file",
+        facts=policy_facts(scope),
+        columns=COLUMNS,
+        lines=_lines(scope, reports.iterator(), policy_for(scope.casino).currency),
+        notes=["One report per player, gaming day and direction; cash in and cash out are never netted."],
+    )
+
+
+def _lines(scope: Scope, reports: Iterator[CashReport], currency: str) -> Iterator[Line]:
+    counts = {CashReport.Status.OPEN: 0, CashReport.Status.FILED: 0}
+    for r in reports:
+        counts[CashReport.Status(r.status)] += 1
+        yield Line(
+            (r.gaming_day, r.player_id, r.player.display_name, DIRECTION_LABELS[Direction(r.direction)],
+             r.total, money(r.total_value_cents, currency), as_local(r.opened_at, scope.tz), r.status,
+             r.filed_by.get_username() if r.filed_by is not None else "", as_local(r.filed_at, scope.tz),
+             r.transaction_id)
+        )  # fmt: skip
+    for status, count in counts.items():
+        yield Line(
+            ("period", None, f"{count} report(s)", None, None, None, None, status, None, None, None),
+            LineKind.TOTAL,
+        )
