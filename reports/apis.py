@@ -24,7 +24,13 @@ from core.types import request_staff
 from reports.kinds import KINDS, ReportRequest
 from reports.models import ReportRun
 from reports.selectors import report_run_get, report_runs
-from reports.services import check_may_take_run, report_run_download, report_run_request, uses_reports
+from reports.services import (
+    check_may_take_run,
+    kinds_taken,
+    report_run_download,
+    report_run_request,
+    uses_reports,
+)
 from reports.views import run_file_response
 from tables.permissions import casino_scope
 
@@ -140,7 +146,9 @@ class ReportRunsView(ApiView):
         paginator = PageNumberPagination()
         page = (
             paginator.paginate_queryset(
-                report_runs(casinos=casino_scope(request.user).casino_ids), request, view=self
+                report_runs(casinos=casino_scope(request.user).casino_ids, kinds=kinds_taken(request.user)),
+                request,
+                view=self,
             )
             or []
         )

@@ -59,7 +59,7 @@ def _run_form(request: HttpRequest, data: Any = None) -> ReportRunForm:
 
 
 def _page_context(request: HttpRequest, run_form: forms.Form | None = None) -> dict[str, Any]:
-    runs = report_runs(casinos=_casinos(request)).filter(kind__in=kinds_taken(request.user))
+    runs = report_runs(casinos=_casinos(request), kinds=kinds_taken(request.user))
     return {
         "run_form": run_form or _run_form(request),
         "runs": Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page")),

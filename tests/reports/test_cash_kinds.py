@@ -22,6 +22,7 @@ from reports.services import report_run_download, report_run_execute, report_run
 from tables.gaming_day import casino_calendar
 from tests.cage.conftest import key, new_player
 from tests.reports.helpers import csv_parts, run
+from tests.tables.api.conftest import Api
 
 pytestmark = pytest.mark.django_db
 
@@ -154,3 +155,30 @@ def test_the_reports_page_offers_each_reader_the_kinds_he_may_take(
     assert 'data-testid="report-run"' not in theirs  # compliance's run is not in his history
     assert boss.post(reverse("review:report_runs"), {**form, "kind": "cash-log"}).status_code == 403
     assert ReportRun.objects.count() == 1
+
+
+def test_the_api_lists_each_reader_only_the_runs_of_the_kinds_he_takes(
+    night, compliance_officer, pit_boss
+) -> None:
+    """A run's details (who asked, for which casino and days, its file's digest) are for those who
+    may take its kind: the API's list, like the page's history, leaves the others' runs out."""
+    casino, _dupont, _roy = night
+    day = CashLogEntry.objects.earliest("pk").gaming_day
+    cash = report_run_request(
+        actor=compliance_officer,
+        request=ReportRequest(kind="cash-log", fmt="csv", start=day, end=day, casino_id=casino.pk),
+    )
+    levy = report_run_request(
+        actor=pit_boss, request=ReportRequest(kind="levy", fmt="csv", start=day, end=day, casino_id=casino.pk)
+    )
+    before = list(ReportRun.objects.order_by("pk").values_list("pk", "kind", "status"))
+    listed = {}
+    for who in (compliance_officer, pit_boss):
+        answer = Api(who).get("/reports/runs/")
+        assert answer.status_code == 200
+        listed[who.username] = [(r["id"], r["kind"]) for r in answer.json()["results"]]
+    assert listed == {
+        compliance_officer.username: [(cash.pk, "cash-log")],
+        pit_boss.username: [(levy.pk, "levy")],
+    }
+    assert list(ReportRun.objects.order_by("pk").values_list("pk", "kind", "status")) == before
