@@ -337,6 +337,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     _api("cage-api:player-balance", "GET", lambda w: {"player_id": w.player.pk}),
     _api("cage-api:player-history", "GET", lambda w: {"player_id": w.player.pk}),
     _api("cage-api:player-cash-today", "GET", lambda w: {"player_id": w.player.pk}),
+    _api("review-api:player-rating", "GET", lambda w: {"player_id": w.player.pk}),
     # ---------------------------------------------------------------- the back office
     Endpoint("review:coup", "GET", lambda w: {"pk": w.coup.pk}),
     Endpoint("review:coup_approve", "POST", lambda w: {"pk": w.coup.pk}),
