@@ -51,3 +51,15 @@ def test_the_site_has_an_icon(client) -> None:
     served = client.get(icon)
     assert served.status_code == 200 and served["Content-Type"] == "image/svg+xml"
     assert b"<svg" in b"".join(served.streaming_content)
+
+
+def test_compliance_finds_its_page_from_home_and_the_others_do_not(
+    client, compliance_officer, pit_boss
+) -> None:
+    client.force_login(compliance_officer)
+    html = client.get("/").content.decode()
+    assert '<span class="badge">Compliance</span>' in html
+    link = f'<a class="button" href="{reverse("review:compliance")}" data-testid="go-compliance">'
+    assert link in html
+    client.force_login(pit_boss)
+    assert 'data-testid="go-compliance"' not in client.get("/").content.decode()

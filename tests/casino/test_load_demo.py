@@ -51,10 +51,13 @@ def test_load_demo_is_idempotent_and_audited() -> None:
         AuditEvent.objects.count(),
     )
     # 23 for the floor and the staff (the croupier's shift at each of the seven tables), 1 for the
-    # cashier, 4 for the demo casino granted to each of them (croupier, pit boss, accountant,
-    # cashier), 9 for the buy-ins (the cage's account, and per player his account and his buy-in)
-    assert counts == (1, 7, 4, 37)
-    assert AuditEvent.objects.filter(action="tables.casinostaff.grant").count() == 4
+    # cashier, 1 for compliance, 5 for the demo casino granted to each of them (croupier, pit
+    # boss, accountant, cashier, compliance), 9 for the buy-ins (the cage's account, and per player
+    # his account and his buy-in), 4 for the cash-transaction log (each buy-in of 10,000 is above
+    # the US practice's 3,000; none above its 10,000 a day that asks for an identification)
+    assert counts == (1, 7, 4, 43)
+    assert AuditEvent.objects.filter(action="tables.casinostaff.grant").count() == 5
+    assert AuditEvent.objects.filter(action="compliance.cash_log.record").count() == 4
     buy_ins = Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count()
     assert load() == first
     assert Transaction.objects.filter(kind=Transaction.Kind.BUY_IN).count() == buy_ins == 4
@@ -75,6 +78,7 @@ def test_load_demo_users_roles_passwords_and_shift() -> None:
         ("pitboss", "pitboss-demo", ["pit_boss"]),
         ("accountant", "accountant-demo", ["accountant"]),
         ("cashier", "cashier-demo", ["cashier"]),
+        ("compliance", "compliance-demo", ["compliance"]),
         ("admin", "admin-demo", []),
     ]:
         user = User.objects.get(username=username)

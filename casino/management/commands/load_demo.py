@@ -34,6 +34,7 @@ DEMO_STAFF: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "pitboss": ("pitboss-demo", (Role.PIT_BOSS,), False),
     "accountant": ("accountant-demo", (Role.ACCOUNTANT,), False),
     "cashier": ("cashier-demo", (Role.CASHIER,), False),
+    "compliance": ("compliance-demo", (Role.COMPLIANCE,), False),
     "admin": ("admin-demo", (), True),
 }
 DEMO_PLAYERS = [("M. Dupont", "M-1001"), ("Mme Leroy", "M-1002"), ("Comte Orlov", "M-1003"), ("Walk-in", "")]
