@@ -42,6 +42,8 @@ from django.templatetags.static import static
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
+from cage import services as cage
+from compliance.services import DocumentIn
 from ledger.services import cage_buy_in
 from older_games import services as game_coups
 from review.models import Alert
@@ -74,6 +76,7 @@ PERSONAS: dict[str, list[str] | None] = {
     "pitboss": ["pit_boss"],
     "accountant": ["accountant"],
     "cashier": ["cashier"],
+    "compliance": ["compliance"],
 }
 #: patterns that are not pages for staff, by the start of their route, with the reason
 EXCLUDED: dict[str, str] = {
@@ -316,6 +319,17 @@ def floor(transactional_db) -> dict[str, Any]:
                 game_coups.game_step_record(actor=croupier, coup=coup, payload=payload)
             assert GameCoup.objects.get(pk=coup.pk).state == GameCoup.State.SETTLED
     player = Player.objects.filter(house=False).order_by("pk").first()
+    # at the cage, a buy-in above the day's report threshold by an identified player: compliance's
+    # page has a logged move and a report to file, with its "Mark filed" button
+    assert player is not None
+    cage.cage_buy_in(
+        actor=users["cashier"],
+        casino=casino,
+        player=player,
+        amount=10_001,
+        key="layout:compliance",
+        document=DocumentIn("passport", "12AB34567"),
+    )
 
     now = timezone.now()
     alerts_raise(now=now)
@@ -423,8 +437,9 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
     assert not overflows, "pages scroll sideways:\n" + "\n".join(overflows)
     assert not small_controls, "controls under 44 px:\n" + "\n".join(small_controls)
     assert not cut_cells, "on a phone, cells out of sight (or unlabelled):\n" + "\n".join(cut_cells)
-    # the finished report's Download, visible in a phone's window, for both who read the reports
-    assert downloads_seen == {"pitboss": [True], "accountant": [True]}, downloads_seen
+    # the finished report's Download, visible in a phone's window, for both who read the reports;
+    # compliance's history lists only the cash kinds (none run here): its reports page, no download
+    assert downloads_seen == {"pitboss": [True], "accountant": [True], "compliance": []}, downloads_seen
 
     seen = set().union(*visited.values())
     uncovered = []
@@ -461,6 +476,7 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
     assert {reverse("review:exports"), reverse("review:report_run", args=[report])} <= visited["accountant"]
     assert reverse("review:report_run_file", args=[report]) in downloads
     assert "/accounts/login/" in visited["anonymous"]
+    assert reverse("review:compliance") in visited["compliance"]
     # the older games' screen, a coup in play and between coups, for the croupier and the pit boss
     game_pages = {reverse("floor:game", args=[t.pk]) for t in floor["games"].values()}
     assert game_pages <= visited["croupier"] and game_pages <= visited["pitboss"]
