@@ -36,7 +36,10 @@ class AuditEvent(models.Model):
     # prev_hash unique per chain (Meta): two events can never claim the same predecessor, so a
     # chain cannot fork even if the writers' lock were bypassed.
     prev_hash = models.CharField(max_length=64)
-    hash = models.CharField(max_length=64, unique=True)
+    # unique by a constraint (Meta), not ``unique=True``: on PostgreSQL the field's own uniqueness
+    # would bring Django's second, ``varchar_pattern_ops`` index (``…_like``), there for LIKE
+    # 'prefix%' lookups that nothing makes on a hash, about 1 KB of index a played coup
+    hash = models.CharField(max_length=64)
     # The HMAC key the hash was computed with (settings, never stored here); empty: plain SHA-256,
     # an event written before the cut-over to keyed hashes (docs/audit.md, "Keys").
     key_id = models.CharField(max_length=32, blank=True, default="")
@@ -57,6 +60,7 @@ class AuditEvent(models.Model):
             unique_constraint(
                 ["chain", "seq"], "audit_chain_seq_unique", "This chain already has an event with this seq."
             ),
+            unique_constraint(["hash"], "audit_hash_unique", "Two events cannot have the same hash."),
             unique_constraint(
                 ["chain", "prev_hash"],
                 "audit_chain_prev_hash_unique",
