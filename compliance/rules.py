@@ -29,6 +29,7 @@ class Duties:
     identification: bool  # the player must be identified before it
     value_cents: int  # what the move is worth
     day_total_after: int  # chips moved that gaming day in this direction, this move included
+    day_total_value_cents: int  # what ``day_total_after`` is worth
 
 
 def _above(value_cents: int, threshold: int | None) -> bool:
@@ -40,7 +41,8 @@ def move_duties(*, thresholds: Thresholds, day_total_before: int, amount: int) -
     that gaming day."""
     value = amount * thresholds.chip_value_cents
     after = day_total_before + amount
-    report = _above(after * thresholds.chip_value_cents, thresholds.report)
+    after_value = after * thresholds.chip_value_cents
+    report = _above(after_value, thresholds.report)
     at_identification = thresholds.identification is not None and value >= thresholds.identification * CENTS
     return Duties(
         log=_above(value, thresholds.log),
@@ -48,4 +50,5 @@ def move_duties(*, thresholds: Thresholds, day_total_before: int, amount: int) -
         identification=report or at_identification,
         value_cents=value,
         day_total_after=after,
+        day_total_value_cents=after_value,
     )

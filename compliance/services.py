@@ -166,7 +166,7 @@ def cash_move_record(
         total = plan.duties.day_total_after
         report = CashReport.objects.create(
             casino=plan.casino, player=plan.player, gaming_day=plan.day, direction=plan.direction,
-            total=total, total_value_cents=total * selectors.policy_for(plan.casino).chip_value_cents,
+            total=total, total_value_cents=plan.duties.day_total_value_cents,
             transaction=txn,
         )  # fmt: skip
         audit_record(

@@ -3,7 +3,6 @@ gaming days, for those who see his page (pit bosses, accountants, the group audi
 
 from __future__ import annotations
 
-import datetime as dt
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -19,7 +18,7 @@ from rest_framework.response import Response
 from core.api.inputs import StrictSerializer
 from core.api.outputs import ErrorOut
 from core.api.views import ApiView
-from review.forms import DEFAULT_DAYS, MAX_DAYS
+from review.forms import period_clean
 from review.selectors.rating import SessionName, player_rating, rating_session_names
 from review.services import can_see_dashboard
 from tables.api.outputs import PlayerOut
@@ -49,14 +48,11 @@ class RatingQuery(StrictSerializer):
         }
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        today: dt.date = self.context["today"]
-        end = attrs.get("to") or today
-        start = attrs.get("from") or end - dt.timedelta(days=DEFAULT_DAYS - 1)
-        if start > end:
-            raise serializers.ValidationError("The period starts after it ends.")
-        if (end - start).days + 1 > MAX_DAYS:
-            raise serializers.ValidationError(f"A period covers at most {MAX_DAYS} days.")
-        return {"from": start, "to": end}
+        # the page's period, cleaned by the same function (its refusals are Django's
+        # ValidationError, which DRF answers as its own)
+        asked = {"start": attrs.get("from"), "end": attrs.get("to")}
+        period = period_clean(asked, today=self.context["today"])
+        return {"from": period["start"], "to": period["end"]}
 
 
 class RatingLineOut(serializers.Serializer):
