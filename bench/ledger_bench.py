@@ -165,7 +165,7 @@ def run(n: int, bench: BenchRun) -> None:
             bank_held = result.next_bank_min
 
     # calibration: what one trivial ORM query costs on this machine (coup_settle sends 15
-    # statements: 2 ORM INSERTs, 7 in SQL from ledger/sql.py, tables/money/sql.py and audit,
+    # statements: 2 ORM INSERTs, 7 in SQL from ledger/sql.py, tables/money/settlement.py and audit,
     # 2 locks, 4 savepoints)
     c0 = time.process_time()
     orm_wall = median_ms(lambda: m.Casino.objects.filter(pk=casino.pk).first(), 300)

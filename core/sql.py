@@ -1,5 +1,5 @@
 """The helpers every hand-written hot-path query is built with (ledger/sql.py, tables/sql.py,
-tables/money/sql.py): a model's fields and columns, placeholders, rows turned into model instances
+tables/money/settlement.py): a model's fields and columns, placeholders, rows turned into model instances
 with the ORM's own converters, the row-locking clause this database takes, one fetch.
 
 Rules kept by whoever uses them: every value is a bound parameter; the only text put into a

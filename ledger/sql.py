@@ -1,7 +1,7 @@
 """The ledger's hot-path queries, in SQL (the helpers to write more of them are core/sql.py).
 
 Every posting runs these (a coup's settlement at every coup of every table; its game-side queries,
-written with the same helpers, are tables/money/sql.py's). They were ORM queries,
+written with the same helpers, are tables/money/settlement.py's). They were ORM queries,
 and building and compiling them cost more client CPU than the database spent answering them
 (docs/ledger.md, "Measured"). Each one is the query its ORM form sent, written out: the same
 rows, the same locks in the same order, the same constraints and triggers on the writes.

@@ -20,7 +20,7 @@ from ledger.services import (
 )
 from tables.models import Coup, Player
 from tables.money.banks import bank_check_holder
-from tables.money.sql import coup_context
+from tables.money.settlement import coup_context
 
 Kind = Account.Kind
 TKind = Transaction.Kind

@@ -35,7 +35,7 @@ from tables.money.rules import (
     bank_holder_check,
     bank_increase,
 )
-from tables.money.sql import coup_context
+from tables.money.settlement import coup_context
 
 Kind = Account.Kind
 TKind = Transaction.Kind

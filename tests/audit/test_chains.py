@@ -19,10 +19,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, canonical_json, event_content
-from audit.chains import casino_path, chain_of
 from audit.models import GLOBAL_CHAIN, AuditEvent
 from audit.selectors import audit_chain_heads, audit_chain_verify, audit_chains, audit_chains_verify
-from audit.services import _CASINO_LOCK_CLASS, audit_record
+from audit.services import _CASINO_LOCK_CLASS, audit_record, casino_path, chain_of
 from tables.models import Coup, Player
 from tables.services import player_create
 from tests.factories import CasinoFactory, PlayerFactory, TableFactory, TableSessionFactory, UserFactory

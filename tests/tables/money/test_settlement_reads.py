@@ -1,5 +1,5 @@
-"""tables/money/sql.py: the coup postings' hot-path queries written in SQL read exactly what their
-ORM forms did (compared here with the ORM)."""
+"""tables/money/settlement.py, its reads: the coup postings' hot-path queries written in SQL read
+exactly what their ORM forms did (compared here with the ORM)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ledger.models import Transaction
 from tables import models as m
 from tables.money import banks
 from tables.money import settlement as coup_money
-from tables.money import sql as hot_sql
+from tables.money import settlement as hot_sql
 from tests.ledger.builders import rig
 
 pytestmark = pytest.mark.django_db
