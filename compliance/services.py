@@ -95,6 +95,24 @@ def cash_move_check(
     ``IdentificationRequired`` when the player must be identified and is not, nor is a document given."""
     day = selectors.gaming_day_of(casino, now())
     before = selectors.day_totals(casino=casino, player=player, day=day).of(direction)
+    return _move_plan(
+        casino=casino, player=player, direction=direction, amount=amount, document=document,
+        day=day, before=before,
+    )  # fmt: skip
+
+
+def _move_plan(
+    *,
+    casino: Casino,
+    player: Player,
+    direction: str,
+    amount: int,
+    document: DocumentIn | None,
+    day: dt.date,
+    before: int,
+) -> CashMovePlan:
+    """What a move of ``amount`` obliges on gaming day ``day``, where the player's total in its
+    direction stood at ``before``; ``IdentificationRequired`` when he must be identified and is not."""
     policy = selectors.policy_for(casino)
     duties = move_duties(thresholds=selectors.thresholds_of(policy), day_total_before=before, amount=amount)
     identified = selectors.identification_of(player) is not None
@@ -132,7 +150,24 @@ def cash_move_record(
     *, actor: Any, plan: CashMovePlan, txn: Transaction, table: Table | None = None
 ) -> tuple[CashLogEntry | None, CashReport | None]:
     """After the posting ``txn`` of the move ``plan`` decided: the document given, the log entry
-    and the report it obliges, each audited."""
+    and the report it obliges, each audited.
+
+    The ledger dates the posting by the database's clock (``posted_at``), and the day's totals are
+    the ledger's: when that clock put the posting on another gaming day than the check's (the
+    check ran just before the cut-off, the INSERT just after, or the two clocks disagree), the
+    move's duties are decided again for the posting's day, so the log, the report and the totals
+    the next move reads all name the same day. A move that day's duties refuse (identification)
+    raises, and the caller's transaction writes nothing."""
+    posted_at = txn.posted_at
+    if isinstance(posted_at, dt.datetime):  # (a backend that cannot return it leaves the default)
+        day = selectors.gaming_day_of(plan.casino, posted_at)
+        if day != plan.day:
+            # the day's totals include this posting already: "before" is without it
+            totals = selectors.day_totals(casino=plan.casino, player=plan.player, day=day)
+            plan = _move_plan(
+                casino=plan.casino, player=plan.player, direction=plan.direction, amount=plan.amount,
+                document=plan.document, day=day, before=totals.of(plan.direction) - plan.amount,
+            )  # fmt: skip
     cashier = actor if getattr(actor, "is_authenticated", False) else None
     if plan.document is not None:
         _identification_write(actor=actor, player=plan.player, document=plan.document)

@@ -5,10 +5,12 @@ edge, the masked document and its audited reads, and filing a report."""
 from __future__ import annotations
 
 import datetime as dt
+import time
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from audit.models import AuditEvent
 from audit.selectors import audit_chains_verify
@@ -135,22 +137,49 @@ def test_cash_in_and_cash_out_are_not_netted(cashier, casino, dupont) -> None:
     assert list(CashReport.objects.values_list("direction", "total")) == [("in", 10_001)]
 
 
-def test_the_day_totals_start_again_at_the_gaming_day_s_cut_off(cashier, casino, dupont, monkeypatch) -> None:
+def test_the_day_totals_start_again_at_the_gaming_day_s_cut_off(cashier, casino, dupont) -> None:
     first = buy(cashier, casino, dupont, 10_000)  # at the threshold
     posted = Transaction.objects.get(pk=first.transaction.pk).posted_at.astimezone(dt.UTC)
-    # the cut-off a minute after that posting: it belongs to the gaming day that ends then
+    # the cut-off a minute after that posting: the next move still belongs to its gaming day
     casino.time_zone, casino.gaming_day_cutoff = "UTC", (posted + dt.timedelta(minutes=1)).time()
     casino.save(update_fields=["time_zone", "gaming_day_cutoff"])
-    monkeypatch.setattr(services, "now", lambda: posted + dt.timedelta(seconds=30))  # still that day
     before = everything()
     with pytest.raises(IdentificationRequired):
         buy(cashier, casino, dupont, 1)
     assert everything() == before
-    monkeypatch.setattr(services, "now", lambda: posted + dt.timedelta(minutes=2))  # the next day
+    # the cut-off moved to just after that posting, and passed: the next move opens a new day
+    # (both clocks, the application's and the database's, are past it)
+    casino.gaming_day_cutoff = (posted + dt.timedelta(milliseconds=200)).time()
+    casino.save(update_fields=["gaming_day_cutoff"])
+    time.sleep(max(0.0, (posted + dt.timedelta(milliseconds=300) - timezone.now()).total_seconds()))
     receipt = buy(cashier, casino, dupont, 1)
     assert receipt.balance == 10_001 and CashReport.objects.count() == 0
-    day = selectors.gaming_day_of(casino, posted + dt.timedelta(minutes=2))
-    assert day == selectors.gaming_day_of(casino, posted) + dt.timedelta(days=1)
+    second = Transaction.objects.get(pk=receipt.transaction.pk).posted_at
+    next_day = selectors.gaming_day_of(casino, posted) + dt.timedelta(days=1)
+    assert selectors.gaming_day_of(casino, second) == next_day
+
+
+def test_a_move_is_counted_on_the_day_the_ledger_dates_it(cashier, casino, dupont, monkeypatch) -> None:
+    """The check ran on the application's clock, the ledger dates the posting by the database's:
+    where the two name different gaming days (the check just before the cut-off, the INSERT just
+    after, or clocks that disagree), the move's duties are decided again for the ledger's day."""
+    buy(cashier, casino, dupont, 10_000)  # today, at the threshold
+    today = selectors.gaming_day_of(casino, timezone.now())
+    # the application's clock a day ahead: its check sees an empty day, the ledger does not
+    monkeypatch.setattr(services, "now", lambda: timezone.now() + dt.timedelta(days=1))
+    before = everything()
+    with pytest.raises(IdentificationRequired) as refused:
+        buy(cashier, casino, dupont, 1)
+    assert refused.value.message == (
+        "M. Dupont must be identified before this buy-in of 1 chips (today's buy-ins would reach "
+        "10001 chips): give the identity document's type and number."
+    )
+    assert everything() == before  # the posting rolled back with the refusal
+    receipt = buy(cashier, casino, dupont, 1, PASSPORT)
+    report = CashReport.objects.get()
+    assert (report.gaming_day, report.total, report.transaction_id) == (today, 10_001, receipt.transaction.pk)
+    assert selectors.day_totals(casino=casino, player=dupont, day=today).cash_in == 10_001
+    assert all(r.ok for r in audit_chains_verify())
 
 
 def test_the_eu_practice_identifies_before_two_thousand_or_more(cashier, casino, dupont) -> None:
