@@ -7,6 +7,7 @@ another casino's pit boss do not."""
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -54,7 +55,9 @@ def _flow_alerts() -> list[Alert]:
 
 
 @pytest.mark.parametrize(("threshold", "raised"), [(599, True), (600, False), (601, False)])
-def test_the_alert_one_chip_below_at_and_above_the_flow(laundered, table, threshold: int, raised: bool) -> None:
+def test_the_alert_one_chip_below_at_and_above_the_flow(
+    laundered, table, threshold: int, raised: bool
+) -> None:
     floor, coups = laundered
     AlertSettings.objects.create(casino=table.casino, flow_threshold=threshold)
     before = Alert.objects.count()
@@ -69,7 +72,9 @@ def test_the_alert_one_chip_below_at_and_above_the_flow(laundered, table, thresh
     first = today.fromordinal(today.toordinal() - 6)
     assert alert.subject_key == f"flow:{table.casino_id}:{p2.pk}>{p1.pk}:{first}:{today}"
     assert (alert.casino_id, alert.table_id, alert.coup_id) == (table.casino_id, table.pk, coups[-1])
-    assert alert.summary.startswith(f"Player 2 passed 600 chips to Player 1 (gaming days {first} to {today}): ")
+    assert alert.summary.startswith(
+        f"Player 2 passed 600 chips to Player 1 (gaming days {first} to {today}): "
+    )
     assert "at 6 option point(s), honest play" in alert.summary
     evidence = flow_evidence(subject=alert.subject_key)
     assert evidence is not None
@@ -126,9 +131,16 @@ def test_compliance_sees_it_on_its_page(raised, compliance_officer) -> None:
 def test_in_french_and_russian(raised, pit_boss) -> None:
     client = Client()
     client.force_login(pit_boss)
-    for lang, words in (("fr", "Argent passé entre joueurs"), ("ru", "Деньги, переданные между игроками")):
-        html = client.get(reverse("review:flow_alert", args=[raised.pk]), HTTP_ACCEPT_LANGUAGE=lang).content.decode()
-        assert words in html
+    for lang, words in (
+        (
+            "fr",
+            ("Argent passé entre joueurs", "Player 2 a passé 600 jetons à Player 1", "Flux par jour de jeu"),
+        ),
+        ("ru", ("Деньги, переданные между игроками", "Player 2 передал 600 фишек игроку Player 1", "Против")),
+    ):
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = lang
+        html = client.get(reverse("review:flow_alert", args=[raised.pk])).content.decode()
+        assert all(w in html for w in words), lang
 
 
 def test_a_croupier_and_another_casinos_pit_boss_do_not(raised, croupier) -> None:
