@@ -6,6 +6,8 @@ another casino's pit boss do not."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from django.conf import settings
 from django.test import Client
@@ -82,7 +84,7 @@ def test_the_alert_one_chip_below_at_and_above_the_flow(
     assert [c.coup.pk for c in evidence.coups] == coups
     assert [c.loser_net for c in evidence.coups] == [100] * 6
     assert (evidence.spread.points, evidence.spread.wrong) == (6, 6)
-    assert evidence.spread.beyond(4, 5)
+    assert evidence.spread.beyond(Fraction(4), 5)
     # a second scan finds it raised already
     assert alerts_raise(now=timezone.now()) == [] and len(_flow_alerts()) == 1
 
