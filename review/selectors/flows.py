@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from django.db.models import Min
+from django.db.models import F, Min, QuerySet, Sum
 
 from chemin_de_fer.engine.choices import OptionPoint, option_points
 from chemin_de_fer.engine.machine import replay
@@ -62,18 +62,42 @@ def flow_period(*, casino: Casino, days: int, now: dt.datetime) -> tuple[dt.date
     return last - dt.timedelta(days=days - 1), last
 
 
-def flow_duels(*, casino: Casino, first: dt.date, last: dt.date) -> list[Duel]:
-    """Every punter's settlement against the bank in the casino's coups settled those gaming days."""
-    calendar = casino_calendar(casino)
-    begin, end = calendar.bounds(first, last)
-    entries = Entry.objects.filter(
+def _settlement_entries(*, casino: Casino, first: dt.date, last: dt.date) -> QuerySet[Entry]:
+    """The punters' settlement entries of the casino's coups settled those gaming days (the bank's
+    side moved to the banker's own chips is his, not a punter's: left out)."""
+    begin, end = casino_calendar(casino).bounds(first, last)
+    return Entry.objects.filter(
         transaction__kind__in=SETTLEMENT_KINDS,
         transaction__coup__state=Coup.State.SETTLED,
         transaction__coup__settled_at__gte=begin,
         transaction__coup__settled_at__lt=end,
         transaction__coup__shoe__table__casino=casino,
         account__kind=Account.Kind.PLAYER,
-    ).values_list(
+        account__player__isnull=False,
+    ).exclude(account__player_id=F("transaction__coup__banker_id"))
+
+
+def flow_pair_totals(*, casino: Casino, first: dt.date, last: dt.date) -> dict[tuple[int, int], int]:
+    """``tables.flows.pair_flows`` of those days' duels, summed by the database (one grouped
+    query, a row per banker and punter): what the scan reads every minute before anything else."""
+    totals: dict[tuple[int, int], int] = defaultdict(int)
+    grouped = (
+        _settlement_entries(casino=casino, first=first, last=last)
+        .values("transaction__coup__banker_id", "account__player_id")
+        .annotate(net=Sum("amount"))
+        .order_by()
+        .values_list("transaction__coup__banker_id", "account__player_id", "net")
+    )
+    for banker, punter, net in grouped:
+        totals[(punter, banker)] += net
+        totals[(banker, punter)] -= net
+    return {pair: chips for pair, chips in sorted(totals.items()) if chips > 0}
+
+
+def flow_duels(*, casino: Casino, first: dt.date, last: dt.date) -> list[Duel]:
+    """Every punter's settlement against the bank in the casino's coups settled those gaming days."""
+    calendar = casino_calendar(casino)
+    entries = _settlement_entries(casino=casino, first=first, last=last).values_list(
         "transaction__coup_id",
         "transaction__coup__banker_id",
         "transaction__coup__settled_at",
@@ -83,8 +107,8 @@ def flow_duels(*, casino: Casino, first: dt.date, last: dt.date) -> list[Duel]:
     nets: dict[tuple[int, int, int], int] = defaultdict(int)
     settled: dict[int, dt.datetime] = {}
     for coup_id, banker_id, at, player_id, amount in entries:
-        if player_id is None or player_id == banker_id or at is None:
-            continue  # the bank's side moved to the banker's chips: his, not a punter's
+        if at is None:
+            continue  # settled coups only (filtered on)
         nets[(coup_id, banker_id, player_id)] += amount
         settled[coup_id] = at
     return [
@@ -163,9 +187,12 @@ def flow_findings(
     *, casino: Casino, settings: AlertSettings, now: dt.datetime
 ) -> tuple[dt.date, dt.date, list[Finding]]:
     """The pairs of the casino flagged over its flow period ending today (``tables.flows``): the
-    duels are read for the whole period, the option points only in the coups of a pair over the
-    flow threshold's losing side."""
+    pairs' totals first (one grouped query); only when one is over the threshold the duels of the
+    period, and the option points only in the coups of an over-threshold pair's losing side."""
     first, last = flow_period(casino=casino, days=settings.flow_days, now=now)
+    totals = flow_pair_totals(casino=casino, first=first, last=last)
+    if all(chips <= settings.flow_threshold for chips in totals.values()):
+        return first, last, []  # the usual minute: one grouped query, nothing over the threshold
     duels = flow_duels(casino=casino, first=first, last=last)
     losers = {loser for (_, loser), chips in pair_flows(duels).items() if chips > settings.flow_threshold}
     if not losers:

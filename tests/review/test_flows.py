@@ -15,8 +15,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from review.models import Alert, AlertKind, AlertSettings
-from review.selectors.flows import flow_evidence
+from review.selectors.flows import flow_duels, flow_evidence, flow_pair_totals
 from review.services import alerts_raise
+from tables.flows import pair_flows
 from tables.models import CoupStep
 from tests.factories import CasinoFactory, UserFactory
 from tests.tables.play import Floor, open_floor, play
@@ -78,6 +79,13 @@ def test_the_alert_one_chip_below_at_and_above_the_flow(
         f"Player 2 passed 600 chips to Player 1 (gaming days {first} to {today}): "
     )
     assert "at 6 option point(s), honest play" in alert.summary
+    # the database's grouped totals are the pure pair flows of the duels it reads
+    duels = flow_duels(casino=table.casino, first=first, last=today)
+    assert (
+        flow_pair_totals(casino=table.casino, first=first, last=today)
+        == pair_flows(duels)
+        == {(p1.pk, p2.pk): 600}
+    )
     evidence = flow_evidence(subject=alert.subject_key)
     assert evidence is not None
     assert (evidence.winner, evidence.loser, evidence.flow) == (p1, p2, 600)
