@@ -11,7 +11,16 @@ from review.models import Alert, AlertSettings
 
 @admin.register(AlertSettings)
 class AlertSettingsAdmin(AuditedModelAdmin):
-    list_display = ("casino", "unfinished_minutes", "win_threshold", "error_rate_bp", "error_rate_coups")
+    list_display = (
+        "casino",
+        "unfinished_minutes",
+        "win_threshold",
+        "error_rate_bp",
+        "error_rate_coups",
+        "flow_threshold",
+        "flow_days",
+        "flow_z",
+    )
 
 
 @admin.register(Alert)

@@ -24,6 +24,7 @@ class AlertKind(models.TextChoices):
     AUDIT_BREAK = "audit_break", _("audit chain break")
     BIG_WIN = "big_win", _("win above the threshold")
     ERROR_RATE = "error_rate", _("croupier error rate above the threshold")
+    MONEY_FLOW = "money_flow", _("money passed between players")
 
 
 class AlertSettings(models.Model):
@@ -42,6 +43,16 @@ class AlertSettings(models.Model):
     error_rate_coups = models.PositiveIntegerField(
         default=50, help_text=_("the croupier's rate is taken over this many of the croupier's last coups")
     )
+    # money passed between players (docs/flows.md)
+    flow_threshold = models.PositiveBigIntegerField(
+        default=10_000, help_text=_("chips: one player's net flow to another above this is examined")
+    )
+    flow_days = models.PositiveIntegerField(
+        default=7, help_text=_("gaming days: the period a pair's flow is summed over, today included")
+    )
+    flow_z = models.PositiveIntegerField(
+        default=4, help_text=_("standard deviations beyond honest play that flag a pair")
+    )
 
     class Meta:
         verbose_name = _("alert settings")
@@ -56,6 +67,11 @@ class AlertSettings(models.Model):
                 condition=Q(error_rate_coups__gte=1),
                 name="alertsettings_error_coups_positive",
                 violation_error_message=_("The error rate is taken over one coup at the least."),
+            ),
+            models.CheckConstraint(
+                condition=Q(flow_days__gte=1),
+                name="alertsettings_flow_days_positive",
+                violation_error_message=_("A flow is summed over one gaming day at the least."),
             ),
         ]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, include, path
 
-from review import views
+from review import flow_views, views
 from tables.games import urls_of
 
 #: one chemin de fer coup under review, at coups/<pk>/: read, and the pit boss's decisions on it
@@ -29,6 +29,7 @@ urlpatterns += [
     path("live/", views.dashboard_live, name="dashboard_live"),
     path("alerts/", views.alerts_page, name="alerts"),
     path("alerts/<int:pk>/acknowledge/", views.alert_acknowledge_view, name="alert_acknowledge"),
+    path("alerts/<int:pk>/flows/", flow_views.flow_alert_view, name="flow_alert"),
     path("charts/", views.charts_page, name="charts"),
     path("players/<int:pk>/", views.player_detail, name="player"),
     path("lockouts/", views.lockouts_page, name="lockouts"),

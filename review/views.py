@@ -53,6 +53,7 @@ from review.selectors.charts import coups_per_hour, hold_by_gaming_day
 from review.selectors.compliance import compliance_page, compliance_today
 from review.selectors.coup_review import coup_review
 from review.selectors.dashboard import dashboard, open_tables
+from review.selectors.flows import flow_alerts_recent
 from review.selectors.live import live_pit
 from review.selectors.player import player_page
 from review.selectors.queue import (
@@ -482,6 +483,7 @@ def _compliance_render(
     context = {
         "form": form,
         "page": compliance_page(casinos=casinos, day=day or compliance_today(casinos=casinos)),
+        "flow_alerts": flow_alerts_recent(casinos=casinos),
         "error": error,
         "active": "compliance",
         **nav_context(request),

@@ -45,6 +45,18 @@ ALERT_ERROR_RATE = gettext_noop(
 ALERT_ERROR_RATE_BEFORE = gettext_noop(
     "{user}: {wrong} step(s) against the rules in his last {coups} coup(s), {rate}"
 )
+#: money passed between players (review.selectors.flows, docs/flows.md): a pair's flow over the
+#: period, and the test that flagged it, the loser's expectation given up against the honest spread
+#: or, banking, his worse choices when the winner bet against the others
+ALERT_MONEY_FLOW = gettext_noop(
+    "{loser} passed {flow} chips to {winner} (gaming days {first} to {last}): {given_up} chips of "
+    "expectation given up at {points} option point(s), honest play {mean} ± {sd}"
+)
+ALERT_MONEY_FLOW_BANKER = gettext_noop(
+    "{loser} passed {flow} chips to {winner} (gaming days {first} to {last}): banking, the worse "
+    "choice at {wrong_facing} of {facing} option point(s) when {winner} bet, "
+    "{wrong_others} of {others} otherwise"
+)
 
 ALERT_SUMMARIES: tuple[Stored, ...] = (
     Stored(ALERT_FLAGGED),
@@ -57,6 +69,8 @@ ALERT_SUMMARIES: tuple[Stored, ...] = (
     Stored(ALERT_BIG_WIN),
     Stored(ALERT_ERROR_RATE),
     Stored(ALERT_ERROR_RATE_BEFORE),
+    Stored(ALERT_MONEY_FLOW),
+    Stored(ALERT_MONEY_FLOW_BANKER),
 )
 
 

@@ -17,6 +17,7 @@ from django.db.models import Count, Max, Q, QuerySet
 from audit.selectors import chain_verifications_latest
 from ledger.models import Account, Entry, TransactionKind
 from review.models import Alert, AlertKind, AlertSettings
+from review.selectors.flows import flow_findings, flow_subject
 from review.wording import (
     ALERT_AUDIT_BREAK,
     ALERT_AUDIT_BREAK_CASINO,
@@ -24,6 +25,8 @@ from review.wording import (
     ALERT_BIG_WIN_BANK,
     ALERT_ERROR_RATE,
     ALERT_FLAGGED,
+    ALERT_MONEY_FLOW,
+    ALERT_MONEY_FLOW_BANKER,
     ALERT_SHOE_ALARM,
     ALERT_UNFINISHED,
     percent,
@@ -35,6 +38,7 @@ from tables.models import (
     Casino,
     Coup,
     CoupStep,
+    Player,
     Shoe,
     ShoeAlarm,
 )
@@ -256,6 +260,56 @@ def _error_rates(since: dt.datetime, thresholds: dict[int, AlertSettings]) -> li
     return found
 
 
+def _money_flows(now: dt.datetime, thresholds: dict[int, AlertSettings]) -> list[AlertCandidate]:
+    """Pairs whose one-way flow over the casino's period is above its threshold and explained by
+    the losing side's play beyond chance (review.selectors.flows, docs/flows.md): one alert a pair
+    and gaming day, at the table of the last coup they met in."""
+    found = []
+    for casino in Casino.objects.filter(pk__in=thresholds).order_by("pk"):
+        first, last, findings = flow_findings(casino=casino, settings=thresholds[casino.pk], now=now)
+        for f in findings:
+            names = dict(Player.objects.filter(pk__in=[f.winner, f.loser]).values_list("pk", "display_name"))
+            values = {
+                "loser": names[f.loser],
+                "winner": names[f.winner],
+                "flow": f.flow,
+                "first": first,
+                "last": last,
+            }
+            if "given_up" in f.reasons:
+                s = f.spread
+                summary = ALERT_MONEY_FLOW.format(
+                    **values,
+                    given_up=f"{float(s.given_up):.1f}",
+                    points=s.points,
+                    mean=f"{float(s.mean):.1f}",
+                    sd=f"{s.sd:.1f}",
+                )
+            else:
+                d = f.discrimination
+                summary = ALERT_MONEY_FLOW_BANKER.format(
+                    **values,
+                    wrong_facing=d.wrong_facing,
+                    facing=d.facing,
+                    wrong_others=d.wrong_others,
+                    others=d.others,
+                )
+            coup = Coup.objects.select_related("shoe").get(pk=f.coups[-1])
+            found.append(
+                AlertCandidate(
+                    kind=AlertKind.MONEY_FLOW,
+                    subject_key=flow_subject(
+                        casino_id=casino.pk, winner=f.winner, loser=f.loser, first=first, last=last
+                    ),
+                    summary=summary[:300],
+                    casino_id=casino.pk,
+                    table_id=coup.shoe.table_id,
+                    coup_id=coup.pk,
+                )
+            )
+    return found
+
+
 def alert_candidates(*, now: dt.datetime) -> list[AlertCandidate]:
     """Every condition that calls for an alert now, raised already or not."""
     since = now - SCAN_LOOKBACK
@@ -267,6 +321,7 @@ def alert_candidates(*, now: dt.datetime) -> list[AlertCandidate]:
         *_audit_break(),
         *_big_wins(since, thresholds),
         *_error_rates(since, thresholds),
+        *_money_flows(now, thresholds),
     ]
 
 

@@ -293,6 +293,9 @@ def test_thresholds_are_edited_in_the_admin_and_audited(admin_client, table) -> 
         "win_threshold": 10_000,
         "error_rate_bp": 300,
         "error_rate_coups": 40,
+        "flow_threshold": 5_000,
+        "flow_days": 3,
+        "flow_z": 5,
     }
     assert admin_client.post(url, data).status_code == 302
     stored = AlertSettings.objects.get(casino=table.casino)
