@@ -86,6 +86,10 @@ EXCLUDED: dict[str, str] = {
     "favicon.ico": "the site's icon (a redirect to the static SVG), not a page",
     "readyz": "readiness probe, JSON",
     "i18n/setlang/": "the language switch's POST target (a GET only redirects)",
+    "review/alerts/<int:pk>/flows/": (
+        "a money-flow alert's evidence needs a pair of players who passed chips: played and checked "
+        "at a tablet's and a phone's width in tests/browser/test_flow_alert.py"
+    ),
 }
 #: controls a person touches, on every persona's pages: each at least 44 px high (WCAG 2.5.5); a
 #: label counts when it is a checkbox's or a radio's (the label is what the finger hits: the box
