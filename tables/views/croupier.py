@@ -685,25 +685,30 @@ def coup_step(request: AuthenticatedHttpRequest, table: Table, coup: Coup) -> Ht
         )
     except services.ConfirmationRequired as exc:
         state = selectors.coup_view(coup=coup).state
-        confirm = ConfirmPanel(
+        return _confirm_asked(
+            request,
+            table,
             violation=wording.violation_text(exc.violation, state, gettext),
             step_label=gettext(wording.BUTTON_LABELS.get(step.kind, step.kind.value)),
-            fields=[*_resend(request), ("confirm", "1")],
         )
-        return _render(request, table, part="panel", confirm=confirm)
     except REFUSALS as exc:
         return _refused(request, table, exc, part="panel", where=_where(request.POST))
     return _done(request, table, "panel")
 
 
-def _resend(request: AuthenticatedHttpRequest) -> list[tuple[str, str]]:
-    """The POST as sent, to send again with ``confirm=1``."""
-    return [
+def _confirm_asked(
+    request: AuthenticatedHttpRequest, table: Table, *, violation: str, step_label: str, action: str = ""
+) -> HttpResponse:
+    """The coup panel asking the croupier to confirm a step against the rules: the POST as sent,
+    to send again with ``confirm=1`` (to ``action``, else the step's URL)."""
+    resend = [
         (name, value)
         for name, values in request.POST.lists()
         if name not in ("csrfmiddlewaretoken", "confirm")
         for value in values
     ]
+    confirm = ConfirmPanel(violation, step_label, fields=[*resend, ("confirm", "1")], action=action)
+    return _render(request, table, part="panel", confirm=confirm)
 
 
 @coup_action
@@ -725,13 +730,13 @@ def coup_amend(request: AuthenticatedHttpRequest, table: Table, coup: Coup, inde
             )
         )
     except AmendConfirmationRequired as exc:
-        confirm = ConfirmPanel(
+        return _confirm_asked(
+            request,
+            table,
             violation=wording.violation_text(exc.violation, exc.state, gettext),  # the game as amended
             step_label=gettext("amend step {index}").format(index=index),
-            fields=[*_resend(request), ("confirm", "1")],
             action=reverse("floor:coup_amend", args=[table.pk, coup.pk, index]),
         )
-        return _render(request, table, part="panel", confirm=confirm)
     except REFUSALS as exc:
         return _refused(request, table, exc, part="panel", where=f"amend:{index}")
     return _done(request, table, "panel")
