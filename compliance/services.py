@@ -178,20 +178,8 @@ def cash_move_record(
             value_cents=plan.duties.value_cents, gaming_day=plan.day, cashier=cashier, table=table,
             transaction=txn,
         )  # fmt: skip
-        audit_record(
-            actor=actor,
-            action="compliance.cash_log.record",
-            target=entry,
-            casino=plan.casino.pk,
-            after={
-                "player": plan.player.pk,
-                "direction": plan.direction,
-                "amount": plan.amount,
-                "gaming_day": plan.day,
-                "transaction": txn.pk,
-            },
-            rows=[entry],
-        )
+        _move_audit(actor=actor, action="compliance.cash_log.record", row=entry, plan=plan, txn=txn,
+                    chips=("amount", plan.amount))  # fmt: skip
     if (
         plan.duties.report
         and not CashReport.objects.filter(
@@ -204,21 +192,38 @@ def cash_move_record(
             total=total, total_value_cents=plan.duties.day_total_value_cents,
             transaction=txn,
         )  # fmt: skip
-        audit_record(
-            actor=actor,
-            action="compliance.cash_report.open",
-            target=report,
-            casino=plan.casino.pk,
-            after={
-                "player": plan.player.pk,
-                "direction": plan.direction,
-                "total": total,
-                "gaming_day": plan.day,
-                "transaction": txn.pk,
-            },
-            rows=[report],
-        )
+        _move_audit(actor=actor, action="compliance.cash_report.open", row=report, plan=plan, txn=txn,
+                    chips=("total", total))  # fmt: skip
     return entry, report
+
+
+def _move_audit(
+    *,
+    actor: Any,
+    action: str,
+    row: CashLogEntry | CashReport,
+    plan: CashMovePlan,
+    txn: Transaction,
+    chips: tuple[str, int],
+) -> None:
+    """The audit event of a row a cash move wrote (its log entry or its report): the player, the
+    direction, the chips (``chips``: the row's name for them and their number), the gaming day and
+    the posting, bound to the row."""
+    name, amount = chips
+    audit_record(
+        actor=actor,
+        action=action,
+        target=row,
+        casino=plan.casino.pk,
+        after={
+            "player": plan.player.pk,
+            "direction": plan.direction,
+            name: amount,
+            "gaming_day": plan.day,
+            "transaction": txn.pk,
+        },
+        rows=[row],
+    )
 
 
 @transaction.atomic

@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -17,7 +17,7 @@ from core.errors import error_answer
 from core.types import AuthenticatedHttpRequest
 from older_games import services as svc
 from older_games.review import GAME_COUPS_PAGE_SIZE, game_coup_review, game_tables, table_game_coups
-from review.pages import REFUSALS, allow_page, nav_context, reader_casinos, refusal_text, void_context
+from review.pages import REFUSALS, allow_page, page_render, reader_casinos, refusal_text, void_context
 from review.services import can_see_dashboard
 from tables.models import GameCoup, Table, VoidRequest
 from tables.permissions import check_reads_casino, check_works_for, in_casinos
@@ -37,24 +37,17 @@ def game_coups_page(request: AuthenticatedHttpRequest, table_id: int) -> HttpRes
         "table": table,
         "page": page,
         "game_tables": in_casinos(game_tables(), reader_casinos(request), "casino"),
-        "active": "dashboard",
-        **nav_context(request),
     }
-    return render(request, "older_games/review_coups.html", context)
+    return page_render(request, "older_games/review_coups.html", context, active="dashboard")
 
 
 def game_coup_page(
     request: AuthenticatedHttpRequest, coup: GameCoup, *, error: str = "", done: str = "", status: int = 200
 ) -> HttpResponse:
-    context = {
-        "review": game_coup_review(coup),
-        **void_context(request.user, coup),
-        "error": error,
-        "done": done,
-        "active": "dashboard",
-        **nav_context(request),
-    }
-    return render(request, "older_games/review_coup.html", context, status=status)
+    context = {"review": game_coup_review(coup), **void_context(request.user, coup), "done": done}
+    return page_render(
+        request, "older_games/review_coup.html", context, active="dashboard", error=error, status=status
+    )
 
 
 @login_required

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.utils.translation import gettext as _
 
 from compliance.permissions import is_compliance
@@ -42,6 +43,25 @@ def nav_context(request: HttpRequest) -> dict[str, Any]:
             review_queue_count(casinos=casino_scope(user).casino_ids) if can_review_corrections(user) else 0
         ),
     }
+
+
+def page_render(
+    request: AuthenticatedHttpRequest,
+    template: str,
+    context: dict[str, Any],
+    *,
+    active: str,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    """A back-office page in the frame every page shares: its ``context``, the tab it stands under
+    (``active``), the refusal said above it (``error``) and the navigation."""
+    return render(
+        request,
+        template,
+        {**context, "error": error, "active": active, **nav_context(request)},
+        status=status,
+    )
 
 
 def reader_casinos(request: AuthenticatedHttpRequest) -> frozenset[int] | None:

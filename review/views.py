@@ -47,7 +47,15 @@ from review.forms import (
     RejectForm,
 )
 from review.models import Alert
-from review.pages import REFUSALS, allow_page, nav_context, reader_casinos, refusal_text, void_context
+from review.pages import (
+    REFUSALS,
+    allow_page,
+    nav_context,
+    page_render,
+    reader_casinos,
+    refusal_text,
+    void_context,
+)
 from review.selectors.alerts import AlertFilters, alerts_acknowledged, alerts_open, open_alert_count
 from review.selectors.charts import coups_per_hour, hold_by_gaming_day
 from review.selectors.compliance import compliance_page, compliance_today
@@ -100,8 +108,8 @@ def queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     page = Paginator(waiting, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = queue_rows(page.object_list, user=request.user)
     voids = list(void_requests_pending(casinos=reader_casinos(request))[:VOIDS_SHOWN])
-    context = {"page": page, "rows": rows, "voids": voids, "active": "queue", **nav_context(request)}
-    return render(request, "review/queue.html", context)
+    context = {"page": page, "rows": rows, "voids": voids}
+    return page_render(request, "review/queue.html", context, active="queue")
 
 
 def _coup_page(
@@ -251,7 +259,6 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
         "filter_query": urlencode(
             {k: v for k, v in request.GET.dict().items() if k in ("start", "end", "table")}
         ),
-        "active": "dashboard",
         "can_verify": can_verify_audit(request.user),
         # the tables of the games with pages of their own (tables.games): links to their coups
         "game_tables": [
@@ -260,9 +267,8 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
             if (rows := wing.review_tables()) is not None
             for t in in_casinos(rows, casinos, "casino")
         ],
-        **nav_context(request),
     }
-    return render(request, "review/dashboard.html", context)
+    return page_render(request, "review/dashboard.html", context, active="dashboard")
 
 
 @login_required
@@ -369,10 +375,8 @@ def alerts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
         "history": history_page,
         "ack_form": AcknowledgeForm(),
         "filter_query": urlencode({k: v for k, v in request.GET.dict().items() if k in ("kind", "casino")}),
-        "active": "alerts",
-        **nav_context(request),
     }
-    return render(request, "review/alerts.html", context)
+    return page_render(request, "review/alerts.html", context, active="alerts")
 
 
 def _alert_filters(form: AlertFilterForm, casinos: frozenset[int] | None) -> AlertFilters:
@@ -438,14 +442,10 @@ def lockouts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
 def _lockouts_render(
     request: AuthenticatedHttpRequest, *, error: str = "", status: int = 200
 ) -> HttpResponse:
-    context = {
-        "lockouts": lockouts_current(),
-        "zone": lockout_zone(),
-        "error": error,
-        "active": "lockouts",
-        **nav_context(request),
-    }
-    return render(request, "review/lockouts.html", context, status=status)
+    context = {"lockouts": lockouts_current(), "zone": lockout_zone()}
+    return page_render(
+        request, "review/lockouts.html", context, active="lockouts", error=error, status=status
+    )
 
 
 @login_required
@@ -484,11 +484,10 @@ def _compliance_render(
         "form": form,
         "page": compliance_page(casinos=casinos, day=day or compliance_today(casinos=casinos)),
         "flow_alerts": flow_alerts_recent(casinos=casinos),
-        "error": error,
-        "active": "compliance",
-        **nav_context(request),
     }
-    return render(request, "review/compliance.html", context, status=status)
+    return page_render(
+        request, "review/compliance.html", context, active="compliance", error=error, status=status
+    )
 
 
 @login_required
@@ -525,8 +524,6 @@ def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
         "form": form,
         "casino": casino,
         "days": days,
-        "active": "charts",
-        **nav_context(request),
     }
     if casino is not None:
         rollups_refresh_unless_running()
@@ -567,7 +564,7 @@ def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
             )
             for t in per_hour
         ]
-    return render(request, "review/charts.html", context)
+    return page_render(request, "review/charts.html", context, active="charts")
 
 
 # ------------------------------------------------------------------------------------ a player

@@ -8,7 +8,10 @@ direction (cash in and cash out are never netted).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from django.db.models import QuerySet
 
 from compliance.models import CashLogEntry, Direction
 from compliance.selectors import cash_log_between, policy_for
@@ -53,16 +56,35 @@ def policy_facts(scope: Scope) -> list[tuple[str, str]]:
     ]
 
 
-def cash_log_report(scope: Scope) -> Report:
+def policy_report(
+    scope: Scope,
+    *,
+    title: str,
+    columns: tuple[Column, ...],
+    rows: Callable[..., QuerySet[Any]],
+    lines: Callable[[Scope, Iterator[Any], str], Iterator[Line]],
+    note: str,
+) -> Report:
+    """A compliance report of one casino: its policy in the header (``policy_facts``), and the
+    ``lines`` of the ``rows`` its selector finds for the period, in the casino's currency."""
     assert scope.casino is not None
-    entries = cash_log_between(casinos=[scope.casino.pk], start=scope.start, end=scope.end)
+    found = rows(casinos=[scope.casino.pk], start=scope.start, end=scope.end)
     return timed_report(
         scope,
-        title="Cash-transaction log",
+        title=title,
         facts=policy_facts(scope),
-        columns=COLUMNS,
-        lines=_lines(scope, entries.iterator(), policy_for(scope.casino).currency),
-        notes=["Cash in and cash out are never netted: each direction has its own total."],
+        columns=columns,
+        lines=lines(scope, found.iterator(), policy_for(scope.casino).currency),
+        notes=[note],
+    )
+
+
+NOTE = "Cash in and cash out are never netted: each direction has its own total."
+
+
+def cash_log_report(scope: Scope) -> Report:
+    return policy_report(
+        scope, title="Cash-transaction log", columns=COLUMNS, rows=cash_log_between, lines=_lines, note=NOTE
     )
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from compliance.models import CashReport, Direction
-from compliance.selectors import cash_reports, policy_for
-from reports.builders import Scope, timed_report
-from reports.builders.cash_log import DIRECTION_LABELS, money, policy_facts
+from compliance.selectors import cash_reports
+from reports.builders import Scope
+from reports.builders.cash_log import DIRECTION_LABELS, money, policy_report
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 
 COLUMNS = (
@@ -31,17 +31,12 @@ COLUMNS = (
 )
 
 
+NOTE = "One report per player, gaming day and direction; cash in and cash out are never netted."
+
+
 def cash_reports_report(scope: Scope) -> Report:
-    assert scope.casino is not None
-    reports = cash_reports(casinos=[scope.casino.pk], start=scope.start, end=scope.end)
-    return timed_report(
-        scope,
-        title="Cash-transaction reports to file",
-        facts=policy_facts(scope),
-        columns=COLUMNS,
-        lines=_lines(scope, reports.iterator(), policy_for(scope.casino).currency),
-        notes=["One report per player, gaming day and direction; cash in and cash out are never netted."],
-    )
+    title = "Cash-transaction reports to file"
+    return policy_report(scope, title=title, columns=COLUMNS, rows=cash_reports, lines=_lines, note=NOTE)
 
 
 def _lines(scope: Scope, reports: Iterator[CashReport], currency: str) -> Iterator[Line]:

@@ -542,23 +542,25 @@ def shoe_close(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.shoe_close(actor=request.user, shoe=shoe, reason=request.POST.get("reason", "").strip()[:200])
 
 
-@table_action("bank", "panel")
-def bank_first(request: AuthenticatedHttpRequest, table: Table) -> None:
+def _seat_chosen(
+    request: AuthenticatedHttpRequest, table: Table
+) -> tuple[dict[str, Any], TableSession, Seat]:
+    """The seat choice posted (``SeatChoiceForm``, checked), the open session and the seat it names."""
     form = forms.SeatChoiceForm(request.POST)
     _form_checked(form)
-    session = _session(table)
-    seat = _seat(table, form.cleaned_data["seat"])
-    amount = form.cleaned_data["amount"]
-    services.bank_first_assign(actor=request.user, session=session, seat=seat, amount=amount)
+    return form.cleaned_data, _session(table), _seat(table, form.cleaned_data["seat"])
+
+
+@table_action("bank", "panel")
+def bank_first(request: AuthenticatedHttpRequest, table: Table) -> None:
+    data, session, seat = _seat_chosen(request, table)
+    services.bank_first_assign(actor=request.user, session=session, seat=seat, amount=data["amount"])
 
 
 @table_action("bank", "panel")
 def bank_offer(request: AuthenticatedHttpRequest, table: Table) -> None:
-    form = forms.SeatChoiceForm(request.POST)
-    _form_checked(form)
-    session = _session(table)
-    seat = _seat(table, form.cleaned_data["seat"])
-    accept = form.cleaned_data["answer"] == "accept"
+    data, session, seat = _seat_chosen(request, table)
+    accept = data["answer"] == "accept"
     services.bank_offer_answer(actor=request.user, session=session, seat=seat, accept=accept)
 
 
@@ -576,10 +578,7 @@ def bank_auction(request: AuthenticatedHttpRequest, table: Table) -> None:
 
 @table_action("bank", "panel")
 def bank_new(request: AuthenticatedHttpRequest, table: Table) -> None:
-    form = forms.SeatChoiceForm(request.POST)
-    _form_checked(form)
-    session = _session(table)
-    seat = _seat(table, form.cleaned_data["seat"])
+    _data, session, seat = _seat_chosen(request, table)
     services.bank_new_from_minimum(actor=request.user, session=session, seat=seat)
 
 
@@ -642,6 +641,24 @@ def coup_start(request: AuthenticatedHttpRequest, table: Table) -> None:
 
 
 # ---------------------------------------------------------------------------------- the coup
+def coup_action(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A POST on one of the table's coups: croupier on shift only (the 403 page otherwise, before
+    the coup is looked for); ``view`` gets the table and the coup (404 if not the table's)."""
+
+    @login_required
+    @require_POST
+    @wraps(view)
+    def wrapped(
+        request: AuthenticatedHttpRequest, table_id: int, coup_id: int, **kwargs: Any
+    ) -> HttpResponse:
+        table = _table(table_id)
+        if not is_croupier_at(request.user, table):
+            return _forbidden(request)
+        return view(request, table, _coup(table, coup_id), **kwargs)
+
+    return wrapped
+
+
 def _where(post: Any) -> str:
     """Which control sent a step: the bettor's row for a bet or banco, else the step's kind."""
     kind = post.get("kind", "")
@@ -650,14 +667,9 @@ def _where(post: Any) -> str:
     return kind or "coup"
 
 
-@login_required
-@require_POST
-def coup_step(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) -> HttpResponse:
+@coup_action
+def coup_step(request: AuthenticatedHttpRequest, table: Table, coup: Coup) -> HttpResponse:
     """One step of the coup, checked by the engine as it is entered."""
-    table = _table(table_id)
-    if not is_croupier_at(request.user, table):
-        return _forbidden(request)
-    coup = _coup(table, coup_id)
     form = forms.StepForm(request.POST)
     try:
         _form_checked(form)
@@ -673,35 +685,35 @@ def coup_step(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) ->
         )
     except services.ConfirmationRequired as exc:
         state = selectors.coup_view(coup=coup).state
-        confirm = ConfirmPanel(
+        return _confirm_asked(
+            request,
+            table,
             violation=wording.violation_text(exc.violation, state, gettext),
             step_label=gettext(wording.BUTTON_LABELS.get(step.kind, step.kind.value)),
-            fields=[*_resend(request), ("confirm", "1")],
         )
-        return _render(request, table, part="panel", confirm=confirm)
     except REFUSALS as exc:
         return _refused(request, table, exc, part="panel", where=_where(request.POST))
     return _done(request, table, "panel")
 
 
-def _resend(request: AuthenticatedHttpRequest) -> list[tuple[str, str]]:
-    """The POST as sent, to send again with ``confirm=1``."""
-    return [
+def _confirm_asked(
+    request: AuthenticatedHttpRequest, table: Table, *, violation: str, step_label: str, action: str = ""
+) -> HttpResponse:
+    """The coup panel asking the croupier to confirm a step against the rules: the POST as sent,
+    to send again with ``confirm=1`` (to ``action``, else the step's URL)."""
+    resend = [
         (name, value)
         for name, values in request.POST.lists()
         if name not in ("csrfmiddlewaretoken", "confirm")
         for value in values
     ]
+    confirm = ConfirmPanel(violation, step_label, fields=[*resend, ("confirm", "1")], action=action)
+    return _render(request, table, part="panel", confirm=confirm)
 
 
-@login_required
-@require_POST
-def coup_amend(request: AuthenticatedHttpRequest, table_id: int, coup_id: int, index: int) -> HttpResponse:
+@coup_action
+def coup_amend(request: AuthenticatedHttpRequest, table: Table, coup: Coup, index: int) -> HttpResponse:
     """Amend a mistyped bet or card before the reveal (a new step supersedes it; reason required)."""
-    table = _table(table_id)
-    if not is_croupier_at(request.user, table):
-        return _forbidden(request)
-    coup = _coup(table, coup_id)
     form = forms.AmendForm(request.POST)
     try:
         _form_checked(form)
@@ -718,26 +730,21 @@ def coup_amend(request: AuthenticatedHttpRequest, table_id: int, coup_id: int, i
             )
         )
     except AmendConfirmationRequired as exc:
-        confirm = ConfirmPanel(
+        return _confirm_asked(
+            request,
+            table,
             violation=wording.violation_text(exc.violation, exc.state, gettext),  # the game as amended
             step_label=gettext("amend step {index}").format(index=index),
-            fields=[*_resend(request), ("confirm", "1")],
             action=reverse("floor:coup_amend", args=[table.pk, coup.pk, index]),
         )
-        return _render(request, table, part="panel", confirm=confirm)
     except REFUSALS as exc:
         return _refused(request, table, exc, part="panel", where=f"amend:{index}")
     return _done(request, table, "panel")
 
 
-@login_required
-@require_POST
-def coup_withdraw(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) -> HttpResponse:
+@coup_action
+def coup_withdraw(request: AuthenticatedHttpRequest, table: Table, coup: Coup) -> HttpResponse:
     """Nobody bet on the declared bank (RULES.md §7): withdraw it without a deal."""
-    table = _table(table_id)
-    if not is_croupier_at(request.user, table):
-        return _forbidden(request)
-    coup = _coup(table, coup_id)
     expected = request.POST.get("expected_step", "")
     try:
         result = run_retrying(
@@ -765,14 +772,9 @@ def _withdrawn_notice(coup: Coup) -> str:
     return gettext(WITHDRAWN_PASSES).format(bank=coup.bank)
 
 
-@login_required
-@require_POST
-def coup_restore(request: AuthenticatedHttpRequest, table_id: int, coup_id: int) -> HttpResponse:
+@coup_action
+def coup_restore(request: AuthenticatedHttpRequest, table: Table, coup: Coup) -> HttpResponse:
     """Restore a flagged coup: add the cards dealt to complete it, preview, submit."""
-    table = _table(table_id)
-    if not is_croupier_at(request.user, table):
-        return _forbidden(request)
-    coup = _coup(table, coup_id)
     form = forms.RestoreForm(request.POST)
     codes: list[str] = []
     try:
