@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from compliance.permissions import is_compliance
 from core.types import AuthenticatedHttpRequest
 from review.models import Alert, AlertKind
-from review.pages import allow_page, nav_context
+from review.pages import allow_page, page_render
 from review.selectors.flows import flow_evidence
 from review.services import can_handle_alerts
 from tables.flows import HONEST_SLIP
@@ -33,7 +33,6 @@ def flow_alert_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
         "evidence": evidence,
         "slip_percent": int(HONEST_SLIP * 100),
         "coup_links": can_handle_alerts(request.user),  # a coup's review page is the pit boss's
-        "active": "alerts" if can_handle_alerts(request.user) else "compliance",
-        **nav_context(request),
     }
-    return render(request, "review/flow_alert.html", context)
+    active = "alerts" if can_handle_alerts(request.user) else "compliance"
+    return page_render(request, "review/flow_alert.html", context, active=active)
