@@ -117,7 +117,8 @@ def bound_when(model: type[models.Model]) -> models.Q | None:
 
 
 def row_columns(model: type[models.Model]) -> list[models.Field[Any, Any]]:
-    """The columns a row's digest covers: every concrete field, by column name (bytewise)."""
+    """The columns a row's digest covers: every concrete field, by column name (bytewise); a
+    model's ``AUDIT_ROW_READS`` may read one of them otherwise (``RowReader``)."""
     return sorted(model._meta.concrete_fields, key=lambda f: str(f.column).encode())
 
 
@@ -196,9 +197,15 @@ class RowReader:
     def __init__(self, model: type[models.Model], using: str) -> None:
         self.model, self.using = model, using
         self.table = model._meta.db_table
-        fields = row_columns(model)
-        self.columns = [str(f.column) for f in fields]
-        self.attnames = [f.attname for f in fields]
+        # a column the model reads otherwise (AUDIT_ROW_READS: a reference the digest covers by
+        # what it references) takes the name and the lookup it says, its attribute that name
+        reads: dict[str, tuple[str, str]] = getattr(model, "AUDIT_ROW_READS", {})
+        fields = model._meta.concrete_fields
+        named = [(*reads.get(f.attname, (str(f.column), f.attname)), f.attname) for f in fields]
+        named.sort(key=lambda n: n[0].encode())
+        self.columns = [column for column, _, _ in named]
+        self.attnames = [lookup for _, lookup, _ in named]
+        self.attributes = [column if attname in reads else attname for column, _, attname in named]
         self.pk_at = self.attnames.index(model._meta.pk.attname)
         # the fixed bytes of every digest and print of this table, encoded once
         self._row_label = ROW_LABEL + self.table.encode() + b"\n"
@@ -232,7 +239,7 @@ class RowReader:
     def instance_values(self, obj: models.Model) -> list[Any]:
         """A loaded instance's columns (``attnames``' order): what ``values`` would read, the ORM
         having converted them alike (a file field's name, as the column holds it)."""
-        return [getattr(obj, name) for name in self.attnames]
+        return [getattr(obj, name) for name in self.attributes]
 
     def values(self, **lookup: Any) -> list[tuple[Any, ...]]:
         """Rows matching ``lookup``, every column (``attnames``' order)."""

@@ -48,6 +48,7 @@ from ledger.selectors import ledger_drift, trial_balance, unbalanced_transaction
 from tables import models as m  # noqa: E402
 from tables.money import banks  # noqa: E402
 from tables.money import settlement as coup_money  # noqa: E402
+from tables.services.rules_snapshots import rules_snapshot_keep  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -116,7 +117,7 @@ def run(n: int, bench: BenchRun) -> None:
             banker=banker,
             bank=bank,
             bank_turn=turn,
-            rules={},
+            rules_snapshot_id=rules_snapshot_keep(content={}),
             state="settled",
             created_at=timezone.now(),
             settled_at=timezone.now(),

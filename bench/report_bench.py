@@ -52,6 +52,7 @@ def build_floor(tables: int) -> tuple[Any, list[dict[str, int]]]:
     from tables import services
     from tables.engine_bridge import table_rules_snapshot
     from tables.models import BankTurn, Player, RuleProfile, Seat, TableSession
+    from tables.services.rules_snapshots import rules_snapshot_keep
 
     croupier = services.staff_member_create(
         actor=None, username="bench-croupier", password="bench-password-123", roles=["croupier"]
@@ -96,7 +97,7 @@ def build_floor(tables: int) -> tuple[Any, list[dict[str, int]]]:
                 "seat3": seats[3].pk,
             }
         )
-    rules = table_rules_snapshot(table)
+    rules = rules_snapshot_keep(content=table_rules_snapshot(table))  # the coups' snapshot, by digest
     return (casino, croupier, rules), floors
 
 
@@ -119,9 +120,9 @@ BUILD_SQL = [
               1 + (i * 31) %% 3 AS nbets
        FROM generate_series(0::bigint, %(n)s - 1) i""",
     """ALTER TABLE bench_coup ADD PRIMARY KEY (i)""",
-    """INSERT INTO tables_coup (shoe_id, number, banker_id, bank, state, bank_turn_id, rules,
+    """INSERT INTO tables_coup (shoe_id, number, banker_id, bank, state, bank_turn_id, rules_snapshot_id,
            first_coup_of_bank, flagged, alarm, step_count, created_at, settled_at)
-       SELECT sh.id, c.k %% %(per_shoe)s + 1, f.banker_id, 1000, 'settled', f.turn_id, %(rules)s::jsonb,
+       SELECT sh.id, c.k %% %(per_shoe)s + 1, f.banker_id, 1000, 'settled', f.turn_id, %(rules)s,
               c.k = 0, false, false, 1, c.at - interval '40 seconds', c.at
        FROM bench_coup c JOIN bench_floor f ON f.t = c.t
        JOIN tables_shoe sh ON sh.table_id = f.table_id AND sh.number = c.k / %(per_shoe)s + 1
@@ -166,7 +167,6 @@ GROUP BY 1, 2
 
 
 def build_coups(n: int, floors: list[dict[str, int]], casino_rules: tuple[Any, Any, Any]) -> None:
-    import json
 
     from django.db import connection, transaction
 
@@ -180,7 +180,7 @@ def build_coups(n: int, floors: list[dict[str, int]], casino_rules: tuple[Any, A
         "start": dt.datetime(YEAR, 1, 1, 6, tzinfo=dt.UTC),
         "end": dt.datetime(YEAR + 1, 1, 1, 4, tzinfo=dt.UTC),
         "span": 365 * 86400 - 3 * 3600,
-        "rules": json.dumps(rules),
+        "rules": rules,
         "actor": croupier.pk,
     }
     with transaction.atomic(), connection.cursor() as cursor:

@@ -32,6 +32,7 @@ APPEND_ONLY_TABLES: tuple[str, ...] = (
     "tables_feeposting",
     "tables_gamestep",
     "tables_importedrecord",
+    "tables_rulessnapshot",
     "tables_shoecard",
 )
 #: the tables whose rows move while in progress and are frozen once finished (their triggers:

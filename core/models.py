@@ -13,14 +13,18 @@ class IdempotencyRecord(models.Model):
     """The first response to a client request carrying an Idempotency-Key: a replay gets it back.
 
     Claimed (inserted) before the work runs, inside the same transaction, so a concurrent replay
-    waits on the unique index and then finds the finished response.
+    waits on the unique index and then finds the finished response. The body is kept packed
+    (core.answers: canonical JSON, deflated against a preset dictionary), about a sixth of it as
+    ``jsonb``, and replays as the same bytes.
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     key = models.CharField(max_length=128)
-    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and body")
+    fingerprint = models.BinaryField(max_length=32, help_text="SHA-256 of method, path and body (32 bytes)")
     status_code = models.PositiveSmallIntegerField(default=0)
-    response = models.JSONField(default=dict)
+    answer = models.BinaryField(
+        default=b"", help_text="the response's JSON body, packed by core.answers (empty until answered)"
+    )
     created_at = models.DateTimeField()
 
     class Meta:

@@ -9,6 +9,8 @@ are enforced by tables.services. Chips are integers everywhere.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -831,10 +833,58 @@ VOIDABLE_COUP_STATES = (*UNFINISHED_COUP_STATES, CoupState.AWAITING_APPROVAL)
 UNPLAYED_COUP_STATES = (CoupState.VOID, CoupState.WITHDRAWN)
 
 
+def rules_digest(content: dict[str, Any]) -> str:
+    """A rules snapshot's key: lowercase hex SHA-256 of its canonical JSON (keys sorted, no
+    whitespace, UTF-8)."""
+    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+#: snapshots read so far, by digest: a snapshot never changes (append-only, and its key is its
+#: content's hash), so what was read once holds for the life of the process
+_SNAPSHOTS: dict[str, dict[str, Any]] = {}
+
+
+class RulesSnapshot(models.Model):
+    """The rules coups are played and judged under (engine profile, levy terms, house limit), kept
+    once however many coups are played under them: content-addressed (its key is the SHA-256 of
+    its canonical JSON, ``rules_digest``) and append-only (its triggers; written by
+    ``tables.services.rules_snapshots.rules_snapshot_keep``). A coup references it
+    (``Coup.rules_snapshot``) and reads it as ``Coup.rules``."""
+
+    digest = models.CharField(max_length=64, primary_key=True, help_text="SHA-256 of the canonical JSON, hex")
+    content = models.JSONField()
+
+    class Meta:
+        constraints = [
+            check_constraint(
+                Q(digest__regex=r"^[0-9a-f]{64}$"), "rulessnapshot_digest_hex", "A digest is 64 hex digits."
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.digest[:12]
+
+    @staticmethod
+    def content_of(digest: str) -> dict[str, Any]:
+        """The snapshot's content (read once a process; to read, not to change)."""
+        content = _SNAPSHOTS.get(digest)
+        if content is None:
+            content = RulesSnapshot.objects.values_list("content", flat=True).get(digest=digest)
+            if rules_digest(content) != digest:  # a row changed behind the triggers: never cached
+                return content
+            _SNAPSHOTS[digest] = content
+        return content
+
+
 class Coup(models.Model):
     State = CoupState
     #: bound to the audit events that write it (audit.rows: its digest in the event)
     AUDIT_BOUND = True
+    #: the digest reads the rules snapshot's content under the column name ``rules`` (the coup's
+    #: copy of it before tables 0031): a coup's binding covers the rules it references, and the
+    #: coups bound before the snapshots were shared keep their digests (audit.rows.RowReader)
+    AUDIT_ROW_READS = {"rules_snapshot_id": ("rules", "rules_snapshot__content")}
 
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups")
     number = models.PositiveIntegerField()
@@ -842,10 +892,12 @@ class Coup(models.Model):
     bank = models.PositiveBigIntegerField()
     state = models.CharField(max_length=20, choices=State.choices, default=State.OPEN)
     bank_turn = models.ForeignKey("BankTurn", on_delete=models.PROTECT, related_name="coups")
-    # The rules the coup is played and judged under, copied at its start (engine profile, levy
+    # The rules the coup is played and judged under, fixed at its start (engine profile, levy
     # terms, house limit): replaying it later gives the same verdict even if the table's profile
-    # or the casino's levy has changed since.
-    rules = models.JSONField()
+    # or the casino's levy has changed since. Shared by every coup played under the same rules.
+    rules_snapshot = models.ForeignKey(
+        RulesSnapshot, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     first_coup_of_bank = models.BooleanField(default=False)
     flagged = models.BooleanField(default=False, help_text="played wrongly: restored only after approval")
     alarm = models.BooleanField(default=False, help_text="a card was seen more often than the shoe holds")
@@ -896,6 +948,11 @@ class Coup(models.Model):
 
     def __str__(self) -> str:
         return f"{self.shoe} coup {self.number}"
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        """The rules snapshot's content (``RulesSnapshot.content_of``: to read, not to change)."""
+        return RulesSnapshot.content_of(self.rules_snapshot_id)
 
 
 class CardRole(models.TextChoices):

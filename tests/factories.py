@@ -18,6 +18,7 @@ from django.utils import timezone
 from core.types import Staff
 from tables import models as m
 from tables.engine_bridge import table_rules_snapshot
+from tables.services.rules_snapshots import rules_snapshot_keep
 
 NOW = timezone.now
 
@@ -179,7 +180,9 @@ class CoupFactory(ModelFactory[m.Coup]):
     bank_turn = factory.SubFactory(BankTurnFactory, session=factory.SelfAttribute("..shoe.session"))
     banker = factory.SelfAttribute("bank_turn.player")
     bank = 200
-    rules = factory.LazyAttribute(lambda o: table_rules_snapshot(o.shoe.table))
+    rules_snapshot_id = factory.LazyAttribute(
+        lambda o: rules_snapshot_keep(content=table_rules_snapshot(o.shoe.table))
+    )
     created_at = factory.LazyFunction(NOW)
 
 

@@ -10,7 +10,7 @@ One transaction does three things, in this order:
    either finds the finished response (first one committed) or claims the key itself (first one
    rolled back);
 2. run the **work** (one service call and the rendering of its response);
-3. **store** the status and body on the record.
+3. **store** the status and body on the record (packed: core.answers).
 
 A refused request (any 4xx) rolls back with its work — nothing of it is stored, so a retry runs
 again (after the client fixed what was refused). An unexpected error rolls back the same way.
@@ -30,6 +30,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core.answers import answer_pack, answer_unpack
 from core.atomic import whole_transaction
 from core.errors import Conflict, DomainError
 from core.models import IdempotencyRecord
@@ -85,18 +86,18 @@ def idempotency_key_check(key: str | None) -> str:
     return key
 
 
-def request_fingerprint(*, method: str, path: str, body: Any) -> str:
-    """SHA-256 of the method, the path and the body as a JSON value (key order and whitespace do not
-    matter; values do)."""
+def request_fingerprint(*, method: str, path: str, body: Any) -> bytes:
+    """SHA-256 (32 bytes) of the method, the path and the body as a JSON value (key order and
+    whitespace do not matter; values do)."""
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(f"{method.upper()}\n{path}\n{canonical}".encode()).hexdigest()
+    return hashlib.sha256(f"{method.upper()}\n{path}\n{canonical}".encode()).digest()
 
 
 def idempotent_run(
     *,
     user: Staff,
     key: str,
-    fingerprint: str,
+    fingerprint: bytes,
     work: Callable[[], tuple[int, Any]],
 ) -> IdempotentResponse:
     """Run ``work`` once for (``user``, ``key``); replay its first response afterwards.
@@ -119,8 +120,8 @@ def idempotent_run(
                 status, body = work()
             if status >= 400:
                 raise _Refused(status, body)
-            record.status_code, record.response = status, body
-            record.save(update_fields=["status_code", "response"])
+            record.status_code, record.answer = status, answer_pack(body)
+            record.save(update_fields=["status_code", "answer"])
     except _Refused as refused:
         return IdempotentResponse(refused.status, refused.body, replayed=False)
     except IntegrityError:
@@ -133,9 +134,9 @@ def idempotent_run(
     return IdempotentResponse(status, body, replayed=False)
 
 
-def _replay(stored: IdempotencyRecord, fingerprint: str) -> IdempotentResponse:
-    if stored.fingerprint != fingerprint:
+def _replay(stored: IdempotencyRecord, fingerprint: bytes) -> IdempotentResponse:
+    if bytes(stored.fingerprint) != fingerprint:
         raise IdempotencyKeyReused()
     if not stored.status_code:
         raise IdempotencyInProgress("This request is still being processed: retry in a moment.")
-    return IdempotentResponse(stored.status_code, stored.response, replayed=True)
+    return IdempotentResponse(stored.status_code, answer_unpack(stored.answer), replayed=True)

@@ -66,7 +66,7 @@ def _coups(player: Player, begin: dt.datetime, end: dt.datetime) -> list[CoupPla
     banks = list(
         Coup.objects.filter(
             banker=player, state=Coup.State.SETTLED, settled_at__gte=begin, settled_at__lt=end
-        ).values_list("pk", "rules", "shoe__decks")
+        ).values_list("pk", "rules_snapshot__content", "shoe__decks")
     )
     banked = {pk for pk, _rules, _decks in banks}
     ids = set(stakes) | banked

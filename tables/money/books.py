@@ -358,7 +358,7 @@ def _coup_chunks(chunk: int) -> Iterator[list[Coup]]:
             Coup.objects.filter(pk__gt=last)
             .select_related("shoe__table", "banker")
             .only(
-                "id", "number", "state", "rules", "first_coup_of_bank", "banker_id", "banker__house",
+                "id", "number", "state", "rules_snapshot", "first_coup_of_bank", "banker_id", "banker__house",
                 "shoe__number", "shoe__table_id", "shoe__table__casino_id",
             )
             .order_by("pk")[:chunk]

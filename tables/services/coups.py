@@ -64,6 +64,7 @@ from tables.models import (
 from tables.money import floor as money
 from tables.services.banks import bank_after_coup
 from tables.services.locking import lock_coup_with_steps, session_lock_at_table
+from tables.services.rules_snapshots import rules_snapshot_keep
 from tables.services.series import series_check_coup_allowed
 from tables.services.shoes import card_record, shoe_close_locked
 
@@ -194,7 +195,7 @@ def coup_start(
         banker=turn.player,
         bank=amount,
         bank_turn=turn,
-        rules=snapshot,
+        rules_snapshot_id=rules_snapshot_keep(content=snapshot),
         first_coup_of_bank=first_coup_of_bank,
         step_count=1,
         flagged=bool(declared),

@@ -78,10 +78,12 @@ from tables.models import (
     Spectator,
     Table,
     TableSession,
+    rules_digest,
 )
 from tables.money import rules as money_rules
 from tables.money.banks import bank_holder_id
 from tables.permissions import is_croupier_at
+from tables.services.rules_snapshots import rules_snapshot_keep
 
 Kind = Account.Kind
 TKind = Transaction.Kind
@@ -160,6 +162,7 @@ class _Batch:
         self.table_profile = RuleProfile.objects.get(pk=table.profile_id)
         self.profiles: dict[str, Profile] = {}
         self.rules: dict[str, Rules] = {}
+        self.snapshots: set[str] = set()  # the rules snapshots this batch has written or found
         self.reset_rows()
         self.reload()
 
@@ -643,6 +646,14 @@ class _Batch:
         )
 
     # ------------------------------------------------------------------------------- the coup
+    def _rules_snapshot(self, snapshot: dict[str, Any]) -> str:
+        """The snapshot's digest, written once a batch (rules_snapshot_keep)."""
+        digest = rules_digest(snapshot)
+        if digest not in self.snapshots:
+            rules_snapshot_keep(content=snapshot)
+            self.snapshots.add(digest)
+        return digest
+
     def _coup_start(self, turn: BankTurn, record: CoupRecord, snapshot: dict[str, Any]) -> _Coup:
         """``coups.coup_start`` of a historical coup."""
         rules = self.rules.get(record.profile)
@@ -671,7 +682,7 @@ class _Batch:
             banker=turn.player,
             bank=record.bank,
             bank_turn=turn,
-            rules=snapshot,
+            rules_snapshot_id=self._rules_snapshot(snapshot),
             first_coup_of_bank=record.first_coup_of_bank,
             step_count=1,
             flagged=bool(declared),

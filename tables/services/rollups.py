@@ -58,7 +58,7 @@ JOIN tables_casino ca ON ca.id = t.casino_id"""
 
 _SETTLED_SQL = f"""
 SELECT s.table_id, {_DAY.format(col="co.settled_at")} AS day, s.decks,
-       co.rules -> 'profile', (co.rules -> 'levy' ->> 'rate_bp')::int,
+       rs.content -> 'profile', (rs.content -> 'levy' ->> 'rate_bp')::int,
        count(*),
        count(*) FILTER (WHERE coalesce(
            (SELECT st.payload -> 'restored' ->> 'outcome' FROM tables_coupstep st
@@ -68,6 +68,7 @@ SELECT s.table_id, {_DAY.format(col="co.settled_at")} AS day, s.decks,
        coalesce(sum((SELECT sum(b.amount) FROM tables_bet b WHERE b.coup_id = co.id AND NOT b.withdrawn)), 0),
        coalesce(sum(bt.amount), 0)
 FROM tables_coup co
+JOIN tables_rulessnapshot rs ON rs.digest = co.rules_snapshot_id
 JOIN tables_shoe s ON s.id = co.shoe_id
 {_CASINO}
 LEFT JOIN tables_banktax bt ON bt.coup_id = co.id
@@ -181,7 +182,7 @@ def _figures_python(ids: list[int], start: dt.datetime, end: dt.datetime) -> tup
     figures: _Figures = defaultdict(_Day)
     settled = Coup.objects.filter(
         state=Coup.State.SETTLED, shoe__table_id__in=ids, settled_at__gte=start, settled_at__lt=end
-    ).values_list("pk", "shoe__table_id", "shoe__decks", "rules", "settled_at")
+    ).values_list("pk", "shoe__table_id", "shoe__decks", "rules_snapshot__content", "settled_at")
     for pk, tid, decks, rules, at in settled.iterator(chunk_size=2000):
         assert at is not None  # filtered on
         steps = {

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _write(user, key: str, *, fail: bool = False) -> None:
-    IdempotencyRecord.objects.create(user=user, key=key, fingerprint="f", created_at=timezone.now())
+    IdempotencyRecord.objects.create(user=user, key=key, fingerprint=b"f", created_at=timezone.now())
     if fail:
         raise ValidationError("refused after writing")
 
@@ -70,11 +70,11 @@ def test_an_idempotent_request_refused_after_a_write_keeps_nothing(outsider) -> 
         return 201, {}
 
     with pytest.raises(ValidationError):
-        idempotent_run(user=outsider, key="request-1", fingerprint="f", work=work)
+        idempotent_run(user=outsider, key="request-1", fingerprint=b"f", work=work)
     assert IdempotencyRecord.objects.count() == 0  # neither the claim nor the work's row
     # and the key was not used up: the same request runs again
     answer = idempotent_run(
-        user=outsider, key="request-1", fingerprint="f", work=lambda: (201, {"ok": "yes"})
+        user=outsider, key="request-1", fingerprint=b"f", work=lambda: (201, {"ok": "yes"})
     )
     assert (answer.status, answer.body, answer.replayed) == (201, {"ok": "yes"}, False)
     assert list(IdempotencyRecord.objects.values_list("key", "status_code")) == [("request-1", 201)]

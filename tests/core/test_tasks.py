@@ -20,7 +20,7 @@ def test_old_idempotency_records_are_purged_and_the_purge_audited(croupier) -> N
         IdempotencyRecord.objects.create(
             user=croupier,
             key=key,
-            fingerprint="f" * 64,
+            fingerprint=b"f" * 32,
             status_code=201,
             created_at=now - dt.timedelta(days=age),
         )

@@ -20,6 +20,7 @@ from ledger import services as ledger
 from tables import models as m
 from tables.money import banks
 from tables.money import settlement as coup_money
+from tables.services.rules_snapshots import rules_snapshot_keep
 from tests.factories import CasinoFactory, PlayerFactory, TableFactory, UserFactory, builtin_profile
 
 _closes = itertools.count(1)
@@ -88,7 +89,7 @@ class Rig:
             banker=banker,
             bank=bank,
             bank_turn=self.turn,
-            rules={"house_limit": self.casino.house_limit},
+            rules_snapshot_id=rules_snapshot_keep(content={"house_limit": self.casino.house_limit}),
             state=state,
             created_at=now,
             settled_at=now if state == "settled" else None,

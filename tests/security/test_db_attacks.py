@@ -20,7 +20,7 @@ from django.db import IntegrityError, connection
 
 from audit.db_triggers import GUARD_FUNCTION
 from core.db_roles import APPEND_ONLY_TABLES, script
-from tables.models import Bet
+from tables.models import Bet, RulesSnapshot
 
 pytestmark = pytest.mark.postgres
 
@@ -107,6 +107,31 @@ def test_the_levy_cannot_be_rewritten_or_deleted(app_role, played) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
+def test_the_rules_coups_reference_cannot_be_rewritten_or_deleted(app_role, played) -> None:
+    """A coup's rules are a shared, content-addressed snapshot: rewriting one would change the
+    rules of every coup played under it. Refused to the app role, and by the trigger to the owner."""
+    before = _books()
+    snapshots = list(RulesSnapshot.objects.values_list("digest", "content"))
+    for sql in (
+        "UPDATE tables_rulessnapshot SET content = '{}'::jsonb",
+        "DELETE FROM tables_rulessnapshot",
+        "TRUNCATE tables_rulessnapshot CASCADE",
+    ):
+        error = refused(app_role, [(sql, ())])
+        assert error.sqlstate == INSUFFICIENT_PRIVILEGE, sql
+        assert "permission denied for table tables_rulessnapshot" in str(error)
+    for sql, op in (
+        ("UPDATE tables_rulessnapshot SET content = '{}'::jsonb", "UPDATE"),
+        ("DELETE FROM tables_rulessnapshot", "DELETE"),
+    ):
+        refusal = f"tables_rulessnapshot is append-only: {op} refused"
+        with pytest.raises(IntegrityError, match=refusal), connection.cursor() as cursor:
+            cursor.execute(sql)
+    assert list(RulesSnapshot.objects.values_list("digest", "content")) == snapshots != []
+    assert _books() == before
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_levy_trigger_refuses_even_a_role_with_the_privilege(played) -> None:
     """The second line: the append-only trigger, for a deployment that skipped the REVOKE (here
     the test's own role, triggers on)."""
@@ -185,7 +210,9 @@ def test_bets_are_append_only(app_role, played, sql: str) -> None:
         "UPDATE tables_coup SET banker_id = (SELECT min(p.id) FROM tables_player AS p "
         "WHERE p.id <> tables_coup.banker_id) WHERE id = {settled}",
         "UPDATE tables_coup SET state = 'void', settled_at = NULL WHERE id = {settled}",
-        "UPDATE tables_coup SET rules = '{{}}'::jsonb WHERE id = {settled}",
+        # another rules snapshot (a legitimate INSERT) put under the coup
+        "WITH s AS (INSERT INTO tables_rulessnapshot VALUES (repeat('a', 64), '{{}}') RETURNING digest) "
+        "UPDATE tables_coup SET rules_snapshot_id = (SELECT digest FROM s) WHERE id = {settled}",
         "UPDATE tables_coup SET settled_at = settled_at + interval '1 hour' WHERE id = {settled}",
         "DELETE FROM tables_coup WHERE id = {settled}",
     ],
