@@ -18,11 +18,15 @@ same order:
 The rows are then written with one bulk INSERT a model (their ids taken from the sequences
 beforehand, so that every event and posting can name them as it is built).
 
-A record that names a player not at the table yet has him created, bought in and seated (or
-standing) by the services (``imports._Importer``, exactly as the record-at-a-time path seats him),
-after the batch has written what it holds; the table's state is read afresh and the record is then
-played here. What this writer does not handle at all it leaves to the record-at-a-time path
-(``coup_import``), after writing what it holds: a shoe to start, a banco suivi, a club bank share —
+A record that names a player not at the table yet has him created, bought in (at the cage, with
+``ledger.cage_buy_in``'s account opening and posting, and as that does, without the cage desk's
+compliance check) and seated or standing here, before the record is played, as the record-at-a-time
+path does it (``imports._Importer``, the same rows and events in the same order). Only what that
+path does beyond it (the imported banker moving over, a seat already taken, card money at a
+club, no ``buy_in``, a player who may not be registered) goes to the services
+(``imports._newcomers_import``), after the batch has written what it holds. What this writer does
+not handle at all it leaves to the record-at-a-time path (``coup_import``), after writing what it
+holds: a shoe to start, a banco suivi, a club bank share —
 rare in a history — and each time the state is read afresh afterwards. A record the services would
 refuse is refused here with the same message, and nothing of it is kept
 (``_Batch.mark``/``rewind``).
@@ -34,7 +38,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 from django.db.models import Model
 from django.utils import timezone
@@ -47,11 +51,12 @@ from chemin_de_fer.engine.interchange import restored_to_dict, settlement_to_dic
 from chemin_de_fer.engine.judge import Rules
 from chemin_de_fer.engine.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup, record_steps
 from chemin_de_fer.engine.order import SPECTATOR_TURN, betting_turn
-from chemin_de_fer.engine.profiles import BUILTIN, Profile, Side
-from chemin_de_fer.engine.punters import seat_key, spectator_key
+from chemin_de_fer.engine.profiles import BUILTIN, LevyMode, Profile, Side
+from chemin_de_fer.engine.punters import key_seat_number, seat_key, spectator_key
 from chemin_de_fer.engine.settlement import BancoCaller, LevyTerms, banco_winner
 from ledger.models import Account, Entry, Transaction
 from ledger.services import Posting, postings_check
+from ledger.services.accounts import account_name
 from ledger.sql import accounts_lock, entries_post
 from tables.engine_bridge import (
     banker_key,
@@ -81,7 +86,8 @@ from tables.models import (
 )
 from tables.money import rules as money_rules
 from tables.money.banks import bank_holder_id
-from tables.permissions import is_croupier_at
+from tables.permissions import check_works_for, is_croupier_at
+from tables.perms import ADD_PLAYER
 
 Kind = Account.Kind
 TKind = Transaction.Kind
@@ -160,6 +166,7 @@ class _Batch:
         self.table_profile = RuleProfile.objects.get(pk=table.profile_id)
         self.profiles: dict[str, Profile] = {}
         self.rules: dict[str, Rules] = {}
+        self.may_register: bool | None = None  # setup.player_create's checks, asked once
         self.reset_rows()
         self.reload()
 
@@ -185,6 +192,10 @@ class _Batch:
         self.txns: list[Transaction] = []
         self.entries: list[tuple[int, int, int]] = []
         self.records: list[ImportedRecord] = []
+        self.players_new: list[Player] = []
+        self.accounts_new: list[Account] = []
+        self.seats_new: list[Seat] = []
+        self.spectators_new: list[Spectator] = []
         self.moved: dict[int, int] = {}  # account id → net chips moved since the last write
 
     def reload(self) -> None:
@@ -195,7 +206,20 @@ class _Batch:
         # (bets, cards and levies too: each is bound to its audit event by id, as the services do)
         self.ids = {
             model: _Ids(model)
-            for model in (Coup, CoupStep, Transaction, BankTurn, Shoe, Bet, ShoeCard, BankTax)
+            for model in (
+                Coup,
+                CoupStep,
+                Transaction,
+                BankTurn,
+                Shoe,
+                Bet,
+                ShoeCard,
+                BankTax,
+                Player,
+                Account,
+                Seat,
+                Spectator,
+            )
         }
         self.shoe: Shoe | None = None
         self.shoe_loaded: Shoe | None = None
@@ -281,6 +305,9 @@ class _Batch:
             "turn_fields": _turn_fields(self.turn),
             "loaded_fields": _turn_fields(self.turn_loaded),
             "turn_dirty": self.turn_dirty,
+            # the people a record brought (newcomers): forgotten with it
+            "people": (dict(self.players), dict(self.seats), dict(self.standing)),
+            "accounts": (dict(self.accounts), dict(self.by_pk)),
         }
 
     def rewind(self, mark: dict[str, Any]) -> None:
@@ -298,6 +325,8 @@ class _Batch:
         _turn_restore(self.turn, mark["turn_fields"])
         _turn_restore(self.turn_loaded, mark["loaded_fields"])
         self.turn_dirty = mark["turn_dirty"]
+        self.players, self.seats, self.standing = mark["people"]
+        self.accounts, self.by_pk = mark["accounts"]
 
     # ------------------------------------------------------------------------------- writing
     def write(self) -> None:
@@ -308,6 +337,11 @@ class _Batch:
         if self.shoe_dirty and self.shoe_loaded is not None:  # first: one open shoe a table
             self.shoe_loaded.save(update_fields=["state", "closed_at", "close_reason", "early_reshuffle"])
             self.shoe_dirty = False
+        rows_copy(Player, self.players_new)
+        # opened empty, as accounts_lock opens them: the entries below move their balances
+        rows_copy(Account, [_account_opened(a) for a in self.accounts_new])
+        rows_copy(Seat, self.seats_new)
+        rows_copy(Spectator, self.spectators_new)
         BankTurn.objects.bulk_create(self.turns_new)
         Shoe.objects.bulk_create(self.shoes_new)
         for model, objs in (
@@ -353,6 +387,10 @@ class _Batch:
             player = self.players.get(_number(bet.punter))
             if player is None or player.pk not in (self.standing if bet.spectator else self.seats):
                 return False
+        return self._accounts_fit(record, banker)
+
+    def _accounts_fit(self, record: CoupRecord, banker: Player) -> bool:
+        """Every account the record may move is open (and locked by the batch)."""
         bankers = {banker.pk} | ({self.turn.player_id} if self.turn is not None else set())
         wanted = [(Kind.BANK, self.table.pk), (Kind.LEVY, None)]
         wanted += [(kind, pk) for pk in bankers for kind in (Kind.PLAYER, Kind.RESERVE)]
@@ -380,14 +418,15 @@ class _Batch:
     def coup_import(
         self, *, record: CoupRecord, record_id: str, verdict: Verdict, profile: Profile
     ) -> tuple[Coup, bool]:
-        """Play one record (``fits`` said it can be): what ``imports.coup_import`` does."""
-        where: dict[str, Seat | Spectator] = {}
-        for bet in record.bets:
-            if bet.punter not in where:
-                player = self._player(bet.punter)
-                where[bet.punter] = self.standing[player.pk] if bet.spectator else self.seats[player.pk]
-        banker_seat = self.seats[self._player(BANKER_NAME).pk]
-        if banker_seat in set(where.values()):
+        """Play one record (``floor_fits`` said the table can): what ``imports.coup_import`` does,
+        newcomers created, bought in and seated or standing first (NeedsServices where only the
+        services know how)."""
+        where = self._seat_punters(record)
+        banker = self.players.get(_number(BANKER_NAME))
+        if banker is None or banker.pk not in self.seats:
+            raise NeedsServices  # (the services create or seat him)
+        banker_seat = self.seats[banker.pk]
+        if banker_seat in set(where.values()) or not self._accounts_fit(record, banker):
             raise NeedsServices
         self._shoe_for(record)
         turn = self.turn
@@ -417,6 +456,142 @@ class _Batch:
             ImportedRecord(coup=coup.row, table=self.table, record_id=record_id, imported_at=timezone.now())
         )
         return coup.row, restored
+
+    # ------------------------------------------------------------------------------- the people
+    def _seat_punters(self, record: CoupRecord) -> dict[str, Seat | Spectator]:
+        """``imports._Importer.seat_punters``: every punter of the record seated or standing,
+        created and bought in first if new; punter name → Seat or Spectator."""
+        where: dict[str, Seat | Spectator] = {}
+        for bet in record.bets:
+            if bet.punter in where:
+                continue
+            if bet.punter == BANKER_NAME:
+                raise NeedsServices
+            player = self._person(bet.punter)
+            where[bet.punter] = self._stand(player) if bet.spectator else self._sit(player, bet.punter)
+        return where
+
+    def _person(self, name: str) -> Player:
+        """``imports._Importer.player``: the imported player of that name, or a new one
+        (``setup.player_create``) who buys ``buy_in`` chips at once (``ledger.cage_buy_in``)."""
+        number = _number(name)
+        player = self.players.get(number)
+        if player is not None:
+            if (Kind.PLAYER, player.pk) not in self.accounts:  # not at the table: his chips, locked
+                self._accounts_lock({Kind.PLAYER: {player.pk}})
+            return player
+        display = name[:80].strip()
+        # the services' own refusals (no name, no permission) and what they do with no buy-in
+        # (an account opened later, by whichever posting needs it) are theirs to say and do
+        if not display or number.strip() != number or not self.buy_in or not self._may_register():
+            raise NeedsServices
+        player = Player(
+            pk=self.ids[Player].take(), casino=self.casino, display_name=display, membership_number=number
+        )
+        self.players_new.append(player)
+        self.players[number] = player
+        audit_record(
+            actor=self.actor, action="tables.player.create", target=player, after=model_snapshot(player)
+        )
+        # ledger.cage_buy_in: the cage's account and the player's (opened), then the posting
+        cage = self.accounts.get((Kind.CAGE, None)) or self._accounts_lock({Kind.CAGE: set()})
+        wallet = Account(
+            pk=self.ids[Account].take(),
+            casino_id=self.casino.pk,
+            kind=Kind.PLAYER,
+            player_id=player.pk,
+            table_id=None,
+            name=account_name(self.casino, Kind.PLAYER, player, None),
+            opened_at=timezone.now(),
+        )
+        audit_record(
+            actor=self.actor, action="ledger.account.open", target=wallet, after=model_snapshot(wallet)
+        )
+        self.accounts_new.append(wallet)
+        self.accounts[(Kind.PLAYER, player.pk)] = self.by_pk[wallet.pk] = wallet
+        amount = self.buy_in
+        entries = {cage.pk: -amount, wallet.pk: amount}
+        self._post(TKind.BUY_IN, f"import:buy-in:{player.pk}", entries, f"buy-in {player}")
+        return player
+
+    def _may_register(self) -> bool:
+        """Whether ``setup.player_create`` lets the actor register players at this casino."""
+        if self.may_register is None:
+            try:
+                if not self.actor.has_perm(ADD_PLAYER):
+                    raise PermissionDenied
+                check_works_for(self.actor, self.casino.pk)
+            except PermissionDenied:
+                self.may_register = False
+            else:
+                self.may_register = True
+        return self.may_register
+
+    def _accounts_lock(self, owners: dict[str, set[int]]) -> Account:
+        """Lock one more account (``ledger.sql.accounts_lock``), as the services' posting that
+        first needs it does; NeedsServices if it is not open (the services open it)."""
+        found = accounts_lock(self.casino.pk, owners)
+        if len(found) != 1:
+            raise NeedsServices
+        account = found[0]
+        self.accounts[(account.kind, account.player_id or account.table_id)] = account
+        self.by_pk[account.pk] = account
+        return account
+
+    def _sit(self, player: Player, name: str) -> Seat:
+        """``imports._Importer._sit`` then ``floor.seat_take`` (imported: no one-table check)."""
+        current = self.seats.get(player.pk)
+        if current is not None:
+            return current
+        occupied = {s.number for s in self.seats.values()}
+        seat_count = self.table.seat_count
+        number = key_seat_number(name)
+        if number is not None and 1 <= number <= seat_count:
+            wanted = number
+            if wanted in occupied:  # the imported banker moves over, or the record is refused
+                raise NeedsServices
+        else:
+            free = [n for n in range(1, seat_count + 1) if n not in occupied]
+            if not free:
+                raise NeedsServices
+            wanted = free[0]
+        if (
+            len(self.seats) >= self.table_profile.seats_max
+            or player.pk in self.standing
+            or self.table_profile.levy_mode == LevyMode.CARD_MONEY  # card money on seating
+        ):
+            raise NeedsServices
+        seat = Seat(
+            pk=self.ids[Seat].take(),
+            session=self.session,
+            player=player,
+            number=wanted,
+            joined_at=timezone.now(),
+        )
+        self.seats_new.append(seat)
+        self.seats[player.pk] = seat
+        audit_record(actor=self.actor, action="tables.seat.take", target=seat, after=model_snapshot(seat))
+        return seat
+
+    def _stand(self, player: Player) -> Spectator:
+        """``imports._Importer._stand`` then ``floor.spectator_join`` (imported)."""
+        present = self.standing.get(player.pk)
+        if present is not None:
+            return present
+        if player.pk in self.seats:
+            raise NeedsServices  # (refused by the services: he is seated)
+        spectator = Spectator(
+            pk=self.ids[Spectator].take(), session=self.session, player=player, joined_at=timezone.now()
+        )
+        self.spectators_new.append(spectator)
+        self.standing[player.pk] = spectator
+        audit_record(
+            actor=self.actor,
+            action="tables.spectator.join",
+            target=spectator,
+            after=model_snapshot(spectator),
+        )
+        return spectator
 
     # ------------------------------------------------------------------------------- the shoe
     def _shoe_for(self, record: CoupRecord) -> None:
@@ -966,11 +1141,29 @@ _ROW_LISTS = (
     "txns",
     "entries",
     "records",
+    "players_new",
+    "accounts_new",
+    "seats_new",
+    "spectators_new",
 )
 #: what the services close an imported shoe with (imports._Importer.shoe_for)
 _NEXT_SHOE = "imported history: next shoe"
 #: the decks of an imported shoe (imports.IMPORT_DECKS)
 IMPORT_DECKS = 8
+
+
+def _account_opened(account: Account) -> Account:
+    """The row of an account the batch opened, as ``accounts_lock`` inserts it: empty."""
+    return Account(
+        pk=account.pk,
+        casino_id=account.casino_id,
+        kind=account.kind,
+        player_id=account.player_id,
+        table_id=account.table_id,
+        name=account.name,
+        opened_at=account.opened_at,
+        balance=0,
+    )
 
 
 def _shoe_fields(shoe: Shoe | None) -> tuple[Any, ...] | None:
