@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
@@ -781,14 +781,15 @@ class _Batch:
             accounts=self.by_pk,
             overdraft=list(entries) if borrowing else (),
         )
-        txn = Transaction(
-            pk=self.ids[Transaction].take(),
-            casino=self.casino,
+        txn = _new(
+            Transaction,
+            id=self.ids[Transaction].take(),
+            casino_id=self.casino.pk,
             kind=kind,
-            actor=self.actor if getattr(self.actor, "is_authenticated", False) else None,
+            actor_id=self.actor.pk if getattr(self.actor, "is_authenticated", False) else None,
             memo=memo[:300],
             idempotency_key=key,
-            coup=coup,
+            coup_id=coup.pk if coup is not None else None,
         )
         self.txns.append(txn)
         for pk, amount in sorted(entries.items()):
@@ -1001,16 +1002,17 @@ class _Batch:
         """``coups.step_append``."""
         row = coup.row
         index = row.step_count + 1
-        step = CoupStep(
-            pk=self.ids[CoupStep].take(),
-            coup=row,
+        step = _new(
+            CoupStep,
+            id=self.ids[CoupStep].take(),
+            coup_id=row.pk,
             index=index,
             kind=kind,
             payload=payload,
-            actor=self.actor,
+            actor_id=self.actor.pk,
             created_at=timezone.now(),
             violations=[violation.code.value] if violation else [],
-            corrects=corrects,
+            corrects_id=corrects.pk if corrects is not None else None,
         )
         row.step_count, row.flagged = index, row.flagged or violation is not None
         coup.steps.append(step)
@@ -1052,12 +1054,13 @@ class _Batch:
         """``shoes.card_record`` on an imported shoe (``fits`` made sure it holds the card)."""
         self.shoe_dealt += 1
         self.shoe_seen[card] += 1
-        seen = ShoeCard(
-            pk=self.ids[ShoeCard].take(),
-            shoe=self.shoe,
+        seen = _new(
+            ShoeCard,
+            id=self.ids[ShoeCard].take(),
+            shoe_id=self._shoe.pk,
             position=self.shoe_dealt,
             card=card,
-            coup=coup.row,
+            coup_id=coup.row.pk,
             role=role,
             seen_at=timezone.now(),
         )
@@ -1150,6 +1153,24 @@ _ROW_LISTS = (
 _NEXT_SHOE = "imported history: next shoe"
 #: the decks of an imported shoe (imports.IMPORT_DECKS)
 IMPORT_DECKS = 8
+
+
+_M = TypeVar("_M", bound=Model)
+_FIELDS: dict[type[Model], list[Any]] = {}
+
+
+def _new(model: type[_M], **values: Any) -> _M:
+    """``model(**values)`` for the rows the batch writes itself, several a step: built as the ORM
+    builds a row read from the database (positional values, every field, ``from_db``), which skips
+    matching each keyword to a field; a field not named gets its default, as with keywords.
+    Relations are named by id (``coup_id``): their objects are not cached on the instance."""
+    fields = _FIELDS.get(model)
+    if fields is None:
+        fields = _FIELDS[model] = list(model._meta.concrete_fields)
+    row = [values.pop(f.attname) if f.attname in values else f.get_default() for f in fields]
+    if values:
+        raise TypeError(f"{model.__name__} has no field {', '.join(values)}")
+    return model(*row)
 
 
 def _account_opened(account: Account) -> Account:
