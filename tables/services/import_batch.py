@@ -457,6 +457,11 @@ class _Batch:
         )
         return coup.row, restored
 
+    def _audit(self, **event: Any) -> None:
+        """``audit_record`` by the actor, on this casino's chain: what ``chain_of`` finds from each
+        target this batch writes (all of the table's casino), given rather than walked to."""
+        audit_record(actor=self.actor, casino=self.casino.pk, **event)
+
     # ------------------------------------------------------------------------------- the people
     def _seat_punters(self, record: CoupRecord) -> dict[str, Seat | Spectator]:
         """``imports._Importer.seat_punters``: every punter of the record seated or standing,
@@ -490,9 +495,7 @@ class _Batch:
         )
         self.players_new.append(player)
         self.players[number] = player
-        audit_record(
-            actor=self.actor, action="tables.player.create", target=player, after=model_snapshot(player)
-        )
+        self._audit(action="tables.player.create", target=player, after=model_snapshot(player))
         # ledger.cage_buy_in: the cage's account and the player's (opened), then the posting
         cage = self.accounts.get((Kind.CAGE, None)) or self._accounts_lock({Kind.CAGE: set()})
         wallet = Account(
@@ -504,9 +507,7 @@ class _Batch:
             name=account_name(self.casino, Kind.PLAYER, player, None),
             opened_at=timezone.now(),
         )
-        audit_record(
-            actor=self.actor, action="ledger.account.open", target=wallet, after=model_snapshot(wallet)
-        )
+        self._audit(action="ledger.account.open", target=wallet, after=model_snapshot(wallet))
         self.accounts_new.append(wallet)
         self.accounts[(Kind.PLAYER, player.pk)] = self.by_pk[wallet.pk] = wallet
         amount = self.buy_in
@@ -570,7 +571,7 @@ class _Batch:
         )
         self.seats_new.append(seat)
         self.seats[player.pk] = seat
-        audit_record(actor=self.actor, action="tables.seat.take", target=seat, after=model_snapshot(seat))
+        self._audit(action="tables.seat.take", target=seat, after=model_snapshot(seat))
         return seat
 
     def _stand(self, player: Player) -> Spectator:
@@ -585,8 +586,7 @@ class _Batch:
         )
         self.spectators_new.append(spectator)
         self.standing[player.pk] = spectator
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action="tables.spectator.join",
             target=spectator,
             after=model_snapshot(spectator),
@@ -607,8 +607,7 @@ class _Batch:
         shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, timezone.now(), _NEXT_SHOE
         if shoe is self.shoe_loaded:
             self.shoe_dirty = True
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action="tables.shoe.close",
             target=shoe,
             before=before,
@@ -628,7 +627,7 @@ class _Batch:
         )
         self.shoes_new.append(new)
         self.shoe, self.shoe_seen, self.shoe_dealt, self.coup_number = new, Counter(), 0, 0
-        audit_record(actor=self.actor, action="tables.shoe.start", target=new, after=model_snapshot(new))
+        self._audit(action="tables.shoe.start", target=new, after=model_snapshot(new))
 
     # ------------------------------------------------------------------------------- the bank
     def _bank_turn_end(self, turn: BankTurn, reason: str) -> None:
@@ -638,8 +637,7 @@ class _Batch:
         self._mark_turn_changed(turn)
         self.turn = None  # nobody holds the bank
         self._bank_close(turn)
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action=f"tables.bank.{reason}",
             target=turn,
             before=before,
@@ -664,7 +662,7 @@ class _Batch:
         )
         self.turns_new.append(turn)
         self.turn = turn
-        audit_record(actor=self.actor, action="tables.bank.take", target=turn, after=model_snapshot(turn))
+        self._audit(action="tables.bank.take", target=turn, after=model_snapshot(turn))
         return turn
 
     def _bank_after_coup(self, coup: _Coup, *, outcome: str, next_bank_min: int | None) -> None:
@@ -679,8 +677,7 @@ class _Batch:
             before = model_snapshot(turn)
             turn.required_minimum = minimum
             self._mark_turn_changed(turn)
-            audit_record(
-                actor=self.actor,
+            self._audit(
                 action="tables.bank.continue",
                 target=turn,
                 before=before,
@@ -798,8 +795,7 @@ class _Batch:
             self.moved[pk] = self.moved.get(pk, 0) + amount
         if coup is not None and self._account(Kind.BANK, self.table.pk).pk in entries:
             self.holder = coup.banker_id
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action=f"ledger.transaction.{kind}",
             target=txn,
             after={
@@ -871,8 +867,7 @@ class _Batch:
         coup.steps.append(step)
         self.steps.append(step)
         self._bank_fund(row)
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action="tables.coup.start",
             target=row,
             after={
@@ -976,8 +971,7 @@ class _Batch:
             bound.append(self._card(coup, step.card, role))
         if verdict is not None and (tax := self._reveal(coup, verdict)) is not None:
             bound.append(tax)
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action="tables.coup.step",
             target=coup.row,
             after={
@@ -1124,8 +1118,7 @@ class _Batch:
         self._coup_settle(coup, settlement, key=f"coup:{row.pk}:correction:{step.index}", provisional=True)
         coup_state_set(coup=row, to=Coup.State.AWAITING_APPROVAL)
         self._bank_after_coup(coup, outcome=restored.outcome.value, next_bank_min=settlement.next_bank_min)
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action="tables.coup.correction_submit",
             target=row,
             after={"index": step.index, "corrects": first_wrong.index, **step.payload},
