@@ -31,7 +31,8 @@ spectator, not a seat: a newcomer never leaves, and the table's seats would fill
 
 ``--e2e``: the import is ``manage.py import_coups`` in a subprocess (``casino.settings.base``, as a
 user runs it: interpreter and Django start-up, the file parsed, every chunk), timed from the
-subprocess's start to its exit, and its CPU (the child's user + system time); the same baseline.
+subprocess's start to its exit, and its CPU (the child's user + system time); the same baseline,
+and beside it ``manage.py validate_coups`` on the same file, also a subprocess, start-up included.
 """
 
 from __future__ import annotations
@@ -171,6 +172,24 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
         unit="/s",
         baseline_label="validate_lines records/s on the same file, in-process, best of 3",
     )
+    if args.e2e:  # the validator as a user runs it too: manage.py validate_coups, same file
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings.base"}
+        command = [sys.executable, str(ROOT / "manage.py"), "validate_coups", str(path)]
+        started = time.perf_counter()
+        checked = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, check=False)
+        seconds = time.perf_counter() - started
+        if checked.returncode not in (0, 1):  # 1: some coups flagged, as generated
+            sys.exit(f"validate_coups failed ({checked.returncode}): {checked.stderr.decode()[-2000:]}")
+        print(
+            f"  baseline end to end: manage.py validate_coups, same file: {records / seconds:,.0f} records/s"
+        )
+        bench.add(
+            "import_coups_e2e_vs_validate_coups_e2e",
+            figure=imported / wall,
+            baseline=records / seconds,
+            unit="/s",
+            baseline_label="manage.py validate_coups on the same file, a subprocess, start-up included",
+        )
     bench.add(
         "import_cpu_ms_per_coup",
         figure=cpu * 1000 / max(imported, 1),
