@@ -2,6 +2,8 @@
 only that the re-run imported nothing).
 
     .venv/bin/python bench/import_bench.py [N] [--profile casino]     # N records, default 5,000
+    .venv/bin/python bench/import_bench.py 400 --newcomers 40          # 40 records name newcomers
+    .venv/bin/python bench/import_bench.py 5000 --e2e                  # manage.py as a user runs it
 
 Creates its own database (``chemin_import_bench``, dropped and re-created on every run; the server
 is ``BENCH_DATABASE_URL``, default ``postgres://postgres@127.0.0.1:5432``), migrates it, sets a
@@ -21,6 +23,16 @@ rows, postings and audit events. The ratio coups/s ÷ the validator's records/s 
 the import's time that is not the writing (1 would be "writing is free"); it moves much less with
 the machine's load than coups/s does. The final ``summary`` lines (bench/baseline.py) carry both,
 with the load average at the start and the end.
+
+``--newcomers K``: K of the records (spread evenly over the file, among those with a spectator's
+bet) name their spectators by names no record used before (``newcomer-<i>-<name>``): each is a
+player the import must create, buy in and stand at the table before it plays the record. (A
+spectator, not a seat: a newcomer never leaves, and the table's seats would fill up.)
+
+``--e2e``: the import is ``manage.py import_coups`` in a subprocess (``casino.settings.base``, as a
+user runs it: interpreter and Django start-up, the file parsed, every chunk), timed from the
+subprocess's start to its exit, and its CPU (the child's user + system time); the same baseline,
+and beside it ``manage.py validate_coups`` on the same file, also a subprocess, start-up included.
 """
 
 from __future__ import annotations
@@ -28,6 +40,8 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -47,6 +61,17 @@ def main() -> None:
     parser.add_argument("n", nargs="?", type=int, default=5000, help="records to import (default 5000)")
     parser.add_argument(
         "--profile", default="casino", help="the records' profile (default casino; 'all' mixes the four)"
+    )
+    parser.add_argument(
+        "--newcomers",
+        type=int,
+        default=0,
+        help="records naming spectators no earlier record named (created, bought in, stood)",
+    )
+    parser.add_argument(
+        "--e2e",
+        action="store_true",
+        help="run manage.py import_coups as a subprocess (start-up included) instead of in-process",
     )
     args = parser.parse_args()
     with BenchRun("import_bench") as bench:
@@ -72,8 +97,11 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
     call_command("migrate", verbosity=0)
     croupier, table = import_table(profile=args.profile)
     path = history_file(n=args.n, profile=args.profile, prefix="import-bench-")
+    renamed = newcomers_add(path, args.newcomers)
 
     def run() -> tuple[float, float, int, str, int]:
+        if args.e2e:
+            return run_subprocess()
         out, err = io.StringIO(), io.StringIO()
         before = Coup.objects.count()
         started, cpu = time.perf_counter(), time.process_time()
@@ -94,10 +122,33 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
         summary = err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else ""
         return wall, cpu, Coup.objects.count() - before, summary, len(queries.captured_queries)
 
-    print(f"import_coups on PostgreSQL ({DB_NAME}): {args.n} generated records, profile {args.profile}")
+    def run_subprocess() -> tuple[float, float, int, str, int]:
+        """``manage.py import_coups`` as a user runs it: (wall, the child's CPU, coups imported,
+        the summary line, 0: its SQL queries are not counted from here)."""
+        before = Coup.objects.count()
+        command = [sys.executable, str(ROOT / "manage.py"), "import_coups", str(path)]
+        command += ["--table", str(table.pk), "--croupier", croupier.get_username(), "--buy-in", "10000000"]
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings.base"}
+        child_cpu = _children_cpu()
+        started = time.perf_counter()
+        done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, check=False)
+        wall = time.perf_counter() - started
+        cpu = _children_cpu() - child_cpu
+        if done.returncode not in (0, 1):
+            sys.exit(f"import_coups failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
+        lines = [x for x in done.stderr.decode().splitlines() if "coups imported" in x]
+        return wall, cpu, Coup.objects.count() - before, lines[-1] if lines else "", 0
+
+    mode = "manage.py in a subprocess, start-up included" if args.e2e else "in-process"
+    print(
+        f"import_coups on PostgreSQL ({DB_NAME}): {args.n} generated records, profile {args.profile}, {mode}"
+    )
+    if args.newcomers:
+        print(f"  {renamed} records name newcomers (spectators not at the table yet)")
     wall, cpu, imported, summary, queries = run()
     print(f"  first run:  {imported} coups in {wall:.2f} s = {imported / wall:,.0f} coups/s")
-    print(f"              this process's CPU {cpu:.2f} s ({imported / cpu:,.0f} coups per CPU second)")
+    whose = "the subprocess's" if args.e2e else "this process's"
+    print(f"              {whose} CPU {cpu:.2f} s ({imported / cpu:,.0f} coups per CPU second)")
     print(f"              {queries} SQL queries ({queries / max(imported, 1):.1f} a coup)")
     print(f"              {summary}")
 
@@ -115,11 +166,36 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
         f" {validated:,.0f} records/s (best of 3)"
     )
     bench.add(
-        "import_coups_per_s",
+        "import_coups_e2e_per_s" if args.e2e else "import_coups_per_s",
         figure=imported / wall,
         baseline=validated,
         unit="/s",
         baseline_label="validate_lines records/s on the same file, in-process, best of 3",
+    )
+    if args.e2e:  # the validator as a user runs it too: manage.py validate_coups, same file
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings.base"}
+        command = [sys.executable, str(ROOT / "manage.py"), "validate_coups", str(path)]
+        started = time.perf_counter()
+        checked = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, check=False)
+        seconds = time.perf_counter() - started
+        if checked.returncode not in (0, 1):  # 1: some coups flagged, as generated
+            sys.exit(f"validate_coups failed ({checked.returncode}): {checked.stderr.decode()[-2000:]}")
+        print(
+            f"  baseline end to end: manage.py validate_coups, same file: {records / seconds:,.0f} records/s"
+        )
+        bench.add(
+            "import_coups_e2e_vs_validate_coups_e2e",
+            figure=imported / wall,
+            baseline=records / seconds,
+            unit="/s",
+            baseline_label="manage.py validate_coups on the same file, a subprocess, start-up included",
+        )
+    bench.add(
+        "import_cpu_ms_per_coup",
+        figure=cpu * 1000 / max(imported, 1),
+        baseline=1000 / validated,
+        unit="ms",
+        baseline_label="validate_lines ms a record, same file",
     )
     wall, _cpu, again, summary, queries = run()
     print(f"  second run: {again} coups imported in {wall:.2f} s ({queries} SQL queries)")
@@ -129,6 +205,34 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
     print(f"  verify_audit: {err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else 'ok'}")
     if again:
         sys.exit(f"the second run imported {again} coups: the import is not idempotent")
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's finished children."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def newcomers_add(path: Path, count: int) -> int:
+    """Rename the spectators of ``count`` records (evenly spread over those with a spectator's
+    bet) to names no record used: each becomes a newcomer at the table. Returns how many."""
+    if count <= 0:
+        return 0
+    import orjson
+
+    lines = path.read_bytes().splitlines()
+    records = [orjson.loads(line) for line in lines]
+    standing = [i for i, r in enumerate(records) if any(b.get("spectator") for b in r.get("bets", ()))]
+    if not standing:
+        return 0
+    step = max(len(standing) / count, 1.0)
+    chosen = sorted({standing[int(k * step)] for k in range(min(count, len(standing)))})
+    for n, i in enumerate(chosen):
+        for bet in records[i]["bets"]:
+            if bet.get("spectator"):
+                bet["punter"] = f"newcomer-{n}-{bet['punter']}"
+    path.write_bytes(b"\n".join(orjson.dumps(r) for r in records) + b"\n")
+    return len(chosen)
 
 
 if __name__ == "__main__":

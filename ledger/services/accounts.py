@@ -60,9 +60,10 @@ def account_spec(
     return (kind, player.pk if player is not None else None, table.pk if table is not None else None)
 
 
-def _account_name(
+def account_name(
     casino: LedgerCasino, kind: str, player: LedgerPlayer | None, table: LedgerTable | None
 ) -> str:
+    """The name an account is opened under (the batched importer opens a player's so too)."""
     if player is not None:
         return f"{kind}: {player.display_name} (#{player.pk})"
     if table is not None:
@@ -86,7 +87,7 @@ def _account_open(
                 kind=kind,
                 player_id=player_id,
                 table_id=table_id,
-                name=_account_name(casino, kind, player, table),
+                name=account_name(casino, kind, player, table),
                 opened_at=timezone.now(),
             )
     except IntegrityError:  # opened meanwhile by another transaction: use that one

@@ -18,11 +18,15 @@ same order:
 The rows are then written with one bulk INSERT a model (their ids taken from the sequences
 beforehand, so that every event and posting can name them as it is built).
 
-A record that names a player not at the table yet has him created, bought in and seated (or
-standing) by the services (``imports._Importer``, exactly as the record-at-a-time path seats him),
-after the batch has written what it holds; the table's state is read afresh and the record is then
-played here. What this writer does not handle at all it leaves to the record-at-a-time path
-(``coup_import``), after writing what it holds: a shoe to start, a banco suivi, a club bank share —
+A record that names a player not at the table yet has him created, bought in (at the cage, with
+``ledger.cage_buy_in``'s account opening and posting, and as that does, without the cage desk's
+compliance check) and seated or standing here, before the record is played, as the record-at-a-time
+path does it (``imports._Importer``, the same rows and events in the same order). Only what that
+path does beyond it (the imported banker moving over, a seat already taken, card money at a
+club, no ``buy_in``, a player who may not be registered) goes to the services
+(``imports._newcomers_import``), after the batch has written what it holds. What this writer does
+not handle at all it leaves to the record-at-a-time path (``coup_import``), after writing what it
+holds: a shoe to start, a banco suivi, a club bank share —
 rare in a history — and each time the state is read afresh afterwards. A record the services would
 refuse is refused here with the same message, and nothing of it is kept
 (``_Batch.mark``/``rewind``).
@@ -32,9 +36,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 from django.db.models import Model
 from django.utils import timezone
@@ -47,11 +51,12 @@ from chemin_de_fer.engine.interchange import restored_to_dict, settlement_to_dic
 from chemin_de_fer.engine.judge import Rules
 from chemin_de_fer.engine.machine import CoupProgress, IllegalStep, Move, Step, apply, new_coup, record_steps
 from chemin_de_fer.engine.order import SPECTATOR_TURN, betting_turn
-from chemin_de_fer.engine.profiles import BUILTIN, Profile, Side
-from chemin_de_fer.engine.punters import seat_key, spectator_key
+from chemin_de_fer.engine.profiles import BUILTIN, LevyMode, Profile, Side
+from chemin_de_fer.engine.punters import key_seat_number, seat_key, spectator_key
 from chemin_de_fer.engine.settlement import BancoCaller, LevyTerms, banco_winner
 from ledger.models import Account, Entry, Transaction
 from ledger.services import Posting, postings_check
+from ledger.services.accounts import account_name
 from ledger.sql import accounts_lock, entries_post
 from tables.engine_bridge import (
     banker_key,
@@ -82,7 +87,8 @@ from tables.models import (
 )
 from tables.money import rules as money_rules
 from tables.money.banks import bank_holder_id
-from tables.permissions import is_croupier_at
+from tables.permissions import check_works_for, is_croupier_at
+from tables.perms import ADD_PLAYER
 from tables.services.rules_snapshots import rules_snapshot_keep
 
 Kind = Account.Kind
@@ -163,6 +169,7 @@ class _Batch:
         self.profiles: dict[str, Profile] = {}
         self.rules: dict[str, Rules] = {}
         self.snapshots: set[str] = set()  # the rules snapshots this batch has written or found
+        self.may_register: bool | None = None  # setup.player_create's checks, asked once
         self.reset_rows()
         self.reload()
 
@@ -188,6 +195,10 @@ class _Batch:
         self.txns: list[Transaction] = []
         self.entries: list[tuple[int, int, int]] = []
         self.records: list[ImportedRecord] = []
+        self.players_new: list[Player] = []
+        self.accounts_new: list[Account] = []
+        self.seats_new: list[Seat] = []
+        self.spectators_new: list[Spectator] = []
         self.moved: dict[int, int] = {}  # account id → net chips moved since the last write
 
     def reload(self) -> None:
@@ -198,7 +209,20 @@ class _Batch:
         # (bets, cards and levies too: each is bound to its audit event by id, as the services do)
         self.ids = {
             model: _Ids(model)
-            for model in (Coup, CoupStep, Transaction, BankTurn, Shoe, Bet, ShoeCard, BankTax)
+            for model in (
+                Coup,
+                CoupStep,
+                Transaction,
+                BankTurn,
+                Shoe,
+                Bet,
+                ShoeCard,
+                BankTax,
+                Player,
+                Account,
+                Seat,
+                Spectator,
+            )
         }
         self.shoe: Shoe | None = None
         self.shoe_loaded: Shoe | None = None
@@ -284,6 +308,9 @@ class _Batch:
             "turn_fields": _turn_fields(self.turn),
             "loaded_fields": _turn_fields(self.turn_loaded),
             "turn_dirty": self.turn_dirty,
+            # the people a record brought (newcomers): forgotten with it
+            "people": (dict(self.players), dict(self.seats), dict(self.standing)),
+            "accounts": (dict(self.accounts), dict(self.by_pk)),
         }
 
     def rewind(self, mark: dict[str, Any]) -> None:
@@ -301,6 +328,8 @@ class _Batch:
         _turn_restore(self.turn, mark["turn_fields"])
         _turn_restore(self.turn_loaded, mark["loaded_fields"])
         self.turn_dirty = mark["turn_dirty"]
+        self.players, self.seats, self.standing = mark["people"]
+        self.accounts, self.by_pk = mark["accounts"]
 
     # ------------------------------------------------------------------------------- writing
     def write(self) -> None:
@@ -311,6 +340,11 @@ class _Batch:
         if self.shoe_dirty and self.shoe_loaded is not None:  # first: one open shoe a table
             self.shoe_loaded.save(update_fields=["state", "closed_at", "close_reason", "early_reshuffle"])
             self.shoe_dirty = False
+        rows_copy(Player, self.players_new)
+        # opened empty, as accounts_lock opens them: the entries below move their balances
+        rows_copy(Account, [_account_opened(a) for a in self.accounts_new])
+        rows_copy(Seat, self.seats_new)
+        rows_copy(Spectator, self.spectators_new)
         BankTurn.objects.bulk_create(self.turns_new)
         Shoe.objects.bulk_create(self.shoes_new)
         for model, objs in (
@@ -356,6 +390,10 @@ class _Batch:
             player = self.players.get(_number(bet.punter))
             if player is None or player.pk not in (self.standing if bet.spectator else self.seats):
                 return False
+        return self._accounts_fit(record, banker)
+
+    def _accounts_fit(self, record: CoupRecord, banker: Player) -> bool:
+        """Every account the record may move is open (and locked by the batch)."""
         bankers = {banker.pk} | ({self.turn.player_id} if self.turn is not None else set())
         wanted = [(Kind.BANK, self.table.pk), (Kind.LEVY, None)]
         wanted += [(kind, pk) for pk in bankers for kind in (Kind.PLAYER, Kind.RESERVE)]
@@ -383,14 +421,15 @@ class _Batch:
     def coup_import(
         self, *, record: CoupRecord, record_id: str, verdict: Verdict, profile: Profile
     ) -> tuple[Coup, bool]:
-        """Play one record (``fits`` said it can be): what ``imports.coup_import`` does."""
-        where: dict[str, Seat | Spectator] = {}
-        for bet in record.bets:
-            if bet.punter not in where:
-                player = self._player(bet.punter)
-                where[bet.punter] = self.standing[player.pk] if bet.spectator else self.seats[player.pk]
-        banker_seat = self.seats[self._player(BANKER_NAME).pk]
-        if banker_seat in set(where.values()):
+        """Play one record (``floor_fits`` said the table can): what ``imports.coup_import`` does,
+        newcomers created, bought in and seated or standing first (NeedsServices where only the
+        services know how)."""
+        where = self._seat_punters(record)
+        banker = self.players.get(_number(BANKER_NAME))
+        if banker is None or banker.pk not in self.seats:
+            raise NeedsServices  # (the services create or seat him)
+        banker_seat = self.seats[banker.pk]
+        if banker_seat in set(where.values()) or not self._accounts_fit(record, banker):
             raise NeedsServices
         self._shoe_for(record)
         turn = self.turn
@@ -421,6 +460,142 @@ class _Batch:
         )
         return coup.row, restored
 
+    def _audit(self, **event: Any) -> None:
+        """``audit_record`` by the actor, on this casino's chain: what ``chain_of`` finds from each
+        target this batch writes (all of the table's casino), given rather than walked to."""
+        audit_record(actor=self.actor, casino=self.casino.pk, **event)
+
+    # ------------------------------------------------------------------------------- the people
+    def _seat_punters(self, record: CoupRecord) -> dict[str, Seat | Spectator]:
+        """``imports._Importer.seat_punters``: every punter of the record seated or standing,
+        created and bought in first if new; punter name → Seat or Spectator."""
+        where: dict[str, Seat | Spectator] = {}
+        for bet in record.bets:
+            if bet.punter in where:
+                continue
+            if bet.punter == BANKER_NAME:
+                raise NeedsServices
+            player = self._person(bet.punter)
+            where[bet.punter] = self._stand(player) if bet.spectator else self._sit(player, bet.punter)
+        return where
+
+    def _person(self, name: str) -> Player:
+        """``imports._Importer.player``: the imported player of that name, or a new one
+        (``setup.player_create``) who buys ``buy_in`` chips at once (``ledger.cage_buy_in``)."""
+        number = _number(name)
+        player = self.players.get(number)
+        if player is not None:
+            if (Kind.PLAYER, player.pk) not in self.accounts:  # not at the table: his chips, locked
+                self._accounts_lock({Kind.PLAYER: {player.pk}})
+            return player
+        display = name[:80].strip()
+        # the services' own refusals (no name, no permission) and what they do with no buy-in
+        # (an account opened later, by whichever posting needs it) are theirs to say and do
+        if not display or number.strip() != number or not self.buy_in or not self._may_register():
+            raise NeedsServices
+        player = Player(
+            pk=self.ids[Player].take(), casino=self.casino, display_name=display, membership_number=number
+        )
+        self.players_new.append(player)
+        self.players[number] = player
+        self._audit(action="tables.player.create", target=player, after=model_snapshot(player))
+        # ledger.cage_buy_in: the cage's account and the player's (opened), then the posting
+        cage = self.accounts.get((Kind.CAGE, None)) or self._accounts_lock({Kind.CAGE: set()})
+        wallet = Account(
+            pk=self.ids[Account].take(),
+            casino_id=self.casino.pk,
+            kind=Kind.PLAYER,
+            player_id=player.pk,
+            table_id=None,
+            name=account_name(self.casino, Kind.PLAYER, player, None),
+            opened_at=timezone.now(),
+        )
+        self._audit(action="ledger.account.open", target=wallet, after=model_snapshot(wallet))
+        self.accounts_new.append(wallet)
+        self.accounts[(Kind.PLAYER, player.pk)] = self.by_pk[wallet.pk] = wallet
+        amount = self.buy_in
+        entries = {cage.pk: -amount, wallet.pk: amount}
+        self._post(TKind.BUY_IN, f"import:buy-in:{player.pk}", entries, f"buy-in {player}")
+        return player
+
+    def _may_register(self) -> bool:
+        """Whether ``setup.player_create`` lets the actor register players at this casino."""
+        if self.may_register is None:
+            try:
+                if not self.actor.has_perm(ADD_PLAYER):
+                    raise PermissionDenied
+                check_works_for(self.actor, self.casino.pk)
+            except PermissionDenied:
+                self.may_register = False
+            else:
+                self.may_register = True
+        return self.may_register
+
+    def _accounts_lock(self, owners: dict[str, set[int]]) -> Account:
+        """Lock one more account (``ledger.sql.accounts_lock``), as the services' posting that
+        first needs it does; NeedsServices if it is not open (the services open it)."""
+        found = accounts_lock(self.casino.pk, owners)
+        if len(found) != 1:
+            raise NeedsServices
+        account = found[0]
+        self.accounts[(account.kind, account.player_id or account.table_id)] = account
+        self.by_pk[account.pk] = account
+        return account
+
+    def _sit(self, player: Player, name: str) -> Seat:
+        """``imports._Importer._sit`` then ``floor.seat_take`` (imported: no one-table check)."""
+        current = self.seats.get(player.pk)
+        if current is not None:
+            return current
+        occupied = {s.number for s in self.seats.values()}
+        seat_count = self.table.seat_count
+        number = key_seat_number(name)
+        if number is not None and 1 <= number <= seat_count:
+            wanted = number
+            if wanted in occupied:  # the imported banker moves over, or the record is refused
+                raise NeedsServices
+        else:
+            free = [n for n in range(1, seat_count + 1) if n not in occupied]
+            if not free:
+                raise NeedsServices
+            wanted = free[0]
+        if (
+            len(self.seats) >= self.table_profile.seats_max
+            or player.pk in self.standing
+            or self.table_profile.levy_mode == LevyMode.CARD_MONEY  # card money on seating
+        ):
+            raise NeedsServices
+        seat = Seat(
+            pk=self.ids[Seat].take(),
+            session=self.session,
+            player=player,
+            number=wanted,
+            joined_at=timezone.now(),
+        )
+        self.seats_new.append(seat)
+        self.seats[player.pk] = seat
+        self._audit(action="tables.seat.take", target=seat, after=model_snapshot(seat))
+        return seat
+
+    def _stand(self, player: Player) -> Spectator:
+        """``imports._Importer._stand`` then ``floor.spectator_join`` (imported)."""
+        present = self.standing.get(player.pk)
+        if present is not None:
+            return present
+        if player.pk in self.seats:
+            raise NeedsServices  # (refused by the services: he is seated)
+        spectator = Spectator(
+            pk=self.ids[Spectator].take(), session=self.session, player=player, joined_at=timezone.now()
+        )
+        self.spectators_new.append(spectator)
+        self.standing[player.pk] = spectator
+        self._audit(
+            action="tables.spectator.join",
+            target=spectator,
+            after=model_snapshot(spectator),
+        )
+        return spectator
+
     # ------------------------------------------------------------------------------- the shoe
     def _shoe_for(self, record: CoupRecord) -> None:
         """``imports._Importer.shoe_for``: the open imported shoe, or the next one when this record
@@ -435,8 +610,7 @@ class _Batch:
         shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, timezone.now(), _NEXT_SHOE
         if shoe is self.shoe_loaded:
             self.shoe_dirty = True
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action="tables.shoe.close",
             target=shoe,
             before=before,
@@ -456,7 +630,7 @@ class _Batch:
         )
         self.shoes_new.append(new)
         self.shoe, self.shoe_seen, self.shoe_dealt, self.coup_number = new, Counter(), 0, 0
-        audit_record(actor=self.actor, action="tables.shoe.start", target=new, after=model_snapshot(new))
+        self._audit(action="tables.shoe.start", target=new, after=model_snapshot(new))
 
     # ------------------------------------------------------------------------------- the bank
     def _bank_turn_end(self, turn: BankTurn, reason: str) -> None:
@@ -466,8 +640,7 @@ class _Batch:
         self._mark_turn_changed(turn)
         self.turn = None  # nobody holds the bank
         self._bank_close(turn)
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action=f"tables.bank.{reason}",
             target=turn,
             before=before,
@@ -492,7 +665,7 @@ class _Batch:
         )
         self.turns_new.append(turn)
         self.turn = turn
-        audit_record(actor=self.actor, action="tables.bank.take", target=turn, after=model_snapshot(turn))
+        self._audit(action="tables.bank.take", target=turn, after=model_snapshot(turn))
         return turn
 
     def _bank_after_coup(self, coup: _Coup, *, outcome: str, next_bank_min: int | None) -> None:
@@ -507,8 +680,7 @@ class _Batch:
             before = model_snapshot(turn)
             turn.required_minimum = minimum
             self._mark_turn_changed(turn)
-            audit_record(
-                actor=self.actor,
+            self._audit(
                 action="tables.bank.continue",
                 target=turn,
                 before=before,
@@ -609,14 +781,15 @@ class _Batch:
             accounts=self.by_pk,
             overdraft=list(entries) if borrowing else (),
         )
-        txn = Transaction(
-            pk=self.ids[Transaction].take(),
-            casino=self.casino,
+        txn = _new(
+            Transaction,
+            id=self.ids[Transaction].take(),
+            casino_id=self.casino.pk,
             kind=kind,
-            actor=self.actor if getattr(self.actor, "is_authenticated", False) else None,
+            actor_id=self.actor.pk if getattr(self.actor, "is_authenticated", False) else None,
             memo=memo[:300],
             idempotency_key=key,
-            coup=coup,
+            coup_id=coup.pk if coup is not None else None,
         )
         self.txns.append(txn)
         for pk, amount in sorted(entries.items()):
@@ -625,8 +798,7 @@ class _Batch:
             self.moved[pk] = self.moved.get(pk, 0) + amount
         if coup is not None and self._account(Kind.BANK, self.table.pk).pk in entries:
             self.holder = coup.banker_id
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action=f"ledger.transaction.{kind}",
             target=txn,
             after={
@@ -706,8 +878,7 @@ class _Batch:
         coup.steps.append(step)
         self.steps.append(step)
         self._bank_fund(row)
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action="tables.coup.start",
             target=row,
             after={
@@ -811,8 +982,7 @@ class _Batch:
             bound.append(self._card(coup, step.card, role))
         if verdict is not None and (tax := self._reveal(coup, verdict)) is not None:
             bound.append(tax)
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action="tables.coup.step",
             target=coup.row,
             after={
@@ -837,16 +1007,17 @@ class _Batch:
         """``coups.step_append``."""
         row = coup.row
         index = row.step_count + 1
-        step = CoupStep(
-            pk=self.ids[CoupStep].take(),
-            coup=row,
+        step = _new(
+            CoupStep,
+            id=self.ids[CoupStep].take(),
+            coup_id=row.pk,
             index=index,
             kind=kind,
             payload=payload,
-            actor=self.actor,
+            actor_id=self.actor.pk,
             created_at=timezone.now(),
             violations=[violation.code.value] if violation else [],
-            corrects=corrects,
+            corrects_id=corrects.pk if corrects is not None else None,
         )
         row.step_count, row.flagged = index, row.flagged or violation is not None
         coup.steps.append(step)
@@ -888,12 +1059,13 @@ class _Batch:
         """``shoes.card_record`` on an imported shoe (``fits`` made sure it holds the card)."""
         self.shoe_dealt += 1
         self.shoe_seen[card] += 1
-        seen = ShoeCard(
-            pk=self.ids[ShoeCard].take(),
-            shoe=self.shoe,
+        seen = _new(
+            ShoeCard,
+            id=self.ids[ShoeCard].take(),
+            shoe_id=self._shoe.pk,
             position=self.shoe_dealt,
             card=card,
-            coup=coup.row,
+            coup_id=coup.row.pk,
             role=role,
             seen_at=timezone.now(),
         )
@@ -957,8 +1129,7 @@ class _Batch:
         self._coup_settle(coup, settlement, key=f"coup:{row.pk}:correction:{step.index}", provisional=True)
         coup_state_set(coup=row, to=Coup.State.AWAITING_APPROVAL)
         self._bank_after_coup(coup, outcome=restored.outcome.value, next_bank_min=settlement.next_bank_min)
-        audit_record(
-            actor=self.actor,
+        self._audit(
             action="tables.coup.correction_submit",
             target=row,
             after={"index": step.index, "corrects": first_wrong.index, **step.payload},
@@ -977,11 +1148,47 @@ _ROW_LISTS = (
     "txns",
     "entries",
     "records",
+    "players_new",
+    "accounts_new",
+    "seats_new",
+    "spectators_new",
 )
 #: what the services close an imported shoe with (imports._Importer.shoe_for)
 _NEXT_SHOE = "imported history: next shoe"
 #: the decks of an imported shoe (imports.IMPORT_DECKS)
 IMPORT_DECKS = 8
+
+
+_M = TypeVar("_M", bound=Model)
+_FIELDS: dict[type[Model], list[Any]] = {}
+
+
+def _new(model: type[_M], **values: Any) -> _M:
+    """``model(**values)`` for the rows the batch writes itself, several a step: built as the ORM
+    builds a row read from the database (positional values, every field, ``from_db``), which skips
+    matching each keyword to a field; a field not named gets its default, as with keywords.
+    Relations are named by id (``coup_id``): their objects are not cached on the instance."""
+    fields = _FIELDS.get(model)
+    if fields is None:
+        fields = _FIELDS[model] = list(model._meta.concrete_fields)
+    row = [values.pop(f.attname) if f.attname in values else f.get_default() for f in fields]
+    if values:
+        raise TypeError(f"{model.__name__} has no field {', '.join(values)}")
+    return model(*row)
+
+
+def _account_opened(account: Account) -> Account:
+    """The row of an account the batch opened, as ``accounts_lock`` inserts it: empty."""
+    return Account(
+        pk=account.pk,
+        casino_id=account.casino_id,
+        kind=account.kind,
+        player_id=account.player_id,
+        table_id=account.table_id,
+        name=account.name,
+        opened_at=account.opened_at,
+        balance=0,
+    )
 
 
 def _shoe_fields(shoe: Shoe | None) -> tuple[Any, ...] | None:

@@ -198,28 +198,29 @@ def _chunk_import(
 def _record_import(
     *, actor: Staff, table: Table, record: CoupRecord, rid: str, buy_in: int, batch: _Batch | None
 ) -> ImportedCoup:
-    """One record: in the batch when it can play it; when only people are missing (a player to
-    create, buy in, seat or stand), the services seat them and the batch plays the record; else
+    """One record: in the batch when it can play it, newcomers (a player to create, buy in, seat
+    or stand) seated by the batch too; when only people are missing and the batch cannot seat
+    them as the services would, the services seat them and the batch plays the record; else
     through the services (after the batch has written what it holds, and read again afterwards)."""
     if batch is None:
         return _services_import(actor=actor, table=table, record=record, buy_in=buy_in, rid=rid)
     profile = batch.profile(record.profile)
     verdict = record_verdict(record, profile)
-    if batch.fits(record):
+    if batch.floor_fits(record):
         played = _batch_play(batch, record=record, rid=rid, verdict=verdict, profile=profile)
         if played is not None:
             return played
-    elif batch.floor_fits(record):
-        return _newcomers_import(
-            actor=actor,
-            table=table,
-            record=record,
-            rid=rid,
-            buy_in=buy_in,
-            batch=batch,
-            verdict=verdict,
-            profile=profile,
-        )
+        if not batch.fits(record):
+            return _newcomers_import(
+                actor=actor,
+                table=table,
+                record=record,
+                rid=rid,
+                buy_in=buy_in,
+                batch=batch,
+                verdict=verdict,
+                profile=profile,
+            )
     batch.write()
     try:
         return _services_import(actor=actor, table=table, record=record, buy_in=buy_in, rid=rid)

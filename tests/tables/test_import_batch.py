@@ -42,7 +42,7 @@ from tables.models import (
     TableSession,
 )
 from tables.services import imports
-from tables.services.import_batch import _Batch
+from tables.services.import_batch import NeedsServices, _Batch
 from tests.factories import CasinoFactory, CroupierAssignmentFactory, TableFactory, builtin_profile
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
@@ -299,8 +299,15 @@ def test_the_batched_import_writes_what_the_services_write(croupier, chunk, monk
     play = _Batch.coup_import
 
     def counted(self: _Batch, **kwargs: Any) -> Any:
+        try:
+            result = play(self, **kwargs)
+        except NeedsServices:  # tried, then handed over (nothing of it kept)
+            raise
+        except BaseException:
+            played.append(kwargs["record_id"])  # refused by the batch itself
+            raise
         played.append(kwargs["record_id"])
-        return play(self, **kwargs)
+        return result
 
     monkeypatch.setattr(_Batch, "coup_import", counted)
     handed_over = []  # the records the batched run handed to the record-at-a-time services
@@ -310,6 +317,13 @@ def test_the_batched_import_writes_what_the_services_write(croupier, chunk, monk
         handed_over.append(kwargs["record_id"])
         return services(**kwargs)
 
+    seated_by_services = []  # the records whose newcomers the services seated for the batch
+    newcomers = imports._newcomers_import
+
+    def newcomers_counted(**kwargs: Any) -> Any:
+        seated_by_services.append(kwargs["rid"])
+        return newcomers(**kwargs)
+
     reference_table, batched_table = world(croupier, "Twin casino A"), world(croupier, "Twin casino B")
 
     # each twin casino has its own chain; what goes on the global chain is compared too
@@ -317,6 +331,7 @@ def test_the_batched_import_writes_what_the_services_write(croupier, chunk, monk
     reference = import_all(reference_table, croupier, lines, batched=False, chunk=chunk)
     middle = {0: head(0), batched_table.casino_id: head(batched_table.casino_id)}
     monkeypatch.setattr(imports, "coup_import", services_counted)
+    monkeypatch.setattr(imports, "_newcomers_import", newcomers_counted)
     batched = import_all(batched_table, croupier, lines, batched=True, chunk=chunk)
 
     assert batched == reference
@@ -324,6 +339,12 @@ def test_the_batched_import_writes_what_the_services_write(croupier, chunk, monk
     # shoe yet) and the banco suivi; a record naming a newcomer has him seated and is played in the
     # batch (the odd name, the documented examples' punters, the generated newcomers)
     assert handed_over == ["c0", "X-suivi"]
+    # and the batch seats, stands and buys in every newcomer itself: only the two records whose
+    # seat is taken (refused by the services) are handed to them for seating
+    assert sorted(seated_by_services) == ["home-several-punters-stand-on-3", "home-single-punter-stands-on-3"]
+    imported = Player.objects.filter(membership_number__startswith="IMP-")
+    assert imported.filter(casino=batched_table.casino).count() == 12
+    assert imported.filter(casino=reference_table.casino).count() == 12
     ids = [parse_line(line)[1] for line in lines if _parses(line)]
     # the rest were refused before any coup was played: the services refuse to seat their punters
     refused_at_seating = {parse_line(lines[n - 1])[1]: v for n, v in reference.items() if isinstance(v, str)}

@@ -56,6 +56,10 @@ def parse_line(line: bytes) -> tuple[CoupRecord, str]:
 
 class Command(BaseCommand):
     help = "Import a JSON Lines history of coup records into a table, through the table services."
+    # no system checks at start-up: they import every URLconf, view and form of the site (about as
+    # much CPU as Django's own start-up, ~0.9 s here) and check nothing an import relies on; the
+    # deployment runs ``manage.py check --deploy`` (docs/deployment.md), the suite runs them too
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="JSON Lines file of coup records, or - for stdin")
