@@ -72,6 +72,22 @@ def app_role_setup(django_db_blocker: Any) -> Iterator[AppRole]:
         _execute([f"DROP OWNED BY {names.app}", f"DROP ROLE {names.app}"])
 
 
+def app_role_regrant() -> None:
+    """The docs' step 3 again, as after every ``migrate``, for the application's role of this test
+    database if it exists: a test that migrates back and forth re-creates tables, and a table
+    created anew holds the default privileges, not the append-only revokes."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_database(), current_user")
+        database, owner = cursor.fetchone()
+        names = RoleNames(database=database, owner=owner, app=f"{database}_app"[:63])
+        cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [names.app])
+        if cursor.fetchone() is None:
+            return
+    _execute(after_migrate_sql(names))
+
+
 def refused(role: AppRole, statements: Sequence[tuple[str, Sequence[Any]]]) -> psycopg.Error:
     """Run ``statements`` as the application's role in one transaction and COMMIT it: the error
     that refused them (a deferred check refuses at COMMIT)."""

@@ -73,6 +73,7 @@ class World:
     run: ReportRun
     void: m.VoidRequest
     cash_report: CashReport
+    flow_alert: Alert
 
 
 def _game_coup(table: m.Table, tag: str) -> m.GameCoup:
@@ -137,6 +138,15 @@ def _world(tag: str) -> World:
         requested_by=UserFactory(username=f"asker-{tag}", roles=["pit_boss"], casinos=[casino]),
         requested_at=now,
     )
+    # a money-flow alert between the banker and the spectator (its evidence page reads the pair)
+    today = now.date().isoformat()
+    flow_alert = Alert.objects.create(
+        casino=casino,
+        kind=Alert.Kind.MONEY_FLOW,
+        subject_key=f"flow:{casino.pk}:{spectator.player_id}>{player.pk}:{today}:{today}",
+        summary=f"Flow {tag}",
+        raised_at=now,
+    )
     return World(
         casino,
         table,
@@ -152,6 +162,7 @@ def _world(tag: str) -> World:
         run,
         void,
         CashReport.objects.get(player=player),
+        flow_alert,
     )
 
 
@@ -348,6 +359,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     _api("api:void-approve", "POST", lambda w: {"request_id": w.void.pk}),
     _api("api:void-refuse", "POST", lambda w: {"request_id": w.void.pk}, lambda w: {"reason": "no"}),
     Endpoint("review:alert_acknowledge", "POST", lambda w: {"pk": w.alert.pk}, lambda w: {"note": "seen"}),
+    Endpoint("review:flow_alert", "GET", lambda w: {"pk": w.flow_alert.pk}),
     Endpoint("review:cash_report_file", "POST", lambda w: {"pk": w.cash_report.pk}),
     Endpoint("review:player", "GET", lambda w: {"pk": w.player.pk}),
     Endpoint("review:game_coups", "GET", lambda w: {"table_id": w.game_table.pk}),

@@ -74,9 +74,10 @@ def _played(croupier: Any, table: Any) -> list[tuple[str, int, list[str]]]:
 #: per POST of the two coups, in order: (kind, statements on PostgreSQL, on SQLite). In a test the
 #: request's transaction is a savepoint of the test's (SAVEPOINT / RELEASE where a real request
 #: has BEGIN / COMMIT: the same count). A card is one statement more when the next step is an
-#: option (the advice reads the shoe); the first coup of a bank opens its ledger accounts.
+#: option (the advice reads the shoe); the first coup of a bank opens its ledger accounts. A coup's
+#: start keeps its rules snapshot (one INSERT … ON CONFLICT DO NOTHING: tables 0031).
 EXPECTED = [
-    ("bank_declared", 40, 41),
+    ("bank_declared", 41, 42),
     ("bet", 18, 18),
     ("bet", 18, 18),
     ("bet", 18, 18),
@@ -90,7 +91,7 @@ EXPECTED = [
     ("banker_draw", 14, 14),
     ("card_to_banker", 17, 17),
     ("reveal", 34, 35),  # three punters paid and a levy
-    ("bank_declared", 29, 29),
+    ("bank_declared", 30, 30),
     ("banco", 20, 20),
     ("bets_closed", 14, 14),
     ("card_to_player", 17, 17),

@@ -18,6 +18,7 @@ from tables.engine_bridge import table_rules_snapshot
 from tables.models import Coup, RulesSnapshot, rules_digest
 from tables.services.rules_snapshots import rules_snapshot_keep
 from tests.audit.rows import bound_by, superuser_sql
+from tests.security.db_role import app_role_regrant
 from tests.tables.play import open_floor, play
 
 pytestmark = pytest.mark.django_db
@@ -99,6 +100,7 @@ def test_the_migration_moves_the_copies_out_and_back_and_the_bindings_still_hold
         executor = MigrationExecutor(connection)
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())
+        app_role_regrant()  # tables_rulessnapshot was made anew: the app role's revokes again
     assert list(RulesSnapshot.objects.values_list("digest", "content")) == [(rules_digest(rules), rules)]
     assert Coup.objects.get(pk=coup.pk).rules_snapshot_id == rules_digest(rules)
     assert rows_verify().differences == []
