@@ -876,6 +876,15 @@ class RulesSnapshot(models.Model):
             _SNAPSHOTS[digest] = content
         return content
 
+    @staticmethod
+    def content_known(digest: str, content: dict[str, Any]) -> None:
+        """Remember ``content`` as ``digest``'s (its ``rules_digest``) without reading it back: a
+        digest names one content whether or not the row that holds it is committed. Kept as the
+        database would give it back (JSON types, a copy the caller cannot change); copied only the
+        first time."""
+        if digest not in _SNAPSHOTS:
+            _SNAPSHOTS[digest] = json.loads(json.dumps(content))
+
 
 class Coup(models.Model):
     State = CoupState
