@@ -74,24 +74,36 @@ class Choice:
         return self.given_up > 0
 
 
+def pair_nets(moves: Iterable[tuple[int, int, int]]) -> dict[Pair, int]:
+    """``won[(a, b)]`` from ``(banker, punter, chips moved to the punter)`` moves: the chips ``a``
+    won from ``b``, net, both directions kept (antisymmetric)."""
+    won: dict[Pair, int] = defaultdict(int)
+    for banker, punter, punter_net in moves:
+        won[(punter, banker)] += punter_net
+        won[(banker, punter)] -= punter_net
+    return dict(won)
+
+
+def one_way(won: dict[Pair, int]) -> dict[Pair, int]:
+    """Each pair of ``won`` once, as ``(winner, loser): chips > 0``, in pair order."""
+    return {pair: chips for pair, chips in sorted(won.items()) if chips > 0}
+
+
 def flow_matrix(duels: Iterable[Duel]) -> dict[dt.date, dict[Pair, int]]:
     """Per gaming day, ``won[(a, b)]``: the chips ``a`` won from ``b`` net (both directions kept,
     antisymmetric; a pair whose duels cancel out stays, at 0)."""
-    days: dict[dt.date, dict[Pair, int]] = defaultdict(lambda: defaultdict(int))
+    days: dict[dt.date, list[Duel]] = defaultdict(list)
     for d in duels:
-        won = days[d.day]
-        won[(d.punter, d.banker)] += d.punter_net
-        won[(d.banker, d.punter)] -= d.punter_net
-    return {day: dict(won) for day, won in sorted(days.items())}
+        days[d.day].append(d)
+    return {
+        day: pair_nets((d.banker, d.punter, d.punter_net) for d in on_day)
+        for day, on_day in sorted(days.items())
+    }
 
 
 def pair_flows(duels: Iterable[Duel]) -> dict[Pair, int]:
     """Over every day of ``duels``: each pair's net flow, once, as ``(winner, loser): chips > 0``."""
-    total: dict[Pair, int] = defaultdict(int)
-    for d in duels:
-        total[(d.punter, d.banker)] += d.punter_net
-        total[(d.banker, d.punter)] -= d.punter_net
-    return {pair: chips for pair, chips in sorted(total.items()) if chips > 0}
+    return one_way(pair_nets((d.banker, d.punter, d.punter_net) for d in duels))
 
 
 @dataclass(frozen=True, slots=True)

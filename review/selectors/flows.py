@@ -38,8 +38,10 @@ from tables.flows import (
     Spread,
     collusion_findings,
     flow_matrix,
+    one_way,
     pair_evidence,
     pair_flows,
+    pair_nets,
 )
 from tables.gaming_day import casino_calendar
 from tables.models import Casino, Coup, Player, ShoeCard
@@ -80,7 +82,6 @@ def _settlement_entries(*, casino: Casino, first: dt.date, last: dt.date) -> Que
 def flow_pair_totals(*, casino: Casino, first: dt.date, last: dt.date) -> dict[tuple[int, int], int]:
     """``tables.flows.pair_flows`` of those days' duels, summed by the database (one grouped
     query, a row per banker and punter): what the scan reads every minute before anything else."""
-    totals: dict[tuple[int, int], int] = defaultdict(int)
     grouped = (
         _settlement_entries(casino=casino, first=first, last=last)
         .values("transaction__coup__banker_id", "account__player_id")
@@ -88,10 +89,7 @@ def flow_pair_totals(*, casino: Casino, first: dt.date, last: dt.date) -> dict[t
         .order_by()
         .values_list("transaction__coup__banker_id", "account__player_id", "net")
     )
-    for banker, punter, net in grouped:
-        totals[(punter, banker)] += net
-        totals[(banker, punter)] -= net
-    return {pair: chips for pair, chips in sorted(totals.items()) if chips > 0}
+    return one_way(pair_nets(grouped))
 
 
 def flow_duels(*, casino: Casino, first: dt.date, last: dt.date) -> list[Duel]:
@@ -159,18 +157,18 @@ class CoupChoices:
 
 def coup_choices(coup: Coup) -> CoupChoices:
     rows = list(coup.steps.order_by("index"))
-    start = coup_new_state(coup, rows)
+    start, steps = coup_new_state(coup, rows), game_steps(rows)
     levy = coup_levy(coup)
     exempt = coup.first_coup_of_bank and levy.first_coup_exempt
     points = option_points(
         start,
-        game_steps(rows),
+        steps,
         seen_before=_seen_before(coup),
         decks=coup.shoe.decks,
         levy_bp=0 if exempt else levy.rate_bp,
     )
     players = {bet_punter_key(bet): bet_player(bet).pk for bet in coup_bets(coup)}
-    state = replay(start, game_steps(rows))
+    state = replay(start, steps)
     stakes: dict[int, int] = defaultdict(int)
     for stake in state.bets:
         stakes[players[stake.punter]] += stake.amount
