@@ -505,7 +505,9 @@ def cash_report_file_view(request: AuthenticatedHttpRequest, pk: int) -> HttpRes
             raise
         return _compliance_render(request, error=refusal_text(answer.messages), status=answer.status)
     messages.success(request, _("The report on %(player)s is marked filed.") % {"player": report.player})
-    return redirect("review:compliance")
+    # back to the report's own gaming day, where it is now listed as filed (today's page would
+    # not list it when the report is from an earlier day)
+    return redirect(f"{reverse('review:compliance')}?day={report.gaming_day.isoformat()}")
 
 
 # ------------------------------------------------------------------------------------- charts

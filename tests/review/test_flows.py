@@ -18,6 +18,7 @@ from review.models import Alert, AlertKind, AlertSettings
 from review.selectors.flows import flow_duels, flow_evidence, flow_pair_totals
 from review.services import alerts_raise
 from tables.flows import pair_flows
+from tables.gaming_day import casino_calendar
 from tables.models import CoupStep
 from tests.factories import CasinoFactory, UserFactory
 from tests.tables.play import Floor, open_floor, play
@@ -64,14 +65,16 @@ def test_the_alert_one_chip_below_at_and_above_the_flow(
     floor, coups = laundered
     AlertSettings.objects.create(casino=table.casino, flow_threshold=threshold)
     before = Alert.objects.count()
-    alerts_raise(now=timezone.now())
+    now = timezone.now()  # one instant for the scan and the expected period, even across midnight
+    alerts_raise(now=now)
     alerts = _flow_alerts()
     if not raised:
         assert alerts == [] and Alert.objects.count() == before
         return
     [alert] = alerts
     p1, p2 = floor.players[1], floor.players[2]
-    today = timezone.now().date()  # the factory casino's calendar: UTC, gaming day at midnight
+    # the factory casino's calendar: UTC, the gaming day ending at 06:00 (before it, yesterday's)
+    today = casino_calendar(table.casino).today(now)
     first = today.fromordinal(today.toordinal() - 6)
     assert alert.subject_key == f"flow:{table.casino_id}:{p2.pk}>{p1.pk}:{first}:{today}"
     assert (alert.casino_id, alert.table_id, alert.coup_id) == (table.casino_id, table.pk, coups[-1])
