@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -37,6 +37,10 @@ class Column:
     label: str  # the heading a person reads (XLSX, PDF)
     type: ColumnType = ColumnType.TEXT
     width: float = 1.0  # relative width in the PDF
+
+    def at_width(self, width: float) -> Column:
+        """The same column laid out at another width (a report with wider or narrower neighbours)."""
+        return replace(self, width=width)
 
 
 @dataclass(frozen=True, slots=True)

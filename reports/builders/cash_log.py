@@ -16,19 +16,20 @@ from django.db.models import QuerySet
 from compliance.models import CashLogEntry, Direction
 from compliance.selectors import cash_log_between, policy_for
 from reports.builders import Scope, timed_report
+from reports.columns import DIRECTION, GAMING_DAY, PLAYER, PLAYER_ID, TABLE, TRANSACTION_ID, VALUE
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 
 COLUMNS = (
-    Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
+    GAMING_DAY,
     Column("logged_at", "Logged", ColumnType.DATETIME, 1.5),
-    Column("player_id", "Player id", ColumnType.ID, 0.7),
-    Column("player", "Player", ColumnType.TEXT, 1.8),
-    Column("direction", "Direction", ColumnType.TEXT, 0.8),
+    PLAYER_ID,
+    PLAYER,
+    DIRECTION,
     Column("amount", "Chips", ColumnType.INT, 0.9),
-    Column("value", "Value", ColumnType.TEXT, 1.1),
+    VALUE,
     Column("cashier", "Cashier", ColumnType.TEXT, 1.0),
-    Column("table", "Table", ColumnType.TEXT, 1.0),
-    Column("transaction_id", "Transaction", ColumnType.ID, 0.9),
+    TABLE.at_width(1.0),
+    TRANSACTION_ID,
 )
 
 DIRECTION_LABELS = {Direction.IN: "cash in", Direction.OUT: "cash out"}

@@ -14,20 +14,21 @@ from compliance.models import CashReport, Direction
 from compliance.selectors import cash_reports
 from reports.builders import Scope
 from reports.builders.cash_log import DIRECTION_LABELS, money, policy_report
+from reports.columns import DIRECTION, GAMING_DAY, PLAYER, PLAYER_ID, TRANSACTION_ID, VALUE
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 
 COLUMNS = (
-    Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
-    Column("player_id", "Player id", ColumnType.ID, 0.7),
-    Column("player", "Player", ColumnType.TEXT, 1.8),
-    Column("direction", "Direction", ColumnType.TEXT, 0.8),
+    GAMING_DAY,
+    PLAYER_ID,
+    PLAYER,
+    DIRECTION,
     Column("total", "Day's total", ColumnType.INT, 0.9),
-    Column("value", "Value", ColumnType.TEXT, 1.1),
+    VALUE,
     Column("opened_at", "Opened", ColumnType.DATETIME, 1.5),
     Column("status", "Status", ColumnType.TEXT, 0.7),
     Column("filed_by", "Filed by", ColumnType.TEXT, 1.0),
     Column("filed_at", "Filed", ColumnType.DATETIME, 1.5),
-    Column("transaction_id", "Transaction", ColumnType.ID, 0.9),
+    TRANSACTION_ID,
 )
 
 

@@ -15,22 +15,23 @@ from collections.abc import Iterator
 from typing import Any
 
 from reports.builders import Scope, gaming_day_sql, instant_read, rows_streamed, timed_report
+from reports.columns import GAMING_DAY, PLAYER, PLAYER_ID, SESSION_ID, TABLE, TABLE_ID, TRANSACTION_ID
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 from tables.gaming_day import sql_date
 from tables.models import Table
 
 COLUMNS = (
-    Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
-    Column("table_id", "Table id", ColumnType.ID, 0.6),
-    Column("table", "Table", ColumnType.TEXT, 1.4),
-    Column("session_id", "Session", ColumnType.ID, 0.7),
+    GAMING_DAY,
+    TABLE_ID,
+    TABLE,
+    SESSION_ID,
     Column("kind", "Kind", ColumnType.TEXT, 0.9),
     Column("hour_start", "Hour billed", ColumnType.DATETIME, 1.5),
     Column("posted_at", "Posted", ColumnType.DATETIME, 1.5),
-    Column("player_id", "Player id", ColumnType.ID, 0.7),
-    Column("player", "Player", ColumnType.TEXT, 1.8),
+    PLAYER_ID,
+    PLAYER,
     Column("amount", "Amount", ColumnType.INT, 0.9),
-    Column("transaction_id", "Transaction", ColumnType.ID, 0.9),
+    TRANSACTION_ID,
 )
 
 KIND_LABELS = {"hourly_fee": "hourly fee", "card_money": "card money"}

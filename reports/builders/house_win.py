@@ -20,18 +20,19 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from reports.builders import Scope, gaming_day_sql, instant_read, rows_all, timed_report
+from reports.columns import COUPS, GAMING_DAY, LEVY, TABLE, TABLE_ID
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 from tables.gaming_day import sql_date
 
 COLUMNS = (
-    Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
-    Column("table_id", "Table id", ColumnType.ID, 0.6),
-    Column("table", "Table", ColumnType.TEXT, 1.4),
+    GAMING_DAY,
+    TABLE_ID,
+    TABLE,
     Column("croupier", "Croupier", ColumnType.TEXT, 1.2),
     Column("shift_start", "Shift start", ColumnType.DATETIME, 1.5),
     Column("shift_end", "Shift end", ColumnType.DATETIME, 1.5),
-    Column("coups", "Coups", ColumnType.INT, 0.7),
-    Column("levy", "Levy", ColumnType.INT, 0.9),
+    COUPS,
+    LEVY,
     Column("hourly_fees", "Hourly fees", ColumnType.INT, 0.9),
     Column("card_money", "Card money", ColumnType.INT, 0.9),
     Column("house_win", "House win", ColumnType.INT, 1.0),

@@ -28,18 +28,19 @@ from django.db.models import Sum
 
 from ledger.models import Account, Entry
 from reports.builders import Scope, report_facts
+from reports.columns import COUPS, GAMING_DAY, LEVY, TABLE, TABLE_ID
 from reports.model import Column, ColumnType, Line, LineKind, Report
 from tables.models import Coup, Table, TableDay
 from tables.services.rollups import LevySums, rollups_refresh
 
 COLUMNS = (
-    Column("gaming_day", "Gaming day", ColumnType.DATE, 1.2),
-    Column("table_id", "Table id", ColumnType.ID, 0.7),
-    Column("table", "Table", ColumnType.TEXT, 1.8),
-    Column("coups", "Coups", ColumnType.INT, 0.8),
+    GAMING_DAY.at_width(1.2),
+    TABLE_ID.at_width(0.7),
+    TABLE.at_width(1.8),
+    COUPS.at_width(0.8),
     Column("banker_wins", "Banker wins", ColumnType.INT, 0.9),
     Column("covered_stakes", "Covered stakes", ColumnType.INT, 1.2),
-    Column("levy", "Levy", ColumnType.INT, 1.0),
+    LEVY.at_width(1.0),
 )
 
 ALL_TABLES = "all tables"

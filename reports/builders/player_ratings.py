@@ -24,27 +24,28 @@ from django.db.models import Q
 from django.utils import timezone
 
 from reports.builders import Scope, report_facts
+from reports.columns import COUPS, GAMING_DAY, LEVY, PLAYER, PLAYER_ID, SESSION_ID, TABLE
 from reports.model import Column, ColumnType, Line, LineKind, Report
 from review.selectors.rating import player_rating, rating_session_names
 from tables.models import Player
 from tables.rating import RatingLine
 
 COLUMNS = (
-    Column("player_id", "Player id", ColumnType.ID, 0.7),
-    Column("player", "Player", ColumnType.TEXT, 1.6),
+    PLAYER_ID,
+    PLAYER.at_width(1.6),
     Column("row", "Row", ColumnType.TEXT, 0.9),
-    Column("gaming_day", "Gaming day", ColumnType.DATE, 1.1),
-    Column("table", "Table", ColumnType.TEXT, 1.2),
-    Column("session_id", "Session", ColumnType.ID, 0.7),
+    GAMING_DAY,
+    TABLE.at_width(1.2),
+    SESSION_ID,
     Column("seconds_seated", "Seconds seated", ColumnType.INT, 0.9),
     Column("time_seated", "Time seated", ColumnType.TEXT, 0.9),
-    Column("coups", "Coups", ColumnType.INT, 0.6),
+    COUPS.at_width(0.6),
     Column("coups_banked", "Banked", ColumnType.INT, 0.6),
     Column("staked", "Staked", ColumnType.INT, 0.8),
     Column("average_stake", "Average stake", ColumnType.TEXT, 0.8),
     Column("largest_stake", "Largest stake", ColumnType.INT, 0.8),
     Column("net", "Net", ColumnType.INT, 0.8),
-    Column("levy", "Levy", ColumnType.INT, 0.7),
+    LEVY.at_width(0.7),
     Column("fees", "Fees", ColumnType.INT, 0.7),
     Column("expected_levy", "Expected levy", ColumnType.TEXT, 0.9),
     Column("theoretical", "Theoretical", ColumnType.TEXT, 0.9),
