@@ -3,6 +3,7 @@ house bank, and the club's bank shares (a spectator's part of a bank put in and 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rest_framework import status as http
@@ -14,17 +15,26 @@ from tables.api.views.base import TableAction, open_session, seat_at, spectator_
 from tables.models import Table
 
 
-class BankFirstView(TableAction):
-    """The session's first banker, chosen by lot or auction (``amount``: the winning bid)."""
+class SeatAwardView(TableAction):
+    """A seat takes the bank for the sum it bids (``seat``, ``amount``): ``award`` is the service
+    that says when it may, the same request whether by lot, by auction at the session's start or
+    by auction after a pass."""
 
-    input = inputs.BankFirstIn
     status_code = http.HTTP_201_CREATED
+    award: Callable[..., Any]
 
     def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         session = open_session(table)
-        return services.bank_first_assign(
+        return self.award(
             actor=actor, session=session, seat=seat_at(session, data["seat"]), amount=data["amount"]
         )
+
+
+class BankFirstView(SeatAwardView):
+    """The session's first banker, chosen by lot or auction (``amount``: the winning bid)."""
+
+    input = inputs.BankFirstIn
+    award = staticmethod(services.bank_first_assign)
 
 
 class BankOfferView(TableAction):
@@ -57,18 +67,12 @@ class BankHouseView(TableAction):
         return services.bank_house_take(actor=actor, session=open_session(table))
 
 
-class BankAuctionView(TableAction):
+class BankAuctionView(SeatAwardView):
     """A passed bank awarded by informal auction, where the table holds them, to whoever puts up
     a bank equal to the one just played (``bank_rotation.auction_bank``)."""
 
     input = inputs.BankAuctionIn
-    status_code = http.HTTP_201_CREATED
-
-    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
-        session = open_session(table)
-        return services.bank_auction_award(
-            actor=actor, session=session, seat=seat_at(session, data["seat"]), amount=data["amount"]
-        )
+    award = staticmethod(services.bank_auction_award)
 
 
 class BankNewView(TableAction):
