@@ -8,7 +8,8 @@ His net in a coup is what its settlement postings moved on his accounts, and, fo
 banked, on the table's bank account, which held his bank; his levy is the coup's ``BankTax``; its
 expectation is the odds engine's expected levy per covered chip for the coup's own rules (profile
 and rate as copied at its start) and its shoe's decks, times the stakes that faced his bank (the
-rollups' pricing, ``tables.services.rollups``). Fees count as the fee report counts them: an
+rollups' pricing, ``tables.services.rollups``); nothing for a bank's first coup where the profile
+exempts it from the levy. Fees count as the fee report counts them: an
 hourly fee on the hour it bills, card money when it was charged.
 """
 
@@ -66,9 +67,9 @@ def _coups(player: Player, begin: dt.datetime, end: dt.datetime) -> list[CoupPla
     banks = list(
         Coup.objects.filter(
             banker=player, state=Coup.State.SETTLED, settled_at__gte=begin, settled_at__lt=end
-        ).values_list("pk", "rules_snapshot__content", "shoe__decks")
+        ).values_list("pk", "rules_snapshot__content", "shoe__decks", "first_coup_of_bank")
     )
-    banked = {pk for pk, _rules, _decks in banks}
+    banked = {pk for pk, *_ in banks}
     ids = set(stakes) | banked
     facts = {
         pk: (session_id, at)
@@ -85,8 +86,10 @@ def _coups(player: Player, begin: dt.datetime, end: dt.datetime) -> list[CoupPla
     )
     levies = dict(BankTax.objects.filter(coup_id__in=banked).values_list("coup_id", "amount"))
     expected: dict[int, Fraction] = {}
-    for pk, rules, decks in banks:
-        rate = rules["levy"]["rate_bp"] or 0
+    for pk, rules, decks, first_of_bank in banks:
+        # a bank's first coup under a profile that exempts it owes no levy: none is expected of it
+        exempt = first_of_bank and rules["levy"]["first_coup_exempt"]
+        rate = 0 if exempt else rules["levy"]["rate_bp"] or 0
         expected[pk] = expected_levy_at_rate(profile_from_dict(rules["profile"]), decks, rate) * covered.get(
             pk, 0
         )

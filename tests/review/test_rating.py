@@ -15,7 +15,7 @@ from cage.selectors import player_chips
 from chemin_de_fer.engine.odds import punto_banco_odds
 from review.selectors.rating import player_rating
 from tables.gaming_day import casino_calendar
-from tables.models import Seat
+from tables.models import RuleProfile, Seat
 from tests.factories import SessionPauseFactory
 from tests.review.history import play_clean
 from tests.tables.play import Floor, open_floor, play
@@ -28,13 +28,14 @@ pytestmark = pytest.mark.django_db
 PER_CHIP = punto_banco_odds(decks=8, levy_bp=500).banker_win * Fraction(5, 100)
 
 
-def played_night(croupier, table) -> tuple[Floor, dt.datetime]:
-    """Seat 1 banks: (1) bank 200 against 120 + 50 + 30, the banker wins, levy 10; (2) bank 390
-    against seat 2's 100, a player natural. Seat 1 then sat from t0 to t0 + 2 h 41 min 17 s, with
-    the table paused from t0 + 30 min to t0 + 47 min 05 s."""
+def played_night(croupier, table, *, second_bank: int = 390) -> tuple[Floor, dt.datetime]:
+    """Seat 1 banks: (1) bank 200 against 120 + 50 + 30, the banker wins, levy 10; (2) bank
+    ``second_bank`` (what the first coup left him: 390, or 400 where it paid no levy) against seat
+    2's 100, a player natural. Seat 1 then sat from t0 to t0 + 2 h 41 min 17 s, with the table
+    paused from t0 + 30 min to t0 + 47 min 05 s."""
     floor = open_floor(croupier, table, decks=8)
     play_clean(floor)
-    play(floor, bank=390, bets=[(2, 100)], cards=("9H", "AS", "KC", "2D"), player="natural")
+    play(floor, bank=second_bank, bets=[(2, 100)], cards=("9H", "AS", "KC", "2D"), player="natural")
     t0 = timezone.now().replace(microsecond=0) - dt.timedelta(hours=5)
     Seat.objects.filter(session=floor.session).update(
         joined_at=t0, left_at=t0 + dt.timedelta(hours=2, minutes=41, seconds=17)
@@ -86,6 +87,22 @@ def test_a_played_night_equals_the_hand_computed_slip(croupier, table) -> None:
         120,
     )
     assert (punter.average_stake, punter.net, punter.levy, punter.expected_levy) == (110, -20, 0, 0)
+
+
+def test_a_bank_s_first_coup_exempt_from_the_levy_is_expected_to_pay_none(croupier, table) -> None:
+    """The casino's own profile exempts a bank's first coup from the levy: the first coup's 200
+    covered chips pay none and none is expected of them; the second coup's 100 are priced."""
+    exempt = RuleProfile.objects.get(slug="casino")
+    exempt.pk, exempt.slug, exempt.casino, exempt.first_coup_exempt = None, "first-free", table.casino, True
+    exempt.save()
+    table.profile = exempt
+    table.save(update_fields=["profile"])
+    floor, t0 = played_night(croupier, table, second_bank=400)
+    first, last = whole_night(floor, t0)
+    t = player_rating(player=floor.players[1], first=first, last=last, now=timezone.now()).total
+    # +200 covered with no levy, then -100 to the natural
+    assert (t.coups, t.banked, t.net, t.levy, t.fees, t.actual) == (2, 2, 100, 0, 0, 0)
+    assert t.expected_levy == t.theoretical == PER_CHIP * 100
 
 
 def test_a_period_before_the_night_is_empty(croupier, table) -> None:
