@@ -7,7 +7,8 @@ well under a millisecond.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -16,6 +17,7 @@ from django.db.models import QuerySet
 from chemin_de_fer.engine.coup import CoupRecord, NeedsCards, Restored, Verdict
 from chemin_de_fer.engine.judge import Rules, judge_coup, restore_coup
 from chemin_de_fer.engine.machine import CoupProgress, Move, Step, new_coup, replay, to_record
+from chemin_de_fer.engine.odds import expected_levy_at_rate
 from chemin_de_fer.engine.profiles import LevyMode, Profile, Rounding, profile_from_dict, profile_to_dict
 from chemin_de_fer.engine.punters import HOUSE_KEY, seat_key, spectator_key
 from chemin_de_fer.engine.settlement import BancoCaller, LevyTerms
@@ -180,6 +182,16 @@ def coup_rules(coup: Coup) -> Rules:
         cached = snapshot_rules(coup.rules)
         coup._engine_rules = cached
     return cached
+
+
+def expected_levy_per_chip(rules: Mapping[str, Any], decks: int, *, first_coup_of_bank: bool) -> Fraction:
+    """The odds engine's expected levy per covered chip of a coup played under the stored rules
+    snapshot ``rules`` on a full shoe of ``decks``: nothing for a bank's first coup that the
+    profile exempts (none is charged, so none is expected). The rating slip and the dashboard's
+    rollups price a coup with this one rule, so the two never disagree."""
+    levy = rules["levy"]
+    rate = 0 if first_coup_of_bank and levy["first_coup_exempt"] else levy["rate_bp"] or 0
+    return expected_levy_at_rate(profile_from_dict(rules["profile"]), decks, rate)
 
 
 def coup_levy(coup: Coup) -> LevyTerms:

@@ -22,9 +22,8 @@ from fractions import Fraction
 
 from django.db.models import Q, Sum
 
-from chemin_de_fer.engine.odds import expected_levy_at_rate
-from chemin_de_fer.engine.profiles import profile_from_dict
 from ledger.models import Account, Entry, TransactionKind
+from tables.engine_bridge import expected_levy_per_chip
 from tables.games import wings
 from tables.gaming_day import casino_calendar
 from tables.models import BankTax, Bet, Coup, Player, Seat, SessionPause, TableSession
@@ -87,12 +86,8 @@ def _coups(player: Player, begin: dt.datetime, end: dt.datetime) -> list[CoupPla
     levies = dict(BankTax.objects.filter(coup_id__in=banked).values_list("coup_id", "amount"))
     expected: dict[int, Fraction] = {}
     for pk, rules, decks, first_of_bank in banks:
-        # a bank's first coup under a profile that exempts it owes no levy: none is expected of it
-        exempt = first_of_bank and rules["levy"]["first_coup_exempt"]
-        rate = 0 if exempt else rules["levy"]["rate_bp"] or 0
-        expected[pk] = expected_levy_at_rate(profile_from_dict(rules["profile"]), decks, rate) * covered.get(
-            pk, 0
-        )
+        per_chip = expected_levy_per_chip(rules, decks, first_coup_of_bank=first_of_bank)
+        expected[pk] = per_chip * covered.get(pk, 0)
     # his accounts in every coup; the table's bank only in the coups he banked
     nets: dict[int, int] = defaultdict(int)
     for coup_id, amount in Entry.objects.filter(

@@ -30,6 +30,7 @@ from audit.models import GLOBAL_CHAIN, AuditEvent
 from audit.selectors import audit_chain_heads
 from chemin_de_fer.engine.odds import expected_levy_at_rate
 from chemin_de_fer.engine.profiles import profile_from_dict
+from tables.engine_bridge import expected_levy_per_chip
 from tables.gaming_day import casino_calendar, gaming_day_sql
 from tables.models import (
     CORRECTION_KINDS,
@@ -58,7 +59,10 @@ JOIN tables_casino ca ON ca.id = t.casino_id"""
 
 _SETTLED_SQL = f"""
 SELECT s.table_id, {_DAY.format(col="co.settled_at")} AS day, s.decks,
-       rs.content -> 'profile', (rs.content -> 'levy' ->> 'rate_bp')::int,
+       rs.content -> 'profile',
+       -- a bank's first coup that the profile exempts owes no levy (engine_bridge.expected_levy_per_chip)
+       CASE WHEN co.first_coup_of_bank AND (rs.content -> 'levy' ->> 'first_coup_exempt')::boolean
+            THEN 0 ELSE (rs.content -> 'levy' ->> 'rate_bp')::int END,
        count(*),
        count(*) FILTER (WHERE coalesce(
            (SELECT st.payload -> 'restored' ->> 'outcome' FROM tables_coupstep st
@@ -182,8 +186,10 @@ def _figures_python(ids: list[int], start: dt.datetime, end: dt.datetime) -> tup
     figures: _Figures = defaultdict(_Day)
     settled = Coup.objects.filter(
         state=Coup.State.SETTLED, shoe__table_id__in=ids, settled_at__gte=start, settled_at__lt=end
-    ).values_list("pk", "shoe__table_id", "shoe__decks", "rules_snapshot__content", "settled_at")
-    for pk, tid, decks, rules, at in settled.iterator(chunk_size=2000):
+    ).values_list(
+        "pk", "shoe__table_id", "shoe__decks", "rules_snapshot__content", "settled_at", "first_coup_of_bank"
+    )
+    for pk, tid, decks, rules, at, first_of_bank in settled.iterator(chunk_size=2000):
         assert at is not None  # filtered on
         steps = {
             kind: payload
@@ -203,8 +209,7 @@ def _figures_python(ids: list[int], start: dt.datetime, end: dt.datetime) -> tup
         f.covered += covered
         f.levy += levy
         if covered:
-            rate = rules["levy"]["rate_bp"] or 0
-            f.expected += expected_levy_at_rate(profile_from_dict(rules["profile"]), decks, rate) * covered
+            f.expected += expected_levy_per_chip(rules, decks, first_coup_of_bank=first_of_bank) * covered
     flagged = Coup.objects.filter(
         flagged=True, shoe__table_id__in=ids, created_at__gte=start, created_at__lt=end
     ).values_list("shoe__table_id", "created_at")

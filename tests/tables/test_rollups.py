@@ -17,9 +17,10 @@ from django.utils import timezone
 
 from chemin_de_fer.engine.odds import expected_levy_at_rate
 from chemin_de_fer.engine.profiles import profile_from_dict
+from review.selectors.rating import player_rating
 from tables import services
 from tables.gaming_day import GamingCalendar, casino_calendar, gaming_day_sql, sql_date
-from tables.models import CORRECTION_KINDS, Coup, CoupStep, CroupierDay, RollupMark, TableDay
+from tables.models import CORRECTION_KINDS, Coup, CoupStep, CroupierDay, RollupMark, RuleProfile, TableDay
 from tables.services.rollups import (
     _figures_python,
     _figures_sql,
@@ -173,3 +174,29 @@ def test_an_imported_history_rolls_up_as_the_records_say(croupier, table) -> Non
     assert rollups_check() == []
     # imported coups are nobody's live steps: no croupier row
     assert not CroupierDay.objects.exists()
+
+
+def test_a_bank_s_exempt_first_coup_is_expected_to_pay_no_levy(croupier, table) -> None:
+    """The dashboard prices a coup as the rating slip does (engine_bridge.expected_levy_per_chip):
+    under a profile that exempts a bank's first coup, its 200 covered chips expect no levy and
+    the second coup's 100 are priced; the grouping SQL, the row-by-row derivation and the slip agree."""
+    from tests.review.test_rating import PER_CHIP, played_night, whole_night
+
+    exempt = RuleProfile.objects.get(slug="casino")
+    exempt.pk, exempt.slug, exempt.casino, exempt.first_coup_exempt = None, "first-free", table.casino, True
+    exempt.save()
+    table.profile = exempt
+    table.save(update_fields=["profile"])
+    floor, t0 = played_night(croupier, table, second_bank=400)
+    rollups_refresh()
+    day = TableDay.objects.get()
+    assert (day.coups, day.covered, day.levy) == (2, 300, 0)
+    assert day.expected_levy_micro == round(PER_CHIP * 100 * 1_000_000)
+    assert rollups_check() == []
+    first, last = whole_night(floor, t0)
+    slip = player_rating(player=floor.players[1], first=first, last=last, now=timezone.now()).total
+    assert slip.expected_levy == PER_CHIP * 100
+    if connection.vendor == "postgresql":
+        start, end = casino_calendar(table.casino).bounds(day.gaming_day, day.gaming_day)
+        in_sql, row_by_row = _figures_sql([table.pk], start, end), _figures_python([table.pk], start, end)
+        assert dict(in_sql[0]) == dict(row_by_row[0])
