@@ -24,7 +24,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from audit.rows import RowSpec, rows_where
+from audit.rows import RowSpec, row_written, rows_where
 from audit.services import audit_record
 from chemin_de_fer.engine.coup import Outcome, Verdict, Violation
 from chemin_de_fer.engine.entry import Entry, EntryRefused, Judged, Punter, entry_judge
@@ -227,7 +227,7 @@ def coup_start(
             **payload,
             **({"violations": declared} if declared else {}),
         },
-        rows=[coup, step],
+        rows=[coup, row_written(step)],
     )
     return StepResult(coup=coup, step=step, state=state, steps=[step])
 
@@ -289,17 +289,22 @@ def coup_step_record(
         idempotency_key=idempotency_key,
     )
     index = row.index
-    # the rows this step writes, bound to its audit event (the coup's counters and state with them)
-    bound: list[RowSpec] = [coup, row]
+    # the rows this step writes, bound to its audit event (the coup's counters and state with them).
+    # The step, a bet, a card and a levy are rows just INSERTed whole and never changed (append-only):
+    # bound by the values sent, not read back. So is the coup before the reveal: the locked instance
+    # took every change a step makes to its row (step_append's counter and flag, _alarm_check's
+    # alarm). The reveal's coup is read back: its state, settlement and bank move through other
+    # services' statements.
+    bound: list[RowSpec] = [coup if verdict is not None else row_written(coup), row_written(row)]
     if bettor is not None:
         bound.append(_bet_write(coup, request, bettor, new_state))
     if request.kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
         role = ShoeCard.Role.PLAYER if request.kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
-        bound.append(card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role))
+        bound.append(row_written(card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role)))
     if verdict is not None:
         tax = _reveal(actor=actor, coup=coup, verdict=verdict, state=new_state)
         if tax is not None:
-            bound.append(tax)
+            bound.append(row_written(tax))
 
     audit_record(
         actor=actor,
@@ -527,6 +532,8 @@ def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgre
         )
         return rows_where(Bet, "coup_id", coup.pk)
     assert request.amount is not None  # a bet's amount is checked by _engine_step
-    return Bet.objects.create(
-        coup=coup, seat=who.seat, spectator=who.standing, amount=request.amount, betting_order=order
+    return row_written(
+        Bet.objects.create(
+            coup=coup, seat=who.seat, spectator=who.standing, amount=request.amount, betting_order=order
+        )
     )
