@@ -51,19 +51,24 @@ _STEP, _USER = model_fields(CoupStep), model_fields(_User)
 
 
 def _coup_table_sql(question: str = "") -> str:
-    """The coup's shoe id and its table's row (with the profile and the casino), the table locked:
-    the coup's place and its table's lock in one statement, one round trip less on every step.
-    The table is found by a sub-select (planned on its own, so no five-table join to plan), and
-    nothing but the table row is locked, as the table's own lock does. ``question``: one more
-    column (and its comma) asked beside the shoe's id, by the statement that takes the lock."""
+    """The coup's table row (with the profile and the casino) and its shoe's row, both locked: the
+    coup's place and the first two locks of the lock order in one statement, one round trip less
+    on every step. The table is found by a sub-select (planned on its own, so no six-table join
+    to plan), and nothing but the table and shoe rows is locked. PostgreSQL locks the rows ``FOR
+    UPDATE OF`` names in the order it names them, for the one row this returns: the table, then
+    the shoe, as tables/services/locking.py orders them (tests/tables/test_sql.py waits on each).
+    ``question``: one more column (and its comma) asked by the statement that takes the locks."""
     return f"""
-    SELECT (SELECT c.shoe_id FROM {_table(Coup)} c WHERE c.id = %s),{question}
-           {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)}
+    SELECT {question}
+           {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)},
+           {_columns("s", Shoe)}
       FROM {_table(Table)} t
       JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
       JOIN {_table(Casino)} k ON k.id = t.casino_id
-     WHERE t.id = (SELECT s.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id
-                    WHERE c.id = %s){lock_clause("t")}
+      JOIN {_table(Shoe)} s ON s.table_id = t.id
+                           AND s.id = (SELECT c.shoe_id FROM {_table(Coup)} c WHERE c.id = %s)
+     WHERE t.id = (SELECT cs.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} cs ON cs.id = c.shoe_id
+                    WHERE c.id = %s){lock_clause("t", "s")}
 """
 
 
@@ -99,7 +104,6 @@ def _lock_sql(vendor: str) -> dict[str, str]:
 """
             for role in (False, True)
         },
-        "shoe": f"SELECT {_columns('s', Shoe)} FROM {_table(Shoe)} s WHERE s.id = %s{lock_clause()}",
         "coup": f"""
     SELECT {_columns("c", Coup)}, {_columns("b", BankTurn)}, {_columns("e", Seat)}
       FROM {_table(Coup)} c
@@ -154,28 +158,35 @@ def table_lock(table_id: int) -> Table:
     return _table_loaded(rows[0])
 
 
-def coup_table_lock(coup_id: int) -> tuple[Table, int]:
-    """The coup's place, then ``table_lock``, in one statement: lock the coup's table and return it
-    (profile and casino loaded) with the coup's shoe id; Coup.DoesNotExist if there is no coup."""
+def coup_table_lock(coup_id: int) -> tuple[Table, Shoe]:
+    """The coup's place, then ``table_lock`` and the shoe's lock, in one statement: lock the coup's
+    table and its shoe and return them (the table's profile and casino loaded); Coup.DoesNotExist
+    if there is no coup."""
     rows = rows_fetch(_locking("coup_table"), [coup_id, coup_id])
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    return _table_loaded(rows[0][1:]), int(rows[0][0])
+    return _table_and_shoe_loaded(rows[0])
 
 
 def coup_table_lock_on_shift(
     coup_id: int, *, user_id: int, at: dt.datetime, role: str | None = None
-) -> tuple[Table, int, bool]:
+) -> tuple[Table, Shoe, bool]:
     """``coup_table_lock``, and in the same statement ``croupier_on_shift`` of user ``user_id`` at
     the coup's table at ``at`` (``role`` given: he holds that group too): the table, the coup's
-    shoe id and whether he is on shift there."""
+    shoe and whether he is on shift there."""
     when = connection.ops.adapt_datetimefield_value(at)
-    params: list[object] = [coup_id, user_id, when, when, *([role] if role is not None else []), coup_id]
+    params: list[object] = [user_id, when, when, *([role] if role is not None else []), coup_id, coup_id]
     statement = _locking("coup_table_on_shift_role" if role is not None else "coup_table_on_shift")
     rows = rows_fetch(statement, params)
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    return _table_loaded(rows[0][2:]), int(rows[0][0]), bool(rows[0][1])
+    table, shoe = _table_and_shoe_loaded(rows[0][1:])
+    return table, shoe, bool(rows[0][0])
+
+
+def _table_and_shoe_loaded(row: tuple[object, ...]) -> tuple[Table, Shoe]:
+    width = len(_TABLE) + len(_PROFILE) + len(_CASINO)
+    return _table_loaded(row[:width]), model_instances(Shoe, _SHOE, [row[width:]])[0]
 
 
 def table_lock_on_shift(table_id: int, *, user_id: int, at: dt.datetime, role: str | None = None) -> bool:
@@ -195,13 +206,6 @@ def _table_loaded(row: tuple[object, ...]) -> Table:
     table.profile = model_instances(RuleProfile, _PROFILE, [p])[0]
     table.casino = model_instances(Casino, _CASINO, [k])[0]
     return table
-
-
-def shoe_lock(shoe_id: int) -> Shoe:
-    rows = rows_fetch(_locking("shoe"), [shoe_id])
-    if not rows:
-        raise Shoe.DoesNotExist(f"Shoe {shoe_id} does not exist.")
-    return model_instances(Shoe, _SHOE, rows)[0]
 
 
 def coup_lock(coup_id: int) -> Coup:
