@@ -37,6 +37,7 @@ from core.atomic import service_atomic
 from core.errors import DomainError
 from core.sentence import said, why
 from core.types import Staff
+from tables import sql
 from tables.engine_bridge import (
     banker_key,
     coup_replay,
@@ -517,23 +518,26 @@ def _previous_banco(coup: Coup) -> tuple[int, Outcome] | None:
 def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgress) -> RowSpec:
     """Write the bet (or the banco) and say which rows it wrote: the bet, or for a banco every bet
     of the coup (those it withdrew with it)."""
-    order = (Bet.objects.filter(coup=coup).aggregate(n=Max("betting_order"))["n"] or 0) + 1
+    seat_id, spectator_id = who.seat.pk if who.seat else None, who.standing.pk if who.standing else None
     if request.kind is Move.BANCO:
         # banco withdraws every other bet; the rows stay, marked, so the history is complete
         Bet.objects.filter(coup=coup, withdrawn=False).update(withdrawn=True)
-        Bet.objects.create(
-            coup=coup,
-            seat=who.seat,
-            spectator=who.standing,
+        sql.bet_insert(
+            coup_id=coup.pk,
+            seat_id=seat_id,
+            spectator_id=spectator_id,
             amount=coup.bank,
             banco=True,
             banco_suivi=state.banco_suivi,
-            betting_order=order,
         )
         return rows_where(Bet, "coup_id", coup.pk)
     assert request.amount is not None  # a bet's amount is checked by _engine_step
-    return row_written(
-        Bet.objects.create(
-            coup=coup, seat=who.seat, spectator=who.standing, amount=request.amount, betting_order=order
-        )
+    bet = sql.bet_insert(
+        coup_id=coup.pk,
+        seat_id=seat_id,
+        spectator_id=spectator_id,
+        amount=request.amount,
+        banco=False,
+        banco_suivi=False,
     )
+    return row_written(bet)

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from chemin_de_fer.engine.machine import Move
 from tables import services, sql
-from tables.models import Coup, Shoe
+from tables.models import Bet, Coup, Shoe
 from tables.services.locking import lock_coup, lock_coup_with_steps
 from tests.tables.play import Floor, open_floor
 
@@ -172,3 +172,26 @@ def test_steps_that_disagree_with_the_coups_counter_are_read_again(croupier, tab
         patch.setattr(sql, "coup_steps", counted)
         _, steps = lock_coup_with_steps(coup.pk)
     assert (calls, [s.kind for s in steps]) == ([coup.pk], ["bank_declared"])
+
+
+def test_a_bet_is_written_with_the_coups_next_betting_order_in_one_statement(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    coup = start_coup(floor)
+    seat = floor.seats[2]
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        first = sql.bet_insert(
+            coup_id=coup.pk, seat_id=seat.pk, spectator_id=None, amount=50, banco=False, banco_suivi=False
+        )
+    assert len([q for q in queries if "SAVEPOINT" not in q["sql"]]) == 1
+    second = sql.bet_insert(
+        coup_id=coup.pk, seat_id=seat.pk, spectator_id=None, amount=30, banco=True, banco_suivi=True
+    )
+    assert [(b.betting_order, b.amount, b.banco, b.banco_suivi) for b in (first, second)] == [
+        (1, 50, False, False),
+        (2, 30, True, True),
+    ]
+    # the instance is the row as the ORM reads it, every field
+    fields = Bet._meta.concrete_fields
+    for bet in (first, second):
+        fresh = Bet.objects.get(pk=bet.pk)
+        assert [getattr(bet, f.attname) for f in fields] == [getattr(fresh, f.attname) for f in fields]

@@ -79,9 +79,9 @@ def _played(croupier: Any, table: Any) -> list[tuple[str, int, list[str]]]:
 #: start keeps its rules snapshot (one INSERT … ON CONFLICT DO NOTHING: tables 0031).
 EXPECTED = [
     ("bank_declared", 40, 41),
-    ("bet", 14, 14),
-    ("bet", 14, 14),
-    ("bet", 14, 14),
+    ("bet", 13, 13),
+    ("bet", 13, 13),
+    ("bet", 13, 13),
     ("bets_closed", 11, 11),
     ("card_to_player", 13, 13),
     ("card_to_banker", 13, 13),
@@ -93,7 +93,7 @@ EXPECTED = [
     ("card_to_banker", 13, 13),
     ("reveal", 31, 32),  # three punters paid and a levy
     ("bank_declared", 29, 29),
-    ("banco", 17, 17),
+    ("banco", 16, 16),
     ("bets_closed", 11, 11),
     ("card_to_player", 13, 13),
     ("card_to_banker", 13, 13),
