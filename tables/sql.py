@@ -319,3 +319,27 @@ def bet_insert(
     bet = model_instances(Bet, _BET, rows_fetch(_BET_INSERT, params))[0]
     bet._state.adding = False
     return bet
+
+
+_STEP_INSERT_FIELDS = [f for f in CoupStep._meta.concrete_fields if not f.primary_key]
+#: PostgreSQL's: the step's row and its coup's counter and flag in one statement (a data-modifying
+#: WITH; SQLite has none, and keeps the two statements)
+_STEP_APPEND = f"""
+    WITH counted AS (UPDATE {_table(Coup)} SET "step_count" = "step_count" + 1, "flagged" = %s
+                      WHERE "id" = %s)
+    INSERT INTO {_table(CoupStep)} ({", ".join(f'"{f.column}"' for f in _STEP_INSERT_FIELDS)})
+    VALUES ({", ".join(["%s"] * len(_STEP_INSERT_FIELDS))})
+    RETURNING "id"
+"""
+
+
+def step_insert_counted(step: CoupStep, *, flagged: bool) -> bool:
+    """Insert ``step`` (not saved yet) and move its coup's step counter on by one and set its flag,
+    in one statement where the database can (PostgreSQL): True then, ``step`` saved. False on a
+    database that cannot, where the caller writes both as two statements."""
+    if connection.vendor != "postgresql":
+        return False
+    values = [f.get_db_prep_save(getattr(step, f.attname), connection) for f in _STEP_INSERT_FIELDS]
+    step.pk = rows_fetch(_STEP_APPEND, [flagged, step.coup_id, *values])[0][0]
+    step._state.adding, step._state.db = False, connection.alias
+    return True

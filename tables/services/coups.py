@@ -342,7 +342,7 @@ def step_append(
     index = coup.step_count + 1
     found = ([violation] if violation else []) + list(more_violations)
     flagged = coup.flagged or bool(found)
-    step = CoupStep.objects.create(
+    step = CoupStep(
         coup=coup,
         index=index,
         kind=kind,
@@ -354,7 +354,10 @@ def step_append(
         supersedes=supersedes,
         idempotency_key=idempotency_key,
     )
-    Coup.objects.filter(pk=coup.pk).update(step_count=F("step_count") + 1, flagged=flagged)
+    # one statement for both where the database can: every step of every coup comes through here
+    if not sql.step_insert_counted(step, flagged=flagged):
+        step.save(force_insert=True)
+        Coup.objects.filter(pk=coup.pk).update(step_count=F("step_count") + 1, flagged=flagged)
     coup.step_count, coup.flagged = index, flagged
     return step
 
