@@ -91,7 +91,7 @@ EXPECTED = [
     ("card_to_player", 13, 14),
     ("banker_draw", 10, 11),
     ("card_to_banker", 12, 13),
-    ("reveal", 30, 32),  # three punters paid and a levy
+    ("reveal", 28, 30),  # three punters paid and a levy
     ("bank_declared", 29, 29),
     ("banco", 15, 16),
     ("bets_closed", 10, 11),
@@ -101,7 +101,7 @@ EXPECTED = [
     ("card_to_banker", 12, 13),
     ("player_stand", 10, 11),
     ("banker_natural", 10, 11),
-    ("reveal", 27, 29),
+    ("reveal", 25, 27),
 ]
 
 
