@@ -228,7 +228,9 @@ def coup_start(
             **payload,
             **({"violations": declared} if declared else {}),
         },
-        rows=[coup, row_written(step)],
+        # both just INSERTed whole, and nothing of the start changes them after (the bank's funding
+        # posts to the ledger): bound by the values sent, not read back
+        rows=[row_written(coup), row_written(step)],
     )
     return StepResult(coup=coup, step=step, state=state, steps=[step])
 
