@@ -33,6 +33,7 @@ from tables.models import (
     RuleProfile,
     Seat,
     Shoe,
+    ShoeCard,
     Table,
 )
 
@@ -343,3 +344,38 @@ def step_insert_counted(step: CoupStep, *, flagged: bool) -> bool:
     step.pk = rows_fetch(_STEP_APPEND, [flagged, step.coup_id, *values])[0][0]
     step._state.adding, step._state.db = False, connection.alias
     return True
+
+
+#: PostgreSQL's: the shoe's cards out so far and how many of them are this one (every row no
+#: amendment replaced), and the new card's row at the next position, in one statement; the counts
+#: are of the cards before this one (a WITH's statements all see the rows as the statement began)
+_CARD_SEEN = f"""
+    WITH counted AS (
+        SELECT COUNT(*) AS "out", COUNT(*) FILTER (WHERE x."card" = %s) AS "same"
+          FROM {_table(ShoeCard)} x
+         WHERE x."shoe_id" = %s
+           AND NOT EXISTS (SELECT 1 FROM {_table(ShoeCard)} r WHERE r."replaces_id" = x."id")
+    ), seen AS (
+        INSERT INTO {_table(ShoeCard)}
+               ("shoe_id", "position", "card", "coup_id", "role", "seen_at", "replaces_id")
+        SELECT %s, counted."out" + 1, %s, %s, %s, %s, NULL FROM counted
+        RETURNING "id", "position"
+    )
+    SELECT seen."id", seen."position", counted."same" FROM seen, counted
+"""
+
+
+def card_seen(
+    *, shoe: Shoe, coup: Coup | None, card: str, role: str, at: dt.datetime
+) -> tuple[ShoeCard, int] | None:
+    """The next card out of ``shoe`` written at the next position (the caller holds the shoe's
+    lock), and how many of that card were out before it, in one statement where the database can
+    (PostgreSQL); None on one that cannot, where the caller counts, then writes."""
+    if connection.vendor != "postgresql":
+        return None
+    when = ShoeCard._meta.get_field("seen_at").get_db_prep_save(at, connection)
+    coup_id = coup.pk if coup is not None else None
+    pk, position, same = rows_fetch(_CARD_SEEN, [card, shoe.pk, shoe.pk, card, coup_id, role, when])[0]
+    seen = ShoeCard(pk=pk, shoe=shoe, position=position, card=card, coup=coup, role=role, seen_at=at)
+    seen._state.adding, seen._state.db = False, connection.alias
+    return seen, int(same)
