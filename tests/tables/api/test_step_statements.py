@@ -3,8 +3,18 @@ measured when they were cut, pinned on both databases so that a statement more (
 back) is seen at once. tests/tables/api/test_queries_api.py bounds the same coups with a margin;
 this file pins them without one.
 
-PostgreSQL and SQLite differ by the statements PostgreSQL alone runs: the ledger's hot-path SQL
-and the audit chain's head, locked by a function on PostgreSQL."""
+What a plain step (bets_closed, a draw or a stand, a natural) costs now, 10 statements on
+PostgreSQL: the token with its user; BEGIN (here SAVEPOINT); the idempotency claim; the coup's
+table and shoe locked with the croupier's shift asked (tables.sql, one statement); the coup locked
+with its steps; the step's row with the coup's counter and flag (one data-modifying WITH); the
+stored answer; the audit chain's head; the audit event; COMMIT (here RELEASE). No row is read back
+for the audit event's binding: a step binds the rows it wrote by the values it sent
+(audit.rows.row_written). A bet adds its row (its betting order found by the INSERT), a card its
+row with the shoe's counts (one WITH), a banco the other bets withdrawn and the ledger's checks.
+
+PostgreSQL and SQLite differ by the statements PostgreSQL alone runs (the ledger's hot-path SQL)
+and by the ones it runs as one where SQLite has no data-modifying WITH: a step's row and its
+coup's counter, a card's counts and its row (SQLite one statement more for each)."""
 
 from __future__ import annotations
 
