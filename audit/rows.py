@@ -78,7 +78,25 @@ def rows_where(model: type[models.Model], attname: str, value: Any) -> RowsWhere
     return RowsWhere(model=model, attname=attname, value=value)
 
 
-RowSpec = models.Model | RowsWhere
+@dataclass(frozen=True, slots=True)
+class RowWritten:
+    """A row this transaction INSERTed whole and changes no more (an append-only step, bet or card
+    just created; a locked row whose every change the service made on this same instance too):
+    its digest is taken from the instance at the append, as ``rows_loaded`` takes the state as
+    loaded, instead of reading the row back, one SELECT a step less. The instance's values are
+    the ones the INSERT sent, a JSON column's as the database gives it back (``_as_stored``)."""
+
+    obj: models.Model
+
+
+def row_written(obj: models.Model) -> RowWritten:
+    """``obj``, just written by this transaction and not changed behind the instance's back, to
+    bind to an event by its values in memory (``audit_record(rows=)``): no read at the append."""
+    bound_check(type(obj))
+    return RowWritten(obj=obj)
+
+
+RowSpec = models.Model | RowsWhere | RowWritten
 
 
 # ----------------------------------------------------------------------------------- the tables
@@ -241,10 +259,36 @@ class RowReader:
         having converted them alike (a file field's name, as the column holds it)."""
         return [getattr(obj, name) for name in self.attributes]
 
+    def written_values(self, obj: models.Model) -> list[Any]:
+        """A just written instance's columns as ``values`` would read them back: a JSON column's
+        value goes through the JSON text the INSERT sent (a tuple comes back a list, an integer
+        key a string), the others are the ORM's Python values already."""
+        values = self.instance_values(obj)
+        for at, field in self._json_fields.items():
+            values[at] = _as_stored(field, values[at])
+        return values
+
+    @functools.cached_property
+    def _json_fields(self) -> dict[int, models.JSONField[Any]]:
+        by_attname = {f.attname: f for f in self.model._meta.concrete_fields}
+        return {
+            at: field
+            for at, name in enumerate(self.attnames)
+            if isinstance(field := by_attname.get(name), models.JSONField)
+        }
+
     def values(self, **lookup: Any) -> list[tuple[Any, ...]]:
         """Rows matching ``lookup``, every column (``attnames``' order)."""
         qs = self.model._base_manager.using(self.using).filter(**lookup).order_by()
         return list(qs.values_list(*self.attnames))
+
+
+def _as_stored(field: models.JSONField[Any], value: Any) -> Any:
+    """A JSON column's value as the database gives it back: the text Django writes for it
+    (``json.dumps`` with the field's encoder), read as Django reads it (the field's decoder)."""
+    if value is None:
+        return None
+    return json.loads(json.dumps(value, cls=field.encoder), cls=field.decoder)
 
 
 # ------------------------------------------------------------------------------------- binding
@@ -277,9 +321,10 @@ def specs_check(rows: Iterable[RowSpec]) -> list[RowSpec]:
         if isinstance(spec, RowsWhere):
             out.append(spec)
             continue
-        bound_check(type(spec))
-        if spec.pk is None:
-            raise ValueError(f"a {type(spec).__name__} with no id cannot be bound to an audit event")
+        obj = spec.obj if isinstance(spec, RowWritten) else spec
+        bound_check(type(obj))
+        if obj.pk is None:
+            raise ValueError(f"a {type(obj).__name__} with no id cannot be bound to an audit event")
         out.append(spec)
     return out
 
@@ -291,20 +336,24 @@ def rows_settle(
     prints]`` per row, sorted by table and id, read from the database now (just before the
     transaction's events are appended), and ``before_digest, before_prints`` after them for a row
     the transaction loaded first (``before``: ``rows_loaded``'s). One SELECT per table and chunk of
-    ids for the whole transaction, one per table and column for the ``rows_where`` bindings."""
+    ids for the whole transaction, one per table and column for the ``rows_where`` bindings, none
+    for a row bound as written (``row_written``) that no other binding reads."""
     waiting = [e for e in events if getattr(e, "_bind", None)]
     if not waiting:
         return
     readers: dict[str, RowReader] = {}
     ids: dict[str, set[int]] = defaultdict(set)
     where: dict[tuple[str, str], set[Any]] = defaultdict(set)
+    written: dict[tuple[str, int], models.Model] = {}
     for event in waiting:
         for spec in event._bind:
-            model = spec.model if isinstance(spec, RowsWhere) else type(spec)
+            model = _spec_model(spec)
             table = model._meta.db_table
             readers.setdefault(table, RowReader(model, using))
             if isinstance(spec, RowsWhere):
                 where[(table, spec.attname)].add(spec.value)
+            elif isinstance(spec, RowWritten):
+                written[(table, int(spec.obj.pk))] = spec.obj
             else:
                 ids[table].add(int(spec.pk))
     loaded = {key: state for key, (_, state) in (before or {}).items()}
@@ -329,26 +378,50 @@ def rows_settle(
                 states[table][state.pk] = state
                 found[values[column_at]].append(state.pk)
         by_value[(table, attname)] = found
+    # a row bound as written, from its instance; read above all the same when another binding of
+    # the transaction asked for it from the database, and then the database's answer is the one
+    for (table, pk), obj in written.items():
+        if pk not in states[table]:
+            reader = readers[table]
+            states[table][pk] = reader.state(reader.written_values(obj))
     # in the order the events get their ids (chain by chain, each in the order recorded: as
     # audit.services._append inserts them), which is the order the verifier reads bindings in
     for event in sorted(waiting, key=lambda e: e.chain):
-        keys: set[tuple[str, int]] = set()
-        for spec in event._bind:
-            if isinstance(spec, RowsWhere):
-                table = spec.model._meta.db_table
-                keys.update((table, pk) for pk in by_value[(table, spec.attname)].get(spec.value, ()))
-            else:
-                table = type(spec)._meta.db_table
-                if int(spec.pk) not in states[table]:
-                    raise RowNotFound(f"{table} row {spec.pk} is bound to an audit event but is not written")
-                keys.add((table, int(spec.pk)))
-        in_order = sorted(keys, key=lambda k: (k[0].encode(), k[1]))
+        in_order = sorted(_event_keys(event._bind, states, by_value), key=lambda k: (k[0].encode(), k[1]))
         # the state as loaded goes with the transaction's first binding of the row only: its later
         # bindings (another event of the same transaction) carry the same state as committed
         event.rows = [
             _binding(name, pk, states[name][pk], loaded.pop((name, pk), None)) for name, pk in in_order
         ]
         event._bind = None
+
+
+def _spec_model(spec: RowSpec) -> type[models.Model]:
+    if isinstance(spec, RowWritten):
+        return type(spec.obj)
+    return spec.model if isinstance(spec, RowsWhere) else type(spec)
+
+
+def _event_keys(
+    specs: Sequence[RowSpec],
+    states: dict[str, dict[int, RowState]],
+    by_value: dict[tuple[str, str], dict[Any, list[int]]],
+) -> set[tuple[str, int]]:
+    """The (table, id) of every row one event binds; RowNotFound for a row named by its id that
+    the database does not hold."""
+    keys: set[tuple[str, int]] = set()
+    for spec in specs:
+        if isinstance(spec, RowsWhere):
+            table = spec.model._meta.db_table
+            keys.update((table, pk) for pk in by_value[(table, spec.attname)].get(spec.value, ()))
+        elif isinstance(spec, RowWritten):
+            keys.add((type(spec.obj)._meta.db_table, int(spec.obj.pk)))
+        else:
+            table = type(spec)._meta.db_table
+            if int(spec.pk) not in states[table]:
+                raise RowNotFound(f"{table} row {spec.pk} is bound to an audit event but is not written")
+            keys.add((table, int(spec.pk)))
+    return keys
 
 
 def _binding(table: str, pk: int, state: RowState, loaded: RowState | None) -> list[Any]:

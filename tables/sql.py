@@ -24,6 +24,7 @@ from django.db.models import Model
 from core.sql import lock_clause, model_fields, model_instances, rows_fetch
 from tables.models import (
     BankTurn,
+    Bet,
     Casino,
     CasinoStaff,
     Coup,
@@ -32,6 +33,7 @@ from tables.models import (
     RuleProfile,
     Seat,
     Shoe,
+    ShoeCard,
     Table,
 )
 
@@ -47,23 +49,28 @@ def _table(model: type[Model]) -> str:
 _User = get_user_model()
 _TABLE, _PROFILE, _CASINO = model_fields(Table), model_fields(RuleProfile), model_fields(Casino)
 _SHOE, _COUP, _TURN, _SEAT = (model_fields(m) for m in (Shoe, Coup, BankTurn, Seat))
-_STEP, _USER = model_fields(CoupStep), model_fields(_User)
+_STEP, _USER, _BET = model_fields(CoupStep), model_fields(_User), model_fields(Bet)
 
 
 def _coup_table_sql(question: str = "") -> str:
-    """The coup's shoe id and its table's row (with the profile and the casino), the table locked:
-    the coup's place and its table's lock in one statement, one round trip less on every step.
-    The table is found by a sub-select (planned on its own, so no five-table join to plan), and
-    nothing but the table row is locked, as the table's own lock does. ``question``: one more
-    column (and its comma) asked beside the shoe's id, by the statement that takes the lock."""
+    """The coup's table row (with the profile and the casino) and its shoe's row, both locked: the
+    coup's place and the first two locks of the lock order in one statement, one round trip less
+    on every step. The table is found by a sub-select (planned on its own, so no six-table join
+    to plan), and nothing but the table and shoe rows is locked. PostgreSQL locks the rows ``FOR
+    UPDATE OF`` names in the order it names them, for the one row this returns: the table, then
+    the shoe, as tables/services/locking.py orders them (tests/tables/test_sql.py waits on each).
+    ``question``: one more column (and its comma) asked by the statement that takes the locks."""
     return f"""
-    SELECT (SELECT c.shoe_id FROM {_table(Coup)} c WHERE c.id = %s),{question}
-           {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)}
+    SELECT {question}
+           {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)},
+           {_columns("s", Shoe)}
       FROM {_table(Table)} t
       JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
       JOIN {_table(Casino)} k ON k.id = t.casino_id
-     WHERE t.id = (SELECT s.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} s ON s.id = c.shoe_id
-                    WHERE c.id = %s){lock_clause("t")}
+      JOIN {_table(Shoe)} s ON s.table_id = t.id
+                           AND s.id = (SELECT c.shoe_id FROM {_table(Coup)} c WHERE c.id = %s)
+     WHERE t.id = (SELECT cs.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} cs ON cs.id = c.shoe_id
+                    WHERE c.id = %s){lock_clause("t", "s")}
 """
 
 
@@ -99,7 +106,6 @@ def _lock_sql(vendor: str) -> dict[str, str]:
 """
             for role in (False, True)
         },
-        "shoe": f"SELECT {_columns('s', Shoe)} FROM {_table(Shoe)} s WHERE s.id = %s{lock_clause()}",
         "coup": f"""
     SELECT {_columns("c", Coup)}, {_columns("b", BankTurn)}, {_columns("e", Seat)}
       FROM {_table(Coup)} c
@@ -154,28 +160,35 @@ def table_lock(table_id: int) -> Table:
     return _table_loaded(rows[0])
 
 
-def coup_table_lock(coup_id: int) -> tuple[Table, int]:
-    """The coup's place, then ``table_lock``, in one statement: lock the coup's table and return it
-    (profile and casino loaded) with the coup's shoe id; Coup.DoesNotExist if there is no coup."""
+def coup_table_lock(coup_id: int) -> tuple[Table, Shoe]:
+    """The coup's place, then ``table_lock`` and the shoe's lock, in one statement: lock the coup's
+    table and its shoe and return them (the table's profile and casino loaded); Coup.DoesNotExist
+    if there is no coup."""
     rows = rows_fetch(_locking("coup_table"), [coup_id, coup_id])
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    return _table_loaded(rows[0][1:]), int(rows[0][0])
+    return _table_and_shoe_loaded(rows[0])
 
 
 def coup_table_lock_on_shift(
     coup_id: int, *, user_id: int, at: dt.datetime, role: str | None = None
-) -> tuple[Table, int, bool]:
+) -> tuple[Table, Shoe, bool]:
     """``coup_table_lock``, and in the same statement ``croupier_on_shift`` of user ``user_id`` at
     the coup's table at ``at`` (``role`` given: he holds that group too): the table, the coup's
-    shoe id and whether he is on shift there."""
+    shoe and whether he is on shift there."""
     when = connection.ops.adapt_datetimefield_value(at)
-    params: list[object] = [coup_id, user_id, when, when, *([role] if role is not None else []), coup_id]
+    params: list[object] = [user_id, when, when, *([role] if role is not None else []), coup_id, coup_id]
     statement = _locking("coup_table_on_shift_role" if role is not None else "coup_table_on_shift")
     rows = rows_fetch(statement, params)
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    return _table_loaded(rows[0][2:]), int(rows[0][0]), bool(rows[0][1])
+    table, shoe = _table_and_shoe_loaded(rows[0][1:])
+    return table, shoe, bool(rows[0][0])
+
+
+def _table_and_shoe_loaded(row: tuple[object, ...]) -> tuple[Table, Shoe]:
+    width = len(_TABLE) + len(_PROFILE) + len(_CASINO)
+    return _table_loaded(row[:width]), model_instances(Shoe, _SHOE, [row[width:]])[0]
 
 
 def table_lock_on_shift(table_id: int, *, user_id: int, at: dt.datetime, role: str | None = None) -> bool:
@@ -195,13 +208,6 @@ def _table_loaded(row: tuple[object, ...]) -> Table:
     table.profile = model_instances(RuleProfile, _PROFILE, [p])[0]
     table.casino = model_instances(Casino, _CASINO, [k])[0]
     return table
-
-
-def shoe_lock(shoe_id: int) -> Shoe:
-    rows = rows_fetch(_locking("shoe"), [shoe_id])
-    if not rows:
-        raise Shoe.DoesNotExist(f"Shoe {shoe_id} does not exist.")
-    return model_instances(Shoe, _SHOE, rows)[0]
 
 
 def coup_lock(coup_id: int) -> Coup:
@@ -287,3 +293,89 @@ def croupier_on_shift(
     if role is not None:
         params.append(role)
     return bool(rows_fetch(_on_shift_sql(casino_id is not None, role is not None), params)[0][0])
+
+
+_BET_INSERT = f"""
+    INSERT INTO {_table(Bet)} ("coup_id", "seat_id", "spectator_id", "amount", "banco", "banco_suivi",
+                               "betting_order", "withdrawn", "replaces_id")
+    SELECT %s, %s, %s, %s, %s, %s, COALESCE(MAX(b."betting_order"), 0) + 1, %s, NULL
+      FROM {_table(Bet)} b WHERE b."coup_id" = %s
+    RETURNING {", ".join(f'"{f.column}"' for f in Bet._meta.concrete_fields)}
+"""
+
+
+def bet_insert(
+    *,
+    coup_id: int,
+    seat_id: int | None,
+    spectator_id: int | None,
+    amount: int,
+    banco: bool,
+    banco_suivi: bool,
+) -> Bet:
+    """Write a coup's next bet (the caller holds the coup's lock): its betting order, one more than
+    the coup's last, found by the INSERT itself, one round trip instead of a read and a write. The
+    row comes back whole (RETURNING), every field as the ORM reads it."""
+    params = [coup_id, seat_id, spectator_id, amount, banco, banco_suivi, False, coup_id]
+    bet = model_instances(Bet, _BET, rows_fetch(_BET_INSERT, params))[0]
+    bet._state.adding = False
+    return bet
+
+
+_STEP_INSERT_FIELDS = [f for f in CoupStep._meta.concrete_fields if not f.primary_key]
+#: PostgreSQL's: the step's row and its coup's counter and flag in one statement (a data-modifying
+#: WITH; SQLite has none, and keeps the two statements)
+_STEP_APPEND = f"""
+    WITH counted AS (UPDATE {_table(Coup)} SET "step_count" = "step_count" + 1, "flagged" = %s
+                      WHERE "id" = %s)
+    INSERT INTO {_table(CoupStep)} ({", ".join(f'"{f.column}"' for f in _STEP_INSERT_FIELDS)})
+    VALUES ({", ".join(["%s"] * len(_STEP_INSERT_FIELDS))})
+    RETURNING "id"
+"""
+
+
+def step_insert_counted(step: CoupStep, *, flagged: bool) -> bool:
+    """Insert ``step`` (not saved yet) and move its coup's step counter on by one and set its flag,
+    in one statement where the database can (PostgreSQL): True then, ``step`` saved. False on a
+    database that cannot, where the caller writes both as two statements."""
+    if connection.vendor != "postgresql":
+        return False
+    values = [f.get_db_prep_save(getattr(step, f.attname), connection) for f in _STEP_INSERT_FIELDS]
+    step.pk = rows_fetch(_STEP_APPEND, [flagged, step.coup_id, *values])[0][0]
+    step._state.adding, step._state.db = False, connection.alias
+    return True
+
+
+#: PostgreSQL's: the shoe's cards out so far and how many of them are this one (every row no
+#: amendment replaced), and the new card's row at the next position, in one statement; the counts
+#: are of the cards before this one (a WITH's statements all see the rows as the statement began)
+_CARD_SEEN = f"""
+    WITH counted AS (
+        SELECT COUNT(*) AS "out", COUNT(*) FILTER (WHERE x."card" = %s) AS "same"
+          FROM {_table(ShoeCard)} x
+         WHERE x."shoe_id" = %s
+           AND NOT EXISTS (SELECT 1 FROM {_table(ShoeCard)} r WHERE r."replaces_id" = x."id")
+    ), seen AS (
+        INSERT INTO {_table(ShoeCard)}
+               ("shoe_id", "position", "card", "coup_id", "role", "seen_at", "replaces_id")
+        SELECT %s, counted."out" + 1, %s, %s, %s, %s, NULL FROM counted
+        RETURNING "id", "position"
+    )
+    SELECT seen."id", seen."position", counted."same" FROM seen, counted
+"""
+
+
+def card_seen(
+    *, shoe: Shoe, coup: Coup | None, card: str, role: str, at: dt.datetime
+) -> tuple[ShoeCard, int] | None:
+    """The next card out of ``shoe`` written at the next position (the caller holds the shoe's
+    lock), and how many of that card were out before it, in one statement where the database can
+    (PostgreSQL); None on one that cannot, where the caller counts, then writes."""
+    if connection.vendor != "postgresql":
+        return None
+    when = ShoeCard._meta.get_field("seen_at").get_db_prep_save(at, connection)
+    coup_id = coup.pk if coup is not None else None
+    pk, position, same = rows_fetch(_CARD_SEEN, [card, shoe.pk, shoe.pk, card, coup_id, role, when])[0]
+    seen = ShoeCard(pk=pk, shoe=shoe, position=position, card=card, coup=coup, role=role, seen_at=at)
+    seen._state.adding, seen._state.db = False, connection.alias
+    return seen, int(same)

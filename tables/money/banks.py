@@ -101,8 +101,6 @@ def bank_fund(
         if shares:
             raise ValidationError("Nobody puts up part of the house's bank.")
         return _house_bank_fund(coup=coup, actor=actor, key=key)
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
-        return txn
     specs = [
         account_spec(Kind.BANK, table=table),
         account_spec(Kind.PLAYER, banker),
@@ -116,7 +114,9 @@ def bank_fund(
         players={banker.pk: banker, **{player.pk: player for player, _ in shares}},
         tables={table.pk: table},
     )
-    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
+    # a replay, asked once the accounts are locked only: posted by an earlier run, or meanwhile by
+    # a request that held these accounts (a replay waits for its first run here). Not asked before
+    # the lock too: a replay is rare, and the one read serves both
     if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
         return txn
     bank, wallet, reserve = (accounts[s] for s in specs)
@@ -210,7 +210,9 @@ def _house_bank_fund(*, coup: Coup, actor: Any, key: str) -> Transaction | None:
         return txn
     specs = [account_spec(Kind.BANK, table=table), account_spec(Kind.CAGE)]
     accounts = accounts_lock(casino=casino, specs=specs, actor=actor, tables={table.pk: table})
-    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
+    # a replay, asked once the accounts are locked only: posted by an earlier run, or meanwhile by
+    # a request that held these accounts (a replay waits for its first run here). Not asked before
+    # the lock too: a replay is rare, and the one read serves both
     if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
         return txn
     bank, cage = (accounts[s] for s in specs)

@@ -44,8 +44,13 @@ def bank_fund(*, coup: Coup, actor: Any) -> None:
     shares: list[tuple[Player, int]] = []
     # the shares move with the bank's very first declaration (a withdrawn or voided first coup
     # already moved them: its bank stayed in the bank account)
-    first_declared = not Coup.objects.filter(bank_turn_id=coup.bank_turn_id).exclude(pk=coup.pk).exists()
-    if coup.first_coup_of_bank and first_declared and coup_rules(coup).profile.spectators_share_bank:
+    # asked last, and only of a bank's first coup under rules where spectators share the bank: the
+    # one read of the three, which every other coup's start then does without
+    if (
+        coup.first_coup_of_bank
+        and coup_rules(coup).profile.spectators_share_bank
+        and not Coup.objects.filter(bank_turn_id=coup.bank_turn_id).exclude(pk=coup.pk).exists()
+    ):
         shares = [
             (share.spectator.player, share.contributed)
             for share in BankShare.objects.filter(

@@ -12,6 +12,7 @@ import datetime as dt
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from audit.services import audit_record
@@ -28,6 +29,7 @@ from tables.models import (
     Coup,
     Player,
     Seat,
+    Shoe,
     Spectator,
     Table,
     TableSession,
@@ -126,9 +128,7 @@ def bank_first_assign(
 
 
 @transaction.atomic
-def bank_offer_answer(
-    *, actor: Staff, session: TableSession, seat: Seat, accept: bool
-) -> BankOffer:
+def bank_offer_answer(*, actor: Staff, session: TableSession, seat: Seat, accept: bool) -> BankOffer:
     """Record the answer of the player the bank is offered to now (refusals are skipped)."""
     session = session_lock_at_table(actor=actor, session=session)
     rotation = bank_rotation(session=session)
@@ -169,9 +169,7 @@ def bank_offer_answer(
 
 
 @transaction.atomic
-def bank_auction_award(
-    *, actor: Staff, session: TableSession, seat: Seat, amount: int
-) -> BankTurn:
+def bank_auction_award(*, actor: Staff, session: TableSession, seat: Seat, amount: int) -> BankTurn:
     """A passed bank awarded by informal auction, at a table that holds them (its
     ``passed_bank_auction`` setting): to whoever puts up a bank equal to the one just played
     (docs/rules.md §7, chemin_de_fer.engine.bank_terms)."""
@@ -215,9 +213,7 @@ def bank_new_from_minimum(*, actor: Staff, session: TableSession, seat: Seat) ->
 
 def house_player(*, casino: Casino) -> Player:
     """The casino's house player, the banker of its house banks (made the first time it banks)."""
-    player, _ = Player.objects.get_or_create(
-        casino=casino, house=True, defaults={"display_name": HOUSE_NAME}
-    )
+    player, _ = Player.objects.get_or_create(casino=casino, house=True, defaults={"display_name": HOUSE_NAME})
     return player
 
 
@@ -259,19 +255,26 @@ def bank_pass(*, actor: Staff, session: TableSession) -> BankTurn:
     return bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.PASSED)
 
 
-def bank_after_coup(
-    *, actor: Staff | None, coup: Coup, outcome: str, next_bank_min: int | None
-) -> None:
+def bank_after_coup(*, actor: Staff | None, coup: Coup, outcome: str, next_bank_min: int | None) -> None:
     """After a coup's (provisional or final) settlement: a losing banker loses the bank; a winning
     or tying one must continue with at least the mandatory continuation. Caller holds the locks."""
-    turn = BankTurn.objects.select_for_update().get(pk=coup.bank_turn_id)
+    # whether a later coup of the bank was started, asked by the statement that locks the turn;
+    # its session read with it and given the coup's locked table, so that the audit event of a
+    # new minimum finds its casino's chain with no read of its own (audit.services.chain_of)
+    later = Coup.objects.filter(bank_turn=OuterRef("pk"), created_at__gt=coup.created_at)
+    turn = (
+        BankTurn.objects.select_for_update(of=("self",))
+        .select_related("session")
+        .annotate(later_coup=Exists(later))
+        .get(pk=coup.bank_turn_id)
+    )
+    shoe = coup.shoe if Coup.shoe.is_cached(coup) else None  # as locked with the coup, if it was
+    if shoe is not None and Shoe.table.is_cached(shoe) and shoe.table_id == turn.session.table_id:
+        turn.session.table = shoe.table
     if turn.started_how == BankTurn.Start.HOUSE:
         # the house keeps its bank, win or lose, and sets each bank afresh (docs/rules.md §2)
         return
-    if (
-        turn.ended_at is not None
-        or Coup.objects.filter(bank_turn=turn, created_at__gt=coup.created_at).exists()
-    ):
+    if turn.ended_at is not None or turn.later_coup:
         # the bank already moved on (a correction of an older coup, after play went on): the
         # bank in play now is a later coup's business
         return
@@ -310,9 +313,7 @@ def bank_kept_as_declared(*, actor: Staff | None, coup: Coup, minimum: int | Non
 
 
 @transaction.atomic
-def bank_assign_imported(
-    *, actor: Staff, session: TableSession, seat: Seat, minimum: int
-) -> BankTurn:
+def bank_assign_imported(*, actor: Staff, session: TableSession, seat: Seat, minimum: int) -> BankTurn:
     """Importing a recorded history: the history names each coup's bank but not how the bank
     went round, so the importer hands the bank to the recorded banker directly (the previous bank,
     if any, is closed as passed). Live tables use the offer-in-turn services above."""

@@ -24,7 +24,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from audit.rows import RowSpec, rows_where
+from audit.rows import RowSpec, row_written, rows_where
 from audit.services import audit_record
 from chemin_de_fer.engine.coup import Outcome, Verdict, Violation
 from chemin_de_fer.engine.entry import Entry, EntryRefused, Judged, Punter, entry_judge
@@ -37,6 +37,7 @@ from core.atomic import service_atomic
 from core.errors import DomainError
 from core.sentence import said, why
 from core.types import Staff
+from tables import sql
 from tables.engine_bridge import (
     banker_key,
     coup_replay,
@@ -227,7 +228,9 @@ def coup_start(
             **payload,
             **({"violations": declared} if declared else {}),
         },
-        rows=[coup, step],
+        # both just INSERTed whole, and nothing of the start changes them after (the bank's funding
+        # posts to the ledger): bound by the values sent, not read back
+        rows=[row_written(coup), row_written(step)],
     )
     return StepResult(coup=coup, step=step, state=state, steps=[step])
 
@@ -289,17 +292,22 @@ def coup_step_record(
         idempotency_key=idempotency_key,
     )
     index = row.index
-    # the rows this step writes, bound to its audit event (the coup's counters and state with them)
-    bound: list[RowSpec] = [coup, row]
+    # the rows this step writes, bound to its audit event (the coup's counters and state with them).
+    # The step, a bet, a card and a levy are rows just INSERTed whole and never changed (append-only):
+    # bound by the values sent, not read back. So is the coup before the reveal: the locked instance
+    # took every change a step makes to its row (step_append's counter and flag, _alarm_check's
+    # alarm). The reveal's coup is read back: its state, settlement and bank move through other
+    # services' statements.
+    bound: list[RowSpec] = [coup if verdict is not None else row_written(coup), row_written(row)]
     if bettor is not None:
         bound.append(_bet_write(coup, request, bettor, new_state))
     if request.kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
         role = ShoeCard.Role.PLAYER if request.kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
-        bound.append(card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role))
+        bound.append(row_written(card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role)))
     if verdict is not None:
         tax = _reveal(actor=actor, coup=coup, verdict=verdict, state=new_state)
         if tax is not None:
-            bound.append(tax)
+            bound.append(row_written(tax))
 
     audit_record(
         actor=actor,
@@ -336,7 +344,7 @@ def step_append(
     index = coup.step_count + 1
     found = ([violation] if violation else []) + list(more_violations)
     flagged = coup.flagged or bool(found)
-    step = CoupStep.objects.create(
+    step = CoupStep(
         coup=coup,
         index=index,
         kind=kind,
@@ -348,7 +356,10 @@ def step_append(
         supersedes=supersedes,
         idempotency_key=idempotency_key,
     )
-    Coup.objects.filter(pk=coup.pk).update(step_count=F("step_count") + 1, flagged=flagged)
+    # one statement for both where the database can: every step of every coup comes through here
+    if not sql.step_insert_counted(step, flagged=flagged):
+        step.save(force_insert=True)
+        Coup.objects.filter(pk=coup.pk).update(step_count=F("step_count") + 1, flagged=flagged)
     coup.step_count, coup.flagged = index, flagged
     return step
 
@@ -512,21 +523,26 @@ def _previous_banco(coup: Coup) -> tuple[int, Outcome] | None:
 def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgress) -> RowSpec:
     """Write the bet (or the banco) and say which rows it wrote: the bet, or for a banco every bet
     of the coup (those it withdrew with it)."""
-    order = (Bet.objects.filter(coup=coup).aggregate(n=Max("betting_order"))["n"] or 0) + 1
+    seat_id, spectator_id = who.seat.pk if who.seat else None, who.standing.pk if who.standing else None
     if request.kind is Move.BANCO:
         # banco withdraws every other bet; the rows stay, marked, so the history is complete
         Bet.objects.filter(coup=coup, withdrawn=False).update(withdrawn=True)
-        Bet.objects.create(
-            coup=coup,
-            seat=who.seat,
-            spectator=who.standing,
+        sql.bet_insert(
+            coup_id=coup.pk,
+            seat_id=seat_id,
+            spectator_id=spectator_id,
             amount=coup.bank,
             banco=True,
             banco_suivi=state.banco_suivi,
-            betting_order=order,
         )
         return rows_where(Bet, "coup_id", coup.pk)
     assert request.amount is not None  # a bet's amount is checked by _engine_step
-    return Bet.objects.create(
-        coup=coup, seat=who.seat, spectator=who.standing, amount=request.amount, betting_order=order
+    bet = sql.bet_insert(
+        coup_id=coup.pk,
+        seat_id=seat_id,
+        spectator_id=spectator_id,
+        amount=request.amount,
+        banco=False,
+        banco_suivi=False,
     )
+    return row_written(bet)

@@ -96,14 +96,14 @@ def _coup_locked(coup: Coup | int, *, croupier: Any, with_steps: bool) -> tuple[
     checked = croupier is not UNCHECKED
     question = croupier_shift_question(croupier) if checked else None
     if question is not None:
-        # the coup's place read, its table locked and the croupier's shift there asked, at once
-        table, shoe_id, on_shift = sql.coup_table_lock_on_shift(
+        # the coup's place read, its table and shoe locked and the croupier's shift there asked,
+        # at once
+        table, shoe, on_shift = sql.coup_table_lock_on_shift(
             coup_id, user_id=question.user_id, at=question.at, role=question.role
         )
     else:
-        table, shoe_id = sql.coup_table_lock(coup_id)  # the coup's place read and its table locked
+        table, shoe = sql.coup_table_lock(coup_id)  # the coup's place read, its table and shoe locked
         on_shift = False  # a croupier named but no question to ask: he cannot be one
-    shoe = sql.shoe_lock(shoe_id)
     steps: list[CoupStep] = []
     if with_steps:
         locked, steps = sql.coup_lock_with_steps(coup_id)

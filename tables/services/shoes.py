@@ -25,7 +25,7 @@ from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from core.cards import stop_card_refusal
 from core.types import Staff
-from tables import wording
+from tables import sql, wording
 from tables.engine_bridge import cards_parse
 from tables.lifecycle import shoe_transition_check
 from tables.models import Coup, Player, Seat, Shoe, ShoeAlarm, ShoeCard, TableSession
@@ -49,12 +49,20 @@ def card_record(*, shoe: Shoe, coup: Coup | None, card: str, role: str) -> ShoeC
     """A card seen coming out of ``shoe`` (the caller holds the shoe's lock). Raises the shoe alarm
     when the shoe cannot hold another one of it, and marks the stop card once it is reached."""
     now = timezone.now()
-    # one read for both counts (every card of every coup comes through here): the cards out so
-    # far, and how many of them are this one — the new row is one more of each
-    counts = live_cards(shoe).aggregate(out=Count("id"), same=Count("id", filter=Q(card=card)))
-    position = counts["out"] + 1
-    seen = ShoeCard.objects.create(shoe=shoe, position=position, card=card, coup=coup, role=role, seen_at=now)
-    _alarm_check(shoe=shoe, coup=coup, card=card, position=position, now=now, copies=counts["same"] + 1)
+    # every card of every coup comes through here: the counts and the row in one statement where
+    # the database can (tables.sql.card_seen)
+    found = sql.card_seen(shoe=shoe, coup=coup, card=card, role=role, at=now)
+    if found is None:
+        # one read for both counts: the cards out so far, and how many of them are this one — the
+        # new row is one more of each
+        counts = live_cards(shoe).aggregate(out=Count("id"), same=Count("id", filter=Q(card=card)))
+        position, same = counts["out"] + 1, counts["same"]
+        seen = ShoeCard.objects.create(
+            shoe=shoe, position=position, card=card, coup=coup, role=role, seen_at=now
+        )
+    else:
+        seen, same = found
+    _alarm_check(shoe=shoe, coup=coup, card=card, position=seen.position, now=now, copies=same + 1)
     return seen
 
 
@@ -171,9 +179,7 @@ def shoe_start(
     )
     burns = [card_record(shoe=shoe, coup=None, card=card, role=ShoeCard.Role.BURN) for card in burnt]
     shoe.refresh_from_db()
-    audit_record(
-        actor=actor, action="tables.shoe.start", target=shoe, after=model_snapshot(shoe), rows=burns
-    )
+    audit_record(actor=actor, action="tables.shoe.start", target=shoe, after=model_snapshot(shoe), rows=burns)
     return shoe
 
 

@@ -26,6 +26,7 @@ from audit.rows import (
     prints_differ,
     row_columns,
     row_digest,
+    row_written,
     rows_where,
 )
 from audit.services import audit_record
@@ -240,6 +241,29 @@ def test_a_bet_step_binds_the_coup_the_step_and_the_bet_as_committed(croupier, t
         ["tables_coup", coup.pk, *_by_hand(Coup, coup.pk), *coup_then],
         ["tables_coupstep", second.pk, *_by_hand(CoupStep, second.pk)],
     ]
+
+
+def test_a_row_bound_as_written_has_the_digest_of_its_json_as_the_database_gives_it_back() -> None:
+    """A step bound by its values in memory (row_written): a tuple in its payload comes back from
+    the database a list and an integer key a string, and the digest is of that, as read back."""
+    at = dt.datetime(2026, 1, 2, 3, 4, 5, 6789, tzinfo=dt.UTC)
+    common = {"pk": 7, "coup_id": 3, "index": 2, "kind": "bet", "actor_id": 1, "created_at": at}
+    sent = CoupStep(**common, payload={"cards": ("2H", "3C"), 4: {"n": 1}}, violations=("no_bet",))
+    stored = CoupStep(**common, payload={"cards": ["2H", "3C"], "4": {"n": 1}}, violations=["no_bet"])
+    reader = RowReader(CoupStep, "default")
+    assert reader.state(reader.written_values(sent)) == reader.state(reader.instance_values(stored))
+    # the instance's own values would not do: a tuple column is not the list the database holds
+    plain = CoupStep(**common, payload={"cards": ["2H", "3C"], "4": {"n": 1}}, violations=("no_bet",))
+    assert reader.state(reader.instance_values(plain)) != reader.state(reader.instance_values(stored))
+    assert reader.state(reader.written_values(plain)) == reader.state(reader.instance_values(stored))
+
+
+@pytest.mark.django_db
+def test_a_row_not_saved_is_refused_as_written_too() -> None:
+    with pytest.raises(ValueError, match="tables_casino is not a bound table"):
+        row_written(Casino(pk=1))
+    with transaction.atomic(), pytest.raises(ValueError, match="a Bet with no id cannot be bound"):
+        audit_record(actor=None, action="test.bind", rows=[row_written(Bet())])
 
 
 def step_coup(floor: Any) -> Coup:

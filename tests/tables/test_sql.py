@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from django.core.exceptions import PermissionDenied
-from django.db import connection, transaction
+from django.db import OperationalError, connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from chemin_de_fer.engine.machine import Move
 from tables import services, sql
-from tables.models import Coup
+from tables.models import Bet, Coup, Shoe
 from tables.services.locking import lock_coup, lock_coup_with_steps
 from tests.tables.play import Floor, open_floor
 
@@ -21,26 +24,83 @@ def start_coup(floor: Floor) -> Coup:
 pytestmark = pytest.mark.django_db
 
 
-def test_the_coups_table_is_locked_and_read_with_its_shoe_id_in_one_statement(croupier, table) -> None:
+def test_the_coups_table_and_shoe_are_locked_and_read_in_one_statement(croupier, table) -> None:
     floor = open_floor(croupier, table)
     coup = start_coup(floor)
     with transaction.atomic(), CaptureQueriesContext(connection) as queries:
-        locked, shoe_id = sql.coup_table_lock(coup.pk)
+        locked, shoe = sql.coup_table_lock(coup.pk)
     statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
     assert len(statements) == 1
-    # the row lock where the database has them; SQLite's transaction already holds its database lock
-    locking = "FOR UPDATE OF t" in statements[0]
+    # the row locks where the database has them; SQLite's transaction already holds its database lock
+    locking = "FOR UPDATE OF t, s" in statements[0]
     assert locking == (connection.vendor == "postgresql"), statements[0]
     assert connection.vendor == "postgresql" or "FOR UPDATE" not in statements[0]
-    assert (locked.pk, shoe_id) == (table.pk, coup.shoe_id)
+    assert (locked.pk, shoe.pk) == (table.pk, coup.shoe_id)
     # every field as the ORM reads it, the profile and casino loaded
     fresh = type(table).objects.select_related("profile", "casino").get(pk=table.pk)
     assert [getattr(locked, f.attname) for f in fresh._meta.concrete_fields] == [
         getattr(fresh, f.attname) for f in fresh._meta.concrete_fields
     ]
     assert (locked.profile, locked.casino) == (fresh.profile, fresh.casino)
+    fresh_shoe = Shoe.objects.get(pk=coup.shoe_id)
+    assert [getattr(shoe, f.attname) for f in Shoe._meta.concrete_fields] == [
+        getattr(fresh_shoe, f.attname) for f in Shoe._meta.concrete_fields
+    ]
     with pytest.raises(Coup.DoesNotExist):
         sql.coup_table_lock(10**9)
+
+
+def _free(table: str, pk: int) -> bool:
+    """Whether another connection can lock that row now, without waiting."""
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("BEGIN")
+            try:
+                cursor.execute(f"SELECT id FROM {table} WHERE id = %s FOR UPDATE NOWAIT", [pk])
+            except OperationalError:
+                return False
+            finally:
+                cursor.execute("ROLLBACK")
+        return True
+    finally:
+        other.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_one_statement_locks_the_table_before_the_shoe(croupier, table) -> None:
+    """The lock order (tables/services/locking.py) inside the one statement: a step that finds the
+    shoe locked waits for it holding the table, never the shoe without the table."""
+    coup = start_coup(open_floor(croupier, table))
+    holder = connections.create_connection("default")
+    done = threading.Event()
+
+    def step() -> None:
+        try:
+            with transaction.atomic():
+                sql.coup_table_lock(coup.pk)
+        finally:
+            connection.close()
+            done.set()
+
+    try:
+        with holder.cursor() as cursor:
+            cursor.execute("BEGIN")
+            cursor.execute("SELECT id FROM tables_shoe WHERE id = %s FOR UPDATE", [coup.shoe_id])
+            worker = threading.Thread(target=step)
+            worker.start()
+            deadline = time.monotonic() + 10
+            while _free("tables_table", table.pk) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            table_held = not _free("tables_table", table.pk)
+            waiting = not done.is_set()
+            cursor.execute("ROLLBACK")
+        worker.join(10)
+    finally:
+        holder.close()
+    assert (table_held, waiting, done.is_set()) == (True, True, True)
+    assert _free("tables_table", table.pk) and _free("tables_shoe", coup.shoe_id)
 
 
 def test_lock_coup_attaches_the_shoe_and_table_the_audit_chain_is_found_from(croupier, table) -> None:
@@ -48,7 +108,7 @@ def test_lock_coup_attaches_the_shoe_and_table_the_audit_chain_is_found_from(cro
     with transaction.atomic(), CaptureQueriesContext(connection) as queries:
         locked = lock_coup(coup.pk)
         assert (locked.shoe.table.casino_id, locked.shoe_id) == (table.casino_id, coup.shoe_id)
-    assert len([q for q in queries if "SAVEPOINT" not in q["sql"]]) == 3  # table, shoe, coup
+    assert len([q for q in queries if "SAVEPOINT" not in q["sql"]]) == 2  # table and shoe, coup
 
 
 def test_the_coup_is_locked_and_read_with_its_steps_in_one_statement(croupier, table) -> None:
@@ -85,9 +145,8 @@ def test_lock_coup_with_steps_asks_the_croupiers_shift_with_the_tables_lock(
     coup = start_coup(open_floor(croupier, table))
     with transaction.atomic(), CaptureQueriesContext(connection) as queries:
         locked, steps = lock_coup_with_steps(coup.pk, croupier=croupier)
-    assert (
-        len([q for q in queries if "SAVEPOINT" not in q["sql"]]) == 3
-    )  # table and shift, shoe, coup and steps
+    # table, shoe and shift; coup and steps
+    assert len([q for q in queries if "SAVEPOINT" not in q["sql"]]) == 2
     assert (locked.pk, [s.kind for s in steps]) == (coup.pk, ["bank_declared"])
     for stranger in (other_croupier, None):  # another table's croupier, nobody logged in
         with pytest.raises(PermissionDenied), transaction.atomic():
@@ -113,3 +172,26 @@ def test_steps_that_disagree_with_the_coups_counter_are_read_again(croupier, tab
         patch.setattr(sql, "coup_steps", counted)
         _, steps = lock_coup_with_steps(coup.pk)
     assert (calls, [s.kind for s in steps]) == ([coup.pk], ["bank_declared"])
+
+
+def test_a_bet_is_written_with_the_coups_next_betting_order_in_one_statement(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    coup = start_coup(floor)
+    seat = floor.seats[2]
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        first = sql.bet_insert(
+            coup_id=coup.pk, seat_id=seat.pk, spectator_id=None, amount=50, banco=False, banco_suivi=False
+        )
+    assert len([q for q in queries if "SAVEPOINT" not in q["sql"]]) == 1
+    second = sql.bet_insert(
+        coup_id=coup.pk, seat_id=seat.pk, spectator_id=None, amount=30, banco=True, banco_suivi=True
+    )
+    assert [(b.betting_order, b.amount, b.banco, b.banco_suivi) for b in (first, second)] == [
+        (1, 50, False, False),
+        (2, 30, True, True),
+    ]
+    # the instance is the row as the ORM reads it, every field
+    fields = Bet._meta.concrete_fields
+    for bet in (first, second):
+        fresh = Bet.objects.get(pk=bet.pk)
+        assert [getattr(bet, f.attname) for f in fields] == [getattr(fresh, f.attname) for f in fields]
