@@ -365,9 +365,9 @@ def _binding(table: str, pk: int, state: RowState, loaded: RowState | None) -> l
 # before_prints`` for a row its transaction loaded first), each a hex string. Since then the same
 # digests and prints are one string, ``[table, id, packed]``: base64url (no padding) of a layout
 # byte, the digest's 32 bytes and the prints' 2 bytes a column, then for a row loaded first the
-# same two of the row as loaded. The same bits, bound by the event's HMAC as before, in 124 bytes
-# of a coup's binding instead of 240 hex characters and two more array elements; the verifier
-# reads both layouts (``binding_unpack``).
+# same two of the row as loaded. The same bits, bound by the event's HMAC as before: a coup's
+# binding in a step's event is 162 characters (121 bytes) instead of 240 hex characters in two
+# more array elements; the verifier reads both layouts (``binding_unpack``).
 
 #: the layout byte: the row as committed alone, or followed by the row as its transaction loaded it
 PACKED_ALONE, PACKED_WITH_LOADED = 1, 2
