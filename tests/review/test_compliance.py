@@ -40,7 +40,9 @@ def night(cashier, table):
 def test_compliance_sees_the_day_s_log_and_the_reports_to_file(compliance_officer, night) -> None:
     report = CashReport.objects.get()
     # the report's own gaming day: the night may have been written just before midnight
-    response = _as(compliance_officer).get(reverse("review:compliance"), {"day": report.gaming_day})
+    response = _as(compliance_officer).get(
+        reverse("review:compliance"), {"day": report.gaming_day.isoformat()}
+    )
     html = response.content.decode()
     assert response.status_code == 200
     log = html[html.index('data-testid="cash-log"') :]
