@@ -26,11 +26,12 @@ from audit.models import AuditEvent
 #: rows fetched per round trip from the server-side cursor
 FETCH_ROWS = 10_000
 
-# occurred_at formatted by the database exactly as to_jsonable writes an instant (UTC, microseconds)
+# occurred_at formatted by the database exactly as to_jsonable writes an instant (UTC, microseconds),
+# the hashes (32 bytes each, HashField) as the hex they are hashed and compared as
 _SQL = """
 SELECT seq, id, to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
        actor_id, actor_label, action, object_type, object_id, before::text, after::text,
-       prev_hash, hash, key_id, chain, rows::text
+       encode(prev_hash, 'hex'), encode(hash, 'hex'), key_id, chain, rows::text
 FROM {table} WHERE chain = %s AND seq >= %s ORDER BY seq
 """
 

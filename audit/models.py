@@ -7,14 +7,93 @@ refused by database triggers (migration 0002, see docs/audit.md).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django.db import models
-from django.db.models import Q
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Lookup, Q
+from django.db.models.functions import Length
+from django.db.models.sql.compiler import SQLCompiler
 
 from core.model_kit import check_constraint, staff_reference, unique_constraint
 
-HEX64 = r"^[0-9a-f]{64}$"
+#: bytes of a stored hash (SHA-256, HMAC-SHA256)
+HASH_BYTES = 32
 #: the chain of the events that belong to no casino; every other chain is a casino's id
 GLOBAL_CHAIN = 0
+
+
+if TYPE_CHECKING:  # what the typed models see of a hash: hex in, hex out (the stubs say bytes)
+    _BinaryField = models.BinaryField[str | bytes, str]
+    _Lookup = Lookup[bool]
+else:
+    _BinaryField, _Lookup = models.BinaryField, Lookup
+
+
+class HashField(_BinaryField):
+    """A SHA-256 or HMAC-SHA256 digest kept as its 32 bytes (``bytea``, a SQLite blob), half the
+    64 hex characters it was kept as, in the row and in each of its unique indexes; read and
+    written as 64 lowercase hex digits, so everything above the database (the chain's hashing,
+    admin, pages, exports, anchors, ``verify_audit``) sees the hex it always saw. A value that is
+    not 64 hex digits is refused before it reaches the database (bytes pass as they are: a
+    test's forgery, a migration's copy)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", HASH_BYTES)
+        # shown (read only) where the admin showed the text column; BinaryField hides itself
+        kwargs.setdefault("editable", True)
+        super().__init__(*args, **kwargs)
+
+    def deconstruct(self) -> Any:
+        name, path, args, kwargs = super().deconstruct()
+        if kwargs.get("max_length") == HASH_BYTES:
+            del kwargs["max_length"]
+        kwargs.pop("editable", None)
+        return name, path, args, kwargs
+
+    def from_db_value(self, value: Any, expression: Any, connection: BaseDatabaseWrapper) -> str | None:
+        return None if value is None else bytes(value).hex()
+
+    def to_python(self, value: Any) -> Any:
+        if isinstance(value, bytes | memoryview):
+            return bytes(value).hex()
+        return value
+
+    def get_prep_value(self, value: Any) -> Any:
+        if value is None or isinstance(value, bytes | memoryview):
+            return value
+        text = str(value)
+        if len(text) != 2 * HASH_BYTES:
+            raise ValueError(f"a hash is {2 * HASH_BYTES} hex digits, got {len(text)} characters")
+        return bytes.fromhex(text)
+
+    def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
+        if not prepared:
+            value = self.get_prep_value(value)
+        return None if value is None else connection.Database.Binary(value)
+
+    def value_to_string(self, obj: models.Model) -> str:
+        return str(self.value_from_object(obj))
+
+
+@HashField.register_lookup
+class HashContains(_Lookup):
+    """``hash__icontains``: the admin's search box, a part of the hex a person copied, matched
+    against the stored bytes' hex (no index serves it, as none served LIKE '%…%' on the text)."""
+
+    lookup_name = "icontains"
+    prepare_rhs = False
+
+    def as_sql(self, compiler: SQLCompiler, connection: BaseDatabaseWrapper) -> tuple[str, tuple[Any, ...]]:
+        lhs, params = self.process_lhs(compiler, connection)
+        hexed = f"encode({lhs}, 'hex')" if connection.vendor == "postgresql" else f"lower(hex({lhs}))"
+        needle = str(self.rhs).lower()
+        if not needle or any(c not in "0123456789abcdef" for c in needle):
+            return "1 = 0", ()  # no hex digest holds anything but hex digits
+        return f"{hexed} LIKE %s", (*params, f"%{needle}%")
+
+
+HashField.register_lookup(Length)
 
 
 class AuditEvent(models.Model):
@@ -35,11 +114,11 @@ class AuditEvent(models.Model):
     after = models.JSONField(null=True, blank=True)
     # prev_hash unique per chain (Meta): two events can never claim the same predecessor, so a
     # chain cannot fork even if the writers' lock were bypassed.
-    prev_hash = models.CharField(max_length=64)
+    prev_hash = HashField()
     # unique by a constraint (Meta), not ``unique=True``: on PostgreSQL the field's own uniqueness
     # would bring Django's second, ``varchar_pattern_ops`` index (``…_like``), there for LIKE
     # 'prefix%' lookups that nothing makes on a hash, about 1 KB of index a played coup
-    hash = models.CharField(max_length=64)
+    hash = HashField()
     # The HMAC key the hash was computed with (settings, never stored here); empty: plain SHA-256,
     # an event written before the cut-over to keyed hashes (docs/audit.md, "Keys").
     key_id = models.CharField(max_length=32, blank=True, default="")
@@ -67,9 +146,9 @@ class AuditEvent(models.Model):
                 "Two events of a chain cannot follow the same event.",
             ),
             check_constraint(
-                Q(hash__regex=HEX64) & Q(prev_hash__regex=HEX64),
-                "audit_hashes_hex64",
-                "Hashes are 64 lowercase hex digits.",
+                Q(hash__length=HASH_BYTES) & Q(prev_hash__length=HASH_BYTES),
+                "audit_hashes_32_bytes",
+                "Hashes are 32 bytes.",
             ),
             check_constraint(~Q(action=""), "audit_action_set", "An action is required."),
         ]
@@ -104,7 +183,7 @@ class ChainVerification(models.Model):
     # point an earlier verification had vouched for (its head, confirmed unchanged)
     from_seq = models.PositiveBigIntegerField(default=1, help_text="the first event walked")
     head_seq = models.PositiveBigIntegerField(null=True, blank=True, help_text="the last event checked")
-    head_hash = models.CharField(max_length=64)
+    head_hash = HashField()
     ok = models.BooleanField()
     broken_count = models.PositiveIntegerField(default=0)
     first_broken_seq = models.PositiveBigIntegerField(null=True, blank=True)
@@ -125,9 +204,9 @@ class ChainVerification(models.Model):
                 "A verification finishes after it starts.",
             ),
             check_constraint(
-                Q(head_hash__regex=HEX64),
-                "chainverification_head_hash_hex64",
-                "Hashes are 64 lowercase hex digits.",
+                Q(head_hash__length=HASH_BYTES),
+                "chainverification_head_hash_32_bytes",
+                "Hashes are 32 bytes.",
             ),
         ]
 

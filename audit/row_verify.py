@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 from django.db import connections, transaction
 
 from audit.models import GLOBAL_CHAIN, AuditEvent
-from audit.rows import READ_CHUNK, RowReader, bound_models, bound_when, prints_differ
+from audit.rows import READ_CHUNK, Bound, RowReader, binding_unpack, bound_models, bound_when, prints_differ
 from core.differences import DifferenceTally
 
 #: differences a report keeps (all are counted)
@@ -175,6 +175,11 @@ def _bindings(using: str, points: dict[int, int] | None) -> Iterator[_Row]:
         cursor.execute(sql, params)
         while batch := cursor.fetchmany(CHUNK):
             for table, pk, digest, prints, before, before_prints, chain, seq in batch:
+                if prints is None:  # packed (audit.rows.binding_pack): the same digests, in hex
+                    bound = _unpacked(str(digest))
+                    digest, prints, before, before_prints = (
+                        bound.digest, bound.prints, bound.before_digest, bound.before_prints
+                    )
                 binding = _Binding(
                     str(table), int(pk), str(digest), str(prints or ""), int(chain), int(seq),
                     str(before) if before is not None else None, str(before_prints or ""),
@@ -187,6 +192,15 @@ def _bindings(using: str, points: dict[int, int] | None) -> Iterator[_Row]:
                 row = _Row(binding.table, binding.pk, [binding])
     if row is not None:
         yield row
+
+
+def _unpacked(packed: str) -> Bound:
+    """A packed binding, or, for a string that is none (forged), a digest no row has: the row is
+    reported as differing from it, its columns not named."""
+    try:
+        return binding_unpack(packed)
+    except ValueError:
+        return Bound(digest=f"unreadable binding {packed[:20]!r}", prints="")
 
 
 def _continuity(columns_now: list[str], row: _Row, report: RowsReport) -> None:

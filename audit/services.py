@@ -36,7 +36,7 @@ from django.utils import timezone
 from audit.canonical import GENESIS_HASH, event_hash_written, to_jsonable
 from audit.flush import audit_flush_point
 from audit.keys import audit_key_current
-from audit.models import GLOBAL_CHAIN, AuditEvent, ChainVerification
+from audit.models import GLOBAL_CHAIN, AuditEvent, ChainVerification, HashField
 from audit.rows import RowSpec, rows_settle, specs_check
 from audit.selectors import ChainReport
 from audit.snapshot import model_snapshot
@@ -220,7 +220,7 @@ def _chain_head(conn: BaseDatabaseWrapper, chain: int = GLOBAL_CHAIN) -> tuple[i
             "SELECT seq, hash FROM audit_auditevent WHERE chain = %s ORDER BY seq DESC LIMIT 1", [chain]
         )
         row = cursor.fetchone()
-        return (int(row[0]), str(row[1])) if row else None
+        return (int(row[0]), bytes(row[1]).hex()) if row else None  # the column's 32 bytes
 
 
 def _chain_head_locked(conn: BaseDatabaseWrapper, chain: int) -> tuple[int, str] | None:
@@ -373,6 +373,8 @@ def rows_copy(
     # is (ids, numbers, text, aware datetimes), JSON as its text
     names = [f.attname for f in fields]
     json_at = [i for i, f in enumerate(fields) if isinstance(f, models.JSONField)]
+    # a hash's hex as the 32 bytes its column keeps (HashField)
+    hash_at = [i for i, f in enumerate(fields) if isinstance(f, HashField)]
     columns = ", ".join(conn.ops.quote_name(f.column or f.attname) for f in fields)
     sql = f"COPY {conn.ops.quote_name(model._meta.db_table)} ({columns}) FROM STDIN"
     with conn.cursor() as cursor, cursor.cursor.copy(sql) as copy:
@@ -381,6 +383,8 @@ def rows_copy(
             for i in json_at:
                 if values[i] is not None:
                     values[i] = _json_text(values[i])
+            for i in hash_at:
+                values[i] = fields[i].get_prep_value(values[i])
             copy.write_row(values)
 
 

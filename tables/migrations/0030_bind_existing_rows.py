@@ -52,7 +52,9 @@ class Migration(migrations.Migration):
         ("tables", "0029_void_requests"),
         ("ledger", "0011_booksverification_frozen_once_finished"),
         ("reports", "0003_reportrun_heartbeat"),
-        ("audit", "0009_event_rows"),
+        # it writes audit events with today's audit_record, which stores hashes as bytes: the
+        # audit tables must be at that shape first (on an upgrade with rows to bind)
+        ("audit", "0011_hashes_as_bytes"),
     ]
 
     operations = [migrations.RunPython(bind_existing, migrations.RunPython.noop)]

@@ -324,7 +324,8 @@ def test_incremental_verification_starts_each_chain_at_its_newest_anchor(setting
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL session_replication_role = replica")
         cursor.execute(
-            "UPDATE audit_auditevent SET hash = %s WHERE chain = %s AND seq = 3", ["f" * 64, casino.pk]
+            "UPDATE audit_auditevent SET hash = %s WHERE chain = %s AND seq = 3",
+            [bytes.fromhex("f" * 64), casino.pk],
         )
     with pytest.raises(CommandError) as info:
         call_command("verify_audit", stdout=io.StringIO())

@@ -153,7 +153,7 @@ def test_the_anchored_head_rewritten_is_caught_by_the_incremental_run(anchored) 
     events(4)
     anchored()
     head = AuditEvent.objects.get(seq=4)
-    superuser_sql("UPDATE audit_auditevent SET hash = %s WHERE id = %s", ["f" * 64, head.pk])
+    superuser_sql("UPDATE audit_auditevent SET hash = %s WHERE id = %s", [bytes.fromhex("f" * 64), head.pk])
     code, _out, error = verify()
     assert code == 1
     assert error == (

@@ -7,6 +7,7 @@ test_row_tamper.py."""
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import hashlib
 import json
@@ -19,8 +20,12 @@ from hypothesis import strategies as st
 
 from audit.models import AuditEvent
 from audit.rows import (
+    Bound,
     RowNotFound,
     RowReader,
+    RowState,
+    binding_pack,
+    binding_unpack,
     bound_models,
     column_prints,
     prints_differ,
@@ -228,8 +233,8 @@ def test_a_bet_step_binds_the_coup_the_step_and_the_bet_as_committed(croupier, t
     first = CoupStep.objects.get(coup=coup, index=1)
     coup_then = _by_hand(Coup, coup.pk)
     assert started.rows == [
-        ["tables_coup", coup.pk, *coup_then],
-        ["tables_coupstep", first.pk, *_by_hand(CoupStep, first.pk)],
+        ["tables_coup", coup.pk, _packed(*coup_then)],
+        ["tables_coupstep", first.pk, _packed(*_by_hand(CoupStep, first.pk))],
     ]
     step(floor, coup, K.BET, seat=2, amount=50)
     event = AuditEvent.objects.filter(action="tables.coup.step").latest("id")
@@ -237,9 +242,9 @@ def test_a_bet_step_binds_the_coup_the_step_and_the_bet_as_committed(croupier, t
     second = CoupStep.objects.get(coup=coup, index=2)
     # the coup as the step found it (locked) goes with its binding: the state the start bound
     assert event.rows == [
-        ["tables_bet", bet.pk, *_by_hand(Bet, bet.pk)],
-        ["tables_coup", coup.pk, *_by_hand(Coup, coup.pk), *coup_then],
-        ["tables_coupstep", second.pk, *_by_hand(CoupStep, second.pk)],
+        ["tables_bet", bet.pk, _packed(*_by_hand(Bet, bet.pk))],
+        ["tables_coup", coup.pk, _packed(*_by_hand(Coup, coup.pk), *coup_then)],
+        ["tables_coupstep", second.pk, _packed(*_by_hand(CoupStep, second.pk))],
     ]
 
 
@@ -266,6 +271,32 @@ def test_a_row_not_saved_is_refused_as_written_too() -> None:
         audit_record(actor=None, action="test.bind", rows=[row_written(Bet())])
 
 
+def _packed(*hexes: str) -> str:
+    """A binding's packed string by hand (docs/audit.md): base64url, no padding, of the layout byte
+    (1: the row as committed; 2: then as its transaction loaded it) and the digests and prints."""
+    raw = bytes([1 if len(hexes) == 2 else 2]) + b"".join(bytes.fromhex(h) for h in hexes)
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def test_a_packed_binding_reads_back_as_the_hex_it_packed() -> None:
+    committed = RowState(pk=7, digest="ab" * 32, prints="0123" * 14)
+    loaded = RowState(pk=7, digest="cd" * 32, prints="4567" * 14)
+    alone, both = binding_pack(committed, None), binding_pack(committed, loaded)
+    assert (len(alone), len(both)) == (82, 162)  # 61 and 121 bytes, base64: hex took 120 and 240
+    assert binding_unpack(alone) == Bound(digest="ab" * 32, prints="0123" * 14)
+    assert binding_unpack(both) == Bound(
+        digest="ab" * 32, prints="0123" * 14, before_digest="cd" * 32, before_prints="4567" * 14
+    )
+    for forged in (
+        "",
+        "!!",
+        _packed("ab" * 16, "")[:-2],
+        base64.urlsafe_b64encode(b"\x03" + bytes(40)).decode(),
+    ):
+        with pytest.raises(ValueError, match="not a packed binding"):
+            binding_unpack(forged)
+
+
 def step_coup(floor: Any) -> Coup:
     from tables import services
 
@@ -280,8 +311,8 @@ def test_a_posting_binds_its_transaction_and_every_entry(croupier, table) -> Non
     entries = sorted(Entry.objects.filter(transaction=txn).values_list("pk", flat=True))
     assert len(entries) == 2
     assert event.rows == [
-        *(["ledger_entry", pk, *_by_hand(Entry, pk)] for pk in entries),
-        ["ledger_transaction", txn.pk, *_by_hand(Transaction, txn.pk)],
+        *(["ledger_entry", pk, _packed(*_by_hand(Entry, pk))] for pk in entries),
+        ["ledger_transaction", txn.pk, _packed(*_by_hand(Transaction, txn.pk))],
     ]
 
 

@@ -134,7 +134,7 @@ def test_a_rehashed_forgery_breaks_the_next_link() -> None:
     new_hash = event_hash(forged)
     as_superuser_without_triggers(
         """UPDATE audit_auditevent SET "after" = '{"n": 200}'::jsonb, hash = %s WHERE id = %s""",
-        [new_hash, forged.pk],
+        [bytes.fromhex(new_hash), forged.pk],
     )
     code, _, error = verify()
     assert code == 1

@@ -80,7 +80,13 @@ def rehash_from(seq: int, *, after: dict, key_id: str | None = None) -> None:
             cursor.execute(
                 'UPDATE audit_auditevent SET "after" = %s::jsonb, key_id = %s, prev_hash = %s, hash = %s '
                 "WHERE id = %s",
-                [json.dumps(event.after), event.key_id, event.prev_hash, event.hash, event.pk],
+                [
+                    json.dumps(event.after),
+                    event.key_id,
+                    bytes.fromhex(event.prev_hash),
+                    bytes.fromhex(event.hash),
+                    event.pk,
+                ],
             )
         cursor.execute("SET LOCAL session_replication_role = DEFAULT")
 
@@ -203,7 +209,7 @@ def test_a_rewrite_re_hashed_with_a_wrong_key_is_caught() -> None:
 
         as_superuser_without_triggers(
             """UPDATE audit_auditevent SET "after" = '{"n": 300}'::jsonb, hash = %s WHERE seq = 3""",
-            [event_hash(forged)],
+            [bytes.fromhex(event_hash(forged))],
         )
     code, _, error = verify()
     assert (code, error) == (
@@ -314,7 +320,12 @@ def test_a_casinos_chain_rewritten_and_re_hashed_is_named_and_the_others_stay_ok
             event.hash = prev_hash = hashlib.sha256(message).hexdigest()
             cursor.execute(
                 'UPDATE audit_auditevent SET "after" = %s::jsonb, prev_hash = %s, hash = %s WHERE id = %s',
-                [json.dumps(event.after), event.prev_hash, event.hash, event.pk],
+                [
+                    json.dumps(event.after),
+                    bytes.fromhex(event.prev_hash),
+                    bytes.fromhex(event.hash),
+                    event.pk,
+                ],
             )
     code, out, error = verify()
     assert code == 1
@@ -337,7 +348,7 @@ def test_an_event_moved_to_another_chain_is_caught_on_both(two_casinos) -> None:
     moved = casino_events(two, 3)[2]
     as_superuser_without_triggers(
         "UPDATE audit_auditevent SET chain = %s, seq = 4, prev_hash = %s WHERE id = %s",
-        [one.pk, AuditEvent.objects.get(chain=one.pk, seq=3).hash, moved.pk],
+        [one.pk, bytes.fromhex(AuditEvent.objects.get(chain=one.pk, seq=3).hash), moved.pk],
     )
     code, out, error = verify()
     assert code == 1
@@ -345,7 +356,7 @@ def test_an_event_moved_to_another_chain_is_caught_on_both(two_casinos) -> None:
     assert f"  chain={one.pk} seq=4 id={moved.pk}: content does not match its hash" in out
     # moved to the global chain: there its content would lack the chain id
     as_superuser_without_triggers(
-        "UPDATE audit_auditevent SET chain = 0, seq = 1, prev_hash = %s WHERE id = %s", ["0" * 64, moved.pk]
+        "UPDATE audit_auditevent SET chain = 0, seq = 1, prev_hash = %s WHERE id = %s", [bytes(32), moved.pk]
     )
     code, out, _ = verify()
     assert f"  chain=0 seq=1 id={moved.pk}: content does not match its hash" in out
@@ -359,7 +370,7 @@ def test_a_plain_event_on_a_casinos_chain_is_a_forgery(two_casinos) -> None:
     message = forged.prev_hash.encode("ascii") + b"\n" + canonical_json(event_content(forged))
     as_superuser_without_triggers(
         "UPDATE audit_auditevent SET key_id = '', hash = %s WHERE id = %s",
-        [hashlib.sha256(message).hexdigest(), forged.pk],
+        [hashlib.sha256(message).digest(), forged.pk],
     )
     with override_settings(AUDIT_PLAIN_UNTIL_SEQ=None):  # even where plain events are welcome
         code, _, error = verify()
