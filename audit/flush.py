@@ -6,11 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.connection import ConnectionProxy
+
 
 def audit_flush_point(conn: Any) -> str | None:
     """Where this transaction's events are appended: ``""`` at COMMIT, a savepoint id when that
     savepoint (the outermost atomic block of the code, inside a test case's transaction) is
     released, None for "now" (a backend that does not defer, or no block of the code's own)."""
+    # django.db.connection: its wrapper, looked up once here rather than by the proxy at every
+    # attribute read below (this runs for each of a bulk writer's tens of thousands of events)
+    if isinstance(conn, ConnectionProxy):
+        conn = conn._connections[conn._alias]
     if not getattr(conn, "audit_deferred", False):
         return None
     blocks = conn.atomic_blocks

@@ -164,6 +164,13 @@ def _plain(value: Any) -> Any:
     return str(value)  # a FieldFile and the like: its name
 
 
+#: the types ``_plain`` gives back as they are (exactly these, not their subclasses)
+_AS_IS = frozenset({type(None), bool, int, str, float, dict, list})
+_dumps, _SORT_KEYS = orjson.dumps, orjson.OPT_SORT_KEYS
+#: how many column prints one reader keeps (``RowReader._print``) before starting afresh
+PRINTS_KEPT = 50_000
+
+
 def _json(value: Any) -> bytes:
     """Sorted keys (at every depth), no whitespace, UTF-8: orjson's bytes, or, for what orjson
     refuses (an integer beyond 64 bits inside a JSON column), the standard encoder's in the same
@@ -233,13 +240,19 @@ class RowReader:
         self._row_label = ROW_LABEL + self.table.encode() + b"\n"
         self._keys = [orjson.dumps(column) + b":" for column in self.columns]
         self._print_labels = [COLUMN_LABEL + column.encode() + b"\n" for column in self.columns]
+        self._prints: dict[bytes, str] = {}
 
     def state(self, values: Sequence[Any], *, prints: bool = True) -> RowState:
         """``row_digest`` and ``column_prints`` of the row, each column's JSON encoded once for
         both (the binding of every write and the verifier's walk over whole tables run this for
         every row): the same bytes, since the columns are sorted as orjson sorts keys."""
         try:
-            encoded = [orjson.dumps(_plain(value), option=orjson.OPT_SORT_KEYS) for value in values]
+            # a value of a JSON type as such is what _plain gives back unchanged: only the others
+            # (instants, decimals, bytes, subclasses…) pay its call, for every row and column
+            encoded = [
+                _dumps(value if type(value) in _AS_IS else _plain(value), option=_SORT_KEYS)
+                for value in values
+            ]
         except TypeError:  # what orjson refuses (see _json): the reference functions, whole
             return RowState(
                 pk=int(values[self.pk_at]),
@@ -251,12 +264,21 @@ class RowReader:
             pk=int(values[self.pk_at]),
             digest=hashlib.sha256(self._row_label + body).hexdigest(),
             prints="".join(
-                hashlib.sha256(label + value).hexdigest()[:PRINT_HEX]
-                for label, value in zip(self._print_labels, encoded, strict=True)
+                [self._print(label + value) for label, value in zip(self._print_labels, encoded, strict=True)]
             )
             if prints
             else "",
         )
+
+    def _print(self, data: bytes) -> str:
+        """One column's print of ``data`` (its label and JSON): the same value in the same column
+        (an id, a kind, a flag, null) recurs over thousands of rows, its SHA-256 is taken once."""
+        found = self._prints.get(data)
+        if found is None:
+            if len(self._prints) >= PRINTS_KEPT:  # a bound memory, whatever the table's size
+                self._prints.clear()
+            found = self._prints[data] = hashlib.sha256(data).hexdigest()[:PRINT_HEX]
+        return found
 
     def instance_values(self, obj: models.Model) -> list[Any]:
         """A loaded instance's columns (``attnames``' order): what ``values`` would read, the ORM
@@ -287,6 +309,14 @@ class RowReader:
         return list(qs.values_list(*self.attnames))
 
 
+@functools.lru_cache(maxsize=256)
+def row_reader(model: type[models.Model], using: str) -> RowReader:
+    """The ``RowReader`` of a model's table, built once: its columns, sorted and encoded, are the
+    model's for the process's life, and every binding of every transaction asks for them (an
+    import binds some 70,000 rows a couple of thousand coups)."""
+    return RowReader(model, using)
+
+
 def _as_stored(field: models.JSONField[Any], value: Any) -> Any:
     """A JSON column's value as the database gives it back: the text Django writes for it
     (``json.dumps`` with the field's encoder), read as Django reads it (the field's decoder)."""
@@ -314,7 +344,7 @@ def rows_loaded(obj: models.Model) -> None:
     point = audit_flush_point(conn)
     kept = conn.audit_rows_before.get(key)
     if kept is None or kept[0] != point:
-        reader = RowReader(type(obj), conn.alias)
+        reader = row_reader(type(obj), conn.alias)
         conn.audit_rows_before[key] = (point, reader.state(reader.instance_values(obj)))
 
 
@@ -353,7 +383,7 @@ def rows_settle(
         for spec in event._bind:
             model = _spec_model(spec)
             table = model._meta.db_table
-            readers.setdefault(table, RowReader(model, using))
+            readers.setdefault(table, row_reader(model, using))
             if isinstance(spec, RowsWhere):
                 where[(table, spec.attname)].add(spec.value)
             elif isinstance(spec, RowWritten):

@@ -31,6 +31,7 @@ from audit.rows import (
     prints_differ,
     row_columns,
     row_digest,
+    row_reader,
     row_written,
     rows_where,
 )
@@ -129,6 +130,37 @@ def test_a_reader_gives_each_row_the_digest_and_prints_of_the_reference_function
         column_prints(reader.columns, values),
     )
     assert reader.state(values, prints=False).prints == ""
+
+
+def test_the_shared_reader_gives_the_reference_digest_and_prints_row_after_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``row_reader`` builds a table's reader once and its prints are taken once a value and
+    column: over rows whose values recur (a flag, an id, a kind — a str subclass — an instant)
+    and with the kept prints dropped every few rows, each row's state is the reference's."""
+    reader = row_reader(Coup, "default")
+    assert row_reader(Coup, "default") is reader
+    monkeypatch.setattr("audit.rows.PRINTS_KEPT", 5)
+    kinds = [
+        None,
+        True,
+        False,
+        7,
+        "x",
+        CoupStep.Kind.BET,
+        {"b": [1, 2], "a": None},
+        dt.datetime(2026, 1, 2, tzinfo=dt.UTC),
+    ]
+    for row in range(12):
+        values: list[Any] = [kinds[(row + at) % len(kinds)] for at in range(len(reader.columns))]
+        values[reader.pk_at] = row + 1
+        state = reader.state(values)
+        assert (state.pk, state.digest, state.prints) == (
+            row + 1,
+            row_digest(reader.table, reader.columns, values),
+            column_prints(reader.columns, values),
+        )
+    assert len(reader._prints) <= 5
 
 
 # ------------------------------------------------------------------------------------ the tables
