@@ -271,15 +271,22 @@ def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
     by_chain: dict[int, list[AuditEvent]] = {}
     for event in events:
         by_chain.setdefault(event.chain, []).append(event)
-    for chain in sorted(by_chain):
-        head = _chain_head_locked(conn, chain)
-        seq, prev_hash = head if head else (0, GENESIS_HASH)
-        for event in by_chain[chain]:
-            seq += 1
-            event.seq, event.prev_hash, event.key_id = seq, prev_hash, key_id
-            # Taken under the lock, so occurred_at never goes backwards along a chain's seq.
-            event.occurred_at = timezone.now()
-            event.hash = prev_hash = event_hash_written(event, key)
+    heads: dict[int, tuple[int, str]] = getattr(conn, "audit_heads", None) or {}
+    conn.audit_heads = heads  # type: ignore[attr-defined]
+    (only,) = by_chain if len(by_chain) == 1 else (None,)
+    if conn.vendor == "postgresql" and only is not None and only in heads and len(events) <= _COPY_FROM:
+        # the head this connection appended last is most often still the head: link to it and
+        # insert in one statement that takes the lock and inserts only if it is
+        inserted, head = _append_at_head(conn, events, heads[only], key_id, key)
+        if inserted:
+            heads[only] = (events[-1].seq, str(events[-1].hash))
+            return
+        # another transaction appended meanwhile: the lock is held now, link to the real head
+        heads.pop(only)
+        _link(by_chain[only], head, key_id, key)
+    else:
+        for chain in sorted(by_chain):
+            _link(by_chain[chain], _chain_head_locked(conn, chain), key_id, key)
     if len(by_chain) > 1:
         # inserted chain by chain: ids follow the order the chains were linked in
         events = [event for chain in sorted(by_chain) for event in by_chain[chain]]
@@ -311,6 +318,54 @@ def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
     for event, pk in zip(events, ids, strict=True):  # RETURNING gives the rows in VALUES order
         event.pk = pk
         event._state.adding, event._state.db = False, conn.alias
+    if len(by_chain) == 1:
+        heads[events[-1].chain] = (events[-1].seq, str(events[-1].hash))
+
+
+def _link(events: list[AuditEvent], head: tuple[int, str] | None, key_id: str, key: bytes) -> None:
+    """Give one chain's ``events`` their seq, predecessor, time and hash after ``head``."""
+    seq, prev_hash = head if head else (0, GENESIS_HASH)
+    for event in events:
+        seq += 1
+        event.seq, event.prev_hash, event.key_id = seq, prev_hash, key_id
+        # Taken under the lock (or, linked to the head this connection wrote, kept only if no one
+        # appended since), so occurred_at never goes backwards along a chain's seq.
+        event.occurred_at = timezone.now()
+        event.hash = prev_hash = event_hash_written(event, key)
+
+
+def _append_at_head(
+    conn: BaseDatabaseWrapper, events: list[AuditEvent], expected: tuple[int, str], key_id: str, key: bytes
+) -> tuple[bool, tuple[int, str] | None]:
+    """PostgreSQL, one chain: link ``events`` to the ``expected`` head (the hashes need it before
+    the INSERT: the key never reaches the database), then, in one statement, take the chain's lock
+    and read its head (``audit_chain_head_locked``, whose read runs after the lock is granted) and
+    insert the events only if that head is ``expected``. Returns whether they were inserted, and
+    the real head (None: an empty chain), the lock held either way. UNIQUE(chain, seq) and
+    UNIQUE(chain, prev_hash) still refuse a fork."""
+    _link(events, expected, key_id, key)
+    values = [f.get_db_prep_save(getattr(e, f.attname), conn) for e in events for f in _FIELDS]
+    row = "(" + ", ".join(f"%s::{f.db_type(conn)}" for f in _FIELDS) + ")"
+    columns = ", ".join(f'"{f.column}"' for f in _FIELDS)
+    sql = (
+        "WITH head AS MATERIALIZED (SELECT head_seq, head_hash FROM audit_chain_head_locked(%s)), "
+        "at_head AS MATERIALIZED (SELECT 1 FROM head WHERE head_seq = %s AND head_hash = %s), "
+        f'added AS (INSERT INTO "{AuditEvent._meta.db_table}" ({columns}) '
+        f"SELECT * FROM (VALUES {', '.join([row] * len(events))}) AS v ({columns}) "
+        'WHERE EXISTS (SELECT 1 FROM at_head) RETURNING "id") '
+        "SELECT h.head_seq, h.head_hash, (SELECT array_agg(id ORDER BY id) FROM added) "
+        "FROM (SELECT 1) AS one LEFT JOIN head AS h ON true"
+    )
+    with conn.cursor() as cursor:
+        cursor.execute(sql, [events[0].chain, expected[0], expected[1], *values])
+        head_seq, head_hash, ids = cursor.fetchone()
+    head = (int(head_seq), str(head_hash)) if head_seq is not None else None
+    if ids is None:
+        return False, head
+    for event, pk in zip(events, sorted(ids), strict=True):  # ids follow the VALUES order
+        event.pk = pk
+        event._state.adding, event._state.db = False, conn.alias
+    return True, head
 
 
 def audit_pending_flush(conn: Any) -> None:

@@ -41,6 +41,12 @@ def whole_transaction() -> Iterator[None]:
         _WHOLE.reset(token)
 
 
+def in_whole_transaction() -> bool:
+    """True inside a :func:`whole_transaction`: a failure there rolls everything back, so a
+    statement that may be refused needs no savepoint of its own."""
+    return _WHOLE.get()
+
+
 def service_atomic(func: Callable[P, R]) -> Callable[P, R]:
     """``transaction.atomic`` for a service, without the savepoint inside a
     :func:`whole_transaction` (everywhere else, exactly ``transaction.atomic``)."""

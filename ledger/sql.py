@@ -39,6 +39,36 @@ def transaction_by_key(key: str) -> Transaction | None:
     return found[0] if found else None
 
 
+_TRANSACTION_INSERT_SQL = (
+    "INSERT INTO ledger_transaction (casino_id, kind, actor_id, memo, idempotency_key, coup_id, "
+    "coup_step_id, reverses_id, game_coup_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    f"ON CONFLICT (idempotency_key) DO NOTHING RETURNING {model_columns(Transaction)}"
+)
+
+
+def transaction_insert(
+    *,
+    casino_id: int,
+    kind: str,
+    actor_id: int | None,
+    memo: str,
+    key: str,
+    coup_id: int | None,
+    coup_step_id: int | None,
+    reverses_id: int | None,
+    game_coup_id: int | None,
+) -> Transaction | None:
+    """Insert a transaction under idempotency ``key`` and return it as written (its id and the
+    database's ``posted_at``); None, having written nothing, when ``key`` is already posted.
+
+    One statement: the UNIQUE key decides a replay (a concurrent first run holding the key is
+    waited for, then counted as posted), so no look-up before and no savepoint around it. Every
+    other constraint still refuses the row (IntegrityError)."""
+    params = [casino_id, kind, actor_id, memo, key, coup_id, coup_step_id, reverses_id, game_coup_id]
+    found = model_instances(Transaction, _TRANSACTION, rows_fetch(_TRANSACTION_INSERT_SQL, params))
+    return found[0] if found else None
+
+
 # ----------------------------------------------------------------------------------------- locks
 
 _ACCOUNT = model_fields(Account)

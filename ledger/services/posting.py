@@ -24,6 +24,7 @@ from django.db import IntegrityError, transaction
 
 from audit.rows import rows_where
 from audit.services import audit_record
+from core.atomic import in_whole_transaction
 from ledger import selectors
 from ledger import sql as hot_sql
 from ledger.models import Account, Entry, Transaction
@@ -160,25 +161,36 @@ def postings_write(
     net = postings_check(casino=casino, postings=postings, accounts=accounts, overdraft=overdraft)
 
     txns: list[Transaction] = []
+    actor_id = actor.pk if getattr(actor, "is_authenticated", False) else None
     for posting in postings:
         try:
-            with transaction.atomic():  # a savepoint: the UNIQUE key is the last word on replays
-                txn = Transaction.objects.create(
+            # the UNIQUE key answers a replay in the INSERT itself (ON CONFLICT): a savepoint is
+            # kept only for a caller that may catch another refusal and go on (core.atomic)
+            with transaction.atomic(savepoint=not in_whole_transaction()):
+                txn = hot_sql.transaction_insert(
                     casino_id=casino.pk,  # by id: the ledger does not know the floor's Casino type
                     kind=posting.kind,
-                    actor=actor if getattr(actor, "is_authenticated", False) else None,
+                    actor_id=actor_id,
                     memo=posting.memo[:300],
-                    idempotency_key=posting.key,
-                    coup=posting.coup,
-                    game_coup=posting.game_coup,
-                    coup_step=posting.coup_step,
-                    reverses=posting.reverses,
+                    key=posting.key,
+                    coup_id=_pk(posting.coup),
+                    coup_step_id=_pk(posting.coup_step),
+                    reverses_id=_pk(posting.reverses),
+                    game_coup_id=_pk(posting.game_coup),
                 )
         except IntegrityError as error:
-            replay = Transaction.objects.filter(idempotency_key=posting.key).first()
+            raise ValidationError(_integrity_message(error)) from error
+        if txn is None:  # the key is posted already (by a first run that committed meanwhile)
+            replay = hot_sql.transaction_by_key(posting.key)
             if replay is not None and len(postings) == 1:
                 return [replay]
-            raise ValidationError(_integrity_message(error)) from error
+            raise ValidationError(f"The ledger refused this posting: key {posting.key!r} is already posted.")
+        # the rows the caller holds, as the ORM's create() left them on the instance
+        for name in ("coup", "coup_step", "reverses", "game_coup"):
+            if (related := getattr(posting, name)) is not None:
+                setattr(txn, name, related)
+        if actor_id is not None:
+            txn.actor = actor
         txns.append(txn)
 
     # the entries move the balances (the database's own trigger on PostgreSQL: nothing else may)
@@ -223,6 +235,10 @@ def postings_write(
             rows=[txn, rows_where(Entry, "transaction_id", txn.pk)],
         )
     return txns
+
+
+def _pk(row: Any) -> int | None:
+    return None if row is None else int(row.pk)
 
 
 _CONSTRAINT_MESSAGES = {
