@@ -4,41 +4,25 @@
 from __future__ import annotations
 
 import pytest
-from django.db import OperationalError, connections, transaction
+from django.db import transaction
 
 from older_games import services as svc
 from tables.models import Casino
 from tables.services.locking import lock_game_coup
+from tests.row_locks import row_free
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
-
-
-def _free(table: str, pk: int) -> bool:
-    """Whether another connection can lock that row now, without waiting."""
-    other = connections.create_connection("default")
-    try:
-        with other.cursor() as cursor:
-            cursor.execute("BEGIN")
-            try:
-                cursor.execute(f"SELECT id FROM {table} WHERE id = %s FOR UPDATE NOWAIT", [pk])
-            except OperationalError:
-                return False
-            finally:
-                cursor.execute("ROLLBACK")
-        return True
-    finally:
-        other.close()
 
 
 def test_a_step_locks_the_table_and_the_coup_but_not_the_casino(game_table, croupier) -> None:
     table, session, _players = game_table("macao", players=2)
     coup = svc.game_coup_start(actor=croupier, session=session).coup
-    assert _free("tables_casino", table.casino_id) and _free("tables_table", table.pk)
+    assert row_free("tables_casino", table.casino_id) and row_free("tables_table", table.pk)
     with transaction.atomic():
         locked = lock_game_coup(coup.pk)
         assert (locked.pk, locked.table.pk, locked.table.casino.pk) == (coup.pk, table.pk, table.casino_id)
-        assert _free("tables_casino", table.casino_id) is True
-        assert _free("tables_table", table.pk) is False
-        assert _free("tables_gamecoup", coup.pk) is False
+        assert row_free("tables_casino", table.casino_id) is True
+        assert row_free("tables_table", table.pk) is False
+        assert row_free("tables_gamecoup", coup.pk) is False
     assert Casino.objects.filter(pk=table.casino_id).exists()
-    assert _free("tables_table", table.pk) is True
+    assert row_free("tables_table", table.pk) is True

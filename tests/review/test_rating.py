@@ -89,14 +89,20 @@ def test_a_played_night_equals_the_hand_computed_slip(croupier, table) -> None:
     assert (punter.average_stake, punter.net, punter.levy, punter.expected_levy) == (110, -20, 0, 0)
 
 
-def test_a_bank_s_first_coup_exempt_from_the_levy_is_expected_to_pay_none(croupier, table) -> None:
-    """The casino's own profile exempts a bank's first coup from the levy: the first coup's 200
-    covered chips pay none and none is expected of them; the second coup's 100 are priced."""
+def first_coup_exempt(table) -> None:
+    """Play ``table`` under a copy of the built-in profile that exempts a bank's first coup from
+    the levy (the casino's own profile)."""
     exempt = RuleProfile.objects.get(slug="casino")
     exempt.pk, exempt.slug, exempt.casino, exempt.first_coup_exempt = None, "first-free", table.casino, True
     exempt.save()
     table.profile = exempt
     table.save(update_fields=["profile"])
+
+
+def test_a_bank_s_first_coup_exempt_from_the_levy_is_expected_to_pay_none(croupier, table) -> None:
+    """The casino's own profile exempts a bank's first coup from the levy: the first coup's 200
+    covered chips pay none and none is expected of them; the second coup's 100 are priced."""
+    first_coup_exempt(table)
     floor, t0 = played_night(croupier, table, second_bank=400)
     first, last = whole_night(floor, t0)
     t = player_rating(player=floor.players[1], first=first, last=last, now=timezone.now()).total

@@ -20,7 +20,7 @@ from chemin_de_fer.engine.profiles import profile_from_dict
 from review.selectors.rating import player_rating
 from tables import services
 from tables.gaming_day import GamingCalendar, casino_calendar, gaming_day_sql, sql_date
-from tables.models import CORRECTION_KINDS, Coup, CoupStep, CroupierDay, RollupMark, RuleProfile, TableDay
+from tables.models import CORRECTION_KINDS, Coup, CoupStep, CroupierDay, RollupMark, TableDay
 from tables.services.rollups import (
     _figures_python,
     _figures_sql,
@@ -180,13 +180,9 @@ def test_a_bank_s_exempt_first_coup_is_expected_to_pay_no_levy(croupier, table) 
     """The dashboard prices a coup as the rating slip does (engine_bridge.expected_levy_per_chip):
     under a profile that exempts a bank's first coup, its 200 covered chips expect no levy and
     the second coup's 100 are priced; the grouping SQL, the row-by-row derivation and the slip agree."""
-    from tests.review.test_rating import PER_CHIP, played_night, whole_night
+    from tests.review.test_rating import PER_CHIP, first_coup_exempt, played_night, whole_night
 
-    exempt = RuleProfile.objects.get(slug="casino")
-    exempt.pk, exempt.slug, exempt.casino, exempt.first_coup_exempt = None, "first-free", table.casino, True
-    exempt.save()
-    table.profile = exempt
-    table.save(update_fields=["profile"])
+    first_coup_exempt(table)
     floor, t0 = played_night(croupier, table, second_bank=400)
     rollups_refresh()
     day = TableDay.objects.get()

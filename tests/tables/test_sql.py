@@ -7,13 +7,14 @@ import time
 
 import pytest
 from django.core.exceptions import PermissionDenied
-from django.db import OperationalError, connection, connections, transaction
+from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from chemin_de_fer.engine.machine import Move
 from tables import services, sql
 from tables.models import Bet, Coup, Shoe
 from tables.services.locking import lock_coup, lock_coup_with_steps
+from tests.row_locks import row_free
 from tests.tables.play import Floor, open_floor
 
 
@@ -50,23 +51,6 @@ def test_the_coups_table_and_shoe_are_locked_and_read_in_one_statement(croupier,
         sql.coup_table_lock(10**9)
 
 
-def _free(table: str, pk: int) -> bool:
-    """Whether another connection can lock that row now, without waiting."""
-    other = connections.create_connection("default")
-    try:
-        with other.cursor() as cursor:
-            cursor.execute("BEGIN")
-            try:
-                cursor.execute(f"SELECT id FROM {table} WHERE id = %s FOR UPDATE NOWAIT", [pk])
-            except OperationalError:
-                return False
-            finally:
-                cursor.execute("ROLLBACK")
-        return True
-    finally:
-        other.close()
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_the_one_statement_locks_the_table_before_the_shoe(croupier, table) -> None:
@@ -91,16 +75,16 @@ def test_the_one_statement_locks_the_table_before_the_shoe(croupier, table) -> N
             worker = threading.Thread(target=step)
             worker.start()
             deadline = time.monotonic() + 10
-            while _free("tables_table", table.pk) and time.monotonic() < deadline:
+            while row_free("tables_table", table.pk) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            table_held = not _free("tables_table", table.pk)
+            table_held = not row_free("tables_table", table.pk)
             waiting = not done.is_set()
             cursor.execute("ROLLBACK")
         worker.join(10)
     finally:
         holder.close()
     assert (table_held, waiting, done.is_set()) == (True, True, True)
-    assert _free("tables_table", table.pk) and _free("tables_shoe", coup.shoe_id)
+    assert row_free("tables_table", table.pk) and row_free("tables_shoe", coup.shoe_id)
 
 
 def test_lock_coup_attaches_the_shoe_and_table_the_audit_chain_is_found_from(croupier, table) -> None:
