@@ -304,22 +304,33 @@ def _append(conn: BaseDatabaseWrapper, events: list[AuditEvent]) -> None:
         for event in events:
             event._state.adding, event._state.db = False, conn.alias
         return
-    values = [f.get_db_prep_save(getattr(e, f.attname), conn) for e in events for f in _FIELDS]
+    values, columns = _values(events, conn)
     row = "(" + ", ".join(["%s"] * len(_FIELDS)) + ")"
     sql = _INSERT_SQL.format(
         table=f'"{AuditEvent._meta.db_table}"',
-        columns=", ".join(f'"{f.column}"' for f in _FIELDS),
+        columns=columns,
         rows=", ".join([row] * len(events)),
         pk='"id"',
     )
     with conn.cursor() as cursor:
         cursor.execute(sql, values)
         ids = [r[0] for r in cursor.fetchall()]
-    for event, pk in zip(events, ids, strict=True):  # RETURNING gives the rows in VALUES order
-        event.pk = pk
-        event._state.adding, event._state.db = False, conn.alias
+    _saved(events, ids, conn)  # RETURNING gives the rows in VALUES order
     if len(by_chain) == 1:
         heads[events[-1].chain] = (events[-1].seq, str(events[-1].hash))
+
+
+def _values(events: list[AuditEvent], conn: BaseDatabaseWrapper) -> tuple[list[Any], str]:
+    """The events' columns as the INSERT's parameters, row after row, and the columns' names."""
+    values = [f.get_db_prep_save(getattr(e, f.attname), conn) for e in events for f in _FIELDS]
+    return values, ", ".join(f'"{f.column}"' for f in _FIELDS)
+
+
+def _saved(events: list[AuditEvent], ids: Sequence[int], conn: BaseDatabaseWrapper) -> None:
+    """Mark ``events`` as the rows the database holds under ``ids`` (in the same order)."""
+    for event, pk in zip(events, ids, strict=True):
+        event.pk = pk
+        event._state.adding, event._state.db = False, conn.alias
 
 
 def _link(events: list[AuditEvent], head: tuple[int, str] | None, key_id: str, key: bytes) -> None:
@@ -344,9 +355,8 @@ def _append_at_head(
     the real head (None: an empty chain), the lock held either way. UNIQUE(chain, seq) and
     UNIQUE(chain, prev_hash) still refuse a fork."""
     _link(events, expected, key_id, key)
-    values = [f.get_db_prep_save(getattr(e, f.attname), conn) for e in events for f in _FIELDS]
+    values, columns = _values(events, conn)
     row = "(" + ", ".join(f"%s::{f.db_type(conn)}" for f in _FIELDS) + ")"
-    columns = ", ".join(f'"{f.column}"' for f in _FIELDS)
     sql = (
         "WITH head AS MATERIALIZED (SELECT head_seq, head_hash FROM audit_chain_head_locked(%s)), "
         "at_head AS MATERIALIZED (SELECT 1 FROM head WHERE head_seq = %s AND head_hash = %s), "
@@ -362,9 +372,7 @@ def _append_at_head(
     head = (int(head_seq), str(head_hash)) if head_seq is not None else None
     if ids is None:
         return False, head
-    for event, pk in zip(events, sorted(ids), strict=True):  # ids follow the VALUES order
-        event.pk = pk
-        event._state.adding, event._state.db = False, conn.alias
+    _saved(events, sorted(ids), conn)  # ids follow the VALUES order
     return True, head
 
 
