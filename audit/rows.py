@@ -14,7 +14,7 @@ a ``Q``, for a table whose rows are bound only once they reach a state: a report
 finished or failed, its progress columns moving freely before). ``bound_models()`` lists them.
 
 Writing: the service that writes such a row names it in the ``rows`` of the event it records
-(``audit_record(..., rows=[step, coup, rows_where(Entry, "transaction_id", txn.pk)])``). The
+(``audit_record(..., rows=[step, coup, RowsWhere(Entry, "transaction_id", txn.pk)])``). The
 digests are taken when the transaction's events are appended, just before COMMIT, from the rows
 as the database then holds them (one SELECT per table for the whole transaction): whatever the
 transaction did to a row before (an UPDATE through a queryset, a column the database fills, a
@@ -69,17 +69,12 @@ class RowNotFound(RuntimeError):
 @dataclass(frozen=True, slots=True)
 class RowsWhere:
     """Every row of ``model`` whose column ``attname`` equals ``value`` when the event is appended
-    (a posting's entries, a coup's bets after a banco withdrew the others)."""
+    (a posting's entries, a coup's bets after a banco withdrew the others), to bind to an event
+    (``audit_record(rows=)``). A plain value: ``audit_record`` checks the table is bound."""
 
     model: type[models.Model]
     attname: str
     value: Any
-
-
-def rows_where(model: type[models.Model], attname: str, value: Any) -> RowsWhere:
-    """The rows of ``model`` with ``attname == value``, to bind to an event (``audit_record(rows=)``)."""
-    bound_check(model)
-    return RowsWhere(model=model, attname=attname, value=value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,16 +83,11 @@ class RowWritten:
     just created; a locked row whose every change the service made on this same instance too):
     its digest is taken from the instance at the append, as ``rows_loaded`` takes the state as
     loaded, instead of reading the row back, one SELECT a step less. The instance's values are
-    the ones the INSERT sent, a JSON column's as the database gives it back (``_as_stored``)."""
+    the ones the INSERT sent, a JSON column's as the database gives it back (``_as_stored``).
+    The writer says so (``audit_record(rows=[RowWritten(step)])``): nothing may have changed the
+    row behind the instance's back. A plain value: ``audit_record`` checks it (bound, saved)."""
 
     obj: models.Model
-
-
-def row_written(obj: models.Model) -> RowWritten:
-    """``obj``, just written by this transaction and not changed behind the instance's back, to
-    bind to an event by its values in memory (``audit_record(rows=)``): no read at the append."""
-    bound_check(type(obj))
-    return RowWritten(obj=obj)
 
 
 RowSpec = models.Model | RowsWhere | RowWritten
@@ -353,6 +343,7 @@ def specs_check(rows: Iterable[RowSpec]) -> list[RowSpec]:
     out: list[RowSpec] = []
     for spec in rows:
         if isinstance(spec, RowsWhere):
+            bound_check(spec.model)
             out.append(spec)
             continue
         obj = spec.obj if isinstance(spec, RowWritten) else spec
@@ -370,8 +361,8 @@ def rows_settle(
     prints]`` per row, sorted by table and id, read from the database now (just before the
     transaction's events are appended), and ``before_digest, before_prints`` after them for a row
     the transaction loaded first (``before``: ``rows_loaded``'s). One SELECT per table and chunk of
-    ids for the whole transaction, one per table and column for the ``rows_where`` bindings, none
-    for a row bound as written (``row_written``) that no other binding reads."""
+    ids for the whole transaction, one per table and column for the ``RowsWhere`` bindings, none
+    for a row bound as written (``RowWritten``) that no other binding reads."""
     waiting = [e for e in events if getattr(e, "_bind", None)]
     if not waiting:
         return

@@ -483,7 +483,7 @@ def audit_record(
     logins); ``target`` the model instance acted upon; ``before``/``after`` its relevant state.
     ``casino`` (a Casino or its id) puts the event on that casino's chain; without it the chain is
     the target's casino (``chain_of`` above), or the global chain for what belongs to no casino.
-    ``rows``: the rows of bound tables this change wrote (model instances, or ``rows_where``),
+    ``rows``: the rows of bound tables this change wrote (model instances, ``RowWritten`` or ``RowsWhere``),
     bound to the event by their digests as the transaction leaves them (audit/rows.py).
 
     The event is checked and its content fixed now; it is appended (``seq``, ``occurred_at``,

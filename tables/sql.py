@@ -49,7 +49,7 @@ def _table(model: type[Model]) -> str:
 _User = get_user_model()
 _TABLE, _PROFILE, _CASINO = model_fields(Table), model_fields(RuleProfile), model_fields(Casino)
 _SHOE, _COUP, _TURN, _SEAT = (model_fields(m) for m in (Shoe, Coup, BankTurn, Seat))
-_STEP, _USER, _BET = model_fields(CoupStep), model_fields(_User), model_fields(Bet)
+_STEP, _USER = model_fields(CoupStep), model_fields(_User)
 
 
 def _coup_table_sql(question: str = "") -> str:
@@ -300,7 +300,7 @@ _BET_INSERT = f"""
                                "betting_order", "withdrawn", "replaces_id")
     SELECT %s, %s, %s, %s, %s, %s, COALESCE(MAX(b."betting_order"), 0) + 1, %s, NULL
       FROM {_table(Bet)} b WHERE b."coup_id" = %s
-    RETURNING {", ".join(f'"{f.column}"' for f in Bet._meta.concrete_fields)}
+    RETURNING "id", "betting_order"
 """
 
 
@@ -315,10 +315,16 @@ def bet_insert(
 ) -> Bet:
     """Write a coup's next bet (the caller holds the coup's lock): its betting order, one more than
     the coup's last, found by the INSERT itself, one round trip instead of a read and a write. The
-    row comes back whole (RETURNING), every field as the ORM reads it."""
-    params = [coup_id, seat_id, spectator_id, amount, banco, banco_suivi, False, coup_id]
-    bet = model_instances(Bet, _BET, rows_fetch(_BET_INSERT, params))[0]
-    bet._state.adding = False
+    instance returned holds the values sent, with the id and the betting order the INSERT gave:
+    integers and booleans, the same in Python as stored (nothing for the ORM's converters)."""
+    with connection.cursor() as cursor:
+        params = [coup_id, seat_id, spectator_id, amount, banco, banco_suivi, False, coup_id]
+        cursor.execute(_BET_INSERT, params)
+        pk, order = cursor.fetchone()
+    bet = Bet(coup_id=coup_id, seat_id=seat_id, spectator_id=spectator_id, amount=amount, banco=banco,
+              banco_suivi=banco_suivi, withdrawn=False, replaces_id=None)
+    bet.pk, bet.betting_order = pk, order
+    bet._state.adding, bet._state.db = False, connection.alias
     return bet
 
 
@@ -341,7 +347,9 @@ def step_insert_counted(step: CoupStep, *, flagged: bool) -> bool:
     if connection.vendor != "postgresql":
         return False
     values = [f.get_db_prep_save(getattr(step, f.attname), connection) for f in _STEP_INSERT_FIELDS]
-    step.pk = rows_fetch(_STEP_APPEND, [flagged, step.coup_id, *values])[0][0]
+    with connection.cursor() as cursor:
+        cursor.execute(_STEP_APPEND, [flagged, step.coup_id, *values])
+        step.pk = cursor.fetchone()[0]
     step._state.adding, step._state.db = False, connection.alias
     return True
 
@@ -375,7 +383,9 @@ def card_seen(
         return None
     when = ShoeCard._meta.get_field("seen_at").get_db_prep_save(at, connection)
     coup_id = coup.pk if coup is not None else None
-    pk, position, same = rows_fetch(_CARD_SEEN, [card, shoe.pk, shoe.pk, card, coup_id, role, when])[0]
+    with connection.cursor() as cursor:
+        cursor.execute(_CARD_SEEN, [card, shoe.pk, shoe.pk, card, coup_id, role, when])
+        pk, position, same = cursor.fetchone()
     seen = ShoeCard(pk=pk, shoe=shoe, position=position, card=card, coup=coup, role=role, seen_at=at)
     seen._state.adding, seen._state.db = False, connection.alias
     return seen, int(same)

@@ -22,7 +22,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from audit.rows import rows_where
+from audit.rows import RowsWhere
 from audit.services import audit_record
 from core.atomic import in_whole_transaction
 from ledger import selectors
@@ -232,7 +232,7 @@ def postings_write(
                 **({"markers": markers} if markers else {}),
             },
             # the transaction and its entries, bound by their digests (audit.rows)
-            rows=[txn, rows_where(Entry, "transaction_id", txn.pk)],
+            rows=[txn, RowsWhere(Entry, "transaction_id", txn.pk)],
         )
     return txns
 

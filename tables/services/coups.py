@@ -24,7 +24,7 @@ from django.db.models import F, Max
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from audit.rows import RowSpec, row_written, rows_where
+from audit.rows import RowSpec, RowsWhere, RowWritten
 from audit.services import audit_record
 from chemin_de_fer.engine.coup import Outcome, Verdict, Violation
 from chemin_de_fer.engine.entry import Entry, EntryRefused, Judged, Punter, entry_judge
@@ -230,7 +230,7 @@ def coup_start(
         },
         # both just INSERTed whole, and nothing of the start changes them after (the bank's funding
         # posts to the ledger): bound by the values sent, not read back
-        rows=[row_written(coup), row_written(step)],
+        rows=[RowWritten(coup), RowWritten(step)],
     )
     return StepResult(coup=coup, step=step, state=state, steps=[step])
 
@@ -298,16 +298,16 @@ def coup_step_record(
     # took every change a step makes to its row (step_append's counter and flag, _alarm_check's
     # alarm). The reveal's coup is read back: its state, settlement and bank move through other
     # services' statements.
-    bound: list[RowSpec] = [coup if verdict is not None else row_written(coup), row_written(row)]
+    bound: list[RowSpec] = [coup if verdict is not None else RowWritten(coup), RowWritten(row)]
     if bettor is not None:
         bound.append(_bet_write(coup, request, bettor, new_state))
     if request.kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
         role = ShoeCard.Role.PLAYER if request.kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
-        bound.append(row_written(card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role)))
+        bound.append(RowWritten(card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role)))
     if verdict is not None:
         tax = _reveal(actor=actor, coup=coup, verdict=verdict, state=new_state)
         if tax is not None:
-            bound.append(row_written(tax))
+            bound.append(RowWritten(tax))
 
     audit_record(
         actor=actor,
@@ -535,7 +535,7 @@ def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgre
             banco=True,
             banco_suivi=state.banco_suivi,
         )
-        return rows_where(Bet, "coup_id", coup.pk)
+        return RowsWhere(Bet, "coup_id", coup.pk)
     assert request.amount is not None  # a bet's amount is checked by _engine_step
     bet = sql.bet_insert(
         coup_id=coup.pk,
@@ -545,4 +545,4 @@ def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgre
         banco=False,
         banco_suivi=False,
     )
-    return row_written(bet)
+    return RowWritten(bet)

@@ -46,7 +46,7 @@ from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
 
-from audit.rows import RowSpec, rows_where
+from audit.rows import RowSpec, RowsWhere
 from audit.services import audit_pending_mark, audit_pending_rewind, audit_record, rows_copy
 from audit.snapshot import model_snapshot
 from chemin_de_fer.engine.coup import CoupRecord, NeedsCards, Restored, Settlement, Verdict, Violation
@@ -817,7 +817,7 @@ class _Batch:
                 ],
                 "balances_after": {str(pk): self.by_pk[pk].balance for pk in sorted(entries)},
             },
-            rows=[txn, rows_where(Entry, "transaction_id", txn.pk)],
+            rows=[txn, RowsWhere(Entry, "transaction_id", txn.pk)],
         )
 
     # ------------------------------------------------------------------------------- the coup
@@ -1056,7 +1056,7 @@ class _Batch:
             )
         coup.bets.append(bet)
         self.bets.append(bet)
-        return rows_where(Bet, "coup_id", coup.row.pk) if banco else bet
+        return RowsWhere(Bet, "coup_id", coup.row.pk) if banco else bet
 
     def _card(self, coup: _Coup, card: str, role: str) -> ShoeCard:
         """``shoes.card_record`` on an imported shoe (``fits`` made sure it holds the card)."""

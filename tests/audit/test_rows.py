@@ -24,6 +24,8 @@ from audit.rows import (
     RowNotFound,
     RowReader,
     RowState,
+    RowsWhere,
+    RowWritten,
     binding_pack,
     binding_unpack,
     bound_models,
@@ -32,8 +34,6 @@ from audit.rows import (
     row_columns,
     row_digest,
     row_reader,
-    row_written,
-    rows_where,
 )
 from audit.services import audit_record
 from ledger.models import Entry, Transaction
@@ -281,7 +281,7 @@ def test_a_bet_step_binds_the_coup_the_step_and_the_bet_as_committed(croupier, t
 
 
 def test_a_row_bound_as_written_has_the_digest_of_its_json_as_the_database_gives_it_back() -> None:
-    """A step bound by its values in memory (row_written): a tuple in its payload comes back from
+    """A step bound by its values in memory (RowWritten): a tuple in its payload comes back from
     the database a list and an integer key a string, and the digest is of that, as read back."""
     at = dt.datetime(2026, 1, 2, 3, 4, 5, 6789, tzinfo=dt.UTC)
     common = {"pk": 7, "coup_id": 3, "index": 2, "kind": "bet", "actor_id": 1, "created_at": at}
@@ -297,10 +297,10 @@ def test_a_row_bound_as_written_has_the_digest_of_its_json_as_the_database_gives
 
 @pytest.mark.django_db
 def test_a_row_not_saved_is_refused_as_written_too() -> None:
-    with pytest.raises(ValueError, match="tables_casino is not a bound table"):
-        row_written(Casino(pk=1))
+    with transaction.atomic(), pytest.raises(ValueError, match="tables_casino is not a bound table"):
+        audit_record(actor=None, action="test.bind", rows=[RowWritten(Casino(pk=1))])
     with transaction.atomic(), pytest.raises(ValueError, match="a Bet with no id cannot be bound"):
-        audit_record(actor=None, action="test.bind", rows=[row_written(Bet())])
+        audit_record(actor=None, action="test.bind", rows=[RowWritten(Bet())])
 
 
 def _packed(*hexes: str) -> str:
@@ -352,8 +352,8 @@ def test_a_posting_binds_its_transaction_and_every_entry(croupier, table) -> Non
 def test_a_row_of_a_table_that_is_not_bound_is_refused_at_once(table) -> None:
     with transaction.atomic(), pytest.raises(ValueError, match="tables_casino is not a bound table"):
         audit_record(actor=None, action="test.bind", rows=[table.casino])
-    with pytest.raises(ValueError, match="tables_casino is not a bound table"):
-        rows_where(Casino, "id", table.casino_id)
+    with transaction.atomic(), pytest.raises(ValueError, match="tables_casino is not a bound table"):
+        audit_record(actor=None, action="test.bind", rows=[RowsWhere(Casino, "id", table.casino_id)])
 
 
 @pytest.mark.django_db

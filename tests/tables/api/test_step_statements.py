@@ -12,7 +12,7 @@ its head, and only if that head is the one this connection appended last (audit.
 ``_append_at_head``; when another transaction appended meanwhile, that statement inserts nothing
 and the event is inserted after it: one statement more, as before); COMMIT (here RELEASE). No row
 is read back for the audit event's binding: a step binds the rows it wrote by the values it sent
-(audit.rows.row_written). A bet adds its row (its betting order found by the INSERT), a card its
+(audit.rows.RowWritten). A bet adds its row (its betting order found by the INSERT), a card its
 row with the shoe's counts (one WITH), a banco the other bets withdrawn and the ledger's checks.
 A ledger posting's transaction is one ``INSERT … ON CONFLICT (idempotency_key) DO NOTHING``, with
 no savepoint inside the request's transaction (ledger.sql.transaction_insert).
@@ -137,7 +137,7 @@ def test_a_step_opens_no_savepoint_of_its_own(croupier, table) -> None:
 
 
 def test_every_row_the_steps_bound_by_their_values_is_the_row_as_committed(croupier, table) -> None:
-    """The steps bind the rows they just wrote by the values they sent (audit.rows.row_written),
+    """The steps bind the rows they just wrote by the values they sent (audit.rows.RowWritten),
     not read back: every one of them, and the coup's state carried from one step's binding to the
     next one's, is what the database holds — the whole check of the bound rows finds nothing."""
     _played(croupier, table)
