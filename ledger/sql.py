@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from django.db import connection
 
 from core.sql import lock_clause, model_columns, model_fields, model_instances, placeholders, rows_fetch
-from ledger.models import PER_PLAYER_KINDS, PER_TABLE_KINDS, Account, Transaction
+from ledger.models import PER_PLAYER_KINDS, PER_TABLE_KINDS, Account, Entry, Transaction
 
 # the generic helpers (core.sql), here too: the ledger's tests and callers read them beside the
 # queries they build
@@ -111,9 +111,12 @@ def accounts_lock(
 # ---------------------------------------------------------------------------------------- writes
 
 
-def entries_post(entries: Sequence[tuple[int, int, int]]) -> None:
+def entries_post(entries: Sequence[tuple[int, int, int]], *, returning: bool = False) -> list[Entry]:
     """Insert ledger entries ``(transaction id, account id, amount)`` and move the accounts'
-    balances by their net, the accounts being already locked by the caller.
+    balances by their net, the accounts being already locked by the caller. ``returning``: the
+    entries come back as written, each with its id (in no particular order), for the caller to
+    bind to its audit event by their values (audit.rows.RowWritten): the rows are append-only, so
+    what the INSERT wrote is what the transaction commits; otherwise nothing comes back.
 
     PostgreSQL: one INSERT, however many entries (arrays, so no limit on bound values); the
     database moves the balances (the entries' statement trigger, ledger migration 0007), and
@@ -122,27 +125,43 @@ def entries_post(entries: Sequence[tuple[int, int, int]]) -> None:
     its net, and the balance CHECK constraint applies to the result.
     """
     if not entries:
-        return
+        return []
+    back = ' RETURNING "id", "transaction_id", "account_id", "amount"' if returning else ""
+    written: list[tuple[int, int, int, int]] = []
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             txns, accounts, amounts = (list(column) for column in zip(*entries, strict=True))
             cursor.execute(
                 "INSERT INTO ledger_entry (transaction_id, account_id, amount) "
-                "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[])",
+                "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[])" + back,
                 [txns, accounts, amounts],
             )
-            return
+            return _entries(cursor.fetchall()) if returning else []
         for start in range(0, len(entries), 10_000):
             chunk = entries[start : start + 10_000]
             cursor.execute(
                 "INSERT INTO ledger_entry (transaction_id, account_id, amount) VALUES "
-                + ", ".join(["(%s, %s, %s)"] * len(chunk)),
+                + ", ".join(["(%s, %s, %s)"] * len(chunk))
+                + back,
                 [value for entry in chunk for value in entry],
             )
+            if returning:
+                written += cursor.fetchall()
     net: dict[int, int] = {}
     for _, account, amount in entries:
         net[account] = net.get(account, 0) + amount
     _balances_add({pk: delta for pk, delta in net.items() if delta})
+    return _entries(written)
+
+
+def _entries(rows: Iterable[Sequence[int]]) -> list[Entry]:
+    """Entry instances of rows ``(id, transaction id, account id, amount)`` just inserted."""
+    out = []
+    for pk, txn_id, account_id, amount in rows:
+        entry = Entry(pk=pk, transaction_id=txn_id, account_id=account_id, amount=amount)
+        entry._state.adding, entry._state.db = False, connection.alias
+        out.append(entry)
+    return out
 
 
 def _balances_add(deltas: Mapping[int, int]) -> None:

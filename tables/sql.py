@@ -52,25 +52,48 @@ _SHOE, _COUP, _TURN, _SEAT = (model_fields(m) for m in (Shoe, Coup, BankTurn, Se
 _STEP, _USER = model_fields(CoupStep), model_fields(_User)
 
 
-def _coup_table_sql(question: str = "") -> str:
+def _coup_table_sql(question: str = "", *, with_steps: bool = False) -> str:
     """The coup's table row (with the profile and the casino) and its shoe's row, both locked: the
     coup's place and the first two locks of the lock order in one statement, one round trip less
     on every step. The table is found by a sub-select (planned on its own, so no six-table join
     to plan), and nothing but the table and shoe rows is locked. PostgreSQL locks the rows ``FOR
     UPDATE OF`` names in the order it names them, for the one row this returns: the table, then
     the shoe, as tables/services/locking.py orders them (tests/tables/test_sql.py waits on each).
-    ``question``: one more column (and its comma) asked by the statement that takes the locks."""
+    ``question``: one more column (and its comma) asked by the statement that takes the locks.
+    ``with_steps``: the coup's lock too, the third of the order, and the coup's row, its bank turn
+    and the turn's seat, and its step rows with their actors, one row of the answer per step
+    (ordered by index). The steps are read as the statement's snapshot holds them: when it waited
+    on a lock, a step committed meanwhile by the holder is not among them, but the coup's row is
+    the one locked, as it stands, and its counter says so (locking.py reads them again then)."""
+    coup_columns = (
+        f""",
+           {_columns("c", Coup)}, {_columns("b", BankTurn)}, {_columns("e", Seat)},
+           {_columns("st", CoupStep)}, {_columns("u", _User)}"""
+        if with_steps
+        else ""
+    )
+    coup_joins = (
+        f"""
+      JOIN {_table(Coup)} c ON c.id = %s AND c.shoe_id = s.id
+      JOIN {_table(BankTurn)} b ON b.id = c.bank_turn_id
+      LEFT JOIN {_table(Seat)} e ON e.id = b.seat_id
+      LEFT JOIN {_table(CoupStep)} st ON st.coup_id = c.id
+      LEFT JOIN {_table(_User)} u ON u.id = st.actor_id"""
+        if with_steps
+        else ""
+    )
+    tail = f' ORDER BY st."index"{lock_clause("t", "s", "c")}' if with_steps else lock_clause("t", "s")
     return f"""
     SELECT {question}
            {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)},
-           {_columns("s", Shoe)}
+           {_columns("s", Shoe)}{coup_columns}
       FROM {_table(Table)} t
       JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
       JOIN {_table(Casino)} k ON k.id = t.casino_id
       JOIN {_table(Shoe)} s ON s.table_id = t.id
-                           AND s.id = (SELECT c.shoe_id FROM {_table(Coup)} c WHERE c.id = %s)
-     WHERE t.id = (SELECT cs.table_id FROM {_table(Coup)} c JOIN {_table(Shoe)} cs ON cs.id = c.shoe_id
-                    WHERE c.id = %s){lock_clause("t", "s")}
+                           AND s.id = (SELECT x.shoe_id FROM {_table(Coup)} x WHERE x.id = %s){coup_joins}
+     WHERE t.id = (SELECT y.table_id FROM {_table(Coup)} x JOIN {_table(Shoe)} y ON y.id = x.shoe_id
+                    WHERE x.id = %s){tail}
 """
 
 
@@ -87,15 +110,20 @@ def _lock_sql(vendor: str) -> dict[str, str]:
       JOIN {_table(Casino)} k ON k.id = t.casino_id
      WHERE t.id = %s{lock_clause("t")}
 """,
-        "coup_table": _coup_table_sql(),
-        # the same, and whether the croupier asking holds a shift there now: the permission check
-        # every step makes, answered by the statement that locks the table (croupier_on_shift's
-        # question, its table and casino the locked row's)
+        # the coup's place locked (``coup_table``), with its coup and steps (``_steps``), and
+        # whether the croupier asking holds a shift there now (``_on_shift``, ``_role``): the
+        # permission check every step makes, answered by the statement that locks the table
+        # (croupier_on_shift's question, its table and casino the locked row's)
         **{
-            f"coup_table_on_shift{'_role' if role else ''}": _coup_table_sql(
-                f"""{_on_shift_exists('t."id"', 't."casino_id"', role)},"""
+            f"coup_table{'_steps' if steps else ''}{'_on_shift' if shift else ''}{'_role' if role else ''}": (
+                _coup_table_sql(
+                    f"""{_on_shift_exists('t."id"', 't."casino_id"', role)},""" if shift else "",
+                    with_steps=steps,
+                )
             )
-            for role in (False, True)
+            for steps in (False, True)
+            for shift in (False, True)
+            for role in ((False, True) if shift else (False,))
         },
         # the table's lock alone (lock_session's first), with the same question of a croupier
         **{
@@ -112,20 +140,6 @@ def _lock_sql(vendor: str) -> dict[str, str]:
       JOIN {_table(BankTurn)} b ON b.id = c.bank_turn_id
       LEFT JOIN {_table(Seat)} e ON e.id = b.seat_id
      WHERE c.id = %s{lock_clause("c")}
-""",
-        # the same, and the coup's step rows with their actors (``coup_steps``), one row each: a
-        # step reads them all, one round trip less. Only the coup row is locked (its steps are
-        # written under the table's lock, taken before, so none can be written meanwhile)
-        "coup_with_steps": f"""
-    SELECT {_columns("c", Coup)}, {_columns("b", BankTurn)}, {_columns("e", Seat)},
-           {_columns("s", CoupStep)}, {_columns("u", _User)}
-      FROM {_table(Coup)} c
-      JOIN {_table(BankTurn)} b ON b.id = c.bank_turn_id
-      LEFT JOIN {_table(Seat)} e ON e.id = b.seat_id
-      LEFT JOIN {_table(CoupStep)} s ON s.coup_id = c.id
-      LEFT JOIN {_table(_User)} u ON u.id = s.actor_id
-     WHERE c.id = %s
-     ORDER BY s."index"{lock_clause("c")}
 """,
     }
 
@@ -176,14 +190,52 @@ def coup_table_lock_on_shift(
     """``coup_table_lock``, and in the same statement ``croupier_on_shift`` of user ``user_id`` at
     the coup's table at ``at`` (``role`` given: he holds that group too): the table, the coup's
     shoe and whether he is on shift there."""
-    when = connection.ops.adapt_datetimefield_value(at)
-    params: list[object] = [user_id, when, when, *([role] if role is not None else []), coup_id, coup_id]
-    statement = _locking("coup_table_on_shift_role" if role is not None else "coup_table_on_shift")
-    rows = rows_fetch(statement, params)
+    row = _coup_place(coup_id, (user_id, at, role), with_steps=False)[0]
+    table, shoe = _table_and_shoe_loaded(row[1:])
+    return table, shoe, bool(row[0])
+
+
+def coup_table_steps_lock(
+    coup_id: int, *, shift: tuple[int, dt.datetime, str | None] | None = None
+) -> tuple[Table, Shoe, bool, Coup, list[CoupStep]]:
+    """``coup_table_lock``, then the coup's lock, the third of the order, in one statement: the
+    coup's table and shoe, whether the croupier ``shift`` names (his user id, the instant, a group
+    he must hold or None) is on shift there (False when none is named), the locked coup (its bank
+    turn and the turn's seat loaded) and its step rows in order, each with its actor. The steps
+    are the statement snapshot's: the caller compares them with the locked coup's counter
+    (tables.services.locking) and reads them again where a step was committed while it waited."""
+    rows = _coup_place(coup_id, shift, with_steps=True)
+    on_shift = bool(rows[0][0]) if shift is not None else False
+    rows = [row[1:] for row in rows] if shift is not None else rows
+    width = len(_TABLE) + len(_PROFILE) + len(_CASINO) + len(_SHOE)
+    table, shoe = _table_and_shoe_loaded(rows[0][:width])
+    parts = [_split(row[width:], len(_COUP), len(_TURN), len(_SEAT), len(_STEP), len(_USER)) for row in rows]
+    coup = _coup_loaded(*parts[0][:3])
+    written = [(step, actor) for _, _, _, step, actor in parts if step[0] is not None]  # none: no step
+    steps = model_instances(CoupStep, _STEP, [step for step, _ in written])
+    actors = model_instances(_User, _USER, [actor for _, actor in written])
+    for step, actor in zip(steps, actors, strict=True):
+        step.actor = actor
+    return table, shoe, on_shift, coup, steps
+
+
+def _coup_place(
+    coup_id: int, shift: tuple[int, dt.datetime, str | None] | None, *, with_steps: bool
+) -> list[tuple[object, ...]]:
+    """The rows of the statement that locks coup ``coup_id``'s place (``_coup_table_sql``), with
+    the question of ``shift`` (user id, instant, group) first when one is named."""
+    params: list[object] = []
+    name = "coup_table_steps" if with_steps else "coup_table"
+    if shift is not None:
+        user_id, at, role = shift
+        when = connection.ops.adapt_datetimefield_value(at)
+        params = [user_id, when, when, *([role] if role is not None else [])]
+        name += "_on_shift_role" if role is not None else "_on_shift"
+    params += [coup_id, coup_id, coup_id] if with_steps else [coup_id, coup_id]
+    rows = rows_fetch(_locking(name), params)
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    table, shoe = _table_and_shoe_loaded(rows[0][1:])
-    return table, shoe, bool(rows[0][0])
+    return rows
 
 
 def _table_and_shoe_loaded(row: tuple[object, ...]) -> tuple[Table, Shoe]:
@@ -216,22 +268,6 @@ def coup_lock(coup_id: int) -> Coup:
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
     return _coup_loaded(*_split(rows[0], len(_COUP), len(_TURN), len(_SEAT)))
-
-
-def coup_lock_with_steps(coup_id: int) -> tuple[Coup, list[CoupStep]]:
-    """``coup_lock`` and ``coup_steps`` in one statement: the locked coup (its bank turn and the
-    turn's seat loaded) and its step rows in order, each with its actor."""
-    rows = rows_fetch(_locking("coup_with_steps"), [coup_id])
-    if not rows:
-        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    parts = [_split(row, len(_COUP), len(_TURN), len(_SEAT), len(_STEP), len(_USER)) for row in rows]
-    coup = _coup_loaded(*parts[0][:3])
-    written = [(step, actor) for _, _, _, step, actor in parts if step[0] is not None]  # none: no step
-    steps = model_instances(CoupStep, _STEP, [step for step, _ in written])
-    actors = model_instances(_User, _USER, [actor for _, actor in written])
-    for step, actor in zip(steps, actors, strict=True):
-        step.actor = actor
-    return coup, steps
 
 
 def _coup_loaded(c: tuple[object, ...], b: tuple[object, ...], e: tuple[object, ...]) -> Coup:

@@ -22,7 +22,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from audit.rows import RowsWhere
+from audit.rows import RowWritten
 from audit.services import audit_record
 from core.atomic import in_whole_transaction
 from ledger import selectors
@@ -194,13 +194,17 @@ def postings_write(
         txns.append(txn)
 
     # the entries move the balances (the database's own trigger on PostgreSQL: nothing else may)
-    hot_sql.entries_post(
+    written = hot_sql.entries_post(
         [
             (txn.pk, pk, amount)
             for txn, posting in zip(txns, postings, strict=True)
             for pk, amount in sorted(posting.entries.items())
-        ]
+        ],
+        returning=True,
     )
+    entries_of: dict[int, list[Entry]] = {txn.pk: [] for txn in txns}
+    for entry in written:
+        entries_of[entry.transaction_id].append(entry)
     moved = {pk: delta for pk, delta in net.items() if delta != 0}
     for pk, delta in moved.items():
         accounts[pk].balance += delta
@@ -231,8 +235,9 @@ def postings_write(
                 "balances_after": {str(pk): accounts[pk].balance for pk in sorted(posting.entries)},
                 **({"markers": markers} if markers else {}),
             },
-            # the transaction and its entries, bound by their digests (audit.rows)
-            rows=[txn, RowsWhere(Entry, "transaction_id", txn.pk)],
+            # the transaction and its entries, bound by their digests (audit.rows): append-only
+            # rows, each as its INSERT wrote it and gave it back, so nothing is read again
+            rows=[RowWritten(txn), *(RowWritten(entry) for entry in entries_of[txn.pk])],
         )
     return txns
 

@@ -76,6 +76,7 @@ def bank_fund(
     key: str,
     borrowing: bool,
     shares: Sequence[tuple[Player, int]] = (),
+    coup_new: bool = False,
 ) -> Transaction | None:
     """Bank declared: the table's bank account is brought up to the coup's bank, moving the
     increase from the banker's player account and, where he may not borrow and it is short, from
@@ -91,6 +92,10 @@ def bank_fund(
 
     ``shares``: club spectators putting up part of a new bank with the banker's consent:
     each (player, chips) comes from that player's account, the banker puts up the rest.
+
+    ``coup_new``: the caller created ``coup`` in this transaction (its start) and ``key`` is the
+    coup's own, so nothing can be posted under it yet: no look for a replay (one statement less
+    on every coup's start); the INSERT's ON CONFLICT stays the last word.
     """
     if type(amount) is not int or amount < 0:
         raise ValidationError(f"A bank is raised by a whole number of chips, not {amount!r}.")
@@ -100,7 +105,7 @@ def bank_fund(
     if banker.house:
         if shares:
             raise ValidationError("Nobody puts up part of the house's bank.")
-        return _house_bank_fund(coup=coup, actor=actor, key=key)
+        return _house_bank_fund(coup=coup, actor=actor, key=key, coup_new=coup_new)
     specs = [
         account_spec(Kind.BANK, table=table),
         account_spec(Kind.PLAYER, banker),
@@ -117,7 +122,7 @@ def bank_fund(
     # a replay, asked once the accounts are locked only: posted by an earlier run, or meanwhile by
     # a request that held these accounts (a replay waits for its first run here). Not asked before
     # the lock too: a replay is rare, and the one read serves both
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
+    if (txn := _replay(key, casino=casino, coup=coup, coup_new=coup_new)) is not None:
         return txn
     bank, wallet, reserve = (accounts[s] for s in specs)
     bank_check_holder(bank, banker, table)
@@ -199,21 +204,23 @@ def bank_close(*, table: Table, banker: Player, actor: Any, key: str) -> Transac
     ]
 
 
+def _replay(key: str, *, casino: Any, coup: Coup, coup_new: bool) -> Transaction | None:
+    """The bank's funding already posted under ``key``; never, for a coup its start just wrote."""
+    return None if coup_new else posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)
+
+
 # --------------------------------------------------------------------------- the house's bank
-def _house_bank_fund(*, coup: Coup, actor: Any, key: str) -> Transaction | None:
+def _house_bank_fund(*, coup: Coup, actor: Any, key: str, coup_new: bool) -> Transaction | None:
     """The house declared its bank (docs/rules.md §2): the table's bank account is brought to the
     coup's bank from the cage, or what it holds above it goes back to the cage — the house is
     bound by no continuation. Nothing to move posts nothing (None)."""
     table, house = coup.shoe.table, coup.banker
     casino = table.casino
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
-        return txn
     specs = [account_spec(Kind.BANK, table=table), account_spec(Kind.CAGE)]
     accounts = accounts_lock(casino=casino, specs=specs, actor=actor, tables={table.pk: table})
-    # a replay, asked once the accounts are locked only: posted by an earlier run, or meanwhile by
-    # a request that held these accounts (a replay waits for its first run here). Not asked before
-    # the lock too: a replay is rare, and the one read serves both
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
+    # a replay, asked once the accounts are locked only (as bank_fund asks it): posted by an
+    # earlier run, or meanwhile by a request that held these accounts
+    if (txn := _replay(key, casino=casino, coup=coup, coup_new=coup_new)) is not None:
         return txn
     bank, cage = (accounts[s] for s in specs)
     bank_check_holder(bank, house, table)

@@ -40,7 +40,8 @@ def coup_punters(coup: Coup) -> dict[str, Player]:
 
 def bank_fund(*, coup: Coup, actor: Any) -> None:
     """The banker's declared bank moves into the table's bank (only what it does not hold yet);
-    on a new bank, the club spectators who put up part of it pay their part."""
+    on a new bank, the club spectators who put up part of it pay their part. For a coup that its
+    start has just written (tables.services.coups.coup_start)."""
     shares: list[tuple[Player, int]] = []
     # the shares move with the bank's very first declaration (a withdrawn or voided first coup
     # already moved them: its bank stayed in the bank account)
@@ -64,6 +65,7 @@ def bank_fund(*, coup: Coup, actor: Any) -> None:
         key=f"coup:{coup.pk}:bank",
         borrowing=coup_borrowing(coup),
         shares=shares,
+        coup_new=True,  # the coup's start (tables.services.coups.coup_start), its only caller
     )
 
 

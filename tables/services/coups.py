@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import F, Max
+from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -166,11 +166,17 @@ def coup_start(
         raise ValidationError(gettext_noop("The table is paused."))
     if not history:
         series_check_coup_allowed(session=session)
+    # the coup's number in its shoe (the shoe is locked: no other coup starts in it meanwhile) and,
+    # unless the caller says, whether it is its bank's first: a bank withdrawn (nobody bet) or a
+    # coup voided was not played, so the next one is still the bank's first (its levy exemption,
+    # RULES.md §6). One statement for both
+    in_shoe, played = Q(shoe=shoe), Q(bank_turn=turn) & ~Q(state__in=UNPLAYED_COUP_STATES)
+    counted = Coup.objects.filter(in_shoe | Q(bank_turn=turn)).aggregate(
+        last=Max("number", filter=in_shoe), played=Count("pk", filter=played)
+    )
+    number = (counted["last"] or 0) + 1
     if first_coup_of_bank is None:
-        # a bank withdrawn (nobody bet) or a coup voided was not played: the next one is still the
-        # bank's first (its levy exemption, RULES.md §6)
-        played = Coup.objects.filter(bank_turn=turn).exclude(state__in=UNPLAYED_COUP_STATES)
-        first_coup_of_bank = not played.exists()
+        first_coup_of_bank = not counted["played"]
     house = turn.started_how == BankTurn.Start.HOUSE
     # no levy on the house's own wins (docs/rules.md §2)
     snapshot = rules or table_rules_snapshot(table, levy=not house)
@@ -187,7 +193,6 @@ def coup_start(
     except IllegalStep as exc:
         raise ValidationError({"amount": why(exc)}) from None
     now = timezone.now()
-    number = (Coup.objects.filter(shoe=shoe).aggregate(n=Max("number"))["n"] or 0) + 1
     # only a recorded history gets one: a bank under the profile's minimum, flagged, not refused
     declared = [v.code.value for _, v in state.violations]
     coup = Coup.objects.create(
@@ -294,11 +299,11 @@ def coup_step_record(
     index = row.index
     # the rows this step writes, bound to its audit event (the coup's counters and state with them).
     # The step, a bet, a card and a levy are rows just INSERTed whole and never changed (append-only):
-    # bound by the values sent, not read back. So is the coup before the reveal: the locked instance
-    # took every change a step makes to its row (step_append's counter and flag, _alarm_check's
-    # alarm). The reveal's coup is read back: its state, settlement and bank move through other
-    # services' statements.
-    bound: list[RowSpec] = [coup if verdict is not None else RowWritten(coup), RowWritten(row)]
+    # bound by the values sent, not read back. So is the coup: the locked instance takes every
+    # change a step makes to its row (step_append's counter and flag, _alarm_check's alarm, the
+    # reveal's state and settlement time, coup_state_change), and nothing else in a step writes it
+    # (tests/tables/api/test_step_statements.py compares every binding with the row committed).
+    bound: list[RowSpec] = [RowWritten(coup), RowWritten(row)]
     if bettor is not None:
         bound.append(_bet_write(coup, request, bettor, new_state))
     if request.kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):

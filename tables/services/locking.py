@@ -87,7 +87,7 @@ def lock_coup(coup: Coup | int, *, croupier: Any = UNCHECKED) -> Coup:
 
 def lock_coup_with_steps(coup: Coup | int, *, croupier: Any = UNCHECKED) -> tuple[Coup, list[CoupStep]]:
     """``lock_coup``, and the coup's step rows in order, each with its actor (``sql.coup_steps``),
-    read by the statement that locks the coup: what a step replays."""
+    read by the one statement that locks the table, the shoe and the coup: what a step replays."""
     return _coup_locked(coup, croupier=croupier, with_steps=True)
 
 
@@ -95,24 +95,29 @@ def _coup_locked(coup: Coup | int, *, croupier: Any, with_steps: bool) -> tuple[
     coup_id = coup if isinstance(coup, int) else coup.pk
     checked = croupier is not UNCHECKED
     question = croupier_shift_question(croupier) if checked else None
-    if question is not None:
-        # the coup's place read, its table and shoe locked and the croupier's shift there asked,
-        # at once
-        table, shoe, on_shift = sql.coup_table_lock_on_shift(
-            coup_id, user_id=question.user_id, at=question.at, role=question.role
-        )
-    else:
-        table, shoe = sql.coup_table_lock(coup_id)  # the coup's place read, its table and shoe locked
-        on_shift = False  # a croupier named but no question to ask: he cannot be one
+    shift = (question.user_id, question.at, question.role) if question is not None else None
     steps: list[CoupStep] = []
     if with_steps:
-        locked, steps = sql.coup_lock_with_steps(coup_id)
+        # the coup's place read, its table, shoe and coup locked, the croupier's shift there asked
+        # and the coup's steps read, at once
+        table, shoe, on_shift, locked, steps = sql.coup_table_steps_lock(coup_id, shift=shift)
         if (steps[-1].index if steps else 0) != locked.step_count:
-            # the counter always equals the last index (step_append): a step written beside the
-            # table's lock would show here; read them again, as they stand now the coup is locked
+            # the counter always equals the last index (step_append): a step committed while this
+            # statement waited for a lock is not in the snapshot it read the steps from, but the
+            # locked coup's counter counts it; read them again, as they stand now the coup is locked
             steps = sql.coup_steps(coup_id)
     else:
+        if shift is not None:
+            # the coup's place read, its table and shoe locked and the croupier's shift there
+            # asked, at once
+            table, shoe, on_shift = sql.coup_table_lock_on_shift(
+                coup_id, user_id=shift[0], at=shift[1], role=shift[2]
+            )
+        else:
+            table, shoe = sql.coup_table_lock(coup_id)  # the coup's place read, its table and shoe locked
         locked = sql.coup_lock(coup_id)
+    if question is None:
+        on_shift = False  # a croupier named but no question to ask: he cannot be one
     if checked and not on_shift:
         raise PermissionDenied(NOT_THE_CROUPIER_HERE)
     # its state as locked, before the service changes it: the binding of the service's audit event

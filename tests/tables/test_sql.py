@@ -95,7 +95,9 @@ def test_lock_coup_attaches_the_shoe_and_table_the_audit_chain_is_found_from(cro
     assert len([q for q in queries if "SAVEPOINT" not in q["sql"]]) == 2  # table and shoe, coup
 
 
-def test_the_coup_is_locked_and_read_with_its_steps_in_one_statement(croupier, table) -> None:
+def test_the_coups_place_and_the_coup_are_locked_and_read_with_its_steps_in_one_statement(
+    croupier, table
+) -> None:
     floor = open_floor(croupier, table)
     coup = start_coup(floor)
     services.coup_step_record(
@@ -105,13 +107,20 @@ def test_the_coup_is_locked_and_read_with_its_steps_in_one_statement(croupier, t
         expected_step=1,
     )
     with transaction.atomic(), CaptureQueriesContext(connection) as queries:
-        locked, steps = sql.coup_lock_with_steps(coup.pk)
+        place, shoe, on_shift, locked, steps = sql.coup_table_steps_lock(coup.pk)
     statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
     assert len(statements) == 1
-    assert ("FOR UPDATE OF c" in statements[0]) == (connection.vendor == "postgresql"), statements[0]
-    # the same coup, bank turn and seat as coup_lock reads, the same steps and actors as coup_steps
+    assert ("FOR UPDATE OF t, s, c" in statements[0]) == (connection.vendor == "postgresql"), statements[0]
+    # the same table and shoe as coup_table_lock, the same coup, bank turn and seat as coup_lock
+    # reads, the same steps and actors as coup_steps
     with transaction.atomic():
+        alone_place, alone_shoe = sql.coup_table_lock(coup.pk)
         alone, rows = sql.coup_lock(coup.pk), sql.coup_steps(coup.pk)
+    assert on_shift is False  # nobody's shift asked
+    for mine, theirs in ((place, alone_place), (shoe, alone_shoe), (place.casino, alone_place.casino)):
+        assert [getattr(mine, f.attname) for f in type(mine)._meta.concrete_fields] == [
+            getattr(theirs, f.attname) for f in type(theirs)._meta.concrete_fields
+        ]
     fields = Coup._meta.concrete_fields
     assert [getattr(locked, f.attname) for f in fields] == [getattr(alone, f.attname) for f in fields]
     assert (locked.bank_turn, locked.bank_turn.seat) == (alone.bank_turn, alone.bank_turn.seat)
@@ -120,7 +129,7 @@ def test_the_coup_is_locked_and_read_with_its_steps_in_one_statement(croupier, t
     ]
     assert [(s.index, s.kind) for s in steps] == [(1, "bank_declared"), (2, "bet")]
     with pytest.raises(Coup.DoesNotExist):
-        sql.coup_lock_with_steps(10**9)
+        sql.coup_table_steps_lock(10**9)
 
 
 def test_lock_coup_with_steps_asks_the_croupiers_shift_with_the_tables_lock(
@@ -129,8 +138,8 @@ def test_lock_coup_with_steps_asks_the_croupiers_shift_with_the_tables_lock(
     coup = start_coup(open_floor(croupier, table))
     with transaction.atomic(), CaptureQueriesContext(connection) as queries:
         locked, steps = lock_coup_with_steps(coup.pk, croupier=croupier)
-    # table, shoe and shift; coup and steps
-    assert len([q for q in queries if "SAVEPOINT" not in q["sql"]]) == 2
+    # table, shoe, coup, shift and steps
+    assert len([q for q in queries if "SAVEPOINT" not in q["sql"]]) == 1
     assert (locked.pk, [s.kind for s in steps]) == (coup.pk, ["bank_declared"])
     for stranger in (other_croupier, None):  # another table's croupier, nobody logged in
         with pytest.raises(PermissionDenied), transaction.atomic():
@@ -156,6 +165,50 @@ def test_steps_that_disagree_with_the_coups_counter_are_read_again(croupier, tab
         patch.setattr(sql, "coup_steps", counted)
         _, steps = lock_coup_with_steps(coup.pk)
     assert (calls, [s.kind for s in steps]) == ([coup.pk], ["bank_declared"])
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_step_committed_while_the_lock_waits_is_read_again(croupier, table) -> None:
+    """The one statement reads the steps from the snapshot it began with: when it waits for the
+    table's lock while another step is written, that step is not among the rows it read, but the
+    coup's counter (the locked row, as it stands) counts it, and the steps are read again."""
+    coup = start_coup(open_floor(croupier, table))
+    holder = connections.create_connection("default")
+    seen: list[tuple[int, list[int]]] = []
+    done = threading.Event()
+
+    def step() -> None:
+        try:
+            with transaction.atomic():
+                locked, steps = lock_coup_with_steps(coup.pk, croupier=croupier)
+                seen.append((locked.step_count, [s.index for s in steps]))
+        finally:
+            connection.close()
+            done.set()
+
+    try:
+        with holder.cursor() as cursor:
+            cursor.execute("BEGIN")
+            cursor.execute("SELECT id FROM tables_table WHERE id = %s FOR UPDATE", [table.pk])
+            # another step, as a step is written under the table's lock: its row and the counter
+            cursor.execute(
+                "INSERT INTO tables_coupstep (coup_id, index, kind, payload, actor_id, created_at,"
+                " violations, idempotency_key) SELECT coup_id, 2, 'bets_closed', '{}', actor_id,"
+                " created_at, '[]', '' FROM tables_coupstep WHERE coup_id = %s AND index = 1",
+                [coup.pk],
+            )
+            cursor.execute("UPDATE tables_coup SET step_count = 2 WHERE id = %s", [coup.pk])
+            worker = threading.Thread(target=step)
+            worker.start()
+            time.sleep(0.5)
+            waiting = not done.is_set()
+            cursor.execute("COMMIT")
+        worker.join(10)
+    finally:
+        holder.close()
+    assert (waiting, done.is_set()) == (True, True)
+    assert seen == [(2, [1, 2])]
 
 
 def test_a_bet_is_written_with_the_coups_next_betting_order_in_one_statement(croupier, table) -> None:
