@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
@@ -1082,6 +1082,31 @@ def _choice(data: Mapping[str, Any], key: str, kind: type[Opening] | type[Decisi
     )
 
 
+def _name_amounts(
+    raw: object,
+    name_key: str,
+    *,
+    not_list: Callable[[], str],
+    bad_entry: Callable[[int], str],
+    bad_amount: Callable[[int, object], str],
+) -> tuple[tuple[str, int], ...]:
+    """``[{name_key: name, "amount": chips}, ...]`` (a coup's covers, a fund return's payments) as
+    (name, amount) pairs, as strictly as the rest of a record. The refusals are the caller's
+    sentences: each names its own field, and their patterns stay whole for the catalogue."""
+    if type(raw) is not list:
+        raise ValueError(not_list())
+    out = []
+    for n, item in enumerate(raw, 1):
+        if type(item) is not dict or type(item.get(name_key)) is not str:
+            raise ValueError(bad_entry(n))
+        amount = item.get("amount")
+        # type(), not isinstance(): bool is an int subclass, and true, 10.0 or "10" are no chips
+        if type(amount) is not int:
+            raise ValueError(bad_amount(n, amount))
+        out.append((item[name_key], amount))
+    return tuple(out)
+
+
 def record_from_dict(data: Mapping[str, Any]) -> Record:
     """Read the JSON shape back, or raise ValueError with a sentence naming the first malformed key.
 
@@ -1111,24 +1136,20 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
     )
     stake = _whole(data, "stake")
     raw_covers = data.get("covers", [])
-    if type(raw_covers) is not list:
-        raise ValueError(
-            said("covers must be a list of {{punter, amount}}, not {value}", value=shown(raw_covers))
+    covers = [
+        Cover(punter, amount)
+        for punter, amount in _name_amounts(
+            raw_covers,
+            "punter",
+            not_list=lambda: said(
+                "covers must be a list of {{punter, amount}}, not {value}", value=shown(raw_covers)
+            ),
+            bad_entry=lambda n: said("cover {n} must be {{punter, amount}} with the punter's name", n=n),
+            bad_amount=lambda n, amount: said(
+                "cover {n}'s amount must be a whole number of chips, not {value}", n=n, value=shown(amount)
+            ),
         )
-    covers = []
-    for n, c in enumerate(raw_covers, 1):
-        if type(c) is not dict or type(c.get("punter")) is not str:
-            raise ValueError(said("cover {n} must be {{punter, amount}} with the punter's name", n=n))
-        amount = c.get("amount")
-        if type(amount) is not int:
-            raise ValueError(
-                said(
-                    "cover {n}'s amount must be a whole number of chips, not {value}",
-                    n=n,
-                    value=shown(amount),
-                )
-            )
-        covers.append(Cover(c["punter"], amount))
+    ]
     cards = data.get("cards", [])
     if type(cards) is not list or any(type(c) is not str for c in cards):
         raise ValueError(said("cards must be a list of card codes, not {value}", value=shown(cards)))
@@ -1174,28 +1195,22 @@ FUND_RETURN_KIND = "fund-return"
 
 def _parties(data: Mapping[str, Any], key: str) -> tuple[tuple[str, int], ...]:
     raw = data.get(key)
-    if type(raw) is not list:
-        raise ValueError(
-            said("{field} must be a list of {{player, amount}}, not {value}", field=key, value=shown(raw))
-        )
-    out = []
-    for n, item in enumerate(raw, 1):
-        if type(item) is not dict or type(item.get("player")) is not str:
-            raise ValueError(
-                said("{field} {n} must be {{player, amount}} with the player's name", field=key, n=n)
-            )
-        amount = item.get("amount")
-        if type(amount) is not int:
-            raise ValueError(
-                said(
-                    "{field} {n}'s amount must be a whole number of chips, not {value}",
-                    field=key,
-                    n=n,
-                    value=shown(amount),
-                )
-            )
-        out.append((item["player"], amount))
-    return tuple(out)
+    return _name_amounts(
+        raw,
+        "player",
+        not_list=lambda: said(
+            "{field} must be a list of {{player, amount}}, not {value}", field=key, value=shown(raw)
+        ),
+        bad_entry=lambda n: said(
+            "{field} {n} must be {{player, amount}} with the player's name", field=key, n=n
+        ),
+        bad_amount=lambda n, amount: said(
+            "{field} {n}'s amount must be a whole number of chips, not {value}",
+            field=key,
+            n=n,
+            value=shown(amount),
+        ),
+    )
 
 
 def fund_return_from_dict(data: Mapping[str, Any]) -> FundReturnRecord:
