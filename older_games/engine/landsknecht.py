@@ -29,7 +29,7 @@ their recorded consent (:class:`Consent`), the fund answering for the rest witho
 without a punter is a bad table; at the end of play the fund goes back to those who paid into it
 (:func:`fund_return`, in proportion to what each paid unless the house names another rule).
 
-Pure Python: no Django, nothing of the project but :mod:`core.cards` and
+Pure Python: no Django, nothing of the project but :mod:`core.cards`, :mod:`core.records` and
 :mod:`core.sentence`.
 """
 
@@ -45,6 +45,7 @@ from math import sqrt
 from typing import Any
 
 from core.cards import ALL_CARDS, POINTS, RANKS
+from core.records import is_str_list
 from core.sentence import Card, Listing, Word, said, shown
 from older_games.engine.chips import Transfer, transfer_nets
 
@@ -1065,7 +1066,7 @@ def _whole(data: Mapping[str, Any], key: str, default: int | None = None) -> int
 
 def _names(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
     value = data.get(key, [])
-    if type(value) is not list or any(type(p) is not str for p in value):
+    if not is_str_list(value):
         raise ValueError(said("{field} must be a list of names, not {value}", field=key, value=shown(value)))
     return tuple(value)
 
@@ -1122,7 +1123,7 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
     if type(banker) is not str:
         raise ValueError(said("banker must be a player's name, not {value}", value=shown(banker)))
     punters = data.get("punters")
-    if type(punters) is not list or any(type(p) is not str for p in punters):
+    if not is_str_list(punters):
         raise ValueError(said("punters must be a list of names, not {value}", value=shown(punters)))
     opening = _choice(data, "opening", Opening, Opening.NEW_BANK.value)
     if opening is None:
@@ -1151,7 +1152,7 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
         )
     ]
     cards = data.get("cards", [])
-    if type(cards) is not list or any(type(c) is not str for c in cards):
+    if not is_str_list(cards):
         raise ValueError(said("cards must be a list of card codes, not {value}", value=shown(cards)))
     return Record(
         table=table,

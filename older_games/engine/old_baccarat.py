@@ -19,7 +19,8 @@ Layout (the same as chemin de fer's engine, in one module):
   passing through the party :data:`POOL`; the transfers always net to zero;
 * the odds (:func:`exact_odds`, :func:`monte_carlo`): the banker's edge per unit staked, heads-up.
 
-No Django here, and nothing from the project but ``core.cards``.
+No Django here, and nothing from the project but ``core.cards``, ``core.records`` and
+``core.sentence``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from math import sqrt
 from typing import Any
 
 from core.cards import ALL_CARDS, POINTS, ImpossibleCard, shoe_alarms
+from core.records import is_str_list
 from core.sentence import Card, Word, said, shown
 from older_games.engine.chips import Transfer, transfer_nets
 
@@ -299,7 +301,7 @@ class OldBaccaratCoup:
                 said("cut_by must be a punter's name (a string) or null, not {value}", value=shown(cut_by))
             )
         deal = data.get("deal")
-        if type(deal) is not list or any(type(c) is not str for c in deal):
+        if not is_str_list(deal):
             raise MalformedRecord(
                 said("deal must be a list of card codes (strings), not {value}", value=shown(deal))
             )
