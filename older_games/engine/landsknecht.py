@@ -1054,6 +1054,13 @@ def record_to_dict(record: Record) -> dict[str, Any]:
     return out
 
 
+def _check_game(data: Mapping[str, Any]) -> None:
+    """A coup record and a fund return record alike: no ``"game"`` means landsknecht."""
+    game = data.get("game", "landsknecht")
+    if game != "landsknecht":
+        raise ValueError(said("not a landsknecht record: {game}", game=shown(game)))
+
+
 def _whole(data: Mapping[str, Any], key: str, default: int | None = None) -> int:
     value = data.get(key, default)
     # type(), not isinstance(): bool is an int subclass, and true, 10.0 or "10" are no chips
@@ -1116,9 +1123,7 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
     and decision their words. What the rules say about the values (a stake below the minimum, a
     card code that names no card, a cover by a stranger) is the judge's, so a record that breaks a
     rule still gets a verdict rather than an error."""
-    game = data.get("game", "landsknecht")
-    if game != "landsknecht":
-        raise ValueError(said("not a landsknecht record: {game}", game=shown(game)))
+    _check_game(data)
     banker = data.get("banker")
     if type(banker) is not str:
         raise ValueError(said("banker must be a player's name, not {value}", value=shown(banker)))
@@ -1217,9 +1222,7 @@ def _parties(data: Mapping[str, Any], key: str) -> tuple[tuple[str, int], ...]:
 def fund_return_from_dict(data: Mapping[str, Any]) -> FundReturnRecord:
     """A fund return record (``"kind": "fund-return"``, docs/games/landsknecht.md) from JSON, or
     ValueError with a sentence naming the malformed key; as strict as a coup record."""
-    game = data.get("game", "landsknecht")
-    if game != "landsknecht":
-        raise ValueError(said("not a landsknecht record: {game}", game=shown(game)))
+    _check_game(data)
     rule = data.get("rule", FundReturn.PROPORTIONAL.value)
     if type(rule) is not str or rule not in {r.value for r in FundReturn}:
         raise ValueError(
