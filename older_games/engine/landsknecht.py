@@ -1078,9 +1078,16 @@ def _names(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _choice(data: Mapping[str, Any], key: str, kind: type[Opening] | type[Decision], default: object) -> Any:
+def _choice(
+    data: Mapping[str, Any],
+    key: str,
+    kind: type[Opening] | type[Decision] | type[FundReturn],
+    default: object,
+    *,
+    nullable: bool = True,
+) -> Any:
     value = data.get(key, default)
-    if value is None:
+    if value is None and nullable:
         return None
     if type(value) is str and value in {k.value for k in kind}:
         return kind(value)
@@ -1223,19 +1230,11 @@ def fund_return_from_dict(data: Mapping[str, Any]) -> FundReturnRecord:
     """A fund return record (``"kind": "fund-return"``, docs/games/landsknecht.md) from JSON, or
     ValueError with a sentence naming the malformed key; as strict as a coup record."""
     _check_game(data)
-    rule = data.get("rule", FundReturn.PROPORTIONAL.value)
-    if type(rule) is not str or rule not in {r.value for r in FundReturn}:
-        raise ValueError(
-            said(
-                "{field} must be one of {allowed}, not {value}",
-                field="rule",
-                allowed=Listing(r.value for r in FundReturn),
-                value=shown(rule),
-            )
-        )
+    # a fund return always has a rule: null is refused as any other word would be
+    rule = _choice(data, "rule", FundReturn, FundReturn.PROPORTIONAL.value, nullable=False)
     returned = _parties(data, "returned") if data.get("returned") is not None else None
     return FundReturnRecord(
-        fund=_whole(data, "fund"), paid=_parties(data, "paid"), rule=FundReturn(rule), returned=returned
+        fund=_whole(data, "fund"), paid=_parties(data, "paid"), rule=rule, returned=returned
     )
 
 
