@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeGuard
 
 import orjson
 
@@ -58,6 +58,13 @@ def record_reader(read: Callable[[Mapping[str, Any]], Any]) -> Callable[[Mapping
             raise RecordError(str(exc), data.get("id"), has_id="id" in data) from None
 
     return record_from_dict
+
+
+def is_str_list(value: object) -> TypeGuard[list[str]]:
+    """A list of strings as JSON gives it (a record's names, its cards in the order dealt): the
+    older games' readers check only this shape and leave the values to their judges. ``type()``,
+    not ``isinstance()``: nothing but a JSON array of JSON strings passes, whatever a caller built."""
+    return type(value) is list and all(type(x) is str for x in value)
 
 
 def unknown_game(game: object, known: Iterable[str]) -> str:

@@ -29,7 +29,7 @@ their recorded consent (:class:`Consent`), the fund answering for the rest witho
 without a punter is a bad table; at the end of play the fund goes back to those who paid into it
 (:func:`fund_return`, in proportion to what each paid unless the house names another rule).
 
-Pure Python: no Django, nothing of the project but :mod:`core.cards` and
+Pure Python: no Django, nothing of the project but :mod:`core.cards`, :mod:`core.records` and
 :mod:`core.sentence`.
 """
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
@@ -45,6 +45,7 @@ from math import sqrt
 from typing import Any
 
 from core.cards import ALL_CARDS, POINTS, RANKS
+from core.records import is_str_list
 from core.sentence import Card, Listing, Word, said, shown
 from older_games.engine.chips import Transfer, transfer_nets
 
@@ -1053,6 +1054,13 @@ def record_to_dict(record: Record) -> dict[str, Any]:
     return out
 
 
+def _check_game(data: Mapping[str, Any]) -> None:
+    """A coup record and a fund return record alike: no ``"game"`` means landsknecht."""
+    game = data.get("game", "landsknecht")
+    if game != "landsknecht":
+        raise ValueError(said("not a landsknecht record: {game}", game=shown(game)))
+
+
 def _whole(data: Mapping[str, Any], key: str, default: int | None = None) -> int:
     value = data.get(key, default)
     # type(), not isinstance(): bool is an int subclass, and true, 10.0 or "10" are no chips
@@ -1065,14 +1073,21 @@ def _whole(data: Mapping[str, Any], key: str, default: int | None = None) -> int
 
 def _names(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
     value = data.get(key, [])
-    if type(value) is not list or any(type(p) is not str for p in value):
+    if not is_str_list(value):
         raise ValueError(said("{field} must be a list of names, not {value}", field=key, value=shown(value)))
     return tuple(value)
 
 
-def _choice(data: Mapping[str, Any], key: str, kind: type[Opening] | type[Decision], default: object) -> Any:
+def _choice(
+    data: Mapping[str, Any],
+    key: str,
+    kind: type[Opening] | type[Decision] | type[FundReturn],
+    default: object,
+    *,
+    nullable: bool = True,
+) -> Any:
     value = data.get(key, default)
-    if value is None:
+    if value is None and nullable:
         return None
     if type(value) is str and value in {k.value for k in kind}:
         return kind(value)
@@ -1080,6 +1095,31 @@ def _choice(data: Mapping[str, Any], key: str, kind: type[Opening] | type[Decisi
     raise ValueError(
         said("{field} must be one of {allowed}, not {value}", field=key, allowed=allowed, value=shown(value))
     )
+
+
+def _name_amounts(
+    raw: object,
+    name_key: str,
+    *,
+    not_list: Callable[[], str],
+    bad_entry: Callable[[int], str],
+    bad_amount: Callable[[int, object], str],
+) -> tuple[tuple[str, int], ...]:
+    """``[{name_key: name, "amount": chips}, ...]`` (a coup's covers, a fund return's payments) as
+    (name, amount) pairs, as strictly as the rest of a record. The refusals are the caller's
+    sentences: each names its own field, and their patterns stay whole for the catalogue."""
+    if type(raw) is not list:
+        raise ValueError(not_list())
+    out = []
+    for n, item in enumerate(raw, 1):
+        if type(item) is not dict or type(item.get(name_key)) is not str:
+            raise ValueError(bad_entry(n))
+        amount = item.get("amount")
+        # type(), not isinstance(): bool is an int subclass, and true, 10.0 or "10" are no chips
+        if type(amount) is not int:
+            raise ValueError(bad_amount(n, amount))
+        out.append((item[name_key], amount))
+    return tuple(out)
 
 
 def record_from_dict(data: Mapping[str, Any]) -> Record:
@@ -1090,14 +1130,12 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
     and decision their words. What the rules say about the values (a stake below the minimum, a
     card code that names no card, a cover by a stranger) is the judge's, so a record that breaks a
     rule still gets a verdict rather than an error."""
-    game = data.get("game", "landsknecht")
-    if game != "landsknecht":
-        raise ValueError(said("not a landsknecht record: {game}", game=shown(game)))
+    _check_game(data)
     banker = data.get("banker")
     if type(banker) is not str:
         raise ValueError(said("banker must be a player's name, not {value}", value=shown(banker)))
     punters = data.get("punters")
-    if type(punters) is not list or any(type(p) is not str for p in punters):
+    if not is_str_list(punters):
         raise ValueError(said("punters must be a list of names, not {value}", value=shown(punters)))
     opening = _choice(data, "opening", Opening, Opening.NEW_BANK.value)
     if opening is None:
@@ -1111,26 +1149,22 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
     )
     stake = _whole(data, "stake")
     raw_covers = data.get("covers", [])
-    if type(raw_covers) is not list:
-        raise ValueError(
-            said("covers must be a list of {{punter, amount}}, not {value}", value=shown(raw_covers))
+    covers = [
+        Cover(punter, amount)
+        for punter, amount in _name_amounts(
+            raw_covers,
+            "punter",
+            not_list=lambda: said(
+                "covers must be a list of {{punter, amount}}, not {value}", value=shown(raw_covers)
+            ),
+            bad_entry=lambda n: said("cover {n} must be {{punter, amount}} with the punter's name", n=n),
+            bad_amount=lambda n, amount: said(
+                "cover {n}'s amount must be a whole number of chips, not {value}", n=n, value=shown(amount)
+            ),
         )
-    covers = []
-    for n, c in enumerate(raw_covers, 1):
-        if type(c) is not dict or type(c.get("punter")) is not str:
-            raise ValueError(said("cover {n} must be {{punter, amount}} with the punter's name", n=n))
-        amount = c.get("amount")
-        if type(amount) is not int:
-            raise ValueError(
-                said(
-                    "cover {n}'s amount must be a whole number of chips, not {value}",
-                    n=n,
-                    value=shown(amount),
-                )
-            )
-        covers.append(Cover(c["punter"], amount))
+    ]
     cards = data.get("cards", [])
-    if type(cards) is not list or any(type(c) is not str for c in cards):
+    if not is_str_list(cards):
         raise ValueError(said("cards must be a list of card codes, not {value}", value=shown(cards)))
     return Record(
         table=table,
@@ -1174,49 +1208,33 @@ FUND_RETURN_KIND = "fund-return"
 
 def _parties(data: Mapping[str, Any], key: str) -> tuple[tuple[str, int], ...]:
     raw = data.get(key)
-    if type(raw) is not list:
-        raise ValueError(
-            said("{field} must be a list of {{player, amount}}, not {value}", field=key, value=shown(raw))
-        )
-    out = []
-    for n, item in enumerate(raw, 1):
-        if type(item) is not dict or type(item.get("player")) is not str:
-            raise ValueError(
-                said("{field} {n} must be {{player, amount}} with the player's name", field=key, n=n)
-            )
-        amount = item.get("amount")
-        if type(amount) is not int:
-            raise ValueError(
-                said(
-                    "{field} {n}'s amount must be a whole number of chips, not {value}",
-                    field=key,
-                    n=n,
-                    value=shown(amount),
-                )
-            )
-        out.append((item["player"], amount))
-    return tuple(out)
+    return _name_amounts(
+        raw,
+        "player",
+        not_list=lambda: said(
+            "{field} must be a list of {{player, amount}}, not {value}", field=key, value=shown(raw)
+        ),
+        bad_entry=lambda n: said(
+            "{field} {n} must be {{player, amount}} with the player's name", field=key, n=n
+        ),
+        bad_amount=lambda n, amount: said(
+            "{field} {n}'s amount must be a whole number of chips, not {value}",
+            field=key,
+            n=n,
+            value=shown(amount),
+        ),
+    )
 
 
 def fund_return_from_dict(data: Mapping[str, Any]) -> FundReturnRecord:
     """A fund return record (``"kind": "fund-return"``, docs/games/landsknecht.md) from JSON, or
     ValueError with a sentence naming the malformed key; as strict as a coup record."""
-    game = data.get("game", "landsknecht")
-    if game != "landsknecht":
-        raise ValueError(said("not a landsknecht record: {game}", game=shown(game)))
-    rule = data.get("rule", FundReturn.PROPORTIONAL.value)
-    if type(rule) is not str or rule not in {r.value for r in FundReturn}:
-        raise ValueError(
-            said(
-                "{field} must be one of {allowed}, not {value}",
-                field="rule",
-                allowed=Listing(r.value for r in FundReturn),
-                value=shown(rule),
-            )
-        )
+    _check_game(data)
+    # a fund return always has a rule: null is refused as any other word would be
+    rule = _choice(data, "rule", FundReturn, FundReturn.PROPORTIONAL.value, nullable=False)
     returned = _parties(data, "returned") if data.get("returned") is not None else None
     return FundReturnRecord(
-        fund=_whole(data, "fund"), paid=_parties(data, "paid"), rule=FundReturn(rule), returned=returned
+        fund=_whole(data, "fund"), paid=_parties(data, "paid"), rule=rule, returned=returned
     )
 
 

@@ -32,6 +32,7 @@ from functools import cache
 from typing import Any, Literal
 
 from core.cards import ALL_CARDS, POINTS, RANKS
+from core.records import is_str_list
 from core.sentence import Card, said, shown
 from older_games.engine.chips import Transfer
 
@@ -605,7 +606,7 @@ def _judge_turn(
 
 
 def _str_list(value: object, what: str) -> tuple[str, ...]:
-    if type(value) is not list or any(type(x) is not str for x in value):
+    if not is_str_list(value):
         raise MacaoError(said("{what} must be a list of strings", what=what))
     return tuple(value)
 

@@ -19,14 +19,15 @@ Layout (the same as chemin de fer's engine, in one module):
   passing through the party :data:`POOL`; the transfers always net to zero;
 * the odds (:func:`exact_odds`, :func:`monte_carlo`): the banker's edge per unit staked, heads-up.
 
-No Django here, and nothing from the project but ``core.cards``.
+No Django here, and nothing from the project but ``core.cards``, ``core.records`` and
+``core.sentence``.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
@@ -34,6 +35,7 @@ from math import sqrt
 from typing import Any
 
 from core.cards import ALL_CARDS, POINTS, ImpossibleCard, shoe_alarms
+from core.records import is_str_list
 from core.sentence import Card, Word, said, shown
 from older_games.engine.chips import Transfer, transfer_nets
 
@@ -276,65 +278,85 @@ class OldBaccaratCoup:
             raise MalformedRecord(
                 said("banker must be a player's name (a string), not {value}", value=shown(banker))
             )
-        raw_punters = data.get("punters")
-        if type(raw_punters) is not list:
-            raise MalformedRecord(said("punters must be a list of objects, each with a player and a stake"))
-        punters: list[Seat] = []
-        for k, raw in enumerate(raw_punters, 1):
-            if type(raw) is not dict:
-                raise MalformedRecord(said("punter {n} must be an object with a player and a stake", n=k))
-            player, stake = raw.get("player"), raw.get("stake")
-            if type(player) is not str:
-                raise MalformedRecord(
-                    said(
-                        "punter {n}: player must be a name (a string), not {value}", n=k, value=shown(player)
-                    )
-                )
-            if type(stake) is not int:
-                raise MalformedRecord(
-                    said(
-                        "punter {n}: stake must be a whole number of chips, not {value}",
-                        n=k,
-                        value=shown(stake),
-                    )
-                )
-            punters.append(Seat(player, stake))
+        punters = [
+            Seat(player, stake)
+            for player, stake in _player_entries(
+                data.get("punters"),
+                "stake",
+                # type(), not isinstance(): bool is an int subclass, and true or "10" are no chips
+                lambda stake: type(stake) is int,
+                not_list=lambda: said("punters must be a list of objects, each with a player and a stake"),
+                not_object=lambda n: said("punter {n} must be an object with a player and a stake", n=n),
+                bad_player=lambda n, player: said(
+                    "punter {n}: player must be a name (a string), not {value}", n=n, value=shown(player)
+                ),
+                bad_value=lambda n, stake: said(
+                    "punter {n}: stake must be a whole number of chips, not {value}", n=n, value=shown(stake)
+                ),
+            )
+        ]
         cut_by = data.get("cut_by")
         if cut_by is not None and type(cut_by) is not str:
             raise MalformedRecord(
                 said("cut_by must be a punter's name (a string) or null, not {value}", value=shown(cut_by))
             )
         deal = data.get("deal")
-        if type(deal) is not list or any(type(c) is not str for c in deal):
+        if not is_str_list(deal):
             raise MalformedRecord(
                 said("deal must be a list of card codes (strings), not {value}", value=shown(deal))
             )
-        raw_draws = data.get("draws", [])
-        if type(raw_draws) is not list:
-            raise MalformedRecord(said("draws must be a list of objects, each with a player and a card"))
-        draws: list[Draw] = []
-        for k, raw in enumerate(raw_draws, 1):
-            if type(raw) is not dict:
-                raise MalformedRecord(said("draw {n} must be an object with a player and a card", n=k))
-            player, card = raw.get("player"), raw.get("card")
-            if type(player) is not str:
-                raise MalformedRecord(
-                    said("draw {n}: player must be a name (a string), not {value}", n=k, value=shown(player))
-                )
-            if card is not None and type(card) is not str:
-                raise MalformedRecord(
-                    said(
-                        "draw {n}: card must be a card code (a string) or null, not {value}",
-                        n=k,
-                        value=shown(card),
-                    )
-                )
-            draws.append(Draw(player, card))
+        draws = [
+            Draw(player, card)
+            for player, card in _player_entries(
+                data.get("draws", []),
+                "card",
+                lambda card: card is None or type(card) is str,
+                not_list=lambda: said("draws must be a list of objects, each with a player and a card"),
+                not_object=lambda n: said("draw {n} must be an object with a player and a card", n=n),
+                bad_player=lambda n, player: said(
+                    "draw {n}: player must be a name (a string), not {value}", n=n, value=shown(player)
+                ),
+                bad_value=lambda n, card: said(
+                    "draw {n}: card must be a card code (a string) or null, not {value}",
+                    n=n,
+                    value=shown(card),
+                ),
+            )
+        ]
         return cls(banker, tuple(punters), cut_by, tuple(deal), tuple(draws))
 
 
 class MalformedRecord(ValueError):
     """A record whose shape is not old baccarat's JSON shape; ``str()`` names the field."""
+
+
+def _player_entries(
+    raw: object,
+    key: str,
+    valid: Callable[[object], bool],
+    *,
+    not_list: Callable[[], str],
+    not_object: Callable[[int], str],
+    bad_player: Callable[[int, object], str],
+    bad_value: Callable[[int, object], str],
+) -> list[tuple[str, Any]]:
+    """``[{"player": name, key: value}, ...]`` (the punters with their stakes, the draws with
+    their cards) as (player, value) pairs, ``valid`` saying which values the shape admits; nothing
+    coerced. The refusals are the caller's sentences: each names its own field, and their patterns
+    stay whole for the catalogue."""
+    if type(raw) is not list:
+        raise MalformedRecord(not_list())
+    out: list[tuple[str, Any]] = []
+    for n, item in enumerate(raw, 1):
+        if type(item) is not dict:
+            raise MalformedRecord(not_object(n))
+        player, value = item.get("player"), item.get(key)
+        if type(player) is not str:
+            raise MalformedRecord(bad_player(n, player))
+        if not valid(value):
+            raise MalformedRecord(bad_value(n, value))
+        out.append((player, value))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
