@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 from django.core.exceptions import PermissionDenied
@@ -23,6 +24,24 @@ def start_coup(floor: Floor) -> Coup:
 
 
 pytestmark = pytest.mark.django_db
+
+
+def started(work: Callable[[], None]) -> tuple[threading.Thread, threading.Event]:
+    """``work``, in a transaction of its own on a thread of its own (its own connection), started;
+    the event is set once it has ended."""
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            with transaction.atomic():
+                work()
+        finally:
+            connection.close()
+            done.set()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, done
 
 
 def test_the_coups_table_and_shoe_are_locked_and_read_in_one_statement(croupier, table) -> None:
@@ -58,22 +77,11 @@ def test_the_one_statement_locks_the_table_before_the_shoe(croupier, table) -> N
     shoe locked waits for it holding the table, never the shoe without the table."""
     coup = start_coup(open_floor(croupier, table))
     holder = connections.create_connection("default")
-    done = threading.Event()
-
-    def step() -> None:
-        try:
-            with transaction.atomic():
-                sql.coup_table_lock(coup.pk)
-        finally:
-            connection.close()
-            done.set()
-
     try:
         with holder.cursor() as cursor:
             cursor.execute("BEGIN")
             cursor.execute("SELECT id FROM tables_shoe WHERE id = %s FOR UPDATE", [coup.shoe_id])
-            worker = threading.Thread(target=step)
-            worker.start()
+            worker, done = started(lambda: sql.coup_table_lock(coup.pk))
             deadline = time.monotonic() + 10
             while row_free("tables_table", table.pk) and time.monotonic() < deadline:
                 time.sleep(0.05)
@@ -176,16 +184,10 @@ def test_a_step_committed_while_the_lock_waits_is_read_again(croupier, table) ->
     coup = start_coup(open_floor(croupier, table))
     holder = connections.create_connection("default")
     seen: list[tuple[int, list[int]]] = []
-    done = threading.Event()
 
     def step() -> None:
-        try:
-            with transaction.atomic():
-                locked, steps = lock_coup_with_steps(coup.pk, croupier=croupier)
-                seen.append((locked.step_count, [s.index for s in steps]))
-        finally:
-            connection.close()
-            done.set()
+        locked, steps = lock_coup_with_steps(coup.pk, croupier=croupier)
+        seen.append((locked.step_count, [s.index for s in steps]))
 
     try:
         with holder.cursor() as cursor:
@@ -199,8 +201,7 @@ def test_a_step_committed_while_the_lock_waits_is_read_again(croupier, table) ->
                 [coup.pk],
             )
             cursor.execute("UPDATE tables_coup SET step_count = 2 WHERE id = %s", [coup.pk])
-            worker = threading.Thread(target=step)
-            worker.start()
+            worker, done = started(step)
             time.sleep(0.5)
             waiting = not done.is_set()
             cursor.execute("COMMIT")
