@@ -67,6 +67,27 @@ def bank_check_holder(bank: Account, banker: Player, table: Table) -> None:
     )
 
 
+def _locked_unless_posted(
+    key: str,
+    kind: str,
+    *,
+    casino: Casino,
+    specs: list[AccountSpec],
+    actor: Any,
+    coup: Coup | None = None,
+    players: Mapping[int, Player] | None = None,
+    tables: Mapping[int, Table] | None = None,
+) -> tuple[Transaction | None, dict[AccountSpec, Account]]:
+    """The posting already made under ``key`` (a replay, answered before any lock), or else the
+    accounts ``specs`` locked and the posting asked for again: one a request that held these
+    accounts made meanwhile (a replay waits for its first run here). Returns (that posting or None,
+    the accounts locked)."""
+    if (txn := posting_find(key, casino=casino, kind=kind, coup=coup)) is not None:
+        return txn, {}
+    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players=players, tables=tables)
+    return posting_find(key, casino=casino, kind=kind, coup=coup), accounts
+
+
 @service_atomic
 def bank_fund(
     *,
@@ -172,19 +193,22 @@ def bank_close(*, table: Table, banker: Player, actor: Any, key: str) -> Transac
     casino = table.casino
     if banker.house:
         return _house_bank_close(table=table, house=banker, actor=actor, key=key)
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
-        return txn
     specs = [
         account_spec(Kind.BANK, table=table),
         account_spec(Kind.PLAYER, banker),
         account_spec(Kind.RESERVE, banker),
     ]
-    accounts = accounts_lock(
-        casino=casino, specs=specs, actor=actor, players={banker.pk: banker}, tables={table.pk: table}
+    posted, accounts = _locked_unless_posted(
+        key,
+        TKind.BANK_CLOSE,
+        casino=casino,
+        specs=specs,
+        actor=actor,
+        players={banker.pk: banker},
+        tables={table.pk: table},
     )
-    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
-        return txn
+    if posted is not None:
+        return posted
     bank, wallet, reserve = (accounts[s] for s in specs)
     bank_check_holder(bank, banker, table)
     side = BankSide(bank=bank, wallet=wallet, reserve=reserve)
@@ -206,15 +230,12 @@ def _house_bank_fund(*, coup: Coup, actor: Any, key: str) -> Transaction | None:
     bound by no continuation. Nothing to move posts nothing (None)."""
     table, house = coup.shoe.table, coup.banker
     casino = table.casino
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
-        return txn
     specs = [account_spec(Kind.BANK, table=table), account_spec(Kind.CAGE)]
-    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, tables={table.pk: table})
-    # a replay, asked once the accounts are locked only: posted by an earlier run, or meanwhile by
-    # a request that held these accounts (a replay waits for its first run here). Not asked before
-    # the lock too: a replay is rare, and the one read serves both
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_FUND, coup=coup)) is not None:
-        return txn
+    posted, accounts = _locked_unless_posted(
+        key, TKind.BANK_FUND, casino=casino, specs=specs, actor=actor, coup=coup, tables={table.pk: table}
+    )
+    if posted is not None:
+        return posted
     bank, cage = (accounts[s] for s in specs)
     bank_check_holder(bank, house, table)
     change = coup.bank - bank.balance
@@ -235,13 +256,12 @@ def _house_bank_fund(*, coup: Coup, actor: Any, key: str) -> Transaction | None:
 def _house_bank_close(*, table: Table, house: Player, actor: Any, key: str) -> Transaction | None:
     """The house's bank ends: what the table's bank account holds goes back to the cage."""
     casino = table.casino
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
-        return txn
     specs = [account_spec(Kind.BANK, table=table), account_spec(Kind.CAGE)]
-    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, tables={table.pk: table})
-    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
-        return txn
+    posted, accounts = _locked_unless_posted(
+        key, TKind.BANK_CLOSE, casino=casino, specs=specs, actor=actor, tables={table.pk: table}
+    )
+    if posted is not None:
+        return posted
     bank, cage = (accounts[s] for s in specs)
     bank_check_holder(bank, house, table)
     memo = f"house bank at {table.name} closed: {bank.balance} back to the cage"
@@ -253,13 +273,12 @@ def _house_bank_close(*, table: Table, house: Player, actor: Any, key: str) -> T
 def reserve_return(*, casino: Casino, player: Player, actor: Any, key: str) -> Transaction | None:
     """The player's reserve goes back to his player account (a series' end). Nothing to
     return posts nothing."""
-    if (txn := posting_find(key, casino=casino, kind=TKind.RESERVE_RETURN)) is not None:
-        return txn
     specs = [account_spec(Kind.PLAYER, player), account_spec(Kind.RESERVE, player)]
-    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players={player.pk: player})
-    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
-    if (txn := posting_find(key, casino=casino, kind=TKind.RESERVE_RETURN)) is not None:
-        return txn
+    posted, accounts = _locked_unless_posted(
+        key, TKind.RESERVE_RETURN, casino=casino, specs=specs, actor=actor, players={player.pk: player}
+    )
+    if posted is not None:
+        return posted
     wallet, reserve = (accounts[s] for s in specs)
     memo = f"reserve of {player} returned"
     return _account_empty_into(
