@@ -42,6 +42,32 @@ def _one_of(field: str, choices: Any) -> Q:
     return Q(**{f"{field}__in": values})
 
 
+def _empty_or(field: str, lookup: str, value: Any) -> Q:
+    """``field`` empty, or else ``field__<lookup> value``: an optional limit, or an end that is not
+    there yet (still open) or comes after its start."""
+    return Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__{lookup}": value})
+
+
+def _both_or_neither(first: str, second: str) -> Q:
+    """``first`` and ``second`` are set together (a closing and who closed, an amount and when)."""
+    return Q(**{f"{first}__isnull": True, f"{second}__isnull": True}) | Q(
+        **{f"{first}__isnull": False, f"{second}__isnull": False}
+    )
+
+
+def _exactly_one(first: str, second: str) -> Q:
+    """One of ``first`` and ``second`` is set, not both and not neither."""
+    return Q(**{f"{first}__isnull": False, f"{second}__isnull": True}) | Q(
+        **{f"{first}__isnull": True, f"{second}__isnull": False}
+    )
+
+
+def _end_reason(reasons: Any) -> Q:
+    """A row that ended (``ended_at``) says why, with one of ``reasons``; a running one says nothing."""
+    ended = Q(ended_at__isnull=False) & _one_of("end_reason", reasons)
+    return Q(ended_at__isnull=True, end_reason="") | ended
+
+
 # --------------------------------------------------------------------------------------------- casino
 
 
@@ -113,7 +139,7 @@ class Casino(models.Model):
                 Q(chip_unit__gt=0), "casino_chip_unit_positive", "The chip unit must be positive."
             ),
             check_constraint(
-                Q(house_limit__isnull=True) | Q(house_limit__gt=0),
+                _empty_or("house_limit", "gt", 0),
                 "casino_house_limit_positive",
                 "The house limit must be positive (or empty for none).",
             ),
@@ -291,12 +317,12 @@ class RuleProfile(models.Model):
                 "A profile needs its deck counts (or one deck per seated player).",
             ),
             check_constraint(
-                Q(series_coups__isnull=True) | Q(series_coups__gte=1),
+                _empty_or("series_coups", "gte", 1),
                 "ruleprofile_series_coups_positive",
                 "A series has at least one coup.",
             ),
             check_constraint(
-                Q(series_start_chips__isnull=True) | Q(series_start_chips__gte=1),
+                _empty_or("series_start_chips", "gte", 1),
                 "ruleprofile_series_chips_positive",
                 "A series starts with at least one chip.",
             ),
@@ -482,13 +508,12 @@ class TableSession(models.Model):
                 condition=Q(closed_at__isnull=True),
             ),
             check_constraint(
-                Q(closed_at__isnull=True) | Q(closed_at__gt=F("opened_at")),
+                _empty_or("closed_at", "gt", F("opened_at")),
                 "session_closes_after_opening",
                 "A session closes after it opens.",
             ),
             check_constraint(
-                Q(closed_at__isnull=True, closed_by__isnull=True)
-                | Q(closed_at__isnull=False, closed_by__isnull=False),
+                _both_or_neither("closed_at", "closed_by"),
                 "session_closed_by_whom",
                 "A closed session records who closed it (and only a closed one).",
             ),
@@ -511,7 +536,7 @@ class SessionPause(models.Model):
         ordering = ["started_at"]
         constraints = [
             check_constraint(
-                Q(ended_at__isnull=True) | Q(ended_at__gt=F("started_at")),
+                _empty_or("ended_at", "gt", F("started_at")),
                 "pause_ends_after_start",
                 "A pause ends after it starts.",
             ),
@@ -671,7 +696,7 @@ class Seat(models.Model):
             # The upper bound is the table's seat_count, in another table: checked by the service.
             check_constraint(Q(number__gte=1), "seat_number_positive", "Seats are numbered from 1."),
             check_constraint(
-                Q(left_at__isnull=True) | Q(left_at__gt=F("joined_at")),
+                _empty_or("left_at", "gt", F("joined_at")),
                 "seat_left_after_joining",
                 "A player leaves after he sits down.",
             ),
@@ -705,7 +730,7 @@ class Spectator(models.Model):
         ordering = ["session", "joined_at"]
         constraints = [
             check_constraint(
-                Q(left_at__isnull=True) | Q(left_at__gt=F("joined_at")),
+                _empty_or("left_at", "gt", F("joined_at")),
                 "spectator_left_after_joining",
                 "A spectator leaves after he arrives.",
             ),
@@ -783,17 +808,17 @@ class Shoe(models.Model):
                 "A closed shoe has a closing time, an open one has none.",
             ),
             check_constraint(
-                Q(closed_at__isnull=True) | Q(closed_at__gt=F("shuffled_at")),
+                _empty_or("closed_at", "gt", F("shuffled_at")),
                 "shoe_closes_after_shuffle",
                 "A shoe closes after it was shuffled.",
             ),
             check_constraint(
-                Q(cut_card_position__isnull=True) | Q(cut_card_position__gte=1),
+                _empty_or("cut_card_position", "gte", 1),
                 "shoe_cut_position_positive",
                 "Card positions start at 1.",
             ),
             check_constraint(
-                Q(stop_card_position__isnull=True) | Q(stop_card_position__gte=1),
+                _empty_or("stop_card_position", "gte", 1),
                 "shoe_stop_position_positive",
                 "Card positions start at 1.",
             ),
@@ -938,7 +963,7 @@ class Coup(models.Model):
                 "A settled coup has a settlement time, any other has none.",
             ),
             check_constraint(
-                Q(settled_at__isnull=True) | Q(settled_at__gte=F("created_at")),
+                _empty_or("settled_at", "gte", F("created_at")),
                 "coup_settled_after_created",
                 "A coup is settled after it was created.",
             ),
@@ -1044,7 +1069,7 @@ class Bet(models.Model):
         ordering = ["coup", "betting_order"]
         constraints = [
             check_constraint(
-                Q(seat__isnull=False, spectator__isnull=True) | Q(seat__isnull=True, spectator__isnull=False),
+                _exactly_one("seat", "spectator"),
                 "bet_seat_xor_spectator",
                 "A bet is made either from a seat or by a spectator, not both and not neither.",
             ),
@@ -1297,13 +1322,12 @@ class BankTurn(models.Model):
                 "The house banks from no seat; a player banks from his seat.",
             ),
             check_constraint(
-                Q(ended_at__isnull=True, end_reason="")
-                | (Q(ended_at__isnull=False) & _one_of("end_reason", BankTurnEnd)),
+                _end_reason(BankTurnEnd),
                 "bankturn_end_consistent",
                 "An ended bank has an end reason, an open one has none.",
             ),
             check_constraint(
-                Q(ended_at__isnull=True) | Q(ended_at__gte=F("started_at")),
+                _empty_or("ended_at", "gte", F("started_at")),
                 "bankturn_ends_after_start",
                 "A bank ends after it starts.",
             ),
@@ -1337,8 +1361,7 @@ class BankShare(models.Model):
                 Q(contributed__gte=1), "bankshare_contributed_positive", "A share is at least one chip."
             ),
             check_constraint(
-                Q(withdrawn__isnull=True, withdrawn_at__isnull=True)
-                | Q(withdrawn__isnull=False, withdrawn_at__isnull=False),
+                _both_or_neither("withdrawn", "withdrawn_at"),
                 "bankshare_withdrawal_consistent",
                 "A share taken out says how much and when.",
             ),
@@ -1414,13 +1437,12 @@ class Series(models.Model):
                 "Minimum bank and bet are at least one chip.",
             ),
             check_constraint(
-                Q(ended_at__isnull=True, end_reason="")
-                | (Q(ended_at__isnull=False) & Q(end_reason__in=SeriesEndReason.values)),
+                _end_reason(SeriesEndReason),
                 "series_end_consistent",
                 "An ended series has an end reason, a running one has none.",
             ),
             check_constraint(
-                Q(ended_at__isnull=True) | Q(ended_at__gte=F("started_at")),
+                _empty_or("ended_at", "gte", F("started_at")),
                 "series_ends_after_start",
                 "A series ends after it starts.",
             ),
@@ -1726,7 +1748,7 @@ class VoidRequest(models.Model):
         ordering = ["requested_at", "id"]
         constraints = [
             check_constraint(
-                Q(coup__isnull=False, game_coup__isnull=True) | Q(coup__isnull=True, game_coup__isnull=False),
+                _exactly_one("coup", "game_coup"),
                 "voidrequest_one_coup",
                 "A void request names one coup.",
             ),

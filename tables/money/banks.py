@@ -67,6 +67,33 @@ def bank_check_holder(bank: Account, banker: Player, table: Table) -> None:
     )
 
 
+def _locked_unless_posted(
+    key: str,
+    kind: str,
+    *,
+    casino: Casino,
+    specs: list[AccountSpec],
+    actor: Any,
+    coup: Coup | None = None,
+    players: Mapping[int, Player] | None = None,
+    tables: Mapping[int, Table] | None = None,
+    coup_new: bool = False,
+) -> tuple[Transaction | None, dict[AccountSpec, Account]]:
+    """The posting already made under ``key`` (a replay, answered before any lock), or else the
+    accounts ``specs`` locked and the posting asked for again: one a request that held these
+    accounts made meanwhile (a replay waits for its first run here). Returns (that posting or None,
+    the accounts locked). ``coup_new``: ``key`` is the own key of a coup the caller's transaction
+    has just written (its start), so nothing can be posted under it yet: the accounts are locked
+    and nothing is asked (the INSERT's ON CONFLICT stays the last word)."""
+    if coup_new:
+        accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players=players, tables=tables)
+        return None, accounts
+    if (txn := posting_find(key, casino=casino, kind=kind, coup=coup)) is not None:
+        return txn, {}
+    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players=players, tables=tables)
+    return posting_find(key, casino=casino, kind=kind, coup=coup), accounts
+
+
 @service_atomic
 def bank_fund(
     *,
@@ -177,19 +204,22 @@ def bank_close(*, table: Table, banker: Player, actor: Any, key: str) -> Transac
     casino = table.casino
     if banker.house:
         return _house_bank_close(table=table, house=banker, actor=actor, key=key)
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
-        return txn
     specs = [
         account_spec(Kind.BANK, table=table),
         account_spec(Kind.PLAYER, banker),
         account_spec(Kind.RESERVE, banker),
     ]
-    accounts = accounts_lock(
-        casino=casino, specs=specs, actor=actor, players={banker.pk: banker}, tables={table.pk: table}
+    posted, accounts = _locked_unless_posted(
+        key,
+        TKind.BANK_CLOSE,
+        casino=casino,
+        specs=specs,
+        actor=actor,
+        players={banker.pk: banker},
+        tables={table.pk: table},
     )
-    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
-        return txn
+    if posted is not None:
+        return posted
     bank, wallet, reserve = (accounts[s] for s in specs)
     bank_check_holder(bank, banker, table)
     side = BankSide(bank=bank, wallet=wallet, reserve=reserve)
@@ -217,11 +247,18 @@ def _house_bank_fund(*, coup: Coup, actor: Any, key: str, coup_new: bool) -> Tra
     table, house = coup.shoe.table, coup.banker
     casino = table.casino
     specs = [account_spec(Kind.BANK, table=table), account_spec(Kind.CAGE)]
-    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, tables={table.pk: table})
-    # a replay, asked once the accounts are locked only (as bank_fund asks it): posted by an
-    # earlier run, or meanwhile by a request that held these accounts
-    if (txn := _replay(key, casino=casino, coup=coup, coup_new=coup_new)) is not None:
-        return txn
+    posted, accounts = _locked_unless_posted(
+        key,
+        TKind.BANK_FUND,
+        casino=casino,
+        specs=specs,
+        actor=actor,
+        coup=coup,
+        tables={table.pk: table},
+        coup_new=coup_new,
+    )
+    if posted is not None:
+        return posted
     bank, cage = (accounts[s] for s in specs)
     bank_check_holder(bank, house, table)
     change = coup.bank - bank.balance
@@ -242,13 +279,12 @@ def _house_bank_fund(*, coup: Coup, actor: Any, key: str, coup_new: bool) -> Tra
 def _house_bank_close(*, table: Table, house: Player, actor: Any, key: str) -> Transaction | None:
     """The house's bank ends: what the table's bank account holds goes back to the cage."""
     casino = table.casino
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
-        return txn
     specs = [account_spec(Kind.BANK, table=table), account_spec(Kind.CAGE)]
-    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, tables={table.pk: table})
-    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
-    if (txn := posting_find(key, casino=casino, kind=TKind.BANK_CLOSE)) is not None:
-        return txn
+    posted, accounts = _locked_unless_posted(
+        key, TKind.BANK_CLOSE, casino=casino, specs=specs, actor=actor, tables={table.pk: table}
+    )
+    if posted is not None:
+        return posted
     bank, cage = (accounts[s] for s in specs)
     bank_check_holder(bank, house, table)
     memo = f"house bank at {table.name} closed: {bank.balance} back to the cage"
@@ -260,13 +296,12 @@ def _house_bank_close(*, table: Table, house: Player, actor: Any, key: str) -> T
 def reserve_return(*, casino: Casino, player: Player, actor: Any, key: str) -> Transaction | None:
     """The player's reserve goes back to his player account (a series' end). Nothing to
     return posts nothing."""
-    if (txn := posting_find(key, casino=casino, kind=TKind.RESERVE_RETURN)) is not None:
-        return txn
     specs = [account_spec(Kind.PLAYER, player), account_spec(Kind.RESERVE, player)]
-    accounts = accounts_lock(casino=casino, specs=specs, actor=actor, players={player.pk: player})
-    # posted meanwhile by a request that held these accounts: a replay waits for its first run here
-    if (txn := posting_find(key, casino=casino, kind=TKind.RESERVE_RETURN)) is not None:
-        return txn
+    posted, accounts = _locked_unless_posted(
+        key, TKind.RESERVE_RETURN, casino=casino, specs=specs, actor=actor, players={player.pk: player}
+    )
+    if posted is not None:
+        return posted
     wallet, reserve = (accounts[s] for s in specs)
     memo = f"reserve of {player} returned"
     return _account_empty_into(

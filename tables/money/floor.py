@@ -10,7 +10,7 @@ carries an idempotency key derived from that cause, so a retried request can nev
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db.models import Q, Sum
 
@@ -80,6 +80,23 @@ def bank_share_out(*, coup: Coup, player: Player, amount: int, share: BankShare,
     )
 
 
+class _SettledUnder(TypedDict):
+    uncovered_to_reserve: bool
+    house_limit: int | None
+    borrowing: bool
+
+
+def _settled_under(coup: Coup) -> _SettledUnder:
+    """What of the coup's rules its settlement is posted under, final or provisional, as
+    tables.money.settlement takes it: the rules the coup was played under (its snapshot), not the
+    table's current ones."""
+    return {
+        "uncovered_to_reserve": coup_rules(coup).profile.uncovered_to_reserve,
+        "house_limit": coup.rules["house_limit"],
+        "borrowing": coup_borrowing(coup),
+    }
+
+
 def coup_settle(
     *,
     coup: Coup,
@@ -89,16 +106,13 @@ def coup_settle(
     provisional: bool = False,
     punters: Mapping[str, Player] | None = None,
 ) -> None:
-    # the rules the coup was played under (its snapshot), not the table's current ones
     coup_money.coup_settle(
         coup=coup,
         settlement=settlement,
         punters=punters if punters is not None else coup_punters(coup),
-        uncovered_to_reserve=coup_rules(coup).profile.uncovered_to_reserve,
-        house_limit=coup.rules["house_limit"],
+        **_settled_under(coup),
         actor=actor,
         key=key,
-        borrowing=coup_borrowing(coup),
         provisional=provisional,
     )
 
@@ -108,11 +122,9 @@ def coup_settlement_replace(*, coup: Coup, settlement: Settlement, actor: Any, k
         coup=coup,
         settlement=settlement,
         punters=coup_punters(coup),
-        uncovered_to_reserve=coup_rules(coup).profile.uncovered_to_reserve,
-        house_limit=coup.rules["house_limit"],
+        **_settled_under(coup),
         actor=actor,
         key=key,
-        borrowing=coup_borrowing(coup),
     )
 
 

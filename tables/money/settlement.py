@@ -314,6 +314,45 @@ def _with_extra(accounts: CoupAccounts, extra: Iterable[int]) -> dict[int, Accou
     return by_pk
 
 
+def _provisional_locked(
+    coup: Coup,
+    *,
+    settlement: Settlement | None,
+    punters: Mapping[str, Player],
+    actor: Any,
+    undone: str,
+) -> tuple[Transaction, dict[int, int], CoupAccounts]:
+    """The coup's live provisional settlement (refused when it has none: nothing to ``undone``),
+    its entries, and the coup's accounts locked with those the entries moved (a punter gone since)."""
+    provisional = _live_provisional(coup)
+    if provisional is None:
+        raise ValidationError(f"Coup {coup.number} has no provisional settlement to {undone}.")
+    old = selectors.transaction_entries(txn=provisional)
+    accounts = _coup_accounts(coup=coup, settlement=settlement, punters=punters, actor=actor, extra=old)
+    return provisional, old, accounts
+
+
+def _undoing_write(
+    *,
+    casino: Casino,
+    actor: Any,
+    postings: list[Posting],
+    accounts: CoupAccounts,
+    old: Mapping[int, int],
+    borrowing: bool,
+) -> list[Transaction]:
+    """Write postings that reverse a provisional settlement (its entries ``old``): on the coup's
+    accounts and those the entries moved, and where ``borrowing``, its punters may go below zero
+    too (what the reversal takes back from a player who no longer has it is his marker)."""
+    return postings_write(
+        casino=casino,
+        actor=actor,
+        postings=postings,
+        accounts=_with_extra(accounts, old),
+        overdraft=_overdraft(accounts, borrowing) + _players_of(old, accounts, borrowing),
+    )
+
+
 @transaction.atomic
 def coup_settlement_replace(
     *,
@@ -340,11 +379,9 @@ def coup_settlement_replace(
         return txn
     if Transaction.objects.filter(coup=coup, kind=TKind.COUP_SETTLEMENT).exists():
         raise ValidationError(f"Coup {coup.number} is already settled.")
-    provisional = _live_provisional(coup)
-    if provisional is None:
-        raise ValidationError(f"Coup {coup.number} has no provisional settlement to replace.")
-    old = selectors.transaction_entries(txn=provisional)
-    accounts = _coup_accounts(coup=coup, settlement=settlement, punters=punters, actor=actor, extra=old)
+    provisional, old, accounts = _provisional_locked(
+        coup, settlement=settlement, punters=punters, actor=actor, undone="replace"
+    )
     # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (
         txn := posting_find(f"{key}:settle", casino=casino, kind=TKind.COUP_SETTLEMENT, coup=coup)
@@ -369,12 +406,8 @@ def coup_settlement_replace(
             coup=coup,
         ),
     ]
-    return postings_write(
-        casino=casino,
-        actor=actor,
-        postings=postings,
-        accounts=_with_extra(accounts, old),
-        overdraft=_overdraft(accounts, borrowing) + _players_of(old, accounts, borrowing),
+    return _undoing_write(
+        casino=casino, actor=actor, postings=postings, accounts=accounts, old=old, borrowing=borrowing
     )[1]
 
 
@@ -389,19 +422,13 @@ def coup_provisional_reverse(*, coup: Coup, actor: Any, key: str, borrowing: boo
     casino = coup.shoe.table.casino
     if (txn := posting_find(key, casino=casino, kind=TKind.COUP_REVERSAL, coup=coup)) is not None:
         return txn
-    provisional = _live_provisional(coup)
-    if provisional is None:
-        raise ValidationError(f"Coup {coup.number} has no provisional settlement to reverse.")
-    old = selectors.transaction_entries(txn=provisional)
-    accounts = _coup_accounts(coup=coup, settlement=None, punters={}, actor=actor, extra=old)
+    provisional, old, accounts = _provisional_locked(
+        coup, settlement=None, punters={}, actor=actor, undone="reverse"
+    )
     # posted meanwhile by a request that held these accounts: a replay waits for its first run here
     if (txn := posting_find(key, casino=casino, kind=TKind.COUP_REVERSAL, coup=coup)) is not None:
         return txn
     posting = _reversal(coup, provisional, accounts, in_play=_bank_still_in_play(coup), key=key)
-    return postings_write(
-        casino=casino,
-        actor=actor,
-        postings=[posting],
-        accounts=_with_extra(accounts, old),
-        overdraft=_overdraft(accounts, borrowing) + _players_of(old, accounts, borrowing),
+    return _undoing_write(
+        casino=casino, actor=actor, postings=[posting], accounts=accounts, old=old, borrowing=borrowing
     )[0]
