@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import connection
 from django.utils.connection import ConnectionProxy
+
+
+def connection_now() -> Any:
+    """This thread's default connection, the wrapper itself (django.db.connection is a proxy that
+    looks it up again at every attribute read: a bulk writer reads it tens of thousands of times)."""
+    conn: Any = connection
+    return conn._connections[conn._alias] if isinstance(conn, ConnectionProxy) else conn
 
 
 def audit_flush_point(conn: Any) -> str | None:
@@ -16,7 +24,7 @@ def audit_flush_point(conn: Any) -> str | None:
     # django.db.connection: its wrapper, looked up once here rather than by the proxy at every
     # attribute read below (this runs for each of a bulk writer's tens of thousands of events)
     if isinstance(conn, ConnectionProxy):
-        conn = conn._connections[conn._alias]
+        conn = connection_now()
     if not getattr(conn, "audit_deferred", False):
         return None
     blocks = conn.atomic_blocks

@@ -35,13 +35,14 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from audit.canonical import GENESIS_HASH, event_hash_written, to_jsonable
-from audit.flush import audit_flush_point
+from audit.flush import audit_flush_point, connection_now
 from audit.keys import audit_key_current
 from audit.models import GLOBAL_CHAIN, AuditEvent, ChainVerification, HashField
 from audit.rows import RowSpec, rows_settle, specs_check
 from audit.selectors import ChainReport
 from audit.snapshot import model_snapshot
 from core.client_ip import client_ip
+from core.model_kit import model_new
 
 #: the task that walks the chains (audit.tasks), named: the outbox sends it by its name
 AUDIT_VERIFY_TASK = "audit.verify_chain"
@@ -467,6 +468,10 @@ def _json_text(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
 
 
+#: the event's actor field: its cache is where ``AuditEvent(actor=user)`` keeps the user
+_ACTOR = AuditEvent._meta.get_field("actor")
+
+
 def audit_record(
     *,
     actor: Any,
@@ -490,16 +495,23 @@ def audit_record(
     ``prev_hash``, ``hash`` and ``pk`` set on the returned instance) at the end of the transaction,
     after every other lock it takes (see the module docstring).
     """
+    # this thread's connection (an audit.backends wrapper, as a rule), looked up once: a bulk
+    # writer records tens of thousands of events, and each lookup through the proxy costs more
+    # than the rest of the attribute read
+    conn: Any = connection_now()
     # An explicit raise, not ``assert``: this must hold under ``python -O`` too.
-    if not connection.in_atomic_block:
+    if not conn.in_atomic_block:
         raise AuditOutsideTransaction("audit_record must be called inside transaction.atomic()")
     if not action:
         raise ValueError("an audit event needs an action")
     user, label = _actor_and_label(actor)
 
-    event = AuditEvent(
+    # built as the import builds its rows (core.model_kit.model_new), the user cached as the
+    # ``actor=`` keyword caches him
+    event = model_new(
+        AuditEvent,
         occurred_at=timezone.now(),  # provisional: set again when appended
-        actor=user,
+        actor_id=user.pk if user is not None else None,
         actor_label=label,
         action=action,
         object_type=target._meta.label_lower if target is not None else "",
@@ -509,13 +521,14 @@ def audit_record(
         after=to_jsonable(after),
         prev_hash=GENESIS_HASH,
     )
+    if user is not None:
+        _ACTOR.set_cached_value(event, user)
     event._bind = specs_check(rows) if rows else None  # type: ignore[attr-defined]
     chain = chain_of(target, casino)
     if isinstance(chain, ChainLookup):  # the target's road to its casino is not loaded: at COMMIT
         event.chain, event._chain_lookup = GLOBAL_CHAIN, chain  # type: ignore[attr-defined]
     else:
         event.chain = chain
-    conn: Any = connection  # this thread's connection (an audit.backends wrapper, as a rule)
     point = audit_flush_point(conn)
     if point is None:
         _append(conn, [event])

@@ -35,15 +35,12 @@ refuse is refused here with the same message, and nothing of it is kept
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 from django.db.models import Model
-from django.db.models.base import ModelState
-from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
 
 from audit.rows import RowSpec, RowsWhere
@@ -57,6 +54,7 @@ from chemin_de_fer.engine.order import SPECTATOR_TURN, betting_turn
 from chemin_de_fer.engine.profiles import BUILTIN, LevyMode, Profile, Side
 from chemin_de_fer.engine.punters import key_seat_number, seat_key, spectator_key
 from chemin_de_fer.engine.settlement import BancoCaller, LevyTerms, banco_winner
+from core.model_kit import model_new
 from ledger.models import Account, Entry, Transaction
 from ledger.services import Posting, postings_check
 from ledger.services.accounts import account_name
@@ -784,7 +782,7 @@ class _Batch:
             accounts=self.by_pk,
             overdraft=list(entries) if borrowing else (),
         )
-        txn = _new(
+        txn = model_new(
             Transaction,
             id=self.ids[Transaction].take(),
             casino_id=self.casino.pk,
@@ -1010,7 +1008,7 @@ class _Batch:
         """``coups.step_append``."""
         row = coup.row
         index = row.step_count + 1
-        step = _new(
+        step = model_new(
             CoupStep,
             id=self.ids[CoupStep].take(),
             coup_id=row.pk,
@@ -1062,7 +1060,7 @@ class _Batch:
         """``shoes.card_record`` on an imported shoe (``fits`` made sure it holds the card)."""
         self.shoe_dealt += 1
         self.shoe_seen[card] += 1
-        seen = _new(
+        seen = model_new(
             ShoeCard,
             id=self.ids[ShoeCard].take(),
             shoe_id=self._shoe.pk,
@@ -1160,36 +1158,6 @@ _ROW_LISTS = (
 _NEXT_SHOE = "imported history: next shoe"
 #: the decks of an imported shoe (imports.IMPORT_DECKS)
 IMPORT_DECKS = 8
-
-
-_M = TypeVar("_M", bound=Model)
-#: a model's (attname, default) pairs, in field order, and whether ``__init__`` has anything to
-#: do beyond setting them (a receiver of its pre_init/post_init signals)
-_FIELDS: dict[type[Model], tuple[list[tuple[str, Callable[[], Any]]], list[str], bool]] = {}
-
-
-def _new(model: type[_M], **values: Any) -> _M:
-    """``model(**values)`` for the rows the batch writes itself, several a step (some 19,000 a
-    thousand coups): each field's value set as ``Model.__init__`` sets a positional one, without
-    its per-field loop, descriptors and signals (none listens for these models; were one to, the
-    ORM's own ``__init__`` runs, positional values as ``from_db`` gives them). A field not named
-    gets its default, as with keywords. Relations are named by id (``coup_id``): their objects
-    are not cached on the instance, as a fresh instance's are not."""
-    spec = _FIELDS.get(model)
-    if spec is None:
-        listened = pre_init.has_listeners(model) or post_init.has_listeners(model)
-        fields = [(f.attname, f.get_default) for f in model._meta.concrete_fields]
-        spec = _FIELDS[model] = (fields, [name for name, _ in fields], listened)
-    fields, names, listened = spec
-    row = [values.pop(name) if name in values else default() for name, default in fields]
-    if values:
-        raise TypeError(f"{model.__name__} has no field {', '.join(values)}")
-    if listened:
-        return model(*row)
-    obj = model.__new__(model)
-    obj._state = ModelState()  # adding, no database yet: what __init__ sets
-    obj.__dict__.update(zip(names, row, strict=True))
-    return obj
 
 
 def _account_opened(account: Account) -> Account:
