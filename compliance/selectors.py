@@ -15,6 +15,7 @@ from compliance.rules import Thresholds
 from ledger.models import Account, Entry, Transaction
 from tables.gaming_day import casino_calendar
 from tables.models import Casino, Player
+from tables.permissions import in_casinos
 
 #: the ledger's kind of each direction's cage transaction
 KIND_OF: dict[str, str] = {Direction.IN: Transaction.Kind.BUY_IN, Direction.OUT: Transaction.Kind.CASH_OUT}
@@ -89,33 +90,29 @@ def identified_players(players: Iterable[Player]) -> dict[int, PlayerIdentificat
     return {i.player_id: i for i in PlayerIdentification.objects.filter(player__in=list(players))}
 
 
-def cash_log(*, casinos: Iterable[int] | None, day: dt.date) -> QuerySet[CashLogEntry]:
+def cash_log(*, casinos: frozenset[int] | None, day: dt.date) -> QuerySet[CashLogEntry]:
     """The log entries of ``day`` in ``casinos`` (None: every casino), newest first."""
-    entries = CashLogEntry.objects.filter(gaming_day=day)
-    if casinos is not None:
-        entries = entries.filter(casino_id__in=list(casinos))
+    entries = in_casinos(CashLogEntry.objects.filter(gaming_day=day), casinos, "casino")
     return entries.select_related("player", "cashier", "table", "casino").order_by("-logged_at", "-pk")
 
 
 def cash_log_between(
-    *, casinos: Iterable[int] | None, start: dt.date, end: dt.date
+    *, casinos: frozenset[int] | None, start: dt.date, end: dt.date
 ) -> QuerySet[CashLogEntry]:
     """The log entries of the gaming days ``start`` to ``end`` (``casinos`` None: every casino),
     oldest first."""
-    entries = CashLogEntry.objects.filter(gaming_day__gte=start, gaming_day__lte=end)
-    if casinos is not None:
-        entries = entries.filter(casino_id__in=list(casinos))
+    entries = in_casinos(
+        CashLogEntry.objects.filter(gaming_day__gte=start, gaming_day__lte=end), casinos, "casino"
+    )
     return entries.select_related("player", "cashier", "table", "casino").order_by(
         "gaming_day", "logged_at", "pk"
     )
 
 
-def cash_reports(*, casinos: Iterable[int] | None, start: dt.date | None = None, end: dt.date | None = None,
+def cash_reports(*, casinos: frozenset[int] | None, start: dt.date | None = None, end: dt.date | None = None,
                  status: str | None = None) -> QuerySet[CashReport]:  # fmt: skip
     """Reports in ``casinos`` (None: every casino), optionally of some days and of one status."""
-    reports = CashReport.objects.all()
-    if casinos is not None:
-        reports = reports.filter(casino_id__in=list(casinos))
+    reports = in_casinos(CashReport.objects.all(), casinos, "casino")
     if start is not None:
         reports = reports.filter(gaming_day__gte=start)
     if end is not None:

@@ -14,7 +14,8 @@ seat number or a form's value is never grouped by accident):
 
 The exports stay English and format their own numbers (reports/writers: the PDF groups with the
 English comma, the XLSX cells carry ``#,##0``). What is stored or sent (the audit trail, the API,
-an alert's summary) keeps its plain digits (review.wording.percent).
+an alert's summary) keeps its plain digits (review.wording.percent; an exact amount to so many
+decimals: ``plain_decimal``).
 
 Used through ``{% load numbers %}`` (core/templatetags/numbers.py) and by the screen views.
 """
@@ -32,6 +33,18 @@ from django.utils.formats import number_format
 NONE = "—"
 #: between a percentage and its sign: a no-break space (the sign never starts a line)
 PERCENT_SIGN = "\xa0%"
+
+
+def rounded(exact: Fraction, digits: int) -> Decimal:
+    """``exact`` to ``digits`` decimals, half-even, with no float on the way (``Fraction(2099, 305)``
+    to 2 → ``Decimal("6.88")``): the one rounding of every exact figure, shown or sent."""
+    return Decimal(round(exact * 10**digits)).scaleb(-digits)
+
+
+def plain_decimal(value: Fraction | None, digits: int) -> str | None:
+    """An exact amount as plain digits for a file or the API (``"6.88"``: never grouped, never in
+    the page's language), ``rounded``; None for None."""
+    return None if value is None else str(rounded(value, digits))
 
 
 def _whole(value: Any) -> int:
@@ -70,7 +83,7 @@ def exact_chips(value: Any, digits: int = 2) -> str:
     if value is None:
         return NONE
     exact = Fraction(value) if isinstance(value, Fraction | int) else Fraction(str(value))
-    scaled = Decimal(round(exact * 10**digits)).scaleb(-digits)
+    scaled = rounded(exact, digits)
     return number_format(scaled, decimal_pos=digits, force_grouping=True)
 
 
@@ -91,6 +104,6 @@ def points(value: Any, digits: int = 2, *, signed: bool = False) -> str:
     """A share in hundredths, the number alone (``0.0125`` → ``1.25``, French ``1,25``): a
     percentage without its sign, or percentage points (a hold beside its expectation)."""
     hundredths = (Fraction(value) if isinstance(value, Fraction | int) else Fraction(float(value))) * 100
-    scaled = Decimal(round(hundredths * 10**digits)).scaleb(-digits)  # exact, half-even
+    scaled = rounded(hundredths, digits)
     text = number_format(scaled, decimal_pos=digits, force_grouping=True)
     return f"+{text}" if signed and scaled > 0 else text

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Max, QuerySet
+from django.db.models import QuerySet
 
 from core.sentence import Card, Listing, Sentence, Word
 from ledger.models import Entry, Transaction
@@ -20,7 +20,7 @@ from older_games.engine.game_play import StepRefused
 from older_games.selectors import GameCoupView, game_coup_record_id, game_coup_view, game_coups
 from review.models import AlertKind, AlertSettings
 from review.selectors.alerts import AlertCandidate
-from review.selectors.live import coups_last_hour
+from review.selectors.live import coups_last_hour, last_step_times
 from review.wording import ALERT_GAME_UNFINISHED
 from tables.games import LiveCoup
 from tables.models import OLDER_GAMES, GameCoup, GameStep, Table
@@ -185,13 +185,7 @@ def live_coups(tables: list[Any], now: dt.datetime) -> tuple[dict[int, LiveCoup]
         .select_related("banker")
         .order_by()
     }
-    last = dict(
-        GameStep.objects.filter(coup__in=list(coups))
-        .values("coup_id")
-        .annotate(last=Max("created_at"))
-        .order_by()
-        .values_list("coup_id", "last")
-    )
+    last = last_step_times(steps=GameStep.objects.filter(coup__in=list(coups)))
     out = {}
     for pk, coup in coups.items():
         at = last.get(pk) or coup.created_at

@@ -39,6 +39,23 @@ def _formats() -> list[tuple[str, str]]:
     return [(fmt, fmt.upper()) for fmt in seen]
 
 
+def _request(kind: str, fmt: str, data: dict[str, Any]) -> ReportRequest:
+    """The run a valid form asks for: its period, and its casino and table (the chosen rows, or
+    None) by id. Both forms' ``report_request``: the page's and an old download's."""
+    start: dt.date = data["start"]
+    end: dt.date = data["end"]
+    casino: Casino | None = data.get("casino")
+    table: Table | None = data.get("table")
+    return ReportRequest(
+        kind=kind,
+        fmt=fmt,
+        start=start,
+        end=end,
+        casino_id=casino.pk if casino is not None else None,
+        table_id=table.pk if table is not None else None,
+    )
+
+
 class ReportRunForm(CasinoChoices, forms.Form):
     """``casinos``: the reader's (None: every casino); ``every_casino`` False: he does not read
     every casino, chooses one of his and is not offered "All casinos" (reports.services refuses it)."""
@@ -97,18 +114,7 @@ class ReportRunForm(CasinoChoices, forms.Form):
     @property
     def report_request(self) -> ReportRequest:
         data = self.cleaned_data
-        casino: Casino | None = data.get("casino")
-        table: Table | None = data.get("table")
-        start: dt.date = data["start"]
-        end: dt.date = data["end"]
-        return ReportRequest(
-            kind=data["kind"],
-            fmt=data["fmt"],
-            start=start,
-            end=end,
-            casino_id=casino.pk if casino is not None else None,
-            table_id=table.pk if table is not None else None,
-        )
+        return _request(data["kind"], data["fmt"], data)
 
 
 #: the old immediate downloads (POST /review/exports/<kind>/, kept for bookmarks and scripts): the
@@ -151,17 +157,7 @@ class ExportRunForm(PeriodForm):
 
     @property
     def report_request(self) -> ReportRequest:
-        data = self.cleaned_data
-        casino: Casino | None = data["casino"]
-        table: Table | None = data["table"]
-        return ReportRequest(
-            kind=self.kind,
-            fmt=self.fmt,
-            start=data["start"],
-            end=data["end"],
-            casino_id=casino.pk if casino is not None else None,
-            table_id=table.pk if table is not None else None,
-        )
+        return _request(self.kind, self.fmt, self.cleaned_data)
 
     def error_text(self) -> str:
         """The errors as plain text, for a script: "field: message" a line."""

@@ -3,8 +3,6 @@ gaming days, for those who see his page (pit bosses, accountants, the group audi
 
 from __future__ import annotations
 
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -18,6 +16,7 @@ from rest_framework.response import Response
 from core.api.inputs import StrictSerializer
 from core.api.outputs import ErrorOut
 from core.api.views import ApiView
+from core.numbers import plain_decimal
 from review.forms import period_clean
 from review.selectors.rating import SessionName, player_rating, rating_session_names
 from review.services import can_see_dashboard
@@ -97,25 +96,19 @@ class RatingOut(serializers.Serializer):
         }
 
 
-def _decimal(value: Fraction | None, digits: int) -> str | None:
-    if value is None:
-        return None
-    return str(Decimal(round(value * 10**digits)).scaleb(-digits))
-
-
 def line_data(line: RatingLine) -> dict[str, Any]:
     return {
         "seconds_seated": line.seconds,
         "coups": line.coups,
         "coups_banked": line.banked,
         "staked": line.staked,
-        "average_stake": _decimal(line.average_stake, 2),
+        "average_stake": plain_decimal(line.average_stake, 2),
         "largest_stake": line.largest_stake,
         "net": line.net,
         "levy": line.levy,
         "fees": line.fees,
-        "expected_levy": _decimal(line.expected_levy, EXPECTATION_DIGITS),
-        "theoretical": _decimal(line.theoretical, EXPECTATION_DIGITS),
+        "expected_levy": plain_decimal(line.expected_levy, EXPECTATION_DIGITS),
+        "theoretical": plain_decimal(line.theoretical, EXPECTATION_DIGITS),
         "actual": line.actual,
     }
 

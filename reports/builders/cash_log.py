@@ -69,7 +69,7 @@ def policy_report(
     """A compliance report of one casino: its policy in the header (``policy_facts``), and the
     ``lines`` of the ``rows`` its selector finds for the period, in the casino's currency."""
     assert scope.casino is not None
-    found = rows(casinos=[scope.casino.pk], start=scope.start, end=scope.end)
+    found = rows(casinos=frozenset({scope.casino.pk}), start=scope.start, end=scope.end)
     return timed_report(
         scope,
         title=title,

@@ -17,12 +17,12 @@ the player's page and the API show it (review/selectors/rating.py, tables/rating
 from __future__ import annotations
 
 from collections.abc import Iterator
-from decimal import Decimal
 from fractions import Fraction
 
 from django.db.models import Q
 from django.utils import timezone
 
+from core.numbers import plain_decimal
 from reports.builders import Scope, report_facts
 from reports.columns import COUPS, GAMING_DAY, LEVY, PLAYER, PLAYER_ID, SESSION_ID, TABLE
 from reports.model import Column, ColumnType, Line, LineKind, Report
@@ -55,7 +55,7 @@ COLUMNS = (
 
 def hundredths(value: Fraction | None) -> str | None:
     """An exact amount to the hundredth, half-even (``Fraction(2099, 305)`` → ``"6.88"``)."""
-    return None if value is None else str(Decimal(round(value * 100)).scaleb(-2))
+    return plain_decimal(value, 2)
 
 
 def _figures(line: RatingLine) -> tuple[object, ...]:

@@ -77,6 +77,14 @@ def coups_last_hour(*, coups: QuerySet[Any], table: str, now: dt.datetime) -> di
     )
 
 
+def last_step_times(*, steps: QuerySet[Any]) -> dict[int, dt.datetime]:
+    """When the last of ``steps`` (a game's steps of the coups asked about) was entered in each
+    coup, keyed by the coup's id; one grouped query."""
+    return dict(
+        steps.values("coup_id").annotate(last=Max("created_at")).order_by().values_list("coup_id", "last")
+    )
+
+
 def live_pit(*, tables: list[OpenTable], now: dt.datetime) -> LivePit:
     ids = [t.table.pk for t in tables]
     sessions = [t.session.pk for t in tables if t.session is not None]
@@ -95,11 +103,7 @@ def live_pit(*, tables: list[OpenTable], now: dt.datetime) -> LivePit:
     latest = {t.now.last_coup.pk: t.table.pk for t in tables if t.now.last_coup is not None}
     last_steps = {
         latest[coup_id]: last
-        for coup_id, last in CoupStep.objects.filter(coup_id__in=list(latest))
-        .values("coup_id")
-        .annotate(last=Max("created_at"))
-        .order_by()
-        .values_list("coup_id", "last")
+        for coup_id, last in last_step_times(steps=CoupStep.objects.filter(coup_id__in=list(latest))).items()
     }
     # each game with coups of its own reads its tables' (tables.games): a pit of chemin de fer
     # tables costs no query more

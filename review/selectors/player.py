@@ -74,30 +74,27 @@ def _player_bets(player: Player) -> QuerySet[Bet]:
 
 def player_sessions(*, player: Player, now: dt.datetime) -> list[PlayerSession]:
     """Where he sat or watched, newest first; time played counts to now while he is still there."""
-    rows: list[PlayerSession] = []
-    for seat in Seat.objects.filter(player=player).select_related("session__table"):
-        rows.append(
-            PlayerSession(
-                seat.session.table.name,
-                seat.session_id,
-                f"seat {seat.number}",
-                seat.joined_at,
-                seat.left_at,
-                (seat.left_at or now) - seat.joined_at,
-                seat.number,
-            )
+    # seated or watching, a stay at a table is one row, read alike: (the stay, its place, its seat)
+    stays: list[tuple[Seat | Spectator, str, int | None]] = [
+        (seat, f"seat {seat.number}", seat.number)
+        for seat in Seat.objects.filter(player=player).select_related("session__table")
+    ]
+    stays += [
+        (spec, "spectator", None)
+        for spec in Spectator.objects.filter(player=player).select_related("session__table")
+    ]
+    rows = [
+        PlayerSession(
+            stay.session.table.name,
+            stay.session_id,
+            place,
+            stay.joined_at,
+            stay.left_at,
+            (stay.left_at or now) - stay.joined_at,
+            number,
         )
-    for spec in Spectator.objects.filter(player=player).select_related("session__table"):
-        rows.append(
-            PlayerSession(
-                spec.session.table.name,
-                spec.session_id,
-                "spectator",
-                spec.joined_at,
-                spec.left_at,
-                (spec.left_at or now) - spec.joined_at,
-            )
-        )
+        for stay, place, number in stays
+    ]
     return sorted(rows, key=lambda r: r.joined_at, reverse=True)
 
 
