@@ -248,13 +248,7 @@ def _house_bank_fund(*, coup: Coup, actor: Any, key: str, coup_new: bool) -> Tra
     casino = table.casino
     specs = [account_spec(Kind.BANK, table=table), account_spec(Kind.CAGE)]
     posted, accounts = _locked_unless_posted(
-        key,
-        TKind.BANK_FUND,
-        casino=casino,
-        specs=specs,
-        actor=actor,
-        coup=coup,
-        tables={table.pk: table},
+        key, TKind.BANK_FUND, casino=casino, specs=specs, actor=actor, coup=coup, tables={table.pk: table},
         coup_new=coup_new,
     )
     if posted is not None:
