@@ -35,6 +35,7 @@ from tables.models import (
     Shoe,
     ShoeCard,
     Table,
+    TableSession,
 )
 
 
@@ -49,7 +50,7 @@ def _table(model: type[Model]) -> str:
 _User = get_user_model()
 _TABLE, _PROFILE, _CASINO = model_fields(Table), model_fields(RuleProfile), model_fields(Casino)
 _SHOE, _COUP, _TURN, _SEAT = (model_fields(m) for m in (Shoe, Coup, BankTurn, Seat))
-_STEP, _USER = model_fields(CoupStep), model_fields(_User)
+_STEP, _USER, _SESSION = model_fields(CoupStep), model_fields(_User), model_fields(TableSession)
 
 
 def _coup_table_sql(question: str = "", *, with_steps: bool = False) -> str:
@@ -97,6 +98,21 @@ def _coup_table_sql(question: str = "", *, with_steps: bool = False) -> str:
 """
 
 
+def _session_sql(question: str) -> str:
+    """A session's table and the session, locked in that order (the lock order's first two), the
+    table read with its profile and casino; ``question``: one more column (and its comma) first."""
+    return f"""
+    SELECT {question}
+           {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)},
+           {_columns("ss", TableSession)}
+      FROM {_table(Table)} t
+      JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
+      JOIN {_table(Casino)} k ON k.id = t.casino_id
+      JOIN {_table(TableSession)} ss ON ss.id = %s AND ss.table_id = t.id
+     WHERE t.id = %s{lock_clause("t", "ss")}
+"""
+
+
 @functools.cache
 def _lock_sql(vendor: str) -> dict[str, str]:
     """The locking statements for the database ``vendor`` (built once per process and database:
@@ -125,14 +141,14 @@ def _lock_sql(vendor: str) -> dict[str, str]:
             for shift in (False, True)
             for role in ((False, True) if shift else (False,))
         },
-        # the table's lock alone (lock_session's first), with the same question of a croupier
+        # a session's table and the session, locked in that order (lock_session), with the same
+        # question of a croupier (``_on_shift``)
         **{
-            f"table_on_shift{'_role' if role else ''}": f"""
-    SELECT {_on_shift_exists('t."id"', 't."casino_id"', role)}
-      FROM {_table(Table)} t
-     WHERE t.id = %s{lock_clause("t")}
-"""
-            for role in (False, True)
+            f"session{'_on_shift' if shift else ''}{'_role' if role else ''}": _session_sql(
+                f"""{_on_shift_exists('t."id"', 't."casino_id"', role)},""" if shift else ""
+            )
+            for shift in (False, True)
+            for role in ((False, True) if shift else (False,))
         },
         "coup": f"""
     SELECT {_columns("c", Coup)}, {_columns("b", BankTurn)}, {_columns("e", Seat)}
@@ -243,15 +259,29 @@ def _table_and_shoe_loaded(row: tuple[object, ...]) -> tuple[Table, Shoe]:
     return _table_loaded(row[:width]), model_instances(Shoe, _SHOE, [row[width:]])[0]
 
 
-def table_lock_on_shift(table_id: int, *, user_id: int, at: dt.datetime, role: str | None = None) -> bool:
-    """Lock the table row alone, and say in the same statement whether user ``user_id`` holds a
-    shift there at ``at`` (``croupier_on_shift``; ``role`` given: he holds that group too)."""
-    when = connection.ops.adapt_datetimefield_value(at)
-    params: list[object] = [user_id, when, when, *([role] if role is not None else []), table_id]
-    rows = rows_fetch(_locking("table_on_shift_role" if role is not None else "table_on_shift"), params)
+def session_lock(
+    session_id: int, table_id: int, *, shift: tuple[int, dt.datetime, str | None] | None = None
+) -> tuple[TableSession, bool]:
+    """Lock the session's table, then the session (steps 1 and 2 of the lock order), in one
+    statement, and say in it whether the croupier ``shift`` names (his user id, the instant, a
+    group he must hold or None) holds a shift at the table (False when none is named): the
+    session, its table loaded with the table's profile and casino, and that answer.
+    TableSession.DoesNotExist if there is no such session at that table."""
+    params: list[object] = []
+    name = "session"
+    if shift is not None:
+        user_id, at, role = shift
+        when = connection.ops.adapt_datetimefield_value(at)
+        params = [user_id, when, when, *([role] if role is not None else [])]
+        name += "_on_shift_role" if role is not None else "_on_shift"
+    rows = rows_fetch(_locking(name), [*params, session_id, table_id])
     if not rows:
-        raise Table.DoesNotExist(f"Table {table_id} does not exist.")
-    return bool(rows[0][0])
+        raise TableSession.DoesNotExist(f"Session {session_id} of table {table_id} does not exist.")
+    row = rows[0][1:] if shift is not None else rows[0]
+    width = len(_TABLE) + len(_PROFILE) + len(_CASINO)
+    session = model_instances(TableSession, _SESSION, [row[width:]])[0]
+    session.table = _table_loaded(row[:width])
+    return session, bool(rows[0][0]) if shift is not None else False
 
 
 def _table_loaded(row: tuple[object, ...]) -> Table:

@@ -55,18 +55,10 @@ def lock_session(session: TableSession | int, *, croupier: Any = UNCHECKED) -> T
         session_id, table_id = session.pk, session.table_id
     checked = croupier is not UNCHECKED
     question = croupier_shift_question(croupier) if checked else None
-    if question is not None:
-        on_shift = sql.table_lock_on_shift(
-            table_id, user_id=question.user_id, at=question.at, role=question.role
-        )
-    else:
-        Table.objects.select_for_update().get(pk=table_id)
-        on_shift = False  # a croupier named but no question to ask: he cannot be one
-    locked = (
-        TableSession.objects.select_for_update(of=("self",))
-        .select_related("table", "table__profile", "table__casino")
-        .get(pk=session_id)
-    )
+    shift = (question.user_id, question.at, question.role) if question is not None else None
+    # the table, then the session, locked by one statement that reads the table's profile and
+    # casino with them and asks the croupier's shift there
+    locked, on_shift = sql.session_lock(session_id, table_id, shift=shift)
     if checked and not on_shift:
         raise PermissionDenied(NOT_THE_CROUPIER_HERE)
     return locked

@@ -10,10 +10,11 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from chemin_de_fer.engine.machine import Move
 from tables import services, sql
-from tables.models import Bet, Coup, Shoe
+from tables.models import Bet, Coup, Shoe, TableSession
 from tables.services.locking import lock_coup, lock_coup_with_steps
 from tests.row_locks import row_free
 from tests.tables.play import Floor, open_floor
@@ -26,7 +27,7 @@ def start_coup(floor: Floor) -> Coup:
 pytestmark = pytest.mark.django_db
 
 
-def started(work: Callable[[], None]) -> tuple[threading.Thread, threading.Event]:
+def started(work: Callable[[], object]) -> tuple[threading.Thread, threading.Event]:
     """``work``, in a transaction of its own on a thread of its own (its own connection), started;
     the event is set once it has ended."""
     done = threading.Event()
@@ -42,6 +43,30 @@ def started(work: Callable[[], None]) -> tuple[threading.Thread, threading.Event
     thread = threading.Thread(target=run)
     thread.start()
     return thread, done
+
+
+def waits_holding_the_table(
+    table_id: int, held: tuple[str, int], work: Callable[[], object]
+) -> tuple[bool, ...]:
+    """Another transaction holds the row ``held`` (its table's name, its id) locked while ``work``
+    runs on a thread of its own: whether ``work`` held the table's row while it waited, whether
+    it waited, and whether it ended once the row was let go."""
+    holder = connections.create_connection("default")
+    try:
+        with holder.cursor() as cursor:
+            cursor.execute("BEGIN")
+            cursor.execute(f"SELECT id FROM {held[0]} WHERE id = %s FOR UPDATE", [held[1]])
+            worker, done = started(work)
+            deadline = time.monotonic() + 10
+            while row_free("tables_table", table_id) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            table_held = not row_free("tables_table", table_id)
+            waiting = not done.is_set()
+            cursor.execute("ROLLBACK")
+        worker.join(10)
+    finally:
+        holder.close()
+    return table_held, waiting, done.is_set()
 
 
 def test_the_coups_table_and_shoe_are_locked_and_read_in_one_statement(croupier, table) -> None:
@@ -76,23 +101,50 @@ def test_the_one_statement_locks_the_table_before_the_shoe(croupier, table) -> N
     """The lock order (tables/services/locking.py) inside the one statement: a step that finds the
     shoe locked waits for it holding the table, never the shoe without the table."""
     coup = start_coup(open_floor(croupier, table))
-    holder = connections.create_connection("default")
-    try:
-        with holder.cursor() as cursor:
-            cursor.execute("BEGIN")
-            cursor.execute("SELECT id FROM tables_shoe WHERE id = %s FOR UPDATE", [coup.shoe_id])
-            worker, done = started(lambda: sql.coup_table_lock(coup.pk))
-            deadline = time.monotonic() + 10
-            while row_free("tables_table", table.pk) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            table_held = not row_free("tables_table", table.pk)
-            waiting = not done.is_set()
-            cursor.execute("ROLLBACK")
-        worker.join(10)
-    finally:
-        holder.close()
-    assert (table_held, waiting, done.is_set()) == (True, True, True)
+    work = lambda: sql.coup_table_lock(coup.pk)  # noqa: E731
+    assert waits_holding_the_table(table.pk, ("tables_shoe", coup.shoe_id), work) == (True, True, True)
     assert row_free("tables_table", table.pk) and row_free("tables_shoe", coup.shoe_id)
+
+
+def test_the_sessions_table_and_the_session_are_locked_and_read_in_one_statement(
+    croupier, other_croupier, table
+) -> None:
+    floor = open_floor(croupier, table)
+    now = timezone.now()
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        session, on_shift = sql.session_lock(floor.session.pk, table.pk, shift=(croupier.pk, now, None))
+    statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
+    assert len(statements) == 1
+    assert ("FOR UPDATE OF t, ss" in statements[0]) == (connection.vendor == "postgresql"), statements[0]
+    assert on_shift is True
+    # every field as the ORM reads it, the table's profile and casino loaded
+    fresh = TableSession.objects.select_related("table__profile", "table__casino").get(pk=floor.session.pk)
+    loaded = ((session, fresh), (session.table, fresh.table), (session.table.profile, fresh.table.profile))
+    for mine, theirs in loaded:
+        assert [getattr(mine, f.attname) for f in type(mine)._meta.concrete_fields] == [
+            getattr(theirs, f.attname) for f in type(theirs)._meta.concrete_fields
+        ]
+    assert session.table.casino == fresh.table.casino
+    with transaction.atomic():
+        # another table's croupier; the croupier asked with a group he does not hold
+        assert sql.session_lock(floor.session.pk, table.pk, shift=(other_croupier.pk, now, None))[1] is False
+        assert sql.session_lock(floor.session.pk, table.pk, shift=(croupier.pk, now, "pit_boss"))[1] is False
+        assert sql.session_lock(floor.session.pk, table.pk, shift=(croupier.pk, now, "croupier"))[1] is True
+        assert sql.session_lock(floor.session.pk, table.pk)[1] is False  # nobody's shift asked
+    with pytest.raises(TableSession.DoesNotExist):
+        sql.session_lock(10**9, table.pk)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_one_statement_locks_the_table_before_the_session(croupier, table) -> None:
+    """The lock order (tables/services/locking.py): a write that finds the session locked waits
+    for it holding the table, never the session without the table."""
+    floor = open_floor(croupier, table)
+    work = lambda: sql.session_lock(floor.session.pk, table.pk)  # noqa: E731
+    held = ("tables_tablesession", floor.session.pk)
+    assert waits_holding_the_table(table.pk, held, work) == (True, True, True)
+    assert row_free("tables_table", table.pk) and row_free("tables_tablesession", floor.session.pk)
 
 
 def test_lock_coup_attaches_the_shoe_and_table_the_audit_chain_is_found_from(croupier, table) -> None:

@@ -97,7 +97,7 @@ def _played(croupier: Any, table: Any) -> list[tuple[str, int, list[str]]]:
 #: option (the advice reads the shoe); the first coup of a bank opens its ledger accounts. A coup's
 #: start keeps its rules snapshot (one INSERT … ON CONFLICT DO NOTHING: tables 0031).
 EXPECTED = [
-    ("bank_declared", 30, 32),
+    ("bank_declared", 29, 31),
     ("bet", 10, 12),
     ("bet", 10, 12),
     ("bet", 10, 12),
@@ -111,7 +111,7 @@ EXPECTED = [
     ("banker_draw", 8, 10),
     ("card_to_banker", 9, 12),
     ("reveal", 21, 24),  # three punters paid and a levy
-    ("bank_declared", 23, 24),
+    ("bank_declared", 22, 23),
     ("banco", 13, 15),
     ("bets_closed", 8, 10),
     ("card_to_player", 9, 12),
