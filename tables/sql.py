@@ -48,6 +48,8 @@ def _table(model: type[Model]) -> str:
 
 
 _User = get_user_model()
+#: who a locking statement asks about: a croupier's user id, the instant, a group he must hold
+Shift = tuple[int, dt.datetime, str | None]
 _TABLE, _PROFILE, _CASINO = model_fields(Table), model_fields(RuleProfile), model_fields(Casino)
 _SHOE, _COUP, _TURN, _SEAT = (model_fields(m) for m in (Shoe, Coup, BankTurn, Seat))
 _STEP, _USER, _SESSION = model_fields(CoupStep), model_fields(_User), model_fields(TableSession)
@@ -194,10 +196,7 @@ def coup_table_lock(coup_id: int) -> tuple[Table, Shoe]:
     """The coup's place, then ``table_lock`` and the shoe's lock, in one statement: lock the coup's
     table and its shoe and return them (the table's profile and casino loaded); Coup.DoesNotExist
     if there is no coup."""
-    rows = rows_fetch(_locking("coup_table"), [coup_id, coup_id])
-    if not rows:
-        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    return _table_and_shoe_loaded(rows[0])
+    return _table_and_shoe_loaded(_coup_place(coup_id, None, with_steps=False)[0])
 
 
 def coup_table_lock_on_shift(
@@ -206,13 +205,14 @@ def coup_table_lock_on_shift(
     """``coup_table_lock``, and in the same statement ``croupier_on_shift`` of user ``user_id`` at
     the coup's table at ``at`` (``role`` given: he holds that group too): the table, the coup's
     shoe and whether he is on shift there."""
-    row = _coup_place(coup_id, (user_id, at, role), with_steps=False)[0]
-    table, shoe = _table_and_shoe_loaded(row[1:])
-    return table, shoe, bool(row[0])
+    shift = (user_id, at, role)
+    on_shift, rows = _answered(_coup_place(coup_id, shift, with_steps=False), shift)
+    table, shoe = _table_and_shoe_loaded(rows[0])
+    return table, shoe, on_shift
 
 
 def coup_table_steps_lock(
-    coup_id: int, *, shift: tuple[int, dt.datetime, str | None] | None = None
+    coup_id: int, *, shift: Shift | None = None
 ) -> tuple[Table, Shoe, bool, Coup, list[CoupStep]]:
     """``coup_table_lock``, then the coup's lock, the third of the order, in one statement: the
     coup's table and shoe, whether the croupier ``shift`` names (his user id, the instant, a group
@@ -220,35 +220,25 @@ def coup_table_steps_lock(
     turn and the turn's seat loaded) and its step rows in order, each with its actor. The steps
     are the statement snapshot's: the caller compares them with the locked coup's counter
     (tables.services.locking) and reads them again where a step was committed while it waited."""
-    rows = _coup_place(coup_id, shift, with_steps=True)
-    on_shift = bool(rows[0][0]) if shift is not None else False
-    rows = [row[1:] for row in rows] if shift is not None else rows
+    on_shift, rows = _answered(_coup_place(coup_id, shift, with_steps=True), shift)
     width = len(_TABLE) + len(_PROFILE) + len(_CASINO) + len(_SHOE)
     table, shoe = _table_and_shoe_loaded(rows[0][:width])
-    parts = [_split(row[width:], len(_COUP), len(_TURN), len(_SEAT), len(_STEP), len(_USER)) for row in rows]
-    coup = _coup_loaded(*parts[0][:3])
-    written = [(step, actor) for _, _, _, step, actor in parts if step[0] is not None]  # none: no step
-    steps = model_instances(CoupStep, _STEP, [step for step, _ in written])
-    actors = model_instances(_User, _USER, [actor for _, actor in written])
-    for step, actor in zip(steps, actors, strict=True):
-        step.actor = actor
+    coup = _coup_loaded(*_split(rows[0][width:], len(_COUP), len(_TURN), len(_SEAT)))
+    # the steps' columns, after the coup's, its turn's and seat's; none on the one row of a coup
+    # with no step yet (LEFT JOIN)
+    start = width + len(_COUP) + len(_TURN) + len(_SEAT)
+    steps = _steps_loaded([row[start:] for row in rows if row[start] is not None])
     return table, shoe, on_shift, coup, steps
 
 
 def _coup_place(
-    coup_id: int, shift: tuple[int, dt.datetime, str | None] | None, *, with_steps: bool
+    coup_id: int, shift: Shift | None, *, with_steps: bool
 ) -> list[tuple[object, ...]]:
     """The rows of the statement that locks coup ``coup_id``'s place (``_coup_table_sql``), with
     the question of ``shift`` (user id, instant, group) first when one is named."""
-    params: list[object] = []
-    name = "coup_table_steps" if with_steps else "coup_table"
-    if shift is not None:
-        user_id, at, role = shift
-        when = connection.ops.adapt_datetimefield_value(at)
-        params = [user_id, when, when, *([role] if role is not None else [])]
-        name += "_on_shift_role" if role is not None else "_on_shift"
-    params += [coup_id, coup_id, coup_id] if with_steps else [coup_id, coup_id]
-    rows = rows_fetch(_locking(name), params)
+    suffix, params = _question(shift)
+    name = ("coup_table_steps" if with_steps else "coup_table") + suffix
+    rows = rows_fetch(_locking(name), [*params, *[coup_id] * (3 if with_steps else 2)])
     if not rows:
         raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
     return rows
@@ -260,28 +250,42 @@ def _table_and_shoe_loaded(row: tuple[object, ...]) -> tuple[Table, Shoe]:
 
 
 def session_lock(
-    session_id: int, table_id: int, *, shift: tuple[int, dt.datetime, str | None] | None = None
+    session_id: int, table_id: int, *, shift: Shift | None = None
 ) -> tuple[TableSession, bool]:
     """Lock the session's table, then the session (steps 1 and 2 of the lock order), in one
     statement, and say in it whether the croupier ``shift`` names (his user id, the instant, a
     group he must hold or None) holds a shift at the table (False when none is named): the
     session, its table loaded with the table's profile and casino, and that answer.
     TableSession.DoesNotExist if there is no such session at that table."""
-    params: list[object] = []
-    name = "session"
-    if shift is not None:
-        user_id, at, role = shift
-        when = connection.ops.adapt_datetimefield_value(at)
-        params = [user_id, when, when, *([role] if role is not None else [])]
-        name += "_on_shift_role" if role is not None else "_on_shift"
-    rows = rows_fetch(_locking(name), [*params, session_id, table_id])
+    suffix, params = _question(shift)
+    rows = rows_fetch(_locking("session" + suffix), [*params, session_id, table_id])
     if not rows:
         raise TableSession.DoesNotExist(f"Session {session_id} of table {table_id} does not exist.")
-    row = rows[0][1:] if shift is not None else rows[0]
+    on_shift, rows = _answered(rows, shift)
     width = len(_TABLE) + len(_PROFILE) + len(_CASINO)
-    session = model_instances(TableSession, _SESSION, [row[width:]])[0]
-    session.table = _table_loaded(row[:width])
-    return session, bool(rows[0][0]) if shift is not None else False
+    session = model_instances(TableSession, _SESSION, [rows[0][width:]])[0]
+    session.table = _table_loaded(rows[0][:width])
+    return session, on_shift
+
+
+def _question(shift: Shift | None) -> tuple[str, list[object]]:
+    """The suffix of the locking statement that asks ``shift``'s question (``_lock_sql``), and
+    the question's parameters, which come first; none when nobody is asked about."""
+    if shift is None:
+        return "", []
+    user_id, at, role = shift
+    when = connection.ops.adapt_datetimefield_value(at)
+    if role is None:
+        return "_on_shift", [user_id, when, when]
+    return "_on_shift_role", [user_id, when, when, role]
+
+
+def _answered(rows: list[tuple[object, ...]], shift: Shift | None) -> tuple[bool, list[tuple[object, ...]]]:
+    """The answer to ``shift``'s question (the rows' first column, when one was asked; False when
+    none was) and the rows without it."""
+    if shift is None:
+        return False, rows
+    return bool(rows[0][0]), [row[1:] for row in rows]
 
 
 def _table_loaded(row: tuple[object, ...]) -> Table:
@@ -310,7 +314,11 @@ def _coup_loaded(c: tuple[object, ...], b: tuple[object, ...], e: tuple[object, 
 
 def coup_steps(coup_id: int) -> list[CoupStep]:
     """The coup's step rows in order, each with its actor."""
-    rows = rows_fetch(_STEPS_SQL, [coup_id])
+    return _steps_loaded(rows_fetch(_STEPS_SQL, [coup_id]))
+
+
+def _steps_loaded(rows: list[tuple[object, ...]]) -> list[CoupStep]:
+    """Step rows from ``rows`` of a step's columns then its actor's, each step with its actor."""
     steps = model_instances(CoupStep, _STEP, [row[: len(_STEP)] for row in rows])
     actors = model_instances(_User, _USER, [row[len(_STEP) :] for row in rows])
     for step, actor in zip(steps, actors, strict=True):
