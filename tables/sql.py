@@ -23,6 +23,7 @@ from django.db.models import Model
 
 from core.sql import lock_clause, model_fields, model_instances, rows_fetch
 from tables.models import (
+    BankTax,
     BankTurn,
     Bet,
     Casino,
@@ -463,3 +464,68 @@ def card_seen(
     seen = ShoeCard(pk=pk, shoe=shoe, position=position, card=card, coup=coup, role=role, seen_at=at)
     seen._state.adding, seen._state.db = False, connection.alias
     return seen, int(same)
+
+
+def _instant(value: dt.datetime | None) -> object:
+    """A datetime column's value as the ORM sends it."""
+    return Coup._meta.get_field("settled_at").get_db_prep_save(value, connection)
+
+
+_TURN_COLUMNS = ", ".join(f't."{f.column}"' for f in BankTurn._meta.concrete_fields)
+
+
+@functools.cache
+def _settled_sql(levy: bool, minimum: bool) -> str:
+    """PostgreSQL's settled coup (``coup_settled_write``): a data-modifying WITH of the coup's
+    state, the levy's row when ``levy``, the bank turn's minimum when ``minimum``, answering the
+    levy's id and the turn as changed, after the minimum it had."""
+    parts = [f'settled AS (UPDATE {_table(Coup)} SET "state" = %s, "settled_at" = %s WHERE "id" = %s)']
+    if levy:
+        parts.append(
+            f'tax AS (INSERT INTO {_table(BankTax)} ("coup_id", "basis", "amount") VALUES (%s, %s, %s) '
+            'RETURNING "id")'
+        )
+    if minimum:
+        # bank_after_coup's conditions, asked of the turn as it stands (no new minimum for the
+        # house, a bank ended or moved on to a later coup, nor a minimum it has already); ``o``,
+        # the same row as the statement found it, gives the minimum it had (the table's lock,
+        # held, keeps every other writer of the turn out: tables/services/locking.py)
+        parts.append(f"""turn AS (
+        UPDATE {_table(BankTurn)} t SET "required_minimum" = %s
+          FROM {_table(BankTurn)} o
+         WHERE t."id" = %s AND o."id" = t."id" AND t."started_how" <> %s AND t."ended_at" IS NULL
+           AND t."required_minimum" <> %s
+           AND NOT EXISTS (SELECT 1 FROM {_table(Coup)} x
+                            WHERE x."bank_turn_id" = t."id" AND x."created_at" > %s)
+        RETURNING o."required_minimum" AS "minimum_before", {_TURN_COLUMNS})""")
+    tax = "(SELECT tax.\"id\" FROM tax)" if levy else "NULL"
+    turn = ("turn.*", " LEFT JOIN turn ON TRUE") if minimum else ("NULL", "")
+    return f"WITH {', '.join(parts)} SELECT {tax}, {turn[0]} FROM (VALUES (1)) AS one{turn[1]}"
+
+
+def coup_settled_write(
+    coup: Coup, *, levy: tuple[int, int] | None, minimum: int | None
+) -> tuple[BankTax | None, tuple[int, BankTurn] | None] | None:
+    """Write a coup settled (its ``state`` and ``settled_at`` as set on the locked instance), its
+    levy's row (``levy``: the basis and the amount) and, ``minimum`` given, its bank turn's new
+    smallest bank where tables.services.banks.bank_after_coup would set it (not the house's, not
+    an ended turn's, not one a later coup was started under, not the minimum it has), in one
+    statement where the database can (PostgreSQL): the levy's row as written (None without a
+    levy) and, when the minimum changed, the one it had and the turn as it now stands. None on a
+    database that cannot (SQLite), where nothing was written and the caller writes each."""
+    if connection.vendor != "postgresql":
+        return None
+    params: list[object] = [str(coup.state), _instant(coup.settled_at), coup.pk]
+    if levy is not None:
+        params += [coup.pk, *levy]
+    if minimum is not None:
+        params += [minimum, coup.bank_turn_id, str(BankTurn.Start.HOUSE), minimum, _instant(coup.created_at)]
+    row = rows_fetch(_settled_sql(levy is not None, minimum is not None), params)[0]
+    tax = None
+    if levy is not None:
+        tax = BankTax(pk=row[0], coup=coup, basis=levy[0], amount=levy[1])
+        tax._state.adding, tax._state.db = False, connection.alias
+    if minimum is None or row[1] is None:
+        return tax, None
+    (turn,) = model_instances(BankTurn, _TURN, [row[2:]])
+    return tax, (int(row[1]), turn)

@@ -278,11 +278,38 @@ def bank_after_coup(*, actor: Staff | None, coup: Coup, outcome: str, next_bank_
         # the bank already moved on (a correction of an older coup, after play went on): the
         # bank in play now is a later coup's business
         return
-    if outcome == "player":
+    minimum = bank_continuation(coup=coup, outcome=outcome, next_bank_min=next_bank_min)
+    if minimum is None:
         bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.LOST)
         return
-    minimum = max(next_bank_min or 0, coup.shoe.table.profile.min_bank)
     bank_minimum_set(actor=actor, turn=turn, minimum=minimum)
+
+
+def bank_continuation(*, coup: Coup, outcome: str, next_bank_min: int | None) -> int | None:
+    """The smallest bank a banker who won or tied ``coup`` must continue with: the mandatory
+    continuation, at least the table's minimum; None when he lost it (``outcome`` player)."""
+    if outcome == "player":
+        return None
+    return max(next_bank_min or 0, coup.shoe.table.profile.min_bank)
+
+
+def bank_minimum_written(*, actor: Staff | None, coup: Coup, turn: BankTurn, before: int) -> None:
+    """Record the new minimum tables.sql.coup_settled_write set on ``coup``'s bank ``turn`` (as
+    the statement left it) in place of ``before``: bank_minimum_set's event, the row before and
+    after, both known without a read (the table's lock kept every other writer of the turn out).
+    On the casino's chain of the coup's table when the turn is of the coup's session (it is; else
+    found from the turn's session at COMMIT), as bank_after_coup finds it."""
+    after = model_snapshot(turn)
+    shoe = coup.shoe
+    casino = shoe.table.casino_id if turn.session_id == shoe.session_id else None
+    audit_record(
+        actor=actor,
+        action="tables.bank.continue",
+        target=turn,
+        before={**after, "required_minimum": before},
+        after=after,
+        casino=casino,
+    )
 
 
 def bank_minimum_set(*, actor: Staff | None, turn: BankTurn, minimum: int) -> None:

@@ -26,7 +26,7 @@ from django.utils.translation import gettext_noop
 
 from audit.rows import RowSpec, RowsWhere, RowWritten
 from audit.services import audit_record
-from chemin_de_fer.engine.coup import Outcome, Verdict, Violation
+from chemin_de_fer.engine.coup import Outcome, Settlement, Verdict, Violation
 from chemin_de_fer.engine.entry import Entry, EntryRefused, Judged, Punter, entry_judge
 from chemin_de_fer.engine.entry import Table as EntryTable
 from chemin_de_fer.engine.interchange import verdict_to_dict
@@ -46,7 +46,7 @@ from tables.engine_bridge import (
     table_rules_snapshot,
 )
 from tables.lifecycle import CoupConflict as CoupConflict  # re-exported: the refusal of this module
-from tables.lifecycle import coup_state_change
+from tables.lifecycle import coup_state_change, coup_state_set
 from tables.models import (
     UNFINISHED_COUP_STATES,
     UNPLAYED_COUP_STATES,
@@ -63,7 +63,7 @@ from tables.models import (
     TableSession,
 )
 from tables.money import floor as money
-from tables.services.banks import bank_after_coup
+from tables.services.banks import bank_after_coup, bank_continuation, bank_minimum_written
 from tables.services.locking import lock_coup_with_steps, session_lock_at_table
 from tables.services.rules_snapshots import rules_snapshot_keep
 from tables.services.series import series_check_coup_allowed
@@ -301,8 +301,9 @@ def coup_step_record(
     # The step, a bet, a card and a levy are rows just INSERTed whole and never changed (append-only):
     # bound by the values sent, not read back. So is the coup: the locked instance takes every
     # change a step makes to its row (step_append's counter and flag, _alarm_check's alarm, the
-    # reveal's state and settlement time, coup_state_change), and nothing else in a step writes it
-    # (tests/tables/api/test_step_statements.py compares every binding with the row committed).
+    # reveal's state and settlement time, coup_state_change or _settled_write), and nothing else in
+    # a step writes it (tests/tables/api/test_step_statements.py compares every binding with the
+    # row committed).
     bound: list[RowSpec] = [RowWritten(coup), RowWritten(row)]
     if bettor is not None:
         bound.append(_bet_write(coup, request, bettor, new_state))
@@ -380,17 +381,35 @@ def _reveal(*, actor: Staff, coup: Coup, verdict: Verdict, state: CoupProgress) 
         settlement = verdict.settlement
         assert settlement is not None  # live bets never exceed the bank: the engine refuses them
         money.coup_settle(coup=coup, settlement=settlement, actor=actor, key=f"coup:{coup.pk}:settle")
-        if settlement.tax:
-            tax = BankTax.objects.create(coup=coup, basis=settlement.covered, amount=settlement.tax)
-        coup_state_change(coup=coup, to=Coup.State.SETTLED)
-        bank_after_coup(
-            actor=actor, coup=coup, outcome=verdict.outcome.value, next_bank_min=settlement.next_bank_min
-        )
+        tax = _settled_write(actor=actor, coup=coup, settlement=settlement, outcome=verdict.outcome.value)
     # ``shoe`` is the row lock_coup locked for this step, and every change of it in the step (a
     # card reaching the stop card, tables.services.shoes) was made on this same instance: it is
     # the shoe as it stands, with no need to read it again
     if shoe.stop_reached and shoe.state == Shoe.State.OPEN:
         shoe_close_locked(actor=actor, shoe=shoe, reason="stop card reached")
+    return tax
+
+
+def _settled_write(*, actor: Staff, coup: Coup, settlement: Settlement, outcome: str) -> BankTax | None:
+    """What a settled coup writes once its money is posted: its levy's row, its state and
+    settlement time, and its bank turn as bank_after_coup leaves it. On PostgreSQL the three in
+    one statement (tables.sql.coup_settled_write) where the banker won or tied; a lost bank ends
+    as bank_after_coup ends it. The levy's row written, if any."""
+    levy = (settlement.covered, settlement.tax) if settlement.tax else None
+    minimum = bank_continuation(coup=coup, outcome=outcome, next_bank_min=settlement.next_bank_min)
+    coup_state_set(coup=coup, to=Coup.State.SETTLED)  # checked; written below
+    written = sql.coup_settled_write(coup, levy=levy, minimum=minimum)
+    if written is None:  # a database with no data-modifying WITH: one statement each, in order
+        tax = BankTax.objects.create(coup=coup, basis=levy[0], amount=levy[1]) if levy else None
+        coup.save(update_fields=["state", "settled_at"])
+        bank_after_coup(actor=actor, coup=coup, outcome=outcome, next_bank_min=settlement.next_bank_min)
+        return tax
+    tax, changed = written
+    if minimum is None:
+        bank_after_coup(actor=actor, coup=coup, outcome=outcome, next_bank_min=settlement.next_bank_min)
+    elif changed is not None:
+        before, turn = changed
+        bank_minimum_written(actor=actor, coup=coup, turn=turn, before=before)
     return tax
 
 

@@ -18,11 +18,15 @@ a banco the other bets withdrawn and the ledger's checks. A ledger posting's tra
 ``INSERT … ON CONFLICT (idempotency_key) DO NOTHING``, with no savepoint inside the request's
 transaction (ledger.sql.transaction_insert), and it and its entries are bound to their audit event
 as their INSERTs gave them back (no read). A coup's start looks for no replay of its bank's
-posting (the coup is new); a reveal binds the coup as the step left it.
+posting (the coup is new); a reveal binds the coup as the step left it, and writes the coup
+settled, its levy's row and the banker's next minimum in one data-modifying WITH
+(tables.sql.coup_settled_write), the bank turn not read first: its audit event's row before and
+after are the ones that statement found and left.
 
 PostgreSQL and SQLite differ by the statements PostgreSQL alone runs (the ledger's hot-path SQL)
 and by the ones it runs as one where SQLite has no data-modifying WITH: a step's row and its
-coup's counter, a card's counts and its row (SQLite one statement more for each), the audit
+coup's counter, a card's counts and its row (SQLite one statement more for each), a settled coup's
+state, levy and bank minimum (SQLite three statements and the bank turn's read), the audit
 chain's head and its event (SQLite reads the head under the database's write lock, then inserts)."""
 
 from __future__ import annotations
@@ -33,7 +37,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from audit.canonical import to_jsonable
+from audit.models import AuditEvent
 from audit.row_verify import rows_verify
+from audit.snapshot import model_snapshot
+from tables.models import BankTurn
 from tests.tables.play import open_floor
 
 from .conftest import Api
@@ -110,7 +118,7 @@ EXPECTED = [
     ("card_to_player", 10, 13),
     ("banker_draw", 8, 10),
     ("card_to_banker", 9, 12),
-    ("reveal", 21, 24),  # three punters paid and a levy
+    ("reveal", 18, 24),  # three punters paid and a levy
     ("bank_declared", 22, 23),
     ("banco", 13, 15),
     ("bets_closed", 8, 10),
@@ -120,7 +128,7 @@ EXPECTED = [
     ("card_to_banker", 9, 12),
     ("player_stand", 8, 10),
     ("banker_natural", 8, 10),
-    ("reveal", 18, 21),
+    ("reveal", 15, 21),
 ]
 
 
@@ -145,3 +153,19 @@ def test_every_row_the_steps_bound_by_their_values_is_the_row_as_committed(croup
     next one's, is what the database holds — the whole check of the bound rows finds nothing."""
     _played(croupier, table)
     assert [str(d) for d in rows_verify().differences] == []
+
+
+def test_a_reveal_audits_the_bankers_new_minimum_with_the_turn_before_and_after(croupier, table) -> None:
+    """The reveal writes the bank turn's new minimum without reading the turn (PostgreSQL: with
+    the coup's state and the levy, tables.sql.coup_settled_write): its event still carries the
+    whole row before and after, on the table's casino's chain: 1 -> 390 after the first coup
+    (a bank of 200: 200 won, 10 levied), 390 -> 761 after the second (390 won, 19 levied)."""
+    _played(croupier, table)
+    turn = BankTurn.objects.get(session__table=table)
+    row = to_jsonable(model_snapshot(turn))
+    assert row["required_minimum"] == 761 and row["ended_at"] is None
+    events = AuditEvent.objects.filter(action="tables.bank.continue").order_by("seq")
+    assert [(e.chain, e.object_id, e.before, e.after) for e in events] == [
+        (table.casino_id, str(turn.pk), {**row, "required_minimum": 1}, {**row, "required_minimum": 390}),
+        (table.casino_id, str(turn.pk), {**row, "required_minimum": 390}, row),
+    ]
