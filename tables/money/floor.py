@@ -109,7 +109,7 @@ def coup_settle(
     coup_money.coup_settle(
         coup=coup,
         settlement=settlement,
-        punters=punters if punters is not None else coup_punters(coup),
+        punters=punters,  # None: the settlement reads the coup's with the coup (coup_punters's)
         **_settled_under(coup),
         actor=actor,
         key=key,

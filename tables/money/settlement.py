@@ -6,13 +6,16 @@ reversal once he rejects. docs/ledger.md lists the entries.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 
 from chemin_de_fer.engine.coup import Settlement
+from chemin_de_fer.engine.punters import seat_key, spectator_key
 from core.atomic import service_atomic
 from core.sql import model_columns, model_fields, model_instances, rows_fetch
 from ledger import selectors
@@ -135,6 +138,61 @@ def coup_settle_reads(coup_id: int, key: str) -> tuple[CoupInContext, list[Trans
     return _context_of(rows[0]), model_instances(Transaction, _TRANSACTION, found)
 
 
+# a coup's bets' punters (tables.money.floor.coup_punters: every bet of the coup, withdrawn or not,
+# in the bets' order, each its seat's number or its spectator and the player who made it), as one
+# JSON array per coup: a sub-select of the settlement's one read, planned on its own
+_PUNTER_PLAYER = model_fields(Player)
+_PUNTERS_FROM = """
+          FROM tables_bet b
+          LEFT JOIN tables_seat e ON e.id = b.seat_id
+          LEFT JOIN tables_spectator v ON v.id = b.spectator_id
+          JOIN tables_player pl ON pl.id = COALESCE(e.player_id, v.player_id)
+         WHERE b.coup_id = c.id"""
+_PUNTER_VALUES = f"b.seat_id, e.number, b.spectator_id, {model_columns(Player, alias='pl')}"
+_PUNTERS_JSON = {
+    "postgresql": f"""(
+        SELECT CAST(json_agg(json_build_array({_PUNTER_VALUES}) ORDER BY b.betting_order, b.id) AS text)
+        {_PUNTERS_FROM})""",
+    # SQLite's aggregate takes its rows in the sub-select's order (no ORDER BY inside one before 3.44)
+    "sqlite": f"""(
+        SELECT json_group_array(json(punter)) FROM (
+        SELECT json_array({_PUNTER_VALUES}) AS punter
+        {_PUNTERS_FROM}
+         ORDER BY b.betting_order, b.id))""",
+}
+
+
+@functools.cache
+def _settle_reads_punters_sql(vendor: str) -> str:
+    return f"""
+    SELECT {_COUP_CONTEXT_COLUMNS}, {_PUNTERS_JSON[vendor]}, {_TRANSACTION_COLUMNS} {_COUP_CONTEXT_FROM}
+      LEFT JOIN ledger_transaction x ON {_PRIOR}
+     WHERE c.id = %s
+     ORDER BY x.id
+"""
+
+
+def coup_settle_reads_punters(
+    coup_id: int, key: str
+) -> tuple[CoupInContext, list[Transaction], dict[str, Player]]:
+    """:func:`coup_settle_reads` and, in the same statement, the coup's punters as
+    tables.money.floor.coup_punters finds them (its bets' punter keys, to the players; the
+    players' every field read)."""
+    kinds = [Transaction.Kind.COUP_SETTLEMENT, Transaction.Kind.COUP_PROVISIONAL]
+    rows = rows_fetch(_settle_reads_punters_sql(connection.vendor), [key, *kinds, coup_id])
+    if not rows:
+        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
+    start = _CONTEXT_WIDTH + 1
+    found = [row[start:] for row in rows if row[start] is not None]
+    bets = json.loads(rows[0][_CONTEXT_WIDTH] or "[]")
+    players = model_instances(Player, _PUNTER_PLAYER, [bet[3:] for bet in bets])
+    punters = {
+        seat_key(bet[1]) if bet[0] is not None else spectator_key(bet[2]): player
+        for bet, player in zip(bets, players, strict=True)
+    }
+    return _context_of(rows[0]), model_instances(Transaction, _TRANSACTION, found), punters
+
+
 
 def _coup_context(coup: Coup) -> CoupInContext:
     """The coup with its table, casino, banker and bank turn, and whether a later coup of its bank
@@ -214,7 +272,7 @@ def coup_settle(
     *,
     coup: Coup,
     settlement: Settlement,
-    punters: Mapping[str, Player],
+    punters: Mapping[str, Player] | None,
     uncovered_to_reserve: bool,
     house_limit: int | None,
     actor: Any,
@@ -225,7 +283,8 @@ def coup_settle(
     """Post the engine's Settlement of a coup against the table's bank account: each punter's
     delta, the levy to the casino's levy account, the uncovered part to the banker's reserve
     (``uncovered_to_reserve``, every outcome) and, when the banker goes on, any bank above
-    ``house_limit`` to his reserve. ``punters`` maps the settlement's punter keys to players.
+    ``house_limit`` to his reserve. ``punters`` maps the settlement's punter keys to players
+    (None: the coup's bets say, read with the coup: tables.money.floor.coup_punters's map).
 
     ``borrowing`` (the coup's rules): a punter who loses more than he holds is not refused, the
     shortfall is his marker (his player account goes below zero). Where it is off his bet was
@@ -240,7 +299,11 @@ def coup_settle(
     """
     kind = TKind.COUP_PROVISIONAL if provisional else TKind.COUP_SETTLEMENT
     # one read: the coup in its context, a replay of this key, the coup's standing settlements
-    coup, prior = coup_settle_reads(coup.pk, key)
+    # (and its bets' punters, when the caller has not got them)
+    if punters is None:
+        coup, prior, punters = coup_settle_reads_punters(coup.pk, key)
+    else:
+        coup, prior = coup_settle_reads(coup.pk, key)
     casino = coup.shoe.table.casino
     for txn in prior:
         if txn.idempotency_key == key:

@@ -4,12 +4,16 @@ exactly what their ORM forms did (compared here with the ORM)."""
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
+from audit.snapshot import model_snapshot
 from ledger.models import Transaction
 from tables import models as m
 from tables.money import banks
 from tables.money import settlement as coup_money
 from tables.money import settlement as hot_sql
+from tables.money.floor import coup_punters
+from tests.factories import PlayerFactory
 from tests.ledger.builders import rig
 
 pytestmark = pytest.mark.django_db
@@ -129,3 +133,39 @@ def test_the_prior_read_finds_the_key_and_the_standing_settlements_only() -> Non
     )
     assert prior("other", coup.pk) == []  # reversed: no longer standing
     assert prior("rejected", coup.pk) == [reversal]
+
+
+def test_the_punters_read_with_the_coup_are_the_orm_bets_punters(django_assert_num_queries) -> None:
+    """A reveal's settlement reads its coup's punters with the coup (coup_settle_reads_punters, one
+    statement): the map tables.money.floor.coup_punters makes of the ORM's bets, seated and
+    standing, a withdrawn bet's too, each player with every field."""
+    r = rig("casino", players=3, chips=100)
+    banker, seated, other = r.players
+    standing = PlayerFactory(casino=r.casino, display_name="Standing", membership_number="M-7")
+    spectator = m.Spectator.objects.create(session=r.session, player=standing, joined_at=timezone.now())
+    coup = r.coup(banker, 90, state="open")
+    banks.bank_fund(coup=coup, amount=90, actor=r.actor, key="b", borrowing=r.borrowing)
+    bets = [
+        (r.seats[seated.pk], None, 30, False),
+        (None, spectator, 20, False),
+        (r.seats[other.pk], None, 10, True),
+    ]
+    for order, (seat, watcher, amount, withdrawn) in enumerate(bets, start=1):
+        m.Bet.objects.create(
+            coup=coup, seat=seat, spectator=watcher, amount=amount, betting_order=order, withdrawn=withdrawn
+        )
+    with django_assert_num_queries(1):
+        context, found, punters = hot_sql.coup_settle_reads_punters(coup.pk, "b")
+        read = {key: model_snapshot(player, with_m2m=False) for key, player in punters.items()}
+    assert read == {key: model_snapshot(player) for key, player in coup_punters(coup).items()}
+    assert read == {
+        "seat-2": model_snapshot(seated),
+        f"spectator-{spectator.pk}": model_snapshot(standing),
+        "seat-3": model_snapshot(other),
+    }
+    funded = Transaction.objects.get(idempotency_key="b")
+    assert (context.pk, context.banker.pk, found) == (coup.pk, banker.pk, [funded])
+    # a coup nobody bet on: no punters (SQL's empty aggregate)
+    assert hot_sql.coup_settle_reads_punters(r.coup(banker, 40, state="open").pk, "none")[1:] == ([], {})
+    with pytest.raises(m.Coup.DoesNotExist):
+        hot_sql.coup_settle_reads_punters(coup.pk + 1000, "b")
