@@ -986,13 +986,7 @@ class _Batch:
         self._audit(
             action="tables.coup.step",
             target=coup.row,
-            after={
-                "index": row.index,
-                "kind": kind.value,
-                "payload": payload,
-                "violation": violation.code.value if violation else None,
-                "confirmed": bool(violation),
-            },
+            after={"index": row.index, "kind": kind.value},  # the step itself: its bound row
             rows=bound,
         )
 
