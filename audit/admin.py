@@ -8,14 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from django.contrib import admin
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from audit.models import AuditEvent, ChainVerification
+from audit.selectors import audit_bound_rows
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 
@@ -56,6 +60,10 @@ class AuditedModelAdmin(admin.ModelAdmin):
                 self.delete_model(request, obj)
 
 
+def _shown(values: dict[str, Any] | None) -> str:
+    return "" if values is None else orjson.dumps(values, default=str, option=orjson.OPT_SORT_KEYS).decode()
+
+
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Viewable by those with the view permission; nobody adds, changes or deletes here."""
 
@@ -76,6 +84,33 @@ class AuditEventAdmin(ReadOnlyAdmin):
     search_fields = ("actor_label", "action", "object_type", "object_id", "hash")
     ordering = ("-seq",)
     date_hierarchy = "occurred_at"
+    readonly_fields = ("bound_rows",)
+
+    @admin.display(description="Rows bound, as they stand now")
+    def bound_rows(self, event: AuditEvent) -> SafeString | str:
+        """What the event recorded of the rows it binds (a step's event names its step, index and
+        kind: the step's content is its coupstep row), read from the rows (one event's page)."""
+        rows = audit_bound_rows([event]).get(event.pk, [])
+        if not rows:
+            return "-"
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join(
+                "",
+                "<li>{} {}: {}<pre>{}</pre></li>",
+                (
+                    (
+                        row.table,
+                        row.pk,
+                        "as this event bound it"
+                        if row.as_bound
+                        else ("gone" if row.values is None else "changed since this event"),
+                        _shown(row.values),
+                    )
+                    for row in rows
+                ),
+            ),
+        )
 
 
 admin.site.unregister(User)

@@ -30,7 +30,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
-from audit.snapshot import model_snapshot
+from audit.snapshot import fields_snapshot
 from core.sentence import Listing, Word, said, why
 from core.types import Staff
 from ledger.models import Account, Entry, Transaction
@@ -642,11 +642,16 @@ def _leavers_unseat(
     for seat in Seat.objects.select_for_update().filter(
         session=coup.session_id, player__in=leavers, left_at__isnull=True
     ):
-        before = model_snapshot(seat)
+        # the field changed, as the floor's seat_leave records it (tables.services.audited)
+        before = fields_snapshot(seat, ["left_at"])
         seat.left_at = now
         seat.save(update_fields=["left_at"])
         audit_record(
-            actor=actor, action="tables.seat.leave", target=seat, before=before, after=model_snapshot(seat)
+            actor=actor,
+            action="tables.seat.leave",
+            target=seat,
+            before=before,
+            after=fields_snapshot(seat, ["left_at"]),
         )
 
 

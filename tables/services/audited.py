@@ -1,5 +1,6 @@
-"""One audited change of one row: the row as it was, the change saved, the row as it is, in one
-audit event (audit.services.audit_record) of the caller's transaction."""
+"""One audited change of one row: the fields changed as they were, the change saved, those fields
+as they are, in one audit event (audit.services.audit_record) of the caller's transaction; or a
+row created, whole."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any, TypeVar
 from django.db.models import Model
 
 from audit.services import audit_record
-from audit.snapshot import model_snapshot
+from audit.snapshot import fields_snapshot, model_snapshot
 from core.types import Staff
 
 _Row = TypeVar("_Row", bound=Model)
@@ -17,12 +18,14 @@ _Row = TypeVar("_Row", bound=Model)
 
 def row_update_audited(*, actor: Staff | None, action: str, row: _Row, changes: Mapping[str, Any]) -> _Row:
     """Set ``changes`` (field name → value) on ``row``, save those fields alone and record
-    ``action`` with the row before and after. The caller holds the row's lock."""
-    before = model_snapshot(row)
+    ``action`` with those fields before and after (the rest of the row is as its earlier events
+    describe it: copying it into every change would only double the bytes). The caller holds the
+    row's lock."""
+    before = fields_snapshot(row, changes)
     for name, value in changes.items():
         setattr(row, name, value)
     row.save(update_fields=list(changes))
-    audit_record(actor=actor, action=action, target=row, before=before, after=model_snapshot(row))
+    audit_record(actor=actor, action=action, target=row, before=before, after=fields_snapshot(row, changes))
     return row
 
 

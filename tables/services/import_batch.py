@@ -678,14 +678,14 @@ class _Batch:
             return
         minimum = max(next_bank_min or 0, self.table_profile.min_bank)
         if minimum != turn.required_minimum:
-            before = model_snapshot(turn)
+            before = {"required_minimum": turn.required_minimum}  # the field changed (row_update_audited)
             turn.required_minimum = minimum
             self._mark_turn_changed(turn)
             self._audit(
                 action="tables.bank.continue",
                 target=turn,
                 before=before,
-                after=model_snapshot(turn),
+                after={"required_minimum": minimum},
             )
 
     # ------------------------------------------------------------------------------- the ledger
@@ -986,13 +986,7 @@ class _Batch:
         self._audit(
             action="tables.coup.step",
             target=coup.row,
-            after={
-                "index": row.index,
-                "kind": kind.value,
-                "payload": payload,
-                "violation": violation.code.value if violation else None,
-                "confirmed": bool(violation),
-            },
+            after={"index": row.index, "kind": kind.value},  # the step itself: its bound row
             rows=bound,
         )
 

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.models import AuditEvent
+from audit.row_verify import rows_verify
 from audit.rows import (
     Bound,
     RowNotFound,
@@ -35,6 +36,7 @@ from audit.rows import (
     row_digest,
     row_reader,
 )
+from audit.selectors import audit_bound_rows, audit_chain_verify
 from audit.services import audit_record
 from ledger.models import Entry, Transaction
 from tables.models import Bet, Casino, Coup, CoupStep, RulesSnapshot
@@ -371,3 +373,53 @@ def test_an_event_binding_a_row_that_was_never_written_fails_the_transaction_who
         audit_record(actor=None, action="test.bind", target=table.casino)
         audit_record(actor=None, action="test.bind", rows=[Bet(pk=987654)])
     assert AuditEvent.objects.count() == events
+
+
+# ------------------------------------------------------------------- showing what an event binds
+
+
+@pytest.mark.django_db
+def test_the_rows_a_page_of_events_binds_are_read_with_one_select_a_table(
+    croupier, table, django_assert_num_queries
+) -> None:
+    """A step's event names its step (index and kind): its content is the bound coupstep row,
+    read for a whole page of events with one SELECT per table, not one a row."""
+    floor = open_floor(croupier, table)
+    coup = step_coup(floor)
+    step(floor, coup, K.BET, seat=2, amount=50)
+    step(floor, coup, K.BETS_CLOSED)
+    events = list(AuditEvent.objects.filter(action="tables.coup.step").order_by("seq"))
+    assert [e.after for e in events] == [{"index": 2, "kind": "bet"}, {"index": 3, "kind": "bets_closed"}]
+    bet, closed = CoupStep.objects.filter(coup=coup, index__in=(2, 3)).order_by("index")
+    with django_assert_num_queries(3):  # tables_bet, tables_coup, tables_coupstep
+        shown = audit_bound_rows(events)
+    assert [[(b.table, b.pk, b.as_bound) for b in shown[e.pk]] for e in events] == [
+        # the coup was bound again by the next step: the first event's binding is of it as it was
+        [("tables_bet", Bet.objects.get(coup=coup).pk, True), ("tables_coup", coup.pk, False),
+         ("tables_coupstep", bet.pk, True)],
+        [("tables_coup", coup.pk, True), ("tables_coupstep", closed.pk, True)],
+    ]  # fmt: skip
+    steps = audit_bound_rows(events, tables={"tables_coupstep"})
+    assert [[(b.values or {})["payload"] for b in steps[e.pk]] for e in events] == [
+        [{"order": 11, "amount": 50, "punter": "seat-2", "spectator": False}],
+        [{}],
+    ]
+
+
+@pytest.mark.django_db
+def test_an_event_that_copied_its_step_still_verifies_beside_those_that_name_it(croupier, table) -> None:
+    """The events stored before steps were named rather than copied keep their whole ``after``:
+    the hash covers whatever an event stored, so they verify as they did, beside the new ones."""
+    floor = open_floor(croupier, table)
+    coup = step_coup(floor)
+    step(floor, coup, K.BET, seat=2, amount=50)
+    row = CoupStep.objects.get(coup=coup, index=2)
+    copied = {"index": 2, "kind": "bet", "payload": row.payload, "violation": None, "confirmed": False}
+    with transaction.atomic():
+        old = audit_record(actor=croupier, action="tables.coup.step", target=coup, after=copied, rows=[row])
+    step(floor, coup, K.BETS_CLOSED)
+    assert AuditEvent.objects.get(pk=old.pk).after == copied
+    assert [r.table for r in audit_bound_rows([old])[old.pk] if r.as_bound] == ["tables_coupstep"]
+    report = audit_chain_verify(chain=table.casino_id)
+    assert (report.ok, report.checked) == (True, AuditEvent.objects.filter(chain=table.casino_id).count())
+    assert [str(d) for d in rows_verify().differences] == []

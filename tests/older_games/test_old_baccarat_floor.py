@@ -140,7 +140,10 @@ def test_a_punter_leaves_mid_coup_his_stake_stays_and_his_seat_goes_when_it_ends
     seat_c.refresh_from_db()
     assert seat_c.left_at is not None
     assert Seat.objects.get(session=session, player=b).left_at is None
-    assert AuditEvent.objects.filter(action="tables.seat.leave", object_id=str(seat_c.pk)).count() == 1
+    left = AuditEvent.objects.get(action="tables.seat.leave", object_id=str(seat_c.pk))
+    # the field changed, before and after, as the floor's seat_leave records it
+    when = f"{seat_c.left_at:%Y-%m-%dT%H:%M:%S.%f}Z"  # UTC, as the trail writes instants
+    assert (left.before, left.after) == ({"left_at": None}, {"left_at": when})
     # the next coup is played without him
     nxt = svc.seating_proposed(session)
     assert kc not in (nxt.banker, *nxt.punters)

@@ -201,6 +201,25 @@ def test_audit_events_are_read_only_in_the_admin(admin_client) -> None:
     assert AuditEvent.objects.get(pk=event.pk).action == "test.read_only"
 
 
+def test_a_step_event_in_the_admin_shows_the_step_it_binds(admin_client, croupier, table) -> None:
+    """The event names the step (index and kind); its page shows the step's content from the
+    coupstep row the event binds, and that the row is as the event bound it."""
+    from html import escape
+
+    from tables import services
+    from tests.tables.play import K, open_floor, step
+
+    floor = open_floor(croupier, table)
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=100).coup
+    step(floor, coup, K.BET, seat=2, amount=100)
+    event = AuditEvent.objects.filter(action="tables.coup.step").latest("seq")
+    row = m.CoupStep.objects.get(coup=coup, index=2)
+    page = admin_client.get(reverse("admin:audit_auditevent_change", args=[event.pk])).content.decode()
+    assert f"tables_coupstep {row.pk}: as this event bound it" in page
+    assert escape('"payload":{"amount":100,"order":11,"punter":"seat-2","spectator":false}') in page
+    assert f"tables_coup {coup.pk}: as this event bound it" in page
+
+
 def test_coup_steps_are_read_only_in_the_admin(admin_client) -> None:
     step = f.CoupStepFactory()
     assert admin_client.get(reverse("admin:tables_coupstep_add")).status_code == 403

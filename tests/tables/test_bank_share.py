@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
+from audit.models import AuditEvent
 from ledger.models import Account
 from ledger.selectors import account_balance
 from tables import services
@@ -38,6 +39,15 @@ def test_the_seed_example_bank_10_with_3_from_a_spectator(croupier, club_table) 
 
     share = services.bank_share_withdraw(actor=croupier, session=floor.session, spectator=spectator)
     assert share.withdrawn == 24  # 80 x 3/10
+    # its event carries the fields changed, before and after (the share as contributed is its
+    # tables.bank.share_contribute event's)
+    event = AuditEvent.objects.get(action="tables.bank.share_withdraw", object_id=str(share.pk))
+    assert share.withdrawn_at is not None
+    when = f"{share.withdrawn_at:%Y-%m-%dT%H:%M:%S.%f}Z"  # UTC, as the trail writes instants
+    assert (event.before, event.after) == (
+        {"withdrawn": None, "withdrawn_at": None},
+        {"withdrawn": 24, "withdrawn_at": when},
+    )
     assert account_balance(casino=table.casino, kind=Account.Kind.BANK, table=table) == 56
     assert balance(floor, Account.Kind.PLAYER, spectator.player) == 1021
     assert held_bank_turn(floor).required_minimum == 56  # the banker goes on with 56, or tops it up

@@ -7,9 +7,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
 from audit.models import AuditEvent
+from audit.selectors import audit_bound_rows
 from chemin_de_fer.engine.coup import Code, NeedsCards
 from tables import services
-from tables.models import BankTax, Bet, Coup, Seat, Shoe, ShoeAlarm, ShoeCard
+from tables.models import BankTax, Bet, Coup, CoupStep, Seat, Shoe, ShoeAlarm, ShoeCard
 from tables.selectors import coup_view, table_now
 from tables.services import Caller, ConfirmationRequired, CoupConflict, StepRequest
 
@@ -82,8 +83,15 @@ def test_every_step_is_audited_in_the_same_transaction(croupier, table) -> None:
     events = AuditEvent.objects.filter(action="tables.coup.step").order_by("seq")
     assert events.count() == before + 1
     last = events.last()
-    assert last is not None and last.after is not None
-    assert last.after["kind"] == "bet"
+    assert last is not None
+    # the event names the step; what the step holds is its row, bound by digest, not a copy
+    assert (last.object_id, last.after) == (str(coup.pk), {"index": 2, "kind": "bet"})
+    row = CoupStep.objects.get(coup=coup, index=2)
+    shown = audit_bound_rows([last], tables={"tables_coupstep"})[last.pk]
+    bet = {"order": 11, "amount": 100, "punter": "seat-2", "spectator": False}
+    assert row.payload == bet
+    assert [(b.table, b.pk, b.values and b.values["payload"], b.values and b.values["violations"], b.as_bound)
+            for b in shown] == [("tables_coupstep", row.pk, bet, [], True)]  # fmt: skip
     assert AuditEvent.objects.filter(action="tables.coup.start", object_id=str(coup.pk)).count() == 1
 
 
@@ -113,6 +121,13 @@ def test_a_step_against_the_rules_needs_confirmation_and_nothing_is_written(crou
     assert result.step.violations == ["BANKER_SHOULD_DRAW"]
     coup.refresh_from_db()
     assert coup.flagged
+    # the confirmed violation is the step row's, which the event binds: the event only names it
+    event = AuditEvent.objects.filter(action="tables.coup.step").latest("seq")
+    assert event.after == {"index": 10, "kind": "banker_stand"}
+    shown = audit_bound_rows([event], tables={"tables_coupstep"})[event.pk]
+    assert [(b.pk, b.values and b.values["violations"], b.as_bound) for b in shown] == [
+        (result.step.pk, ["BANKER_SHOULD_DRAW"], True)
+    ]
 
 
 def test_flagged_coup_is_restored_then_approved_by_another_person(croupier, pit_boss, table) -> None:

@@ -16,7 +16,7 @@ from ledger import services as ledger
 from ledger.models import Account, Transaction
 from tables import services
 from tables.lifecycle import CoupConflict
-from tables.models import BankTurn, Coup, ShoeCard
+from tables.models import BankTurn, Coup, Seat, ShoeCard
 from tables.selectors import table_ways_forward
 from tables.services import Caller
 from tests.tables.play import Floor, open_floor, play, row_counts, step
@@ -155,7 +155,9 @@ def test_a_withdrawn_bank_is_kept_at_least_as_declared(croupier, table) -> None:
     services.coup_bank_withdraw(actor=croupier, coup=coup)
     turn.refresh_from_db()
     assert turn.required_minimum == 150
-    assert AuditEvent.objects.filter(action="tables.bank.continue", object_id=str(turn.pk)).count() == 1
+    continued = AuditEvent.objects.get(action="tables.bank.continue", object_id=str(turn.pk))
+    # the field changed, before and after: the rest of the turn is as tables.bank.take wrote it
+    assert (continued.before, continued.after) == ({"required_minimum": 1}, {"required_minimum": 150})
     before = row_counts()
     with pytest.raises(ValidationError):
         services.coup_start(actor=croupier, session=floor.session, amount=100)
@@ -254,6 +256,11 @@ def test_the_measured_dead_end_is_voided_and_the_table_closes(croupier, home_tab
     assert Transaction.objects.filter(coup=coup).count() == 1  # the bank declared, nothing else
     assert "table_session_close" in table_ways_forward(table=home_table)
     services.seat_leave(actor=croupier, seat=floor.seats[2])
+    left = AuditEvent.objects.get(action="tables.seat.leave", object_id=str(floor.seats[2].pk))
+    seat = Seat.objects.get(pk=floor.seats[2].pk)
+    assert seat.left_at is not None
+    when = f"{seat.left_at:%Y-%m-%dT%H:%M:%S.%f}Z"  # UTC, as the trail writes instants
+    assert (left.before, left.after) == ({"left_at": None}, {"left_at": when})
     services.table_session_close(actor=croupier, session=floor.session)
     assert (wallet(floor, 1), bank_holds(floor)) == (100, 0)  # the bank went back to its banker
 
