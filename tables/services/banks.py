@@ -16,7 +16,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from audit.services import audit_record
-from audit.snapshot import model_snapshot
+from audit.snapshot import fields_snapshot, model_snapshot
 from chemin_de_fer.engine.order import rotation_keeps_anchor
 from chemin_de_fer.engine.settlement import spectator_bank_share
 from core.types import Staff
@@ -295,11 +295,12 @@ def bank_continuation(*, coup: Coup, outcome: str, next_bank_min: int | None) ->
 
 def bank_minimum_written(*, actor: Staff | None, coup: Coup, turn: BankTurn, before: int) -> None:
     """Record the new minimum tables.sql.coup_settled_write set on ``coup``'s bank ``turn`` (as
-    the statement left it) in place of ``before``: bank_minimum_set's event, the row before and
-    after, both known without a read (the table's lock kept every other writer of the turn out).
-    On the casino's chain of the coup's table when the turn is of the coup's session (it is; else
-    found from the turn's session at COMMIT), as bank_after_coup finds it."""
-    after = model_snapshot(turn)
+    the statement left it) in place of ``before``: bank_minimum_set's event, the field changed
+    before and after (tables.services.audited.row_update_audited's shape), both known without a
+    read (the table's lock kept every other writer of the turn out). On the casino's chain of the
+    coup's table when the turn is of the coup's session (it is; else found from the turn's session
+    at COMMIT), as bank_after_coup finds it."""
+    after = fields_snapshot(turn, ("required_minimum",))
     shoe = coup.shoe
     casino = shoe.table.casino_id if turn.session_id == shoe.session_id else None
     audit_record(
