@@ -128,8 +128,11 @@ def _open_session_sql(question: str, *, row_locks: bool) -> str:
     PostgreSQL cannot lock the nullable side of an outer join, and a ``FOR UPDATE`` of the whole
     statement would lock the rows only once the join produced them: the table is locked by a
     sub-select first, then the session by a LATERAL sub-select run for the locked row (after it,
-    as a LATERAL is). SQLite has neither LATERAL nor row locks (its transaction holds the
-    database's lock): the session is found by its id's sub-select."""
+    as a LATERAL is). Having waited for the table's lock, the statement reads as it began: a
+    session opened meanwhile is not seen (as the table's open session read before the lock was
+    not), and one closed meanwhile is not returned (its lock reads its row again, as it stands).
+    SQLite has neither LATERAL nor row locks (its transaction holds the database's lock): the
+    session is found by its id's sub-select."""
     columns = f"""
     SELECT {question}
            {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)},
@@ -399,10 +402,11 @@ def coup_start_read(session: TableSession, *, blocking: Sequence[str]) -> CoupSt
     session's locks), in one statement that locks the table's open shoe (the lock order's third,
     that row alone): the shoe, the session's open bank turn, the first of its coups in a state of
     ``blocking``, whether it is paused, its running series, and the shoe's last coup number and
-    the count of the turn's coups played. A statement of its own, after the table's lock: had it
-    waited for that lock, the statement that took it would read as its snapshot held them the rows
-    the lock's holder wrote meanwhile (a coup it started); this one begins once the lock is held,
-    and nobody changes them until it is let go (every writer locks the table first)."""
+    the count of the turn's coups played. A statement of its own, after the one that locked the
+    table: a statement that waited for a lock reads every other row as it stood when it began, so
+    in that one these reads would miss what the lock's holder wrote meanwhile (the coup another
+    start began); this one begins once the table's lock is held, and nobody changes these rows
+    until it is let go (every writer locks the table first)."""
     unplayed = [str(s) for s in UNPLAYED_COUP_STATES]
     sql = _start_read_sql(connection.vendor, len(blocking), len(unplayed))
     params = [session.pk, *unplayed, session.pk, session.pk, *[str(s) for s in blocking], session.pk,
@@ -418,7 +422,7 @@ def coup_start_read(session: TableSession, *, blocking: Sequence[str]) -> CoupSt
     state, number, shoe_number, paused = row[start : start + 4]
     last, played = row[-2:]
     turn = None
-    if b[0] is not None:  # the turn's id: nobody holds the bank (LEFT JOIN)
+    if b[0] is not None:  # the turn's id, None when nobody holds the bank (LEFT JOIN)
         turn = model_instances(BankTurn, _TURN, [b])[0]
         turn.seat = model_instances(Seat, _SEAT, [e])[0] if e[0] is not None else None
         turn.player = model_instances(Player, _PLAYER, [pl])[0]
