@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -23,6 +25,7 @@ from django.db.models import Model
 
 from core.sql import lock_clause, model_fields, model_instances, rows_fetch
 from tables.models import (
+    UNPLAYED_COUP_STATES,
     BankTax,
     BankTurn,
     Bet,
@@ -31,8 +34,11 @@ from tables.models import (
     Coup,
     CoupStep,
     CroupierAssignment,
+    Player,
     RuleProfile,
     Seat,
+    Series,
+    SessionPause,
     Shoe,
     ShoeCard,
     Table,
@@ -54,6 +60,7 @@ Shift = tuple[int, dt.datetime, str | None]
 _TABLE, _PROFILE, _CASINO = model_fields(Table), model_fields(RuleProfile), model_fields(Casino)
 _SHOE, _COUP, _TURN, _SEAT = (model_fields(m) for m in (Shoe, Coup, BankTurn, Seat))
 _STEP, _USER, _SESSION = model_fields(CoupStep), model_fields(_User), model_fields(TableSession)
+_PLAYER, _SERIES = model_fields(Player), model_fields(Series)
 
 
 def _coup_table_sql(question: str = "", *, with_steps: bool = False) -> str:
@@ -116,6 +123,40 @@ def _session_sql(question: str) -> str:
 """
 
 
+def _open_session_sql(question: str, *, row_locks: bool) -> str:
+    """A table (with its profile and casino) and its open session if it has one, locked in that
+    order (the lock order's first two); ``question``: one more column (and its comma) first.
+    PostgreSQL cannot lock the nullable side of an outer join, and a ``FOR UPDATE`` of the whole
+    statement would lock the rows only once the join produced them: the table is locked by a
+    sub-select first, then the session by a LATERAL sub-select run for the locked row (after it,
+    as a LATERAL is). Having waited for the table's lock, the statement reads as it began: a
+    session opened meanwhile is not seen (as the table's open session read before the lock was
+    not), and one closed meanwhile is not returned (its lock reads its row again, as it stands).
+    SQLite has neither LATERAL nor row locks (its transaction holds the database's lock): the
+    session is found by its id's sub-select."""
+    columns = f"""
+    SELECT {question}
+           {_columns("t", Table)}, {_columns("p", RuleProfile)}, {_columns("k", Casino)},
+           {_columns("ss", TableSession)}"""
+    # the open session as table_open_session reads it (at most one: session_one_open_per_table)
+    opened = f"""FROM {_table(TableSession)} x WHERE x."table_id" = t."id" AND x."closed_at" IS NULL
+           ORDER BY x."opened_at" DESC LIMIT 1"""
+    if row_locks:
+        return f"""{columns}
+      FROM (SELECT * FROM {_table(Table)} y WHERE y."id" = %s{lock_clause("y")}) t
+      JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
+      JOIN {_table(Casino)} k ON k.id = t.casino_id
+      LEFT JOIN LATERAL (SELECT x.* {opened}{lock_clause("x")}) ss ON TRUE
+"""
+    return f"""{columns}
+      FROM {_table(Table)} t
+      JOIN {_table(RuleProfile)} p ON p.id = t.profile_id
+      JOIN {_table(Casino)} k ON k.id = t.casino_id
+      LEFT JOIN {_table(TableSession)} ss ON ss.id = (SELECT x.id {opened})
+     WHERE t.id = %s
+"""
+
+
 @functools.cache
 def _lock_sql(vendor: str) -> dict[str, str]:
     """The locking statements for the database ``vendor`` (built once per process and database:
@@ -149,6 +190,16 @@ def _lock_sql(vendor: str) -> dict[str, str]:
         **{
             f"session{'_on_shift' if shift else ''}{'_role' if role else ''}": _session_sql(
                 f"""{_on_shift_exists('t."id"', 't."casino_id"', role)},""" if shift else ""
+            )
+            for shift in (False, True)
+            for role in ((False, True) if shift else (False,))
+        },
+        # a table and its open session, locked in that order, with the same question: a coup's
+        # start at a table, its session not known yet (open_session_lock)
+        **{
+            f"open_session{'_on_shift' if shift else ''}{'_role' if role else ''}": _open_session_sql(
+                f"""{_on_shift_exists('t."id"', 't."casino_id"', role)},""" if shift else "",
+                row_locks=bool(connection.features.has_select_for_update),
             )
             for shift in (False, True)
             for role in ((False, True) if shift else (False,))
@@ -267,6 +318,128 @@ def session_lock(
     session = model_instances(TableSession, _SESSION, [rows[0][width:]])[0]
     session.table = _table_loaded(rows[0][:width])
     return session, on_shift
+
+
+def open_session_lock(
+    table_id: int, *, shift: Shift | None = None
+) -> tuple[Table, TableSession | None, bool]:
+    """Lock table ``table_id``, then its open session if it has one (steps 1 and 2 of the lock
+    order), in one statement, and say in it whether the croupier ``shift`` names (his user id, the
+    instant, a group he must hold or None) holds a shift at the table (False when none is named):
+    the table with its profile and casino loaded, its open session (None: none is open; its table
+    the one returned) and that answer. Table.DoesNotExist if there is no such table."""
+    suffix, params = _question(shift)
+    rows = rows_fetch(_locking("open_session" + suffix), [*params, table_id])
+    if not rows:
+        raise Table.DoesNotExist(f"Table {table_id} does not exist.")
+    on_shift, rows = _answered(rows, shift)
+    width = len(_TABLE) + len(_PROFILE) + len(_CASINO)
+    table = _table_loaded(rows[0][:width])
+    if rows[0][width] is None:  # the session's id: no session open (LEFT JOIN)
+        return table, None, on_shift
+    session = model_instances(TableSession, _SESSION, [rows[0][width:]])[0]
+    session.table = table
+    return table, session, on_shift
+
+
+@dataclass(frozen=True)
+class CoupStartRead:
+    """What a coup's start reads at its table once the table and the session are locked
+    (``coup_start_read``)."""
+
+    #: the table's open shoe, locked (None: no shoe open)
+    shoe: Shoe | None
+    #: the session's open bank turn, its seat (None: the house's) and player loaded
+    turn: BankTurn | None
+    #: the session's first coup in one of the blocking states (by shoe, then coup number): its
+    #: state, its number and its shoe's number; None when there is none
+    pending: tuple[str, int, int] | None
+    #: whether a pause of the session is running
+    paused: bool
+    #: the session's running series (None: none runs), its session the one given
+    series: Series | None
+    #: the highest coup number in the shoe (None: no coup yet)
+    last: int | None
+    #: how many coups of the open bank turn were played (neither voided nor withdrawn)
+    played: int
+
+
+@functools.cache
+def _start_read_sql(vendor: str, blocking: int, unplayed: int) -> str:
+    """``coup_start_read``'s statement on ``vendor``'s database, for ``blocking`` states that hold
+    a new coup up and ``unplayed`` states of a coup not played. Each part is a sub-select on its
+    keys, as the ORM's reads were, each found as they found it (the same order, the first)."""
+    del vendor  # the cache key: lock_clause reads the same connection's features
+    return f"""
+    SELECT {_columns("sh", Shoe)}, {_columns("b", BankTurn)}, {_columns("e", Seat)},
+           {_columns("pl", Player)},
+           pc."state", pc."number", ps."number",
+           EXISTS (SELECT 1 FROM {_table(SessionPause)} z
+                    WHERE z."session_id" = %s AND z."ended_at" IS NULL),
+           {_columns("sr", Series)},
+           (SELECT MAX(x."number") FROM {_table(Coup)} x WHERE x."shoe_id" = sh."id"),
+           (SELECT COUNT(*) FROM {_table(Coup)} x
+             WHERE x."bank_turn_id" = b."id" AND x."state" NOT IN ({", ".join(["%s"] * unplayed)}))
+      FROM {_table(Shoe)} sh
+      LEFT JOIN {_table(BankTurn)} b ON b."id" = (
+           SELECT y."id" FROM {_table(BankTurn)} y WHERE y."session_id" = %s AND y."ended_at" IS NULL
+            ORDER BY y."started_at" LIMIT 1)
+      LEFT JOIN {_table(Seat)} e ON e."id" = b."seat_id"
+      LEFT JOIN {_table(Player)} pl ON pl."id" = b."player_id"
+      LEFT JOIN {_table(Coup)} pc ON pc."id" = (
+           SELECT c."id" FROM {_table(Coup)} c JOIN {_table(Shoe)} cs ON cs."id" = c."shoe_id"
+            WHERE cs."session_id" = %s AND c."state" IN ({", ".join(["%s"] * blocking)})
+            ORDER BY cs."number", c."number" LIMIT 1)
+      LEFT JOIN {_table(Shoe)} ps ON ps."id" = pc."shoe_id"
+      LEFT JOIN {_table(Series)} sr ON sr."id" = (
+           SELECT r."id" FROM {_table(Series)} r WHERE r."session_id" = %s AND r."ended_at" IS NULL
+            ORDER BY r."started_at" DESC LIMIT 1)
+     WHERE sh."table_id" = %s AND sh."state" = %s{lock_clause("sh")}
+"""
+
+
+def coup_start_read(session: TableSession, *, blocking: Sequence[str]) -> CoupStartRead:
+    """What a coup's start reads at ``session``'s table (the caller holds the table's and the
+    session's locks), in one statement that locks the table's open shoe (the lock order's third,
+    that row alone): the shoe, the session's open bank turn, the first of its coups in a state of
+    ``blocking``, whether it is paused, its running series, and the shoe's last coup number and
+    the count of the turn's coups played. A statement of its own, after the one that locked the
+    table: a statement that waited for a lock reads every other row as it stood when it began, so
+    in that one these reads would miss what the lock's holder wrote meanwhile (the coup another
+    start began); this one begins once the table's lock is held, and nobody changes these rows
+    until it is let go (every writer locks the table first)."""
+    unplayed = [str(s) for s in UNPLAYED_COUP_STATES]
+    sql = _start_read_sql(connection.vendor, len(blocking), len(unplayed))
+    params = [session.pk, *unplayed, session.pk, session.pk, *[str(s) for s in blocking], session.pk,
+              session.table_id, str(Shoe.State.OPEN)]
+    rows = rows_fetch(sql, params)
+    if not rows:
+        return CoupStartRead(shoe=None, turn=None, pending=None, paused=False, series=None, last=None,
+                             played=0)
+    row = rows[0]
+    sh, b, e, pl, _, sr = _split(row, len(_SHOE), len(_TURN), len(_SEAT), len(_PLAYER), 4, len(_SERIES))
+    # the scalars: the pending coup's state, number and shoe's number, the pause, the two counts
+    start = len(_SHOE) + len(_TURN) + len(_SEAT) + len(_PLAYER)
+    state, number, shoe_number, paused = row[start : start + 4]
+    last, played = row[-2:]
+    turn = None
+    if b[0] is not None:  # the turn's id, None when nobody holds the bank (LEFT JOIN)
+        turn = model_instances(BankTurn, _TURN, [b])[0]
+        turn.seat = model_instances(Seat, _SEAT, [e])[0] if e[0] is not None else None
+        turn.player = model_instances(Player, _PLAYER, [pl])[0]
+    series = None
+    if sr[0] is not None:
+        series = model_instances(Series, _SERIES, [sr])[0]
+        series.session = session
+    return CoupStartRead(
+        shoe=model_instances(Shoe, _SHOE, [sh])[0],
+        turn=turn,
+        pending=(str(state), int(number), int(shoe_number)) if state is not None else None,
+        paused=bool(paused),
+        series=series,
+        last=int(last) if last is not None else None,
+        played=int(played),
+    )
 
 
 def _question(shift: Shift | None) -> tuple[str, list[object]]:

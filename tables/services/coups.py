@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, F, Max, Q
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -49,14 +49,12 @@ from tables.lifecycle import CoupConflict as CoupConflict  # re-exported: the re
 from tables.lifecycle import coup_state_change, coup_state_set
 from tables.models import (
     UNFINISHED_COUP_STATES,
-    UNPLAYED_COUP_STATES,
     BankTax,
     BankTurn,
     Bet,
     Coup,
     CoupStep,
     Seat,
-    SessionPause,
     Shoe,
     ShoeCard,
     Spectator,
@@ -66,7 +64,7 @@ from tables.money import floor as money
 from tables.services.banks import bank_after_coup, bank_continuation, bank_minimum_written
 from tables.services.locking import lock_coup_with_steps, session_lock_at_table
 from tables.services.rules_snapshots import rules_snapshot_keep
-from tables.services.series import series_check_coup_allowed
+from tables.services.series import series_check_allows_coup
 from tables.services.shoes import card_record, shoe_close_locked
 
 
@@ -134,6 +132,7 @@ def coup_start(
     rules: dict[str, Any] | None = None,
     first_coup_of_bank: bool | None = None,
     history: bool = False,
+    session_locked: bool = False,
 ) -> StepResult:
     """The banker declares his bank: the coup begins with it (its first step).
 
@@ -141,42 +140,45 @@ def coup_start(
     the coup is judged under the rules the history names, what happened is recorded even where a
     live table would refuse it (flagged instead), and an earlier coup still awaiting its
     correction does not hold the table up — it did not, back then.
+
+    ``session_locked``: the caller took this transaction's first locks itself, ``session`` open
+    and its table locked and ``actor`` found on shift there
+    (tables.services.locking.open_session_lock_at_table); the start takes none of its own.
     """
-    session = session_lock_at_table(actor=actor, session=session)
+    if not session_locked:
+        session = session_lock_at_table(actor=actor, session=session)
     table = session.table
-    shoe = Shoe.objects.select_for_update().filter(table=table, state=Shoe.State.OPEN).first()
+    blocking = [Coup.State.OPEN] if history else UNFINISHED_COUP_STATES
+    # the open shoe locked (the lock order's third) and everything else the start checks and
+    # counts, read in one statement: its bank turn with the seat and player (the coup's banker), a
+    # coup still in play, a pause, the series, the coup's number in its shoe (the shoe is locked:
+    # no other coup starts in it meanwhile) and how many of its bank's coups were played
+    read = sql.coup_start_read(session, blocking=blocking)
+    shoe = read.shoe
     if shoe is None or shoe.session_id != session.pk:
         raise ValidationError(gettext_noop("Start a shoe first."))
-    # with its player: the coup's banker, read in the same statement
-    open_turns = BankTurn.objects.filter(session=session, ended_at__isnull=True)
-    turn = open_turns.select_related("seat", "player").first()
+    turn = read.turn
     if turn is None:
         raise ValidationError(gettext_noop("Nobody holds the bank: choose the banker first."))
-    blocking = [Coup.State.OPEN] if history else UNFINISHED_COUP_STATES
-    pending = Coup.objects.filter(shoe__session=session, state__in=blocking).first()
-    if pending is not None:
+    if read.pending is not None:
+        pending_state, pending_number, pending_shoe = read.pending
         first = (
             gettext_noop("First finish coup {coup} of shoe {shoe}.")
-            if pending.state == Coup.State.OPEN
+            if pending_state == Coup.State.OPEN
             else gettext_noop("First restore coup {coup} of shoe {shoe}.")
         )
-        raise ValidationError(said(first, coup=pending.number, shoe=pending.shoe.number))
+        raise ValidationError(said(first, coup=pending_number, shoe=pending_shoe))
     shoe.table = table  # the locked table (with its profile and casino), for the answer
-    if SessionPause.objects.filter(session=session, ended_at__isnull=True).exists():
+    if read.paused:
         raise ValidationError(gettext_noop("The table is paused."))
     if not history:
-        series_check_coup_allowed(session=session)
-    # the coup's number in its shoe (the shoe is locked: no other coup starts in it meanwhile) and,
+        series_check_allows_coup(series=read.series)
+    number = (read.last or 0) + 1
     # unless the caller says, whether it is its bank's first: a bank withdrawn (nobody bet) or a
     # coup voided was not played, so the next one is still the bank's first (its levy exemption,
-    # RULES.md §6). One statement for both
-    in_shoe, played = Q(shoe=shoe), Q(bank_turn=turn) & ~Q(state__in=UNPLAYED_COUP_STATES)
-    counted = Coup.objects.filter(in_shoe | Q(bank_turn=turn)).aggregate(
-        last=Max("number", filter=in_shoe), played=Count("pk", filter=played)
-    )
-    number = (counted["last"] or 0) + 1
+    # RULES.md §6)
     if first_coup_of_bank is None:
-        first_coup_of_bank = not counted["played"]
+        first_coup_of_bank = not read.played
     house = turn.started_how == BankTurn.Start.HOUSE
     # no levy on the house's own wins (docs/rules.md §2)
     snapshot = rules or table_rules_snapshot(table, levy=not house)

@@ -138,6 +138,21 @@ def require_open(session: TableSession) -> None:
         raise ValidationError("This session is closed.")
 
 
+def open_session_lock_at_table(*, actor: Staff, table: int) -> TableSession | None:
+    """The first steps of a croupier's write at his table when its session is not known yet (a
+    coup's start from the REST API): table ``table`` and its open session locked, in that order,
+    and ``actor`` checked to be the croupier assigned there for the shift (PermissionDenied), by
+    one statement. Returns the locked session (its table loaded with the table's profile and
+    casino), None when the table has no session open; Table.DoesNotExist if there is no such
+    table (before the croupier's check, as a lookup of the table before it would)."""
+    question = croupier_shift_question(actor)
+    shift = (question.user_id, question.at, question.role) if question is not None else None
+    _, session, on_shift = sql.open_session_lock(table, shift=shift)
+    if not on_shift:  # no question to ask (not a croupier) is no shift either
+        raise PermissionDenied(NOT_THE_CROUPIER_HERE)
+    return session
+
+
 def session_lock_at_table(
     *, actor: Staff, session: TableSession | int, must_be_open: bool = True
 ) -> TableSession:

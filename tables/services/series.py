@@ -61,7 +61,12 @@ def series_finish(*, actor: Staff, session: TableSession, reason: str) -> Series
 def series_check_coup_allowed(*, session: TableSession) -> None:
     """While a series runs, a new coup needs a coup left to play and somebody able to bank and bet
     (the home rule sheet's early end); otherwise the croupier ends the series."""
-    series = series_running(session=session)
+    series_check_allows_coup(series=series_running(session=session))
+
+
+def series_check_allows_coup(*, series: Series | None) -> None:
+    """``series_check_coup_allowed`` of the session's running series, read by the caller (None:
+    none runs)."""
     if series is None:
         return
     ok, why = series_can_continue(series=series)

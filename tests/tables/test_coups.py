@@ -10,7 +10,7 @@ from audit.models import AuditEvent
 from audit.selectors import audit_bound_rows
 from chemin_de_fer.engine.coup import Code, NeedsCards
 from tables import services
-from tables.models import BankTax, Bet, Coup, CoupStep, Seat, Shoe, ShoeAlarm, ShoeCard
+from tables.models import BankTax, Bet, Coup, CoupStep, Seat, SessionPause, Shoe, ShoeAlarm, ShoeCard
 from tables.selectors import coup_view, table_now
 from tables.services import Caller, ConfirmationRequired, CoupConflict, StepRequest
 
@@ -619,3 +619,25 @@ def test_a_banco_suivi_is_the_last_coups_loser_and_nobody_elses(croupier, home_t
     assert result.step.payload["callers"] == [
         {"punter": "seat-2", "spectator": False, "suivi": True, "order": 11}
     ]
+
+
+def test_a_start_refused_for_several_reasons_gives_the_first_of_them(croupier, table) -> None:
+    """A start's refusals in their order: no shoe, nobody banking, a coup still in play (the first
+    of the session's, by shoe and number), a pause, the series. A paused table whose coup is still
+    in play is told about the coup, and nothing is written."""
+    floor = open_floor(croupier, table)
+    in_play = banker_wins(floor, 100)
+    assert in_play.number == 1
+    second = services.coup_start(actor=croupier, session=floor.session, amount=200).coup
+    # a pause over a coup in play (the pause's own check would refuse it: the database allows it)
+    SessionPause.objects.create(session=floor.session, started_at=timezone.now(), started_by=croupier)
+    before = row_counts()
+    with pytest.raises(ValidationError) as refused:
+        services.coup_start(actor=croupier, session=floor.session, amount=100)
+    assert refused.value.messages == [f"First finish coup {second.number} of shoe 1."]
+    assert row_counts() == before
+    # a recorded history is held up by a coup in play all the same, before the pause
+    with pytest.raises(ValidationError) as refused:
+        services.coup_start(actor=croupier, session=floor.session, amount=100, history=True)
+    assert refused.value.messages == [f"First finish coup {second.number} of shoe 1."]
+    assert row_counts() == before

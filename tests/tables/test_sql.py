@@ -7,14 +7,15 @@ import time
 from collections.abc import Callable
 
 import pytest
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, connections, transaction
+from django.db.models import Model
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from chemin_de_fer.engine.machine import Move
 from tables import services, sql
-from tables.models import Bet, Coup, Shoe, TableSession
+from tables.models import BankTurn, Bet, Coup, SessionPause, Shoe, Table, TableSession
 from tables.services.locking import lock_coup, lock_coup_with_steps
 from tests.row_locks import row_free
 from tests.tables.play import Floor, open_floor
@@ -145,6 +146,132 @@ def test_the_one_statement_locks_the_table_before_the_session(croupier, table) -
     held = ("tables_tablesession", floor.session.pk)
     assert waits_holding_the_table(table.pk, held, work) == (True, True, True)
     assert row_free("tables_table", table.pk) and row_free("tables_tablesession", floor.session.pk)
+
+
+def test_a_tables_open_session_is_locked_and_read_with_the_table_in_one_statement(
+    croupier, other_croupier, table
+) -> None:
+    floor = open_floor(croupier, table)
+    now = timezone.now()
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        locked, session, on_shift = sql.open_session_lock(table.pk, shift=(croupier.pk, now, None))
+    statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
+    assert len(statements) == 1
+    # the table's row locked first, by its sub-select, then the session's, by the LATERAL's
+    postgres = connection.vendor == "postgresql"
+    assert ("FOR UPDATE OF y" in statements[0] and "FOR UPDATE OF x" in statements[0]) == postgres
+    assert postgres or "FOR UPDATE" not in statements[0]
+    assert on_shift is True
+    assert session is not None and session.table is locked
+    # every field as the ORM reads them, the table's profile and casino loaded
+    fresh = TableSession.objects.select_related("table__profile", "table__casino").get(pk=floor.session.pk)
+    loaded = ((session, fresh), (locked, fresh.table), (locked.profile, fresh.table.profile))
+    for mine, theirs in loaded:
+        assert [getattr(mine, f.attname) for f in type(mine)._meta.concrete_fields] == [
+            getattr(theirs, f.attname) for f in type(theirs)._meta.concrete_fields
+        ]
+    assert locked.casino == fresh.table.casino
+    with transaction.atomic():
+        # another table's croupier; the croupier asked with a group he does not hold
+        assert sql.open_session_lock(table.pk, shift=(other_croupier.pk, now, None))[2] is False
+        assert sql.open_session_lock(table.pk, shift=(croupier.pk, now, "pit_boss"))[2] is False
+        assert sql.open_session_lock(table.pk, shift=(croupier.pk, now, "croupier"))[2] is True
+        assert sql.open_session_lock(table.pk)[2] is False  # nobody's shift asked
+    services.table_session_close(actor=croupier, session=floor.session, reason="end of the night")
+    with transaction.atomic():
+        # a closed session is no open one: the table alone, still locked and asked about
+        closed = sql.open_session_lock(table.pk, shift=(croupier.pk, now, None))
+    assert (closed[0].pk, closed[1], closed[2]) == (table.pk, None, True)
+    with pytest.raises(Table.DoesNotExist):
+        sql.open_session_lock(10**9)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_open_session_statement_locks_the_table_before_the_session(croupier, table) -> None:
+    """The lock order: the coup's start from the API finds the session locked and waits for it
+    holding the table, never the session without the table."""
+    floor = open_floor(croupier, table)
+    work = lambda: sql.open_session_lock(table.pk)  # noqa: E731
+    held = ("tables_tablesession", floor.session.pk)
+    assert waits_holding_the_table(table.pk, held, work) == (True, True, True)
+    assert row_free("tables_table", table.pk) and row_free("tables_tablesession", floor.session.pk)
+
+
+def test_a_coup_start_reads_what_it_checks_in_one_statement_locking_the_shoe(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    first = start_coup(floor)
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        read = sql.coup_start_read(floor.session, blocking=["open", "awaiting_correction"])
+    statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
+    assert len(statements) == 1
+    assert ("FOR UPDATE OF sh" in statements[0]) == (connection.vendor == "postgresql"), statements[0]
+    assert connection.vendor == "postgresql" or "FOR UPDATE" not in statements[0]
+    # every field as the ORM reads them
+    turn = BankTurn.objects.select_related("seat", "player").get(session=floor.session, ended_at__isnull=True)
+    assert read.shoe is not None and read.turn is not None
+    seat, fresh_seat = read.turn.seat, turn.seat
+    assert seat is not None and fresh_seat is not None
+    pairs: tuple[tuple[Model, Model], ...] = (
+        (read.shoe, Shoe.objects.get(pk=floor.shoe.pk)),
+        (read.turn, turn),
+        (seat, fresh_seat),
+        (read.turn.player, turn.player),
+    )
+    for mine, theirs in pairs:
+        assert [getattr(mine, f.attname) for f in type(mine)._meta.concrete_fields] == [
+            getattr(theirs, f.attname) for f in type(theirs)._meta.concrete_fields
+        ]
+    assert (read.pending, read.paused, read.series, read.last, read.played) == (
+        ("open", 1, 1), False, None, 1, 1,
+    )  # fmt: skip
+    # a coup no longer in play is not pending; a voided one was not played
+    Coup.objects.filter(pk=first.pk).update(state="void")
+    SessionPause.objects.create(session=floor.session, started_at=timezone.now(), started_by=croupier)
+    read = sql.coup_start_read(floor.session, blocking=["open"])
+    assert (read.pending, read.paused, read.series, read.last, read.played) == (None, True, None, 1, 0)
+    # no shoe open: nothing else matters
+    Shoe.objects.filter(pk=floor.shoe.pk).update(state="closed", closed_at=timezone.now())
+    assert sql.coup_start_read(floor.session, blocking=["open"]) == sql.CoupStartRead(
+        shoe=None, turn=None, pending=None, paused=False, series=None, last=None, played=0
+    )
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_coup_started_while_a_start_waits_for_the_tables_lock_holds_it_up(croupier, table) -> None:
+    """The start's reads are a statement of their own after the table's lock: a start that
+    waited for that lock while another transaction put a coup in play sees the coup (a read in the
+    statement that waited would not: it reads as the rows stood when it began)."""
+    floor = open_floor(croupier, table)
+    refusals: list[str] = []
+    begun, release = threading.Event(), threading.Event()
+
+    def first() -> None:
+        # another start, holding the table's lock until told to commit
+        start_coup(floor)
+        begun.set()
+        release.wait(10)
+
+    def second() -> None:
+        try:
+            services.coup_start(actor=croupier, session=floor.session, amount=100)
+        except ValidationError as exc:
+            refusals.extend(exc.messages)
+
+    holder, held = started(first)
+    try:
+        assert begun.wait(10)
+        worker, done = started(second)
+        time.sleep(0.5)
+        waiting = not done.is_set()
+    finally:
+        release.set()
+        holder.join(10)
+    worker.join(10)
+    assert (waiting, held.is_set(), done.is_set()) == (True, True, True)
+    assert refusals == ["First finish coup 1 of shoe 1."]
+    assert Coup.objects.filter(shoe__session=floor.session).count() == 1
 
 
 def test_lock_coup_attaches_the_shoe_and_table_the_audit_chain_is_found_from(croupier, table) -> None:

@@ -39,14 +39,23 @@ class ApiView(KitView):
 
 
 # ========================================================================================== lookups
+#: the refusal of a write at a table with no session open
+NO_OPEN_SESSION = "This table has no open session."
+
+
 def table_get(table_id: int) -> Table:
     return get_object_or_404(Table.objects.select_related("casino", "profile"), pk=table_id)
+
+
+def table_not_found() -> Http404:
+    """``table_get``'s refusal of a table that is not there, in its words."""
+    return Http404(f"No {Table._meta.object_name} matches the given query.")
 
 
 def open_session(table: Table) -> TableSession:
     session = table_open_session(table=table)
     if session is None:
-        raise DjangoValidationError("This table has no open session.")
+        raise DjangoValidationError(NO_OPEN_SESSION)
     return session
 
 

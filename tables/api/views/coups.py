@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
@@ -19,13 +20,14 @@ from core.types import Staff, request_staff
 from tables import services
 from tables.api import inputs, outputs
 from tables.api.read_models import coup_data, step_result_data
-from tables.api.views.base import ApiView, TableAction, open_session, valid
+from tables.api.views.base import NO_OPEN_SESSION, ApiView, TableAction, table_not_found, valid
 from tables.engine_bridge import exported_record
 from tables.models import Coup, Table
 from tables.permissions import check_can_read_table, check_reads_casino
 from tables.perms import EXPORT_COUPS
 from tables.selectors import coup_view
 from tables.services import Amendment, Caller, CoupConflict, StepRequest
+from tables.services.locking import open_session_lock_at_table
 
 
 class CoupStartView(TableAction):
@@ -35,13 +37,28 @@ class CoupStartView(TableAction):
     output = outputs.StepResultOut
     status_code = http.HTTP_201_CREATED
 
-    def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
-        return services.coup_start(
-            actor=actor, session=open_session(table), amount=data["bank"], idempotency_key=key
+    @idempotent
+    def post(self, request: Request, table_id: int, **kwargs: Any) -> Response:
+        # TableAction's refusals in its order (no such table 404, not its croupier 403, a body not
+        # valid 400, no session open 400), but not from reads of their own: the statement that
+        # locks the table and its open session answers them (the row, the croupier's shift there,
+        # the session), and the start goes on under those locks, taking none again
+        actor = request_staff(request)
+        try:
+            session = open_session_lock_at_table(actor=actor, table=table_id)
+        except Table.DoesNotExist:
+            raise table_not_found() from None
+        data = valid(self.input, request)
+        if session is None:
+            raise DjangoValidationError(NO_OPEN_SESSION)
+        result = services.coup_start(
+            actor=actor,
+            session=session,
+            amount=data["bank"],
+            idempotency_key=idempotency_key(request),
+            session_locked=True,
         )
-
-    def render(self, table: Table, result: Any) -> Any:
-        return step_result_data(result)
+        return Response(step_result_data(result), status=self.status_code)
 
 
 class CoupDetailView(ApiView):

@@ -332,3 +332,43 @@ def test_a_bank_below_the_minimum_is_refused(croupier, table) -> None:
     assert response.status_code == 400
     assert field_errors(problem_body(response)) == {"amount": ["the bank must be at least 150"]}
     assert row_counts() == before
+
+
+def test_a_coup_start_s_refusals_keep_their_order(croupier, other_croupier, table) -> None:
+    """A coup's start answers the table's refusals in the order every write at a table does: no
+    such table (404), not its croupier (403), a body not valid (400, the field), no session open
+    (400) — each before the next, though one statement, the start's lock, now answers the first,
+    the second and the fourth."""
+    from tests.factories import TableFactory
+
+    elsewhere = TableFactory()  # another casino's table: its croupier is not ours
+    api, stranger = Api(croupier), Api(other_croupier)
+    not_found = {"code": "not_found", "detail": "No Table matches the given query."}
+    assert api.refuse("/tables/999999/coups/", {"bank": "ten"}, status=404) == not_found
+    not_here = {
+        "code": "permission_denied",
+        "detail": "Only the croupier assigned to this table for the current shift may do this.",
+    }
+    assert stranger.refuse(f"/tables/{table.pk}/coups/", {"bank": "ten"}, status=403) == not_here
+    assert api.refuse(f"/tables/{elsewhere.pk}/coups/", {"bank": "ten"}, status=403) == not_here
+    invalid = api.refuse(f"/tables/{table.pk}/coups/", {"bank": "ten"}, status=400)
+    assert list(field_errors(invalid)) == ["bank"]
+    assert api.refuse(f"/tables/{table.pk}/coups/", {"bank": 100}, status=400) == {
+        "code": "invalid",
+        "detail": "This table has no open session.",
+    }
+    # a session once open and closed is none open either
+    from tables import services
+
+    session = services.table_session_open(actor=croupier, table=table)
+    services.table_session_close(actor=croupier, session=session, reason="end of the night")
+    assert api.refuse(f"/tables/{table.pk}/coups/", {"bank": 100}, status=400) == {
+        "code": "invalid",
+        "detail": "This table has no open session.",
+    }
+    # and once a session is open, the start goes on to its own refusals (no shoe yet)
+    services.table_session_open(actor=croupier, table=table)
+    assert api.refuse(f"/tables/{table.pk}/coups/", {"bank": 100}, status=400) == {
+        "code": "invalid",
+        "detail": "Start a shoe first.",
+    }
