@@ -13,7 +13,10 @@ same order:
 - the ledger: the same postings (keys, kinds, entries from tables/money/rules.py, memos, the
   same refusals when chips are short), balances moved by their net in one UPDATE;
 - the audit chain: the same events, in the same order, with the same content, recorded with
-  ``audit_record`` (appended at COMMIT, as every transaction's; with one COPY when they are many).
+  ``audit_record`` (appended at COMMIT, as every transaction's; with one COPY when they are many);
+  every row an event binds is bound by the values this writer sends (``audit.rows.RowWritten``,
+  as the steps' own writes are), not read back at COMMIT: the rows are new, and nothing but this
+  writer changes them before the COMMIT.
 
 The rows are then written with one bulk INSERT a model (their ids taken from the sequences
 beforehand, so that every event and posting can name them as it is built).
@@ -34,6 +37,7 @@ refuse is refused here with the same message, and nothing of it is kept
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,7 +47,7 @@ from django.db import connection
 from django.db.models import Model
 from django.utils import timezone
 
-from audit.rows import RowSpec, RowsWhere
+from audit.rows import RowSpec, RowWritten
 from audit.services import audit_pending_mark, audit_pending_rewind, audit_record, rows_copy
 from audit.snapshot import model_snapshot
 from chemin_de_fer.engine.coup import CoupRecord, NeedsCards, Restored, Settlement, Verdict, Violation
@@ -119,6 +123,16 @@ class _Ids:
         return self.free.pop()
 
 
+def _transaction_start() -> dt.datetime | None:
+    """PostgreSQL's ``now()``: when this database transaction started (None on SQLite)."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT now()")
+        started: dt.datetime = cursor.fetchone()[0]
+        return started
+
+
 def ids_reserve(table: str, count: int) -> list[int]:
     """``count`` primary keys of ``table`` that no other INSERT will take, for rows written later.
 
@@ -171,6 +185,11 @@ class _Batch:
         self.rules: dict[str, Rules] = {}
         self.snapshots: set[str] = set()  # the rules snapshots this batch has written or found
         self.may_register: bool | None = None  # setup.player_create's checks, asked once
+        # a ledger transaction's posted_at is the database's time at its INSERT (db_default
+        # Now()): on PostgreSQL the start of this database transaction, read once and written as
+        # that same value, so that the row is known as written and bound by its values like the
+        # others (audit.rows.RowWritten); on SQLite Now() is the statement's, read back at COMMIT
+        self.posted_at = _transaction_start()
         self.reset_rows()
         self.reload()
 
@@ -194,7 +213,7 @@ class _Batch:
         self.turns_new: list[BankTurn] = []
         self.shoes_new: list[Shoe] = []
         self.txns: list[Transaction] = []
-        self.entries: list[tuple[int, int, int]] = []
+        self.entries: list[Entry] = []
         self.records: list[ImportedRecord] = []
         self.players_new: list[Player] = []
         self.accounts_new: list[Account] = []
@@ -223,6 +242,7 @@ class _Batch:
                 Account,
                 Seat,
                 Spectator,
+                Entry,
             )
         }
         self.shoe: Shoe | None = None
@@ -358,7 +378,10 @@ class _Batch:
             (ImportedRecord, self.records),
         ):
             rows_copy(model, objs)
-        entries_post(self.entries)  # which moves the balances by self.moved
+        entries_post(  # which moves the balances by self.moved
+            [(e.transaction_id, e.account_id, e.amount) for e in self.entries],
+            ids=[e.pk for e in self.entries],
+        )
         self.reset_rows()
         if self.turn is not None and self.turn is not self.turn_loaded:
             self.turn_loaded = self.turn  # written now: later changes to it are UPDATEs
@@ -791,10 +814,16 @@ class _Batch:
             memo=memo[:300],
             idempotency_key=key,
             coup_id=coup.pk if coup is not None else None,
+            **({"posted_at": self.posted_at} if self.posted_at is not None else {}),
         )
         self.txns.append(txn)
+        bound: list[RowSpec] = [RowWritten(txn) if self.posted_at is not None else txn]
         for pk, amount in sorted(entries.items()):
-            self.entries.append((txn.pk, pk, amount))
+            entry = model_new(
+                Entry, id=self.ids[Entry].take(), transaction_id=txn.pk, account_id=pk, amount=amount
+            )
+            self.entries.append(entry)
+            bound.append(RowWritten(entry))
             self.by_pk[pk].balance += amount
             self.moved[pk] = self.moved.get(pk, 0) + amount
         if coup is not None and self._account(Kind.BANK, self.table.pk).pk in entries:
@@ -815,7 +844,7 @@ class _Batch:
                 ],
                 "balances_after": {str(pk): self.by_pk[pk].balance for pk in sorted(entries)},
             },
-            rows=[txn, RowsWhere(Entry, "transaction_id", txn.pk)],
+            rows=bound,
         )
 
     # ------------------------------------------------------------------------------- the coup
@@ -890,7 +919,7 @@ class _Batch:
                 **payload,
                 **({"violations": declared} if declared else {}),
             },
-            rows=[row, step],
+            rows=[RowWritten(row), RowWritten(step)],
         )
         return coup
 
@@ -975,14 +1004,14 @@ class _Batch:
             payload["verdict"] = verdict_to_dict(verdict)
         row = self._step_append(coup, kind.value, payload, violation=violation)
         coup.progress = new_state
-        bound: list[RowSpec] = [coup.row, row]
+        bound: list[RowSpec] = [RowWritten(coup.row), RowWritten(row)]
         if bet_place is not None:
-            bound.append(self._bet_write(coup, bet_place, banco=kind is Move.BANCO, amount=step.amount))
+            bound += self._bet_write(coup, bet_place, banco=kind is Move.BANCO, amount=step.amount)
         if step.card is not None:
             role = ShoeCard.Role.PLAYER if kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
-            bound.append(self._card(coup, step.card, role))
+            bound.append(RowWritten(self._card(coup, step.card, role)))
         if verdict is not None and (tax := self._reveal(coup, verdict)) is not None:
-            bound.append(tax)
+            bound.append(RowWritten(tax))
         self._audit(
             action="tables.coup.step",
             target=coup.row,
@@ -1025,8 +1054,11 @@ class _Batch:
         self.steps.append(step)
         return step
 
-    def _bet_write(self, coup: _Coup, place: Seat | Spectator, *, banco: bool, amount: int | None) -> RowSpec:
-        """``coups._bet_write``: the rows it writes (the bet; a banco, every bet of the coup)."""
+    def _bet_write(
+        self, coup: _Coup, place: Seat | Spectator, *, banco: bool, amount: int | None
+    ) -> list[RowSpec]:
+        """``coups._bet_write``: the rows it writes (the bet; a banco, every bet of the coup, all of
+        them this batch's: the coup is new), bound by their values."""
         seat, standing = (place, None) if isinstance(place, Seat) else (None, place)
         order = len(coup.bets) + 1
         if banco:
@@ -1054,7 +1086,7 @@ class _Batch:
             )
         coup.bets.append(bet)
         self.bets.append(bet)
-        return RowsWhere(Bet, "coup_id", coup.row.pk) if banco else bet
+        return [RowWritten(b) for b in coup.bets] if banco else [RowWritten(bet)]
 
     def _card(self, coup: _Coup, card: str, role: str) -> ShoeCard:
         """``shoes.card_record`` on an imported shoe (``fits`` made sure it holds the card)."""
@@ -1123,10 +1155,10 @@ class _Batch:
             },
             corrects=first_wrong,
         )
-        bound: list[RowSpec] = [row, step]
+        bound: list[RowSpec] = [RowWritten(row), RowWritten(step)]
         for card in restored.extra_cards:
             role = ShoeCard.Role.PLAYER if card in restored.player_cards[2:] else ShoeCard.Role.BANKER
-            bound.append(self._card(coup, card, role))
+            bound.append(RowWritten(self._card(coup, card, role)))
         self._coup_settle(coup, settlement, key=f"coup:{row.pk}:correction:{step.index}", provisional=True)
         coup_state_set(coup=row, to=Coup.State.AWAITING_APPROVAL)
         self._bank_after_coup(coup, outcome=restored.outcome.value, next_bank_min=settlement.next_bank_min)
