@@ -40,7 +40,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
@@ -184,6 +184,8 @@ class _Batch:
         self.profiles: dict[str, Profile] = {}
         self.rules: dict[str, Rules] = {}
         self.snapshots: set[str] = set()  # the rules snapshots this batch has written or found
+        # a record's terms (profile, chip unit, house limit) -> its rules snapshot and digest
+        self.terms: dict[tuple[str, int, int | None], tuple[dict[str, Any], str]] = {}
         self.may_register: bool | None = None  # setup.player_create's checks, asked once
         # a ledger transaction's posted_at is the database's time at its INSERT (db_default
         # Now()): on PostgreSQL the start of this database transaction, read once and written as
@@ -467,12 +469,16 @@ class _Batch:
             if turn is not None:
                 self._bank_turn_end(turn, BankTurn.End.PASSED)
             turn = self._bank_turn_open(banker_seat, minimum=profile.min_bank)
-        snapshot = rules_snapshot(
-            profile=profile,
-            levy=LevyTerms.for_profile(profile, chip_unit=record.chip_unit),
-            house_limit=record.house_limit,
-        )
-        coup = self._coup_start(turn, record, snapshot)
+        terms = (record.profile, record.chip_unit, record.house_limit)
+        found = self.terms.get(terms)
+        if found is None:  # most records of a history are played under the same terms
+            snapshot = rules_snapshot(
+                profile=profile,
+                levy=LevyTerms.for_profile(profile, chip_unit=record.chip_unit),
+                house_limit=record.house_limit,
+            )
+            found = self.terms[terms] = (snapshot, rules_digest(snapshot))
+        coup = self._coup_start(turn, record, *found)
         for step in record_steps(record, banker=seat_key(banker_seat.number))[1:]:
             self._step(coup, step, where)
         restoration = verdict.restored
@@ -480,7 +486,13 @@ class _Batch:
         if restored and isinstance(restoration, Restored):
             self._correction(coup, list(restoration.extra_cards))
         self.records.append(
-            ImportedRecord(coup=coup.row, table=self.table, record_id=record_id, imported_at=timezone.now())
+            model_new(
+                ImportedRecord,
+                coup_id=coup.row.pk,
+                table_id=self.table.pk,
+                record_id=record_id,
+                imported_at=timezone.now(),
+            )
         )
         return coup.row, restored
 
@@ -848,15 +860,14 @@ class _Batch:
         )
 
     # ------------------------------------------------------------------------------- the coup
-    def _rules_snapshot(self, snapshot: dict[str, Any]) -> str:
-        """The snapshot's digest, written once a batch (rules_snapshot_keep)."""
-        digest = rules_digest(snapshot)
+    def _rules_snapshot(self, snapshot: dict[str, Any], digest: str) -> str:
+        """The snapshot's digest (``rules_digest``), written once a batch (rules_snapshot_keep)."""
         if digest not in self.snapshots:
             rules_snapshot_keep(content=snapshot)
             self.snapshots.add(digest)
         return digest
 
-    def _coup_start(self, turn: BankTurn, record: CoupRecord, snapshot: dict[str, Any]) -> _Coup:
+    def _coup_start(self, turn: BankTurn, record: CoupRecord, snapshot: dict[str, Any], digest: str) -> _Coup:
         """``coups.coup_start`` of a historical coup."""
         rules = self.rules.get(record.profile)
         if rules is None:  # the profile's rules, compiled from the snapshot as coup_rules does
@@ -877,31 +888,39 @@ class _Batch:
         declared = [v.code.value for _, v in state.violations]
         now = timezone.now()
         self.coup_number += 1
-        row = Coup(
-            pk=self.ids[Coup].take(),
-            shoe=self.shoe,
-            number=self.coup_number,
+        shoe = self._shoe
+        row = _related(
+            model_new(
+                Coup,
+                id=self.ids[Coup].take(),
+                shoe_id=shoe.pk,
+                number=self.coup_number,
+                banker_id=turn.player.pk,
+                bank=record.bank,
+                bank_turn_id=turn.pk,
+                rules_snapshot_id=self._rules_snapshot(snapshot, digest),
+                first_coup_of_bank=record.first_coup_of_bank,
+                step_count=1,
+                flagged=bool(declared),
+                created_at=now,
+            ),
+            shoe=shoe,
             banker=turn.player,
-            bank=record.bank,
             bank_turn=turn,
-            rules_snapshot_id=self._rules_snapshot(snapshot),
-            first_coup_of_bank=record.first_coup_of_bank,
-            step_count=1,
-            flagged=bool(declared),
-            created_at=now,
         )
         setattr(row, "_engine_rules", rules)  # noqa: B010 (what engine_bridge.coup_rules memoises)
         self.coups.append(row)
         coup = _Coup(row=row, progress=state)
         payload: dict[str, Any] = {"amount": record.bank, "banker": banker, "minimum": turn.required_minimum}
         payload["historical"] = True
-        step = CoupStep(
-            pk=self.ids[CoupStep].take(),
-            coup=row,
+        step = model_new(
+            CoupStep,
+            id=self.ids[CoupStep].take(),
+            coup_id=row.pk,
             index=1,
             kind=CoupStep.Kind.BANK_DECLARED,
             payload=payload,
-            actor=self.actor,
+            actor_id=self.actor.pk,
             created_at=now,
             violations=declared,
         )
@@ -1064,26 +1083,26 @@ class _Batch:
         if banco:
             for bet in coup.bets:
                 bet.withdrawn = True
-            bet = Bet(
-                pk=self.ids[Bet].take(),
-                coup=coup.row,
-                seat=seat,
-                spectator=standing,
-                amount=coup.row.bank,
-                banco=True,
-                banco_suivi=coup.progress.banco_suivi,
-                betting_order=order,
-            )
+            amount, suivi = coup.row.bank, coup.progress.banco_suivi
         else:
             assert amount is not None
-            bet = Bet(
-                pk=self.ids[Bet].take(),
-                coup=coup.row,
-                seat=seat,
-                spectator=standing,
+            suivi = False
+        bet = _related(
+            model_new(
+                Bet,
+                id=self.ids[Bet].take(),
+                coup_id=coup.row.pk,
+                seat_id=seat.pk if seat is not None else None,
+                spectator_id=standing.pk if standing is not None else None,
                 amount=amount,
+                banco=banco,
+                banco_suivi=suivi,
                 betting_order=order,
-            )
+            ),
+            coup=coup.row,
+            seat=seat,
+            spectator=standing,
+        )
         coup.bets.append(bet)
         self.bets.append(bet)
         return [RowWritten(b) for b in coup.bets] if banco else [RowWritten(bet)]
@@ -1190,6 +1209,18 @@ _ROW_LISTS = (
 _NEXT_SHOE = "imported history: next shoe"
 #: the decks of an imported shoe (imports.IMPORT_DECKS)
 IMPORT_DECKS = 8
+
+
+_M = TypeVar("_M", bound=Model)
+
+
+def _related(obj: _M, **related: Model | None) -> _M:
+    """``obj`` (a ``model_new`` row, its relations named by id) with these related objects cached
+    on it, as ``Model(**{name: object})`` keeps them: for what reads them later (a bet's seat, a
+    coup's bank turn and banker), at a fraction of the ORM's ``__init__``, the import's many rows."""
+    for name, value in related.items():
+        obj._meta.get_field(name).set_cached_value(obj, value)  # type: ignore[union-attr]
+    return obj
 
 
 def _account_opened(account: Account) -> Account:
