@@ -364,13 +364,18 @@ def rows_loaded(obj: models.Model) -> None:
 def specs_check(rows: Iterable[RowSpec]) -> list[RowSpec]:
     """``audit_record``'s ``rows`` checked at once (a row not saved yet, a table not bound)."""
     out: list[RowSpec] = []
+    tables = _bound_tables()
     for spec in rows:
-        if isinstance(spec, RowsWhere):
+        if isinstance(spec, RowWritten):  # the most of them (a bulk writer's tens of thousands)
+            obj = spec.obj
+        elif isinstance(spec, RowsWhere):
             bound_check(spec.model)
             out.append(spec)
             continue
-        obj = spec.obj if isinstance(spec, RowWritten) else spec
-        bound_check(type(obj))
+        else:
+            obj = spec
+        if obj._meta.db_table not in tables:
+            bound_check(type(obj))  # which refuses it
         if obj.pk is None:
             raise ValueError(f"a {type(obj).__name__} with no id cannot be bound to an audit event")
         out.append(spec)
