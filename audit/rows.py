@@ -35,6 +35,7 @@ import datetime as dt
 import functools
 import hashlib
 import json
+import operator
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -157,7 +158,7 @@ def _plain(value: Any) -> Any:
 #: the types ``_plain`` gives back as they are (exactly these, not their subclasses)
 _AS_IS = frozenset({type(None), bool, int, str, float, dict, list})
 _dumps, _SORT_KEYS = orjson.dumps, orjson.OPT_SORT_KEYS
-#: how many column prints one reader keeps (``RowReader._print``) before starting afresh
+#: how many column prints one reader keeps (``RowReader._prints``) before starting afresh
 PRINTS_KEPT = 50_000
 
 
@@ -230,7 +231,10 @@ class RowReader:
         self._row_label = ROW_LABEL + self.table.encode() + b"\n"
         self._keys = [orjson.dumps(column) + b":" for column in self.columns]
         self._print_labels = [COLUMN_LABEL + column.encode() + b"\n" for column in self.columns]
-        self._prints: dict[bytes, str] = {}
+        # each column's prints, by the column's JSON: the same value in the same column (an id, a
+        # kind, a flag, null) recurs over thousands of rows, its SHA-256 is taken once
+        self._prints: list[dict[bytes, str]] = [{} for _ in self.columns]
+        self._prints_kept = 0
 
     def state(self, values: Sequence[Any], *, prints: bool = True) -> RowState:
         """``row_digest`` and ``column_prints`` of the row, each column's JSON encoded once for
@@ -253,27 +257,37 @@ class RowReader:
         return RowState(
             pk=int(values[self.pk_at]),
             digest=hashlib.sha256(self._row_label + body).hexdigest(),
-            prints="".join(
-                [self._print(label + value) for label, value in zip(self._print_labels, encoded, strict=True)]
-            )
-            if prints
-            else "",
+            prints=self._prints_of(encoded) if prints else "",
         )
 
-    def _print(self, data: bytes) -> str:
-        """One column's print of ``data`` (its label and JSON): the same value in the same column
-        (an id, a kind, a flag, null) recurs over thousands of rows, its SHA-256 is taken once."""
-        found = self._prints.get(data)
-        if found is None:
-            if len(self._prints) >= PRINTS_KEPT:  # a bound memory, whatever the table's size
-                self._prints.clear()
-            found = self._prints[data] = hashlib.sha256(data).hexdigest()[:PRINT_HEX]
-        return found
+    def _prints_of(self, encoded: list[bytes]) -> str:
+        """Each column's print of its JSON ``encoded`` (``column_prints``), a kept one where the
+        column had that value before (one loop, no call a column: every bound row pays it)."""
+        out = []
+        for kept, label, value in zip(self._prints, self._print_labels, encoded, strict=True):
+            found = kept.get(value)
+            if found is None:
+                if self._prints_kept >= PRINTS_KEPT:  # a bound memory, whatever the table's size
+                    for column in self._prints:
+                        column.clear()
+                    self._prints_kept = 0
+                found = kept[value] = hashlib.sha256(label + value).hexdigest()[:PRINT_HEX]
+                self._prints_kept += 1
+            out.append(found)
+        return "".join(out)
 
     def instance_values(self, obj: models.Model) -> list[Any]:
         """A loaded instance's columns (``attnames``' order): what ``values`` would read, the ORM
         having converted them alike (a file field's name, as the column holds it)."""
-        return [getattr(obj, name) for name in self.attributes]
+        return list(self._read(obj))
+
+    @functools.cached_property
+    def _read(self) -> Any:
+        """Every attribute of an instance in one call (a bulk writer binds thousands of rows)."""
+        if len(self.attributes) == 1:
+            name = self.attributes[0]
+            return lambda obj: (getattr(obj, name),)
+        return operator.attrgetter(*self.attributes)
 
     def written_values(self, obj: models.Model) -> list[Any]:
         """A just written instance's columns as ``values`` would read them back: a JSON column's
@@ -312,6 +326,15 @@ def _as_stored(field: models.JSONField[Any], value: Any) -> Any:
     (``json.dumps`` with the field's encoder), read as Django reads it (the field's decoder)."""
     if value is None:
         return None
+    if field.encoder is None and field.decoder is None:
+        # the plain field's text, read back, is what orjson's gives back for every value both
+        # encoders take (a tuple a list, a string key as it is); what orjson refuses (a key not a
+        # string, an integer beyond 64 bits) takes the standard encoder's way. Several times
+        # cheaper: a bulk writer binds thousands of steps (import_coups)
+        try:
+            return orjson.loads(orjson.dumps(value))
+        except TypeError:
+            pass
     return json.loads(json.dumps(value, cls=field.encoder), cls=field.decoder)
 
 
@@ -341,13 +364,18 @@ def rows_loaded(obj: models.Model) -> None:
 def specs_check(rows: Iterable[RowSpec]) -> list[RowSpec]:
     """``audit_record``'s ``rows`` checked at once (a row not saved yet, a table not bound)."""
     out: list[RowSpec] = []
+    tables = _bound_tables()
     for spec in rows:
-        if isinstance(spec, RowsWhere):
+        if isinstance(spec, RowWritten):  # the most of them (a bulk writer's tens of thousands)
+            obj = spec.obj
+        elif isinstance(spec, RowsWhere):
             bound_check(spec.model)
             out.append(spec)
             continue
-        obj = spec.obj if isinstance(spec, RowWritten) else spec
-        bound_check(type(obj))
+        else:
+            obj = spec
+        if obj._meta.db_table not in tables:
+            bound_check(type(obj))  # which refuses it
         if obj.pk is None:
             raise ValueError(f"a {type(obj).__name__} with no id cannot be bound to an audit event")
         out.append(spec)
@@ -366,21 +394,7 @@ def rows_settle(
     waiting = [e for e in events if getattr(e, "_bind", None)]
     if not waiting:
         return
-    readers: dict[str, RowReader] = {}
-    ids: dict[str, set[int]] = defaultdict(set)
-    where: dict[tuple[str, str], set[Any]] = defaultdict(set)
-    written: dict[tuple[str, int], models.Model] = {}
-    for event in waiting:
-        for spec in event._bind:
-            model = _spec_model(spec)
-            table = model._meta.db_table
-            readers.setdefault(table, row_reader(model, using))
-            if isinstance(spec, RowsWhere):
-                where[(table, spec.attname)].add(spec.value)
-            elif isinstance(spec, RowWritten):
-                written[(table, int(spec.obj.pk))] = spec.obj
-            else:
-                ids[table].add(int(spec.pk))
+    readers, ids, where, written = _specs_sorted(waiting, using)
     loaded = {key: state for key, (_, state) in (before or {}).items()}
     states: dict[str, dict[int, RowState]] = defaultdict(dict)
     by_value: dict[tuple[str, str], dict[Any, list[int]]] = {}
@@ -411,13 +425,67 @@ def rows_settle(
             states[table][pk] = reader.state(reader.written_values(obj))
     # in the order the events get their ids (chain by chain, each in the order recorded: as
     # audit.services._append inserts them), which is the order the verifier reads bindings in
+    _bindings_give(waiting, states, by_value, loaded)
+
+
+def _specs_sorted(
+    waiting: list[Any], using: str
+) -> tuple[
+    dict[str, RowReader],
+    dict[str, set[int]],
+    dict[tuple[str, str], set[Any]],
+    dict[tuple[str, int], models.Model],
+]:
+    """The rows the events bind, by how they are bound (``rows_settle``): each table's reader, the
+    ids to read, the ``RowsWhere`` values to read by, the rows bound as written."""
+    readers: dict[str, RowReader] = {}
+    ids: dict[str, set[int]] = defaultdict(set)
+    where: dict[tuple[str, str], set[Any]] = defaultdict(set)
+    written: dict[tuple[str, int], models.Model] = {}
+    for event in waiting:
+        for spec in event._bind:
+            if isinstance(spec, RowWritten):  # the most of them (a bulk writer's tens of thousands)
+                obj = spec.obj
+                table = obj._meta.db_table
+                if table not in readers:
+                    readers[table] = row_reader(type(obj), using)
+                written[(table, int(obj.pk))] = obj
+                continue
+            model = _spec_model(spec)
+            table = model._meta.db_table
+            readers.setdefault(table, row_reader(model, using))
+            if isinstance(spec, RowsWhere):
+                where[(table, spec.attname)].add(spec.value)
+            else:
+                ids[table].add(int(spec.pk))
+    return readers, ids, where, written
+
+
+def _bindings_give(
+    waiting: list[Any],
+    states: dict[str, dict[int, RowState]],
+    by_value: dict[tuple[str, str], dict[Any, list[int]]],
+    loaded: dict[tuple[str, int], RowState],
+) -> None:
+    """Each event's ``rows`` from the states read or computed (``rows_settle``)."""
+    # a row's binding as committed is the same string in every event that binds it (a coup in each
+    # of its steps' events): packed once
+    packed: dict[tuple[str, int], str] = {}
     for event in sorted(waiting, key=lambda e: e.chain):
         in_order = sorted(_event_keys(event._bind, states, by_value), key=lambda k: (k[0].encode(), k[1]))
         # the state as loaded goes with the transaction's first binding of the row only: its later
         # bindings (another event of the same transaction) carry the same state as committed
-        event.rows = [
-            _binding(name, pk, states[name][pk], loaded.pop((name, pk), None)) for name, pk in in_order
-        ]
+        rows = []
+        for key in in_order:
+            first = loaded.pop(key, None)
+            if first is not None:
+                rows.append(_binding(*key, states[key[0]][key[1]], first))
+                continue
+            alone = packed.get(key)
+            if alone is None:
+                alone = packed[key] = binding_pack(states[key[0]][key[1]], None)
+            rows.append([*key, alone])
+        event.rows = rows
         event._bind = None
 
 
@@ -436,11 +504,11 @@ def _event_keys(
     the database does not hold."""
     keys: set[tuple[str, int]] = set()
     for spec in specs:
-        if isinstance(spec, RowsWhere):
+        if isinstance(spec, RowWritten):
+            keys.add((spec.obj._meta.db_table, int(spec.obj.pk)))
+        elif isinstance(spec, RowsWhere):
             table = spec.model._meta.db_table
             keys.update((table, pk) for pk in by_value[(table, spec.attname)].get(spec.value, ()))
-        elif isinstance(spec, RowWritten):
-            keys.add((type(spec.obj)._meta.db_table, int(spec.obj.pk)))
         else:
             table = type(spec)._meta.db_table
             if int(spec.pk) not in states[table]:

@@ -8,6 +8,7 @@ are exactly those Django would build from the keyword arguments, so the migratio
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.conf import settings
@@ -48,9 +49,37 @@ def staff_reference(
 
 
 _M = TypeVar("_M", bound=models.Model)
-#: a model's (attname, default) pairs, in field order, and whether ``__init__`` has anything to
-#: do beyond setting them (a receiver of its pre_init/post_init signals)
-_FIELDS: dict[type[models.Model], tuple[list[tuple[str, Callable[[], Any]]], list[str], bool]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    """What ``model_new`` needs of a model, worked out once."""
+
+    names: tuple[str, ...]  # every concrete field's attname, in field order
+    fixed: dict[str, Any]  # attname → its default, for every field (a placeholder where made afresh)
+    made: tuple[tuple[str, Callable[[], Any]], ...]  # the defaults made afresh each time (list, now…)
+    known: frozenset[str]
+    listened: bool  # a receiver of the model's pre_init/post_init signals: the ORM's __init__ runs
+
+
+_SPECS: dict[type[models.Model], _Spec] = {}
+
+
+def _spec(model: type[models.Model]) -> _Spec:
+    fixed: dict[str, Any] = {}
+    made: list[tuple[str, Callable[[], Any]]] = []
+    for f in model._meta.concrete_fields:
+        # a field with no default gives None or "" every time, one with a plain value that same
+        # value (``Field._get_default`` shares it too); a callable's and the database's default
+        # are made afresh for every row
+        if callable(f.default) if f.has_default() else f.has_db_default():
+            made.append((f.attname, f.get_default))
+            fixed[f.attname] = None
+        else:
+            fixed[f.attname] = f.get_default()
+    names = tuple(fixed)
+    listened = pre_init.has_listeners(model) or post_init.has_listeners(model)
+    return _Spec(names, fixed, tuple(made), frozenset(names), listened)
 
 
 def model_new(model: type[_M], **values: Any) -> _M:
@@ -60,18 +89,20 @@ def model_new(model: type[_M], **values: Any) -> _M:
     for the model, the ORM's own ``__init__`` runs, positional values as ``from_db`` gives them).
     A field not named gets its default, as with keywords. Relations are named by id
     (``coup_id``): their objects are not cached on the instance, as a fresh instance's are not."""
-    spec = _FIELDS.get(model)
+    spec = _SPECS.get(model)
     if spec is None:
-        listened = pre_init.has_listeners(model) or post_init.has_listeners(model)
-        fields = [(f.attname, f.get_default) for f in model._meta.concrete_fields]
-        spec = _FIELDS[model] = (fields, [name for name, _ in fields], listened)
-    fields, names, listened = spec
-    row = [values.pop(name) if name in values else default() for name, default in fields]
-    if values:
-        raise TypeError(f"{model.__name__} has no field {', '.join(values)}")
-    if listened:
-        return model(*row)
+        spec = _SPECS[model] = _spec(model)
+    if not spec.known.issuperset(values):
+        unknown = [name for name in values if name not in spec.known]
+        raise TypeError(f"{model.__name__} has no field {', '.join(unknown)}")
+    data = spec.fixed.copy()  # in field order, as __init__ sets them
+    for name, default in spec.made:
+        if name not in values:
+            data[name] = default()
+    data.update(values)
+    if spec.listened:
+        return model(*data.values())
     obj = model.__new__(model)
     obj._state = ModelState()  # adding, no database yet: what __init__ sets
-    obj.__dict__.update(zip(names, row, strict=True))
+    obj.__dict__.update(data)
     return obj

@@ -111,38 +111,47 @@ def accounts_lock(
 # ---------------------------------------------------------------------------------------- writes
 
 
-def entries_post(entries: Sequence[tuple[int, int, int]], *, returning: bool = False) -> list[Entry]:
+def entries_post(
+    entries: Sequence[tuple[int, int, int]], *, returning: bool = False, ids: Sequence[int] | None = None
+) -> list[Entry]:
     """Insert ledger entries ``(transaction id, account id, amount)`` and move the accounts'
     balances by their net, the accounts being already locked by the caller. ``returning``: the
     entries come back as written, each with its id (in no particular order), for the caller to
     bind to its audit event by their values (audit.rows.RowWritten): the rows are append-only, so
-    what the INSERT wrote is what the transaction commits; otherwise nothing comes back.
+    what the INSERT wrote is what the transaction commits; otherwise nothing comes back. ``ids``:
+    the entries' ids, one an entry, taken from the table's sequence beforehand by a caller that
+    binds them by their values as it builds them (import_coups); else the sequence gives them.
 
     PostgreSQL: one INSERT, however many entries (arrays, so no limit on bound values); the
     database moves the balances (the entries' statement trigger, ledger migration 0007), and
-    refuses any other change of a balance. SQLite (``make run``): INSERTs of at most 10,000 rows,
-    then one UPDATE of the balances (``_balances_add``). Either way each account moves once, by
-    its net, and the balance CHECK constraint applies to the result.
+    refuses any other change of a balance. SQLite (``make run``): INSERTs of at most 30,000
+    values (10,000 rows), then one UPDATE of the balances (``_balances_add``). Either way each
+    account moves once, by its net, and the balance CHECK constraint applies to the result.
     """
     if not entries:
         return []
     back = ' RETURNING "id", "transaction_id", "account_id", "amount"' if returning else ""
     written: list[tuple[int, int, int, int]] = []
+    rows: Sequence[tuple[int, ...]] = entries
+    columns = "transaction_id, account_id, amount"
+    if ids is not None:
+        rows = [(pk, *entry) for pk, entry in zip(ids, entries, strict=True)]
+        columns = "id, " + columns
+    width = len(rows[0])
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            txns, accounts, amounts = (list(column) for column in zip(*entries, strict=True))
+            arrays = [list(column) for column in zip(*rows, strict=True)]
             cursor.execute(
-                "INSERT INTO ledger_entry (transaction_id, account_id, amount) "
-                "SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[])" + back,
-                [txns, accounts, amounts],
+                f"INSERT INTO ledger_entry ({columns}) "
+                f"SELECT * FROM unnest({', '.join(['%s::bigint[]'] * width)})" + back,
+                arrays,
             )
             return _entries(cursor.fetchall()) if returning else []
-        for start in range(0, len(entries), 10_000):
-            chunk = entries[start : start + 10_000]
+        row, per = "(" + ", ".join(["%s"] * width) + ")", 30_000 // width  # SQLite's 32,766 parameters
+        for start in range(0, len(rows), per):
+            chunk = rows[start : start + per]
             cursor.execute(
-                "INSERT INTO ledger_entry (transaction_id, account_id, amount) VALUES "
-                + ", ".join(["(%s, %s, %s)"] * len(chunk))
-                + back,
+                f"INSERT INTO ledger_entry ({columns}) VALUES " + ", ".join([row] * len(chunk)) + back,
                 [value for entry in chunk for value in entry],
             )
             if returning:

@@ -15,7 +15,7 @@ into the record it judges, and the test suite checks that both find the same vio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields
 from enum import StrEnum
 
 from chemin_de_fer.engine.coup import Action, Code, CoupRecord, Hand, Stake, Violation
@@ -358,23 +358,53 @@ def apply(state: CoupProgress, step: Step) -> CoupProgress:  # noqa: C901  (one 
         suivi = suivi_violation(new.rules.profile, banco_suivi=new.banco_suivi)  # a history only
         if suivi is not None:
             violations = (*violations, (n, suivi))
+    # the steps that change one thing: one new state, the step's count and violations with it
     elif kind is Move.BETS_CLOSED:
-        new = replace(state, bets_closed=True)
+        return _evolve(state, bets_closed=True, steps=n, violations=violations)
     elif kind is Move.CARD_TO_PLAYER:
-        new = replace(state, player_cards=(*state.player_cards, _card(step)))
+        cards = (*state.player_cards, _card(step))
+        return _evolve(state, player_cards=cards, steps=n, violations=violations)
     elif kind is Move.CARD_TO_BANKER:
-        new = replace(state, banker_cards=(*state.banker_cards, _card(step)))
+        cards = (*state.banker_cards, _card(step))
+        return _evolve(state, banker_cards=cards, steps=n, violations=violations)
     elif kind in _PLAYER_SAYS:
-        new = replace(state, player_action=_PLAYER_SAYS[kind])
+        return _evolve(state, player_action=_PLAYER_SAYS[kind], steps=n, violations=violations)
     elif kind in _BANKER_SAYS:
-        new = replace(state, banker_action=_BANKER_SAYS[kind])
+        return _evolve(state, banker_action=_BANKER_SAYS[kind], steps=n, violations=violations)
     else:  # REVEAL
         banker_action = state.banker_action
         if banker_action is None:
             banker_action = Action.NATURAL if state.banker_two >= 8 else Action.NONE
         player_action = state.player_action or Action.NONE
-        new = replace(state, revealed=True, banker_action=banker_action, player_action=player_action)
-    return replace(new, steps=n, violations=violations)
+        return _evolve(
+            state,
+            revealed=True,
+            banker_action=banker_action,
+            player_action=player_action,
+            steps=n,
+            violations=violations,
+        )
+    return _evolve(new, steps=n, violations=violations)
+
+
+#: CoupProgress's fields, in order (``_evolve``)
+_PROGRESS_FIELDS = tuple(f.name for f in fields(CoupProgress))
+_set = object.__setattr__
+
+
+def _evolve(state: CoupProgress, **changes: object) -> CoupProgress:
+    """``dataclasses.replace(state, **changes)`` at about half its cost (it looks every field up,
+    checks it and runs the frozen ``__init__`` on each call; an import replays tens of thousands
+    of steps): the state copied field by field, then the changes set. The class has no
+    ``__post_init__`` and its ``__init__`` checks nothing, so the result is the same."""
+    new = object.__new__(CoupProgress)
+    for name in _PROGRESS_FIELDS:
+        _set(new, name, getattr(state, name))
+    for name, value in changes.items():
+        if name not in _PROGRESS_FIELDS:
+            raise TypeError(f"CoupProgress has no field {name!r}")
+        _set(new, name, value)
+    return new
 
 
 #: the action each party's announcement records
@@ -442,7 +472,7 @@ def _declare(state: CoupProgress, step: Step) -> CoupProgress:
         raise IllegalStep(said("the bank may not exceed the house limit of {limit}", limit=state.house_limit))
     if not step.punter:
         raise IllegalStep(said("name the banker"))
-    return replace(state, bank=amount, banker=step.punter)
+    return _evolve(state, bank=amount, banker=step.punter)
 
 
 def _bet(state: CoupProgress, step: Step) -> CoupProgress:
@@ -460,7 +490,7 @@ def _bet(state: CoupProgress, step: Step) -> CoupProgress:
         raise IllegalStep(said("the minimum bet is {minimum}", minimum=profile.min_bet))
     if amount > state.uncovered and not state.historical:
         raise IllegalStep(said("only {left} of the bank is left to cover", left=max(state.uncovered, 0)))
-    return replace(
+    return _evolve(
         state,
         bets=(*state.bets, Stake(step.punter, amount, step.spectator)),
         bet_orders=(*state.bet_orders, step.order),
@@ -484,7 +514,7 @@ def _banco(state: CoupProgress, step: Step) -> CoupProgress:
     assert state.bank is not None
     # banco withdraws every other bet: the caller covers the whole bank alone. A history keeps a
     # suivi the profile lacks (flagged SUIVI_NOT_ALLOWED), so that its record says it again
-    return replace(
+    return _evolve(
         state,
         bets=(Stake(winner.punter, state.bank, winner.spectator),),
         bet_orders=(winner.order,),

@@ -13,7 +13,10 @@ same order:
 - the ledger: the same postings (keys, kinds, entries from tables/money/rules.py, memos, the
   same refusals when chips are short), balances moved by their net in one UPDATE;
 - the audit chain: the same events, in the same order, with the same content, recorded with
-  ``audit_record`` (appended at COMMIT, as every transaction's; with one COPY when they are many).
+  ``audit_record`` (appended at COMMIT, as every transaction's; with one COPY when they are many);
+  every row an event binds is bound by the values this writer sends (``audit.rows.RowWritten``,
+  as the steps' own writes are), not read back at COMMIT: the rows are new, and nothing but this
+  writer changes them before the COMMIT.
 
 The rows are then written with one bulk INSERT a model (their ids taken from the sequences
 beforehand, so that every event and posting can name them as it is built).
@@ -34,16 +37,17 @@ refuse is refused here with the same message, and nothing of it is kept
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 from django.db.models import Model
 from django.utils import timezone
 
-from audit.rows import RowSpec, RowsWhere
+from audit.rows import RowSpec, RowWritten
 from audit.services import audit_pending_mark, audit_pending_rewind, audit_record, rows_copy
 from audit.snapshot import model_snapshot
 from chemin_de_fer.engine.coup import CoupRecord, NeedsCards, Restored, Settlement, Verdict, Violation
@@ -119,6 +123,16 @@ class _Ids:
         return self.free.pop()
 
 
+def _transaction_start() -> dt.datetime | None:
+    """PostgreSQL's ``now()``: when this database transaction started (None on SQLite)."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT now()")
+        started: dt.datetime = cursor.fetchone()[0]
+        return started
+
+
 def ids_reserve(table: str, count: int) -> list[int]:
     """``count`` primary keys of ``table`` that no other INSERT will take, for rows written later.
 
@@ -170,7 +184,14 @@ class _Batch:
         self.profiles: dict[str, Profile] = {}
         self.rules: dict[str, Rules] = {}
         self.snapshots: set[str] = set()  # the rules snapshots this batch has written or found
+        # a record's terms (profile, chip unit, house limit) -> its rules snapshot and digest
+        self.terms: dict[tuple[str, int, int | None], tuple[dict[str, Any], str]] = {}
         self.may_register: bool | None = None  # setup.player_create's checks, asked once
+        # a ledger transaction's posted_at is the database's time at its INSERT (db_default
+        # Now()): on PostgreSQL the start of this database transaction, read once and written as
+        # that same value, so that the row is known as written and bound by its values like the
+        # others (audit.rows.RowWritten); on SQLite Now() is the statement's, read back at COMMIT
+        self.posted_at = _transaction_start()
         self.reset_rows()
         self.reload()
 
@@ -194,7 +215,7 @@ class _Batch:
         self.turns_new: list[BankTurn] = []
         self.shoes_new: list[Shoe] = []
         self.txns: list[Transaction] = []
-        self.entries: list[tuple[int, int, int]] = []
+        self.entries: list[Entry] = []
         self.records: list[ImportedRecord] = []
         self.players_new: list[Player] = []
         self.accounts_new: list[Account] = []
@@ -223,6 +244,7 @@ class _Batch:
                 Account,
                 Seat,
                 Spectator,
+                Entry,
             )
         }
         self.shoe: Shoe | None = None
@@ -358,7 +380,10 @@ class _Batch:
             (ImportedRecord, self.records),
         ):
             rows_copy(model, objs)
-        entries_post(self.entries)  # which moves the balances by self.moved
+        entries_post(  # which moves the balances by self.moved
+            [(e.transaction_id, e.account_id, e.amount) for e in self.entries],
+            ids=[e.pk for e in self.entries],
+        )
         self.reset_rows()
         if self.turn is not None and self.turn is not self.turn_loaded:
             self.turn_loaded = self.turn  # written now: later changes to it are UPDATEs
@@ -444,12 +469,16 @@ class _Batch:
             if turn is not None:
                 self._bank_turn_end(turn, BankTurn.End.PASSED)
             turn = self._bank_turn_open(banker_seat, minimum=profile.min_bank)
-        snapshot = rules_snapshot(
-            profile=profile,
-            levy=LevyTerms.for_profile(profile, chip_unit=record.chip_unit),
-            house_limit=record.house_limit,
-        )
-        coup = self._coup_start(turn, record, snapshot)
+        terms = (record.profile, record.chip_unit, record.house_limit)
+        found = self.terms.get(terms)
+        if found is None:  # most records of a history are played under the same terms
+            snapshot = rules_snapshot(
+                profile=profile,
+                levy=LevyTerms.for_profile(profile, chip_unit=record.chip_unit),
+                house_limit=record.house_limit,
+            )
+            found = self.terms[terms] = (snapshot, rules_digest(snapshot))
+        coup = self._coup_start(turn, record, *found)
         for step in record_steps(record, banker=seat_key(banker_seat.number))[1:]:
             self._step(coup, step, where)
         restoration = verdict.restored
@@ -457,7 +486,13 @@ class _Batch:
         if restored and isinstance(restoration, Restored):
             self._correction(coup, list(restoration.extra_cards))
         self.records.append(
-            ImportedRecord(coup=coup.row, table=self.table, record_id=record_id, imported_at=timezone.now())
+            model_new(
+                ImportedRecord,
+                coup_id=coup.row.pk,
+                table_id=self.table.pk,
+                record_id=record_id,
+                imported_at=timezone.now(),
+            )
         )
         return coup.row, restored
 
@@ -791,10 +826,16 @@ class _Batch:
             memo=memo[:300],
             idempotency_key=key,
             coup_id=coup.pk if coup is not None else None,
+            **({"posted_at": self.posted_at} if self.posted_at is not None else {}),
         )
         self.txns.append(txn)
+        bound: list[RowSpec] = [RowWritten(txn) if self.posted_at is not None else txn]
         for pk, amount in sorted(entries.items()):
-            self.entries.append((txn.pk, pk, amount))
+            entry = model_new(
+                Entry, id=self.ids[Entry].take(), transaction_id=txn.pk, account_id=pk, amount=amount
+            )
+            self.entries.append(entry)
+            bound.append(RowWritten(entry))
             self.by_pk[pk].balance += amount
             self.moved[pk] = self.moved.get(pk, 0) + amount
         if coup is not None and self._account(Kind.BANK, self.table.pk).pk in entries:
@@ -815,19 +856,18 @@ class _Batch:
                 ],
                 "balances_after": {str(pk): self.by_pk[pk].balance for pk in sorted(entries)},
             },
-            rows=[txn, RowsWhere(Entry, "transaction_id", txn.pk)],
+            rows=bound,
         )
 
     # ------------------------------------------------------------------------------- the coup
-    def _rules_snapshot(self, snapshot: dict[str, Any]) -> str:
-        """The snapshot's digest, written once a batch (rules_snapshot_keep)."""
-        digest = rules_digest(snapshot)
+    def _rules_snapshot(self, snapshot: dict[str, Any], digest: str) -> str:
+        """The snapshot's digest (``rules_digest``), written once a batch (rules_snapshot_keep)."""
         if digest not in self.snapshots:
             rules_snapshot_keep(content=snapshot)
             self.snapshots.add(digest)
         return digest
 
-    def _coup_start(self, turn: BankTurn, record: CoupRecord, snapshot: dict[str, Any]) -> _Coup:
+    def _coup_start(self, turn: BankTurn, record: CoupRecord, snapshot: dict[str, Any], digest: str) -> _Coup:
         """``coups.coup_start`` of a historical coup."""
         rules = self.rules.get(record.profile)
         if rules is None:  # the profile's rules, compiled from the snapshot as coup_rules does
@@ -848,31 +888,39 @@ class _Batch:
         declared = [v.code.value for _, v in state.violations]
         now = timezone.now()
         self.coup_number += 1
-        row = Coup(
-            pk=self.ids[Coup].take(),
-            shoe=self.shoe,
-            number=self.coup_number,
+        shoe = self._shoe
+        row = _related(
+            model_new(
+                Coup,
+                id=self.ids[Coup].take(),
+                shoe_id=shoe.pk,
+                number=self.coup_number,
+                banker_id=turn.player.pk,
+                bank=record.bank,
+                bank_turn_id=turn.pk,
+                rules_snapshot_id=self._rules_snapshot(snapshot, digest),
+                first_coup_of_bank=record.first_coup_of_bank,
+                step_count=1,
+                flagged=bool(declared),
+                created_at=now,
+            ),
+            shoe=shoe,
             banker=turn.player,
-            bank=record.bank,
             bank_turn=turn,
-            rules_snapshot_id=self._rules_snapshot(snapshot),
-            first_coup_of_bank=record.first_coup_of_bank,
-            step_count=1,
-            flagged=bool(declared),
-            created_at=now,
         )
         setattr(row, "_engine_rules", rules)  # noqa: B010 (what engine_bridge.coup_rules memoises)
         self.coups.append(row)
         coup = _Coup(row=row, progress=state)
         payload: dict[str, Any] = {"amount": record.bank, "banker": banker, "minimum": turn.required_minimum}
         payload["historical"] = True
-        step = CoupStep(
-            pk=self.ids[CoupStep].take(),
-            coup=row,
+        step = model_new(
+            CoupStep,
+            id=self.ids[CoupStep].take(),
+            coup_id=row.pk,
             index=1,
             kind=CoupStep.Kind.BANK_DECLARED,
             payload=payload,
-            actor=self.actor,
+            actor_id=self.actor.pk,
             created_at=now,
             violations=declared,
         )
@@ -890,7 +938,7 @@ class _Batch:
                 **payload,
                 **({"violations": declared} if declared else {}),
             },
-            rows=[row, step],
+            rows=[RowWritten(row), RowWritten(step)],
         )
         return coup
 
@@ -975,14 +1023,14 @@ class _Batch:
             payload["verdict"] = verdict_to_dict(verdict)
         row = self._step_append(coup, kind.value, payload, violation=violation)
         coup.progress = new_state
-        bound: list[RowSpec] = [coup.row, row]
+        bound: list[RowSpec] = [RowWritten(coup.row), RowWritten(row)]
         if bet_place is not None:
-            bound.append(self._bet_write(coup, bet_place, banco=kind is Move.BANCO, amount=step.amount))
+            bound += self._bet_write(coup, bet_place, banco=kind is Move.BANCO, amount=step.amount)
         if step.card is not None:
             role = ShoeCard.Role.PLAYER if kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
-            bound.append(self._card(coup, step.card, role))
+            bound.append(RowWritten(self._card(coup, step.card, role)))
         if verdict is not None and (tax := self._reveal(coup, verdict)) is not None:
-            bound.append(tax)
+            bound.append(RowWritten(tax))
         self._audit(
             action="tables.coup.step",
             target=coup.row,
@@ -1019,36 +1067,39 @@ class _Batch:
         self.steps.append(step)
         return step
 
-    def _bet_write(self, coup: _Coup, place: Seat | Spectator, *, banco: bool, amount: int | None) -> RowSpec:
-        """``coups._bet_write``: the rows it writes (the bet; a banco, every bet of the coup)."""
+    def _bet_write(
+        self, coup: _Coup, place: Seat | Spectator, *, banco: bool, amount: int | None
+    ) -> list[RowSpec]:
+        """``coups._bet_write``: the rows it writes (the bet; a banco, every bet of the coup, all of
+        them this batch's: the coup is new), bound by their values."""
         seat, standing = (place, None) if isinstance(place, Seat) else (None, place)
         order = len(coup.bets) + 1
         if banco:
             for bet in coup.bets:
                 bet.withdrawn = True
-            bet = Bet(
-                pk=self.ids[Bet].take(),
-                coup=coup.row,
-                seat=seat,
-                spectator=standing,
-                amount=coup.row.bank,
-                banco=True,
-                banco_suivi=coup.progress.banco_suivi,
-                betting_order=order,
-            )
+            amount, suivi = coup.row.bank, coup.progress.banco_suivi
         else:
             assert amount is not None
-            bet = Bet(
-                pk=self.ids[Bet].take(),
-                coup=coup.row,
-                seat=seat,
-                spectator=standing,
+            suivi = False
+        bet = _related(
+            model_new(
+                Bet,
+                id=self.ids[Bet].take(),
+                coup_id=coup.row.pk,
+                seat_id=seat.pk if seat is not None else None,
+                spectator_id=standing.pk if standing is not None else None,
                 amount=amount,
+                banco=banco,
+                banco_suivi=suivi,
                 betting_order=order,
-            )
+            ),
+            coup=coup.row,
+            seat=seat,
+            spectator=standing,
+        )
         coup.bets.append(bet)
         self.bets.append(bet)
-        return RowsWhere(Bet, "coup_id", coup.row.pk) if banco else bet
+        return [RowWritten(b) for b in coup.bets] if banco else [RowWritten(bet)]
 
     def _card(self, coup: _Coup, card: str, role: str) -> ShoeCard:
         """``shoes.card_record`` on an imported shoe (``fits`` made sure it holds the card)."""
@@ -1117,10 +1168,10 @@ class _Batch:
             },
             corrects=first_wrong,
         )
-        bound: list[RowSpec] = [row, step]
+        bound: list[RowSpec] = [RowWritten(row), RowWritten(step)]
         for card in restored.extra_cards:
             role = ShoeCard.Role.PLAYER if card in restored.player_cards[2:] else ShoeCard.Role.BANKER
-            bound.append(self._card(coup, card, role))
+            bound.append(RowWritten(self._card(coup, card, role)))
         self._coup_settle(coup, settlement, key=f"coup:{row.pk}:correction:{step.index}", provisional=True)
         coup_state_set(coup=row, to=Coup.State.AWAITING_APPROVAL)
         self._bank_after_coup(coup, outcome=restored.outcome.value, next_bank_min=settlement.next_bank_min)
@@ -1152,6 +1203,18 @@ _ROW_LISTS = (
 _NEXT_SHOE = "imported history: next shoe"
 #: the decks of an imported shoe (imports.IMPORT_DECKS)
 IMPORT_DECKS = 8
+
+
+_M = TypeVar("_M", bound=Model)
+
+
+def _related(obj: _M, **related: Model | None) -> _M:
+    """``obj`` (a ``model_new`` row, its relations named by id) with these related objects cached
+    on it, as ``Model(**{name: object})`` keeps them: for what reads them later (a bet's seat, a
+    coup's bank turn and banker), at a fraction of the ORM's ``__init__``, the import's many rows."""
+    for name, value in related.items():
+        obj._meta.get_field(name).set_cached_value(obj, value)  # type: ignore[union-attr]
+    return obj
 
 
 def _account_opened(account: Account) -> Account:

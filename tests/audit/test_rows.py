@@ -162,7 +162,7 @@ def test_the_shared_reader_gives_the_reference_digest_and_prints_row_after_row(
             row_digest(reader.table, reader.columns, values),
             column_prints(reader.columns, values),
         )
-    assert len(reader._prints) <= 5
+    assert sum(len(kept) for kept in reader._prints) <= 5
 
 
 # ------------------------------------------------------------------------------------ the tables
