@@ -122,7 +122,7 @@ def test_canonical_json_rules() -> None:
 #: what an event's content holds once in JSON form (``to_jsonable``'s output, the bindings): any
 #: text (control characters, quotes, backslashes, accents, beyond the BMP; not a lone surrogate,
 #: which neither the database nor UTF-8 keeps), integers of any size, nesting
-_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+_TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.integers(-(2**70), 2**70) | _TEXT,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
