@@ -154,6 +154,4 @@ def _sorted_json(content: dict[str, Any]) -> bytes:
     try:
         return orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
     except TypeError:
-        return json.dumps(
-            content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-        ).encode()
+        return canonical_json(content)

@@ -55,10 +55,10 @@ _M = TypeVar("_M", bound=models.Model)
 class _Spec:
     """What ``model_new`` needs of a model, worked out once."""
 
-    names: tuple[str, ...]  # every concrete field's attname, in field order
-    fixed: dict[str, Any]  # attname → its default, for every field (a placeholder where made afresh)
+    #: attname → its default, every field in field order (a placeholder where made afresh)
+    fixed: dict[str, Any]
     made: tuple[tuple[str, Callable[[], Any]], ...]  # the defaults made afresh each time (list, now…)
-    known: frozenset[str]
+    known: frozenset[str]  # every concrete field's attname
     listened: bool  # a receiver of the model's pre_init/post_init signals: the ORM's __init__ runs
 
 
@@ -77,9 +77,8 @@ def _spec(model: type[models.Model]) -> _Spec:
             fixed[f.attname] = None
         else:
             fixed[f.attname] = f.get_default()
-    names = tuple(fixed)
     listened = pre_init.has_listeners(model) or post_init.has_listeners(model)
-    return _Spec(names, fixed, tuple(made), frozenset(names), listened)
+    return _Spec(fixed, tuple(made), frozenset(fixed), listened)
 
 
 def model_new(model: type[_M], **values: Any) -> _M:

@@ -644,9 +644,6 @@ def _instant(value: dt.datetime | None) -> object:
     return Coup._meta.get_field("settled_at").get_db_prep_save(value, connection)
 
 
-_TURN_COLUMNS = ", ".join(f't."{f.column}"' for f in BankTurn._meta.concrete_fields)
-
-
 @functools.cache
 def _settled_sql(levy: bool, minimum: bool) -> str:
     """PostgreSQL's settled coup (``coup_settled_write``): a data-modifying WITH of the coup's
@@ -670,7 +667,7 @@ def _settled_sql(levy: bool, minimum: bool) -> str:
            AND t."required_minimum" <> %s
            AND NOT EXISTS (SELECT 1 FROM {_table(Coup)} x
                             WHERE x."bank_turn_id" = t."id" AND x."created_at" > %s)
-        RETURNING o."required_minimum" AS "minimum_before", {_TURN_COLUMNS})""")
+        RETURNING o."required_minimum" AS "minimum_before", {_columns("t", BankTurn)})""")
     tax = "(SELECT tax.\"id\" FROM tax)" if levy else "NULL"
     turn = ("turn.*", " LEFT JOIN turn ON TRUE") if minimum else ("NULL", "")
     return f"WITH {', '.join(parts)} SELECT {tax}, {turn[0]} FROM (VALUES (1)) AS one{turn[1]}"

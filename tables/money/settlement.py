@@ -6,7 +6,6 @@ reversal once he rejects. docs/ledger.md lists the entries.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, cast
@@ -117,25 +116,17 @@ _PRIOR = """x.idempotency_key = %s
         OR (x.coup_id = c.id AND x.kind IN (%s, %s)
             AND NOT EXISTS (SELECT 1 FROM ledger_transaction r WHERE r.reverses_id = x.id))"""
 _TRANSACTION_COLUMNS = model_columns(Transaction, alias="x")
-_COUP_SETTLE_READS_SQL = f"""
-    SELECT {_COUP_CONTEXT_COLUMNS}, {_TRANSACTION_COLUMNS} {_COUP_CONTEXT_FROM}
+
+
+def _settle_reads_sql(punters: str = "") -> str:
+    """The settlement's one read (:func:`coup_settle_reads`); ``punters``: one more column after
+    the coup's context (and its comma), the coup's bets' punters."""
+    return f"""
+    SELECT {_COUP_CONTEXT_COLUMNS}, {punters}{_TRANSACTION_COLUMNS} {_COUP_CONTEXT_FROM}
       LEFT JOIN ledger_transaction x ON {_PRIOR}
      WHERE c.id = %s
      ORDER BY x.id
 """
-
-
-def coup_settle_reads(coup_id: int, key: str) -> tuple[CoupInContext, list[Transaction]]:
-    """What settling a coup reads before it locks an account, in one statement: the coup in its
-    context (:func:`coup_context`) and its prior postings: the transaction posted under ``key``,
-    and the coup's settlements (final or provisional) that no reversal points at, in id order.
-    Coup.DoesNotExist if there is no such coup."""
-    kinds = [Transaction.Kind.COUP_SETTLEMENT, Transaction.Kind.COUP_PROVISIONAL]
-    rows = rows_fetch(_COUP_SETTLE_READS_SQL, [key, *kinds, coup_id])
-    if not rows:
-        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    found = [row[_CONTEXT_WIDTH:] for row in rows if row[_CONTEXT_WIDTH] is not None]
-    return _context_of(rows[0]), model_instances(Transaction, _TRANSACTION, found)
 
 
 # a coup's bets' punters (tables.money.floor.coup_punters: every bet of the coup, withdrawn or not,
@@ -160,16 +151,37 @@ _PUNTERS_JSON = {
         {_PUNTERS_FROM}
          ORDER BY b.betting_order, b.id))""",
 }
+_COUP_SETTLE_READS_SQL = _settle_reads_sql()
+#: by database vendor: the settlement's one read with the coup's punters
+_SETTLE_READS_PUNTERS_SQL = {
+    vendor: _settle_reads_sql(f"{column}, ") for vendor, column in _PUNTERS_JSON.items()
+}
 
 
-@functools.cache
-def _settle_reads_punters_sql(vendor: str) -> str:
-    return f"""
-    SELECT {_COUP_CONTEXT_COLUMNS}, {_PUNTERS_JSON[vendor]}, {_TRANSACTION_COLUMNS} {_COUP_CONTEXT_FROM}
-      LEFT JOIN ledger_transaction x ON {_PRIOR}
-     WHERE c.id = %s
-     ORDER BY x.id
-"""
+def _settle_rows(sql: str, coup_id: int, key: str) -> list[tuple[Any, ...]]:
+    """The rows of the settlement's read ``sql`` of coup ``coup_id`` (its prior postings: the one
+    under ``key`` and its standing settlements, final or provisional); Coup.DoesNotExist if there
+    is no such coup."""
+    kinds = [Transaction.Kind.COUP_SETTLEMENT, Transaction.Kind.COUP_PROVISIONAL]
+    rows = rows_fetch(sql, [key, *kinds, coup_id])
+    if not rows:
+        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
+    return rows
+
+
+def _prior_of(rows: list[tuple[Any, ...]], start: int) -> list[Transaction]:
+    """The prior postings the settlement's read found, their columns from ``start`` on (none on
+    the one row of a coup with none: LEFT JOIN)."""
+    return model_instances(Transaction, _TRANSACTION, [row[start:] for row in rows if row[start] is not None])
+
+
+def coup_settle_reads(coup_id: int, key: str) -> tuple[CoupInContext, list[Transaction]]:
+    """What settling a coup reads before it locks an account, in one statement: the coup in its
+    context (:func:`coup_context`) and its prior postings: the transaction posted under ``key``,
+    and the coup's settlements (final or provisional) that no reversal points at, in id order.
+    Coup.DoesNotExist if there is no such coup."""
+    rows = _settle_rows(_COUP_SETTLE_READS_SQL, coup_id, key)
+    return _context_of(rows[0]), _prior_of(rows, _CONTEXT_WIDTH)
 
 
 def coup_settle_reads_punters(
@@ -178,20 +190,14 @@ def coup_settle_reads_punters(
     """:func:`coup_settle_reads` and, in the same statement, the coup's punters as
     tables.money.floor.coup_punters finds them (its bets' punter keys, to the players; the
     players' every field read)."""
-    kinds = [Transaction.Kind.COUP_SETTLEMENT, Transaction.Kind.COUP_PROVISIONAL]
-    rows = rows_fetch(_settle_reads_punters_sql(connection.vendor), [key, *kinds, coup_id])
-    if not rows:
-        raise Coup.DoesNotExist(f"Coup {coup_id} does not exist.")
-    start = _CONTEXT_WIDTH + 1
-    found = [row[start:] for row in rows if row[start] is not None]
+    rows = _settle_rows(_SETTLE_READS_PUNTERS_SQL[connection.vendor], coup_id, key)
     bets = json.loads(rows[0][_CONTEXT_WIDTH] or "[]")
     players = model_instances(Player, _PUNTER_PLAYER, [bet[3:] for bet in bets])
     punters = {
         seat_key(bet[1]) if bet[0] is not None else spectator_key(bet[2]): player
         for bet, player in zip(bets, players, strict=True)
     }
-    return _context_of(rows[0]), model_instances(Transaction, _TRANSACTION, found), punters
-
+    return _context_of(rows[0]), _prior_of(rows, _CONTEXT_WIDTH + 1), punters
 
 
 def _coup_context(coup: Coup) -> CoupInContext:

@@ -300,15 +300,14 @@ def bank_minimum_written(*, actor: Staff | None, coup: Coup, turn: BankTurn, bef
     read (the table's lock kept every other writer of the turn out). On the casino's chain of the
     coup's table when the turn is of the coup's session (it is; else found from the turn's session
     at COMMIT), as bank_after_coup finds it."""
-    after = fields_snapshot(turn, ("required_minimum",))
     shoe = coup.shoe
     casino = shoe.table.casino_id if turn.session_id == shoe.session_id else None
     audit_record(
         actor=actor,
         action="tables.bank.continue",
         target=turn,
-        before={**after, "required_minimum": before},
-        after=after,
+        before={"required_minimum": before},
+        after=fields_snapshot(turn, ("required_minimum",)),
         casino=casino,
     )
 

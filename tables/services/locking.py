@@ -43,6 +43,13 @@ from tables.permissions import NOT_THE_CROUPIER_HERE, croupier_shift_question
 UNCHECKED: Any = object()
 
 
+def _shift_asked(croupier: Any) -> sql.Shift | None:
+    """The question the locking statements ask of ``croupier`` (his user id, the instant, a group
+    he must hold: tables.permissions.croupier_shift_question); None: nobody to ask about."""
+    question = croupier_shift_question(croupier)
+    return (question.user_id, question.at, question.role) if question is not None else None
+
+
 def lock_session(session: TableSession | int, *, croupier: Any = UNCHECKED) -> TableSession:
     """Lock the session's table, then the session itself (not its table's casino or profile).
     ``croupier``: then check that he is the croupier on shift at the table (``check_croupier_at``,
@@ -54,8 +61,7 @@ def lock_session(session: TableSession | int, *, croupier: Any = UNCHECKED) -> T
         # a session never changes table: the instance's own says which one to lock, with no read
         session_id, table_id = session.pk, session.table_id
     checked = croupier is not UNCHECKED
-    question = croupier_shift_question(croupier) if checked else None
-    shift = (question.user_id, question.at, question.role) if question is not None else None
+    shift = _shift_asked(croupier) if checked else None
     # the table, then the session, locked by one statement that reads the table's profile and
     # casino with them and asks the croupier's shift there
     locked, on_shift = sql.session_lock(session_id, table_id, shift=shift)
@@ -86,8 +92,7 @@ def lock_coup_with_steps(coup: Coup | int, *, croupier: Any = UNCHECKED) -> tupl
 def _coup_locked(coup: Coup | int, *, croupier: Any, with_steps: bool) -> tuple[Coup, list[CoupStep]]:
     coup_id = coup if isinstance(coup, int) else coup.pk
     checked = croupier is not UNCHECKED
-    question = croupier_shift_question(croupier) if checked else None
-    shift = (question.user_id, question.at, question.role) if question is not None else None
+    shift = _shift_asked(croupier) if checked else None
     steps: list[CoupStep] = []
     if with_steps:
         # the coup's place read, its table, shoe and coup locked, the croupier's shift there asked
@@ -108,7 +113,7 @@ def _coup_locked(coup: Coup | int, *, croupier: Any, with_steps: bool) -> tuple[
         else:
             table, shoe = sql.coup_table_lock(coup_id)  # the coup's place read, its table and shoe locked
         locked = sql.coup_lock(coup_id)
-    if question is None:
+    if shift is None:
         on_shift = False  # a croupier named but no question to ask: he cannot be one
     if checked and not on_shift:
         raise PermissionDenied(NOT_THE_CROUPIER_HERE)
@@ -145,9 +150,7 @@ def open_session_lock_at_table(*, actor: Staff, table: int) -> TableSession | No
     one statement. Returns the locked session (its table loaded with the table's profile and
     casino), None when the table has no session open; Table.DoesNotExist if there is no such
     table (before the croupier's check, as a lookup of the table before it would)."""
-    question = croupier_shift_question(actor)
-    shift = (question.user_id, question.at, question.role) if question is not None else None
-    _, session, on_shift = sql.open_session_lock(table, shift=shift)
+    _, session, on_shift = sql.open_session_lock(table, shift=_shift_asked(actor))
     if not on_shift:  # no question to ask (not a croupier) is no shift either
         raise PermissionDenied(NOT_THE_CROUPIER_HERE)
     return session
