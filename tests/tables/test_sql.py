@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -26,6 +28,25 @@ def start_coup(floor: Floor) -> Coup:
 
 
 pytestmark = pytest.mark.django_db
+
+
+def columns_of(row: Model) -> list[object]:
+    """Every column of ``row`` as its instance holds it (attnames, in the model's order)."""
+    return [getattr(row, f.attname) for f in type(row)._meta.concrete_fields]
+
+
+def shift_answers(
+    asked: Callable[[sql.Shift | None], bool], *, croupier: Any, other_croupier: Any, at: dt.datetime
+) -> list[bool]:
+    """A locking statement's answers (``asked``, given the shift it asks about) for: another
+    table's croupier; the croupier with a group he does not hold; with the one he holds; nobody's
+    shift asked."""
+    return [
+        asked((other_croupier.pk, at, None)),
+        asked((croupier.pk, at, "pit_boss")),
+        asked((croupier.pk, at, "croupier")),
+        asked(None),
+    ]
 
 
 def started(work: Callable[[], object]) -> tuple[threading.Thread, threading.Event]:
@@ -84,14 +105,10 @@ def test_the_coups_table_and_shoe_are_locked_and_read_in_one_statement(croupier,
     assert (locked.pk, shoe.pk) == (table.pk, coup.shoe_id)
     # every field as the ORM reads it, the profile and casino loaded
     fresh = type(table).objects.select_related("profile", "casino").get(pk=table.pk)
-    assert [getattr(locked, f.attname) for f in fresh._meta.concrete_fields] == [
-        getattr(fresh, f.attname) for f in fresh._meta.concrete_fields
-    ]
+    assert columns_of(locked) == columns_of(fresh)
     assert (locked.profile, locked.casino) == (fresh.profile, fresh.casino)
     fresh_shoe = Shoe.objects.get(pk=coup.shoe_id)
-    assert [getattr(shoe, f.attname) for f in Shoe._meta.concrete_fields] == [
-        getattr(fresh_shoe, f.attname) for f in Shoe._meta.concrete_fields
-    ]
+    assert columns_of(shoe) == columns_of(fresh_shoe)
     with pytest.raises(Coup.DoesNotExist):
         sql.coup_table_lock(10**9)
 
@@ -122,16 +139,12 @@ def test_the_sessions_table_and_the_session_are_locked_and_read_in_one_statement
     fresh = TableSession.objects.select_related("table__profile", "table__casino").get(pk=floor.session.pk)
     loaded = ((session, fresh), (session.table, fresh.table), (session.table.profile, fresh.table.profile))
     for mine, theirs in loaded:
-        assert [getattr(mine, f.attname) for f in type(mine)._meta.concrete_fields] == [
-            getattr(theirs, f.attname) for f in type(theirs)._meta.concrete_fields
-        ]
+        assert columns_of(mine) == columns_of(theirs)
     assert session.table.casino == fresh.table.casino
     with transaction.atomic():
-        # another table's croupier; the croupier asked with a group he does not hold
-        assert sql.session_lock(floor.session.pk, table.pk, shift=(other_croupier.pk, now, None))[1] is False
-        assert sql.session_lock(floor.session.pk, table.pk, shift=(croupier.pk, now, "pit_boss"))[1] is False
-        assert sql.session_lock(floor.session.pk, table.pk, shift=(croupier.pk, now, "croupier"))[1] is True
-        assert sql.session_lock(floor.session.pk, table.pk)[1] is False  # nobody's shift asked
+        answers = shift_answers(lambda shift: sql.session_lock(floor.session.pk, table.pk, shift=shift)[1],
+                                croupier=croupier, other_croupier=other_croupier, at=now)
+    assert answers == [False, False, True, False]
     with pytest.raises(TableSession.DoesNotExist):
         sql.session_lock(10**9, table.pk)
 
@@ -167,16 +180,12 @@ def test_a_tables_open_session_is_locked_and_read_with_the_table_in_one_statemen
     fresh = TableSession.objects.select_related("table__profile", "table__casino").get(pk=floor.session.pk)
     loaded = ((session, fresh), (locked, fresh.table), (locked.profile, fresh.table.profile))
     for mine, theirs in loaded:
-        assert [getattr(mine, f.attname) for f in type(mine)._meta.concrete_fields] == [
-            getattr(theirs, f.attname) for f in type(theirs)._meta.concrete_fields
-        ]
+        assert columns_of(mine) == columns_of(theirs)
     assert locked.casino == fresh.table.casino
     with transaction.atomic():
-        # another table's croupier; the croupier asked with a group he does not hold
-        assert sql.open_session_lock(table.pk, shift=(other_croupier.pk, now, None))[2] is False
-        assert sql.open_session_lock(table.pk, shift=(croupier.pk, now, "pit_boss"))[2] is False
-        assert sql.open_session_lock(table.pk, shift=(croupier.pk, now, "croupier"))[2] is True
-        assert sql.open_session_lock(table.pk)[2] is False  # nobody's shift asked
+        answers = shift_answers(lambda shift: sql.open_session_lock(table.pk, shift=shift)[2],
+                                croupier=croupier, other_croupier=other_croupier, at=now)
+    assert answers == [False, False, True, False]
     services.table_session_close(actor=croupier, session=floor.session, reason="end of the night")
     with transaction.atomic():
         # a closed session is no open one: the table alone, still locked and asked about
@@ -219,9 +228,7 @@ def test_a_coup_start_reads_what_it_checks_in_one_statement_locking_the_shoe(cro
         (read.turn.player, turn.player),
     )
     for mine, theirs in pairs:
-        assert [getattr(mine, f.attname) for f in type(mine)._meta.concrete_fields] == [
-            getattr(theirs, f.attname) for f in type(theirs)._meta.concrete_fields
-        ]
+        assert columns_of(mine) == columns_of(theirs)
     assert (read.pending, read.paused, read.series, read.last, read.played) == (
         ("open", 1, 1), False, None, 1, 1,
     )  # fmt: skip
@@ -305,11 +312,8 @@ def test_the_coups_place_and_the_coup_are_locked_and_read_with_its_steps_in_one_
         alone, rows = sql.coup_lock(coup.pk), sql.coup_steps(coup.pk)
     assert on_shift is False  # nobody's shift asked
     for mine, theirs in ((place, alone_place), (shoe, alone_shoe), (place.casino, alone_place.casino)):
-        assert [getattr(mine, f.attname) for f in type(mine)._meta.concrete_fields] == [
-            getattr(theirs, f.attname) for f in type(theirs)._meta.concrete_fields
-        ]
-    fields = Coup._meta.concrete_fields
-    assert [getattr(locked, f.attname) for f in fields] == [getattr(alone, f.attname) for f in fields]
+        assert columns_of(mine) == columns_of(theirs)
+    assert columns_of(locked) == columns_of(alone)
     assert (locked.bank_turn, locked.bank_turn.seat) == (alone.bank_turn, alone.bank_turn.seat)
     assert [(s.pk, s.index, s.kind, s.payload, s.actor.username) for s in steps] == [
         (r.pk, r.index, r.kind, r.payload, r.actor.username) for r in rows
@@ -408,7 +412,5 @@ def test_a_bet_is_written_with_the_coups_next_betting_order_in_one_statement(cro
         (2, 30, True, True),
     ]
     # the instance is the row as the ORM reads it, every field
-    fields = Bet._meta.concrete_fields
     for bet in (first, second):
-        fresh = Bet.objects.get(pk=bet.pk)
-        assert [getattr(bet, f.attname) for f in fields] == [getattr(fresh, f.attname) for f in fields]
+        assert columns_of(bet) == columns_of(Bet.objects.get(pk=bet.pk))
