@@ -23,7 +23,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Model
 
-from core.sql import lock_clause, model_fields, model_instances, rows_fetch
+from core.sql import lock_clause, model_columns, model_fields, model_instances, rows_fetch
 from tables.models import (
     UNPLAYED_COUP_STATES,
     BankTax,
@@ -47,7 +47,7 @@ from tables.models import (
 
 
 def _columns(alias: str, model: type[Model]) -> str:
-    return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
+    return model_columns(model, alias=alias)
 
 
 def _table(model: type[Model]) -> str:
