@@ -157,7 +157,7 @@ class CashLogEntry(models.Model):
 
     AUDIT_BOUND = True
 
-    casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="+")
+    casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="+", db_index=False)
     player = models.ForeignKey("tables.Player", on_delete=models.PROTECT, related_name="cash_log")
     direction = models.CharField(max_length=3, choices=Direction.choices)
     amount = models.PositiveBigIntegerField(help_text=_("chips"))
@@ -195,7 +195,9 @@ class CashReport(models.Model):
         FILED = "filed", _("filed")
 
     casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="+")
-    player = models.ForeignKey("tables.Player", on_delete=models.PROTECT, related_name="cash_reports")
+    player = models.ForeignKey(
+        "tables.Player", on_delete=models.PROTECT, related_name="cash_reports", db_index=False
+    )
     gaming_day = models.DateField()
     direction = models.CharField(max_length=3, choices=Direction.choices)
     total = models.PositiveBigIntegerField(

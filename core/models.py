@@ -18,7 +18,9 @@ class IdempotencyRecord(models.Model):
     ``jsonb``, and replays as the same bytes.
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     key = models.CharField(max_length=128)
     fingerprint = models.BinaryField(max_length=32, help_text="SHA-256 of method, path and body (32 bytes)")
     status_code = models.PositiveSmallIntegerField(default=0)
@@ -48,7 +50,9 @@ class ApiToken(models.Model):
     tokens apart in the admin; it does not help guess the remaining 200-odd bits.
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens", db_index=False
+    )
     digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the token, hex")
     prefix = models.CharField(max_length=8, help_text="the token's first characters")
     created_at = models.DateTimeField()

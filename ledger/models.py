@@ -146,7 +146,9 @@ class Transaction(models.Model):
     #: bound to the audit events that write it (audit.rows: its digest in the event)
     AUDIT_BOUND = True
 
-    casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="ledger_transactions")
+    casino = models.ForeignKey(
+        "tables.Casino", on_delete=models.PROTECT, related_name="ledger_transactions", db_index=False
+    )
     kind = models.CharField(max_length=20, choices=Kind.choices)
     # Set by the database (its clock, at the INSERT): the entry trigger accepts entries only while
     # posted_at is not earlier than the current database transaction's start, i.e. only from the
@@ -227,8 +229,10 @@ class Transaction(models.Model):
 class Entry(models.Model):
     #: bound to the audit events that write it (audit.rows: its digest in the event)
     AUDIT_BOUND = True
-    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="entries")
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
+    transaction = models.ForeignKey(
+        Transaction, on_delete=models.PROTECT, related_name="entries", db_index=False
+    )
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries", db_index=False)
     amount = models.BigIntegerField(help_text="chips into the account (+) or out of it (-)")
 
     class Meta:

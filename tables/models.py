@@ -192,7 +192,9 @@ class CasinoStaff(models.Model):
     auditor role see every casino without one. Granted and withdrawn by the services
     (tables.services.setup.casino_staff_grant / casino_staff_withdraw), each audited."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="casino_posts")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="casino_posts", db_index=False
+    )
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="staff")
     granted_at = models.DateTimeField(auto_now_add=True)
 
@@ -396,7 +398,7 @@ class Table(models.Model):
     Game = GameType
     LevyMode = CasinoLevyMode
 
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="tables")
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="tables", db_index=False)
     name = models.CharField(max_length=60)
     profile = models.ForeignKey(RuleProfile, on_delete=models.PROTECT, related_name="tables")
     seat_count = models.PositiveSmallIntegerField(default=12)
@@ -562,7 +564,9 @@ class FeeHour(models.Model):
     #: bound to the audit events that write it (audit.rows: its digest in the event)
     AUDIT_BOUND = True
 
-    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="fee_hours")
+    session = models.ForeignKey(
+        TableSession, on_delete=models.PROTECT, related_name="fee_hours", db_index=False
+    )
     hour_start = models.DateTimeField()
     billed_at = models.DateTimeField()
     total = models.BigIntegerField(help_text="chips charged for this hour")
@@ -598,7 +602,9 @@ class FeePosting(models.Model):
     transaction = models.OneToOneField(
         "ledger.Transaction", on_delete=models.PROTECT, related_name="fee_posting"
     )
-    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="fee_postings")
+    session = models.ForeignKey(
+        TableSession, on_delete=models.PROTECT, related_name="fee_postings", db_index=False
+    )
     kind = models.CharField(max_length=20, choices=Kind.choices)
     hour_start = models.DateTimeField(null=True, blank=True, help_text="the clock hour billed (hourly fees)")
 
@@ -620,8 +626,10 @@ class FeePosting(models.Model):
 
 
 class CroupierAssignment(models.Model):
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="assignments")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments", db_index=False
+    )
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="assignments", db_index=False)
     shift_start = models.DateTimeField()
     shift_end = models.DateTimeField()
 
@@ -760,7 +768,7 @@ class Shoe(models.Model):
     #: a shoe of n decks holds 52 n cards: what it can deal, and what is left of it
     CARDS_PER_DECK = 52
 
-    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="shoes")
+    session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="shoes", db_index=False)
     # Denormalised from session.table so "one open shoe per table" is a plain partial unique index;
     # services set it from the session and never change it.
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="shoes")
@@ -920,7 +928,7 @@ class Coup(models.Model):
     #: coups bound before the snapshots were shared keep their digests (audit.rows.RowReader)
     AUDIT_ROW_READS = {"rules_snapshot_id": ("rules", "rules_snapshot__content")}
 
-    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups")
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="coups", db_index=False)
     number = models.PositiveIntegerField()
     banker = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="banks")
     bank = models.PositiveBigIntegerField()
@@ -1049,7 +1057,7 @@ class ShoeCard(models.Model):
 class Bet(models.Model):
     #: bound to the audit events that write it (audit.rows: its digest in the event)
     AUDIT_BOUND = True
-    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="bets")
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="bets", db_index=False)
     seat = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.PROTECT, related_name="bets")
     spectator = models.ForeignKey(
         Spectator, null=True, blank=True, on_delete=models.PROTECT, related_name="bets"
@@ -1147,7 +1155,7 @@ class CoupStep(models.Model):
     #: bound to the audit events that write it (audit.rows: its digest in the event)
     AUDIT_BOUND = True
 
-    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="steps")
+    coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="steps", db_index=False)
     index = models.PositiveIntegerField()
     kind = models.CharField(max_length=20, choices=Kind.choices)
     payload = models.JSONField(default=dict, blank=True)
@@ -1237,7 +1245,7 @@ class ImportedRecord(models.Model):
     ID_MAX_LENGTH = 200
 
     coup = models.OneToOneField(Coup, on_delete=models.PROTECT, related_name="imported_record")
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+", db_index=False)
     record_id = models.CharField(max_length=ID_MAX_LENGTH)
     imported_at = models.DateTimeField()
 
@@ -1342,7 +1350,7 @@ class BankShare(models.Model):
     bank's first coup (the chips move when that bank is declared), and his proportional share of
     the bank taken out before a later deal, or paid out when the bank ends."""
 
-    turn = models.ForeignKey(BankTurn, on_delete=models.PROTECT, related_name="shares")
+    turn = models.ForeignKey(BankTurn, on_delete=models.PROTECT, related_name="shares", db_index=False)
     spectator = models.ForeignKey(Spectator, on_delete=models.PROTECT, related_name="bank_shares")
     contributed = models.PositiveBigIntegerField()
     contributed_at = models.DateTimeField()
@@ -1461,7 +1469,7 @@ class Series(models.Model):
 class SeriesEntrant(models.Model):
     """A player in a series, with what he held before his buy-in (standings count from there)."""
 
-    series = models.ForeignKey(Series, on_delete=models.PROTECT, related_name="entrants")
+    series = models.ForeignKey(Series, on_delete=models.PROTECT, related_name="entrants", db_index=False)
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="series_entries")
     chips_before = models.BigIntegerField(help_text="player + reserve balance before the buy-in")
     joined_at = models.DateTimeField()
@@ -1524,8 +1532,8 @@ class TableDay(models.Model):
     the levy export counts it); flagged coups and croupiers' steps count on the day the coup began.
     """
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="days")
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="days", db_index=False)
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", db_index=False)
     gaming_day = models.DateField()
     coups = models.PositiveIntegerField(default=0, help_text="coups settled")
     banker_wins = models.PositiveIntegerField(default=0)
@@ -1557,8 +1565,8 @@ class TableDay(models.Model):
 class CroupierDay(models.Model):
     """One person's game steps at one table on one gaming day (the dashboard's error rates)."""
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+", db_index=False)
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+", db_index=False)
     gaming_day = models.DateField()
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     coups = models.PositiveIntegerField(default=0, help_text="coups he recorded a game step of")
@@ -1611,7 +1619,7 @@ class GameCoup(models.Model):
     #: bound to the audit events that write it (audit.rows: its digest in the event)
     AUDIT_BOUND = True
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="game_coups")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="game_coups", db_index=False)
     session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="game_coups")
     number = models.PositiveIntegerField(help_text="per table, from 1")
     game = models.CharField(max_length=20, choices=GameType.choices)
@@ -1677,7 +1685,7 @@ class GameStep(models.Model):
     #: bound to the audit events that write it (audit.rows: its digest in the event)
     AUDIT_BOUND = True
 
-    coup = models.ForeignKey(GameCoup, on_delete=models.PROTECT, related_name="steps")
+    coup = models.ForeignKey(GameCoup, on_delete=models.PROTECT, related_name="steps", db_index=False)
     index = models.PositiveIntegerField()
     payload = models.JSONField()
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")

@@ -1,0 +1,115 @@
+"""No index the database keeps for nothing: a plain index that is the left edge of another index of
+its table answers no lookup the longer one does not, and costs every insert and its bytes on disk
+(a coup step, a bet, a ledger entry). The migrations that dropped them (core.migration_ops) leave
+the tables, their foreign keys and their append-only triggers as they were, both ways."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from audit.db_triggers import triggers_present
+
+pytestmark = pytest.mark.django_db
+
+#: third-party tables (Django's auth, django-axes, Celery beat...) keep their own layout
+_THEIRS = ("auth_", "axes_", "django_")
+
+#: before and after the drop, per app
+_BEFORE = [
+    ("core", "0004_idempotency_answers_packed"),
+    ("tables", "0031_rules_snapshots"),
+    ("ledger", "0011_booksverification_frozen_once_finished"),
+    ("compliance", "0002_records_guarded_and_role"),
+]
+
+#: the hot tables' foreign keys whose own index went: (table, column)
+_DROPPED = [
+    ("tables_coupstep", "coup_id"),
+    ("tables_bet", "coup_id"),
+    ("tables_coup", "shoe_id"),
+    ("ledger_entry", "transaction_id"),
+    ("ledger_entry", "account_id"),
+    ("ledger_transaction", "casino_id"),
+    ("core_idempotencyrecord", "user_id"),
+    ("compliance_cashlogentry", "casino_id"),
+]
+
+_TRIGGERED = ("tables_coupstep", "ledger_entry", "ledger_transaction", "compliance_cashlogentry")
+
+
+def _indexes(table: str) -> dict[str, Any]:
+    with connection.cursor() as cursor:
+        return connection.introspection.get_constraints(cursor, table)
+
+
+def _single_column_plain_indexes(table: str, column: str) -> list[str]:
+    return sorted(
+        name
+        for name, spec in _indexes(table).items()
+        if spec["index"] and not spec["unique"] and not spec["primary_key"] and spec["columns"] == [column]
+    )
+
+
+def _foreign_keys(table: str, column: str) -> list[tuple[str, str]]:
+    return [
+        spec["foreign_key"]
+        for spec in _indexes(table).values()
+        if spec["foreign_key"] and spec["columns"] == [column]
+    ]
+
+
+def _triggers() -> dict[str, bool]:
+    return {table: triggers_present(connection, table) for table in _TRIGGERED}
+
+
+@pytest.mark.postgres
+def test_no_plain_index_is_the_left_edge_of_another_index_of_its_table() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            WITH idx AS (
+              SELECT c.relname AS tbl, i.relname AS idx, x.indisunique AS uniq,
+                     x.indpred IS NOT NULL AS partial,
+                     (SELECT array_agg(k::int ORDER BY n)
+                      FROM unnest(x.indkey::int2[]) WITH ORDINALITY u(k, n)) AS cols,
+                     (SELECT array_agg(k::oid ORDER BY n)
+                      FROM unnest(x.indclass::oid[]) WITH ORDINALITY u(k, n)) AS ops
+              FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class c ON c.oid = x.indrelid
+              JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = current_schema()
+            )
+            SELECT a.tbl, a.idx, b.idx FROM idx a JOIN idx b ON a.tbl = b.tbl AND a.idx <> b.idx
+            WHERE NOT a.uniq AND NOT a.partial AND NOT b.partial
+              AND cardinality(a.cols) <= cardinality(b.cols)
+              AND a.cols = b.cols[1:cardinality(a.cols)] AND a.ops = b.ops[1:cardinality(a.ops)]
+            ORDER BY 1, 2, 3
+            """
+        )
+        found = [row for row in cursor.fetchall() if not row[0].startswith(_THEIRS)]
+    assert found == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_drop_keeps_tables_keys_and_triggers_and_goes_back() -> None:
+    keys_before = {(t, c): _foreign_keys(t, c) for t, c in _DROPPED}
+    assert all(keys_before.values())
+    # (on SQLite some of these tables are guarded otherwise: what counts is that nothing changes)
+    triggers_before = _triggers()
+    assert triggers_before["ledger_entry"] and triggers_before["compliance_cashlogentry"]
+    assert {(t, c): _single_column_plain_indexes(t, c) for t, c in _DROPPED} == {k: [] for k in _DROPPED}
+    executor = MigrationExecutor(connection)
+    executor.migrate(_BEFORE)
+    try:
+        restored = {(t, c): _single_column_plain_indexes(t, c) for t, c in _DROPPED}
+        assert all(len(names) == 1 for names in restored.values()), restored
+        assert _triggers() == triggers_before
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
+    assert {(t, c): _single_column_plain_indexes(t, c) for t, c in _DROPPED} == {k: [] for k in _DROPPED}
+    assert {(t, c): _foreign_keys(t, c) for t, c in _DROPPED} == keys_before
+    assert _triggers() == triggers_before
