@@ -7,8 +7,9 @@ Pure Python, no Django, like every engine module.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,3 +31,12 @@ def transfer_nets(transfers: Iterable[Transfer]) -> dict[str, int]:
         out[t.payer] = out.get(t.payer, 0) - t.amount
         out[t.payee] = out.get(t.payee, 0) + t.amount
     return out
+
+
+def settlement_to_dict(transfers: Iterable[Transfer], net: Mapping[str, int]) -> dict[str, Any]:
+    """A settlement in the games' shared JSON frame (docs/coup-record.md): its transfers in order
+    and each party's net, as every older game's verdict writes it."""
+    return {
+        "transfers": [{"payer": t.payer, "payee": t.payee, "amount": t.amount} for t in transfers],
+        "net": dict(net),
+    }

@@ -47,7 +47,7 @@ from typing import Any
 from core.cards import ALL_CARDS, POINTS, RANKS
 from core.records import is_str_list
 from core.sentence import Card, Listing, Word, said, shown
-from older_games.engine.chips import Transfer, transfer_nets
+from older_games.engine.chips import Transfer, settlement_to_dict, transfer_nets
 
 __all__ = [
     "FUND",
@@ -1188,12 +1188,7 @@ def verdict_to_dict(verdict: Verdict, record_id: object = None) -> dict[str, Any
         "violations": [{"code": v.code.value, "detail": v.message} for v in verdict.violations],
         "settlement": None
         if verdict.outcome is None
-        else {
-            "transfers": [
-                {"payer": t.payer, "payee": t.payee, "amount": t.amount} for t in settlement.transfers
-            ],
-            "net": settlement.nets(),
-        },
+        else settlement_to_dict(settlement.transfers, settlement.nets()),
         "at_risk": verdict.at_risk,
         "fund_cover": verdict.fund_cover,
         "deciding_card": verdict.deciding_card,
@@ -1264,12 +1259,7 @@ def fund_return_verdict_to_dict(verdict: FundReturnVerdict, record_id: object = 
         "violations": [{"code": v.code.value, "detail": v.message} for v in verdict.violations],
         "settlement": None
         if bad
-        else {
-            "transfers": [
-                {"payer": t.payer, "payee": t.payee, "amount": t.amount} for t in settlement.transfers
-            ],
-            "net": settlement.nets(),
-        },
+        else settlement_to_dict(settlement.transfers, settlement.nets()),
     }
 
 

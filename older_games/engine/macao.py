@@ -34,7 +34,7 @@ from typing import Any, Literal
 from core.cards import ALL_CARDS, POINTS, RANKS
 from core.records import is_str_list
 from core.sentence import Card, said, shown
-from older_games.engine.chips import Transfer
+from older_games.engine.chips import Transfer, settlement_to_dict
 
 GAME = "macao"
 
@@ -689,10 +689,7 @@ def verdict_to_dict(verdict: MacaoVerdict, record_id: object = None) -> dict[str
         ],
         "settlement": None
         if s is None
-        else {
-            "transfers": [{"payer": t.payer, "payee": t.payee, "amount": t.amount} for t in s.transfers],
-            "net": dict(s.net),
-        },
+        else settlement_to_dict(s.transfers, s.net),
         "results": [
             {
                 "punter": r.punter,

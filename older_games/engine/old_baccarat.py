@@ -37,7 +37,7 @@ from typing import Any
 from core.cards import ALL_CARDS, POINTS, ImpossibleCard, shoe_alarms
 from core.records import is_str_list
 from core.sentence import Card, Word, said, shown
-from older_games.engine.chips import Transfer, transfer_nets
+from older_games.engine.chips import Transfer, settlement_to_dict, transfer_nets
 
 __all__ = [
     "GAME",
@@ -1110,12 +1110,7 @@ def verdict_to_dict(verdict: Verdict, record_id: Any = None) -> dict[str, Any]:
         "violations": [{"code": v.code, "detail": v.detail} for v in verdict.violations],
         "settlement": None
         if settled is None
-        else {
-            "transfers": [
-                {"payer": t.payer, "payee": t.payee, "amount": t.amount} for t in settled.transfers
-            ],
-            "net": settled.net(),
-        },
+        else settlement_to_dict(settled.transfers, settled.net()),
         "results": [
             {"player": r.player, "stake": r.stake, "count": r.count, "result": r.result.value}
             for r in verdict.results
