@@ -28,7 +28,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Now
 
-from core.model_kit import check_constraint, staff_reference, unique_constraint
+from core.model_kit import check_constraint, set_only_index, staff_reference, unique_constraint
 
 
 class AccountKind(models.TextChoices):
@@ -160,14 +160,26 @@ class Transaction(models.Model):
     coup = models.ForeignKey(
         "tables.Coup", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions"
     )
+    # the three keys below are empty on most postings: each is indexed where set only (Meta;
+    # ``reverses`` by its unique constraint, ``transaction_reversed_once``)
     coup_step = models.ForeignKey(
-        "tables.CoupStep", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions"
+        "tables.CoupStep",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="ledger_transactions",
+        db_index=False,
     )
     reverses = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversals"
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversals", db_index=False
     )
     game_coup = models.ForeignKey(
-        "tables.GameCoup", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_transactions"
+        "tables.GameCoup",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="ledger_transactions",
+        db_index=False,
     )
 
     class Meta:
@@ -220,7 +232,11 @@ class Transaction(models.Model):
                 condition=Q(kind__in=GAME_COUP_KINDS),
             ),
         ]
-        indexes = [models.Index(fields=["casino", "kind", "posted_at"], name="ledger_txn_casino_kind_idx")]
+        indexes = [
+            models.Index(fields=["casino", "kind", "posted_at"], name="ledger_txn_casino_kind_idx"),
+            set_only_index("coup_step", "txn_coup_step_set_idx"),
+            set_only_index("game_coup", "txn_game_coup_set_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} #{self.pk}"

@@ -21,7 +21,7 @@ from django.db.models import F, Q
 
 from chemin_de_fer.engine import profiles as engine
 from chemin_de_fer.engine.machine import Move
-from core.model_kit import check_constraint, staff_reference, unique_constraint
+from core.model_kit import check_constraint, set_only_index, staff_reference, unique_constraint
 from tables.games import wing_for
 from tables.gaming_day import validate_time_zone
 from tables.perms import COUP_PERMISSIONS
@@ -1059,8 +1059,9 @@ class Bet(models.Model):
     AUDIT_BOUND = True
     coup = models.ForeignKey(Coup, on_delete=models.PROTECT, related_name="bets", db_index=False)
     seat = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.PROTECT, related_name="bets")
+    # nearly every bet is a seated player's: indexed where set only (Meta)
     spectator = models.ForeignKey(
-        Spectator, null=True, blank=True, on_delete=models.PROTECT, related_name="bets"
+        Spectator, null=True, blank=True, on_delete=models.PROTECT, related_name="bets", db_index=False
     )
     amount = models.PositiveBigIntegerField()
     banco = models.BooleanField(default=False)
@@ -1075,6 +1076,7 @@ class Bet(models.Model):
 
     class Meta:
         ordering = ["coup", "betting_order"]
+        indexes = [set_only_index("spectator", "bet_spectator_set_idx")]
         constraints = [
             check_constraint(
                 _exactly_one("seat", "spectator"),
@@ -1164,8 +1166,9 @@ class CoupStep(models.Model):
     violations = models.JSONField(
         default=list, blank=True, help_text="rule-violation codes found at this step"
     )
+    # nearly every step corrects nothing: indexed where set only (Meta)
     corrects = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections"
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections", db_index=False
     )
     # an ``amend`` step: the mistyped step it replaces in the replay (kept, shown struck through)
     supersedes = models.OneToOneField(
@@ -1175,6 +1178,7 @@ class CoupStep(models.Model):
 
     class Meta:
         ordering = ["coup", "index"]
+        indexes = [set_only_index("corrects", "coupstep_corrects_set_idx")]
         constraints = [
             unique_constraint(
                 ["coup", "index"],

@@ -5,6 +5,7 @@ the tables, their foreign keys and their append-only triggers as they were, both
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -38,6 +39,16 @@ _DROPPED = [
     ("compliance_cashlogentry", "casino_id"),
 ]
 
+#: foreign keys most rows leave empty, indexed where set only: (table, column, partial index);
+#: ``reverses`` by its partial unique constraint
+_WHERE_SET = [
+    ("tables_coupstep", "corrects_id", "coupstep_corrects_set_idx"),
+    ("tables_bet", "spectator_id", "bet_spectator_set_idx"),
+    ("ledger_transaction", "coup_step_id", "txn_coup_step_set_idx"),
+    ("ledger_transaction", "game_coup_id", "txn_game_coup_set_idx"),
+    ("ledger_transaction", "reverses_id", "transaction_reversed_once"),
+]
+
 _TRIGGERED = ("tables_coupstep", "ledger_entry", "ledger_transaction", "compliance_cashlogentry")
 
 
@@ -47,10 +58,14 @@ def _indexes(table: str) -> dict[str, Any]:
 
 
 def _single_column_plain_indexes(table: str, column: str) -> list[str]:
+    """The field's own index, as Django names it (``<table>_<column>_<8 hex>``; a partial index of
+    the same column has a name of its own, and introspection does not say it is partial)."""
+    own = re.compile(rf"_{re.escape(column)}_[0-9a-f]{{8}}$")
     return sorted(
         name
         for name, spec in _indexes(table).items()
         if spec["index"] and not spec["unique"] and not spec["primary_key"] and spec["columns"] == [column]
+        and own.search(name)
     )
 
 
@@ -60,6 +75,17 @@ def _foreign_keys(table: str, column: str) -> list[tuple[str, str]]:
         for spec in _indexes(table).values()
         if spec["foreign_key"] and spec["columns"] == [column]
     ]
+
+
+_SET_KEYS = [(t, c) for t, c, _ in _WHERE_SET]
+
+
+def _where_set_now() -> dict[tuple[str, str], tuple[list[str], list[str]]]:
+    """Per key of _WHERE_SET: its full plain indexes, and which of the expected partial ones exist."""
+    return {
+        (t, c): (_single_column_plain_indexes(t, c), [i for i in [i] if i in _indexes(t)])
+        for t, c, i in _WHERE_SET
+    }
 
 
 def _triggers() -> dict[str, bool]:
@@ -94,22 +120,42 @@ def test_no_plain_index_is_the_left_edge_of_another_index_of_its_table() -> None
 
 @pytest.mark.django_db(transaction=True)
 def test_the_drop_keeps_tables_keys_and_triggers_and_goes_back() -> None:
-    keys_before = {(t, c): _foreign_keys(t, c) for t, c in _DROPPED}
+    keys_before = {(t, c): _foreign_keys(t, c) for t, c in _DROPPED + _SET_KEYS}
     assert all(keys_before.values())
     # (on SQLite some of these tables are guarded otherwise: what counts is that nothing changes)
     triggers_before = _triggers()
     assert triggers_before["ledger_entry"] and triggers_before["compliance_cashlogentry"]
     assert {(t, c): _single_column_plain_indexes(t, c) for t, c in _DROPPED} == {k: [] for k in _DROPPED}
+    assert _where_set_now() == {(t, c): ([], [i]) for t, c, i in _WHERE_SET}
     executor = MigrationExecutor(connection)
     executor.migrate(_BEFORE)
     try:
         restored = {(t, c): _single_column_plain_indexes(t, c) for t, c in _DROPPED}
         assert all(len(names) == 1 for names in restored.values()), restored
+        # the full indexes are back, and the partial ones of this change gone (not the constraint)
+        assert {k: (len(full), partial) for k, (full, partial) in _where_set_now().items()} == {
+            (t, c): (1, [i] if i == "transaction_reversed_once" else []) for t, c, i in _WHERE_SET
+        }
         assert _triggers() == triggers_before
     finally:
         executor = MigrationExecutor(connection)
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())
     assert {(t, c): _single_column_plain_indexes(t, c) for t, c in _DROPPED} == {k: [] for k in _DROPPED}
-    assert {(t, c): _foreign_keys(t, c) for t, c in _DROPPED} == keys_before
+    assert _where_set_now() == {(t, c): ([], [i]) for t, c, i in _WHERE_SET}
+    assert {(t, c): _foreign_keys(t, c) for t, c in _DROPPED + _SET_KEYS} == keys_before
     assert _triggers() == triggers_before
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(("table", "column", "index"), _WHERE_SET)
+def test_a_key_indexed_where_set_is_found_by_value_through_that_index(
+    table: str, column: str, index: str
+) -> None:
+    with connection.cursor() as cursor:
+        # the tables are empty here: without this the planner would rightly scan them instead
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f'EXPLAIN SELECT id FROM "{table}" WHERE "{column}" = %s', [1])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    # "Index Scan using <index> on <table>" or "Bitmap Index Scan on <index>"
+    assert re.search(rf"Index Scan (using|on) {index}\b", plan) and "Seq Scan" not in plan, plan
