@@ -163,23 +163,15 @@ class Transaction(models.Model):
     # the three keys below are empty on most postings: each is indexed where set only (Meta;
     # ``reverses`` by its unique constraint, ``transaction_reversed_once``)
     coup_step = models.ForeignKey(
-        "tables.CoupStep",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
+        "tables.CoupStep", db_index=False, null=True, blank=True, on_delete=models.PROTECT,
         related_name="ledger_transactions",
-        db_index=False,
     )
     reverses = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversals", db_index=False
     )
     game_coup = models.ForeignKey(
-        "tables.GameCoup",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
+        "tables.GameCoup", db_index=False, null=True, blank=True, on_delete=models.PROTECT,
         related_name="ledger_transactions",
-        db_index=False,
     )
 
     class Meta:
