@@ -9,7 +9,9 @@ PostgreSQL and SQLite (``make run``).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
@@ -34,29 +36,56 @@ def placeholders(count: int) -> str:
     return ", ".join(["%s"] * count)
 
 
+#: per connection (a thread's own), per (model, fields): where each field's value stands in a row,
+#: and the converters of those that have any, as ``model_instances`` works them out; a hot path
+#: reads the same few shapes thousands of times, and working the plan out is most of the cost
+_PLANS: weakref.WeakKeyDictionary[Any, dict[tuple[type[Model], tuple[str, ...]], _Plan]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    fields: tuple[str, ...]
+    order: tuple[int | None, ...]  # per concrete field: its position in the row (None: deferred)
+    converters: tuple[tuple[int, tuple[Any, ...], Any], ...]  # (position, converters, column)
+
+
+def _plan(db: Any, model: type[Model], fields: Sequence[str]) -> _Plan:
+    key = (model, tuple(fields))
+    plans = _PLANS.get(db)
+    if plans is None:
+        plans = _PLANS[db] = {}
+    plan = plans.get(key)
+    if plan is None:
+        meta = model._meta
+        position = {name: i for i, name in enumerate(fields)}
+        converters = []
+        for field in meta.concrete_fields:
+            if field.attname in position:
+                col = field.get_col(meta.db_table)
+                if found := (*db.ops.get_db_converters(col), *col.get_db_converters(db)):
+                    converters.append((position[field.attname], found, col))
+        order = tuple(position.get(field.attname) for field in meta.concrete_fields)
+        plan = plans[key] = _Plan(key[1], order, tuple(converters))
+    return plan
+
+
 def model_instances(model: type[_M], fields: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[_M]:
     """Instances of ``model`` from raw ``rows`` of its ``fields`` (attnames, any order), converted
     as the ORM converts them; the other fields are deferred (reading one queries it, as after
     ``only()``)."""
     db = connections[DEFAULT_DB_ALIAS]
-    meta = model._meta
-    position = {name: i for i, name in enumerate(fields)}
-    converters = {}  # position in the row -> (the backend's and the field's converters, column)
-    for field in meta.concrete_fields:
-        if field.attname in position:
-            col = field.get_col(meta.db_table)
-            if found := [*db.ops.get_db_converters(col), *col.get_db_converters(db)]:
-                converters[position[field.attname]] = (found, col)
-    order = [position.get(field.attname) for field in meta.concrete_fields]
+    plan = _plan(db, model, fields)
     out = []
     for row in rows:
-        if converters:
+        if plan.converters:
             row = list(row)
-            for i, (found, col) in converters.items():
+            for i, found, col in plan.converters:
                 for converter in found:
                     row[i] = converter(row[i], col, db)
-        values = [DEFERRED if i is None else row[i] for i in order]
-        out.append(model.from_db(db.alias, fields, values))
+        values = [DEFERRED if i is None else row[i] for i in plan.order]
+        out.append(model.from_db(db.alias, plan.fields, values))
     return out
 
 
