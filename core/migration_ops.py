@@ -27,9 +27,10 @@ def _field_of(apps: Any, app_label: str, model_name: str, field_name: str) -> tu
     return model, field, field.column
 
 
-def _single_indexes(schema_editor: Any, table: str, column: str) -> list[str]:
-    """The names of ``table``'s plain indexes on exactly ``column`` that Django made for a field."""
-    connection = schema_editor.connection
+def field_own_indexes(connection: Any, table: str, column: str) -> list[str]:
+    """The names of ``table``'s plain indexes on exactly ``column`` that Django made for a field
+    (its own index, by Django's name for it: a partial index of the column has a name of its own,
+    and introspection does not say it is partial)."""
     with connection.cursor() as cursor:
         constraints = connection.introspection.get_constraints(cursor, table)
     pattern = re.compile(_AUTO_INDEX.format(column=re.escape(column)))
@@ -51,13 +52,13 @@ def fk_indexes_drop(app_label: str, fields: Sequence[tuple[str, str]]) -> migrat
     def forward(apps: Any, schema_editor: Any) -> None:
         for model_name, field_name in fields:
             model, _field, column = _field_of(apps, app_label, model_name, field_name)
-            for name in _single_indexes(schema_editor, model._meta.db_table, column):
+            for name in field_own_indexes(schema_editor.connection, model._meta.db_table, column):
                 schema_editor.execute(schema_editor._delete_index_sql(model, name))
 
     def backward(apps: Any, schema_editor: Any) -> None:
         for model_name, field_name in fields:
             model, field, column = _field_of(apps, app_label, model_name, field_name)
-            if not _single_indexes(schema_editor, model._meta.db_table, column):
+            if not field_own_indexes(schema_editor.connection, model._meta.db_table, column):
                 schema_editor.execute(schema_editor._create_index_sql(model, fields=[field]))
 
     return migrations.RunPython(forward, backward, elidable=False)

@@ -13,6 +13,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from audit.db_triggers import triggers_present
+from core.migration_ops import field_own_indexes
 
 pytestmark = pytest.mark.django_db
 
@@ -57,18 +58,6 @@ def _indexes(table: str) -> dict[str, Any]:
         return connection.introspection.get_constraints(cursor, table)
 
 
-def _single_column_plain_indexes(table: str, column: str) -> list[str]:
-    """The field's own index, as Django names it (``<table>_<column>_<8 hex>``; a partial index of
-    the same column has a name of its own, and introspection does not say it is partial)."""
-    own = re.compile(rf"_{re.escape(column)}_[0-9a-f]{{8}}$")
-    return sorted(
-        name
-        for name, spec in _indexes(table).items()
-        if spec["index"] and not spec["unique"] and not spec["primary_key"] and spec["columns"] == [column]
-        and own.search(name)
-    )
-
-
 def _foreign_keys(table: str, column: str) -> list[tuple[str, str]]:
     return [
         spec["foreign_key"]
@@ -83,7 +72,7 @@ _SET_KEYS = [(t, c) for t, c, _ in _WHERE_SET]
 def _where_set_now() -> dict[tuple[str, str], tuple[list[str], list[str]]]:
     """Per key of _WHERE_SET: its full plain indexes, and which of the expected partial ones exist."""
     return {
-        (t, c): (_single_column_plain_indexes(t, c), [i for i in [i] if i in _indexes(t)])
+        (t, c): (field_own_indexes(connection, t, c), [i for i in [i] if i in _indexes(t)])
         for t, c, i in _WHERE_SET
     }
 
@@ -125,12 +114,12 @@ def test_the_drop_keeps_tables_keys_and_triggers_and_goes_back() -> None:
     # (on SQLite some of these tables are guarded otherwise: what counts is that nothing changes)
     triggers_before = _triggers()
     assert triggers_before["ledger_entry"] and triggers_before["compliance_cashlogentry"]
-    assert {(t, c): _single_column_plain_indexes(t, c) for t, c in _DROPPED} == {k: [] for k in _DROPPED}
+    assert {(t, c): field_own_indexes(connection, t, c) for t, c in _DROPPED} == {k: [] for k in _DROPPED}
     assert _where_set_now() == {(t, c): ([], [i]) for t, c, i in _WHERE_SET}
     executor = MigrationExecutor(connection)
     executor.migrate(_BEFORE)
     try:
-        restored = {(t, c): _single_column_plain_indexes(t, c) for t, c in _DROPPED}
+        restored = {(t, c): field_own_indexes(connection, t, c) for t, c in _DROPPED}
         assert all(len(names) == 1 for names in restored.values()), restored
         # the full indexes are back, and the partial ones of this change gone (not the constraint)
         assert {k: (len(full), partial) for k, (full, partial) in _where_set_now().items()} == {
@@ -141,7 +130,7 @@ def test_the_drop_keeps_tables_keys_and_triggers_and_goes_back() -> None:
         executor = MigrationExecutor(connection)
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())
-    assert {(t, c): _single_column_plain_indexes(t, c) for t, c in _DROPPED} == {k: [] for k in _DROPPED}
+    assert {(t, c): field_own_indexes(connection, t, c) for t, c in _DROPPED} == {k: [] for k in _DROPPED}
     assert _where_set_now() == {(t, c): ([], [i]) for t, c, i in _WHERE_SET}
     assert {(t, c): _foreign_keys(t, c) for t, c in _DROPPED + _SET_KEYS} == keys_before
     assert _triggers() == triggers_before
