@@ -202,3 +202,96 @@ def on_sqlite_only(operation: migrations.RunPython) -> migrations.RunPython:
             operation.code(apps, schema_editor)
 
     return migrations.RunPython(forward, migrations.RunPython.noop)
+
+
+# ------------------------------------------------------------------ the chain's links
+# Every event names its predecessor: ``prev_hash`` is the hash of the event one ``seq`` before it
+# on its chain, or 32 zero bytes (audit.canonical.GENESIS_HASH) for a chain's first event. The
+# appender links events so (audit.services._link, under the chain's lock); the database refuses an
+# INSERT that does not, so a gap, a fork (two events naming one predecessor) or an event linked to
+# the wrong one never reaches the table, whoever writes it. This replaced UNIQUE(chain, prev_hash)
+# and UNIQUE(hash) (audit 0012): with UNIQUE(chain, seq) it refuses everything they refused, and
+# more, without two indexes on random 32-byte keys (a tenth of a played coup's bytes). The HMAC
+# itself is the verifier's to check: the key never reaches the database.
+
+CHAIN_LINK_TRIGGER = "audit_auditevent_chain_link"
+CHAIN_LINK_FUNCTION = "audit_chain_link_check"
+_EVENTS = "audit_auditevent"
+_GENESIS_BYTES = "00" * 32
+
+
+def chain_link_install_sql(vendor: str, schema: str = "public") -> list[str]:
+    """The statements that make the database check every inserted event's link (idempotent).
+
+    PostgreSQL: one AFTER INSERT statement trigger over the statement's new rows (a transition
+    table), so a step's single event and an import's COPY of thousands are checked by one join on
+    UNIQUE(chain, seq)'s index; the rows the statement inserted before a row are its predecessors'
+    candidates too. SQLite: a BEFORE INSERT row trigger (SQLite has no statement triggers); each
+    row sees the rows its statement inserted before it."""
+    if vendor == "postgresql":
+        schema = _checked(schema)
+        return [
+            f"""
+CREATE OR REPLACE FUNCTION {schema}.{CHAIN_LINK_FUNCTION}() RETURNS trigger LANGUAGE plpgsql
+SET search_path = pg_catalog, {schema}, pg_temp AS $$
+DECLARE
+    bad record;
+BEGIN
+    SELECT n.chain, n.seq INTO bad
+    FROM chain_link_added n
+    LEFT JOIN {schema}.{_EVENTS} p ON p.chain = n.chain AND p.seq = n.seq - 1
+    WHERE CASE WHEN n.seq = 1 THEN n.prev_hash <> '\\x{_GENESIS_BYTES}'::bytea
+               ELSE p.hash IS DISTINCT FROM n.prev_hash END
+    ORDER BY n.chain, n.seq
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION '% refused: event chain=% seq=% does not follow its predecessor '
+            '(its prev_hash is not the hash of seq %)', TG_TABLE_NAME, bad.chain, bad.seq, bad.seq - 1
+            USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
+    RETURN NULL;
+END;
+$$
+""",
+            f'DROP TRIGGER IF EXISTS "{CHAIN_LINK_TRIGGER}" ON {schema}.{_EVENTS}',
+            f'CREATE TRIGGER "{CHAIN_LINK_TRIGGER}" AFTER INSERT ON {schema}.{_EVENTS} '
+            f"REFERENCING NEW TABLE AS chain_link_added "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION {schema}.{CHAIN_LINK_FUNCTION}()",
+        ]
+    if vendor == "sqlite":
+        return [
+            f'CREATE TRIGGER IF NOT EXISTS "{CHAIN_LINK_TRIGGER}" BEFORE INSERT ON "{_EVENTS}" '
+            f"WHEN NOT (CASE WHEN NEW.seq = 1 THEN NEW.prev_hash IS X'{_GENESIS_BYTES}' "
+            f'ELSE NEW.prev_hash IS (SELECT p.hash FROM "{_EVENTS}" p '
+            f"WHERE p.chain = NEW.chain AND p.seq = NEW.seq - 1) END) "
+            f"BEGIN SELECT RAISE(ABORT, '{_EVENTS} refused: an event does not follow its predecessor "
+            f"(its prev_hash is not the hash of the seq before it)'); END"
+        ]
+    raise NotImplementedError(f"the chain's link trigger is not implemented for {vendor}")
+
+
+def chain_link_uninstall_sql(vendor: str, schema: str = "public") -> list[str]:
+    if vendor == "postgresql":
+        schema = _checked(schema)
+        return [
+            f'DROP TRIGGER IF EXISTS "{CHAIN_LINK_TRIGGER}" ON {schema}.{_EVENTS}',
+            f"DROP FUNCTION IF EXISTS {schema}.{CHAIN_LINK_FUNCTION}()",
+        ]
+    return [f'DROP TRIGGER IF EXISTS "{CHAIN_LINK_TRIGGER}"']
+
+
+def chain_link_present(connection: BaseDatabaseWrapper) -> bool:
+    """Whether the chain's link trigger exists on the events' table (and, on PostgreSQL, is enabled)."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+                "WHERE c.relname = %s AND t.tgname = %s AND t.tgenabled <> 'D'",
+                [_EVENTS, CHAIN_LINK_TRIGGER],
+            )
+        else:
+            cursor.execute(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s AND name = %s",
+                [_EVENTS, CHAIN_LINK_TRIGGER],
+            )
+        return bool(cursor.fetchone()[0] == 1)

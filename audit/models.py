@@ -112,12 +112,14 @@ class AuditEvent(models.Model):
     object_id = models.CharField(max_length=64, blank=True)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
-    # prev_hash unique per chain (Meta): two events can never claim the same predecessor, so a
-    # chain cannot fork even if the writers' lock were bypassed.
+    # The hash of the event one seq before on the chain (GENESIS_HASH for seq 1): the database
+    # refuses an INSERT that does not link so (audit.db_triggers, "the chain's links"), so a chain
+    # cannot fork or skip an event even if the writers' lock were bypassed. No index: nothing
+    # looks an event up by a hash, and the link is checked through UNIQUE(chain, seq)'s.
     prev_hash = HashField()
-    # unique by a constraint (Meta), not ``unique=True``: on PostgreSQL the field's own uniqueness
-    # would bring Django's second, ``varchar_pattern_ops`` index (``…_like``), there for LIKE
-    # 'prefix%' lookups that nothing makes on a hash, about 1 KB of index a played coup
+    # Not indexed (audit 0012 dropped UNIQUE(hash), a tenth of a played coup's bytes): the hashed
+    # content names the chain and seq, which UNIQUE(chain, seq) keeps apart, so no two events the
+    # appender writes share a hash; a row forged with a copied one is the verifier's to find.
     hash = HashField()
     # The HMAC key the hash was computed with (settings, never stored here); empty: plain SHA-256,
     # an event written before the cut-over to keyed hashes (docs/audit.md, "Keys").
@@ -138,12 +140,6 @@ class AuditEvent(models.Model):
             ),
             unique_constraint(
                 ["chain", "seq"], "audit_chain_seq_unique", "This chain already has an event with this seq."
-            ),
-            unique_constraint(["hash"], "audit_hash_unique", "Two events cannot have the same hash."),
-            unique_constraint(
-                ["chain", "prev_hash"],
-                "audit_chain_prev_hash_unique",
-                "Two events of a chain cannot follow the same event.",
             ),
             check_constraint(
                 Q(hash__length=HASH_BYTES) & Q(prev_hash__length=HASH_BYTES),

@@ -168,3 +168,14 @@ def test_verify_audit_warns_when_the_triggers_are_disabled() -> None:
     err = io.StringIO()
     call_command("verify_audit", stdout=io.StringIO(), stderr=err)
     assert "append-only triggers are missing or disabled on audit_auditevent" in err.getvalue()
+
+
+def test_verify_audit_warns_when_the_link_trigger_is_disabled() -> None:
+    five_events()
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute('ALTER TABLE audit_auditevent DISABLE TRIGGER "audit_auditevent_chain_link"')
+    err = io.StringIO()
+    call_command("verify_audit", stdout=io.StringIO(), stderr=err)
+    assert "the chain's link trigger is missing or disabled on audit_auditevent" in err.getvalue()
+    assert "append-only triggers are missing" not in err.getvalue()

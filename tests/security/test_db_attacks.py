@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from django.db import IntegrityError, connection
 
-from audit.db_triggers import GUARD_FUNCTION
+from audit.db_triggers import CHAIN_LINK_FUNCTION, GUARD_FUNCTION
+from audit.models import AuditEvent
 from core.db_roles import APPEND_ONLY_TABLES, script
 from tables.models import Bet, RulesSnapshot
 
@@ -104,6 +105,29 @@ def test_the_levy_cannot_be_rewritten_or_deleted(app_role, played) -> None:
         assert error.sqlstate == INSUFFICIENT_PRIVILEGE, sql
         assert "permission denied for table tables_banktax" in str(error)
     assert _books() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_app_role_cannot_insert_an_event_off_its_chain(app_role, played) -> None:
+    """The application's role may INSERT events (it writes the trail): one that forks its casino's
+    chain, naming the head's predecessor as its own, is refused by the link trigger."""
+    chain = played.coup.shoe.table.casino_id
+    trail = list(AuditEvent.objects.filter(chain=chain).order_by("seq").values_list("seq", "hash"))
+    (_, before_head), (head_seq, _) = trail[-2], trail[-1]
+    error = refused(
+        app_role,
+        [
+            (
+                "INSERT INTO audit_auditevent (chain, seq, occurred_at, actor_label, action, object_type,"
+                " object_id, prev_hash, hash, key_id) VALUES (%s, %s, now(), 'intruder', 'forged', '', '',"
+                " %s, %s, '')",
+                (chain, head_seq + 1, bytes.fromhex(before_head), bytes(range(32))),
+            )
+        ],
+    )
+    assert error.sqlstate == "23000"
+    assert f"event chain={chain} seq={head_seq + 1} does not follow its predecessor" in str(error)
+    assert list(AuditEvent.objects.filter(chain=chain).order_by("seq").values_list("seq", "hash")) == trail
 
 
 @pytest.mark.django_db(transaction=True)
@@ -296,6 +320,7 @@ def test_every_trigger_function_is_pinned_to_a_search_path() -> None:
         functions = dict(cursor.fetchall())
     assert set(functions) == {
         GUARD_FUNCTION,
+        CHAIN_LINK_FUNCTION,
         "compliance_cashreport_frozen_guard",
         "ledger_booksverification_frozen_guard",
         "reports_reportrun_frozen_guard",

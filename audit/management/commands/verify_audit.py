@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
 from audit.anchors import anchors_verify
-from audit.db_triggers import triggers_present
+from audit.db_triggers import chain_link_present, triggers_present
 from audit.models import AuditEvent
 from audit.row_verify import RowsReport, rows_verify, rows_verify_since
 from audit.selectors import audit_chain_verify, audit_chain_vouched, audit_chains
@@ -65,6 +65,9 @@ class Command(BaseCommand):
         if not triggers_present(connection, table):
             # Not a chain break, but the table is no longer protected against edits: say so loudly.
             self.stderr.write(f"WARNING: append-only triggers are missing or disabled on {table}")
+        if not chain_link_present(connection):
+            # the database no longer refuses an event that does not follow its predecessor
+            self.stderr.write(f"WARNING: the chain's link trigger is missing or disabled on {table}")
         if not failures:
             self.stdout.write(self.style.SUCCESS(f"audit chain OK ({len(chains)} chain(s))"))
 
