@@ -6,6 +6,10 @@ key says ``db_index=False``. Django's own ``AlterField`` for that change rebuild
 SQLite, which drops the append-only triggers with it, and on PostgreSQL drops and re-adds the
 foreign key, re-checking every row. This operation only drops the index, under whatever name an
 earlier layout gave it (a model moved between apps keeps its old app's index names).
+
+``own_unique_drop``: a ``OneToOneField`` that becomes a foreign key unique where set
+(``core.model_kit.set_once_unique``) loses the unique constraint that held its empty rows too, on
+PostgreSQL only (SQLite would rebuild the table for it).
 """
 
 from __future__ import annotations
@@ -60,5 +64,37 @@ def fk_indexes_drop(app_label: str, fields: Sequence[tuple[str, str]]) -> migrat
             model, field, column = _field_of(apps, app_label, model_name, field_name)
             if not field_own_indexes(schema_editor.connection, model._meta.db_table, column):
                 schema_editor.execute(schema_editor._create_index_sql(model, fields=[field]))
+
+    return migrations.RunPython(forward, backward, elidable=False)
+
+
+def own_unique_drop(app_label: str, fields: Sequence[tuple[str, str]]) -> migrations.RunPython:
+    """Drop the unique constraint a ``OneToOneField`` gave each ``(model_name, field_name)`` of
+    ``app_label`` (its index holds the empty rows too), where the field becomes a foreign key
+    unique where set (``core.model_kit.set_once_unique``, added after this). PostgreSQL only:
+    SQLite wrote the uniqueness into the column of its CREATE TABLE, and dropping it would rebuild
+    the table and its triggers; it keeps it beside the partial one (the same rows refused).
+    Reversed, PostgreSQL's constraint is made again under the name it had."""
+
+    def forward(apps: Any, schema_editor: Any) -> None:
+        if schema_editor.connection.vendor != "postgresql":
+            return
+        for model_name, field_name in fields:
+            model, _field, column = _field_of(apps, app_label, model_name, field_name)
+            connection = schema_editor.connection
+            with connection.cursor() as cursor:
+                constraints = connection.introspection.get_constraints(cursor, model._meta.db_table)
+            for name, spec in sorted(constraints.items()):
+                if spec["unique"] and not spec["primary_key"] and spec["columns"] == [column]:
+                    schema_editor.execute(schema_editor._delete_unique_sql(model, name))
+
+    def backward(apps: Any, schema_editor: Any) -> None:
+        if schema_editor.connection.vendor != "postgresql":
+            return
+        for model_name, field_name in fields:
+            model, _field, column = _field_of(apps, app_label, model_name, field_name)
+            table = model._meta.db_table
+            name = f"{table}_{column}_key"
+            schema_editor.execute(f'ALTER TABLE "{table}" ADD CONSTRAINT "{name}" UNIQUE ("{column}")')
 
     return migrations.RunPython(forward, backward, elidable=False)

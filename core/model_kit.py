@@ -40,6 +40,14 @@ def set_only_index(field: str, name: str) -> models.Index:
     return models.Index(fields=[field], name=name, condition=Q(**{f"{field}__isnull": False}))
 
 
+def set_once_unique(field: str, name: str, message: str) -> models.UniqueConstraint:
+    """A nullable reference that no two rows may share where it is set (the step an amendment
+    supersedes, the bet or card one replaces): a foreign key with this instead of a
+    ``OneToOneField``, whose unique index holds every empty row too (most rows replace nothing);
+    the partial index also serves the key's lookups (``replaced_by__isnull``, PROTECT's check)."""
+    return unique_constraint([field], name, message, condition=Q(**{f"{field}__isnull": False}))
+
+
 def staff_reference(
     *, related_name: str = "+", help_text: str = ""
 ) -> models.ForeignKey[User | None, User | None]:

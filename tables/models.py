@@ -21,7 +21,13 @@ from django.db.models import F, Q
 
 from chemin_de_fer.engine import profiles as engine
 from chemin_de_fer.engine.machine import Move
-from core.model_kit import check_constraint, set_only_index, staff_reference, unique_constraint
+from core.model_kit import (
+    check_constraint,
+    set_once_unique,
+    set_only_index,
+    staff_reference,
+    unique_constraint,
+)
 from tables.games import wing_for
 from tables.gaming_day import validate_time_zone
 from tables.perms import COUP_PERMISSIONS
@@ -1020,13 +1026,14 @@ class ShoeCard(models.Model):
     # A card the croupier mistyped and amended before the reveal (tables.services.amends): the row
     # stays, and a new row at the same position, pointing at it, says which card it really was.
     # The shoe counts only the rows nothing replaces ("live" cards).
-    replaces = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaced_by"
+    replaces = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaced_by", db_index=False
     )
 
     class Meta:
         ordering = ["shoe", "position"]
         constraints = [
+            set_once_unique("replaces", "shoecard_replaced_once", "This card is already amended."),
             unique_constraint(
                 ["shoe", "position"],
                 "shoecard_position_unique_per_shoe",
@@ -1070,14 +1077,15 @@ class Bet(models.Model):
     withdrawn = models.BooleanField(default=False)
     # A bet the croupier mistyped and amended before the reveal (tables.services.amends): the row
     # is withdrawn and the amended bet is a new row pointing at it.
-    replaces = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaced_by"
+    replaces = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaced_by", db_index=False
     )
 
     class Meta:
         ordering = ["coup", "betting_order"]
         indexes = [set_only_index("spectator", "bet_spectator_set_idx")]
         constraints = [
+            set_once_unique("replaces", "bet_replaced_once", "This bet is already amended."),
             check_constraint(
                 _exactly_one("seat", "spectator"),
                 "bet_seat_xor_spectator",
@@ -1171,8 +1179,8 @@ class CoupStep(models.Model):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="corrections", db_index=False
     )
     # an ``amend`` step: the mistyped step it replaces in the replay (kept, shown struck through)
-    supersedes = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by"
+    supersedes = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by", db_index=False
     )
     idempotency_key = models.CharField(max_length=64, blank=True, default="")
 
@@ -1180,6 +1188,7 @@ class CoupStep(models.Model):
         ordering = ["coup", "index"]
         indexes = [set_only_index("corrects", "coupstep_corrects_set_idx")]
         constraints = [
+            set_once_unique("supersedes", "coupstep_superseded_once", "This step is already amended."),
             unique_constraint(
                 ["coup", "index"],
                 "coupstep_index_unique_per_coup",

@@ -9,11 +9,13 @@ import re
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
 from audit.db_triggers import triggers_present
 from core.migration_ops import field_own_indexes
+from tables.models import CoupStep, ShoeCard
+from tests.factories import CoupStepFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -48,6 +50,14 @@ _WHERE_SET = [
     ("ledger_transaction", "coup_step_id", "txn_coup_step_set_idx"),
     ("ledger_transaction", "game_coup_id", "txn_game_coup_set_idx"),
     ("ledger_transaction", "reverses_id", "transaction_reversed_once"),
+]
+
+#: references each row may be named by once (an amended step, bet or card), unique where set:
+#: (table, column, partial unique index); a ``OneToOneField``'s unique index before (tables 0034)
+_ONCE_WHERE_SET = [
+    ("tables_coupstep", "supersedes_id", "coupstep_superseded_once"),
+    ("tables_bet", "replaces_id", "bet_replaced_once"),
+    ("tables_shoecard", "replaces_id", "shoecard_replaced_once"),
 ]
 
 _TRIGGERED = ("tables_coupstep", "ledger_entry", "ledger_transaction", "compliance_cashlogentry")
@@ -137,7 +147,7 @@ def test_the_drop_keeps_tables_keys_and_triggers_and_goes_back() -> None:
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize(("table", "column", "index"), _WHERE_SET)
+@pytest.mark.parametrize(("table", "column", "index"), _WHERE_SET + _ONCE_WHERE_SET)
 def test_a_key_indexed_where_set_is_found_by_value_through_that_index(
     table: str, column: str, index: str
 ) -> None:
@@ -148,3 +158,70 @@ def test_a_key_indexed_where_set_is_found_by_value_through_that_index(
         plan = "\n".join(row[0] for row in cursor.fetchall())
     # "Index Scan using <index> on <table>" or "Bitmap Index Scan on <index>"
     assert re.search(rf"Index Scan (using|on) {index}\b", plan) and "Seq Scan" not in plan, plan
+
+
+def _uniques(table: str, column: str) -> list[str]:
+    return sorted(
+        name
+        for name, spec in _indexes(table).items()
+        if spec["unique"] and not spec["primary_key"] and spec["columns"] == [column]
+    )
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(("table", "column", "index"), _ONCE_WHERE_SET)
+def test_a_reference_named_once_is_unique_where_set_only(table: str, column: str, index: str) -> None:
+    assert _uniques(table, column) == [index]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [index])
+        assert cursor.fetchone()[0].endswith(f"WHERE ({column} IS NOT NULL)")
+
+
+def test_a_step_amended_twice_is_refused_and_nothing_changes() -> None:
+    step = CoupStepFactory(index=1)
+    CoupStepFactory(coup=step.coup, index=2, kind="amend", supersedes=step, payload={"amount": 60})
+    before = list(CoupStep.objects.order_by("id").values_list("id", "index", "supersedes_id"))
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        CoupStepFactory(coup=step.coup, index=3, kind="amend", supersedes=step, payload={"amount": 70})
+
+    assert list(CoupStep.objects.order_by("id").values_list("id", "index", "supersedes_id")) == before
+
+
+@pytest.mark.postgres
+def test_the_live_cards_of_a_shoe_are_found_through_the_partial_index() -> None:
+    """``replaced_by__isnull=True`` (the shoe's live cards) is an anti-join on ``replaces_id``: the
+    partial index serves it, as the full one did."""
+    query = ShoeCard.objects.filter(shoe_id=1, replaced_by__isnull=True).values_list("card", flat=True)
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "shoecard_replaced_once" in plan, plan
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_unique_where_set_goes_back_to_the_one_to_one_and_forward() -> None:
+    triggers_before = _triggers()
+    keys_before = {(t, c): _foreign_keys(t, c) for t, c, _ in _ONCE_WHERE_SET}
+    assert all(keys_before.values())
+    executor = MigrationExecutor(connection)
+    executor.migrate([("tables", "0033_fk_indexed_where_set")])
+    try:
+        for table, column, index in _ONCE_WHERE_SET:
+            names = _uniques(table, column)
+            assert index not in names and len(names) == 1, names
+            if connection.vendor == "postgresql":
+                assert names == [f"{table}_{column}_key"]
+        assert _triggers() == triggers_before
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
+    for table, column, index in _ONCE_WHERE_SET:
+        # SQLite keeps the column's own UNIQUE beside the partial index (no table rebuilt)
+        assert index in _uniques(table, column)
+        assert len(_uniques(table, column)) == (1 if connection.vendor == "postgresql" else 2)
+    assert {(t, c): _foreign_keys(t, c) for t, c, _ in _ONCE_WHERE_SET} == keys_before
+    assert _triggers() == triggers_before
