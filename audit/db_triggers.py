@@ -85,7 +85,11 @@ def uninstall_sql(vendor: str, table: str) -> list[str]:
 
 def triggers_present(connection: BaseDatabaseWrapper, table: str) -> bool:
     """Whether both append-only triggers exist on ``table`` (and, on PostgreSQL, are enabled)."""
-    names = trigger_names(connection.vendor, table)
+    return _all_present(connection, table, trigger_names(connection.vendor, table))
+
+
+def _all_present(connection: BaseDatabaseWrapper, table: str, names: list[str]) -> bool:
+    """Whether every trigger of ``names`` exists on ``table`` (and, on PostgreSQL, is enabled)."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
@@ -94,12 +98,13 @@ def triggers_present(connection: BaseDatabaseWrapper, table: str) -> bool:
                 [table, names],
             )
         else:
+            marks = ", ".join(["%s"] * len(names))
             cursor.execute(
                 "SELECT count(*) FROM sqlite_master "
-                "WHERE type = 'trigger' AND tbl_name = %s AND name IN (%s, %s)",
+                f"WHERE type = 'trigger' AND tbl_name = %s AND name IN ({marks})",
                 [table, *names],
             )
-        return cursor.fetchone()[0] == len(names)
+        return bool(cursor.fetchone()[0] == len(names))
 
 
 def _runner(statements: Callable[[str, str], list[str]], table: str) -> Callable:
@@ -282,16 +287,4 @@ def chain_link_uninstall_sql(vendor: str, schema: str = "public") -> list[str]:
 
 def chain_link_present(connection: BaseDatabaseWrapper) -> bool:
     """Whether the chain's link trigger exists on the events' table (and, on PostgreSQL, is enabled)."""
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(
-                "SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-                "WHERE c.relname = %s AND t.tgname = %s AND t.tgenabled <> 'D'",
-                [_EVENTS, CHAIN_LINK_TRIGGER],
-            )
-        else:
-            cursor.execute(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s AND name = %s",
-                [_EVENTS, CHAIN_LINK_TRIGGER],
-            )
-        return bool(cursor.fetchone()[0] == 1)
+    return _all_present(connection, _EVENTS, [CHAIN_LINK_TRIGGER])
