@@ -21,6 +21,8 @@ from typing import Any
 from django.db import migrations
 from django.db.backends.base.base import BaseDatabaseWrapper
 
+from audit.canonical import GENESIS_HASH
+
 GUARD_FUNCTION = "append_only_guard"
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 
@@ -211,7 +213,7 @@ def on_sqlite_only(operation: migrations.RunPython) -> migrations.RunPython:
 
 # ------------------------------------------------------------------ the chain's links
 # Every event names its predecessor: ``prev_hash`` is the hash of the event one ``seq`` before it
-# on its chain, or 32 zero bytes (audit.canonical.GENESIS_HASH) for a chain's first event. The
+# on its chain, or the genesis (audit.canonical.GENESIS_HASH) for a chain's first event. The
 # appender links events so (audit.services._link, under the chain's lock); the database refuses an
 # INSERT that does not, so a gap, a fork (two events naming one predecessor) or an event linked to
 # the wrong one never reaches the table, whoever writes it. This replaced UNIQUE(chain, prev_hash)
@@ -222,7 +224,6 @@ def on_sqlite_only(operation: migrations.RunPython) -> migrations.RunPython:
 CHAIN_LINK_TRIGGER = "audit_auditevent_chain_link"
 CHAIN_LINK_FUNCTION = "audit_chain_link_check"
 _EVENTS = "audit_auditevent"
-_GENESIS_BYTES = "00" * 32
 
 
 def chain_link_install_sql(vendor: str, schema: str = "public") -> list[str]:
@@ -245,7 +246,7 @@ BEGIN
     SELECT n.chain, n.seq INTO bad
     FROM chain_link_added n
     LEFT JOIN {schema}.{_EVENTS} p ON p.chain = n.chain AND p.seq = n.seq - 1
-    WHERE CASE WHEN n.seq = 1 THEN n.prev_hash <> '\\x{_GENESIS_BYTES}'::bytea
+    WHERE CASE WHEN n.seq = 1 THEN n.prev_hash <> '\\x{GENESIS_HASH}'::bytea
                ELSE p.hash IS DISTINCT FROM n.prev_hash END
     ORDER BY n.chain, n.seq
     LIMIT 1;
@@ -266,7 +267,7 @@ $$
     if vendor == "sqlite":
         return [
             f'CREATE TRIGGER IF NOT EXISTS "{CHAIN_LINK_TRIGGER}" BEFORE INSERT ON "{_EVENTS}" '
-            f"WHEN NOT (CASE WHEN NEW.seq = 1 THEN NEW.prev_hash IS X'{_GENESIS_BYTES}' "
+            f"WHEN NOT (CASE WHEN NEW.seq = 1 THEN NEW.prev_hash IS X'{GENESIS_HASH}' "
             f'ELSE NEW.prev_hash IS (SELECT p.hash FROM "{_EVENTS}" p '
             f"WHERE p.chain = NEW.chain AND p.seq = NEW.seq - 1) END) "
             f"BEGIN SELECT RAISE(ABORT, '{_EVENTS} refused: an event does not follow its predecessor "

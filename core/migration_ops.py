@@ -49,6 +49,18 @@ def field_own_indexes(connection: Any, table: str, column: str) -> list[str]:
     )
 
 
+def field_unique_constraints(connection: Any, table: str, column: str) -> list[str]:
+    """The names of ``table``'s unique constraints and unique indexes on exactly ``column`` (a
+    ``OneToOneField``'s, a partial one), the primary key left out."""
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, table)
+    return sorted(
+        name
+        for name, spec in constraints.items()
+        if spec["unique"] and not spec["primary_key"] and spec["columns"] == [column]
+    )
+
+
 def fk_indexes_drop(app_label: str, fields: Sequence[tuple[str, str]]) -> migrations.RunPython:
     """Drop the own index of each ``(model_name, field_name)`` foreign key of ``app_label``;
     reversed, create it again under Django's name for it."""
@@ -81,12 +93,8 @@ def own_unique_drop(app_label: str, fields: Sequence[tuple[str, str]]) -> migrat
             return
         for model_name, field_name in fields:
             model, _field, column = _field_of(apps, app_label, model_name, field_name)
-            connection = schema_editor.connection
-            with connection.cursor() as cursor:
-                constraints = connection.introspection.get_constraints(cursor, model._meta.db_table)
-            for name, spec in sorted(constraints.items()):
-                if spec["unique"] and not spec["primary_key"] and spec["columns"] == [column]:
-                    schema_editor.execute(schema_editor._delete_unique_sql(model, name))
+            for name in field_unique_constraints(schema_editor.connection, model._meta.db_table, column):
+                schema_editor.execute(schema_editor._delete_unique_sql(model, name))
 
     def backward(apps: Any, schema_editor: Any) -> None:
         if schema_editor.connection.vendor != "postgresql":

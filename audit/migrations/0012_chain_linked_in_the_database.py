@@ -15,7 +15,13 @@ from typing import Any
 
 from django.db import migrations
 
-from audit.db_triggers import chain_link_install_sql, chain_link_uninstall_sql, install_sql
+from audit.db_triggers import (
+    append_only_operation,
+    chain_link_install_sql,
+    chain_link_uninstall_sql,
+    install_sql,
+    on_sqlite_only,
+)
 
 TABLE = "audit_auditevent"
 
@@ -29,9 +35,7 @@ def _schema(schema_editor: Any) -> str:
 
 
 def link_install(apps: Any, schema_editor: Any) -> None:
-    vendor = schema_editor.connection.vendor
-    statements = install_sql(vendor, TABLE) if vendor == "sqlite" else []
-    for sql in [*statements, *chain_link_install_sql(vendor, _schema(schema_editor))]:
+    for sql in chain_link_install_sql(schema_editor.connection.vendor, _schema(schema_editor)):
         schema_editor.execute(sql, params=None)  # params=None: plpgsql's '%' is not a placeholder
 
 
@@ -55,5 +59,6 @@ class Migration(migrations.Migration):
         migrations.RunPython(migrations.RunPython.noop, append_only_again),
         migrations.RemoveConstraint(model_name="auditevent", name="audit_hash_unique"),
         migrations.RemoveConstraint(model_name="auditevent", name="audit_chain_prev_hash_unique"),
+        on_sqlite_only(append_only_operation(TABLE)),  # the rebuilt table's append-only triggers
         migrations.RunPython(link_install, link_uninstall),
     ]

@@ -13,7 +13,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
 from audit.db_triggers import triggers_present
-from core.migration_ops import field_own_indexes
+from core.migration_ops import field_own_indexes, field_unique_constraints
 from tables.models import CoupStep, ShoeCard
 from tests.factories import CoupStepFactory
 
@@ -161,11 +161,7 @@ def test_a_key_indexed_where_set_is_found_by_value_through_that_index(
 
 
 def _uniques(table: str, column: str) -> list[str]:
-    return sorted(
-        name
-        for name, spec in _indexes(table).items()
-        if spec["unique"] and not spec["primary_key"] and spec["columns"] == [column]
-    )
+    return field_unique_constraints(connection, table, column)
 
 
 @pytest.mark.postgres
