@@ -46,7 +46,7 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, dt.datetime):
         if value.tzinfo is None or value.utcoffset() is None:
             raise ValueError("naive datetime in an audit record")
-        return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return instant_text(value)
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, dt.time):  # a wall-clock time of day (a casino's gaming-day cut-off)
@@ -63,6 +63,18 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [to_jsonable(item) for item in value]
     raise TypeError(f"cannot put {type(value).__name__} in an audit record")
+
+
+def instant_text(at: dt.datetime) -> str:
+    """An aware instant as audit records and row digests write it: UTC, microseconds, a "Z"
+    (``%Y-%m-%dT%H:%M:%S.%fZ``). ISO's form where it gives the same characters, several times
+    cheaper than strftime (every event has an instant, every bound row one or two): ISO's
+    "+00:00" becomes the "Z"; a year before 1000, which %Y does not pad, keeps the strftime."""
+    if at.tzinfo is not dt.UTC:
+        at = at.astimezone(dt.UTC)
+    if type(at) is dt.datetime and at.year >= 1000:
+        return at.isoformat(timespec="microseconds")[:-6] + "Z"
+    return at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _dict_of_text_keys(value: dict[Any, Any]) -> dict[str, Any] | None:

@@ -35,19 +35,20 @@ import datetime as dt
 import functools
 import hashlib
 import json
-import operator
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from django.apps import apps
 from django.db import models
 
+from audit.canonical import instant_text
 from audit.flush import audit_flush_point
+from core.model_kit import attributes_reader
 
 #: how many ids one SELECT of bound rows names (SQLite's parameter limit, PostgreSQL's planner)
 READ_CHUNK = 500
@@ -145,7 +146,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dt.datetime):
         if value.tzinfo is None:  # a naive value (USE_TZ off): read as UTC, never refused
             value = value.replace(tzinfo=dt.UTC)
-        return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return instant_text(value)
     if isinstance(value, dt.date | dt.time):
         return value.isoformat()
     if isinstance(value, Decimal | uuid.UUID):
@@ -157,6 +158,10 @@ def _plain(value: Any) -> Any:
 
 #: the types ``_plain`` gives back as they are (exactly these, not their subclasses)
 _AS_IS = frozenset({type(None), bool, int, str, float, dict, list})
+#: the types whose values key a column's kept prints as they are (``RowReader._prints_of``): no
+#: two values of them that differ in JSON are equal in Python (``True == 1`` and ``1.0 == 1`` are
+#: why a bool or a float is keyed by its JSON instead)
+_KEYED = frozenset({type(None), int, str})
 _dumps, _SORT_KEYS = orjson.dumps, orjson.OPT_SORT_KEYS
 #: how many column prints one reader keeps (``RowReader._prints``) before starting afresh
 PRINTS_KEPT = 50_000
@@ -201,9 +206,9 @@ def prints_differ(columns: Sequence[str], bound: str, now: str) -> list[str] | N
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class RowState:
-    """One row as the digest reads it."""
+class RowState(NamedTuple):
+    """One row as the digest reads it (a named tuple: made for every row a bulk writer binds,
+    where a frozen dataclass's ``__init__`` costs several times more)."""
 
     pk: int
     digest: str
@@ -229,52 +234,56 @@ class RowReader:
         self.pk_at = self.attnames.index(model._meta.pk.attname)
         # the fixed bytes of every digest and print of this table, encoded once
         self._row_label = ROW_LABEL + self.table.encode() + b"\n"
-        self._keys = [orjson.dumps(column) + b":" for column in self.columns]
         self._print_labels = [COLUMN_LABEL + column.encode() + b"\n" for column in self.columns]
-        # each column's prints, by the column's JSON: the same value in the same column (an id, a
-        # kind, a flag, null) recurs over thousands of rows, its SHA-256 is taken once
-        self._prints: list[dict[bytes, str]] = [{} for _ in self.columns]
+        # each column's prints, by the column's value (_prints_of): the same value in the same
+        # column (an id, a kind, a flag, null) recurs over thousands of rows, its SHA-256 is taken once
+        self._prints: list[dict[Any, str]] = [{} for _ in self.columns]
         self._prints_kept = 0
 
     def state(self, values: Sequence[Any], *, prints: bool = True) -> RowState:
-        """``row_digest`` and ``column_prints`` of the row, each column's JSON encoded once for
-        both (the binding of every write and the verifier's walk over whole tables run this for
-        every row): the same bytes, since the columns are sorted as orjson sorts keys."""
+        """``row_digest`` and ``column_prints`` of the row (the binding of every write and the
+        verifier's walk over whole tables run this for every row): the row's JSON object in one
+        orjson call, whose bytes are ``row_digest``'s since the columns are sorted as orjson sorts
+        keys, and each column's print from the kept ones (``_prints_of``)."""
+        # a value of a JSON type as such is what _plain gives back unchanged: only the others
+        # (instants, decimals, bytes, subclasses…) pay its call, for every row and column
+        plain = [value if type(value) in _AS_IS else _plain(value) for value in values]
         try:
-            # a value of a JSON type as such is what _plain gives back unchanged: only the others
-            # (instants, decimals, bytes, subclasses…) pay its call, for every row and column
-            encoded = [
-                _dumps(value if type(value) in _AS_IS else _plain(value), option=_SORT_KEYS)
-                for value in values
-            ]
+            body = _dumps(dict(zip(self.columns, plain, strict=True)), option=_SORT_KEYS)
         except TypeError:  # what orjson refuses (see _json): the reference functions, whole
             return RowState(
                 pk=int(values[self.pk_at]),
                 digest=row_digest(self.table, self.columns, values),
                 prints=column_prints(self.columns, values) if prints else "",
             )
-        body = b"{" + b",".join(key + value for key, value in zip(self._keys, encoded, strict=True)) + b"}"
         return RowState(
             pk=int(values[self.pk_at]),
             digest=hashlib.sha256(self._row_label + body).hexdigest(),
-            prints=self._prints_of(encoded) if prints else "",
+            prints=self._prints_of(plain) if prints else "",
         )
 
-    def _prints_of(self, encoded: list[bytes]) -> str:
-        """Each column's print of its JSON ``encoded`` (``column_prints``), a kept one where the
-        column had that value before (one loop, no call a column: every bound row pays it)."""
-        out = []
-        for kept, label, value in zip(self._prints, self._print_labels, encoded, strict=True):
-            found = kept.get(value)
-            if found is None:
+    def _prints_of(self, plain: list[Any]) -> str:
+        """Each column's print of its ``plain`` value (``column_prints``): a kept one where the
+        column had that value before, keyed by the value itself where its type allows
+        (``_KEYED``), else by its JSON; only a value not seen yet is encoded and hashed."""
+        keys = [value if type(value) in _KEYED else _dumps(value, option=_SORT_KEYS) for value in plain]
+        found = [kept.get(key) for kept, key in zip(self._prints, keys, strict=True)]
+        if None in found:
+            for at, hit in enumerate(found):
+                if hit is not None:
+                    continue
+                key = keys[at]
+                encoded = key if type(key) is bytes else _dumps(key)
+                found[at] = digest = hashlib.sha256(self._print_labels[at] + encoded).hexdigest()[:PRINT_HEX]
+                if at == self.pk_at:  # never seen again: kept, it would only push the others out
+                    continue
                 if self._prints_kept >= PRINTS_KEPT:  # a bound memory, whatever the table's size
                     for column in self._prints:
                         column.clear()
                     self._prints_kept = 0
-                found = kept[value] = hashlib.sha256(label + value).hexdigest()[:PRINT_HEX]
+                self._prints[at][key] = digest
                 self._prints_kept += 1
-            out.append(found)
-        return "".join(out)
+        return "".join(found)  # type: ignore[arg-type]
 
     def instance_values(self, obj: models.Model) -> list[Any]:
         """A loaded instance's columns (``attnames``' order): what ``values`` would read, the ORM
@@ -284,10 +293,7 @@ class RowReader:
     @functools.cached_property
     def _read(self) -> Any:
         """Every attribute of an instance in one call (a bulk writer binds thousands of rows)."""
-        if len(self.attributes) == 1:
-            name = self.attributes[0]
-            return lambda obj: (getattr(obj, name),)
-        return operator.attrgetter(*self.attributes)
+        return attributes_reader(self.model, self.attributes)
 
     def written_values(self, obj: models.Model) -> list[Any]:
         """A just written instance's columns as ``values`` would read them back: a JSON column's
@@ -361,9 +367,16 @@ def rows_loaded(obj: models.Model) -> None:
         conn.audit_rows_before[key] = (point, reader.state(reader.instance_values(obj)))
 
 
-def specs_check(rows: Iterable[RowSpec]) -> list[RowSpec]:
-    """``audit_record``'s ``rows`` checked at once (a row not saved yet, a table not bound)."""
-    out: list[RowSpec] = []
+#: a spec as ``specs_check`` keeps it for the binding: a row bound as written by its (table, id),
+#: read once here, and its instance; the others as they came
+_Checked = models.Model | RowsWhere | tuple[tuple[str, int], models.Model]
+
+
+def specs_check(rows: Iterable[RowSpec]) -> list[_Checked]:
+    """``audit_record``'s ``rows`` checked at once (a row not saved yet, a table not bound), each
+    row bound as written kept by its (table, id): a bulk writer binds tens of thousands of them,
+    and the binding asks for that key twice more (``rows_settle``)."""
+    out: list[_Checked] = []
     tables = _bound_tables()
     for spec in rows:
         if isinstance(spec, RowWritten):  # the most of them (a bulk writer's tens of thousands)
@@ -374,11 +387,13 @@ def specs_check(rows: Iterable[RowSpec]) -> list[RowSpec]:
             continue
         else:
             obj = spec
-        if obj._meta.db_table not in tables:
+        table = obj._meta.db_table
+        if table not in tables:
             bound_check(type(obj))  # which refuses it
-        if obj.pk is None:
+        pk = obj.pk
+        if pk is None:
             raise ValueError(f"a {type(obj).__name__} with no id cannot be bound to an audit event")
-        out.append(spec)
+        out.append(((table, int(pk)), obj) if obj is not spec else spec)
     return out
 
 
@@ -443,13 +458,13 @@ def _specs_sorted(
     where: dict[tuple[str, str], set[Any]] = defaultdict(set)
     written: dict[tuple[str, int], models.Model] = {}
     for event in waiting:
-        for spec in event._bind:
-            if isinstance(spec, RowWritten):  # the most of them (a bulk writer's tens of thousands)
-                obj = spec.obj
-                table = obj._meta.db_table
-                if table not in readers:
-                    readers[table] = row_reader(type(obj), using)
-                written[(table, int(obj.pk))] = obj
+        specs: list[_Checked] = event._bind
+        for spec in specs:
+            if isinstance(spec, tuple):  # bound as written (the most of them: specs_check)
+                key, obj = spec
+                if key[0] not in readers:
+                    readers[key[0]] = row_reader(type(obj), using)
+                written[key] = obj
                 continue
             model = _spec_model(spec)
             table = model._meta.db_table
@@ -489,14 +504,12 @@ def _bindings_give(
         event._bind = None
 
 
-def _spec_model(spec: RowSpec) -> type[models.Model]:
-    if isinstance(spec, RowWritten):
-        return type(spec.obj)
+def _spec_model(spec: models.Model | RowsWhere) -> type[models.Model]:
     return spec.model if isinstance(spec, RowsWhere) else type(spec)
 
 
 def _event_keys(
-    specs: Sequence[RowSpec],
+    specs: Sequence[_Checked],
     states: dict[str, dict[int, RowState]],
     by_value: dict[tuple[str, str], dict[Any, list[int]]],
 ) -> set[tuple[str, int]]:
@@ -504,8 +517,8 @@ def _event_keys(
     the database does not hold."""
     keys: set[tuple[str, int]] = set()
     for spec in specs:
-        if isinstance(spec, RowWritten):
-            keys.add((spec.obj._meta.db_table, int(spec.obj.pk)))
+        if isinstance(spec, tuple):  # bound as written (specs_check)
+            keys.add(spec[0])
         elif isinstance(spec, RowsWhere):
             table = spec.model._meta.db_table
             keys.update((table, pk) for pk in by_value[(table, spec.attname)].get(spec.value, ()))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import operator
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,7 +41,7 @@ from audit.rows import RowSpec, rows_settle, specs_check
 from audit.selectors import ChainReport
 from audit.snapshot import model_snapshot
 from core.client_ip import client_ip
-from core.model_kit import model_new
+from core.model_kit import attributes_reader, model_new
 
 #: the task that walks the chains (audit.tasks), named: the outbox sends it by its name
 AUDIT_VERIFY_TASK = "audit.verify_chain"
@@ -443,7 +442,7 @@ def rows_copy(
     columns = ", ".join(conn.ops.quote_name(f.column or f.attname) for f in fields)
     sql = f"COPY {conn.ops.quote_name(model._meta.db_table)} ({columns}) FROM STDIN"
     # every row's attributes in one call (the import copies some 40 rows a coup)
-    read = operator.attrgetter(*names) if len(names) > 1 else (lambda obj: (getattr(obj, names[0]),))
+    read = attributes_reader(model, names)
     with conn.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         write = copy.write_row
         if not json_at and not hash_at:

@@ -7,6 +7,7 @@ are exactly those Django would build from the keyword arguments, so the migratio
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -15,6 +16,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.db.models.base import ModelState
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+from django.db.models.query_utils import DeferredAttribute
 from django.db.models.signals import post_init, pre_init
 
 if TYPE_CHECKING:
@@ -120,3 +123,45 @@ def model_new(model: type[_M], **values: Any) -> _M:
     obj._state = ModelState()  # adding, no database yet: what __init__ sets
     obj.__dict__.update(data)
     return obj
+
+
+def attributes_reader(
+    model: type[models.Model], names: Sequence[str]
+) -> Callable[[models.Model], tuple[Any, ...]]:
+    """A function giving an instance's attributes ``names`` as one tuple, for the rows a bulk
+    writer copies and binds by the thousand. Where each name is a concrete field's attname read
+    by Django's plain descriptor (a foreign key's ``coup_id`` too: a data descriptor, its
+    ``__get__`` a Python call per read) the values come straight from the instance's
+    ``__dict__``, which is what that descriptor returns; a field not loaded there (a deferred
+    one) or any other attribute (a file, a property) goes through ``getattr`` as before."""
+    if not names:
+        raise ValueError("attributes_reader needs at least one name")
+    through_getattr = operator.attrgetter(*names) if len(names) > 1 else _one_attribute(names[0])
+    if not _plain_attnames(model).issuperset(names):
+        return through_getattr
+    from_dict = operator.itemgetter(*names) if len(names) > 1 else _one_item(names[0])
+
+    def read(obj: models.Model) -> tuple[Any, ...]:
+        try:
+            return from_dict(obj.__dict__)
+        except KeyError:  # a deferred field: the descriptor loads it
+            return through_getattr(obj)
+
+    return read
+
+
+def _plain_attnames(model: type[models.Model]) -> frozenset[str]:
+    """The attnames of ``model``'s concrete fields whose class attribute is Django's plain
+    ``DeferredAttribute`` or a foreign key's (their ``__get__`` gives ``__dict__``'s value)."""
+    plain = (DeferredAttribute, ForeignKeyDeferredAttribute)
+    return frozenset(
+        f.attname for f in model._meta.concrete_fields if type(getattr(model, f.attname, None)) in plain
+    )
+
+
+def _one_attribute(name: str) -> Callable[[Any], tuple[Any, ...]]:
+    return lambda obj: (getattr(obj, name),)
+
+
+def _one_item(name: str) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    return lambda data: (data[name],)

@@ -119,6 +119,22 @@ def test_canonical_json_rules() -> None:
             to_jsonable(bad)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.datetimes(
+        min_value=dt.datetime(1, 1, 2),
+        max_value=dt.datetime(9999, 12, 30),
+        timezones=st.sampled_from(
+            [dt.UTC, dt.timezone(dt.timedelta(hours=5, minutes=30)), dt.timezone(-dt.timedelta(hours=8))]
+        ),
+    )
+)
+def test_an_instant_is_written_as_its_utc_strftime_whichever_way_it_is_made(at: dt.datetime) -> None:
+    """An event's instant (``to_jsonable``, through ``instant_text``) is the ``%Y-%m-%dT%H:%M:%S.%fZ``
+    form events have always been hashed with, in any zone, before the year 1000 too."""
+    assert to_jsonable(at) == at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 #: what an event's content holds once in JSON form (``to_jsonable``'s output, the bindings): any
 #: text (control characters, quotes, backslashes, accents, beyond the BMP; not a lone surrogate,
 #: which neither the database nor UTF-8 keeps), integers of any size, nesting

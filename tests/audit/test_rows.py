@@ -113,6 +113,13 @@ def test_the_order_of_a_json_objects_keys_does_not_change_the_digest(obj: dict[s
 
 _datetimes = st.datetimes(
     min_value=dt.datetime(1970, 1, 2), max_value=dt.datetime(2100, 1, 1), timezones=st.just(dt.UTC)
+) | st.datetimes(
+    # an instant in another zone, or before the year 1000 (which %Y does not pad to four digits)
+    min_value=dt.datetime(1, 1, 2),
+    max_value=dt.datetime(9999, 12, 30),
+    timezones=st.sampled_from(
+        [dt.UTC, dt.timezone(dt.timedelta(hours=3)), dt.timezone(dt.timedelta(hours=-5))]
+    ),
 )
 
 
@@ -134,15 +141,20 @@ def test_a_reader_gives_each_row_the_digest_and_prints_of_the_reference_function
     assert reader.state(values, prints=False).prints == ""
 
 
+@pytest.mark.parametrize("kept", [5, 50_000])
 def test_the_shared_reader_gives_the_reference_digest_and_prints_row_after_row(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, kept: int
 ) -> None:
     """``row_reader`` builds a table's reader once and its prints are taken once a value and
-    column: over rows whose values recur (a flag, an id, a kind — a str subclass — an instant)
-    and with the kept prints dropped every few rows, each row's state is the reference's."""
+    column: over rows whose values recur (a flag, an id, a kind — a str subclass — an instant,
+    values equal in Python but not in JSON), with the kept prints dropped every few rows or
+    never, each row's state is the reference's."""
     reader = row_reader(Coup, "default")
     assert row_reader(Coup, "default") is reader
-    monkeypatch.setattr("audit.rows.PRINTS_KEPT", 5)
+    for column in reader._prints:
+        column.clear()
+    monkeypatch.setattr(reader, "_prints_kept", 0)
+    monkeypatch.setattr("audit.rows.PRINTS_KEPT", kept)
     kinds = [
         None,
         True,
@@ -152,8 +164,14 @@ def test_the_shared_reader_gives_the_reference_digest_and_prints_row_after_row(
         CoupStep.Kind.BET,
         {"b": [1, 2], "a": None},
         dt.datetime(2026, 1, 2, tzinfo=dt.UTC),
+        # equal in Python, not in JSON: each keeps a print of its own
+        1,
+        1.0,
+        "1",
+        "bet",
+        dt.datetime(999, 1, 2, 3, 4, 5, tzinfo=dt.timezone(dt.timedelta(hours=2))),
     ]
-    for row in range(12):
+    for row in range(3 * len(kinds)):
         values: list[Any] = [kinds[(row + at) % len(kinds)] for at in range(len(reader.columns))]
         values[reader.pk_at] = row + 1
         state = reader.state(values)
@@ -162,7 +180,17 @@ def test_the_shared_reader_gives_the_reference_digest_and_prints_row_after_row(
             row_digest(reader.table, reader.columns, values),
             column_prints(reader.columns, values),
         )
-    assert sum(len(kept) for kept in reader._prints) <= 5
+    assert sum(len(column) for column in reader._prints) <= kept
+
+
+@settings(max_examples=300, deadline=None)
+@given(_datetimes)
+def test_an_instant_reads_as_its_utc_strftime_with_microseconds_and_a_z(at: dt.datetime) -> None:
+    """The digest's form of an instant, whichever way it is produced (an ISO string for the common
+    case): the characters a row bound before that way was taken had."""
+    text = at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    body = b'{"at":"' + text.encode() + b'"}'
+    assert row_digest("t", ["at"], [at]) == hashlib.sha256(b"chemin-row-v1\nt\n" + body).hexdigest()
 
 
 # ------------------------------------------------------------------------------------ the tables
