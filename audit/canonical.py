@@ -73,7 +73,8 @@ def instant_text(at: dt.datetime) -> str:
     if at.tzinfo is not dt.UTC:
         at = at.astimezone(dt.UTC)
     if type(at) is dt.datetime and at.year >= 1000:
-        return at.isoformat(timespec="microseconds")[:-6] + "Z"
+        text = at.isoformat()  # without timespec=, whose keyword alone costs a third of the call
+        return text[:-6] + "Z" if at.microsecond else text[:-6] + ".000000Z"
     return at.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
