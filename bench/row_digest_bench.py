@@ -4,12 +4,14 @@
 
 Every write binds its rows to its audit event by their digest and per-column prints, and
 ``verify_audit`` recomputes them over whole tables, so their CPU a row counts on every step, every
-imported coup and every verification. Figure: ``RowReader.state`` (each column's JSON encoded once
-for both). Baseline, same process, same rows, same clock (``time.process_time``): the reference
-functions ``row_digest`` then ``column_prints``, which encode every column twice; the two give the
-same bytes (tests/audit/test_rows.py). Rows of the bound tables written most: a coup, its steps,
-its bets and its cards, with typical values (an instant, a JSON payload, short strings, integers).
-No database is read: the models only give the columns.
+imported coup and every verification. Figure: ``RowReader.state`` (the row's JSON object in one
+orjson call, each column's print kept by its value). Baseline, same process, same rows, same clock
+(``time.process_time``): the reference functions ``row_digest`` then ``column_prints``, which
+encode every column twice and hash every print; the two give the same bytes
+(tests/audit/test_rows.py). Rows of the bound tables written most: a coup, its steps, its bets and
+its cards, with typical values (an instant, a JSON payload, short strings, integers), each row
+with an id and instants of its own as a real table's (their prints are new every row, the other
+columns' recur). No database is read: the models only give the columns.
 """
 
 from __future__ import annotations
@@ -52,19 +54,32 @@ def typical_row(model: Any) -> list[Any]:
     return values
 
 
+def distinct_rows(reader: RowReader, typical: list[Any], rows: int) -> list[list[Any]]:
+    """``rows`` copies of ``typical``, each with its own id and instants (a microsecond apart)."""
+    instants = [at for at, value in enumerate(typical) if isinstance(value, dt.datetime)]
+    table = []
+    for n in range(rows):
+        values = list(typical)
+        values[reader.pk_at] = n + 1
+        for at in instants:
+            values[at] = typical[at] + dt.timedelta(microseconds=n)
+        table.append(values)
+    return table
+
+
 def main() -> None:
     rows = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
     with BenchRun("row_digest_bench") as run:
         for model in (Coup, CoupStep, Bet, ShoeCard):
             reader = RowReader(model, "default")
-            values = typical_row(model)
+            table = distinct_rows(reader, typical_row(model), rows)
             started = time.process_time()
-            for _ in range(rows):
+            for values in table:
                 row_digest(reader.table, reader.columns, values)
                 column_prints(reader.columns, values)
             reference = (time.process_time() - started) / rows * 1e6
             started = time.process_time()
-            for _ in range(rows):
+            for values in table:
                 reader.state(values)
             figure = (time.process_time() - started) / rows * 1e6
             print(f"  {reader.table:<18} {figure:6.1f} µs a row, reference {reference:6.1f} µs")
