@@ -393,7 +393,7 @@ def specs_check(rows: Iterable[RowSpec]) -> list[_Checked]:
         pk = obj.pk
         if pk is None:
             raise ValueError(f"a {type(obj).__name__} with no id cannot be bound to an audit event")
-        out.append(((table, int(pk)), obj) if obj is not spec else spec)
+        out.append(((table, int(pk)), obj) if isinstance(spec, RowWritten) else spec)
     return out
 
 
