@@ -378,11 +378,12 @@ def run_phase(
     for client in clients:
         client.recording = True
     started = time.perf_counter()
-    time.sleep(seconds)
-    for client in clients:
-        client.recording = False
-    wall = time.perf_counter() - started
-    cpu = meter.window(cpu_before, meter.sample(), wall=wall)
+    with meter.follow() as cpu_after:
+        time.sleep(seconds)
+        for client in clients:
+            client.recording = False
+        wall = time.perf_counter() - started
+    cpu = meter.window(cpu_before, cpu_after, wall=wall)
     deadlocks = deadlocks_so_far() - deadlocks_before
     retried = log.read_text(errors="replace").count("running it once more") - retried_before
     load = os.getloadavg()

@@ -142,6 +142,29 @@ if DATABASE_POOLER not in DATABASE_POOLERS:
 if DATABASE_POOLER == "pgbouncer-transaction":
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = None
+# Prepared statements, on PostgreSQL reached directly: psycopg sends a statement's parameters apart
+# from its text (server-side binding) and prepares the statement once its connection has run it
+# DATABASE_PREPARE_THRESHOLD times (psycopg's own default, 5). PostgreSQL then parses and plans each
+# of a coup step's statements once per connection instead of at every step: about half of its CPU
+# a step, measured through gunicorn (docs/benchmarks.md, "Statements prepared once a connection").
+# It pays with persistent connections (CONN_MAX_AGE: production keeps them 60 s); one connection a
+# request never reaches the threshold. Never behind a transaction pooler (above): a prepared
+# statement lives on one server connection, which the next transaction may not get.
+# DATABASE_PREPARE_THRESHOLD=off keeps Django's default (parameters bound by psycopg, nothing
+# prepared).
+DATABASE_PREPARE_THRESHOLD = env.str("DATABASE_PREPARE_THRESHOLD", default="5").strip().lower()
+if DATABASE_PREPARE_THRESHOLD not in ("off", "") and not DATABASE_PREPARE_THRESHOLD.isdigit():
+    raise ImproperlyConfigured(
+        f"DATABASE_PREPARE_THRESHOLD is a whole number of runs or 'off', not {DATABASE_PREPARE_THRESHOLD!r}"
+    )
+if (
+    DATABASE_PREPARE_THRESHOLD.isdigit()
+    and DATABASE_POOLER == ""
+    and DATABASES["default"]["ENGINE"].endswith("postgresql")
+):
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=int(DATABASE_PREPARE_THRESHOLD)
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # A PostgreSQL read replica (streaming replication) for the back office's long reads: report runs
 # and the pit's dashboard read from it inside core.db_router.replica_reads(); everything else, and

@@ -103,3 +103,54 @@ def test_the_audit_key_comes_from_the_environment_and_defaults_to_one_derived_fo
         "max_age": 30.0,
         "beat": "audit.anchor_head",
     }
+
+
+DB_OPTIONS_PROBE = (
+    "import json, django; from django.conf import settings as s; django.setup(); "
+    "o = s.DATABASES['default'].get('OPTIONS', {}); "
+    "print(json.dumps({'binding': o.get('server_side_binding'), "
+    "'prepare': o.get('prepare_threshold', 'unset')}))"
+)
+
+
+def db_options_probe(**env: str) -> dict:
+    return run_probe(
+        DB_OPTIONS_PROBE, without=("DATABASE_URL", "DATABASE_POOLER", "DATABASE_PREPARE_THRESHOLD"), **env
+    )
+
+
+POSTGRES = "postgres://app@db.internal:5432/chemin"
+
+
+def test_postgresql_reached_directly_binds_on_the_server_and_prepares_after_five_runs() -> None:
+    assert db_options_probe(DATABASE_URL=POSTGRES) == {"binding": True, "prepare": 5}
+    assert db_options_probe(DATABASE_URL=POSTGRES, DATABASE_PREPARE_THRESHOLD="2") == {
+        "binding": True,
+        "prepare": 2,
+    }
+
+
+def test_prepared_statements_stay_off_behind_a_pooler_when_turned_off_and_on_sqlite() -> None:
+    pooled = db_options_probe(DATABASE_URL=POSTGRES, DATABASE_POOLER="pgbouncer-transaction")
+    assert pooled == {"binding": None, "prepare": None}  # a prepared statement would outlive its transaction
+    assert db_options_probe(DATABASE_URL=POSTGRES, DATABASE_PREPARE_THRESHOLD="off") == {
+        "binding": None,
+        "prepare": "unset",  # Django's default: psycopg binds into the text, prepares nothing
+    }
+    assert db_options_probe() == {"binding": None, "prepare": "unset"}  # SQLite, the README's default
+
+
+def test_a_prepare_threshold_that_is_not_a_number_is_refused_at_start_up() -> None:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_URL", "DATABASE_P"))}
+    result = subprocess.run(
+        [sys.executable, "-c", DB_OPTIONS_PROBE],
+        cwd=ROOT,
+        env={**clean, "DJANGO_SETTINGS_MODULE": "casino.settings.base", "DATABASE_URL": POSTGRES,
+             "DATABASE_PREPARE_THRESHOLD": "always"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "DATABASE_PREPARE_THRESHOLD is a whole number of runs or 'off', not 'always'" in result.stderr
