@@ -118,6 +118,25 @@ def sqlstate(exc: BaseException) -> str | None:
     return None
 
 
+#: SQLSTATE 0A000 (feature not supported) raised where PostgreSQL re-checks a prepared statement
+#: (``RevalidateCachedQuery``): the statement's result changed type since it was prepared (a
+#: migration altered or dropped a column it reads), "cached plan must not change result type"
+FEATURE_NOT_SUPPORTED, PLAN_REVALIDATION = "0A000", "RevalidateCachedQuery"
+
+
+def stale_prepared_plan(exc: BaseException) -> bool:
+    """Whether ``exc`` is PostgreSQL refusing a statement prepared before a migration changed what
+    it returns (casino/settings, DATABASE_PREPARE_THRESHOLD): nothing wrong with the request, and
+    the same statement prepared again runs."""
+    if sqlstate(exc) != FEATURE_NOT_SUPPORTED:
+        return False
+    for error in (exc, exc.__cause__):
+        diag = getattr(error, "diag", None)
+        if diag is not None and getattr(diag, "source_function", None) == PLAN_REVALIDATION:
+            return True
+    return False
+
+
 def busy_refusal(exc: BaseException) -> DomainError | None:
     """The refusal a transaction broken off by the database stands for, None for any other error.
 

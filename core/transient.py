@@ -6,6 +6,10 @@ locking.py) makes deadlocks rare, and waits are short, but neither is impossible
 opening the same new account; a slow statement holding a table's lock). Such a request is run
 once more — it is safe: nothing of the first run remains — and, failing again, refused with
 core.errors' ``retry`` (409) or ``lock_timeout`` (503) answer instead of a 500.
+
+So is a transaction that met a statement its connection prepared before a migration changed what
+the statement returns (core.errors.stale_prepared_plan): the rollback discards the connection's
+prepared statements (psycopg does on every rollback), and the second run prepares them anew.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from django.db import DEFAULT_DB_ALIAS, OperationalError, connections
+from django.db import DEFAULT_DB_ALIAS, NotSupportedError, OperationalError, connections
 
-from core.errors import busy_refusal
+from core.errors import busy_refusal, stale_prepared_plan
 
 logger = logging.getLogger(__name__)
 
@@ -41,10 +45,17 @@ def rolled_back_whole(using: str = DEFAULT_DB_ALIAS) -> bool:
 
 def run_retrying(work: Callable[[], T], *, using: str = DEFAULT_DB_ALIAS) -> T:
     """``work()`` (a whole transaction: it opens and ends its own ``atomic`` block), run once more
-    if the database broke it off (deadlock, serialization failure, lock timeout) and it rolled back
-    completely; a second failure raises core.errors' refusal (RetryConflict, DatabaseBusy) from
-    the database's error. Any other error passes through untouched."""
+    if the database broke it off (deadlock, serialization failure, lock timeout, a statement
+    prepared before the schema changed) and it rolled back completely; a second failure to get a
+    lock raises core.errors' refusal (RetryConflict, DatabaseBusy) from the database's error. Any
+    other error passes through untouched."""
     try:
+        return work()
+    except NotSupportedError as first:
+        if not stale_prepared_plan(first) or not rolled_back_whole(using):
+            raise
+        # no other transaction to let through first: the second run goes straight away
+        logger.warning("a statement prepared before the schema changed, running it once more: %s", first)
         return work()
     except OperationalError as first:
         refusal = busy_refusal(first)
