@@ -18,19 +18,25 @@ PROBE = (
 )
 
 
-def run_probe(code: str, *, without: tuple[str, ...], **env: str) -> dict:
-    """What ``code`` prints (JSON) under the base settings, with the variables starting with one of
-    ``without`` taken out of this process's environment and ``env`` added."""
+def probe_process(code: str, *, without: tuple[str, ...], **env: str) -> subprocess.CompletedProcess[str]:
+    """``code`` run under the base settings, with the variables starting with one of ``without``
+    taken out of this process's environment and ``env`` added (whatever it exits with)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(without)}
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
         env={**clean, "DJANGO_SETTINGS_MODULE": "casino.settings.base", **env},
         capture_output=True,
         text=True,
         timeout=60,
-        check=True,
+        check=False,
     )
+
+
+def run_probe(code: str, *, without: tuple[str, ...], **env: str) -> dict:
+    """What ``code`` prints (JSON) under the base settings (``probe_process``); it must exit 0."""
+    result = probe_process(code, without=without, **env)
+    result.check_returncode()
     return json.loads(result.stdout)
 
 
@@ -113,10 +119,12 @@ DB_OPTIONS_PROBE = (
 )
 
 
+#: the database's variables, taken out of this process's environment for the options probe
+DB_VARIABLES = ("DATABASE_URL", "DATABASE_POOLER", "DATABASE_PREPARE_THRESHOLD")
+
+
 def db_options_probe(**env: str) -> dict:
-    return run_probe(
-        DB_OPTIONS_PROBE, without=("DATABASE_URL", "DATABASE_POOLER", "DATABASE_PREPARE_THRESHOLD"), **env
-    )
+    return run_probe(DB_OPTIONS_PROBE, without=DB_VARIABLES, **env)
 
 
 POSTGRES = "postgres://app@db.internal:5432/chemin"
@@ -141,16 +149,8 @@ def test_prepared_statements_stay_off_behind_a_pooler_when_turned_off_and_on_sql
 
 
 def test_a_prepare_threshold_that_is_not_a_number_is_refused_at_start_up() -> None:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_URL", "DATABASE_P"))}
-    result = subprocess.run(
-        [sys.executable, "-c", DB_OPTIONS_PROBE],
-        cwd=ROOT,
-        env={**clean, "DJANGO_SETTINGS_MODULE": "casino.settings.base", "DATABASE_URL": POSTGRES,
-             "DATABASE_PREPARE_THRESHOLD": "always"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )  # fmt: skip
+    result = probe_process(
+        DB_OPTIONS_PROBE, without=DB_VARIABLES, DATABASE_URL=POSTGRES, DATABASE_PREPARE_THRESHOLD="always"
+    )
     assert result.returncode == 1
     assert "DATABASE_PREPARE_THRESHOLD is a whole number of runs or 'off', not 'always'" in result.stderr
