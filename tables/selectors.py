@@ -242,16 +242,22 @@ class CoupView:
     correction: CoupStep | None  # the latest correction submitted
 
 
-def coup_view(*, coup: Coup, steps: list[CoupStep] | None = None) -> CoupView:
+def coup_view(
+    *, coup: Coup, steps: list[CoupStep] | None = None, state: CoupProgress | None = None
+) -> CoupView:
     """The coup as it is now, read from the database; or, with ``steps`` (every step row of the
     coup, in order, with their actors), from ``coup`` and ``steps`` as given: the answer of the
     service that just wrote them under the coup's lock (``StepResult.steps``), whose ``coup`` has
-    its shoe, table, profile, casino and bank turn loaded and up to date."""
+    its shoe, table, profile, casino and bank turn loaded and up to date. ``state``, with
+    ``steps`` only: their replay, when that service has it (``StepResult.state``), so that the
+    answer does not replay the coup a second time."""
     if steps is None:
         related = ("shoe__table__profile", "shoe__table__casino", "bank_turn__seat")
         coup = Coup.objects.select_related(*related).get(pk=coup.pk)
         steps = list(coup.steps.select_related("actor").order_by("index"))
-    state = coup_replay(coup, steps)
+        state = None
+    if state is None:
+        state = coup_replay(coup, steps)
     reveal = next((s for s in steps if s.kind == CoupStep.Kind.REVEAL), None)
     corrections = [s for s in steps if s.kind == CoupStep.Kind.CORRECTION]
     restoration = None

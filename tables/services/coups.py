@@ -112,6 +112,8 @@ class StepRequest:
 class StepResult:
     coup: Coup
     step: CoupStep
+    # the engine state after the step; where ``steps`` is given, it is their replay (the answer
+    # is rendered from it, not replayed again: tables.selectors.coup_view)
     state: CoupProgress
     violation: Violation | None = None
     verdict: Verdict | None = None

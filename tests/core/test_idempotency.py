@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 
 import pytest
+from django.utils import timezone
 
 from core.answers import answer_unpack
 from core.models import IdempotencyRecord
@@ -29,6 +31,8 @@ def test_a_retry_gets_the_same_status_and_body_bytes(croupier, table) -> None:
     assert row_counts() == after
     record = IdempotencyRecord.objects.get(user=croupier, key="retry-1")
     assert record.status_code == 201
+    # the claim's time, as the purge reads it (access.services.idempotency)
+    assert timezone.now() - dt.timedelta(minutes=1) < record.created_at <= timezone.now()
     assert answer_unpack(record.answer) == first.json()
     assert len(bytes(record.answer)) * 4 < len(first.content)  # packed: under a quarter of the body
     path = f"/api/v1/coups/{coup}/steps/"

@@ -44,6 +44,7 @@ from ledger import services as ledger
 from ledger.books import BooksReport
 from ledger.models import Account
 from tables import services
+from tables.engine_bridge import coup_replay
 from tables.models import VOIDABLE_COUP_STATES, BankTurn, Coup, Player, Seat, Table, TableSession
 from tables.money.books import coup_books_check
 from tables.selectors import coup_view, table_now, table_open_session, table_ways_forward
@@ -59,6 +60,14 @@ from tests.factories import (
 from tests.tables.play import row_counts
 
 REFUSALS = (ValidationError, DomainError, PermissionDenied)
+
+
+def replayed(result: services.StepResult) -> services.StepResult:
+    """A recorded step's answer is rendered from the state its service returns, not from a second
+    replay (tables.selectors.coup_view): that state must be the replay of the rows it returns."""
+    assert result.steps is not None
+    assert result.state == coup_replay(result.coup, result.steps)
+    return result
 CARDS = [rank + suit for rank in "A23456789TJQK" for suit in "SHDC"]
 SEATS = (1, 2, 3, 4)
 BALANCES = st.sampled_from([500, 150, 60, 20, 5, 0, 0])
@@ -188,7 +197,7 @@ class NightMachine(RuleBasedStateMachine):
             bank = data.draw(st.integers(1, 400), label="bank")
         self.attempt(
             "bank declared",
-            lambda: services.coup_start(actor=self.croupier, session=self.session(t), amount=bank),
+            lambda: replayed(services.coup_start(actor=self.croupier, session=self.session(t), amount=bank)),
         )
 
     def record_a_step(self, coup: Coup, data: st.DataObject) -> None:
@@ -222,12 +231,14 @@ class NightMachine(RuleBasedStateMachine):
         expected = coup.step_count - 1 if stale else coup.step_count
         self.attempt(
             f"step {kind.value}{' against the rules' if violation else ''}",
-            lambda: services.coup_step_record(
-                actor=self.croupier,
-                coup=coup,
-                request=StepRequest(kind=kind, **fields),
-                expected_step=expected,
-                confirm=confirm,
+            lambda: replayed(
+                services.coup_step_record(
+                    actor=self.croupier,
+                    coup=coup,
+                    request=StepRequest(kind=kind, **fields),
+                    expected_step=expected,
+                    confirm=confirm,
+                )
             ),
         )
 
