@@ -272,7 +272,7 @@ def coup_data(view: CoupView) -> dict[str, Any]:
 
 def step_result_data(result: services.StepResult) -> dict[str, Any]:
     # the step just recorded: nothing has superseded it yet
-    view = coup_view(coup=result.coup, steps=result.steps, state=result.state if result.steps else None)
+    view = coup_view(coup=result.coup, steps=result.steps, state=result.state)
     return {"step": step_data(result.step, superseded_by={}), "coup": coup_data(view)}
 
 
