@@ -368,6 +368,17 @@ def _login(context: Any, base: str, username: str) -> None:
     page.close()
 
 
+def _answer(context: Any, url: str) -> tuple[int, str]:
+    """What ``url`` answers, redirects not followed: its status and its kind: "page" (HTML with a
+    <head>), "fragment" (HTML without: an htmx fragment), "file" (an attachment) or "other"."""
+    answer = context.request.get(url, max_redirects=0)
+    if answer.status != 200:
+        return answer.status, "other"
+    if "text/html" in answer.headers.get("content-type", ""):
+        return 200, "page" if "<html" in answer.text()[:500].lower() else "fragment"
+    return 200, "file" if "attachment" in answer.headers.get("content-disposition", "") else "other"
+
+
 def _slug(url: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", url.lower()).strip("-") or "home"
 
@@ -388,8 +399,10 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
         downloads_seen: dict[str, list[bool]] = {}  # persona → each Download on the reports page
         visited: dict[str, set[str]] = {}  # persona → pages seen
         downloads: set[str] = set()  # URLs answering a file (an attachment), not a page
+        not_opened: list[str] = []  # a page that answered 200 when asked, but not when opened
         for persona, roles in PERSONAS.items():
             state = None
+            answers: dict[str, tuple[int, str]] | None = None  # url → (status, _answer's kind)
             for size, (width, height, lang) in SIZES.items():
                 viewport = {"width": width, "height": height}
                 context = browser.new_context(viewport=viewport, storage_state=state)
@@ -398,46 +411,52 @@ def test_every_page_fits_a_phone_and_a_tablet(floor, live_server, browser) -> No
                     state = context.storage_state()
                 context.add_cookies([{"name": settings.LANGUAGE_COOKIE_NAME, "value": lang, "url": base}])
                 page = context.new_page()
-                for pattern in patterns:
-                    for url in pattern.urls:
-                        answer = context.request.get(base + url, max_redirects=0)
-                        if roles:  # anonymous: the log-in redirect says nothing of the page
-                            pattern.statuses.setdefault(url, set()).add(answer.status)
-                        if answer.status != 200 or "text/html" not in answer.headers.get("content-type", ""):
-                            if answer.status == 200 and "attachment" in answer.headers.get(
-                                "content-disposition", ""
-                            ):
-                                downloads.add(url)
-                            continue
-                        page.goto(base + url)
-                        page.wait_for_load_state("load")
-                        if "<html" not in answer.text()[:500].lower():  # an htmx fragment
-                            for css in FRAGMENT_STYLES:
-                                page.add_style_tag(url=base + static(css))
-                        visited.setdefault(persona, set()).add(url)
-                        scroll_width, inner_width, sticking_out = page.evaluate(WIDTH_JS)
-                        if scroll_width > inner_width:
-                            overflows.append(
-                                f"{persona} {size} {url}: scrollWidth {scroll_width} > {inner_width}"
-                                f" ({', '.join(sticking_out)})"
-                            )
-                        if size == "phone" and url in whole_on_phone:
-                            out, unlabelled, shown = page.evaluate(PHONE_CELLS_JS)
-                            cut_cells += [f"{persona} {url}: {c}" for c in out]
-                            cut_cells += [f"{persona} {url}: {c} has no data-label" for c in unlabelled]
-                            if url == reverse("review:exports"):
-                                downloads_seen[persona] = shown
-                        shot = SCREENSHOTS / f"{persona}-{width}x{height}-{lang}-{_slug(url)}.png"
-                        page.screenshot(path=str(shot), full_page=True)
-                        page.evaluate(OPEN_DETAILS_JS)
-                        small = page.evaluate(SMALL_CONTROLS_JS, TOUCH_CONTROLS)
-                        small_controls += [f"{persona} {size} {url}: {s}" for s in small]
+                if answers is None:
+                    # What every URL answers the persona, asked once, at the first size: most of the
+                    # requests answer 403, 405 or a redirect, and that does not change with the
+                    # window. The pages are then opened at every size, and must answer 200 there too.
+                    answers = {url: _answer(context, base + url) for p in patterns for url in p.urls}
+                    for pattern in patterns:
+                        for url in pattern.urls:
+                            if roles:  # anonymous: the log-in redirect says nothing of the page
+                                pattern.statuses.setdefault(url, set()).add(answers[url][0])
+                    downloads |= {url for url, (_status, kind) in answers.items() if kind == "file"}
+                for url, (_status, kind) in answers.items():
+                    if kind not in ("page", "fragment"):
+                        continue
+                    opened = page.goto(base + url)
+                    page.wait_for_load_state("load")
+                    if opened is None or opened.status != 200:
+                        not_opened.append(f"{persona} {size} {url}: {opened.status if opened else None}")
+                        continue
+                    if kind == "fragment":  # an htmx fragment: shown under its page's stylesheets
+                        for css in FRAGMENT_STYLES:
+                            page.add_style_tag(url=base + static(css))
+                    visited.setdefault(persona, set()).add(url)
+                    scroll_width, inner_width, sticking_out = page.evaluate(WIDTH_JS)
+                    if scroll_width > inner_width:
+                        overflows.append(
+                            f"{persona} {size} {url}: scrollWidth {scroll_width} > {inner_width}"
+                            f" ({', '.join(sticking_out)})"
+                        )
+                    if size == "phone" and url in whole_on_phone:
+                        out, unlabelled, shown = page.evaluate(PHONE_CELLS_JS)
+                        cut_cells += [f"{persona} {url}: {c}" for c in out]
+                        cut_cells += [f"{persona} {url}: {c} has no data-label" for c in unlabelled]
+                        if url == reverse("review:exports"):
+                            downloads_seen[persona] = shown
+                    shot = SCREENSHOTS / f"{persona}-{width}x{height}-{lang}-{_slug(url)}.png"
+                    page.screenshot(path=str(shot), full_page=True)
+                    page.evaluate(OPEN_DETAILS_JS)
+                    small = page.evaluate(SMALL_CONTROLS_JS, TOUCH_CONTROLS)
+                    small_controls += [f"{persona} {size} {url}: {s}" for s in small]
                 context.close()
     finally:
         # as in test_croupier_flow: the ORM calls above, made under Playwright's greenlet, opened a
         # connection of their own that the test database's teardown would find still open
         connections.close_all()
 
+    assert not not_opened, "pages that did not answer 200 when opened:\n" + "\n".join(not_opened)
     assert not overflows, "pages scroll sideways:\n" + "\n".join(overflows)
     assert not small_controls, "controls under 44 px:\n" + "\n".join(small_controls)
     assert not cut_cells, "on a phone, cells out of sight (or unlabelled):\n" + "\n".join(cut_cells)
