@@ -33,7 +33,8 @@ that is mostly the queue of N waiting clients (about N / steps-per-second).
 
 Baseline, in the same gunicorn session: after each N's steps, the same N clients (the same
 tables' croupiers' tokens, at the same ``--rate`` if any) send ``GET /api/v1/me/`` for the same
-``--seconds``, measured the same way (requests/s, p50/p99, CPU per request from /proc). Why that
+``--seconds``, measured the same way (requests/s, p50/p99, CPU per request from /proc, printed
+under the step's in the CPU table, process by process). Why that
 baseline: it is the cheapest authenticated request the API answers (middleware, DRF, token, one
 read, a rendered answer) through the same server, workers, connections and machine in the same
 minute; so steps/s ÷ ``/me/`` requests/s says how many plain requests a step is worth, and CPU per
@@ -415,13 +416,14 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
 
 
-def cpu_report(results: list[dict[str, Any]]) -> None:
+def cpu_report(results: list[dict[str, Any]], baselines: list[dict[str, Any]]) -> None:
     """Where the CPU went, per step: what explains the scaling whatever else the machine ran.
 
     ``ours`` is the CPU one step costs (server, database, client); ``cores / ours`` the most steps
     a second this machine could serve if nothing else ran and nothing waited; divided by the
     steps a second one table gets alone, the most that N tables could gain over one (at N = 1
-    that is ``cores x latency / CPU per step``)."""
+    that is ``cores x latency / CPU per step``). Under each N, the same figures for the ``/me/``
+    baseline of that N, per request, so that the step's ratio can be read process by process."""
     print("\nCPU per step (ms, user + system, from /proc) and the cores busy in the window:")
     head = "".join(f" {g:>9}" for g in GROUPS)
     print(
@@ -429,7 +431,7 @@ def cpu_report(results: list[dict[str, Any]]) -> None:
         f" | {'max/s':>6} {'ceiling':>7}"
     )
     base = results[0]["per_second"] if results else 0.0
-    for figures in results:
+    for figures, me in zip(results, baselines, strict=True):
         cpu, steps = figures["cpu"], figures["steps"] or 1
         wall = figures["wall"]
         ours = sum(cpu[g] for g in GROUPS)
@@ -441,10 +443,19 @@ def cpu_report(results: list[dict[str, Any]]) -> None:
             f" | {cpu['cores']:>5.2f} {cpu['machine'] / wall:>5.2f} {ours / wall:>5.2f}"
             f" | {most:>6.1f} {most / base if base else float('nan'):>6.2f}x"
         )
+        me_cpu, requests = me["cpu"], me["steps"] or 1
+        per_request = "".join(f" {me_cpu[g] / requests * 1000:>9.2f}" for g in GROUPS)
+        me_ours = sum(me_cpu[g] for g in GROUPS)
+        print(
+            f"{'/me/':>4}{per_request[1:]} {me_ours / requests * 1000:>7.2f}"
+            f" {me_cpu['others'] / requests * 1000:>8.2f}"
+            f" | {me_cpu['cores']:>5.2f} {me_cpu['machine'] / me['wall']:>5.2f}"
+            f" {me_ours / me['wall']:>5.2f} |"
+        )
     print(
         "(busy: cores the whole machine kept busy; ours: by gunicorn, postgres and this client;"
         " max/s: cores / our CPU per step;\n ceiling: max/s over N = 1's steps/s, the most N tables"
-        " can gain over one at this CPU per step)"
+        " can gain over one at this CPU per step;\n /me/: the baseline of the N above, per request)"
     )
 
 
@@ -512,12 +523,13 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
     clients = [Client(rig, port, Tally()) for rig in rigs]
     me_clients: list[Client] = [MeClient(rig, port, Tally()) for rig in rigs]
     meter = CpuMeter(server_pid=server.pid, db_name=DB_NAME)
-    results = []
+    results, baselines = [], []
     try:
         for n in ns:
             figures = run_phase(clients[:n], args.seconds, log, meter, args.rate)
             me = run_phase(me_clients[:n], args.seconds, log, meter, args.rate)
             results.append(figures)
+            baselines.append(me)
             base = base or figures["per_second"]
             errors = _errors_text(figures)
             load = "/".join(f"{x:.1f}" for x in figures["load"])
@@ -549,7 +561,7 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
             )
             bench.add(f"cpu_ms_n{n}", figure=step_cpu, baseline=me_cpu, unit="ms CPU (ours)",
                       baseline_label=label)  # fmt: skip
-        cpu_report(results)
+        cpu_report(results, baselines)
     finally:
         server.terminate()
         server.wait(timeout=30)
