@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from access.services.tokens import api_token_issue
-from core.api.inputs import StrictSerializer
+from core.api.inputs import StrictSerializer, TextField
 from core.api.outputs import ErrorOut
 from core.parsers import SafeJSONParser
 from core.throttles import ScopedThrottle
@@ -54,8 +54,8 @@ class MeView(APIView):
 
 
 class TokenIn(StrictSerializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=4096, trim_whitespace=False)
+    username = TextField(max_length=150)
+    password = TextField(max_length=4096, trim_whitespace=False)
 
 
 class TokenOut(serializers.Serializer):

@@ -25,7 +25,7 @@ from compliance import selectors as compliance_selectors
 from compliance.models import DocumentType
 from compliance.services import DOCUMENT_NUMBER_MAX, document_parse
 from core.api.idempotency import idempotency_key, idempotent
-from core.api.inputs import MAX_ID, StrictSerializer, WholeNumberField, chips
+from core.api.inputs import MAX_ID, StrictSerializer, TextChoiceField, TextField, WholeNumberField, chips
 from core.api.outputs import PageOut
 from core.api.views import ApiView, valid
 from ledger.models import Entry
@@ -45,8 +45,8 @@ class CageMoveIn(StrictSerializer):
     amount = chips()
     # the player's identity document, when the move needs him identified and none is on file
     # (refused with the code identification_required otherwise); recorded once per player
-    document_type = serializers.ChoiceField(choices=DocumentType.choices, required=False)
-    document_number = serializers.CharField(max_length=DOCUMENT_NUMBER_MAX, required=False)
+    document_type = TextChoiceField(choices=DocumentType.choices, required=False)
+    document_number = TextField(max_length=DOCUMENT_NUMBER_MAX, required=False)
 
 
 class CashTodayOut(serializers.Serializer):

@@ -14,11 +14,11 @@ casino_urlpatterns: list[URLPattern | URLResolver] = [
     path("buy-in/", v.buy_in, name="buy_in"),
     path("cash-out/", v.cash_out, name="cash_out"),
     path("players/", v.player_new, name="player_new"),
-    path("players/<int:player_id>/row/", v.player_row, name="player_row"),
+    path("players/<id:player_id>/row/", v.player_row, name="player_row"),
 ]
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", v.index, name="index"),
-    path("<int:casino_id>/", include(casino_urlpatterns)),
-    path("players/<int:player_id>/history/", v.history, name="history"),
+    path("<id:casino_id>/", include(casino_urlpatterns)),
+    path("players/<id:player_id>/history/", v.history, name="history"),
 ]

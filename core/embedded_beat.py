@@ -125,7 +125,10 @@ class EmbeddedBeat:
     def _apply(task: str, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
         if task not in current_app.tasks:  # the apps' tasks.py, autodiscovered as a worker would
             current_app.loader.import_default_modules()
-        return current_app.tasks[task].apply(args=list(args), kwargs=dict(kwargs), throw=True).get()
+        # throw=True: a failure is raised here already. No .get(): it asks Celery whether waiting
+        # would block a task, a flag of the whole process that Celery raises while any eager task
+        # runs (a report a request runs in its thread), and it then refused a task already done
+        return current_app.tasks[task].apply(args=list(args), kwargs=dict(kwargs), throw=True).result
 
     def due(self) -> list[str]:
         """The entries due now, in their order."""

@@ -106,7 +106,7 @@ UNAVAILABLE_MESSAGE = (
 #: PostgreSQL's SQLSTATEs for a transaction the database broke off (Appendix A of its manual)
 DEADLOCK_DETECTED, SERIALIZATION_FAILURE = "40P01", "40001"
 LOCK_NOT_AVAILABLE, QUERY_CANCELED = "55P03", "57014"
-BUSY_MESSAGE = gettext_noop("The table was busy and nothing was recorded: send it again.")
+BUSY_MESSAGE = gettext_noop("The database was busy and nothing was recorded: send it again.")
 
 
 def sqlstate(exc: BaseException) -> str | None:

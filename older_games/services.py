@@ -326,6 +326,8 @@ def seating_proposed(session: TableSession, *, banker: Player | None = None) -> 
     fund = fund_balance(table) if table.game == Table.Game.LANDSKNECHT else 0
     if banker is not None:
         key = player_key(banker)
+        if banker.casino_id != table.casino_id:  # never named: a name is another casino's data
+            raise ValidationError(gettext_noop("This player belongs to another casino."))
         if key not in everyone:
             raise ValidationError(said("{player} is not seated at this table.", player=str(banker)))
         if key not in seated:

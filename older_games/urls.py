@@ -11,20 +11,20 @@ from older_games import review_views as r
 from older_games import views as g
 from older_games.api import views as games
 
-T = "tables/<int:table_id>/"
-G = "game-coups/<int:coup_id>/"
+T = "tables/<id:table_id>/"
+G = "game-coups/<id:coup_id>/"
 
 #: the one screen for the three (Macao, Landsknecht, old baccarat), under a table's ``game/``
 game_urlpatterns: list[URLPattern | URLResolver] = [
     path("", g.game_page, name="game"),
     path("start/", g.game_start, name="game_start"),
     path("fund/", g.game_fund, name="game_fund"),
-    path("coups/<int:coup_id>/step/", g.game_step, name="game_step"),
-    path("coups/<int:coup_id>/undo/", g.game_undo, name="game_undo"),
-    path("coups/<int:coup_id>/void/", g.game_void, name="game_void"),
+    path("coups/<id:coup_id>/step/", g.game_step, name="game_step"),
+    path("coups/<id:coup_id>/undo/", g.game_undo, name="game_undo"),
+    path("coups/<id:coup_id>/void/", g.game_void, name="game_void"),
 ]
 
-urlpatterns: list[URLPattern | URLResolver] = [path("<int:table_id>/game/", include(game_urlpatterns))]
+urlpatterns: list[URLPattern | URLResolver] = [path("<id:table_id>/game/", include(game_urlpatterns))]
 
 api_urlpatterns: list[URLPattern | URLResolver] = [
     path(T + "game/", games.TableGameView.as_view(), name="table-game"),
@@ -34,11 +34,11 @@ api_urlpatterns: list[URLPattern | URLResolver] = [
     path(G + "steps/", games.GameCoupStepView.as_view(), name="game-coup-steps"),
     path(G + "undo/", games.GameCoupUndoView.as_view(), name="game-coup-undo"),
     path(G + "void/", games.GameCoupVoidView.as_view(), name="game-coup-void"),
-    path("sessions/<int:session_id>/fund-dues/", games.FundDuesView.as_view(), name="session-fund-dues"),
+    path("sessions/<id:session_id>/fund-dues/", games.FundDuesView.as_view(), name="session-fund-dues"),
 ]
 
 review_urlpatterns: list[URLPattern | URLResolver] = [
-    path("game-coups/table/<int:table_id>/", r.game_coups_page, name="game_coups"),
-    path("game-coups/<int:pk>/", r.game_coup_detail, name="game_coup"),
-    path("game-coups/<int:pk>/void/", r.game_coup_void_view, name="game_coup_void"),
+    path("game-coups/table/<id:table_id>/", r.game_coups_page, name="game_coups"),
+    path("game-coups/<id:pk>/", r.game_coup_detail, name="game_coup"),
+    path("game-coups/<id:pk>/void/", r.game_coup_void_view, name="game_coup_void"),
 ]

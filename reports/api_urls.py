@@ -9,6 +9,6 @@ from reports import apis
 app_name = "reports-api"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("reports/runs/", apis.ReportRunsView.as_view(), name="runs"),
-    path("reports/runs/<int:run_id>/", apis.ReportRunView.as_view(), name="run"),
-    path("reports/runs/<int:run_id>/file", apis.ReportRunFileView.as_view(), name="run-file"),
+    path("reports/runs/<id:run_id>/", apis.ReportRunView.as_view(), name="run"),
+    path("reports/runs/<id:run_id>/file", apis.ReportRunFileView.as_view(), name="run-file"),
 ]

@@ -17,10 +17,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.idempotency import idempotent
-from core.api.inputs import MAX_ID, StrictSerializer, optional_number
+from core.api.inputs import MAX_ID, StrictSerializer, TextChoiceField, TextField, optional_number
 from core.api.outputs import ErrorOut, PageOut
 from core.api.views import ApiView, valid
 from core.types import request_staff
+from core.widgets import day_supported
 from reports.kinds import KINDS, ReportRequest
 from reports.models import ReportRun
 from reports.selectors import report_run_get, report_runs
@@ -37,10 +38,10 @@ from tables.permissions import casino_scope
 
 # ------------------------------------------------------------------------------------ shapes
 class ReportRunIn(StrictSerializer):
-    kind = serializers.ChoiceField(choices=[], help_text="a report kind: levy, fees, audit-trail, …")
-    format = serializers.CharField(max_length=10, help_text="csv, xlsx, pdf or jsonl, as the kind offers")
-    start = serializers.DateField(help_text="first gaming day, inclusive")
-    end = serializers.DateField(help_text="last gaming day, inclusive")
+    kind = TextChoiceField(choices=[], help_text="a report kind: levy, fees, audit-trail, …")
+    format = TextField(max_length=10, help_text="csv, xlsx, pdf or jsonl, as the kind offers")
+    start = serializers.DateField(help_text="first gaming day, inclusive", validators=[day_supported])
+    end = serializers.DateField(help_text="last gaming day, inclusive", validators=[day_supported])
     casino = optional_number(min_value=1, max_value=MAX_ID)
     table = optional_number(min_value=1, max_value=MAX_ID)
 

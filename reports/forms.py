@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from core.widgets import DayField
 from reports.kinds import KINDS, ReportRequest
 from reports.schedules import MONTH_TO_DATE, TODAY, YEAR_TO_DATE, YESTERDAY, preset_period
 from review.forms import CasinoChoices, PeriodForm
@@ -58,7 +59,8 @@ def _request(kind: str, fmt: str, data: dict[str, Any]) -> ReportRequest:
 
 class ReportRunForm(CasinoChoices, forms.Form):
     """``casinos``: the reader's (None: every casino); ``every_casino`` False: he does not read
-    every casino, chooses one of his and is not offered "All casinos" (reports.services refuses it)."""
+    every casino, chooses one of his and is not offered "All casinos" (reports.services refuses it).
+    ``works``: the casinos he works for (None: not known, or every one), to choose his casino first."""
 
     scoped_fields = {"casino": "pk", "table": "casino"}
 
@@ -68,6 +70,7 @@ class ReportRunForm(CasinoChoices, forms.Form):
         casinos: frozenset[int] | None = None,
         every_casino: bool = True,
         kinds: list[str] | None = None,
+        works: frozenset[int] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, casinos=casinos, **kwargs)
@@ -77,11 +80,27 @@ class ReportRunForm(CasinoChoices, forms.Form):
             ]
         if not every_casino:
             self.fields["casino"].empty_label = None  # type: ignore[attr-defined]  # a ModelChoiceField
+        if not self.is_bound:
+            self.fields["casino"].initial = self._own_casino(works)
+
+    def _own_casino(self, works: frozenset[int] | None) -> int | None:
+        """The casino the form starts with: the only one the reader sees (a one-casino club's
+        accountant reads "every casino", which is that one), else the only one he works for; None
+        ("All casinos") otherwise. Most reports are of one casino (levy, fees, house win, ...):
+        "All casinos" first would have them refused on the first "Generate"."""
+        offered = list(self.scoped_choices("casino").values_list("pk", flat=True)[:2])
+        if len(offered) == 1:
+            return offered[0]
+        if works is not None and len(works) == 1:
+            (own,) = works
+            if self.scoped_choices("casino").filter(pk=own).exists():
+                return own
+        return None
 
     kind = forms.ChoiceField(label=_("Report"), choices=_kinds)
     preset = forms.ChoiceField(label=_("Period"), choices=PRESET_CHOICES, initial=TODAY)
-    start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    start = DayField(label=_("From"), required=False)
+    end = DayField(label=_("To"), required=False)
     casino = forms.ModelChoiceField(
         label=_("Casino"),
         queryset=Casino.objects.order_by("name"),

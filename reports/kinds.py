@@ -11,8 +11,9 @@ a writer per format (reports/writers/) lays it out. docs/reports.md describes ev
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -237,12 +238,18 @@ def report_write(*, request: ReportRequest, out: BinaryIO, progress: Progress) -
     Raises ReportRequestError for a request it cannot produce, before writing anything."""
     scope = request_scope(request)
     report = report_build(request, scope)
-    if isinstance(report, RecordReport):
-        rows = jsonl_writer.write(report, out, progress)
-    elif request.fmt == "csv":
-        rows = csv_writer.write(report, out, progress)
-    elif request.fmt == "xlsx":
-        rows = xlsx_writer.write(report, out, progress)
-    else:
-        rows = pdf_writer.write(report, out, progress)
+    stream = report.records if isinstance(report, RecordReport) else report.lines
+    # its query closed whatever happens: a writer that fails half-way leaves the stream suspended
+    # in its fetch loop, held by the exception's frames until the garbage collector runs, with its
+    # cursor open, and on SQLite an open read holds the database's read lock (the run's failure is
+    # then not even written, and every other writer waits behind it)
+    with contextlib.closing(stream) if isinstance(stream, Generator) else contextlib.nullcontext():
+        if isinstance(report, RecordReport):
+            rows = jsonl_writer.write(report, out, progress)
+        elif request.fmt == "csv":
+            rows = csv_writer.write(report, out, progress)
+        elif request.fmt == "xlsx":
+            rows = xlsx_writer.write(report, out, progress)
+        else:
+            rows = pdf_writer.write(report, out, progress)
     return ReportResult(rows=rows, chain_head=report.chain_head)

@@ -12,7 +12,7 @@ from typing import Any, BinaryIO, cast
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.storage import Storage
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -23,6 +23,7 @@ from audit.services import audit_record
 from compliance.permissions import is_compliance
 from core.db_router import replica_reads
 from core.errors import Conflict
+from core.sentence import Listing, said
 from core.services.outbox import outbox_enqueue
 from reports.kinds import KINDS, Progress, ReportRequest, ReportRequestError, report_write
 from reports.models import ACTIVE, ReportRun
@@ -64,13 +65,16 @@ def _request_check(request: ReportRequest) -> tuple[Casino | None, Table | None]
     info = KINDS.get(request.kind)
     if info is None:
         raise ValidationError({"kind": _("No report of kind %(kind)s.") % {"kind": request.kind}})
+    # a refusal that names the report is said(): its slug in English (the API's and the management
+    # command's words), its title on the reports page (reports.views.report_refusal_said)
     if request.fmt not in info.formats:
-        raise ValidationError(
-            {
-                "format": _("The %(kind)s report comes in %(formats)s, not %(fmt)s.")
-                % {"kind": request.kind, "formats": ", ".join(info.formats), "fmt": request.fmt}
-            }
+        refusal = said(
+            "The {kind} report comes in {formats}, not {fmt}.",
+            kind=request.kind,
+            formats=Listing(info.formats),
+            fmt=request.fmt,
         )
+        raise ValidationError({"format": refusal})
     if request.start > request.end:
         raise ValidationError({"start": _("The period starts after it ends.")})
     if (request.end - request.start).days + 1 > MAX_DAYS:
@@ -81,12 +85,11 @@ def _request_check(request: ReportRequest) -> tuple[Casino | None, Table | None]
         if casino is None:
             raise ValidationError({"casino": _("No casino %(id)s.") % {"id": request.casino_id}})
     elif info.needs_casino:
-        message = _("The %(kind)s report is for one casino: choose it.") % {"kind": request.kind}
-        raise ValidationError({"casino": message})
+        refusal = said("The {kind} report is for one casino: choose it.", kind=request.kind)
+        raise ValidationError({"casino": refusal})
     if request.table_id is not None:
         if not info.by_table:
-            message = _("The %(kind)s report is not by table.") % {"kind": request.kind}
-            raise ValidationError({"table": message})
+            raise ValidationError({"table": said("The {kind} report is not by table.", kind=request.kind)})
         table = Table.objects.filter(pk=request.table_id).first()
         if table is None:
             raise ValidationError({"table": _("No table %(id)s.") % {"id": request.table_id}})
@@ -334,7 +337,12 @@ def _fail(run: ReportRun, reason: str) -> None:
 
 def _progress_writer(run_id: int, attempt: int) -> Progress:
     """``progress`` for report_write: commits rows done at most every REPORTS_PROGRESS_INTERVAL
-    seconds, each an UPDATE of its own (autocommit), so the page polling the run sees it move."""
+    seconds, each an UPDATE of its own (autocommit), so the page polling the run sees it move.
+
+    A progress not written is skipped, never the report's failure: on SQLite the UPDATE comes on
+    the connection still reading the report, and when another connection committed since that read
+    began, SQLite refuses it at once rather than wait (it could never be granted while the read is
+    open). The next progress, or the heartbeat, says it again."""
     last = [0.0]
     delay = settings.REPORTS_TEST_DELAY_PER_CHUNK
 
@@ -345,9 +353,12 @@ def _progress_writer(run_id: int, attempt: int) -> Progress:
         if now - last[0] < settings.REPORTS_PROGRESS_INTERVAL:
             return
         last[0] = now
-        ReportRun.objects.filter(pk=run_id, status=ReportRun.Status.RUNNING, attempts=attempt).update(
-            rows_done=done, rows_expected=expected, heartbeat_at=timezone.now()
-        )
+        try:
+            ReportRun.objects.filter(pk=run_id, status=ReportRun.Status.RUNNING, attempts=attempt).update(
+                rows_done=done, rows_expected=expected, heartbeat_at=timezone.now()
+            )
+        except OperationalError as exc:  # autocommit: nothing half-written, the report reads on
+            logger.warning("report run %s: progress not written (%s)", run_id, exc)
 
     return progress
 

@@ -11,8 +11,8 @@ from reports import views
 exports_urlpatterns: list[URLPattern | URLResolver] = [
     path("", views.exports_page, name="exports"),
     path("runs/", views.report_run_create, name="report_runs"),
-    path("runs/<int:run_id>/", views.report_run_row, name="report_run"),
-    path("runs/<int:run_id>/file", views.report_run_file, name="report_run_file"),
+    path("runs/<id:run_id>/", views.report_run_row, name="report_run"),
+    path("runs/<id:run_id>/file", views.report_run_file, name="report_run_file"),
     path("<slug:kind>/", views.export_download, name="export"),
 ]
 

@@ -20,9 +20,11 @@ from django.http import (
 )
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
-from core.errors import DomainError
+from core.errors import DomainError, validation_messages
+from core.sentence import Word
 from reports.forms import EXPORT_KINDS, ExportRunForm, ReportRunForm
 from reports.kinds import CONTENT_TYPES, KINDS
 from reports.models import ReportRun
@@ -38,6 +40,7 @@ from reports.services import (
 from reports.storage import reports_storage
 from review.pages import allow_page, nav_context
 from tables.permissions import can_export, casino_scope, reads_every_casino
+from tables.wording import say
 
 #: runs a page of the history shows
 RUNS_PER_PAGE = 20
@@ -55,6 +58,7 @@ def _run_form(request: HttpRequest, data: Any = None) -> ReportRunForm:
         casinos=_casinos(request),
         every_casino=reads_every_casino(request.user),
         kinds=kinds_taken(request.user),
+        works=casino_scope(request.user).works,
     )
 
 
@@ -104,8 +108,20 @@ def _request_run(request: HttpRequest, form: ReportRunForm | ExportRunForm) -> N
     try:
         report_run_request(actor=request.user, request=form.report_request)
     except ValidationError as exc:
-        for field, messages in exc.message_dict.items():
+        # each message as raised (exc.message_dict would copy a said() sentence into plain English)
+        fields = exc.error_dict if hasattr(exc, "error_dict") else {None: exc.error_list}
+        for field, errors in fields.items():
+            messages = [report_refusal_said(m) for m in validation_messages(ValidationError(errors))]
             form.add_error(field if field in form.fields else None, messages)
+
+
+def report_refusal_said(message: str) -> str:
+    """A refusal of reports.services in the page's language (docs/i18n.md, the screen's edge): a
+    report named by its title, as the form offers it, where the service's English names its slug
+    (the API's and the management command's word), and a format as the form writes it (``CSV``)."""
+    names: dict[str, Any] = {fmt: fmt.upper() for info in KINDS.values() for fmt in info.formats}
+    names |= {slug: Word(info.title, "msgid") for slug, info in KINDS.items()}
+    return say(message, gettext, names)
 
 
 def _run_exported(request: HttpRequest, run_id: int) -> ReportRun:

@@ -8,5 +8,5 @@ from review import apis
 
 app_name = "review-api"
 urlpatterns: list[URLPattern | URLResolver] = [
-    path("players/<int:player_id>/rating/", apis.PlayerRatingView.as_view(), name="player-rating"),
+    path("players/<id:player_id>/rating/", apis.PlayerRatingView.as_view(), name="player-rating"),
 ]

@@ -17,6 +17,7 @@ from core.api.inputs import StrictSerializer
 from core.api.outputs import ErrorOut
 from core.api.views import ApiView
 from core.numbers import plain_decimal
+from core.widgets import FIRST_DAY, LAST_DAY, day_supported
 from review.forms import period_clean
 from review.selectors.rating import SessionName, player_rating, rating_session_names
 from review.services import can_see_dashboard
@@ -39,10 +40,15 @@ class RatingQuery(StrictSerializer):
     def get_fields(self) -> dict[str, serializers.Field]:
         return {
             "from": serializers.DateField(
-                required=False, help_text="first gaming day, inclusive (default: six days before `to`)"
+                required=False,
+                validators=[day_supported],
+                help_text="first gaming day, inclusive (default: six days before `to`); "
+                f"{FIRST_DAY} to {LAST_DAY}",
             ),
             "to": serializers.DateField(
-                required=False, help_text="last gaming day, inclusive (default: today)"
+                required=False,
+                validators=[day_supported],
+                help_text=f"last gaming day, inclusive (default: today); {FIRST_DAY} to {LAST_DAY}",
             ),
         }
 

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.widgets import FIRST_DAY, DayField
 from review.models import AlertKind
 from tables.gaming_day import Period
 from tables.models import Casino, Table
@@ -46,9 +47,11 @@ class CasinoChoices:
 def period_clean(data: dict[str, Any], *, today: dt.date) -> dict[str, Any]:
     """A period's ``start`` and ``end`` in ``data``, cleaned: the last DEFAULT_DAYS days to
     ``today`` when none is asked for, refused when it starts after it ends or covers more than
-    MAX_DAYS days (the dashboard's and the charts' period, a player's rating)."""
+    MAX_DAYS days (the dashboard's and the charts' period, a player's rating). Its fields are
+    ``core.widgets.DayField``s: each day is one the product supports (a week before the first of
+    them is not asked for: the default period then starts on it)."""
     end = data.get("end") or today
-    start = data.get("start") or end - dt.timedelta(days=DEFAULT_DAYS - 1)
+    start = data.get("start") or max(FIRST_DAY, end - dt.timedelta(days=DEFAULT_DAYS - 1))
     if start > end:
         raise forms.ValidationError(_("The period starts after it ends."))
     if (end - start).days + 1 > MAX_DAYS:
@@ -60,8 +63,8 @@ def period_clean(data: dict[str, Any], *, today: dt.date) -> dict[str, Any]:
 class PeriodForm(CasinoChoices, forms.Form):
     scoped_fields = {"table": "casino"}
 
-    start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    start = DayField(label=_("From"), required=False)
+    end = DayField(label=_("To"), required=False)
     table = forms.ModelChoiceField(
         label=_("Table"),
         queryset=Table.objects.select_related("casino").order_by("casino__name", "name"),
@@ -87,8 +90,8 @@ class RatingForm(forms.Form):
     """A player's rating period (docs/review.md, "A player's rating"): gaming days of his casino,
     the last seven to ``today`` when none is asked for."""
 
-    start = forms.DateField(label=_("From"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(label=_("To"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    start = DayField(label=_("From"), required=False)
+    end = DayField(label=_("To"), required=False)
 
     def __init__(self, *args: Any, today: dt.date, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -104,7 +107,7 @@ class RejectForm(forms.Form):
     reason = forms.CharField(
         label=_("Reason"),
         max_length=500,
-        widget=forms.TextInput(attrs={"placeholder": "Why the correction is wrong"}),
+        widget=forms.TextInput(attrs={"placeholder": _("Why the correction is wrong")}),
         error_messages={"required": _("Say why the correction is rejected.")},
     )
 
@@ -118,9 +121,7 @@ class RejectForm(forms.Form):
 class ComplianceDayForm(forms.Form):
     """The gaming day compliance's page shows (today's when none is given)."""
 
-    day = forms.DateField(
-        label=_("Gaming day"), required=False, widget=forms.DateInput(attrs={"type": "date"})
-    )
+    day = DayField(label=_("Gaming day"), required=False)
 
 
 class AcknowledgeForm(forms.Form):

@@ -19,22 +19,22 @@ coup_urlpatterns: list[URLPattern | URLResolver] = [
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", views.dashboard_view, name="dashboard"),
     path("queue/", views.queue, name="queue"),
-    path("coups/<int:pk>/", include(coup_urlpatterns)),
+    path("coups/<id:pk>/", include(coup_urlpatterns)),
     # a void above the casino's limit, decided by a second pit boss (either game)
-    path("voids/<int:pk>/approve/", views.void_request_approve_view, name="void_approve"),
-    path("voids/<int:pk>/refuse/", views.void_request_refuse_view, name="void_refuse"),
+    path("voids/<id:pk>/approve/", views.void_request_approve_view, name="void_approve"),
+    path("voids/<id:pk>/refuse/", views.void_request_refuse_view, name="void_refuse"),
     path("audit/verify/", views.audit_verify, name="audit_verify"),
 ]
 urlpatterns += [
     path("live/", views.dashboard_live, name="dashboard_live"),
     path("alerts/", views.alerts_page, name="alerts"),
-    path("alerts/<int:pk>/acknowledge/", views.alert_acknowledge_view, name="alert_acknowledge"),
-    path("alerts/<int:pk>/flows/", flow_views.flow_alert_view, name="flow_alert"),
+    path("alerts/<id:pk>/acknowledge/", views.alert_acknowledge_view, name="alert_acknowledge"),
+    path("alerts/<id:pk>/flows/", flow_views.flow_alert_view, name="flow_alert"),
     path("charts/", views.charts_page, name="charts"),
-    path("players/<int:pk>/", views.player_detail, name="player"),
+    path("players/<id:pk>/", views.player_detail, name="player"),
     path("lockouts/", views.lockouts_page, name="lockouts"),
     path("lockouts/lift/", views.lockout_lift_view, name="lockout_lift"),
     path("compliance/", views.compliance_view, name="compliance"),
-    path("compliance/reports/<int:pk>/file/", views.cash_report_file_view, name="cash_report_file"),
+    path("compliance/reports/<id:pk>/file/", views.cash_report_file_view, name="cash_report_file"),
 ]
 urlpatterns += urls_of("review_urls")  # a game's own pages (the older games': tables.games)

@@ -478,11 +478,13 @@ def _compliance_render(
     request: AuthenticatedHttpRequest, *, error: str = "", status: int = 200
 ) -> HttpResponse:
     casinos = reader_casinos(request)
-    form = ComplianceDayForm(request.GET or None)
+    today = compliance_today(casinos=casinos)
+    # the field shows the day the page opens on; a day refused shows its error, and today's page
+    form = ComplianceDayForm(request.GET or None, initial={"day": today})
     day = form.cleaned_data["day"] if form.is_bound and form.is_valid() else None
     context = {
         "form": form,
-        "page": compliance_page(casinos=casinos, day=day or compliance_today(casinos=casinos)),
+        "page": compliance_page(casinos=casinos, day=day or today),
         "flow_alerts": flow_alerts_recent(casinos=casinos),
     }
     return page_render(

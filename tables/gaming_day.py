@@ -16,6 +16,29 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 DEFAULT_CUTOFF = dt.time(6, 0)
+#: the first and the last instant a day's bound may be: a day at the ends of the calendar (year 1,
+#: 9999-12-31) has no day after it, and its start may not be an instant in UTC; its bound is then
+#: one of these (nothing was played there: the forms refuse such days, core.widgets.day_supported)
+EARLIEST = dt.datetime.min.replace(tzinfo=dt.UTC)
+LATEST = dt.datetime.max.replace(tzinfo=dt.UTC)
+
+
+def _day_start(day: dt.date, at: dt.time, tz: dt.tzinfo) -> dt.datetime:
+    """When ``day`` begins at ``at`` in ``tz`` (aware), or ``EARLIEST``/``LATEST`` when that is off
+    the calendar in UTC (where the database compares it)."""
+    start = dt.datetime.combine(day, at, tzinfo=tz)
+    try:
+        start.astimezone(dt.UTC)
+    except OverflowError:
+        return EARLIEST if day.year == dt.MINYEAR else LATEST
+    return start
+
+
+def _day_after_start(day: dt.date, at: dt.time, tz: dt.tzinfo) -> dt.datetime:
+    """When the day after ``day`` begins: ``LATEST`` after the calendar's last day."""
+    if day == dt.date.max:
+        return LATEST
+    return _day_start(day + dt.timedelta(days=1), at, tz)
 
 
 def validate_time_zone(name: str) -> None:
@@ -45,12 +68,14 @@ class GamingCalendar:
         return day - dt.timedelta(days=1) if local.time() < self.cutoff else day
 
     def day_start(self, day: dt.date) -> dt.datetime:
-        """When gaming day ``day`` begins (its cut-off, local time), as an aware datetime."""
-        return dt.datetime.combine(day, self.cutoff, tzinfo=self.tz)
+        """When gaming day ``day`` begins (its cut-off, local time), as an aware datetime
+        (``EARLIEST`` or ``LATEST`` at the ends of the calendar)."""
+        return _day_start(day, self.cutoff, self.tz)
 
     def bounds(self, start: dt.date, end: dt.date) -> tuple[dt.datetime, dt.datetime]:
-        """[start of gaming day ``start``, start of the day after ``end``)."""
-        return self.day_start(start), self.day_start(end + dt.timedelta(days=1))
+        """[start of gaming day ``start``, start of the day after ``end``): never past the ends of
+        the calendar (``EARLIEST``, ``LATEST``)."""
+        return self.day_start(start), _day_after_start(end, self.cutoff, self.tz)
 
     def today(self, now: dt.datetime) -> dt.date:
         return self.day_of(now)
@@ -109,14 +134,12 @@ class Period:
 
     @property
     def bounds(self) -> tuple[dt.datetime, dt.datetime]:
-        """[start of day ``start``, start of the day after ``end``) as aware datetimes."""
+        """[start of day ``start``, start of the day after ``end``) as aware datetimes, never past
+        the ends of the calendar (``EARLIEST``, ``LATEST``)."""
         if self.calendar is not None:
             return self.calendar.bounds(self.start, self.end)
         tz = timezone.get_current_timezone()
-        return (
-            dt.datetime.combine(self.start, dt.time.min, tzinfo=tz),
-            dt.datetime.combine(self.end + dt.timedelta(days=1), dt.time.min, tzinfo=tz),
-        )
+        return _day_start(self.start, dt.time.min, tz), _day_after_start(self.end, dt.time.min, tz)
 
     @property
     def label(self) -> str:

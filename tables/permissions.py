@@ -217,10 +217,11 @@ def can_approve(user: Any, casino_id: int | None = None) -> bool:
     )
 
 
-def check_can_approve(user: Any, casino_id: int) -> None:
-    """403 unless ``user`` is a pit boss working for casino ``casino_id``."""
+def check_can_approve(user: Any, casino_id: int, *, refusal: str = PIT_BOSS_ONLY_REFUSAL) -> None:
+    """403 unless ``user`` is a pit boss working for casino ``casino_id``; ``refusal`` names what
+    he may not do (a correction's review by default, a void)."""
     if not can_approve(user):
-        raise PermissionDenied(PIT_BOSS_ONLY_REFUSAL)
+        raise PermissionDenied(refusal)
     check_works_for(user, casino_id)
 
 

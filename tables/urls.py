@@ -17,9 +17,9 @@ table_urlpatterns: list[URLPattern | URLResolver] = [
     path("pause/", v.pause, name="pause"),
     path("resume/", v.resume, name="resume"),
     path("seats/", v.seat_take, name="seat_take"),
-    path("seats/<int:seat_id>/leave/", v.seat_leave, name="seat_leave"),
+    path("seats/<id:seat_id>/leave/", v.seat_leave, name="seat_leave"),
     path("spectators/", v.spectator_join, name="spectator_join"),
-    path("spectators/<int:spectator_id>/leave/", v.spectator_leave, name="spectator_leave"),
+    path("spectators/<id:spectator_id>/leave/", v.spectator_leave, name="spectator_leave"),
     path("shoe/", v.shoe_start, name="shoe_start"),
     path("shoe/close/", v.shoe_close, name="shoe_close"),
     path("bank/first/", v.bank_first, name="bank_first"),
@@ -33,15 +33,15 @@ table_urlpatterns: list[URLPattern | URLResolver] = [
     path("series/end/", v.series_finish, name="series_finish"),
     path("bank/share/out/", v.bank_share_out, name="bank_share_out"),
     path("coups/", v.coup_start, name="coup_start"),
-    path("coups/<int:coup_id>/step/", v.coup_step, name="coup_step"),
-    path("coups/<int:coup_id>/restore/", v.coup_restore, name="coup_restore"),
-    path("coups/<int:coup_id>/steps/<int:index>/amend/", v.coup_amend, name="coup_amend"),
-    path("coups/<int:coup_id>/withdraw/", v.coup_withdraw, name="coup_withdraw"),
+    path("coups/<id:coup_id>/step/", v.coup_step, name="coup_step"),
+    path("coups/<id:coup_id>/restore/", v.coup_restore, name="coup_restore"),
+    path("coups/<id:coup_id>/steps/<id:index>/amend/", v.coup_amend, name="coup_amend"),
+    path("coups/<id:coup_id>/withdraw/", v.coup_withdraw, name="coup_withdraw"),
 ]
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", v.mine, name="mine"),
-    path("<int:table_id>/", include(table_urlpatterns)),
+    path("<id:table_id>/", include(table_urlpatterns)),
     # the screens of a game with its own (the older games': tables.games)
     *urls_of("urls"),
 ]

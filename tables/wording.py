@@ -350,6 +350,9 @@ def closed_shoe_cards_gone(shoe_number: int, n: int) -> str:
 #: a write at a casino the user does not work for (tables.models.CasinoStaff; issue 20)
 OTHER_CASINO_REFUSAL = gettext_noop("You do not work for this casino.")
 PIT_BOSS_ONLY_REFUSAL = gettext_noop("Only a pit boss may approve or reject a correction.")
+#: the same for a void, and for the second pit boss's answer to a void request
+PIT_BOSS_VOID_REFUSAL = gettext_noop("Only a pit boss may void a coup.")
+PIT_BOSS_VOID_DECISION_REFUSAL = gettext_noop("Only a pit boss may approve or refuse a void request.")
 SELF_REVIEW_REFUSAL = gettext_noop("You submitted this correction: another person must review it.")
 #: separation of duties for voids (issue 20): who recorded a step of a coup does not void it
 RECORDER_VOID_REFUSAL = gettext_noop(
@@ -502,6 +505,13 @@ ADVICE_ASSUMPTION = gettext_noop(
     "chooser's own cards and the cards the chooser cannot see."
 )
 
+# ----------------------------------------------------------------------------------- the shoe
+#: why a shoe was closed when no croupier typed it: the session closing closes its shoe
+#: (tables.services.floor). Stored in English (the shoe's close reason, its alarm's detail: the
+#: audit trail's words) and said on a screen by its label; a reason a croupier typed is shown as typed
+SHOE_CLOSED_WITH_SESSION = gettext_noop("session closed")
+SHOE_CLOSE_REASONS = {SHOE_CLOSED_WITH_SESSION: SHOE_CLOSED_WITH_SESSION}
+
 # ------------------------------------------------------------------------- saying it on a screen
 #: the labels a :class:`Word` of each kind is said with on a screen (its code when it has none; a
 #: Word of kind ``"msgid"`` is a label already, translated as it is)
@@ -518,6 +528,7 @@ WORD_LABELS: dict[str, Mapping[Any, str]] = {
     "game": GAME_TITLES,
     "party": {**HAND_LABELS, **PARTY_LABELS},
     "account kind": ACCOUNT_KIND_LABELS,
+    "shoe close reason": SHOE_CLOSE_REASONS,
     # a coup's state as the services' sentences spell it ("This coup is awaiting approval: …")
     "coup state": {
         "open": gettext_noop("Open"),
@@ -636,7 +647,8 @@ ALARM_EARLY = gettext_noop("closed after {dealt} of {size} cards ({reason})")
 ALARM_DETAILS: tuple[Stored, ...] = (
     Stored(ALARM_IMPOSSIBLE_CARD, card=Card),
     Stored(ALARM_EARLY_NO_REASON),
-    Stored(ALARM_EARLY),
+    # the reason as stored: the floor's own ("session closed") said by its label, a typed one as typed
+    Stored(ALARM_EARLY, reason="shoe close reason"),
 )
 
 

@@ -127,6 +127,11 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # never both read the audit chain head and then race to append (see docs/audit.md).
     DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
     DATABASES["default"]["OPTIONS"].setdefault("timeout", 20)
+    # Write-ahead logging: a reader never blocks a writer. In SQLite's default journal a report
+    # streaming the audit trail (or any long read) held its read lock for as long as it read, and
+    # every croupier's step waited the 20 s above behind it, then failed. Kept by the database
+    # file once set; an in-memory database (the tests') keeps its own journal.
+    DATABASES["default"]["OPTIONS"].setdefault("init_command", "PRAGMA journal_mode=WAL;")
 # A connection pooler between the processes and PostgreSQL (docs/scaling.md, "PgBouncer and the hot
 # standby"): DATABASE_POOLER=pgbouncer-transaction when DATABASE_URL names a PgBouncer in
 # transaction pooling, which hands a server connection to a client for one transaction only.
@@ -410,6 +415,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # every id in a path is core.converters.IdConverter's: a 64-bit integer, never negative
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 2**63 - 1}
+    },
 }
 
 # A request body not whole this many seconds after its headers is a 408, and one over this many

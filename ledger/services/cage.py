@@ -8,6 +8,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from core.sentence import said
 from ledger.models import Account, Transaction
 from ledger.services.accounts import LedgerCasino, LedgerPlayer, account_spec, accounts_by_pk, accounts_lock
 from ledger.services.posting import InsufficientChips, Posting, posting_find, postings_write
@@ -25,7 +26,13 @@ def cash_out_refusal(player: LedgerPlayer, balance: int, amount: int) -> str | N
     """Why a cash-out of ``amount`` is refused to a player holding ``balance`` (None: it is not):
     the cage never pays out more than he holds (a marker is never paid out)."""
     if balance < amount:
-        return f"{player} has only {max(balance, 0)} chips; a cash-out of {amount} is refused."
+        # said(): English for the API and the audit trail, said again in the cage screen's language
+        return said(
+            "{player} has only {balance} chips; a cash-out of {amount} is refused.",
+            player=str(player),
+            balance=max(balance, 0),
+            amount=amount,
+        )
     return None
 
 

@@ -7,23 +7,20 @@ from typing import Any
 
 from rest_framework import serializers
 
-from core.api.inputs import MAX_ID, StrictSerializer, WholeNumberField, chips, step_fields_check
+from core.api.inputs import (
+    MAX_ID,
+    IdField,
+    StrictSerializer,
+    TextChoiceField,
+    TextField,
+    WholeNumberField,
+    chips,
+    step_fields_check,
+)
 from core.cards import CardError, parse_card
 from tables.models import Player
 
-
 # ------------------------------------------------------------- the older games (older_games.services)
-class TextField(serializers.CharField):
-    """A JSON string: ``9`` and ``true`` are refused rather than turned into ``"9"``/``"True"``."""
-
-    default_error_messages = {"invalid": "A string is required."}
-
-    def to_internal_value(self, data: Any) -> str:
-        if type(data) is not str:
-            self.fail("invalid")
-        return str(super().to_internal_value(data))
-
-
 #: the keys each game's step kinds take besides ``kind`` (docs/games/, older_games.engine.game_play): the
 #: shape of a step, so a key the game would ignore is refused instead of being stored with the step
 GAME_STEP_FIELDS: dict[str, dict[str, frozenset[str]]] = {
@@ -56,7 +53,8 @@ _GAME_STEP_OPTIONAL = ("player", "card", "amount", "decision")
 
 
 class CardField(TextField):
-    """A card as people type it (``9h``, ``td``, ``10D``), read into its code (``9H``, ``TD``)."""
+    """A card as people type it (``9h``, ``td``, ``10D``), read into its code (``9H``, ``TD``);
+    TextField has refused it by its length first, so what a refusal quotes is a few characters."""
 
     def to_internal_value(self, data: Any) -> str:
         try:
@@ -65,19 +63,8 @@ class CardField(TextField):
             raise serializers.ValidationError(str(exc)) from None
 
 
-class PlayerIdField(serializers.PrimaryKeyRelatedField):
-    """A player named by his id, a JSON integer (``1.5``, ``"1"`` and ``true`` are no ids)."""
-
-    def to_internal_value(self, data: Any) -> Any:
-        if type(data) is not int:
-            self.fail("incorrect_type", data_type=type(data).__name__)
-        if not 1 <= data <= MAX_ID:
-            self.fail("does_not_exist", pk_value=data)
-        return super().to_internal_value(data)
-
-
 class GameCoupStartIn(StrictSerializer):
-    banker = PlayerIdField(
+    banker = IdField(
         queryset=Player.objects.all(),
         required=False,
         allow_null=True,
@@ -96,11 +83,11 @@ class GameStepIn(StrictSerializer):
         max_value=MAX_ID,
         help_text="the coup's step_count as the client last saw it (409 if stale)",
     )
-    kind = serializers.ChoiceField(choices=GAME_STEP_KINDS)
+    kind = TextChoiceField(choices=GAME_STEP_KINDS)
     player = TextField(max_length=40, required=False, help_text="the player's key, e.g. player-12")
     card = CardField(max_length=8, required=False, help_text="e.g. 9H, TD, 10d")
     amount = chips(required=False, help_text="stake or cover")
-    decision = serializers.ChoiceField(
+    decision = TextChoiceField(
         choices=["take", "again"], required=False, help_text="Landsknecht: the winning banker's decision"
     )
 
@@ -117,11 +104,11 @@ class GameUndoIn(StrictSerializer):
         max_value=MAX_ID,
         help_text="the coup's step_count as the client last saw it (409 if stale)",
     )
-    reason = serializers.CharField(max_length=200, required=False, allow_blank=True, help_text="optional")
+    reason = TextField(max_length=200, required=False, allow_blank=True, help_text="optional")
 
 
 class GameVoidIn(StrictSerializer):
-    reason = serializers.CharField(max_length=300, help_text="why the coup is void (required)")
+    reason = TextField(max_length=300, help_text="why the coup is void (required)")
 
 
 class GameCoupsQueryIn(serializers.Serializer):

@@ -12,6 +12,7 @@ from compliance.models import CashLogEntry, CashReport
 from compliance.selectors import cash_log, cash_reports
 from tables.gaming_day import casino_calendar
 from tables.models import Casino
+from tables.permissions import in_casinos
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +32,15 @@ def compliance_page(*, casinos: frozenset[int] | None, day: dt.date) -> Complian
     )
 
 
-def compliance_today(*, casinos: frozenset[int] | None) -> dt.date:
-    """The gaming day the page opens on: the reader's casino's today when he works for one,
-    else today by the calendar of no casino (midnight to midnight, UTC)."""
-    only = Casino.objects.get(pk=next(iter(casinos))) if casinos is not None and len(casinos) == 1 else None
-    return casino_calendar(only).today(timezone.now())
+def compliance_today(*, casinos: frozenset[int] | None, now: dt.datetime | None = None) -> dt.date:
+    """The gaming day the page opens on: today's of the casinos the reader sees (``casinos``; None:
+    every casino) when they are all on the same gaming day, as they always are when there is one
+    or they share one boundary (one cut-off, one time zone): before the cut-off, the night's day
+    still. Only when their days differ now (casinos in other time zones, other cut-offs), or he
+    sees none, today by the calendar of no casino (midnight to midnight, UTC)."""
+    now = now or timezone.now()
+    seen = in_casinos(Casino.objects.order_by(), casinos, "pk").only("gaming_day_cutoff", "time_zone")
+    days = {casino_calendar(casino).today(now) for casino in seen}
+    if len(days) == 1:
+        return days.pop()
+    return casino_calendar(None).today(now)

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import serializers
-
 from chemin_de_fer.engine.machine import Move
 
 # the kit's generic inputs, here too so the floor's serializers read as one vocabulary
 from core.api.inputs import (
     MAX_CHIPS,
     MAX_ID,
+    BoundedListField,
     EmptyIn,
+    FlagField,
+    IdField,
     ReasonIn,
     StrictSerializer,
+    TextChoiceField,
+    TextField,
     WholeNumberField,
     chips,
     optional_number,
@@ -30,27 +33,23 @@ __all__ = ["MAX_CHIPS", "MAX_ID", "EmptyIn", "ReasonIn", "StrictSerializer", "Wh
 
 
 class PlayerCreateIn(StrictSerializer):
-    display_name = serializers.CharField(max_length=80)
-    membership_number = serializers.CharField(max_length=40, required=False, allow_blank=True, default="")
+    display_name = TextField(max_length=80)
+    membership_number = TextField(max_length=40, required=False, allow_blank=True, default="")
 
 
 class SeatTakeIn(StrictSerializer):
-    player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    player = IdField(queryset=Player.objects.all())
     number = WholeNumberField(min_value=1, max_value=12)
 
 
 class SpectatorJoinIn(StrictSerializer):
-    player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    player = IdField(queryset=Player.objects.all())
 
 
 class ShoeStartIn(StrictSerializer):
     decks = WholeNumberField(min_value=1, max_value=52)
-    burnt_cards = serializers.ListField(
-        child=serializers.CharField(max_length=8), required=False, default=list, max_length=10
-    )
-    cut_by = serializers.PrimaryKeyRelatedField(
-        queryset=Player.objects.all(), required=False, allow_null=True, default=None
-    )
+    burnt_cards = BoundedListField(child=TextField(max_length=8), required=False, default=list, max_length=10)
+    cut_by = IdField(queryset=Player.objects.all(), required=False, allow_null=True, default=None)
     cut_card_position = optional_number(min_value=1, max_value=None)
     stop_card_position = optional_number(min_value=1, max_value=None)
 
@@ -64,7 +63,7 @@ class BankFirstIn(SeatIn):
 
 
 class BankOfferIn(SeatIn):
-    accept = serializers.BooleanField()
+    accept = FlagField()
 
 
 class BankAuctionIn(SeatIn):
@@ -72,12 +71,16 @@ class BankAuctionIn(SeatIn):
 
 
 class BankShareIn(StrictSerializer):
-    spectator = WholeNumberField(min_value=1, help_text="the spectator (id) putting up part of the bank")
+    spectator = WholeNumberField(
+        min_value=1, max_value=MAX_ID, help_text="the spectator (id) putting up part of the bank"
+    )
     amount = chips(help_text="the spectator's part of the new bank")
 
 
 class BankShareOutIn(StrictSerializer):
-    spectator = WholeNumberField(min_value=1, help_text="the spectator (id) taking their share out")
+    spectator = WholeNumberField(
+        min_value=1, max_value=MAX_ID, help_text="the spectator (id) taking their share out"
+    )
 
 
 class CoupStartIn(StrictSerializer):
@@ -87,7 +90,7 @@ class CoupStartIn(StrictSerializer):
 class CallerIn(StrictSerializer):
     seat = optional_number(min_value=1, max_value=12)
     spectator = optional_number(min_value=1, max_value=MAX_ID)
-    suivi = serializers.BooleanField(required=False, default=False)
+    suivi = FlagField(required=False, default=False)
 
 
 #: the keys each step kind takes besides ``step``, ``kind`` and ``confirm``
@@ -105,22 +108,22 @@ class StepIn(StrictSerializer):
     step = WholeNumberField(
         min_value=0, max_value=MAX_ID, help_text="the coup's step count as the client last saw it"
     )
-    kind = serializers.ChoiceField(choices=STEP_KINDS)
+    kind = TextChoiceField(choices=STEP_KINDS)
     amount = chips(required=False, help_text="bet")
     seat = WholeNumberField(min_value=1, max_value=12, required=False, help_text="bet: the seat betting")
     spectator = WholeNumberField(
         min_value=1, max_value=MAX_ID, required=False, help_text="bet: the spectator (id) betting"
     )
-    card = serializers.CharField(max_length=8, required=False, help_text="card_to_*: e.g. 9H, TD, 10d")
+    card = TextField(max_length=8, required=False, help_text="card_to_*: e.g. 9H, TD, 10d")
     callers = CallerIn(many=True, required=False, help_text="banco: everybody who called it")
-    seated_round_over = serializers.BooleanField(
+    seated_round_over = FlagField(
         required=False,
         help_text="a spectator's bet: every seated punter has had a turn (those who did not bet pass)",
     )
-    consent = serializers.BooleanField(
+    consent = FlagField(
         required=False, help_text="a spectator's bet where the profile asks for it: the banker consents"
     )
-    confirm = serializers.BooleanField(
+    confirm = FlagField(
         required=False, default=False, help_text="record a step that breaks the rules (it happened)"
     )
 
@@ -145,18 +148,18 @@ class AmendIn(StrictSerializer):
     spectator = optional_number(
         min_value=1, max_value=MAX_ID, help_text="bet: the spectator (id) who really bet"
     )
-    card = serializers.CharField(
+    card = TextField(
         max_length=8, required=False, allow_null=True, default=None, help_text="card: the card really dealt"
     )
-    reason = serializers.CharField(max_length=200, help_text="why the step is amended (required)")
-    confirm = serializers.BooleanField(
+    reason = TextField(max_length=200, help_text="why the step is amended (required)")
+    confirm = FlagField(
         required=False, default=False, help_text="a later step now breaks the rules: it happened"
     )
 
 
 class CorrectionIn(StrictSerializer):
-    cards = serializers.ListField(
-        child=serializers.CharField(max_length=8),
+    cards = BoundedListField(
+        child=TextField(max_length=8),
         required=False,
         default=list,
         max_length=6,
@@ -165,7 +168,7 @@ class CorrectionIn(StrictSerializer):
 
 
 class RejectIn(StrictSerializer):
-    reason = serializers.CharField(max_length=500)
+    reason = TextField(max_length=500)
 
 
 class BankWithdrawIn(StrictSerializer):

@@ -9,10 +9,10 @@ from tables.games import urls_of
 
 app_name = "api"
 
-T = "tables/<int:table_id>/"
-C = "coups/<int:coup_id>/"
-G = "game-coups/<int:coup_id>/"
-V = "void-requests/<int:request_id>/"
+T = "tables/<id:table_id>/"
+C = "coups/<id:coup_id>/"
+G = "game-coups/<id:coup_id>/"
+V = "void-requests/<id:request_id>/"
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/", tables.TableListView.as_view(), name="tables"),
@@ -23,10 +23,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(T + "session/resume/", sessions.SessionResumeView.as_view(), name="session-resume"),
     path(T + "players/", people.PlayerCreateView.as_view(), name="players"),
     path(T + "seats/", people.SeatTakeView.as_view(), name="seats"),
-    path(T + "seats/<int:number>/leave/", people.SeatLeaveView.as_view(), name="seat-leave"),
+    path(T + "seats/<id:number>/leave/", people.SeatLeaveView.as_view(), name="seat-leave"),
     path(T + "spectators/", people.SpectatorJoinView.as_view(), name="spectators"),
     path(
-        T + "spectators/<int:spectator_id>/leave/",
+        T + "spectators/<id:spectator_id>/leave/",
         people.SpectatorLeaveView.as_view(),
         name="spectator-leave",
     ),
@@ -43,7 +43,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(T + "coups/", coups.CoupStartView.as_view(), name="coups"),
     path(C, coups.CoupDetailView.as_view(), name="coup"),
     path(C + "steps/", coups.CoupStepView.as_view(), name="coup-steps"),
-    path(C + "steps/<int:index>/amend/", coups.CoupStepAmendView.as_view(), name="coup-step-amend"),
+    path(C + "steps/<id:index>/amend/", coups.CoupStepAmendView.as_view(), name="coup-step-amend"),
     path(C + "record/", coups.CoupRecordView.as_view(), name="coup-record"),
     path(C + "correction/", corrections.CorrectionSubmitView.as_view(), name="correction"),
     path(C + "correction/approve/", corrections.CorrectionApproveView.as_view(), name="correction-approve"),
@@ -54,9 +54,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # voids above a casino's limit wait for a second pit boss (issue 20)
     path("void-requests/", voids.VoidRequestsPendingView.as_view(), name="void-requests"),
     path(
-        "void-requests/<int:request_id>/approve/", voids.VoidRequestApproveView.as_view(), name="void-approve"
+        "void-requests/<id:request_id>/approve/", voids.VoidRequestApproveView.as_view(), name="void-approve"
     ),
-    path("void-requests/<int:request_id>/refuse/", voids.VoidRequestRefuseView.as_view(), name="void-refuse"),
+    path("void-requests/<id:request_id>/refuse/", voids.VoidRequestRefuseView.as_view(), name="void-refuse"),
     # the API of a game with its own (the older games': tables.games)
     *urls_of("api_urls"),
 ]

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from django.core.exceptions import ValidationError
 
 from chemin_de_fer.engine.coup import Settlement
+from core.sentence import said
 from ledger.services import InsufficientChips, UnbalancedTransaction
 from tables.models import Player
 
@@ -88,7 +89,15 @@ def bank_fund_entries(
         from_reserve = own - from_wallet
         if from_reserve > side.reserve.balance:
             has = side.bank.balance + max(side.wallet.balance, 0) + side.reserve.balance
-            raise InsufficientChips(f"{banker} has only {has} chips; a bank of {coup.bank} is refused.")
+            # said(): English for the API and the tests, said again in the screen's language
+            raise InsufficientChips(
+                said(
+                    "{banker} has only {has} chips; a bank of {bank} is refused.",
+                    banker=str(banker),
+                    has=has,
+                    bank=coup.bank,
+                )
+            )
     entries = {side.bank.pk: increase, side.wallet.pk: -from_wallet, side.reserve.pk: -from_reserve, **shares}
     return {pk: a for pk, a in entries.items() if a}
 
@@ -121,8 +130,26 @@ def stake_check(*, player: Player, balance: int, amount: int, already_staked: in
     he ``already_staked`` in the coups being played. Asked only where the coup's rules forbid
     borrowing."""
     if balance < amount + already_staked:
-        staked = f" besides the {already_staked} already staked" if already_staked else ""
-        raise InsufficientChips(f"{player} has only {balance} chips; a bet of {amount}{staked} is refused.")
+        # two whole patterns, not one with an optional clause: a translation orders its own words
+        if already_staked:
+            raise InsufficientChips(
+                said(
+                    "{player} has only {balance} chips; a bet of {amount} besides the {staked} already "
+                    "staked is refused.",
+                    player=str(player),
+                    balance=balance,
+                    amount=amount,
+                    staked=already_staked,
+                )
+            )
+        raise InsufficientChips(
+            said(
+                "{player} has only {balance} chips; a bet of {amount} is refused.",
+                player=str(player),
+                balance=balance,
+                amount=amount,
+            )
+        )
 
 
 # ------------------------------------------------------------------------------ a coup's settlement

@@ -124,7 +124,8 @@ def step_amend(
         bet = _standing_bet(coup, rows, target)
         rows_loaded(bet)  # its state before the amendment withdraws it, for its binding
         was_withdrawn = bet.withdrawn
-        Bet.objects.filter(pk=bet.pk).update(withdrawn=True)
+        if not was_withdrawn:  # a banco took it back already: a bet is withdrawn once (the trigger)
+            Bet.objects.filter(pk=bet.pk).update(withdrawn=True)
     else:
         if amendment.amount is not None or amendment.seat is not None or amendment.spectator is not None:
             raise ValidationError({"card": gettext_noop("A card step is amended with the card only.")})

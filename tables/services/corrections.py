@@ -46,6 +46,7 @@ from tables.services.void_requests import (
 )
 from tables.wording import (
     CLOSED_SHOE_RECORDED,
+    PIT_BOSS_VOID_REFUSAL,
     VOID_FINAL_STATE,
     VOID_REASON_MISSING,
     closed_shoe_cards_gone,
@@ -304,7 +305,7 @@ def coup_void(
     approves it (tables.services.voids.void_request_approve); a coup that ended meanwhile lapses
     it (the answer is the lapsed request)."""
     coup = lock_coup(coup)
-    check_can_approve(actor, coup.shoe.table.casino_id)
+    check_can_approve(actor, coup.shoe.table.casino_id, refusal=PIT_BOSS_VOID_REFUSAL)
     check_independent_voider(actor, coup)
     request = None if approving is None else void_request_locked(approving, coup=coup)
     if coup.state not in VOIDABLE_COUP_STATES:

@@ -38,6 +38,7 @@ from tables.services.setup import player_create
 from tables.services.shoes import shoe_close_locked
 from tables.wording import (
     CLOSE_COUP_IN_PLAY,
+    SHOE_CLOSED_WITH_SESSION,
     seated_elsewhere,
     standing_elsewhere,
 )
@@ -82,7 +83,7 @@ def table_session_close(
     now = at or timezone.now()
     for shoe in Shoe.objects.select_for_update().filter(session=session, state=Shoe.State.OPEN):
         # audited, and flagged if less than 5/6 of it was dealt, like any other closing shoe
-        shoe_close_locked(actor=actor, shoe=shoe, reason="session closed")
+        shoe_close_locked(actor=actor, shoe=shoe, reason=SHOE_CLOSED_WITH_SESSION)
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is not None:
         bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.SESSION_CLOSED, at=now)

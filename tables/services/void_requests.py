@@ -24,6 +24,7 @@ from tables.models import Casino, Coup, GameCoup, VoidRequest
 from tables.permissions import SeparationOfDuties, check_can_approve
 from tables.selectors import void_request_coup, void_requests_waiting_of
 from tables.wording import (
+    PIT_BOSS_VOID_DECISION_REFUSAL,
     VOID_ALREADY_ASKED,
     VOID_ASKER_REFUSAL,
     VOID_DECIDED,
@@ -95,7 +96,7 @@ def void_gate(
 def void_request_check_decider(actor: Staff, request: VoidRequest) -> None:
     """403 unless ``actor`` is a pit boss of the request's casino who did not ask for the void (who
     recorded a step of the coup is refused by the game's void service, in its words)."""
-    check_can_approve(actor, request.casino_id)
+    check_can_approve(actor, request.casino_id, refusal=PIT_BOSS_VOID_DECISION_REFUSAL)
     if request.requested_by_id == actor.pk:
         raise SeparationOfDuties(VOID_ASKER_REFUSAL)
 

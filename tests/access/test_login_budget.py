@@ -172,7 +172,14 @@ def test_the_token_endpoint_answers_problem_json(croupier) -> None:
 
 @pytest.mark.parametrize(
     "body",
-    [b"not json", b"[1, 2]", b'{"username": 7, "password": "x"}', b'{"password": "x"}'],
+    [
+        b"not json",
+        b"[1, 2]",
+        b'{"username": 7, "password": "x"}',
+        b'{"password": "x"}',
+        b"[" * 5000 + b"]" * 5000,  # was a RecursionError in the middleware: a 500, to anyone
+    ],
+    ids=["not-json", "a-list", "a-number", "no-username", "5000-deep"],
 )
 def test_a_body_without_a_username_is_left_to_the_view(body) -> None:
     with budget(username=1, address=1, second=1):
@@ -180,6 +187,17 @@ def test_a_body_without_a_username_is_left_to_the_view(body) -> None:
             answer = APIClient(REMOTE_ADDR="192.0.2.1").post(TOKEN, body, content_type="application/json")
             assert answer.status_code == 400
     assert login_budget_take(username="x", ip="192.0.2.1") is None
+
+
+def test_a_body_nested_too_deep_is_the_parsers_400_not_a_500() -> None:
+    before = written()
+    answer = APIClient(REMOTE_ADDR="192.0.2.1").post(
+        TOKEN, b"[" * 5000 + b"]" * 5000, content_type="application/json"
+    )
+    assert answer.status_code == 400
+    assert answer["Content-Type"] == "application/problem+json"
+    assert answer.json()["code"] == "nesting_too_deep"
+    assert written() == before
 
 
 def test_signed_in_requests_never_pass_the_budget(croupier, table) -> None:

@@ -113,6 +113,16 @@ def test_bad_input_is_a_400_never_a_500(cashier, body) -> None:
     assert not ApiToken.objects.exists()
 
 
+@pytest.mark.parametrize("field", ["username", "password"])
+def test_a_username_or_password_that_is_no_json_string_is_refused_not_converted(cashier, field) -> None:
+    """``{"username": 5}`` was read as the name "5" (DRF's CharField turns numbers into text)."""
+    body = {"username": "cashier", "password": PASSWORD, field: 5}
+    response = post(body)
+    assert response.status_code == 400
+    assert problem_body(response)[field] == ["A string is required."]
+    assert not ApiToken.objects.exists() and not LoginFailure.objects.exists()
+
+
 def test_a_body_that_is_not_json_is_a_400(cashier) -> None:
     client = APIClient()
     assert client.post(URL, "{not json", content_type="application/json").status_code == 400

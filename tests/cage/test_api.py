@@ -4,6 +4,7 @@ balance and history (who may read what), and nothing written by any refusal."""
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.utils import timezone
 
 from cage import services
@@ -102,6 +103,8 @@ def test_an_amount_above_the_cage_limit_is_refused(cashier, dupont, settings) ->
 
 def test_a_cash_out_above_the_balance_is_refused(cashier, dupont) -> None:
     api = Api(cashier)
+    # a program's client that carries a screen's language cookie: the API answers in English still
+    api.client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
     api.ok(api.post(BUY_IN, {"player": dupont.pk, "amount": 100}))
     body = refused(api, CASH_OUT, {"player": dupont.pk, "amount": 101}, 400)
     assert body == {
@@ -258,6 +261,28 @@ def test_a_buy_in_above_the_day_s_report_threshold_needs_the_document_in_the_bod
     assert api.ok(api.post(BUY_IN, with_it))["balance"] == 10_001
     assert list(CashReport.objects.values_list("player", "direction", "total")) == [(dupont.pk, "in", 10_001)]
     assert PlayerIdentification.objects.get(player=dupont).masked == "****4567"
+
+
+STRING = "A string is required."
+
+
+@pytest.mark.parametrize(
+    ("document", "errors"),
+    [
+        ({"document_type": "passport", "document_number": 123456789}, {"document_number": [STRING]}),
+        ({"document_type": 1, "document_number": "12AB34567"}, {"document_type": [STRING]}),
+    ],
+)
+def test_an_identity_document_is_json_strings_not_numbers_turned_into_text(
+    cashier, dupont, document, errors
+) -> None:
+    """``"document_number": 123456789`` was kept as the text "123456789" on the player's file."""
+    api = Api(cashier)
+    api.ok(api.post(BUY_IN, {"player": dupont.pk, "amount": 10_000}))
+    before = {**counts(), "identified": PlayerIdentification.objects.count()}
+    body = refused(api, BUY_IN, {"player": dupont.pk, "amount": 1, **document}, 400)
+    assert field_errors(body) == errors
+    assert {**counts(), "identified": PlayerIdentification.objects.count()} == before
 
 
 def test_the_cage_reads_a_player_s_cash_today_and_nobody_else(cashier, pit_boss, dupont) -> None:

@@ -6,6 +6,7 @@ screen."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 from django.conf import settings
@@ -140,6 +141,32 @@ def test_a_cash_out_above_the_chips_is_refused_before_the_confirmation(cashier, 
     buy = client.post(reverse("cage:buy_in", args=[casino.pk]), buy_in, headers=HTMX)
     assert buy.status_code == 200
     assert "Buy-in of <strong>50</strong> chips for Comte Orlov?" in buy.content.decode()
+
+
+CASH_OUT_REFUSED = {
+    "fr": "Zero Chips n'a que 0 jetons ; un remboursement de 1\xa0500 est refusé.",
+    "ru": "Zero Chips: фишек — всего 0; выплата 1\xa0500 отклонена.",
+}
+
+
+@pytest.mark.parametrize("lang", ["fr", "ru"])
+@pytest.mark.parametrize("confirm", [False, True], ids=["asked", "confirmed"])
+def test_a_cash_out_above_the_chips_is_refused_in_the_page_s_language(
+    cashier, casino, lang, confirm
+) -> None:
+    """The refusal is said in the cage's language, his name as typed and the amount as the page
+    writes chips, whether it comes before the confirmation or from the posting itself; the API
+    keeps the English sentence (tests/cage/test_api.py)."""
+    zero = new_player(casino=casino, display_name="Zero Chips")
+    client = logged_in(cashier)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = lang
+    before = counts()
+    form = {"player": zero.pk, "amount": "1500", "key": key(), **({"confirm": "1"} if confirm else {})}
+    response = client.post(reverse("cage:cash_out", args=[casino.pk]), form, headers=HTMX)
+    assert response.status_code == 400 and counts() == before
+    page = unescape(response.content.decode())
+    assert f'data-testid="cage-error-{zero.pk}"><p>{CASH_OUT_REFUSED[lang]}</p></div>' in page
+    assert "has only" not in page
 
 
 @pytest.mark.parametrize("amount", ["0", "-3", "lots", "", "99999999999"])

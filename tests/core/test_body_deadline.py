@@ -234,4 +234,4 @@ def test_through_gunicorn_a_whole_body_reaches_django(gunicorn) -> None:
     # the view read the JSON the wrapper handed on: its field refused, as it always is
     assert status == "HTTP/1.1 400 Bad Request" and took < 5
     problem = json.loads(answer)
-    assert (problem["code"], problem["detail"]) == ("invalid", "username: Not a valid string.")
+    assert (problem["code"], problem["detail"]) == ("invalid", "username: A string is required.")

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from celery import shared_task
+from celery.result import denied_join_result
 from celery.schedules import crontab
 from django.test import override_settings
 from django.utils import timezone
@@ -131,6 +133,25 @@ def test_a_failing_task_is_logged_and_the_others_still_run(caplog: pytest.LogCap
     assert "embedded beat: a (boom) failed" in caplog.text and "the task failed" in caplog.text
     clock.forward(60)
     assert beat.tick() == ["a", "b"]  # and it is tried again at its next time
+
+
+@shared_task(name="tests.embedded_beat.answer")
+def _answer() -> int:
+    return 42
+
+
+def test_a_task_due_while_an_eager_task_runs_in_another_thread_is_run(caplog) -> None:
+    """While any eager task runs (a report a request runs in its own thread, with tasks in-process),
+    Celery holds a flag of the whole process that refuses ``.get()`` "within a task": the embedded
+    beat's next due task ran, then failed on it ("Never call result.get() within a task!")."""
+    with denied_join_result():  # what Task.apply holds for as long as that eager task runs
+        assert EmbeddedBeat._apply("tests.embedded_beat.answer", (), {}) == 42
+    clock = Clock()
+    beat = EmbeddedBeat({"answer": {"task": "tests.embedded_beat.answer", "schedule": 60}}, clock=clock)
+    clock.forward(60)
+    with denied_join_result():
+        assert beat.tick() == ["answer"]
+    assert "failed" not in caplog.text
 
 
 def test_never_two_ticks_at_once_in_the_process() -> None:

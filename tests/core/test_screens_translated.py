@@ -617,3 +617,46 @@ def test_the_check_finds_english_codes_and_card_codes() -> None:
         "engine word 'player'",
     ]
     assert findings(visible_text("<p>Jean Dupont · 12 · 10♦ · Casino · Punto Banco</p>"), phrases) == []
+
+
+# ---------------------------------------------------------------------------- French typography
+#: a colon, semicolon, question or exclamation mark with no space before it, followed by a space (so
+#: a time "21:00", a code "coup:41" or "heures:minutes" are not read as punctuation): the mark with
+#: the two words before it and the two after
+FRENCH_UNSPACED = re.compile(r"((?:\S+ ){0,2}\S*[^\s])([:;?!])((?: \S+){0,2})(?=\s|$)")
+#: the one left, built in Python outside the catalogue (tables/views/croupier.py joins a step's label
+#: and what it broke with ": "): the restore screen's list of violations
+FRENCH_UNSPACED_ELSEWHERE = {"Le banquier reste: Le banquier"}
+#: the charts' bars are titled in Python too (review/views.py: "2026-12-06: hold 5,000 %", "21:00: 3"):
+#: their SVGs are left out of this check, as the one above is listed, until those are built in words
+CHART = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
+
+
+def french_unspaced(text: str) -> set[str]:
+    """Each unspaced mark in ``text`` (whitespace made single spaces, as visible_text does)."""
+    return {"".join(m.groups()) for m in FRENCH_UNSPACED.finditer(" ".join(text.split()))}
+
+
+@pytest.mark.slow
+def test_french_puts_a_space_before_a_colon_on_every_screen(night: Night) -> None:
+    """French writes "Sabot 1 : 1 coup", "Banquier : …" (a space before ":", ";", "?", "!"); a colon
+    left outside a message in a template ("{% translate 'Shoe' %}: …") reads "Sabot 1: 1 coup"."""
+    clients = _clients(night, "fr")
+    kept = _kept(night)
+    found: dict[str, set[str]] = {}
+    for pattern in _pages(night):
+        for url in pattern.urls:
+            for persona, client in clients.items():
+                response = client.get(url)
+                if response.status_code == 200 and "text/html" in response.get("Content-Type", ""):
+                    text = without(visible_text(CHART.sub("", response.content.decode())), kept)
+                    found.setdefault(f"{persona} {url}", set()).update(french_unspaced(text))
+    for name, persona, url, data in night.posts:
+        text = without(visible_text(clients[persona].post(url, data).content.decode()), kept)
+        found.setdefault(f"POST {url} ({name})", set()).update(french_unspaced(text))
+    assert set().union(*found.values()) == FRENCH_UNSPACED_ELSEWHERE, {p: f for p, f in found.items() if f}
+
+
+def test_the_french_typography_check() -> None:
+    text = "Sabot 1: 1 coup · Banquier : Anna · 21:00 · coup:41 · Quelle carte ? Oui!"
+    assert french_unspaced(text) == {"Sabot 1: 1 coup", "carte ? Oui!"}

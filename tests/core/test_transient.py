@@ -64,6 +64,8 @@ def test_each_broken_off_transaction_has_its_answer(sqlstate, status, code, kind
     answer = error_answer(broken_off(sqlstate))
     assert answer is not None and (answer.status, answer.code) == (status, code)
     assert answer.body["code"] == code and "nothing was recorded" in answer.body["detail"]
+    if kind is not StatementTimeout:  # said of any request, the token's, the cage's, a report's
+        assert answer.body["detail"] == "The database was busy and nothing was recorded: send it again."
 
 
 def test_other_database_errors_stay_bugs() -> None:

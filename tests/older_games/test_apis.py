@@ -18,7 +18,7 @@ from older_games.api import outputs as s
 from older_games.services import fund_balance, player_key
 from tables.api import outputs as floor_outputs
 from tables.models import GameCoup, GameStep
-from tests.factories import CroupierAssignmentFactory, UserFactory
+from tests.factories import CasinoFactory, CroupierAssignmentFactory, PlayerFactory, UserFactory
 from tests.problems import field_errors, problem_body
 from tests.tables.api.conftest import Api
 from tests.tables.play import row_counts
@@ -379,6 +379,15 @@ def test_starting_with_a_banker_named(game_table, croupier, table) -> None:
     }
     # a chemin de fer table starts no game coup
     assert refuse(api, f"/tables/{table.pk}/game-coups/", status=400)["code"] == "invalid"
+
+
+def test_a_banker_of_another_casino_is_refused_without_his_name(game_table, croupier) -> None:
+    """The refusal named him ("P2a is not seated at this table."): a croupier could read another
+    casino's players' names by trying their ids. Now it says what the seats say."""
+    macao, _session, _players = game_table("macao", players=3)
+    stranger = PlayerFactory(casino=CasinoFactory(), display_name="Outsider Name")
+    answer = refuse(Api(croupier), f"/tables/{macao.pk}/game-coups/", {"banker": stranger.pk}, status=400)
+    assert answer == {"code": "invalid", "detail": "This player belongs to another casino."}
 
 
 def test_listing_game_coups(game_table, croupier, other_croupier, pit_boss, accountant, outsider) -> None:

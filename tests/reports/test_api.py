@@ -99,6 +99,8 @@ def test_the_same_key_replays_the_answer(accountant) -> None:
         (_body(start="2026-13-01"), "start"),
         (_body(casino=999999), "casino"),
         (_body(casino="1"), "casino"),
+        (_body(kind=5), "kind"),  # was read as the kind "5"
+        (_body(format=5), "format"),
         ({**_body(), "colour": "red"}, "colour"),
     ],
 )
@@ -107,6 +109,19 @@ def test_a_bad_request_is_a_problem_and_writes_nothing(accountant, body, field) 
     assert response.status_code == 400
     problem = problem_body(response)
     assert problem["code"] == "invalid" and field in problem
+    assert not ReportRun.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [({"start": "0001-01-01"}, "start"), ({"end": "9999-12-31", "start": "9999-12-31"}, "start")],
+)
+def test_a_day_at_the_calendars_ends_is_refused_not_a_failed_run(accountant, changes, field) -> None:
+    """The period's bounds (the day after its end, the gaming day's first instant) fall off Python's
+    calendar there: the run was queued and then failed with an OverflowError."""
+    response = Api(accountant).post("/reports/runs/", _body(**changes))
+    assert response.status_code == 400
+    assert problem_body(response)[field] == ["Enter a date from 1900-01-01 to 9998-12-31."]
     assert not ReportRun.objects.exists()
 
 

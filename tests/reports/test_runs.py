@@ -11,11 +11,14 @@ from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import OperationalError
+from django.db.models import QuerySet
 
 from audit.models import AuditEvent
 from core.models import OutboxMessage
-from reports import builders, services
+from reports import builders, kinds, services
 from reports.kinds import ReportRequestError, report_write
+from reports.model import RecordReport
 from reports.models import ReportRun
 from reports.services import (
     ReportRunNotReady,
@@ -25,6 +28,7 @@ from reports.services import (
     report_run_schedule,
 )
 from reports.storage import reports_storage, temp_name
+from reports.writers import jsonl as jsonl_writer
 from tables.services import casino_staff_grant
 from tests.factories import CasinoFactory, TableFactory
 from tests.reports.runs import day, fake_bytes, fake_writer, levy_request, reports_casino_id
@@ -447,3 +451,56 @@ def test_a_storage_that_refuses_to_write_fails_the_run(accountant, monkeypatch) 
     failed = report_run_execute(run_id=run.pk)
     assert failed is not None and failed.status == "failed"
     assert "PermissionError" in failed.error
+
+
+# ------------------------------------------------- a report read beside the tables (SQLite default)
+def test_a_progress_the_database_refuses_is_skipped_and_the_report_finishes(
+    accountant, settings, monkeypatch, caplog
+) -> None:
+    """On SQLite the progress UPDATE comes on the connection still reading the report; when another
+    writer committed meanwhile, SQLite refuses it at once ("database is locked"). That failed the
+    whole run before; a progress is only a progress."""
+    settings.REPORTS_PROGRESS_INTERVAL = 0
+    run = report_run_request(actor=accountant, request=levy_request())
+    real_update = QuerySet.update
+
+    def locked_update(self: QuerySet, **fields: Any) -> int:
+        if self.model is ReportRun and "rows_done" in fields:
+            raise OperationalError("database is locked")
+        return real_update(self, **fields)
+
+    monkeypatch.setattr(QuerySet, "update", locked_update)
+    monkeypatch.setattr(services, "report_write", fake_writer(lines=4))
+    done = report_run_execute(run_id=run.pk)
+    assert done is not None
+    assert (done.status, done.rows_done, done.error) == ("finished", 4, "")
+    assert caplog.messages.count(f"report run {run.pk}: progress not written (database is locked)") == 4
+
+
+def test_a_writer_failing_half_way_closes_the_reports_query(monkeypatch) -> None:
+    """Left suspended in its fetch loop, the stream kept its cursor open until the garbage collector
+    came by: on SQLite a read lock that stopped every other writer, the run's failure included."""
+    closed: list[str] = []
+
+    def records() -> Any:
+        try:
+            for n in range(10):
+                yield {"n": n}
+        finally:
+            closed.append("closed")
+
+    monkeypatch.setattr(kinds, "report_build", lambda request, scope: RecordReport(records=records()))
+    monkeypatch.setattr(kinds, "request_scope", lambda request: None)
+    monkeypatch.setattr(jsonl_writer, "CHUNK_ROWS", 2)
+
+    def progress(done: int, expected: int | None) -> None:
+        raise OSError("disk full")
+
+    try:
+        report_write(request=levy_request(), out=io.BytesIO(), progress=progress)
+    except OSError as exc:
+        # while the failure is still being handled (its frames alive, as when the run's failure is
+        # written): the query is closed already, not left for the garbage collector
+        assert (str(exc), closed) == ("disk full", ["closed"])
+    else:
+        pytest.fail("the writer's failure was swallowed")

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  (Russian words: Cyrillic letters that look Latin are meant)
 """The reports page: ask for a run (htmx and plain posts), watch it (the polled row), download it
 (audited, no-store), the history's pages; every other role refused with nothing written."""
 
@@ -6,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+from html import unescape
 from typing import Any
 
 import pytest
@@ -19,7 +21,7 @@ from reports.models import ReportRun
 from reports.services import report_run_execute, report_run_request
 from tables.gaming_day import casino_calendar
 from tables.services import casino_staff_grant
-from tests.factories import CasinoFactory
+from tests.factories import CasinoFactory, UserFactory
 from tests.reports.runs import day, fake_bytes, fake_writer, levy_request, reports_casino_id
 
 pytestmark = pytest.mark.django_db
@@ -112,7 +114,8 @@ def test_a_preset_is_the_chosen_casinos_gaming_days(client, accountant) -> None:
     ("changes", "message"),
     [
         ({"start": "", "end": ""}, "Give the first and the last gaming day."),
-        ({"fmt": "jsonl"}, "The levy report comes in csv, xlsx, pdf, not jsonl."),
+        # the page names the report by its title (the API by its slug: tests/reports/test_api.py)
+        ({"fmt": "jsonl"}, "The Levy (percentage tax) report comes in CSV, XLSX, PDF, not JSONL."),
         ({"kind": "payroll"}, "Select a valid choice. payroll is not one of the available choices."),
     ],
 )
@@ -209,3 +212,96 @@ def test_an_unknown_run_is_not_found(client, accountant) -> None:
     client.force_login(accountant)
     assert client.get(reverse("review:report_run", args=[999999])).status_code == 404
     assert client.get(reverse("review:report_run_file", args=[999999])).status_code == 404
+
+
+# ------------------------------------------------------------------------- the page's language
+#: a refusal naming a report, on the page: its title as the form offers it (the API keeps the
+#: slug, tests/reports/test_api.py), the formats as the form writes them
+REFUSALS = {
+    "fr": {
+        # the service's "format" is no field of the form (its "fmt"): said on its own
+        "format": "Le rapport « Cagnotte (prélèvement au pourcentage) » existe en CSV, XLSX, PDF, "
+        "pas en JSONL.",
+        "records": "Le rapport « Relevés des coups » existe en JSONL, pas en XLSX.",
+        "casino": "Casino : Le rapport « Redevances horaires et droits de cartes » porte sur un seul casino "
+        ": choisissez-le.",
+    },
+    "ru": {
+        "format": "Отчёт «Сбор (процентный налог)» выдаётся в формате CSV, XLSX, PDF, а не JSONL.",
+        "records": "Отчёт «Записи коупов» выдаётся в формате JSONL, а не XLSX.",
+        "casino": "Казино: Отчёт «Почасовая плата и плата за карты» строится по одному казино: выберите его.",
+    },
+}
+
+
+@pytest.mark.parametrize("lang", ["fr", "ru"])
+@pytest.mark.parametrize(
+    ("refusal", "changes"),
+    [
+        ("format", {"fmt": "jsonl"}),
+        ("records", {"kind": "coup-records", "fmt": "xlsx", "casino": ""}),
+        ("casino", {"kind": "fees", "casino": ""}),
+    ],
+)
+def test_a_refusal_names_the_report_by_its_title_in_the_page_s_language(
+    client, accountant, settings, lang, refusal, changes
+) -> None:
+    client.force_login(accountant)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = lang
+    before = _counts()
+    response = client.post(reverse("review:report_runs"), _form(**changes), **HTMX)
+    assert response.status_code == 400 and _counts() == before
+    errors = re.search(r'data-testid="report-form-errors">(.*?)</p>', unescape(response.content.decode()))
+    assert errors is not None and errors.group(1).strip() == REFUSALS[lang][refusal]
+
+
+def _default_form(html: str) -> dict[str, str]:
+    """What the browser posts of the page's form untouched: each select's selected option (its
+    first when none is), each input's value."""
+    start = html.index('data-testid="report-form"')
+    form = html[start : html.index("</form>", start)]
+    data: dict[str, str] = {}
+    for name, options in re.findall(r'<select name="(\w+)"[^>]*>(.*?)</select>', form, re.DOTALL):
+        values = re.findall(r'<option value="([^"]*)"( selected)?>', options)
+        data[name] = next((v for v, chosen in values if chosen), values[0][0])
+    for name, value in re.findall(r'<input type="(?:date|hidden)" name="(\w+)"(?: value="([^"]*)")?', form):
+        data[name] = value
+    return data
+
+
+def test_a_one_casino_reader_s_form_starts_with_his_casino_and_generates_as_it_stands(client, db) -> None:
+    """A one-casino club's accountant reads "every casino", which is his: the form chooses it, so
+    a report of one casino (the levy, first) is not refused on the first "Generate"."""
+    casino = CasinoFactory(name="Cercle Unique")
+    accountant = UserFactory(username="compta", roles=["accountant"], casinos=[casino])
+    client.force_login(accountant)
+    html = client.get(reverse("review:exports")).content.decode()
+    assert re.search(rf'<option value="{casino.pk}" selected>Cercle Unique</option>', html)
+    data = _default_form(html)
+    assert (data["kind"], data["casino"], data["fmt"]) == ("levy", str(casino.pk), "csv")
+    response = client.post(reverse("review:report_runs"), data, **HTMX)
+    assert response.status_code == 200
+    assert ReportRun.objects.get().casino_id == casino.pk
+
+
+def test_a_reader_of_several_casinos_starts_with_the_one_he_works_for(client, db) -> None:
+    CasinoFactory(name="Autre Cercle")
+    casino = CasinoFactory(name="Son Cercle")
+    auditor = UserFactory(username="audit", roles=["group_auditor"], casinos=[casino])
+    client.force_login(auditor)
+    html = client.get(reverse("review:exports")).content.decode()
+    assert re.search(rf'<option value="{casino.pk}" selected>Son Cercle</option>', html)
+    assert '<option value="" selected>All casinos</option>' not in html
+
+
+def test_a_reader_of_several_casinos_of_his_own_chooses_one(client, db) -> None:
+    casinos = [CasinoFactory(name="Cercle A"), CasinoFactory(name="Cercle B")]
+    accountant = UserFactory(username="compta", roles=["accountant"], casinos=casinos)
+    client.force_login(accountant)
+    html = client.get(reverse("review:exports")).content.decode()
+    casino_select = html.split('name="casino"')[1].split("</select>")[0]
+    assert re.findall(r'<option value="(\w*)"( selected)?>', casino_select) == [
+        ("", " selected"),
+        (str(casinos[0].pk), ""),
+        (str(casinos[1].pk), ""),
+    ]

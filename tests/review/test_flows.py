@@ -156,7 +156,14 @@ def test_in_french_and_russian(raised, pit_boss) -> None:
             "fr",
             ("Argent passé entre joueurs", "Player 2 a passé 600 jetons à Player 1", "Flux par jour de jeu"),
         ),
-        ("ru", ("Деньги, переданные между игроками", "Player 2 передал 600 фишек игроку Player 1", "Против")),
+        (
+            "ru",
+            (
+                "Деньги, переданные между игроками",
+                "Передача фишек от игрока Player 2 игроку Player 1 — 600",  # no verb that says he or she
+                "Против",
+            ),
+        ),
     ):
         client.cookies[settings.LANGUAGE_COOKIE_NAME] = lang
         html = client.get(reverse("review:flow_alert", args=[raised.pk])).content.decode()
@@ -338,7 +345,7 @@ def test_the_banker_evidence_on_the_page(favoured, table, pit_boss) -> None:
         (
             "ru",
             (
-                "держа банк, худший выбор в 5 из 5 точек выбора, когда ставил Player 2, "
+                "держа банк, худший выбор в 5 из 5 точек выбора при ставках игрока Player 2, "
                 "в остальных — 0 из 12",
                 'data-testid="banker-shares">5 / 5 · в остальных 0 / 12<',
             ),

@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone, translation
 
 from core.sentence import Sentence
+from review.forms import RejectForm
 from review.models import Alert, AlertKind
 from review.services import alerts_raise
 from review.templatetags.review_words import alert_summary as alert_summary_filter
@@ -96,3 +97,13 @@ def test_an_account_s_stored_name_is_said_with_its_kind_translated() -> None:
         assert say(account_name("fund: Lansquenet 1 (Cercle)"), translation.gettext) == (
             "fonds de réserve : Lansquenet 1 (Cercle)"
         )
+
+
+@pytest.mark.parametrize(
+    ("lang", "placeholder"),
+    [("en", "Why the correction is wrong"), ("fr", "Pourquoi la correction est fausse"),
+     ("ru", "Почему исправление неверно")],
+)  # fmt: skip
+def test_the_reject_form_s_placeholder_is_in_the_page_s_language(lang: str, placeholder: str) -> None:
+    with translation.override(lang):
+        assert f'placeholder="{placeholder}"' in str(RejectForm()["reason"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from audit.row_verify import rows_verify
 from tables.models import Bet, CoupStep
 from tests.problems import field_errors
 from tests.tables.play import open_floor, row_counts
@@ -78,3 +79,26 @@ def test_after_the_reveal_the_amendment_is_refused_pointing_to_the_correction(cr
     api.ok(api.step(cid, "reveal"))
     refused = api.refuse(f"/coups/{cid}/steps/{index}/amend/", {"amount": 150, "reason": "t"}, status=409)
     assert "correction" in refused["detail"]
+
+
+def test_a_bet_a_banco_withdrew_is_amended_and_its_replacement_stays_withdrawn(croupier, table) -> None:
+    """The banco took back seat 2's bet (typed 15 for 150) before the croupier saw the typo. The
+    amendment was a 409 "reload and retry" that no retry could pass: the service withdrew the
+    mistyped bet again, which the append-only trigger refuses for a row withdrawn already."""
+    open_floor(croupier, table)
+    api = Api(croupier)
+    cid, index = typo_coup(api, table.pk)
+    api.ok(api.step(cid, "banco", callers=[{"seat": 3}]))
+    mistyped = Bet.objects.get(coup_id=cid, seat__number=2)
+    assert mistyped.withdrawn
+    body = api.ok(api.post(f"/coups/{cid}/steps/{index}/amend/", {"amount": 150, "reason": "typed 15"}))
+    assert (body["step"]["kind"], body["step"]["supersedes"], body["step"]["payload"]["amount"]) == (
+        "amend",
+        index,
+        150,
+    )
+    assert body["coup"]["bets"] == [{"punter": "seat-3", "amount": 200, "spectator": False}]
+    replacement = Bet.objects.get(replaces=mistyped)
+    assert (replacement.amount, replacement.withdrawn) == (150, True)
+    assert Bet.objects.filter(coup_id=cid, withdrawn=False).count() == 1
+    assert [str(d) for d in rows_verify().differences] == []  # every row as its events bound it

@@ -217,6 +217,30 @@ def test_unknown_coup_is_not_found(croupier) -> None:
     assert row_counts() == before
 
 
+@pytest.mark.parametrize("number", [2**63, 10**19, 10**20, 99999999999999999999])
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/tables/{n}/coups/", {"bank": 100}),
+        ("/coups/{n}/steps/", {"step": 1, "kind": "bets_closed"}),
+        ("/coups/{n}/steps/1/amend/", {"card": "9H", "reason": "typo"}),
+        ("/coups/{n}/", None),
+    ],
+    ids=["coup-start", "step", "amend", "coup-read"],
+)
+def test_an_id_no_row_can_have_is_not_found_whoever_asks(
+    croupier, cashier, coup, number, path, body
+) -> None:
+    """These routes went to the database's own SQL with the id as sent: a number past 64 bits was
+    an OverflowError, a 500 for every role. Such an id names no row (core.converters)."""
+    before = row_counts()
+    for api in (Api(croupier), Api(cashier)):
+        url = path.format(n=number)
+        response = api.get(url) if body is None else api.post(url, body)
+        assert response.status_code == 404, (api.user, response.content[:300])
+    assert row_counts() == before
+
+
 # ------------------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("card", ["1X", "10Z", "", "XX", "A", 9])
 def test_bad_cards_are_field_errors(croupier, coup, card) -> None:

@@ -119,6 +119,33 @@ def test_another_casino_s_request_is_neither_listed_nor_decided(croupier, table,
     assert _counts() == before
 
 
+def test_who_may_not_void_or_decide_is_told_what_he_may_not_do(
+    croupier, table, pit_boss, accountant, cashier
+) -> None:
+    """A croupier voiding, or anyone but a pit boss deciding a void request, was told "Only a pit
+    boss may approve or reject a correction.": the words of another refusal."""
+    void_limit_set(table, 100)
+    coup = coup_with_bets(open_floor(croupier, table), (2, 240))
+    Api(pit_boss).post(f"/coups/{coup.pk}/void/", {"reason": "misdeal"})
+    asked = VoidRequest.objects.get()
+    before = _counts()
+    decide = {"code": "permission_denied", "detail": "Only a pit boss may approve or refuse a void request."}
+    for user in (croupier, accountant, cashier):
+        voided = Api(user).post(f"/coups/{coup.pk}/void/", {"reason": "misdeal"})
+        assert (voided.status_code, problem_body(voided)) == (
+            403,
+            {"code": "permission_denied", "detail": "Only a pit boss may void a coup."},
+        )
+        for path, body in (
+            (f"/void-requests/{asked.pk}/approve/", {}),
+            (f"/void-requests/{asked.pk}/refuse/", {"reason": "no"}),
+        ):
+            decided = Api(user).post(path, body)
+            assert (decided.status_code, problem_body(decided)) == (403, decide)
+    assert _counts() == before
+    assert Coup.objects.get(pk=coup.pk).state == Coup.State.OPEN
+
+
 def test_an_older_game_s_void_above_the_limit_answers_202(
     game_table, table, croupier, pit_boss, second_boss
 ) -> None:
