@@ -19,14 +19,13 @@ from review.selectors.dashboard import dashboard
 from review.selectors.rating import player_rating
 from tables.gaming_day import EARLIEST, LATEST, GamingCalendar, Period, casino_calendar
 from tests.factories import PlayerFactory
-from tests.problems import field_errors, problem_body
+from tests.review.test_rating_api import OUT_OF_RANGE, rating_path
 from tests.tables.api.conftest import Api
 
 pytestmark = pytest.mark.django_db
 
 #: noon UTC, 2026-12-01: the dashboard's week is 2026-11-25 to 2026-12-01
 NOON = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
-OUT_OF_RANGE = "Enter a date from 1900-01-01 to 9998-12-31."
 BOUNDS = 'min="1900-01-01" max="9998-12-31"'
 
 
@@ -93,28 +92,7 @@ def test_every_date_field_of_the_back_office_renders_iso(language) -> None:
 
 
 # ------------------------------------------------------------------- days off the calendar: API
-def rating_path(player_id: int, query: str) -> str:
-    return f"/players/{player_id}/rating/{query}"
-
-
-@pytest.mark.parametrize(
-    ("query", "errors"),
-    [
-        ("?to=0001-01-01", {"to": [OUT_OF_RANGE]}),
-        ("?to=9999-12-31", {"to": [OUT_OF_RANGE]}),
-        ("?from=9999-12-31&to=9999-12-31", {"from": [OUT_OF_RANGE], "to": [OUT_OF_RANGE]}),
-        ("?from=0001-01-01&to=0001-01-07", {"from": [OUT_OF_RANGE], "to": [OUT_OF_RANGE]}),
-        ("?from=1899-12-31", {"from": [OUT_OF_RANGE]}),
-        ("?to=9999-01-01", {"to": [OUT_OF_RANGE]}),
-    ],
-)
-def test_a_day_off_the_calendar_is_a_400(pit_boss, table, query, errors) -> None:
-    player = PlayerFactory(casino=table.casino)
-    response = Api(pit_boss).get(rating_path(player.pk, query))
-    assert response.status_code == 400
-    assert field_errors(problem_body(response)) == errors
-
-
+# refused with a 400: tests/review/test_rating_api.py (test_a_bad_period_is_a_400); answered:
 @pytest.mark.parametrize(
     ("query", "period"),
     [

@@ -13,6 +13,8 @@ from tests.tables.api.conftest import Api
 
 pytestmark = pytest.mark.django_db
 
+OUT_OF_RANGE = "Enter a date from 1900-01-01 to 9998-12-31."
+
 
 def rating_path(player_id: int, query: str = "") -> str:
     return f"/players/{player_id}/rating/{query}"
@@ -84,6 +86,13 @@ def test_the_period_defaults_to_the_last_seven_gaming_days(accountant, croupier,
         ("?from=2026-12-05&to=2026-12-01", {"non_field_errors": ["The period starts after it ends."]}),
         ("?from=2025-01-01&to=2026-12-01", {"non_field_errors": ["A period covers at most 367 days."]}),
         ("?since=2026-12-01", {"since": ["Unknown field."]}),
+        # days off the calendar the product supports (core.widgets): each was an OverflowError, a 500
+        ("?to=0001-01-01", {"to": [OUT_OF_RANGE]}),
+        ("?to=9999-12-31", {"to": [OUT_OF_RANGE]}),
+        ("?from=9999-12-31&to=9999-12-31", {"from": [OUT_OF_RANGE], "to": [OUT_OF_RANGE]}),
+        ("?from=0001-01-01&to=0001-01-07", {"from": [OUT_OF_RANGE], "to": [OUT_OF_RANGE]}),
+        ("?from=1899-12-31", {"from": [OUT_OF_RANGE]}),
+        ("?to=9999-01-01", {"to": [OUT_OF_RANGE]}),
     ],
 )
 def test_a_bad_period_is_a_400(pit_boss, table, query, errors) -> None:
