@@ -115,6 +115,23 @@ def anchor_newest(*, chain: int = GLOBAL_CHAIN, path: str | Path | None = None) 
 _TAIL_BYTES = 64 * 1024
 
 
+def anchor_signed_last(path: str | Path | None = None) -> dt.datetime | None:
+    """When the newest correctly signed anchor of any chain in the anchor file (``AUDIT_ANCHOR_FILE``)
+    was signed (beat's or a report's): when the heads were last anchored, what the development
+    server's embedded beat asks (core.embedded_beat). Read from the file's end; None without a file
+    or an anchor there."""
+    path = path if path is not None else settings.AUDIT_ANCHOR_FILE
+    if not path:
+        return None
+    try:
+        lines = anchor_lines(Path(path), _TAIL_BYTES)
+    except (OSError, UnicodeDecodeError):
+        return None
+    keys = audit_keys()
+    anchors = [anchor_parse(text, keys) for text in lines if text.strip()]
+    return max((a.moment for a in anchors if isinstance(a, Anchor)), default=None)
+
+
 def anchor_lines(path: Path, tail: int | None) -> list[str]:
     """The file's lines, or only those wholly within its last ``tail`` bytes."""
     with path.open("rb") as file:

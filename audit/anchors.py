@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from audit.anchor_file import (
@@ -124,7 +125,111 @@ def anchor_publish() -> list[Anchor]:
             logger.exception(
                 "could not append the audit anchors (%s seq=%s) to %s", first.scope, first.seq, path
             )
+        else:
+            anchor_file_note(path)
     return anchors
+
+
+# ------------------------------------------------------------------ the anchor file, recorded
+# Whether an anchor file that is not there now ever was: the database records it, with one audit
+# event on the global chain (ANCHOR_FILE_ACTION, ``after = {"path", "since"}``) written the first
+# time ``anchor_publish`` appends anchors to a file (beat, a report: for a file written before this
+# record existed, or only by the ``audit_anchor`` command, which writes nothing in the database,
+# the first time a process publishes to it). Without it, a missing file on a clean install (no anchor written
+# yet) and a deleted one looked alike, and the first verification of a new install reported its
+# chain broken (docs/audit.md, "Anchors"). The event is chained like any other: the database's role
+# can neither forge nor remove it without breaking the global chain.
+
+#: the action of the event that records anchors written to a file
+ANCHOR_FILE_ACTION = "audit.anchorfile.record"
+#: how a stored verification's reason starts when an anchor is at fault (audit.tasks), and when the
+#: anchor file itself is (missing, unreadable, emptied, started again): the pit's alert then names
+#: the file, not a position of the chain (review.selectors.alerts)
+ANCHORS_REASON = "anchors: "
+ANCHOR_FILE_REASON = f"{ANCHORS_REASON}anchor file "
+
+#: the anchor files this process has seen recorded (or recorded itself): asked of the database once
+_NOTED: set[str] = set()
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorFileRecord:
+    path: str  # absolute
+    seq: int  # the recording event's, on the global chain
+    since: str  # the oldest anchor the file held when it was recorded (an anchor's ``at``)
+
+    @property
+    def since_moment(self) -> dt.datetime:
+        return dt.datetime.strptime(self.since, TIME_FORMAT).replace(tzinfo=dt.UTC)
+
+
+def anchor_file_path(path: str | Path) -> str:
+    """The one spelling of an anchor file's path the record and its lookups use (absolute)."""
+    return os.path.abspath(os.fspath(path))
+
+
+def anchor_file_recorded(path: str | Path) -> AnchorFileRecord | None:
+    """The first event recording that anchors were written to ``path``; None when none does (no
+    anchor was ever written there, as far as the database knows). Reads the global chain's events
+    of that action (a few: one per anchor file)."""
+    where = anchor_file_path(path)
+    events = AuditEvent.objects.filter(chain=GLOBAL_CHAIN, action=ANCHOR_FILE_ACTION).order_by("seq")
+    for seq, after in events.values_list("seq", "after"):
+        if isinstance(after, dict) and after.get("path") == where and isinstance(after.get("since"), str):
+            record = AnchorFileRecord(path=where, seq=seq, since=after["since"])
+            try:
+                record.since_moment  # noqa: B018 (parses the time)
+            except ValueError:  # not a time: not a record this code wrote
+                continue
+            return record
+    return None
+
+
+def _oldest_anchor(path: str) -> Anchor | None:
+    """The oldest signed anchor among the first lines of the file (it only grows: its start)."""
+    keys = audit_keys()
+    try:
+        with open(path, "rb") as file:
+            head = file.read(_HEAD_BYTES)
+    except OSError:
+        return None
+    lines = head.decode("utf-8", errors="replace").splitlines()
+    if len(head) == _HEAD_BYTES:
+        lines = lines[:-1]  # the last may be cut
+    parsed = [anchor_parse(text, keys) for text in lines if text.strip()]
+    return min((a for a in parsed if isinstance(a, Anchor)), key=lambda a: a.moment, default=None)
+
+
+#: how much of the anchor file's start :func:`_oldest_anchor` reads
+_HEAD_BYTES = 64 * 1024
+
+
+def anchor_file_note(path: str | Path) -> AnchorFileRecord | None:
+    """Make sure the database records that anchors are written to ``path`` (called once they were
+    appended): one event the first time, none after (asked of the database once a process). A
+    failure is logged, never raised (a read-only role, a database that is down: the anchors are
+    written all the same, and the next append tries again)."""
+    where = anchor_file_path(path)
+    if where in _NOTED:
+        return None
+    from audit.services import audit_record
+
+    try:
+        record = anchor_file_recorded(where)
+        if record is None:
+            oldest = _oldest_anchor(where)
+            if oldest is None:  # nothing signed in it to record (the append failed, or was not ours)
+                return None
+            with transaction.atomic():
+                audit_record(
+                    actor=None, action=ANCHOR_FILE_ACTION, after={"path": where, "since": oldest.at}
+                )
+            record = anchor_file_recorded(where)
+    except DatabaseError:
+        logger.exception("could not record in the database that audit anchors are written to %s", where)
+        return None
+    _NOTED.add(where)
+    return record
 
 
 # ------------------------------------------------------------------------------ verification
@@ -136,6 +241,10 @@ class AnchorProblem:
     line: int | None = None  # the anchor file's line, when one anchor is at fault
     seq: int | None = None  # the chain position at fault, when there is one
     chain: int | None = None  # the chain at fault, when there is one
+    #: the file holds no anchor, and the database records none written to it: a new install before
+    #: its first anchor (audit.tasks says "no anchor written yet"; ``verify_audit --anchors FILE``,
+    #: asked about that file by name, still fails)
+    unwritten: bool = False
 
 
 @dataclass(slots=True)
@@ -144,10 +253,17 @@ class AnchorReport:
     checked: int = 0  # well-formed, correctly signed anchors
     newest: Anchor | None = None
     problems: list[AnchorProblem] = field(default_factory=list)
+    #: the database's record that anchors were written to this file (None: no anchor ever was)
+    recorded: AnchorFileRecord | None = None
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def unwritten(self) -> bool:
+        """No anchor was ever written to the file: nothing to check against yet."""
+        return any(problem.unwritten for problem in self.problems)
 
 
 def _hours(delta: dt.timedelta) -> str:
@@ -159,22 +275,37 @@ def anchors_verify(
 ) -> AnchorReport:
     """Check the anchor file against the chain in the database.
 
-    Reported: a missing or empty file; a line that is not a correctly signed anchor; a newest
-    anchor older than ``max_age`` (settings ``AUDIT_ANCHOR_MAX_AGE_HOURS``) or two
-    anchors further apart than that (anchors deleted or not written); an anchor ahead of the
+    Reported: a missing or empty file (``unwritten`` when the database records no anchor written
+    to it: a new install); a file started again (its oldest anchor younger than the one it held
+    when the database recorded it: the anchors before removed); a line that is not a correctly
+    signed anchor; a newest anchor older than ``max_age`` (settings ``AUDIT_ANCHOR_MAX_AGE_HOURS``)
+    or two anchors further apart than that (anchors deleted or not written); an anchor ahead of the
     database's head (its tail deleted); an anchored seq whose event has another hash (the chain
-    rewritten at or before it) or is gone.
+    rewritten at or before it) or is gone. A problem of the file itself names the file and, when
+    the database records it, the recording event's seq on the global chain (never a seq past the
+    head: nothing is broken there).
     """
     now = now or timezone.now()
     max_age = max_age or dt.timedelta(hours=settings.AUDIT_ANCHOR_MAX_AGE_HOURS)
     report = AnchorReport(path=str(path))
+    recorded = report.recorded = anchor_file_recorded(path)
+    at = recorded.seq if recorded is not None else None
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        report.problems.append(AnchorProblem(f"anchor file {path} is missing"))
+        if recorded is None:
+            report.problems.append(AnchorProblem(f"anchor file {path} is missing", unwritten=True))
+        else:
+            report.problems.append(
+                AnchorProblem(
+                    f"anchor file {path} is missing; anchors were written to it from {recorded.since} "
+                    f"(event seq {recorded.seq} of the global chain)",
+                    seq=at,
+                )
+            )
         return report
     except (OSError, UnicodeDecodeError) as error:
-        report.problems.append(AnchorProblem(f"anchor file {path} cannot be read: {error}"))
+        report.problems.append(AnchorProblem(f"anchor file {path} cannot be read: {error}", seq=at))
         return report
 
     keys = audit_keys()
@@ -189,7 +320,12 @@ def anchors_verify(
         anchors.append((number, parsed))
     report.checked = len(anchors)
     if not anchors:
-        report.problems.append(AnchorProblem(f"anchor file {path} holds no valid anchor"))
+        # an empty file nobody ever wrote an anchor to (created ahead, to be made append-only) is
+        # a new install's too; emptied, or holding lines that are not anchors, it is a problem
+        blank = not report.problems and recorded is None
+        report.problems.append(
+            AnchorProblem(f"anchor file {path} holds no valid anchor", seq=at, unwritten=blank)
+        )
         return report
 
     # In time order, not file order: two writers (beat, an export) may append their lines in the
@@ -207,6 +343,16 @@ def anchors_verify(
                 )
             )
     report.newest = ordered[-1][1]
+    oldest_line, oldest = ordered[0]
+    if recorded is not None and oldest.moment > recorded.since_moment:
+        report.problems.append(
+            AnchorProblem(
+                f"anchor file {path} was started again at {oldest.at}; anchors were written to it "
+                f"from {recorded.since} (event seq {recorded.seq} of the global chain)",
+                line=oldest_line,
+                seq=at,
+            )
+        )
     by_chain: dict[int, list[tuple[int, Anchor]]] = {}
     for number, anchor in ordered:
         by_chain.setdefault(anchor.chain, []).append((number, anchor))

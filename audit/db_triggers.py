@@ -90,6 +90,49 @@ def triggers_present(connection: BaseDatabaseWrapper, table: str) -> bool:
     return _all_present(connection, table, trigger_names(connection.vendor, table))
 
 
+#: the tables guarded by a trigger pair named as the append-only ones (``trigger_names``) besides
+#: core.db_roles' two lists: a bet is only withdrawn, while its coup is open, and a coup is frozen
+#: once it is over (their own guard functions, tables 0017 and the migrations after it)
+ROW_GUARDED_TABLES: tuple[str, ...] = ("tables_bet", "tables_coup")
+
+
+def guarded_tables() -> tuple[str, ...]:
+    """Every table the database keeps from UPDATE and DELETE (or from changing a row once it is
+    final) by a trigger pair named as the append-only ones: the append-only tables, the ones
+    frozen once finished (core.db_roles) and the bets and coups. Sorted."""
+    from core.db_roles import APPEND_ONLY_TABLES, FROZEN_ONCE_FINISHED_TABLES
+
+    return tuple(sorted({*APPEND_ONLY_TABLES, *FROZEN_ONCE_FINISHED_TABLES, *ROW_GUARDED_TABLES}))
+
+
+def tables_unguarded(connection: BaseDatabaseWrapper, tables: tuple[str, ...] | None = None) -> list[str]:
+    """The tables of ``tables`` (default: every guarded table) whose append-only triggers are not
+    all there (or, on PostgreSQL, are disabled), in their order: one query for all of them. On
+    SQLite a migration that rebuilds a table (any ALTER beyond ADD COLUMN) drops its triggers with
+    the old table, and nothing says so (tables 0035, ledger 0014)."""
+    tables = guarded_tables() if tables is None else tables
+    wanted = {name: table for table in tables for name in trigger_names(connection.vendor, table)}
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT c.relname, t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+                "WHERE t.tgname = ANY(%s) AND t.tgenabled <> 'D'",
+                [list(wanted)],
+            )
+        else:
+            marks = ", ".join(["%s"] * len(wanted))
+            cursor.execute(
+                f"SELECT tbl_name, name FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})",
+                list(wanted),
+            )
+        present = {(str(table), str(name)) for table, name in cursor.fetchall()}
+    return [
+        table
+        for table in tables
+        if any((table, name) not in present for name in trigger_names(connection.vendor, table))
+    ]
+
+
 def _all_present(connection: BaseDatabaseWrapper, table: str, names: list[str]) -> bool:
     """Whether every trigger of ``names`` exists on ``table`` (and, on PostgreSQL, is enabled)."""
     with connection.cursor() as cursor:

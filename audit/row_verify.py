@@ -275,10 +275,29 @@ def _rows_in_order(reader: RowReader) -> Iterator[tuple[tuple[Any, ...], bool]]:
 @contextmanager
 def _snapshot(using: str) -> Iterator[None]:
     """One snapshot for the rows and the bindings (PostgreSQL: a read-only REPEATABLE READ
-    transaction), so a row committed with its event while the check runs is seen with both or
-    neither. Inside a caller's transaction (a test's), that transaction's own view."""
+    transaction; SQLite: a deferred one), so a row committed with its event while the check runs is
+    seen with both or neither. Inside a caller's transaction (a test's), that transaction's own
+    view."""
     conn = connections[using]
-    if conn.vendor != "postgresql" or conn.in_atomic_block:
+    if conn.in_atomic_block:
+        yield
+        return
+    if conn.vendor == "sqlite":
+        # Without it the check read in autocommit, its snapshot renewed whenever no statement was
+        # open: a bound row committed after its bindings were read (the last bound table's) was
+        # named "no audit event binds this row". A transaction of Django's own on this connection
+        # would be BEGIN IMMEDIATE (settings: transaction_mode), the database's write lock for the
+        # whole check, every table waiting; a deferred one that only reads takes none (write-ahead
+        # log: readers and the writer never wait for each other).
+        with conn.cursor() as cursor:
+            cursor.execute("BEGIN DEFERRED")
+        try:
+            yield
+        finally:
+            with conn.cursor() as cursor:
+                cursor.execute("COMMIT")  # it only read: nothing to keep or undo
+        return
+    if conn.vendor != "postgresql":
         yield
         return
     with transaction.atomic(using=using):

@@ -23,11 +23,13 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from cage.permissions import check_can_operate_cage
 from compliance import services as compliance
 from compliance.models import Direction
 from compliance.services import DocumentIn
+from core.sentence import said
 from core.services.idempotency import idempotency_key_check
 from core.types import Staff
 from ledger import selectors as ledger_selectors
@@ -40,7 +42,25 @@ BUY_IN = Transaction.Kind.BUY_IN
 CASH_OUT = Transaction.Kind.CASH_OUT
 _POSTERS: dict[str, Callable[..., Transaction]] = {BUY_IN: ledger.cage_buy_in, CASH_OUT: ledger.cage_cash_out}
 _SIGN: dict[str, int] = {BUY_IN: 1, CASH_OUT: -1}  # the player's side of the posting
-_WHAT: dict[str, str] = {BUY_IN: "buy-in", CASH_OUT: "cash-out"}
+#: the refusals of an amount, English (the API's words), said in its language by the screen that
+#: shows them (tables.wording.say; docs/i18n.md): one sentence per kind, for the languages that
+#: decline "a buy-in" and "a cash-out" differently
+_NOT_WHOLE: dict[str, str] = {
+    BUY_IN: gettext_noop("A buy-in is a positive whole number of chips."),
+    CASH_OUT: gettext_noop("A cash-out is a positive whole number of chips."),
+}
+_ABOVE_LIMIT: dict[str, str] = {
+    BUY_IN: gettext_noop("A buy-in moves at most {limit} chips at once."),
+    CASH_OUT: gettext_noop("A cash-out moves at most {limit} chips at once."),
+}
+_KEY_USED: dict[str, str] = {
+    BUY_IN: gettext_noop(
+        "The key {key!r} was already used for another buy-in (#{transaction}): use a new key."
+    ),
+    CASH_OUT: gettext_noop(
+        "The key {key!r} was already used for another cash-out (#{transaction}): use a new key."
+    ),
+}
 _DIRECTION: dict[str, str] = {BUY_IN: Direction.IN, CASH_OUT: Direction.OUT}  # compliance's word
 #: who acts: a staff member (checked), or None for the system itself (the demo data)
 Actor = AbstractBaseUser | AnonymousUser | None
@@ -64,12 +84,16 @@ def cage_ledger_key(*, kind: str, actor: Actor, key: str) -> str:
     return f"cage:{kind}:{actor.pk if actor is not None else 'system'}:{key}"
 
 
+def _not_of_casino(player: Player, casino: Casino) -> str:
+    return said("{player} is not a player of {casino}.", player=str(player), casino=str(casino))
+
+
 def _amount_check(amount: Any, kind: str) -> None:
     limit = settings.CAGE_MAX_AMOUNT
     if type(amount) is not int or amount <= 0:
-        raise ValidationError({"amount": f"A {_WHAT[kind]} is a positive whole number of chips."})
-    if amount > limit:
-        raise ValidationError({"amount": f"A {_WHAT[kind]} moves at most {limit} chips at once."})
+        raise ValidationError({"amount": _NOT_WHOLE[kind]})
+    if amount > limit:  # the limit said as a screen writes chips (10 000 000), plain in the API
+        raise ValidationError({"amount": said(_ABOVE_LIMIT[kind], limit=limit)})
 
 
 def _replay_check(txn: Transaction, *, kind: str, player: Player, amount: int, key: str) -> None:
@@ -77,9 +101,7 @@ def _replay_check(txn: Transaction, *, kind: str, player: Player, amount: int, k
     wallet = ledger_selectors.account_find(casino=player.casino, kind=Account.Kind.PLAYER, player=player)
     entries = ledger_selectors.transaction_entries(txn=txn)
     if wallet is None or entries.get(wallet.pk) != _SIGN[kind] * amount:
-        raise ledger.IdempotencyConflict(
-            f"The key {key!r} was already used for another {_WHAT[kind]} (#{txn.pk}): use a new key."
-        )
+        raise ledger.IdempotencyConflict(said(_KEY_USED[kind], key=key, transaction=str(txn.pk)))
 
 
 def _cage_post(
@@ -97,7 +119,7 @@ def _cage_post(
     _amount_check(amount, kind)
     key = idempotency_key_check(key)
     if player.casino_id != casino.pk:
-        raise ValidationError({"player": f"{player} is not a player of {casino}."})
+        raise ValidationError({"player": _not_of_casino(player, casino)})
     ledger_key = cage_ledger_key(kind=kind, actor=actor, key=key)
     # The accounts the posting locks, first: a concurrent twin of this request posts or replays
     # while we wait, so the replay found here is the truth.
@@ -163,7 +185,7 @@ def cage_move_check(
         check_can_operate_cage(actor, casino.pk)
     _amount_check(amount, kind)
     if player.casino_id != casino.pk:
-        raise ValidationError({"player": f"{player} is not a player of {casino}."})
+        raise ValidationError({"player": _not_of_casino(player, casino)})
     if kind == CASH_OUT:
         balance = ledger_selectors.account_balance(casino=casino, kind=Account.Kind.PLAYER, player=player)
         if (refusal := ledger.cash_out_refusal(player, balance, amount)) is not None:

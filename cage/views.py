@@ -28,10 +28,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cage import selectors, services
 from cage.forms import CageMoveForm, PlayerNewForm, one_time_key
-from cage.permissions import can_operate_cage, can_read_chips
+from cage.permissions import can_operate_cage, can_read_chips, check_can_operate_cage
 from compliance import selectors as compliance_selectors
 from compliance import services as compliance
 from compliance.models import DocumentType
+from core.api.inputs import MAX_ID
 from core.errors import error_answer, validation_messages
 from core.numbers import chips
 from ledger.selectors import chips_by_player
@@ -110,6 +111,28 @@ def _casino(casino_id: int) -> Casino:
     return get_object_or_404(Casino, pk=casino_id)
 
 
+def _posting_casino(request: HttpRequest, casino_id: int) -> Casino | HttpResponse:
+    """The casino whose cage ``request`` posts to, or the 403 page: unless the user operates the
+    cage of that very casino (he works there), the POST is refused before its form, its player or
+    anything of the casino is read, valid form or not, so that no answer shows another casino's
+    cage (a write at another casino is a 403, as the services say: cage.permissions). The casino
+    is fetched only then: an id naming no casino is refused as one naming another's."""
+    try:
+        check_can_operate_cage(request.user, casino_id)
+    except PermissionDenied:
+        return _forbidden(request)
+    return _casino(casino_id)
+
+
+def _casino_player(casino: Casino, player_id: object) -> Player | None:
+    """The casino's player (not the house) whose id the form posted; None for anything else, a
+    player of another casino included: a form error, never shown (nor told from a wrong id)."""
+    value = str(player_id)
+    if not (value.isascii() and value.isdigit()) or not 0 < int(value) <= MAX_ID:
+        return None
+    return Player.objects.filter(casino=casino, house=False, pk=int(value)).select_related("casino").first()
+
+
 # ------------------------------------------------------------------------------------ reading
 @login_required
 @require_GET
@@ -181,12 +204,11 @@ def _answer(
 
 
 def _move(request: HttpRequest, casino_id: int, kind: str) -> HttpResponse:
-    casino = _casino(casino_id)
-    if not can_operate_cage(request.user):
-        return _forbidden(request)
+    casino = _posting_casino(request, casino_id)
+    if isinstance(casino, HttpResponse):
+        return casino
     form = CageMoveForm(request.POST)
-    player_id = form.data.get("player", "")
-    player = get_object_or_404(Player, pk=player_id) if str(player_id).isdigit() else None
+    player = _casino_player(casino, form.data.get("player", ""))
     if player is None:
         return HttpResponse("Which player?", status=400, content_type="text/plain")
     posted = {"kind": kind, "amount": form.data.get("amount", "")}
@@ -232,6 +254,16 @@ def _move(request: HttpRequest, casino_id: int, kind: str) -> HttpResponse:
         assert answer is not None
         if answer.status == 403:
             return _forbidden(request)
+        refused = _document_refused(exc)
+        if refused:
+            # the document as typed is refused: the same ID form again, what was typed kept and
+            # each reason beside its field, the same amount and key to go on with
+            identify = {"kind": kind, "amount": data["amount"], "key": data["key"],
+                        "today": compliance_selectors.day_totals_now(casino=casino, player=player),
+                        "documents": DocumentType.choices, "errors": refused,
+                        "document_type": form.data.get("document_type", ""),
+                        "document_number": form.data.get("document_number", "")}  # fmt: skip
+            return _answer(request, casino, player, _row(player, identify=identify), answer.status)
         reasons = validation_messages(exc) if isinstance(exc, ValidationError) else list(answer.messages)
         return _answer(
             request,
@@ -247,6 +279,21 @@ def _move(request: HttpRequest, casino_id: int, kind: str) -> HttpResponse:
     response = HttpResponseRedirect(reverse("cage:players", args=[casino.pk]) + f"#player-{player.pk}")
     response.status_code = 303  # See Other: the browser GETs the list after its POST
     return response
+
+
+def _document_refused(exc: Exception) -> dict[str, list[str]]:
+    """The refusals of the identity document's fields (compliance.document_parse), by field: none
+    when ``exc`` refuses something else."""
+    if not isinstance(exc, ValidationError) or not hasattr(exc, "error_dict"):
+        return {}
+    fields = {"document_type", "document_number"}
+    if not set(exc.error_dict) & fields:
+        return {}
+    return {
+        name: validation_messages(ValidationError(errors))
+        for name, errors in exc.error_dict.items()
+        if name in fields
+    }
 
 
 def _confirmation(
@@ -293,9 +340,9 @@ def cash_out(request: HttpRequest, casino_id: int) -> HttpResponse:
 @require_POST
 def player_new(request: HttpRequest, casino_id: int) -> HttpResponse:
     """The cage registers a new player; then the list shows him, ready for his buy-in."""
-    casino = _casino(casino_id)
-    if not can_operate_cage(request.user):
-        return _forbidden(request)
+    casino = _posting_casino(request, casino_id)
+    if isinstance(casino, HttpResponse):
+        return casino
     form = PlayerNewForm(request.POST)
     if form.is_valid():
         try:

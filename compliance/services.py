@@ -20,6 +20,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.timezone import now
+from django.utils.translation import gettext_noop
 
 from audit.rows import rows_loaded
 from audit.services import audit_record
@@ -28,6 +29,7 @@ from compliance.models import CashLogEntry, CashReport, Direction, DocumentType,
 from compliance.permissions import check_can_read_identification, check_is_compliance
 from compliance.rules import Duties, move_duties
 from core.errors import Conflict, DomainError
+from core.sentence import said
 from ledger.models import Transaction
 from tables.models import Casino, Player, Table
 
@@ -59,8 +61,10 @@ def document_parse(document_type: Any, document_number: Any) -> DocumentIn | Non
     number = (document_number or "").strip() if isinstance(document_number, str) else document_number
     if not kind and not number:
         return None
+    # English refusals (the API's words), said in its language by the screen that shows them
+    # (tables.wording.say; docs/i18n.md)
     if kind not in DocumentType.values:
-        raise ValidationError({"document_type": "Choose the type of the identity document."})
+        raise ValidationError({"document_type": gettext_noop("Choose the type of the identity document.")})
     if (
         not isinstance(number, str)
         or not number
@@ -68,7 +72,11 @@ def document_parse(document_type: Any, document_number: Any) -> DocumentIn | Non
         or not number.isprintable()
     ):
         raise ValidationError(
-            {"document_number": f"Type the document's number (at most {DOCUMENT_NUMBER_MAX} characters)."}
+            {
+                "document_number": said(
+                    "Type the document's number (at most {most} characters).", most=DOCUMENT_NUMBER_MAX
+                )
+            }
         )
     return DocumentIn(kind, number)
 
@@ -117,11 +125,19 @@ def _move_plan(
     duties = move_duties(thresholds=selectors.thresholds_of(policy), day_total_before=before, amount=amount)
     identified = selectors.identification_of(player) is not None
     if duties.identification and not identified and document is None:
-        what = "buy-in" if direction == Direction.IN else "cash-out"
+        pattern = (
+            gettext_noop(
+                "{player} must be identified before this buy-in of {amount} chips (today's buy-ins "
+                "would reach {total} chips): give the identity document's type and number."
+            )
+            if direction == Direction.IN
+            else gettext_noop(
+                "{player} must be identified before this cash-out of {amount} chips (today's "
+                "cash-outs would reach {total} chips): give the identity document's type and number."
+            )
+        )
         raise IdentificationRequired(
-            f"{player} must be identified before this {what} of {amount} chips "
-            f"(today's {what}s would reach {duties.day_total_after} chips): "
-            "give the identity document's type and number."
+            said(pattern, player=str(player), amount=amount, total=duties.day_total_after)
         )
     return CashMovePlan(
         casino, player, direction, amount, day, before, duties, identified, None if identified else document
@@ -233,7 +249,13 @@ def cash_report_file(*, actor: Any, report: CashReport) -> CashReport:
     locked = CashReport.objects.select_for_update().get(pk=report.pk)
     rows_loaded(locked)
     if locked.status == CashReport.Status.FILED:
-        raise ReportAlreadyFiled(f"Already filed by {locked.filed_by} at {locked.filed_at:%Y-%m-%d %H:%M}.")
+        raise ReportAlreadyFiled(
+            said(
+                "Already filed by {who} at {at}.",
+                who=str(locked.filed_by),
+                at=f"{locked.filed_at:%Y-%m-%d %H:%M}",
+            )
+        )
     locked.status, locked.filed_at, locked.filed_by = CashReport.Status.FILED, now(), actor
     locked.save(update_fields=["status", "filed_at", "filed_by"])
     audit_record(

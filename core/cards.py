@@ -51,19 +51,29 @@ class CardError(ValueError):
     """A card code that names no card."""
 
 
+def _bad_card(text: object) -> str:
+    """Why a typed card is refused, and what a card looks like, so whoever typed it (a croupier at
+    his tablet, a program at the API) knows how to go on. Its English starts as it always did
+    ("bad card 'ZZ'"); a screen says it in its language (tables.wording.say)."""
+    return said(
+        "bad card {card!r}: a card is a rank (A, 2-9, T or 10, J, Q, K) and a suit (S, H, D, C), e.g. 9H",
+        card=text,
+    )
+
+
 def parse_card(text: str) -> str:
     """Read a card the way a croupier types it (``9h``, ``td``, ``10D``, ``As``) into its code.
 
     Raises :class:`CardError` for anything that is not one of the 52 cards.
     """
     if not isinstance(text, str):
-        raise CardError(said("bad card {card!r}", card=text))
+        raise CardError(_bad_card(text))
     raw = text.strip().upper()
     rank, suit = raw[:-1], raw[-1:]
     rank = _TYPED_RANKS.get(rank, rank)
     code = rank + suit
     if code not in POINTS:
-        raise CardError(said("bad card {card!r}", card=text))
+        raise CardError(_bad_card(text))
     return code
 
 

@@ -36,7 +36,7 @@ from tables.wording import PARTY_LABELS
 
 def game_coup_record_id(coup: GameCoup) -> str:
     """A game coup's id in the exported records and the books' reports (chemin de fer's are
-    ``T<table>-shoe<n>-coup<n>``, tables.engine_bridge.coup_record_id)."""
+    ``T<table>-session<s>-shoe<n>-coup<n>``, tables.engine_bridge.coup_record_id)."""
     return f"T{coup.table_id}-{coup.game}-coup{coup.number}"
 
 
@@ -102,8 +102,17 @@ def game_coup_view(coup: GameCoup) -> GameCoupView:
     parties = coup_parties(coup, payloads)
     options: list[dict[str, Any]] = []
     offered: list[dict[str, Any]] = []
+    effective = game_play.effective_steps(payloads)
+    leaving = [str(p["player"]) for p in effective if p.get("kind") == game_play.LEAVE]
     if coup.state == GameCoup.State.OPEN:
         offered = [o.as_dict() for o in play.options(state)]
+        # the cut is a player's at the table ("банкомёт обязан дать одному из играющих снять колоду",
+        # docs/games/old_baccarat.md): one who left is not offered it while a punter still at the
+        # table can cut; when every punter who staked has left, the engine's cut by one of them
+        # stays the way on (the next steps are empty only when the coup is over)
+        staying = [o for o in offered if not (o["kind"] == "cut" and o.get("player") in leaving)]
+        if any(o["kind"] == "cut" for o in staying) or not any(o["kind"] == "cut" for o in offered):
+            offered = staying
         newcomers = list(coup_newcomers(coup, parties)) if any(o.get("newcomer") for o in offered) else []
         for option in offered:
             if not option.get("newcomer"):
@@ -142,9 +151,7 @@ def game_coup_view(coup: GameCoup) -> GameCoupView:
         ],
         can_undo=coup.state == GameCoup.State.OPEN and bool(game_play.effective_steps(payloads)),
         admits_newcomers=any(o.get("newcomer") for o in offered),
-        leaving=[
-            str(p["player"]) for p in game_play.effective_steps(payloads) if p.get("kind") == game_play.LEAVE
-        ],
+        leaving=leaving,
         net=net,
         transactions=list(
             Transaction.objects.filter(game_coup=coup).order_by("pk").values_list("pk", flat=True)

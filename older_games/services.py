@@ -55,7 +55,13 @@ from tables.services.void_requests import (
     void_request_lapse,
     void_request_locked,
 )
-from tables.wording import CLOSE_GAME_COUP_IN_PLAY, GAME_NOBODY_HOLDS_CHIPS, game_banker_no_chips
+from tables.services.vouching import coup_rows_vouch
+from tables.wording import (
+    CLOSE_GAME_COUP_IN_PLAY,
+    CLOSE_GAME_COUP_STEPS_RECORDED,
+    GAME_NOBODY_HOLDS_CHIPS,
+    game_banker_no_chips,
+)
 
 TKind = Transaction.Kind
 AKind = Account.Kind
@@ -297,9 +303,44 @@ def _last_coup(table: Table) -> GameCoup | None:
     return GameCoup.objects.filter(table=table).order_by("-number").first()
 
 
+def _seating_after(
+    last: GameCoup, play: GamePlay[Any, Any], seated: Sequence[str], fund: int
+) -> Seating | None:
+    """The seating the game gives after ``last``, the session's last coup (None: an open one)."""
+    if last.state == GameCoup.State.VOID:
+        return _seating_after_void(last, seated, fund)
+    if last.state != GameCoup.State.SETTLED:
+        return None
+    state = coup_state(last)
+    try:
+        return play.next_seating(state, seated, fund)
+    except StepRefused:  # the game sends the bank to a player who left or holds no chips
+        order = [*last.seating["punters"], last.seating["banker"]]  # from the banker's left
+        nominal = play.next_banker(state)
+        start = order.index(nominal) if nominal in order else 0
+        nxt = next((k for k in [*order[start:], *order[:start]] if k in seated), seated[0])
+        return game_play.seating_from(nxt, seated, fund=fund)
+
+
+def _seating_after_void(void: GameCoup, seated: Sequence[str], fund: int) -> Seating:
+    """The seating after the voided coup ``void``: a void changes nothing about the bank
+    (docs/games/at-the-table.md, "Voiding": nothing is settled), so the next coup is seated as the
+    voided one was, by its banker (where the game sent the bank, or the one the croupier named:
+    old baccarat's passed bank, the banker's recorded choice, RULES.md §11) and as he opened it
+    (Landsknecht's bank after a take, its sum); a banker who left or holds no chips hands it on to
+    the next in the voided coup's order who holds chips, a new bank."""
+    order = [void.seating["banker"], *void.seating["punters"]]
+    nxt = next((k for k in order if k in seated), seated[0])
+    opening: dict[str, Any] = {}
+    if nxt == void.seating["banker"]:
+        opening = {k: void.seating[k] for k in ("opening", "previous") if k in void.seating}
+    return game_play.seating_from(nxt, seated, fund=fund, **opening)
+
+
 def seating_proposed(session: TableSession, *, banker: Player | None = None) -> Seating:
     """Who plays the next coup at ``session``'s table: the seated players in seat order, the bank
     where the game sends it after the last coup (or with ``banker``, or the first seated player).
+    After a voided coup the bank stays where it was for that coup: its banker, as he opened it.
 
     A seated player who holds no chips (none, or a marker) is left out of the coup, and so, in
     Macao, is a punter who could not pay the three units a banker's 9 collects. Why, by the rules
@@ -336,16 +377,8 @@ def seating_proposed(session: TableSession, *, banker: Player | None = None) -> 
         raise ValidationError(GAME_NOBODY_HOLDS_CHIPS)
     last = _last_coup(table)
     proposed: Seating | None = None
-    if last is not None and last.state == GameCoup.State.SETTLED and last.session_id == session.pk:
-        state = coup_state(last)
-        try:
-            proposed = play.next_seating(state, seated, fund)
-        except StepRefused:  # the game sends the bank to a player who left or holds no chips
-            order = [*last.seating["punters"], last.seating["banker"]]  # from the banker's left
-            nominal = play.next_banker(state)
-            start = order.index(nominal) if nominal in order else 0
-            nxt = next((k for k in [*order[start:], *order[:start]] if k in seated), seated[0])
-            proposed = game_play.seating_from(nxt, seated, fund=fund)
+    if last is not None and last.session_id == session.pk:
+        proposed = _seating_after(last, play, seated, fund)
     if banker is not None:
         key = player_key(banker)
         if proposed is None or proposed.banker != key:
@@ -604,7 +637,18 @@ def game_step_record(
     if not isinstance(payload, Mapping):
         raise ValidationError(gettext_noop("A step is a JSON object."))
     play = game_play.play_for(coup.game)
-    steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
+    step_rows = list(coup.steps.order_by("index"))
+    # every step replays the coup's seating and steps, and the last one settles on them: each
+    # must be what its event bound (one statement), or a seating or a step changed in the
+    # database would be played on and settled unseen
+    coup_rows_vouch(
+        coup=coup,
+        steps=step_rows,
+        step_model=GameStep,
+        steps_are_subjects=True,
+        current_step=coup.step_count,
+    )
+    steps = [row.payload for row in step_rows]
     before = coup_state(coup, steps)
     parties = coup_parties(coup, steps)
     players = _players(parties, table.casino_id)
@@ -839,10 +883,15 @@ def game_coup_void(
 
 
 def session_close_refusal(session: TableSession) -> str | None:
-    """Why ``session`` cannot close now: a coup of its game in play (the floor's close asks)."""
-    if GameCoup.objects.filter(session=session, state=GameCoup.State.OPEN).exists():
-        return CLOSE_GAME_COUP_IN_PLAY
-    return None
+    """Why ``session`` cannot close now: a coup of its game in play (the floor's close asks), and
+    who can void it: the croupier at his screen while no step is recorded; once one is, only one
+    who recorded none (tables.permissions.check_independent_voider): a pit boss."""
+    open_coup = GameCoup.objects.filter(session=session, state=GameCoup.State.OPEN).first()
+    if open_coup is None:
+        return None
+    if GameStep.objects.filter(coup=open_coup).exists():
+        return CLOSE_GAME_COUP_STEPS_RECORDED
+    return CLOSE_GAME_COUP_IN_PLAY
 
 
 def game_seat_leaving(*, actor: Staff, seat: Seat) -> bool:

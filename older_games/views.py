@@ -35,7 +35,7 @@ from older_games import services as svc
 from older_games.selectors import GameCoupView, fund_return_shares, game_coup_view, game_table_view
 from tables import selectors, wording
 from tables.engine_bridge import cards_parse
-from tables.models import OLDER_GAMES, GameCoup, Seat, Table, VoidRequest
+from tables.models import OLDER_GAMES, GameCoup, Player, Seat, Table, VoidRequest
 from tables.permissions import can_approve, check_can_read_table, is_croupier_at, recorded_a_step_of
 from tables.views import croupier
 from tables.views.display import card_face
@@ -228,10 +228,14 @@ def _context(
         return context
     if context["fund"]:
         # what the close will give back of the fund, said on the close form before it is pressed
+        # each payer by his name, those who paid and left the table too (read by id)
+        shares = fund_return_shares(session, balance=context["fund"])
         by_key = {svc.player_key(s.player): s.player.display_name for s in seats}
-        context["fund_return"] = [
-            (by_key.get(k) or k, amount) for k, amount in fund_return_shares(session, balance=context["fund"])
-        ]
+        gone = [pid for k, _a in shares if k not in by_key and (pid := svc.key_player_id(k)) is not None]
+        if gone:
+            for player in Player.objects.filter(casino=table.casino_id, pk__in=gone):
+                by_key[svc.player_key(player)] = player.display_name
+        context["fund_return"] = [(by_key.get(k) or k, amount) for k, amount in shares]
     open_coup = GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).first()
     if open_coup is not None:
         context.update(_coup_context(game_coup_view(open_coup)))

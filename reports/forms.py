@@ -169,7 +169,8 @@ class ExportRunForm(PeriodForm):
         if casino is None and info.needs_casino:
             raise forms.ValidationError(
                 _("The %(kind)s report is for one casino: send the table or the casino (its id) it is for."),
-                params={"kind": self.kind},
+                # the report as the page names it (its title, in the reader's language), not its slug
+                params={"kind": _(info.title)},
             )
         data["table"], data["casino"] = table, casino
         return data

@@ -207,7 +207,7 @@ def request_scope(request: ReportRequest) -> Scope:
             raise ReportRequestError("No such table in this casino.")
         if casino is None:
             casino = table.casino  # a table's report is on its casino's gaming days
-    return Scope(start=request.start, end=request.end, casino=casino, table=table)
+    return Scope(start=request.start, end=request.end, casino=casino, table=table, by_table=info.by_table)
 
 
 def report_build(request: ReportRequest, scope: Scope) -> Report | RecordReport:

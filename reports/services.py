@@ -15,7 +15,7 @@ from django.core.files.storage import Storage
 from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from audit.anchors import anchor_publish
 from audit.canonical import to_jsonable
@@ -29,6 +29,7 @@ from reports.kinds import KINDS, Progress, ReportRequest, ReportRequestError, re
 from reports.models import ACTIVE, ReportRun
 from reports.selectors import report_run_kind
 from reports.storage import reports_storage, storage_create, storage_move, temp_name, temp_names
+from reports.wording import NOT_READY, RUN_NOT_WRITTEN, run_gave_up
 from tables.models import Casino, Table
 from tables.permissions import can_export, casino_scope, table_casino_id
 from tables.wording import OTHER_CASINO_REFUSAL
@@ -47,8 +48,16 @@ MAX_DAYS = 367
 #: who asked for a run that no user asked for
 SCHEDULER = "scheduler"
 COMMAND = "command"
-#: the most of an unexpected error's text a failed run keeps
+#: the most of a failure's reason a failed run keeps
 ERROR_LENGTH = 2000
+
+# The refusals below are English, whoever asks (docs/i18n.md): the API answers them as raised, the
+# management command prints them, and the reports page says them in its reader's language
+# (reports.views.report_refusal_said, tables.wording.say). A fixed sentence is marked
+# gettext_noop, one built from values is said().
+ONLY_COMPLIANCE = gettext_noop("Only compliance may take the cash-transaction reports.")
+ONLY_EXPORTERS_ASK = gettext_noop("Only a pit boss or an accountant may ask for reports.")
+ONLY_EXPORTERS_DOWNLOAD = gettext_noop("Only a pit boss or an accountant may download reports.")
 
 
 class ReportRunNotReady(Conflict):
@@ -64,7 +73,7 @@ def _request_check(request: ReportRequest) -> tuple[Casino | None, Table | None]
     """Refuse a request no run could produce (400, nothing written); its casino and table."""
     info = KINDS.get(request.kind)
     if info is None:
-        raise ValidationError({"kind": _("No report of kind %(kind)s.") % {"kind": request.kind}})
+        raise ValidationError({"kind": said("No report of kind {kind}.", kind=request.kind)})
     # a refusal that names the report is said(): its slug in English (the API's and the management
     # command's words), its title on the reports page (reports.views.report_refusal_said)
     if request.fmt not in info.formats:
@@ -76,14 +85,14 @@ def _request_check(request: ReportRequest) -> tuple[Casino | None, Table | None]
         )
         raise ValidationError({"format": refusal})
     if request.start > request.end:
-        raise ValidationError({"start": _("The period starts after it ends.")})
+        raise ValidationError({"start": gettext_noop("The period starts after it ends.")})
     if (request.end - request.start).days + 1 > MAX_DAYS:
-        raise ValidationError({"end": _("A report covers at most %(days)s days.") % {"days": MAX_DAYS}})
+        raise ValidationError({"end": said("A report covers at most {days} days.", days=MAX_DAYS)})
     casino = table = None
     if request.casino_id is not None:
         casino = Casino.objects.filter(pk=request.casino_id).first()
         if casino is None:
-            raise ValidationError({"casino": _("No casino %(id)s.") % {"id": request.casino_id}})
+            raise ValidationError({"casino": said("No casino {id}.", id=str(request.casino_id))})
     elif info.needs_casino:
         refusal = said("The {kind} report is for one casino: choose it.", kind=request.kind)
         raise ValidationError({"casino": refusal})
@@ -92,9 +101,9 @@ def _request_check(request: ReportRequest) -> tuple[Casino | None, Table | None]
             raise ValidationError({"table": said("The {kind} report is not by table.", kind=request.kind)})
         table = Table.objects.filter(pk=request.table_id).first()
         if table is None:
-            raise ValidationError({"table": _("No table %(id)s.") % {"id": request.table_id}})
+            raise ValidationError({"table": said("No table {id}.", id=str(request.table_id))})
         if casino is not None and table.casino_id != casino.pk:
-            raise ValidationError({"table": _("Table %(id)s is not in that casino.") % {"id": table.pk}})
+            raise ValidationError({"table": said("Table {id} is not in that casino.", id=str(table.pk))})
     return casino, table
 
 
@@ -189,8 +198,8 @@ def _take_check(actor: Any, kind: str) -> None:
     if not may_take(actor, kind):
         info = KINDS.get(kind)
         if info is not None and info.audience == "compliance":
-            raise PermissionDenied(_("Only compliance may take the cash-transaction reports."))
-        raise PermissionDenied(_("Only a pit boss or an accountant may ask for reports."))
+            raise PermissionDenied(ONLY_COMPLIANCE)
+        raise PermissionDenied(ONLY_EXPORTERS_ASK)
 
 
 @transaction.atomic
@@ -216,10 +225,10 @@ def _casino_check(actor: Any, request: ReportRequest) -> None:
         casino_id = table_casino_id(request.table_id)
     if casino_id is None:
         raise ValidationError(
-            {"casino": _("Choose the casino: a report of every casino is the group auditor's.")}
+            {"casino": gettext_noop("Choose the casino: a report of every casino is the group auditor's.")}
         )
     if not scope.reads(casino_id):
-        raise PermissionDenied(_(OTHER_CASINO_REFUSAL))
+        raise PermissionDenied(OTHER_CASINO_REFUSAL)
 
 
 @transaction.atomic
@@ -300,11 +309,7 @@ def _claim(run_id: int) -> tuple[ReportRun, int] | None:
         if run is None or run.status not in ACTIVE:
             return None
         if run.attempts >= settings.REPORTS_MAX_ATTEMPTS:
-            _fail(
-                run,
-                _("Gave up after %(n)s attempts: its worker stopped each time (out of memory?).")
-                % {"n": run.attempts},
-            )
+            _fail(run, run_gave_up(run.attempts))
             return None
         run.status, run.attempts = ReportRun.Status.RUNNING, run.attempts + 1
         run.started_at, run.rows_done, run.rows_expected, run.error = timezone.now(), 0, None, ""
@@ -484,21 +489,17 @@ def report_run_execute(*, run_id: int) -> ReportRun | None:
         sha256 = out.digest.hexdigest() if out.sequential else _sha256_of(storage, temp)
         final = storage_move(storage, temp, _final_name(run, attempt))
     except Exception as exc:  # a run never stays "running" for an error: it fails, saying why
-        logger.exception("report run %s failed", run.pk)
+        # the exception (its type, its message: a server path, a database's words) goes to the log
+        # only; the run, its audit event, the page and the API say what happened in plain English
+        logger.exception("report run %s failed (attempt %s)", run.pk, attempt)
         try:
             if storage.exists(temp):
                 storage.delete(temp)
         except OSError:  # the storage itself is failing: the next attempt removes what is left
             logger.warning("report run %s: temporary file %s not removed", run.pk, temp)
-        reason = (
-            str(exc)
-            if isinstance(exc, ReportRequestError)
-            else _(
-                "The report could not be written (%(error)s). Ask for it again; if it fails again, "
-                "tell the administrator."
-            )
-            % {"error": f"{type(exc).__name__}: {exc}"}
-        )
+        # a writer's own refusal says why in English (reports.kinds); anything else is one fixed
+        # sentence (reports.wording)
+        reason = str(exc) if isinstance(exc, ReportRequestError) else RUN_NOT_WRITTEN
         with transaction.atomic():
             locked = ReportRun.objects.select_for_update().get(pk=run.pk)
             if locked.status == ReportRun.Status.RUNNING and locked.attempts == attempt:
@@ -559,13 +560,11 @@ def report_run_download(*, actor: Any, run: ReportRun) -> ReportRun:
     """Record that ``actor`` takes a finished run's file (audited); refuse an unfinished run."""
     if not may_take(actor, str(run.kind)):
         if KINDS.get(str(run.kind)) is not None and KINDS[str(run.kind)].audience == "compliance":
-            raise PermissionDenied(_("Only compliance may take the cash-transaction reports."))
-        raise PermissionDenied(_("Only a pit boss or an accountant may download reports."))
+            raise PermissionDenied(ONLY_COMPLIANCE)
+        raise PermissionDenied(ONLY_EXPORTERS_DOWNLOAD)
     if run.status != ReportRun.Status.FINISHED:
-        raise ReportRunNotReady(
-            _("This report is %(status)s: there is no file to download yet.")
-            % {"status": run.get_status_display()}
-        )
+        # queued or running: not yet; failed: never (a new run is the way)
+        raise ReportRunNotReady(NOT_READY[str(run.status)])
     audit_record(
         actor=actor,
         action="reports.reportrun.download",

@@ -150,8 +150,9 @@ def report_run_file(request: HttpRequest, run_id: int) -> HttpResponseBase:
     run = _run_exported(request, run_id)
     try:
         report_run_download(actor=request.user, run=run)
-    except DomainError as exc:
-        return HttpResponse(exc.message, status=exc.status, content_type="text/plain; charset=utf-8")
+    except DomainError as exc:  # raised in English (the API's words): said in the reader's language
+        said_here = say(exc.message, gettext)
+        return HttpResponse(said_here, status=exc.status, content_type="text/plain; charset=utf-8")
     return run_file_response(run)
 
 

@@ -20,6 +20,7 @@ from django.utils.translation import gettext_noop
 from access.services.logins import login_lockout_reset
 from audit.services import audit_record
 from core.errors import Conflict
+from core.sentence import said
 from review.models import Alert, AlertScan
 from review.selectors.alerts import alert_candidates
 from tables.permissions import can_approve, check_works_for, reads_everything
@@ -112,11 +113,15 @@ def alert_acknowledge(*, actor: Any, alert: Alert, note: str, now: dt.datetime) 
     if not note:
         raise ValidationError("Say what was done about the alert.")
     if len(note) > NOTE_MAX_LENGTH:
-        raise ValidationError(f"A note has at most {NOTE_MAX_LENGTH} characters.")
+        raise ValidationError(said("A note has at most {most} characters.", most=NOTE_MAX_LENGTH))
     locked = Alert.objects.select_for_update().get(pk=alert.pk)
     if locked.acknowledged_at is not None:
         raise AlertAlreadyAcknowledged(
-            f"Already acknowledged by {locked.acknowledged_by} at {locked.acknowledged_at:%Y-%m-%d %H:%M}."
+            said(
+                "Already acknowledged by {who} at {at}.",
+                who=str(locked.acknowledged_by),
+                at=f"{locked.acknowledged_at:%Y-%m-%d %H:%M}",
+            )
         )
     locked.acknowledged_at, locked.acknowledged_by, locked.note = now, actor, note
     locked.save(update_fields=["acknowledged_at", "acknowledged_by", "note"])

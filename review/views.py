@@ -411,9 +411,13 @@ def alert_acknowledge_view(request: AuthenticatedHttpRequest, pk: int) -> HttpRe
         alert.refresh_from_db()
     if request.htmx:
         # the row, and out of band every count it changed: the navigation's and the page's (under
-        # the filters the page was shown with, posted back by the row's form)
+        # the filters the page was shown with, posted back by the row's form); once acknowledged,
+        # the history too, its first page (where the alert now is, the latest acknowledged first)
         casinos = reader_casinos(request)
         filters = _alert_filters(AlertFilterForm(request.POST, casinos=casinos), casinos)
+        history = None
+        if not error:
+            history = Paginator(alerts_acknowledged(filters=filters), ALERTS_PAGE_SIZE).get_page(1)
         context = {
             "alert": alert,
             "ack_form": form,
@@ -421,6 +425,10 @@ def alert_acknowledge_view(request: AuthenticatedHttpRequest, pk: int) -> HttpRe
             "filters": filters,
             "oob_alert_count": open_alert_count(casinos=reader_casinos(request)),
             "oob_open_count": alerts_open(filters=filters).count(),
+            "oob_history": history,
+            "filter_query": urlencode(
+                {k: v for k, v in request.POST.dict().items() if k in ("kind", "casino") and v}
+            ),
         }
         return render(request, "review/_alert_row.html", context, status=status)
     if error:

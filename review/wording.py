@@ -34,6 +34,9 @@ ALERT_AUDIT_BREAK = gettext_noop("The audit chain is broken at seq {seq} ({count
 ALERT_AUDIT_BREAK_CASINO = gettext_noop(
     "The audit chain of casino {casino} is broken at seq {seq} ({count} event(s)): {reason}"
 )
+#: the anchor file itself at fault (deleted, emptied, started again: audit.anchors): the file is
+#: named in the reason; the seq stored with it is the event that recorded the file, not a break
+ALERT_AUDIT_ANCHOR_FILE = gettext_noop("The audit anchor file is at fault: {reason}")
 ALERT_BIG_WIN_BANK = gettext_noop(
     "{table} · shoe {shoe} coup {coup} (#{id}): {who} (the bank) won {amount} chips"
 )
@@ -65,6 +68,7 @@ ALERT_SUMMARIES: tuple[Stored, ...] = (
     Stored(ALERT_GAME_UNFINISHED, game="game"),
     Stored(ALERT_AUDIT_BREAK_CASINO),
     Stored(ALERT_AUDIT_BREAK),
+    Stored(ALERT_AUDIT_ANCHOR_FILE),
     Stored(ALERT_BIG_WIN_BANK),
     Stored(ALERT_BIG_WIN),
     Stored(ALERT_ERROR_RATE),

@@ -250,7 +250,13 @@ def exported_record(coup: Coup, steps: Sequence[CoupStep], state: CoupProgress |
 
 
 def coup_record_id(coup: Coup) -> str:
-    return f"T{coup.shoe.table_id}-shoe{coup.shoe.number}-coup{coup.number}"
+    """A chemin de fer coup's id in its record (the exports, the API, its verdict, the books):
+    ``T<table>-session<session>-shoe<n>-coup<n>`` (``T3-session57-shoe2-coup41``), one per coup
+    in the table's whole history. A shoe is numbered within its session (each session's first
+    shoe is shoe 1): without the session, the coups of every session a table opened share their
+    ids, and ``import_coups``, which imports a record id once per table, would take the first only."""
+    shoe = coup.shoe
+    return f"T{shoe.table_id}-session{shoe.session_id}-shoe{shoe.number}-coup{coup.number}"
 
 
 def coup_verdict(coup: Coup, state: CoupProgress, *, shoe_next: tuple[str, ...] = ()) -> Verdict:

@@ -37,6 +37,13 @@ class CoupConflict(Conflict):
     code = "coup_conflict"
 
 
+class CoupRecordsChanged(CoupConflict):
+    """The coup's rows differ from what its audit events bound (changed behind the application's
+    back): nothing is settled on them (HTTP 409); the pit boss voids the coup."""
+
+    code = "records_changed"
+
+
 #: the states a coup may move to from each state
 COUP_TRANSITIONS: dict[CoupState, frozenset[CoupState]] = {
     CoupState.OPEN: frozenset(

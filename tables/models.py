@@ -12,12 +12,13 @@ import datetime as dt
 import hashlib
 import json
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy
 
 from chemin_de_fer.engine import profiles as engine
 from chemin_de_fer.engine.machine import Move
@@ -686,7 +687,9 @@ class Player(models.Model):
             unique_constraint(
                 ["casino", "membership_number"],
                 "player_membership_unique_per_casino",
-                "This membership number is already used in this casino.",
+                # shown as Django raises it on the cage's new-player form: lazy, so said in the
+                # screen's language when the form checks it (English under /api/, docs/i18n.md)
+                cast(str, gettext_lazy("This membership number is already used in this casino.")),
                 condition=~Q(membership_number=""),
             ),
         ]

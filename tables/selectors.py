@@ -355,6 +355,21 @@ def restoration_shoe(*, coup: Coup, state: CoupProgress) -> RestorationShoe:
     return RestorationShoe(closed=True, recorded=recorded, can_deal=not newer)
 
 
+def coup_last_decision(*, coup: Coup | None = None, shoe: Shoe | None = None) -> CoupStep | None:
+    """A pit boss's latest word the croupier must hear: the latest ``correction_rejected`` or
+    ``coup_voided`` step of ``coup``, or else of ``shoe``'s last coup, with its actor and coup
+    (None: neither, or no such step). One query."""
+    steps = CoupStep.objects.filter(kind__in=(CoupStep.Kind.CORRECTION_REJECTED, CoupStep.Kind.COUP_VOIDED))
+    if coup is not None:
+        steps = steps.filter(coup=coup)
+    elif shoe is not None:
+        last = Coup.objects.filter(shoe=shoe).order_by("-number", "-pk").values("pk")[:1]
+        steps = steps.filter(coup=Subquery(last))
+    else:
+        return None
+    return steps.select_related("actor", "coup").order_by("-index").first()
+
+
 def corrections_pending(*, casino_id: int | None = None) -> QuerySet[Coup]:
     """Coups whose restored settlement waits for a pit boss, oldest first."""
     qs = Coup.objects.filter(state=Coup.State.AWAITING_APPROVAL).select_related(

@@ -407,6 +407,13 @@ CLOSE_GAME_COUP_IN_PLAY = gettext_noop(
     "screen), or a pit boss voids it (“Void the coup” on the coup's review page, reached from the "
     "dashboard). Then the table can be closed."
 )
+#: the same once a step of the coup is recorded: who recorded one does not void it (separation of
+#: duties, tables.permissions.check_independent_voider), so the croupier has no void on his screen
+CLOSE_GAME_COUP_STEPS_RECORDED = gettext_noop(
+    "A coup is still being played: the croupier finishes it, or a pit boss who recorded none of its "
+    "steps voids it (“Void the coup” on the coup's review page, reached from the dashboard). Then "
+    "the table can be closed."
+)
 
 
 # ------------------------------------------------------------------------------ the older games

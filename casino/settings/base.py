@@ -520,8 +520,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     },
 }
 # Without a broker there is no beat: the development server (`make run`) runs these entries of the
-# schedule itself, in one thread, when they are due (core/embedded_beat.py). Off in the test
-# settings and in production; never in a management command, gunicorn or a worker.
+# schedule itself, when they are due (core/embedded_beat.py). Off in the test settings and in
+# production; never in a management command, gunicorn or a worker.
 EMBEDDED_BEAT = env.bool("EMBEDDED_BEAT", default=not CELERY_BROKER_URL)
 EMBEDDED_BEAT_ENTRIES = (
     "review-alerts-raise",
@@ -530,7 +530,27 @@ EMBEDDED_BEAT_ENTRIES = (
     "core-outbox-drain",
     "core-summarise-login-failures",
     "reports-requeue-stalled",
+    # the audit trail's and the books' checks, at production's intervals: the chains' heads
+    # anchored every AUDIT_ANCHOR_EVERY_MINUTES, the chains and the books verified daily
+    "audit-anchor-head",
+    "audit-verify-chain",
+    "books-verify",
 )
+# Of those, the checks run in a second thread of their own, one after the other: a whole walk of
+# the chains or of the books takes minutes on a big database, and the floor's entries (the alerts
+# every minute) must not wait for it. They only read while they walk (no write lock on SQLite: the
+# tables keep writing), and each is due once its interval has passed since it last ran as the
+# database (the stored verifications) or the anchor file records it, not since the server started:
+# `make run` restarts far more often than once a day, and a daily check counted from each start
+# would never run.
+EMBEDDED_BEAT_CHECKS = ("audit-anchor-head", "audit-verify-chain", "books-verify")
+# Where each check records when it last ran, by task: a function answering it, or a model whose
+# newest row nobody asked for (requested_by empty: the nightly run's) started then.
+EMBEDDED_BEAT_LAST_RUN = {
+    "audit.anchor_head": "audit.anchor_file.anchor_signed_last",  # the newest anchor in the file
+    "audit.verify_chain": "audit.ChainVerification",
+    "books.verify": "ledger.BooksVerification",
+}
 # Seconds between two refreshes of the dashboard's live part (htmx polling).
 REVIEW_POLL_SECONDS = env.int("REVIEW_POLL_SECONDS", default=10)
 # --- report runs (reports/, docs/reports.md) ---------------------------------------------------

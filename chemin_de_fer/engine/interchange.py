@@ -26,7 +26,7 @@ from chemin_de_fer.engine.coup import (
 from core.cards import POINTS
 from core.records import RecordError
 
-_ACTIONS: dict[object, Action] = {a.value: a for a in Action}  # looked up with any JSON value
+_ACTIONS: dict[str, Action] = {a.value: a for a in Action}  # looked up only with a JSON string
 _NATURAL = Action.NATURAL
 _DRAW = Action.DRAW
 _NONE = Action.NONE
@@ -47,7 +47,9 @@ def _hand(data: dict[str, Any], side: str) -> Hand:
         raise ValueError(f"{side} hand must have 2 or 3 cards, not {n}")
     if not _all_cards(cards):
         raise ValueError(f"bad card {_first_bad(cards)!r}")
-    action = _ACTIONS.get(raw.get("action"))
+    said_action = raw.get("action")
+    # a list or an object is no action either (and cannot be looked up: it is unhashable)
+    action = _ACTIONS.get(said_action) if type(said_action) is str else None
     if action is None:
         raise ValueError(f"{side}: unknown action {raw.get('action')!r}")
     return Hand(tuple(cards), action)

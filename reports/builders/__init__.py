@@ -34,12 +34,14 @@ class ReportRequestError(ValueError):
 @dataclass(frozen=True)
 class Scope:
     """What one report covers: gaming days ``start`` to ``end`` of a casino (or of every casino,
-    midnight to midnight UTC), optionally one of its tables."""
+    midnight to midnight UTC), optionally one of its tables. ``by_table``: whether the kind may be
+    asked for one table (``KindInfo.by_table``); a kind that may not has no "Table" in its header."""
 
     start: dt.date
     end: dt.date
     casino: Casino | None = None
     table: Table | None = None
+    by_table: bool = True
 
     @property
     def calendar(self) -> GamingCalendar:
@@ -93,7 +95,8 @@ class Scope:
         )
         if self.casino is not None:
             facts.append(("Amounts", f"{self.casino.currency_label}; smallest chip {self.casino.chip_unit}"))
-        facts.append(("Table", self.table.name if self.table is not None else "all tables"))
+        if self.by_table:  # a kind with no table filter (the cash log, the ratings) says nothing of it
+            facts.append(("Table", self.table.name if self.table is not None else "all tables"))
         return facts
 
 

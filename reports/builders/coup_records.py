@@ -57,6 +57,9 @@ def _chemin_de_fer_records(
         .order_by("created_at", "pk")
     )
     for coup in coups.iterator(chunk_size=500):
+        # its id (tables.engine_bridge.coup_record_id) names the table, the session and the shoe:
+        # unique in the table's history, as import_coups needs (it imports an id once per table);
+        # the older games' (T<table>-<game>-coup<n>) are numbered per table
         yield (coup.created_at, 0, coup.pk), record_to_dict(exported_record(coup, list(coup.steps.all())))
 
 

@@ -26,11 +26,12 @@ from typing import Any
 
 from django.db.models import Sum
 
+from chemin_de_fer.engine.profiles import LevyMode
 from ledger.models import Account, Entry
 from reports.builders import Scope, report_facts
 from reports.columns import COUPS, GAMING_DAY, LEVY, TABLE, TABLE_ID
 from reports.model import Column, ColumnType, Line, LineKind, Report
-from tables.models import Coup, Table, TableDay
+from tables.models import Coup, GameType, Table, TableDay
 from tables.services.rollups import LevySums, rollups_refresh
 
 COLUMNS = (
@@ -137,9 +138,10 @@ def _awaiting_approval(casino_id: int) -> str:
         account__kind=Account.Kind.LEVY, account__casino_id=casino_id, transaction__coup__in=waiting
     )
     chips = entries.aggregate(chips=Sum("amount"))["chips"] or 0
+    count = waiting.count()
     return (
-        f"{waiting.count()} coups, levy {chips} posted provisionally and not counted above "
-        "(at the time of writing)"
+        f"{count} {'coup' if count == 1 else 'coups'}, levy {chips} posted provisionally and not counted "
+        "above (at the time of writing)"
     )
 
 
@@ -147,16 +149,49 @@ def _mode_note(mode: str) -> str:
     return "" if mode == "percentage" else f" (the casino's levy mode is now {mode})"
 
 
+#: a levy mode other than the percentage, as the header says why a table is not levied
+MODE_WORDS = {
+    "hourly_fee": "hourly fee",
+    "card_money": "card money",
+    "none": "no levy",
+}
+
+
+def not_levied_reasons(table: Table) -> list[str]:
+    """Why ``table``'s coups pay no percentage levy ([] when they do), as the engine decides it
+    (tables.engine_bridge.levy_terms): its effective levy mode (its own, else its casino's) and its
+    profile's must both be the percentage."""
+    reasons = []
+    mode = table.effective_levy_mode
+    if mode != Table.LevyMode.PERCENTAGE:
+        words = MODE_WORDS.get(mode, mode)
+        reasons.append(words if table.levy_mode else f"{words}, the casino's levy mode")
+    profile_mode = table.profile.levy_mode
+    if profile_mode != LevyMode.PERCENTAGE:
+        reasons.append(f"profile {table.profile.name}: {MODE_WORDS.get(profile_mode, profile_mode)}")
+    return reasons
+
+
 def _other_modes(casino: Any, scope: Scope) -> list[tuple[str, str]]:
-    """The tables charged otherwise than by the percentage (their own levy mode: an hourly fee,
-    or none): their coups are counted, with no levy; their fees are the fees report's."""
-    tables = casino.tables.exclude(levy_mode__in=["", Table.LevyMode.PERCENTAGE]).order_by("name", "pk")
+    """The chemin de fer tables charged otherwise than by the percentage, each with why: its own
+    levy mode or its casino's (an hourly fee, or none), or its profile's (card money, none: the
+    classic and home profiles levy nothing). Their coups are counted, with no levy; hourly fees and
+    card money are the fees report's."""
+    tables = (
+        casino.tables.filter(game=GameType.CHEMIN_DE_FER)
+        .select_related("profile", "casino")
+        .order_by("name", "pk")
+    )
     if scope.table is not None:
         tables = tables.filter(pk=scope.table.pk)
-    other = [f"{t.name} ({t.get_levy_mode_display()})" for t in tables]
+    other = []
+    for table in tables:
+        reasons = not_levied_reasons(table)
+        if reasons:
+            other.append(f"{table.name} ({'; '.join(reasons)})")
     if not other:
         return []
-    note = ": their coups count here without a levy; hourly fees are in the fees report"
+    note = ": their coups count here without a levy; hourly fees and card money are in the fees report"
     return [("Not levied", ", ".join(other) + note)]
 
 

@@ -1,8 +1,13 @@
 """The players' rating report (``player-ratings``): each player's rating slip over the period, as
 the player's page and the API show it (review/selectors/rating.py, tables/rating.py).
 
-- One **session** line per table session he sat at, bet or banked in; one **gaming day** subtotal
-  per day; one **player** subtotal; then the period's total over every player.
+- One **session** line per table session he sat at, bet or banked in and gaming day (a session
+  across the cut-off has a line on each of its days), under its day: the day's lines, then its
+  **gaming day** subtotal, day after day; one **player** subtotal; then the period's total over
+  every player.
+- Every subtotal and total is the sum of the lines above it **as printed** (the seconds, the
+  hundredths of the expectations), so that each column adds up; an average stake is the summed
+  stakes over the summed bets.
 - Who is on it: every player of the casino (the house's own bank excepted) seated or watching at
   one of its tables during the period, by name.
 - Time seated is his seats' time less the sessions' pauses, in seconds and as h:mm:ss; a coup
@@ -16,19 +21,23 @@ the player's page and the API show it (review/selectors/rating.py, tables/rating
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 
 from django.db.models import Q
 from django.utils import timezone
 
-from core.numbers import plain_decimal
+from core.numbers import plain_decimal, rounded
 from reports.builders import Scope, report_facts
 from reports.columns import COUPS, GAMING_DAY, LEVY, PLAYER, PLAYER_ID, SESSION_ID, TABLE
 from reports.model import Column, ColumnType, Line, LineKind, Report
-from review.selectors.rating import player_rating, rating_session_names
+from review.selectors.rating import SessionName, player_rating, rating_session_names
+from tables.gaming_day import GamingCalendar
 from tables.models import Player
-from tables.rating import RatingLine
+from tables.rating import RatingLine, RatingSlip
 
 COLUMNS = (
     PLAYER_ID,
@@ -58,22 +67,73 @@ def hundredths(value: Fraction | None) -> str | None:
     return plain_decimal(value, 2)
 
 
-def _figures(line: RatingLine) -> tuple[object, ...]:
-    return (
-        line.seconds,
-        line.seated_hms,
-        line.coups,
-        line.banked,
-        line.staked,
-        hundredths(line.average_stake),
-        line.largest_stake,
-        line.net,
-        line.levy,
-        line.fees,
-        hundredths(line.expected_levy),
-        hundredths(line.theoretical),
-        line.actual,
-    )
+def hms(seconds: int) -> str:
+    """Seconds as hours:minutes:seconds (``2:24:12``), as the slip writes them."""
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
+
+
+@dataclass
+class Printed:
+    """A line's figures as the report prints them, and the sum of such lines: a subtotal adds up
+    the seconds and the hundredths its lines show (each line's own figures are rounded from its
+    exact values, so a sum of exact values rounded once could differ from them by a second or a
+    hundredth)."""
+
+    seconds: int = 0
+    coups: int = 0
+    banked: int = 0
+    bets: int = 0
+    staked: int = 0
+    largest_stake: int = 0
+    net: int = 0
+    levy: int = 0
+    fees: int = 0
+    expected_levy: Decimal = Decimal("0.00")
+
+    @classmethod
+    def of(cls, line: RatingLine) -> Printed:
+        return cls(
+            seconds=line.seconds,
+            coups=line.coups,
+            banked=line.banked,
+            bets=line.bets,
+            staked=line.staked,
+            largest_stake=line.largest_stake,
+            net=line.net,
+            levy=line.levy,
+            fees=line.fees,
+            expected_levy=rounded(line.expected_levy, 2),
+        )
+
+    def add(self, other: Printed) -> None:
+        self.seconds += other.seconds
+        self.coups += other.coups
+        self.banked += other.banked
+        self.bets += other.bets
+        self.staked += other.staked
+        self.largest_stake = max(self.largest_stake, other.largest_stake)
+        self.net += other.net
+        self.levy += other.levy
+        self.fees += other.fees
+        self.expected_levy += other.expected_levy
+
+    def figures(self) -> tuple[object, ...]:
+        return (
+            self.seconds,
+            hms(self.seconds),
+            self.coups,
+            self.banked,
+            self.staked,
+            hundredths(Fraction(self.staked, self.bets)) if self.bets else None,
+            self.largest_stake,
+            self.net,
+            self.levy,
+            self.fees,
+            str(self.expected_levy),
+            str(self.expected_levy + self.fees),  # theoretical: the expected levy and the fees due
+            self.levy + self.fees,  # actual: the levy and the fees charged
+        )
 
 
 def rated_players(scope: Scope) -> list[Player]:
@@ -92,22 +152,75 @@ def rated_players(scope: Scope) -> list[Player]:
     )
 
 
+def _same(one: RatingLine, other: RatingLine) -> bool:
+    """Whether two lines hold the same exact figures."""
+    return (
+        one.seated, one.coups, one.banked, one.bets, one.staked, one.largest_stake, one.net, one.levy,
+        one.fees, one.expected_levy,
+    ) == (
+        other.seated, other.coups, other.banked, other.bets, other.staked, other.largest_stake, other.net,
+        other.levy, other.fees, other.expected_levy,
+    )  # fmt: skip
+
+
+def session_days(
+    *,
+    player: Player,
+    slip: RatingSlip,
+    names: dict[int, SessionName],
+    calendar: GamingCalendar,
+    now: dt.datetime,
+) -> list[tuple[dt.date, list[RatingLine]]]:
+    """Each gaming day of ``slip`` with his session lines of that day only, oldest first.
+
+    Most sessions are played within one gaming day: the period's slip gives their lines whole, each
+    placed on the day its session opened, when, day by day, those lines add up exactly to the
+    slip's day lines (nothing is read again). Otherwise a session ran across a cut-off and counts
+    on each of its days: his slip is read again for each of his days, and that day's session lines
+    are each session's share of it."""
+    days = [d.day for d in slip.days if d.day is not None]
+    if len(days) <= 1:
+        return [(day, slip.sessions) for day in days]
+    by_opening: dict[dt.date, list[RatingLine]] = {}
+    for line in slip.sessions:
+        assert line.session_id is not None  # a session's line
+        by_opening.setdefault(calendar.day_of(names[line.session_id].opened_at), []).append(line)
+
+    def summed(lines: list[RatingLine]) -> RatingLine:
+        whole = RatingLine()
+        for line in lines:
+            whole.add_line(line)
+        return whole
+
+    if set(by_opening) == set(days) and all(
+        _same(summed(by_opening[d.day]), d) for d in slip.days if d.day is not None
+    ):
+        return [(day, by_opening[day]) for day in days]
+    return [(day, player_rating(player=player, first=day, last=day, now=now).sessions) for day in days]
+
+
 def _lines(scope: Scope) -> Iterator[Line]:
     now = timezone.now()
-    total = RatingLine()
+    total = Printed()
     for player in rated_players(scope):
         slip = player_rating(player=player, first=scope.start, last=scope.end, now=now)
         names = rating_session_names(slip)
         who = (player.pk, player.display_name)
-        for line in slip.sessions:
-            assert line.session_id is not None  # a session's line
-            name = names[line.session_id]
-            yield Line((*who, "session", None, name.table_name, line.session_id, *_figures(line)))
-        for line in slip.days:
-            yield Line((*who, "gaming day", line.day, None, None, *_figures(line)), LineKind.SUBTOTAL)
-        yield Line((*who, "player", None, None, None, *_figures(slip.total)), LineKind.SUBTOTAL)
-        total.add_line(slip.total)
-    yield Line((None, "all players", "period", None, None, None, *_figures(total)), LineKind.TOTAL)
+        mine = Printed()
+        days = session_days(player=player, slip=slip, names=names, calendar=scope.calendar, now=now)
+        for day, sessions in days:
+            today = Printed()
+            for line in sessions:
+                assert line.session_id is not None  # a session's line
+                printed = Printed.of(line)
+                today.add(printed)
+                name = names[line.session_id].table_name
+                yield Line((*who, "session", day, name, line.session_id, *printed.figures()))
+            yield Line((*who, "gaming day", day, None, None, *today.figures()), LineKind.SUBTOTAL)
+            mine.add(today)
+        yield Line((*who, "player", None, None, None, *mine.figures()), LineKind.SUBTOTAL)
+        total.add(mine)
+    yield Line((None, "all players", "period", None, None, None, *total.figures()), LineKind.TOTAL)
 
 
 def player_ratings_report(scope: Scope) -> Report:

@@ -8,17 +8,20 @@ Every condition is read from the game floor's own records (``tables``, ``ledger`
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass
 from fractions import Fraction
 from zoneinfo import ZoneInfo
 
 from django.db.models import Count, Max, Q, QuerySet
 
+from audit.anchors import ANCHOR_FILE_REASON, ANCHORS_REASON
 from audit.selectors import chain_verifications_latest
 from ledger.models import Account, Entry, TransactionKind
 from review.models import Alert, AlertKind, AlertSettings
 from review.selectors.flows import flow_findings, flow_subject
 from review.wording import (
+    ALERT_AUDIT_ANCHOR_FILE,
     ALERT_AUDIT_BREAK,
     ALERT_AUDIT_BREAK_CASINO,
     ALERT_BIG_WIN,
@@ -165,6 +168,23 @@ def _audit_break() -> list[AlertCandidate]:
         if last.ok:
             continue
         casino = last.chain or None  # a casino's chain: the alert is that casino's
+        if casino is None and last.first_broken_reason.startswith(ANCHOR_FILE_REASON):
+            # the anchor file itself (deleted, emptied, started again, anchors missing between two):
+            # no event of the chain is broken, the file is what the alert names (its seq: the event
+            # that recorded the file); the same finding by several runs is one alert, another
+            # finding about the file another
+            finding = hashlib.sha256(last.first_broken_reason.encode()).hexdigest()[:12]
+            found.append(
+                AlertCandidate(
+                    kind=AlertKind.AUDIT_BREAK,
+                    subject_key=f"anchors:seq:{last.first_broken_seq}:{finding}",
+                    summary=ALERT_AUDIT_ANCHOR_FILE.format(
+                        reason=last.first_broken_reason.removeprefix(ANCHORS_REASON)
+                    )[:300],
+                    casino_id=None,
+                )
+            )
+            continue
         found.append(
             AlertCandidate(
                 kind=AlertKind.AUDIT_BREAK,

@@ -9,7 +9,7 @@ from typing import Any
 from chemin_de_fer.engine.coup import Action, NeedsCards, Restored, Settlement
 from chemin_de_fer.engine.judge import coup_settlement
 from chemin_de_fer.engine.machine import CoupProgress
-from chemin_de_fer.engine.punters import HOUSE_KEY, seat_key
+from chemin_de_fer.engine.punters import HOUSE_KEY, PunterKind, parse_punter_key, seat_key, spectator_key
 from core.sentence import said
 from review.selectors.queue import review_refusal
 from tables.engine_bridge import (
@@ -22,7 +22,7 @@ from tables.engine_bridge import (
     coup_restore,
     coup_verdict,
 )
-from tables.models import VOIDABLE_COUP_STATES, Coup, CoupStep
+from tables.models import VOIDABLE_COUP_STATES, Coup, CoupStep, Seat, Spectator
 from tables.permissions import REVIEW_KINDS
 from tables.wording import step_detail, violation_items
 
@@ -91,9 +91,48 @@ class CoupReview:
         return self.coup.state in VOIDABLE_COUP_STATES
 
 
-def _names(coup: Coup) -> dict[str, str]:
+def _keys_in(payload: Any) -> set[str]:
+    """Every punter key a step names (a bet's punter, each banco caller, its winner, ...)."""
+    if isinstance(payload, str):
+        try:
+            parse_punter_key(payload)
+        except ValueError:
+            return set()
+        return {payload}
+    if isinstance(payload, dict):
+        return {k for v in payload.values() for k in _keys_in(v)}
+    if isinstance(payload, list):
+        return {k for v in payload for k in _keys_in(v)}
+    return set()
+
+
+def _unbet_names(coup: Coup, keys: set[str]) -> dict[str, str]:
+    """Those of ``keys`` with no bet in the coup (a banco caller who lost the call to another):
+    each seat by its number and the player who held it when the coup began, each spectator."""
+    parsed = [parse_punter_key(k) for k in keys]
+    numbers = [n for kind, n in parsed if kind is PunterKind.SEAT]
+    spectators = [n for kind, n in parsed if kind is PunterKind.SPECTATOR]
+    session_id = coup.shoe.session_id
+    held: dict[int, Seat] = {}
+    # the seat's holder when the coup began: the last to sit down in it before (seats change hands)
+    seats = Seat.objects.filter(session_id=session_id, number__in=numbers).select_related("player")
+    for seat in seats.order_by("joined_at", "pk"):
+        if seat.number not in held or seat.joined_at <= coup.created_at:
+            held[seat.number] = seat
+    names: dict[str, str] = {
+        seat_key(n): said("seat {number} · {name}", number=n, name=seat.player.display_name)
+        for n, seat in held.items()
+    }
+    standing = Spectator.objects.filter(pk__in=spectators, session_id=session_id).select_related("player")
+    for spectator in standing:
+        names[spectator_key(spectator.pk)] = said("spectator · {name}", name=spectator.player.display_name)
+    return names
+
+
+def _names(coup: Coup, rows: list[CoupStep] | None = None) -> dict[str, str]:
     """Engine punter keys (``seat-4``, ``spectator-17``) to ``seat 4 · Name`` for the screen (a
-    sentence its template says in the page's language: ``|say``)."""
+    sentence its template says in the page's language: ``|say``): every punter the coup's steps
+    name, with a bet or not (a losing banco caller has none)."""
     names: dict[str, str] = {}
     for bet in coup_bets(coup):
         name = bet_player(bet).display_name
@@ -110,6 +149,9 @@ def _names(coup: Coup) -> dict[str, str]:
             names[seat_key(seat.number)] = said(
                 "seat {number} · {name} (banker)", number=seat.number, name=banker
             )
+    unnamed = {k for r in rows or () for k in _keys_in(r.payload)} - set(names)
+    if unnamed:
+        names |= _unbet_names(coup, unnamed)
     return names
 
 
@@ -169,7 +211,7 @@ def coup_review(*, coup: Coup, user: Any) -> CoupReview:
         "shoe", "shoe__table", "shoe__table__casino", "banker", "bank_turn", "bank_turn__seat"
     ).get(pk=coup.pk)
     rows = list(coup.steps.select_related("actor").order_by("index"))
-    names = _names(coup)
+    names = _names(coup, rows)
     amended_at = {r.supersedes_id: r.index for r in rows if r.supersedes_id is not None}
     steps = [
         StepLine(

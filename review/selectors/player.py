@@ -10,15 +10,18 @@ from fractions import Fraction
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Avg, Count, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.fields.json import KT
 
 from cage.selectors import PlayerChips, player_chips
 from ledger.models import Account, Entry, TransactionKind
+from tables.games import wings
 from tables.models import Bet, Coup, CoupStep, Player, Seat, Spectator
 
 #: coups a page of the player's page
 PLAYER_COUPS_PAGE_SIZE = 20
+#: before any coup: the player's figures count every coup he played
+_EVER = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ def player_sessions(*, player: Player, now: dt.datetime) -> list[PlayerSession]:
 
 def player_page(*, player: Player, now: dt.datetime, page: Any = 1) -> PlayerPage:
     bets = _player_bets(player)
-    figures = bets.aggregate(n=Count("pk"), staked=Sum("amount"), avg=Avg("amount"))
+    figures = bets.aggregate(n=Count("pk"), staked=Sum("amount"))
     revealed = CoupStep.objects.filter(coup=OuterRef("coup"), kind=CoupStep.Kind.REVEAL).values(
         o=KT("payload__verdict__outcome")
     )[:1]
@@ -136,15 +139,23 @@ def player_page(*, player: Player, now: dt.datetime, page: Any = 1) -> PlayerPag
         rows.append(PlayedCoup(bet=b, outcome=outcome, net=nets.get(b.coup_id, 0) if settled else None))
     paged.object_list = rows  # type: ignore[assignment]  # the page shows PlayedCoup rows
     sessions = player_sessions(player=player, now=now)
-    avg = figures["avg"]
+    # the coups of the games whose coups are not the floor's own (older games), through the games'
+    # seam, as the rating slip on the same page counts them: a stake is a bet, a bank held a bank
+    others = [
+        c
+        for wing in wings()
+        for c in wing.rating_coups(player=player, start=_EVER, end=now + dt.timedelta(microseconds=1))
+    ]
+    n = figures["n"] + sum(1 for c in others if not c.banked)
+    staked = (figures["staked"] or 0) + sum(c.stake for c in others if not c.banked)
     return PlayerPage(
         player=player,
         chips=player_chips(player=player),
         sessions=sessions,
         time_played=sum((s.played for s in sessions), dt.timedelta()),
-        bets=figures["n"],
-        staked=figures["staked"] or 0,
-        average_bet=Fraction(figures["staked"], figures["n"]) if figures["n"] and avg is not None else None,
-        banks_held=Coup.objects.filter(banker=player).count(),
+        bets=n,
+        staked=staked,
+        average_bet=Fraction(staked, n) if n else None,
+        banks_held=Coup.objects.filter(banker=player).count() + sum(1 for c in others if c.banked),
         coups=paged,
     )

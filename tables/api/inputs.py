@@ -87,6 +87,10 @@ class CoupStartIn(StrictSerializer):
     bank = chips(help_text="the bank the banker declares (the coup's first step)")
 
 
+#: the most callers one banco may name: the twelve seats and a crowd of spectators round them
+MAX_CALLERS = 100
+
+
 class CallerIn(StrictSerializer):
     seat = optional_number(min_value=1, max_value=12)
     spectator = optional_number(min_value=1, max_value=MAX_ID)
@@ -115,7 +119,12 @@ class StepIn(StrictSerializer):
         min_value=1, max_value=MAX_ID, required=False, help_text="bet: the spectator (id) betting"
     )
     card = TextField(max_length=8, required=False, help_text="card_to_*: e.g. 9H, TD, 10d")
-    callers = CallerIn(many=True, required=False, help_text="banco: everybody who called it")
+    # more callers than people can stand round a table is not a banco but a flood: refused by the
+    # list's length before any caller is read (DRF's ListSerializer checks max_length first; a
+    # many=True serializer, so that each StepIn binds its own callers: StrictSerializer's prototypes)
+    callers = CallerIn(  # type: ignore[call-arg]  # many=True takes ListSerializer's max_length
+        many=True, required=False, max_length=MAX_CALLERS, help_text="banco: everybody who called it"
+    )
     seated_round_over = FlagField(
         required=False,
         help_text="a spectator's bet: every seated punter has had a turn (those who did not bet pass)",

@@ -66,6 +66,7 @@ from tables.services.locking import lock_coup_with_steps, session_lock_at_table
 from tables.services.rules_snapshots import rules_snapshot_keep
 from tables.services.series import series_check_allows_coup
 from tables.services.shoes import card_record, shoe_close_locked
+from tables.services.vouching import coup_rows_vouch
 
 
 class ConfirmationRequired(DomainError):
@@ -276,6 +277,10 @@ def coup_step_record(
     coup_step_expected(coup, expected_step)
     if request.kind is Move.BANK_DECLARED:
         raise ValidationError(gettext_noop("The bank is declared when the coup starts."))
+    if request.kind is Move.REVEAL:
+        # the money moves on these rows: each must be what its event bound (one statement), or a
+        # step inserted, edited or deleted in the database would be settled unseen
+        coup_rows_vouch(coup=coup, steps=rows, step_model=CoupStep, current_step=coup.step_count)
     state = coup_replay(coup, rows)
     judged, bettor = _engine_step(coup, state, request, rows)
     payload = judged.payload

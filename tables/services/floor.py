@@ -13,9 +13,11 @@ from typing import NamedTuple, TypeVar
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
+from core.sentence import Word, said
 from core.types import Staff
 from tables.games import wing_for
 from tables.models import (
@@ -51,7 +53,7 @@ def table_session_open(*, actor: Staff, table: Table, at: dt.datetime | None = N
     # partial unique constraint would refuse the second one anyway.
     table = Table.objects.select_for_update().get(pk=table.pk)
     if TableSession.objects.filter(table=table, closed_at__isnull=True).exists():
-        raise ValidationError("This table already has an open session.")
+        raise ValidationError(gettext_noop("This table already has an open session."))
     before = model_snapshot(table)
     session = TableSession.objects.create(table=table, opened_at=at or timezone.now(), opened_by=actor)
     table.state = Table.State.OPEN
@@ -72,7 +74,7 @@ def table_session_close(
 ) -> TableSession:
     session = session_lock_at_table(actor=actor, session=session, must_be_open=False)
     if session.closed_at is not None:
-        raise ValidationError("This session is already closed.")
+        raise ValidationError(gettext_noop("This session is already closed."))
     if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN).exists():
         # the refusal names the ways out: the croupier plays it out, or a pit boss voids it
         raise ValidationError(CLOSE_COUP_IN_PLAY)
@@ -116,9 +118,9 @@ def table_session_close(
 def session_pause_start(*, actor: Staff, session: TableSession) -> SessionPause:
     session = session_lock_at_table(actor=actor, session=session)
     if SessionPause.objects.filter(session=session, ended_at__isnull=True).exists():
-        raise ValidationError("The table is already paused.")
+        raise ValidationError(gettext_noop("The table is already paused."))
     if Coup.objects.filter(shoe__session=session, state=Coup.State.OPEN).exists():
-        raise ValidationError("Finish the coup in play before pausing.")
+        raise ValidationError(gettext_noop("Finish the coup in play before pausing."))
     pause = SessionPause.objects.create(session=session, started_at=timezone.now(), started_by=actor)
     audit_record(actor=actor, action="tables.session.pause", target=pause, after=model_snapshot(pause))
     return pause
@@ -129,7 +131,7 @@ def session_pause_end(*, actor: Staff, session: TableSession) -> SessionPause:
     session = session_lock_at_table(actor=actor, session=session, must_be_open=False)
     pause = SessionPause.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if pause is None:
-        raise ValidationError("The table is not paused.")
+        raise ValidationError(gettext_noop("The table is not paused."))
     return row_update_audited(
         actor=actor,
         action="tables.session.resume",
@@ -169,21 +171,31 @@ def seat_take(
     of where anybody is now, so the one-table rule, the live floor's, is not asked of it."""
     session = session_lock_at_table(actor=actor, session=session)
     table = session.table
+    # the refusals are English (the API's, the audit trail's words), marked for the screens, which
+    # say them in their language (tables.wording.say; docs/i18n.md)
     if player.casino_id != table.casino_id:
-        raise ValidationError("This player belongs to another casino.")
+        raise ValidationError(gettext_noop("This player belongs to another casino."))
     if player.house:
-        raise ValidationError("The house banks a table; it does not sit at one.")
+        raise ValidationError(gettext_noop("The house banks a table; it does not sit at one."))
     if not 1 <= number <= table.seat_count:
-        raise ValidationError(f"Seats at this table are numbered 1 to {table.seat_count}.")
+        raise ValidationError(said("Seats at this table are numbered 1 to {count}.", count=table.seat_count))
     seated = Seat.objects.filter(session=session, left_at__isnull=True)
     if seated.filter(number=number).exists():
-        raise ValidationError(f"Seat {number} is taken.")
+        raise ValidationError(said("Seat {number} is taken.", number=number))
     if seated.filter(player=player).exists():
-        raise ValidationError(f"{player} is already seated at this table.")
+        raise ValidationError(said("{player} is already seated at this table.", player=str(player)))
     if seated.count() >= table.profile.seats_max:
-        raise ValidationError(f"The {table.profile.slug} profile seats at most {table.profile.seats_max}.")
+        raise ValidationError(
+            said(
+                "The {profile} profile seats at most {most}.",
+                profile=Word(table.profile.slug, "profile"),
+                most=table.profile.seats_max,
+            )
+        )
     if Spectator.objects.filter(session=session, player=player, left_at__isnull=True).exists():
-        raise ValidationError(f"{player} is standing as a spectator: let the player leave first.")
+        raise ValidationError(
+            said("{player} is standing as a spectator: let the player leave first.", player=str(player))
+        )
     if not imported:
         _check_at_no_other_table(session, player)
     seat = Seat.objects.create(session=session, player=player, number=number, joined_at=timezone.now())
@@ -205,12 +217,14 @@ class _Leaving(NamedTuple):
 
 _LEAVING: dict[type[Seat | Spectator], _Leaving] = {
     Seat: _Leaving(
-        "bets__seat", "This player has already left.", "This player has a bet in the coup being played."
+        "bets__seat",
+        gettext_noop("This player has already left."),
+        gettext_noop("This player has a bet in the coup being played."),
     ),
     Spectator: _Leaving(
         "bets__spectator",
-        "This spectator has already left.",
-        "This spectator has a bet in the coup being played.",
+        gettext_noop("This spectator has already left."),
+        gettext_noop("This spectator has a bet in the coup being played."),
     ),
 }
 
@@ -240,7 +254,7 @@ def seat_leave(*, actor: Staff, seat: Seat) -> Seat:
     )
     if turn is not None:
         if Coup.objects.filter(bank_turn=turn, state=Coup.State.OPEN).exists():
-            raise ValidationError("The banker cannot leave during a coup.")
+            raise ValidationError(gettext_noop("The banker cannot leave during a coup."))
         bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.LEFT)
     return row_update_audited(
         actor=actor, action="tables.seat.leave", row=seat, changes={"left_at": timezone.now()}
@@ -254,13 +268,13 @@ def spectator_join(
     """``player`` stands at the table as a spectator (``imported``: see :func:`seat_take`)."""
     session = session_lock_at_table(actor=actor, session=session)
     if player.casino_id != session.table.casino_id:
-        raise ValidationError("This player belongs to another casino.")
+        raise ValidationError(gettext_noop("This player belongs to another casino."))
     if player.house:
-        raise ValidationError("The house banks a table; it does not stand at one.")
+        raise ValidationError(gettext_noop("The house banks a table; it does not stand at one."))
     if Seat.objects.filter(session=session, player=player, left_at__isnull=True).exists():
-        raise ValidationError(f"{player} is seated at this table.")
+        raise ValidationError(said("{player} is seated at this table.", player=str(player)))
     if Spectator.objects.filter(session=session, player=player, left_at__isnull=True).exists():
-        raise ValidationError(f"{player} is already standing at this table.")
+        raise ValidationError(said("{player} is already standing at this table.", player=str(player)))
     if not imported:
         _check_at_no_other_table(session, player)
     spectator = Spectator.objects.create(session=session, player=player, joined_at=timezone.now())

@@ -37,6 +37,7 @@ from core.types import Staff
 from tables import sql
 from tables.models import Coup, CoupStep, GameCoup, Table, TableSession
 from tables.permissions import NOT_THE_CROUPIER_HERE, croupier_shift_question
+from tables.services.vouching import coup_rows_vouch
 
 #: a lock taken with no croupier to check (``lock_session``, ``lock_coup``): a ``croupier`` given,
 #: even None (nobody logged in), is checked
@@ -117,6 +118,11 @@ def _coup_locked(coup: Coup | int, *, croupier: Any, with_steps: bool) -> tuple[
         on_shift = False  # a croupier named but no question to ask: he cannot be one
     if checked and not on_shift:
         raise PermissionDenied(NOT_THE_CROUPIER_HERE)
+    if with_steps and [step.index for step in steps] != list(range(1, locked.step_count + 1)):
+        # the steps are 1..step_count, always (step_append): a gap or a count that disagrees is
+        # no service's doing but a step inserted or deleted in the database. Said as such, with the
+        # pit boss's void the way on, rather than a stale-step conflict that no retry could pass
+        coup_rows_vouch(coup=locked, steps=steps, step_model=CoupStep, current_step=locked.step_count)
     # its state as locked, before the service changes it: the binding of the service's audit event
     # carries it, so a change made between two steps behind the application's back is found
     rows_loaded(locked)

@@ -44,6 +44,7 @@ from ledger.selectors import chips_by_player
 from tables import forms, selectors, services, wording
 from tables.engine_bridge import cards_parse, game_kind, superseded_ids
 from tables.games import wing_for
+from tables.lifecycle import CoupRecordsChanged
 from tables.models import BankTurn, Coup, CoupStep, Player, Seat, Spectator, Table, TableSession
 from tables.permissions import (
     SeparationOfDuties,
@@ -112,6 +113,9 @@ class RestorePanel:
     recorded: list[display.CardFace] = field(default_factory=list)
     cards_gone: str = ""  # the record ran out and the shoe's cards are gone: a pit boss voids
     kept_from_rejected: bool = False  # ``cards`` are those a rejected restoration took from the shoe
+    # the pit boss who rejected the latest restoration, and why (none rejected: empty)
+    rejected_by: str = ""
+    rejected_reason: str = ""
 
 
 def _form_checked(form: Any) -> None:
@@ -172,8 +176,13 @@ def _restore_panel(coup: Coup, codes: list[str] | None) -> RestorePanel:
         kept = bool(codes)
     superseded = superseded_ids(view.steps)  # a typo's violation went with the typo
     violations = [
-        f"{gettext(step.get_kind_display()).capitalize()}: "
-        + wording.violation_text(Violation(Code(code), _side(game_kind(step))), view.state, gettext)
+        # the colon is the sentence's: French puts a space before it
+        gettext("{step}: {violation}").format(
+            step=gettext(step.get_kind_display()).capitalize(),
+            violation=wording.violation_text(
+                Violation(Code(code), _side(game_kind(step))), view.state, gettext
+            ),
+        )
         for step in view.steps
         if step.pk not in superseded
         for code in step.violations
@@ -266,6 +275,18 @@ def _context(
         )
     elif coup is not None:
         restore = _restore_panel(coup, restore_codes)
+    # a pit boss's latest word on the coup being restored (its rejection), or else on the shoe's
+    # last coup (its void): said on the screen until the table plays on (one query)
+    voided = None
+    if restore is not None and coup is not None:
+        decided = selectors.coup_last_decision(coup=coup)
+        if decided is not None and decided.kind == CoupStep.Kind.CORRECTION_REJECTED:
+            restore.rejected_by = decided.actor.get_username()
+            restore.rejected_reason = str(decided.payload.get("reason", ""))
+    elif screen is None and floor.last_shoe is not None:
+        decided = selectors.coup_last_decision(shoe=floor.last_shoe)
+        if decided is not None and decided.kind == CoupStep.Kind.COUP_VOIDED:
+            voided = decided
     mode = _mode(floor, screen is not None, restore is not None)
     if error is not None and not _shown_in(error.where, mode):
         error = ScreenError("coup", error.messages)  # its control is not on screen: show it on top
@@ -281,6 +302,7 @@ def _context(
         "mode": mode,
         "screen": screen,
         "restore": restore,
+        "voided": voided,  # the shoe's last coup, voided: the CoupStep that says who and why
         "last": last,
         "last_player": display.card_faces(last.player_cards) if last else [],
         "last_banker": display.card_faces(last.banker_cards) if last else [],
@@ -350,7 +372,8 @@ def _refused(
     # separation of duties: the sentence says who may, next to the control that was refused
     if isinstance(exc, RetryConflict | DatabaseBusy):
         return _render(request, table, part=part, status=answer.status, notice=BUSY_NOTICE)
-    if answer.status == 409:
+    # a coup changed outside the application is no other tablet's doing: its own words, in place
+    if answer.status == 409 and not isinstance(exc, CoupRecordsChanged):
         return _render(request, table, part=part, status=409, notice=CONFLICT_NOTICE)
     error = ScreenError(where, list(answer.messages))
     return _render(request, table, part=part, status=answer.status, error=error, **kw)

@@ -95,16 +95,16 @@ def anchored(settings, tmp_path) -> Callable[[], None]:
 def test_an_incremental_run_walks_only_what_was_appended_after_the_newest_anchor(anchored) -> None:
     events(5)
     anchored()  # beat: the five events verified, seq 5 anchored (signed, outside the database)
-    events(3)
+    events(3)  # seq 7..9: seq 6 records the anchor file (audit.anchorfile.record)
     assert audit_chain_vouched() == ChainPoint(seq=5, hash=AuditEvent.objects.get(seq=5).hash)
     code, out, _ = verify()
     assert code == 0
     assert (
-        "events checked: 3 (from seq 6; seq 5 and before are vouched for by the newest signed anchor" in out
+        "events checked: 4 (from seq 6; seq 5 and before are vouched for by the newest signed anchor" in out
     )
-    assert f"chain head: seq=8 hash={AuditEvent.objects.get(seq=8).hash}" in out
+    assert f"chain head: seq=9 hash={AuditEvent.objects.get(seq=9).hash}" in out
     code, out, _ = verify(full=True)
-    assert (code, "events checked: 8 (the whole chain)" in out) == (0, True)
+    assert (code, "events checked: 9 (the whole chain)" in out) == (0, True)
 
 
 def test_a_verification_row_the_app_could_insert_vouches_for_nothing(anchored) -> None:

@@ -124,6 +124,8 @@ class GameCroupier:
         self.page.goto(f"{self.base}{reverse('floor:mine')}")
         self.page.get_by_role("link", name=name).click()
         self.page.wait_for_selector("[data-testid=game-body]")
+        # htmx is deferred: until the page's load its buttons would submit as plain forms (a 303)
+        self.page.wait_for_load_state("load")
         self.post(lambda: self.by("open-table").click())
         for name in DEMO:
             self.controls()

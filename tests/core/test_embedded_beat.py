@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from core import embedded_beat
-from core.embedded_beat import EmbeddedBeat, floor_entries, wanted
+from core.embedded_beat import EmbeddedBeat, check_entries, floor_entries, recorded_runs, wanted
 from review.models import Alert, AlertKind, AlertScan
 from tests.review.history import play_flagged
 from tests.tables.play import open_floor
@@ -233,3 +234,138 @@ def test_the_servers_thread_ticks_until_told_to_stop(monkeypatch: pytest.MonkeyP
         stop.set()
         thread.join(5)
     assert not thread.is_alive()
+
+
+# ------------------------------------------------------------------------------ the checks' thread
+def test_it_runs_productions_checks_at_productions_intervals_in_their_own_thread() -> None:
+    from django.conf import settings
+
+    assert {name: e["task"] for name, e in check_entries().items()} == {
+        "audit-anchor-head": "audit.anchor_head",
+        "audit-verify-chain": "audit.verify_chain",
+        "books-verify": "books.verify",
+    }
+    assert {name: e["schedule"] for name, e in check_entries().items()} == {
+        "audit-anchor-head": settings.AUDIT_ANCHOR_EVERY_MINUTES * 60,  # 5 minutes
+        "audit-verify-chain": 24 * 60 * 60,
+        "books-verify": 24 * 60 * 60,
+    }
+    assert all(e is settings.CELERY_BEAT_SCHEDULE[name] for name, e in check_entries().items())
+    assert not set(check_entries()) & set(floor_entries())
+    assert set(recorded_runs()) == {"audit.anchor_head", "audit.verify_chain", "books.verify"}
+
+
+def test_a_check_is_due_since_it_last_ran_as_it_records_it_not_since_the_server_started() -> None:
+    clock, run = Clock(), Recorder()
+    recorded: dict[str, dt.datetime | None] = {
+        "daily.check": START - dt.timedelta(hours=23),
+        "never.ran": None,
+    }
+    entries = {
+        "daily": {"task": "daily.check", "schedule": 24 * 60 * 60},
+        "first": {"task": "never.ran", "schedule": 24 * 60 * 60},
+        "plain": {"task": "not.recorded", "schedule": 24 * 60 * 60},
+    }
+    readers = {task: (lambda task=task: recorded[task]) for task in recorded}
+    beat = EmbeddedBeat(entries, clock=clock, run=run, recorded=readers)
+
+    assert beat.tick() == ["first"]  # never ran: at once; the others ran (or the server started) lately
+    assert beat.tick() == []
+    recorded["never.ran"] = START  # it records its run (a nightly verification's row)
+    clock.forward(60 * 60)  # 24 h since the daily one last ran, though the server started an hour ago
+    assert beat.tick() == ["daily"]
+    recorded["daily.check"] = clock.now
+
+    restarted = EmbeddedBeat(entries, clock=clock, run=run, recorded=readers)  # make run, again
+    assert restarted.tick() == []  # nothing ran twice for a restart
+    clock.forward(23 * 60 * 60)
+    assert restarted.tick() == ["first"]  # 24 h after its run, not after the restart
+    assert [task for task, _ in run.calls] == ["never.ran", "daily.check", "never.ran"]
+
+
+def test_a_check_whose_record_cannot_be_read_waits_its_interval_from_the_start(caplog) -> None:
+    clock, run = Clock(), Recorder()
+
+    def broken() -> dt.datetime | None:
+        raise RuntimeError("no such table")
+
+    entries = {"daily": {"task": "daily.check", "schedule": 3600}}
+    beat = EmbeddedBeat(entries, clock=clock, run=run, recorded={"daily.check": broken})
+    assert beat.tick() == []  # not every tick, for ever: as if it ran when the server started
+    clock.forward(3600)
+    assert beat.tick() == ["daily"]
+    assert "when daily last ran could not be read" in caplog.text
+
+
+def test_the_floor_keeps_its_minute_while_a_check_runs(
+    settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole walk of the chains or the books takes minutes on a big database: the checks run in a
+    thread of their own, and the floor's entries (the alerts of the minute) go on meanwhile."""
+    settings.CELERY_BEAT_SCHEDULE = {
+        "floor": {"task": "the.floor", "schedule": 0.01},
+        "check": {"task": "a.long.check", "schedule": 0.01},
+    }
+    settings.EMBEDDED_BEAT_ENTRIES = ("check", "floor")
+    settings.EMBEDDED_BEAT_CHECKS = ("check",)
+    settings.EMBEDDED_BEAT_LAST_RUN = {}
+    settings.VAR_DIR = tmp_path
+    monkeypatch.setattr(embedded_beat, "FIRST_TICK_SECONDS", 0.01)
+    monkeypatch.setattr(embedded_beat, "TICK_SECONDS", 0.01)
+    checking, release = threading.Event(), threading.Event()
+    floor_runs: list[str] = []
+
+    def run(task: str, args: Any, kwargs: Any) -> None:
+        if task == "a.long.check":
+            checking.set()
+            release.wait(10)
+        else:
+            floor_runs.append(threading.current_thread().name)
+
+    monkeypatch.setattr(EmbeddedBeat, "_apply", staticmethod(run))  # how start()'s beats run a task
+    stop = threading.Event()
+    thread = embedded_beat.start(stop)
+    try:
+        assert checking.wait(5)
+        seen = len(floor_runs)
+        deadline = time.monotonic() + 5
+        while len(floor_runs) < seen + 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(floor_runs) >= seen + 3  # the floor ticked on while the check ran
+        assert set(floor_runs) == {"embedded-beat"}
+        assert "embedded-beat-checks" in {t.name for t in threading.enumerate()}
+    finally:
+        release.set()
+        stop.set()
+        thread.join(5)
+        for other in threading.enumerate():
+            if other.name == "embedded-beat-checks":
+                other.join(5)
+    assert not thread.is_alive()
+
+
+@pytest.mark.django_db
+def test_the_real_checks_anchor_and_verify_on_a_new_install_then_wait_their_time(
+    settings, tmp_path: Path, croupier, table
+) -> None:
+    from audit.models import ChainVerification
+    from ledger.models import BooksVerification
+
+    settings.AUDIT_ANCHOR_FILE = str(tmp_path / "db.anchors.jsonl")
+    open_floor(croupier, table)
+    clock = Clock(timezone.now())
+    beat = EmbeddedBeat(check_entries(), clock=clock, recorded=recorded_runs())
+
+    assert beat.tick() == ["audit-anchor-head", "audit-verify-chain", "books-verify"]  # never ran yet
+
+    assert (tmp_path / "db.anchors.jsonl").read_text().count("\n") == 2  # the global and the casino's
+    nightly = ChainVerification.objects.filter(requested_by__isnull=True)
+    assert nightly.count() == 2 and all(v.ok for v in nightly)  # checked against the anchors written
+    assert BooksVerification.objects.get().status == BooksVerification.Status.OK
+    assert beat.tick() == []
+    restarted = EmbeddedBeat(check_entries(), clock=clock, recorded=recorded_runs())
+    assert restarted.tick() == []  # the server started again: what ran is not run again
+    clock.forward(5 * 60 + 1)  # the anchor was signed a moment after the clock was read
+    assert restarted.tick() == ["audit-anchor-head"]
+    clock.forward(24 * 60 * 60)
+    assert restarted.tick() == ["audit-anchor-head", "audit-verify-chain", "books-verify"]

@@ -190,12 +190,13 @@ def test_the_exports(client, accountant, lang) -> None:
     [
         (
             "fr",
-            "Le rapport levy porte sur un seul casino : envoyez la table ou le casino "
+            "Le rapport Cagnotte (prélèvement au pourcentage) porte sur un seul casino : envoyez la "
+            "table ou le casino "
             "(son identifiant) concerné.",
         ),
         (
             "ru",
-            "Отчёт levy строится по одному казино: укажите стол или казино "
+            "Отчёт Сбор (процентный налог) строится по одному казино: укажите стол или казино "
             "(его идентификатор), к которому он относится.",
         ),
     ],

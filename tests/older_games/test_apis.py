@@ -440,7 +440,12 @@ def test_a_step_the_machine_refuses_writes_nothing(game_table, croupier, pit_bos
     )
     assert field_errors(
         refuse(api, path, {"kind": "deal", "card": "1X", "expected_steps": 0}, status=400)
-    ) == {"card": ["bad card '1X'"]}
+    ) == {
+        # the refusal says what a card looks like, so the caller knows how to go on
+        "card": [
+            "bad card '1X': a card is a rank (A, 2-9, T or 10, J, Q, K) and a suit (S, H, D, C), e.g. 9H"
+        ]
+    }
     assert field_errors(
         refuse(api, path, {"kind": "deal", "card": "9H", "player": "x", "expected_steps": 0}, status=400)
     ) == {"player": ["A deal step does not take this field."]}

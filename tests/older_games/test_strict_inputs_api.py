@@ -21,6 +21,8 @@ TOO_LONG_CARD = ["Ensure this field has no more than 8 characters."]
 TOO_LONG_KEY = ["Ensure this field has no more than 40 characters."]
 MEGABYTE = "x" * 1_000_000
 CLIPPED = "x" * 20 + "…"
+#: what core.cards says a card looks like, after "bad card 'ZZ'"
+CARD_HINT = ": a card is a rank (A, 2-9, T or 10, J, Q, K) and a suit (S, H, D, C), e.g. 9H"
 
 
 @pytest.mark.parametrize("reason", [5, 5.5, True, ["misdeal"], {"why": "misdeal"}])
@@ -53,7 +55,7 @@ def test_the_reason_of_an_undo_is_a_json_string(game_table, croupier) -> None:
         # the card's length is checked before it is read: never "bad card 'xxxx…'" a megabyte long
         ({"kind": "deal", "card": MEGABYTE}, {"card": TOO_LONG_CARD}),
         ({"kind": "deal", "card": " 9h      "}, None),  # blanks around a card are not its length
-        ({"kind": "deal", "card": "x" * 8}, {"card": ["bad card 'xxxxxxxx'"]}),
+        ({"kind": "deal", "card": "x" * 8}, {"card": ["bad card 'xxxxxxxx'" + CARD_HINT]}),
         ({"kind": MEGABYTE}, {"kind": [f'"{CLIPPED}" is not a valid choice.']}),
         ({"kind": "decide", "decision": MEGABYTE}, {"decision": [f'"{CLIPPED}" is not a valid choice.']}),
         ({"kind": "deal", "player": MEGABYTE}, {"player": TOO_LONG_KEY}),

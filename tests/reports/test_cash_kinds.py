@@ -57,6 +57,11 @@ def test_the_cash_log_s_lines(night) -> None:
         "US Title 31", "3000 EUR", "10000 EUR"
     )  # fmt: skip
     assert header["One chip"] == "1.00 EUR"
+    # no table filter, so no "Table: all tables" (the cage's transactions are no table's)
+    assert list(header) == [
+        "report", "Casino", "Gaming days", "Gaming day", "Amounts", "Policy", "Log above",
+        "Report above (a day's total)", "Identification at or above", "One chip", "Times", "Generated",
+    ]  # fmt: skip
     e1, e2, e3 = CashLogEntry.objects.order_by("pk")
     d = day.isoformat()
     heading = ["line", "gaming_day", "logged_at", "player_id", "player", "direction", "amount", "value"]
@@ -79,7 +84,8 @@ def test_the_reports_to_file_s_lines(night, compliance_officer) -> None:
     report = CashReport.objects.get()
     day = report.gaming_day
     body, result = run("cash-reports", "csv", day, day, casino_id=casino.pk)
-    _, table = csv_parts(body)
+    header, table = csv_parts(body)
+    assert "Table" not in header
     heading = ["line", "gaming_day", "player_id", "player", "direction", "total", "value", "opened_at"]
     assert table[0] == [*heading, "status", "filed_by", "filed_at", "transaction_id"]
     assert table[1:] == [

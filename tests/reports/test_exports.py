@@ -32,10 +32,11 @@ from reports.services import report_run_execute
 from tables.engine_bridge import exported_record
 from tables.games import offline_judges
 from tables.gaming_day import casino_calendar
-from tables.models import CoupStep
+from tables.models import Coup, CoupStep, ImportedRecord
 from tables.money import fees as ledger  # hourly_fees_bill, card_money_charge
 from tests.reports.helpers import csv_parts
-from tests.tables.play import open_floor
+from tests.review.history import play_clean
+from tests.tables.play import open_floor, play
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -145,13 +146,16 @@ def test_a_per_casino_report_without_a_table_or_a_casino_is_refused(client, acco
     response = client.post(reverse("review:export", args=["percentage-tax"]), _days(dt.date(2026, 11, 2)))
     assert response.status_code == 400
     assert response["Content-Type"] == "text/plain; charset=utf-8"
+    # the report by its title, as the page names it (not its slug)
     assert response.content.decode() == (
-        "The levy report is for one casino: send the table or the casino (its id) it is for.\n"
+        "The Levy (percentage tax) report is for one casino: send the table or the casino (its id) "
+        "it is for.\n"
     )
     htmx = client.post(reverse("review:export", args=["fees"]), _days(dt.date(2026, 11, 2)), **HTMX)
     assert htmx.status_code == 400
-    assert "The fees report is for one casino: send the table or the casino (its id) it is for." in (
-        htmx.content.decode()
+    assert (
+        "The Hourly fees and card money report is for one casino: send the table or the casino "
+        "(its id) it is for." in htmx.content.decode()
     )
     assert _counts() == before
 
@@ -252,10 +256,11 @@ def test_coup_records_are_the_interchange_format(client, pit_boss, history, tabl
     assert response["Content-Type"] == "application/x-ndjson; charset=utf-8"
     lines, anchors = _jsonl(body)
     assert [set(a) for a in anchors] == [{"anchor"}, {"anchor"}]  # the global chain's, the casino's
-    t = table.pk
+    # the table, its session and the shoe of that session: unique in the table's history
+    t, s = table.pk, history.clean.shoe.session_id
     assert lines == [
         {
-            "id": f"T{t}-shoe1-coup1", "profile": "casino", "bank": 200,
+            "id": f"T{t}-session{s}-shoe1-coup1", "profile": "casino", "bank": 200,
             # in betting order: from the banker's right (seat 1: 12, 11, ... 4, 3, 2)
             "bets": [{"punter": "seat-4", "amount": 30}, {"punter": "seat-3", "amount": 50},
                      {"punter": "seat-2", "amount": 120}],
@@ -265,7 +270,7 @@ def test_coup_records_are_the_interchange_format(client, pit_boss, history, tabl
             "shoe_next": [],
         },
         {
-            "id": f"T{t}-shoe1-coup2", "profile": "casino", "bank": 400,
+            "id": f"T{t}-session{s}-shoe1-coup2", "profile": "casino", "bank": 400,
             "bets": [{"punter": "seat-3", "amount": 160}, {"punter": "seat-2", "amount": 240}],
             "banco": False, "first_coup_of_bank": False,
             "player": {"cards": ["TH", "2C", "6D"], "action": "draw"},
@@ -273,7 +278,7 @@ def test_coup_records_are_the_interchange_format(client, pit_boss, history, tabl
             "shoe_next": ["4C"],
         },
         {
-            "id": f"T{t}-shoe1-coup3", "profile": "casino", "bank": 780,
+            "id": f"T{t}-session{s}-shoe1-coup3", "profile": "casino", "bank": 780,
             "bets": [{"punter": "seat-2", "amount": 100}],
             "banco": False, "first_coup_of_bank": False,
             "player": {"cards": ["9H", "KC"], "action": "natural"},
@@ -355,6 +360,48 @@ def test_the_run_the_api_and_import_coups_give_one_json_per_coup(
     _, again = _take(client, _ask(client, "coup-records", {**_days(day), "table": other_table.pk}))
     imported, _ = _jsonl(again)
     assert [{**r, "id": None} for r in imported] == [{**r, "id": None} for r in exported]
+
+
+def test_a_table_s_sessions_give_its_coups_ids_of_their_own(
+    client, pit_boss, croupier, table, other_table, other_croupier, tmp_path
+) -> None:
+    """Every session's first shoe is shoe 1: three sessions of one table each play a "shoe 1, coup
+    1" and "coup 2". Their ids name the session, so no two are alike, and ``import_coups`` (which
+    imports an id once per table) takes all six, where it took two and called four already there."""
+    from tables import services
+
+    played = []
+    for _ in range(3):
+        floor = open_floor(croupier, table)
+        first = play_clean(floor)  # the banker wins 200 less the levy: his next bank is at least 390
+        natural = play(floor, bank=390, bets=[(2, 100)], cards=("9H", "AS", "KC", "2D"), player="natural")
+        played += [first, natural]
+        services.table_session_close(actor=croupier, session=floor.session)
+    client.force_login(pit_boss)
+    day = _gaming_day(table.casino, played[0].created_at)
+    _, body = _take(client, _ask(client, "coup-records", {**_days(day), "table": table.pk}))
+    exported, _ = _jsonl(body)
+    t = table.pk
+    assert [r["id"] for r in exported] == [
+        f"T{t}-session{c.shoe.session_id}-shoe1-coup{c.number}" for c in played
+    ]
+    assert len({r["id"] for r in exported}) == 6 and len({c.shoe.session_id for c in played}) == 3
+    # the same id in the API's record and in the verdict the table recorded
+    for coup, record in zip(played, exported, strict=True):
+        assert client.get(f"/api/v1/coups/{coup.pk}/record/").json()["id"] == record["id"]
+        reveal = coup.steps.get(kind=CoupStep.Kind.REVEAL)
+        assert reveal.payload["verdict"]["id"] == record["id"]
+
+    path = tmp_path / "coups.jsonl"
+    path.write_bytes(body)
+    before = Coup.objects.filter(shoe__table=other_table).count()
+    call_command(
+        "import_coups", str(path), table=other_table.pk, croupier=other_croupier.username, buy_in=1000,
+        stdout=io.StringIO(), stderr=io.StringIO(),
+    )  # fmt: skip
+    assert Coup.objects.filter(shoe__table=other_table).count() - before == 6
+    imported = ImportedRecord.objects.filter(table=other_table).values_list("record_id", flat=True)
+    assert sorted(imported) == sorted(r["id"] for r in exported)
 
 
 def test_a_rejected_correction_leaves_no_shoe_next_in_the_api_either(client, pit_boss, awaiting) -> None:

@@ -206,6 +206,6 @@ def test_the_fees_report_names_the_tables_billed_by_the_hour(history, table) -> 
     levy_header, _rows = csv_parts(run("levy", "csv", day, day, casino_id=casino.pk)[0])
     assert levy_header["Not levied"] == (
         "Salon horaire (hourly fee): their coups count here without a levy; "
-        "hourly fees are in the fees report"
+        "hourly fees and card money are in the fees report"
     )
     assert levy_header["Levy rate"] == "500 basis points = 5.00 %"

@@ -150,7 +150,7 @@ def test_a_run_given_up_when_its_workers_keep_dying(accountant, settings) -> Non
     assert failed is not None
     assert (failed.status, failed.error) == (
         "failed",
-        "Gave up after 1 attempts: its worker stopped each time (out of memory?).",
+        "Gave up after attempt 1: its worker stopped each time (out of memory?).",
     )
 
 

@@ -17,7 +17,7 @@ from ledger.selectors import account_balance
 from reports.kinds import ReportRequest, ReportRequestError, report_write
 from tables.gaming_day import casino_calendar
 from tables.services.rollups import rollups_rebuild
-from tests.factories import CasinoFactory, TableFactory
+from tests.factories import CasinoFactory, TableFactory, builtin_profile
 from tests.reports.helpers import csv_parts, floors_forget, run, settled_coup
 
 pytestmark = [pytest.mark.django_db]
@@ -199,3 +199,57 @@ def test_requests_that_cannot_be_produced_write_nothing(paris) -> None:
         with pytest.raises(ReportRequestError):
             report_write(request=request, out=out, progress=lambda *_: None)
         assert out.getvalue() == b""
+
+
+# ------------------------------------------------------------------------------- the header
+def test_every_table_not_levied_is_named_with_why(paris) -> None:
+    """A table pays no percentage levy when its levy mode (its own, else its casino's) or its
+    profile's is not the percentage: the classic and home profiles levy nothing, the club's takes
+    card money. Each is named, with why; an older game's table (its coups are not in this report)
+    and the percentage tables are not."""
+    casino, a, _b = paris
+    TableFactory(casino=casino, name="C classique", profile=builtin_profile("classic"))
+    TableFactory(casino=casino, name="D maison", profile=builtin_profile("home"))
+    TableFactory(casino=casino, name="E horaire", levy_mode="hourly_fee")
+    TableFactory(casino=casino, name="F cercle", profile=builtin_profile("club"))
+    TableFactory(casino=casino, name="G rien", levy_mode="none", profile=builtin_profile("classic"))
+    TableFactory(casino=casino, name="H macao", game="macao", profile=builtin_profile("classic"))
+    TableFactory(casino=casino, name="I levée", levy_mode="percentage")
+    day = dt.date(2026, 11, 2)
+    header, _rows = csv_parts(run("levy", "csv", day, day, casino_id=casino.pk)[0])
+    assert header["Not levied"] == (
+        "C classique (profile Classic: no levy), D maison (profile Home series: no levy), "
+        "E horaire (hourly fee), F cercle (profile Club: card money), "
+        "G rien (no levy; profile Classic: no levy): their coups count here without a levy; "
+        "hourly fees and card money are in the fees report"
+    )
+    # a report of one table says only that table's
+    classic = casino.tables.get(name="C classique")
+    header, _rows = csv_parts(run("levy", "csv", day, day, casino_id=casino.pk, table_id=classic.pk)[0])
+    assert header["Not levied"] == (
+        "C classique (profile Classic: no levy): their coups count here without a levy; "
+        "hourly fees and card money are in the fees report"
+    )
+    header, _rows = csv_parts(run("levy", "csv", day, day, casino_id=casino.pk, table_id=a.pk)[0])
+    assert "Not levied" not in header
+
+
+def test_a_casino_on_hourly_fees_names_its_tables_by_its_mode() -> None:
+    casino = CasinoFactory(name="Cercle horaire", levy_mode="hourly_fee", hourly_fee_amount=20)
+    TableFactory(casino=casino, name="Salon")
+    TableFactory(casino=casino, name="Salon levé", levy_mode="percentage")
+    day = dt.date(2026, 11, 2)
+    header, _rows = csv_parts(run("levy", "csv", day, day, casino_id=casino.pk)[0])
+    assert header["Not levied"] == (
+        "Salon (hourly fee, the casino's levy mode): their coups count here without a levy; "
+        "hourly fees and card money are in the fees report"
+    )
+
+
+def test_the_coups_awaiting_approval_are_counted_in_words(awaiting, table) -> None:
+    day = casino_calendar(table.casino).day_of(awaiting.clean.settled_at)
+    header, _rows = csv_parts(run("levy", "csv", day, day, casino_id=table.casino_id)[0])
+    assert header["Awaiting approval"] == (
+        "1 coup, levy 20 posted provisionally and not counted above (at the time of writing)"
+    )
+    assert header["Table"] == "all tables"  # a report by table says which

@@ -20,6 +20,7 @@ from ledger.models import BooksVerification
 from ledger.services.books import books_verification_start
 from review.selectors.dashboard import hold_vs_expected, open_tables
 from tables import services
+from tables.engine_bridge import coup_record_id
 from tables.gaming_day import Period, casino_calendar
 from tables.models import BankTax
 from tables.services.rollups import rollups_refresh
@@ -263,7 +264,8 @@ def test_the_books_panel_shows_the_last_verification(client, pit_boss, awaiting)
     )
     assert '<strong class="broken">2 differences</strong>' in html and "nightly run" in html
     coup = awaiting.flagged
-    record_id = f"T{coup.shoe.table_id}-shoe{coup.shoe.number}-coup{coup.number}"
+    record_id = coup_record_id(coup)
+    assert record_id == f"T{coup.shoe.table_id}-session{coup.shoe.session_id}-shoe1-coup{coup.number}"
     assert (
         f"<li><strong>coup {coup.pk} ({record_id})</strong> [levy]: "
         "engine no levy; BankTax 20 on covered 400</li>" in html
@@ -314,9 +316,8 @@ def test_the_audit_panel_shows_the_newest_anchor_and_the_last_full_verification(
     html = client.get(reverse("review:dashboard")).content.decode()
     at = dt.datetime.strptime(anchored["at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=dt.UTC)
     head = AuditEvent.objects.order_by("-seq").values_list("seq", flat=True).first()
-    assert (
-        head is not None and anchored["seq"] == head - 1
-    )  # anchored before the verification recorded its own event
+    # anchored before the anchor file was recorded and the verification recorded its own event
+    assert head is not None and anchored["seq"] == head - 2
     said = f"seq {anchored['seq']} signed at {timezone.localtime(at):%Y-%m-%d %H:%M:%S}, 0\xa0minutes ago"
     assert f'data-testid="audit-anchor">{said}<' in html
     full = f"{timezone.localtime(verification.finished_at):%Y-%m-%d %H:%M:%S}, 0\xa0minutes ago"

@@ -14,6 +14,7 @@ from review.models import Alert, AlertKind
 from review.services import alerts_raise
 from review.templatetags.review_words import alert_summary as alert_summary_filter
 from review.wording import (
+    ALERT_AUDIT_ANCHOR_FILE,
     ALERT_AUDIT_BREAK,
     ALERT_AUDIT_BREAK_CASINO,
     ALERT_BIG_WIN,
@@ -38,6 +39,9 @@ SUMMARIES = [
     (ALERT_GAME_UNFINISHED, {"table": "Macao 1", "game": "Macao", "number": 3, "minutes": 16, "steps": 4}),
     (ALERT_AUDIT_BREAK, {"seq": 12, "count": 1, "reason": "prev_hash does not match"}),
     (ALERT_AUDIT_BREAK_CASINO, {"casino": 3, "seq": 12, "count": 2, "reason": "hash (recomputed) differs"}),
+    (ALERT_AUDIT_ANCHOR_FILE, {"reason": "anchor file var/db.anchors.jsonl is missing; anchors were "
+                                         "written to it from 2026-12-01T00:00:00.000000Z (event seq 9 of "
+                                         "the global chain)"}),
     (ALERT_BIG_WIN_BANK, {**COUP, "who": "Anna", "amount": 60000}),
     (ALERT_BIG_WIN, {**COUP, "who": "Anna", "amount": 60000}),
     (ALERT_ERROR_RATE, {"user": "croupier", "wrong": 3, "coups": 6, "rate": "50.0 %"}),

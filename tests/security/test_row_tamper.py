@@ -25,6 +25,8 @@ from django.db import connection, transaction
 from audit.row_verify import rows_verify
 from chemin_de_fer.engine.order import betting_turn
 from chemin_de_fer.engine.profiles import Side
+from ledger.models import Transaction
+from tables.lifecycle import CoupRecordsChanged
 from tables.models import Bet, Coup, CoupStep, ShoeCard
 from tables.money.books import books_verify
 from tests.audit.rows import books_line, bound_by, row_changed, row_gone, row_unbound
@@ -108,8 +110,8 @@ def _forged_bet(played: Played) -> Statements:
     ]
 
 
-def _settle(played: Played) -> Coup:
-    """The croupier plays the open coup on to the end: the forged bet is settled with it."""
+def _play_to_the_reveal(played: Played) -> Coup:
+    """The croupier plays the open coup on to its reveal, which refuses to settle the forged bet."""
     coup, floor = Coup.objects.get(pk=played.open_coup.pk), played.floor
     step(floor, coup, K.BETS_CLOSED)
     for kind, card in (
@@ -120,21 +122,29 @@ def _settle(played: Played) -> Coup:
     ):
         step(floor, coup, kind, card=card)
     step(floor, coup, K.PLAYER_NATURAL)
-    step(floor, coup, K.REVEAL)
+    with pytest.raises(CoupRecordsChanged) as refused_reveal:
+        step(floor, coup, K.REVEAL)
+    assert str(refused_reveal.value) == (
+        "This coup's record was changed outside the application (step 3 was never recorded at the "
+        "table): nothing was settled. Call the pit boss: the coup can only be voided."
+    )
     coup.refresh_from_db()
     return coup
 
 
 @pytest.mark.parametrize("who", ["app", "superuser"])
-def test_a_forged_bet_step_is_named_though_the_application_settled_it(
+def test_a_forged_bet_step_is_named_and_the_application_refuses_to_settle_it(
     who: str, app_role: AppRole, played: Played
 ) -> None:
+    """The reporter's attack (issue 20): a forged bet was settled by the next reveal, the chips
+    moved. The reveal now vouches for the coup's steps first (tables.services.vouching): nothing is
+    settled, and the verifier names the same rows as before."""
     forged = _forged_bet(played)
     bound_before = bound_by("tables_coup", played.open_coup.pk)
     as_app(app_role, forged) if who == "app" else as_superuser(forged)
-    coup = _settle(played)
-    assert coup.state == Coup.State.SETTLED
-    assert Bet.objects.filter(coup=coup, seat__number=3, amount=50).exists()  # it moved chips
+    coup = _play_to_the_reveal(played)
+    assert coup.state == Coup.State.OPEN
+    assert not Transaction.objects.filter(coup=coup, kind=Transaction.Kind.COUP_SETTLEMENT).exists()
     step_row = CoupStep.objects.get(coup=coup, index=3)
     bet = Bet.objects.get(coup=coup, seat__number=3)
     bound_after = CoupStep.objects.get(coup=coup, index=4)  # bets closed: the coup's next binding

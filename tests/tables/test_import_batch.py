@@ -197,7 +197,7 @@ class Dump:
                 r"(buy-in:|coup:|bankturn:)(\d+)", lambda m: f"{m[1]}{self.id(named[m[1]], m[2])}", value
             )
             value = re.sub(r"#(\d+)\)", lambda m: f"{self.id(Player, m[1])})", value)
-            return re.sub(r"^T\d+-shoe", "T-shoe", value)
+            return re.sub(r"^T\d+-session\d+-shoe", "T-shoe", value)
         return value
 
     def punter(self, key: str) -> str:

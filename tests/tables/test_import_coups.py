@@ -223,6 +223,17 @@ MALFORMED = [
     (json.dumps({**GOOD, "id": "x" * 201}).encode(), "1 to 200 characters"),
     (b"[1, 2]", ""),
     (b"\x00\x01\x02", "not JSON"),
+    # an action that is a list or an object stopped the whole import half-way (a TypeError)
+    (
+        json.dumps(
+            {**GOOD, "id": "dict-action", "player": {"cards": ["2H", "3C", "9H"], "action": {}}}
+        ).encode(),
+        "player: unknown action {}",
+    ),
+    (
+        json.dumps({**GOOD, "id": "list-action", "banker": {"cards": ["7S", "KH"], "action": []}}).encode(),
+        "banker: unknown action []",
+    ),
 ]
 
 

@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
 from audit.anchors import anchors_verify
-from audit.db_triggers import chain_link_present, triggers_present
+from audit.db_triggers import chain_link_present, tables_unguarded
 from audit.models import AuditEvent
 from audit.row_verify import RowsReport, rows_verify, rows_verify_since
 from audit.selectors import audit_chain_verify, audit_chain_vouched, audit_chains
@@ -62,9 +62,11 @@ class Command(BaseCommand):
             # no anchor vouches for any chain: the whole chains were walked, so are the rows
             failures.extend(self._rows(full=options["full"] or not vouched, vouched=vouched))
         table = AuditEvent._meta.db_table
-        if not triggers_present(connection, table):
-            # Not a chain break, but the table is no longer protected against edits: say so loudly.
-            self.stderr.write(f"WARNING: append-only triggers are missing or disabled on {table}")
+        # Not a chain break, but a table no longer protected against edits: say so loudly, each one
+        # (the trail's own, and every other table the database keeps append-only: on SQLite a
+        # migration that rebuilt one dropped its triggers unseen, tables 0035, ledger 0014)
+        for unguarded in tables_unguarded(connection):
+            self.stderr.write(f"WARNING: append-only triggers are missing or disabled on {unguarded}")
         if not chain_link_present(connection):
             # the database no longer refuses an event that does not follow its predecessor
             self.stderr.write(f"WARNING: the chain's link trigger is missing or disabled on {table}")
@@ -86,6 +88,11 @@ class Command(BaseCommand):
                 problems = [p for p in anchors.problems if only is None or p.chain in (None, only)]
                 for problem in problems:
                     self.stdout.write(f"  {problem.reason}")
+                    if problem.unwritten:  # asked about this file by name: still a failure, said why
+                        self.stdout.write(
+                            "  (no anchor was ever written to it, as far as the database records: "
+                            "a new install before its first anchor, or not the anchor file)"
+                        )
                 if problems:
                     failures.append(f"anchors: {problems[0].reason}")
 

@@ -23,6 +23,8 @@ NINE = Table(banker_seat=4, seat_count=9, betting_from=Side.RIGHT)
 ALICE = Punter("seat-3", 3, person=11, name="Alice")
 BORIS = Punter("seat-6", 6, person=12, name="Boris")
 CLARA = Punter("spectator-7", None, person=13, name="Clara")
+#: what core.cards says a card looks like, after "bad card 'ZZ'"
+CARD_HINT = ": a card is a rank (A, 2-9, T or 10, J, Q, K) and a suit (S, H, D, C), e.g. 9H"
 
 
 def declared(
@@ -211,7 +213,13 @@ def test_a_card_as_typed_is_its_code(typed: str, code: str) -> None:
 
 @pytest.mark.parametrize(
     ("typed", "sentence"),
-    [(None, "Which card?"), ("", "Which card?"), ("ZZ", "bad card 'ZZ'"), ("11S", "bad card '11S'")],
+    [
+        (None, "Which card?"),
+        ("", "Which card?"),
+        # the refusal says what a card looks like, so the croupier knows how to go on
+        ("ZZ", "bad card 'ZZ'" + CARD_HINT),
+        ("11S", "bad card '11S'" + CARD_HINT),
+    ],
 )
 def test_a_card_that_is_not_one_names_the_card_field(typed: str | None, sentence: str) -> None:
     with pytest.raises(EntryRefused) as refused:

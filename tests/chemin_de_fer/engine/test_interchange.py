@@ -79,6 +79,9 @@ MALFORMED = [
     (with_(player={"cards": [["AS"], "3C"], "action": "stand"}), "bad card ['AS']"),
     (with_(banker={"cards": ["7D", 7], "action": "stand"}), "bad card 7"),
     (with_(player={"cards": ["2H", "3C"], "action": "hit"}), "player: unknown action 'hit'"),
+    # a list or an object is unhashable: it was a TypeError, the verdict's id lost with it
+    (with_(player={"cards": ["2H", "3C"], "action": {}}), "player: unknown action {}"),
+    (with_(banker={"cards": ["7D", "KH"], "action": ["stand"]}), "banker: unknown action ['stand']"),
     (
         with_(player={"cards": ["2H", "3C", "4C"], "action": "stand"}),
         "player has a third card but did not draw",

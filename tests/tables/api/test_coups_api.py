@@ -336,14 +336,14 @@ def test_every_step_kind_through_the_api_in_one_session(croupier, table, pit_bos
 
 
 def test_record_export_matches_the_approved_restoration(croupier, table, pit_boss, accountant) -> None:
-    open_floor(croupier, table)
+    floor = open_floor(croupier, table)
     api, boss, reader = Api(croupier), Api(pit_boss), Api(accountant)
     flagged = coup_banker_stood_wrongly(api, table.pk, 100)["id"]
     approved = correct_with_one_card(api, boss, flagged, reader)
     record = reader.ok(reader.get(f"/coups/{flagged}/record/"), 200)
     # docs/coup-record.md: the optional keys (spectator, house_limit, ...) only when not their default
     assert record == {
-        "id": f"T{table.pk}-shoe1-coup1", "profile": "casino", "bank": 100,
+        "id": f"T{table.pk}-session{floor.session.pk}-shoe1-coup1", "profile": "casino", "bank": 100,
         # in betting order: the casino bets from the banker's right (seat 1: 12, 11, ... 4, 3, 2)
         "bets": [{"punter": "seat-4", "amount": 40}, {"punter": "seat-2", "amount": 60}],
         "banco": False, "first_coup_of_bank": True,

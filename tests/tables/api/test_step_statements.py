@@ -18,7 +18,9 @@ a banco the other bets withdrawn and the ledger's checks. A ledger posting's tra
 ``INSERT … ON CONFLICT (idempotency_key) DO NOTHING``, with no savepoint inside the request's
 transaction (ledger.sql.transaction_insert), and it and its entries are bound to their audit event
 as their INSERTs gave them back (no read). A coup's start looks for no replay of its bank's
-posting (the coup is new); a reveal's settlement reads the coup's bets with the coup in its
+posting (the coup is new); a reveal first reads the bindings of the events about its coup, to
+vouch for the coup's row and steps before money moves on them (tables.services.vouching, one
+statement); its settlement reads the coup's bets with the coup in its
 context and its prior postings (tables.money.settlement.coup_settle_reads_punters, one statement),
 binds the coup as the step left it, and writes the coup settled, its levy's row and the banker's
 next minimum in one data-modifying WITH (tables.sql.coup_settled_write), the bank turn not read
@@ -127,7 +129,7 @@ EXPECTED = [
     ("card_to_player", 10, 13),
     ("banker_draw", 8, 10),
     ("card_to_banker", 9, 12),
-    ("reveal", 17, 23),  # three punters paid and a levy
+    ("reveal", 18, 24),  # three punters paid and a levy
     ("bank_declared", 14, 15),
     ("banco", 13, 15),
     ("bets_closed", 8, 10),
@@ -137,7 +139,7 @@ EXPECTED = [
     ("card_to_banker", 9, 12),
     ("player_stand", 8, 10),
     ("banker_natural", 8, 10),
-    ("reveal", 14, 20),
+    ("reveal", 15, 21),
 ]
 
 

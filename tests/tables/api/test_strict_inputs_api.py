@@ -239,6 +239,20 @@ def test_the_cards_of_a_correction_are_json_strings(croupier, table) -> None:
     }
 
 
+def test_a_banco_names_at_most_a_hundred_callers(croupier, table) -> None:
+    open_floor(croupier, table)
+    api = Api(croupier)
+    coup = api.ok(api.post(f"/tables/{table.pk}/coups/", {"bank": 100}))["coup"]["id"]
+    before = row_counts()
+    crowd = [{"spectator": n} for n in range(1, 100_001)]  # refused by its length, not caller by caller
+    response = api.post(f"/coups/{coup}/steps/", {"step": api.seen[coup], "kind": "banco", "callers": crowd})
+    assert response.status_code == 400
+    assert field_errors(problem_body(response)) == {
+        "callers": {"non_field_errors": ["Ensure this field has no more than 100 elements."]}
+    }
+    assert row_counts() == before
+
+
 # ------------------------------------------------------------------------------- what is echoed
 MEGABYTE = "x" * 1_000_000
 CLIPPED = "x" * 20 + "…"

@@ -137,7 +137,8 @@ def test_a_levy_the_engine_does_not_know_is_named(awaiting: History) -> None:
     report = books_verify()
     assert report.differences == [
         Difference(
-            f"coup {coup.pk} (T{coup.shoe.table_id}-shoe{coup.shoe.number}-coup{coup.number})",
+            f"coup {coup.pk} (T{coup.shoe.table_id}-session{coup.shoe.session_id}-shoe{coup.shoe.number}"
+            f"-coup{coup.number})",
             "levy",
             "engine no levy; BankTax 20 on covered 400",
         ),

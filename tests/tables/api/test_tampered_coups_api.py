@@ -1,0 +1,51 @@
+"""The API's answer to a reveal of a coup changed in the database (tables.services.vouching): a 409
+with its own code and the change said, nothing written; the next legal step is the pit boss's void."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tables.models import Coup, CoupStep
+from tests.audit.rows import superuser_sql
+from tests.problems import problem_body
+from tests.tables.play import open_floor, row_counts
+
+from .conftest import Api
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_reveal_on_a_changed_card_is_a_409_that_says_so(croupier, pit_boss, table) -> None:
+    open_floor(croupier, table)
+    api = Api(croupier)
+    coup = api.ok(api.post(f"/tables/{table.pk}/coups/", {"bank": 400}))["coup"]["id"]
+    api.ok(api.step(coup, "bet", seat=2, amount=100))
+    api.ok(api.step(coup, "bets_closed"))
+    for kind, card in (
+        ("card_to_player", "3H"),
+        ("card_to_banker", "2D"),
+        ("card_to_player", "4C"),
+        ("card_to_banker", "4S"),
+    ):
+        api.ok(api.step(coup, kind, card=card))
+    api.ok(api.step(coup, "player_stand"))
+    api.ok(api.step(coup, "banker_stand"))
+    dealt = CoupStep.objects.get(coup_id=coup, index=5)
+    superuser_sql(
+        "UPDATE tables_coupstep SET payload = %s WHERE id = %s", [json.dumps({"card": "5D"}), dealt.pk]
+    )
+    before = row_counts()
+    response = api.step(coup, "reveal")
+    assert response.status_code == 409
+    assert problem_body(response) == {
+        "code": "records_changed",
+        "detail": "This coup's record was changed outside the application (step 5 was changed): nothing "
+        "was settled. Call the pit boss: the coup can only be voided.",
+        "current_step": 9,
+    }
+    assert row_counts() == before
+    voided = Api(pit_boss).post(f"/coups/{coup}/void/", {"reason": "a card was changed"})
+    assert voided.status_code == 201, voided.content
+    assert Coup.objects.get(pk=coup).state == Coup.State.VOID
