@@ -73,6 +73,10 @@ def hms(seconds: int) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
 
 
+#: the figures of a printed line that its subtotals sum (the largest stake is a maximum instead)
+_SUMMED = ("seconds", "coups", "banked", "bets", "staked", "net", "levy", "fees", "expected_levy")
+
+
 @dataclass
 class Printed:
     """A line's figures as the report prints them, and the sum of such lines: a subtotal adds up
@@ -93,30 +97,16 @@ class Printed:
 
     @classmethod
     def of(cls, line: RatingLine) -> Printed:
-        return cls(
-            seconds=line.seconds,
-            coups=line.coups,
-            banked=line.banked,
-            bets=line.bets,
-            staked=line.staked,
-            largest_stake=line.largest_stake,
-            net=line.net,
-            levy=line.levy,
-            fees=line.fees,
-            expected_levy=rounded(line.expected_levy, 2),
-        )
+        # every figure as the line has it, but the expected levy, printed to the hundredth
+        whole = {name: getattr(line, name) for name in (*_SUMMED[:-1], "largest_stake")}
+        return cls(**whole, expected_levy=rounded(line.expected_levy, 2))
 
     def add(self, other: Printed) -> None:
-        self.seconds += other.seconds
-        self.coups += other.coups
-        self.banked += other.banked
-        self.bets += other.bets
-        self.staked += other.staked
+        """Add the figures of a line as printed: a sum of what the report shows, so a subtotal is
+        the sum of its lines (the largest stake is the largest of theirs)."""
+        for name in _SUMMED:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
         self.largest_stake = max(self.largest_stake, other.largest_stake)
-        self.net += other.net
-        self.levy += other.levy
-        self.fees += other.fees
-        self.expected_levy += other.expected_levy
 
     def figures(self) -> tuple[object, ...]:
         return (
