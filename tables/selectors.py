@@ -15,7 +15,7 @@ from django.utils import timezone
 from chemin_de_fer.engine.advice import Advice, advise_banker, advise_player
 from chemin_de_fer.engine.bank_terms import BankTerms, auction_terms, passed_bank_terms
 from chemin_de_fer.engine.coup import NeedsCards, Restored
-from chemin_de_fer.engine.machine import CoupProgress, NextStep, next_steps, requirement
+from chemin_de_fer.engine.machine import CoupProgress, IllegalStep, NextStep, next_steps, requirement
 from chemin_de_fer.engine.order import betting_order, rotation_order
 from chemin_de_fer.engine.profiles import PassedBank, Side
 from chemin_de_fer.engine.tableau import Requirement
@@ -28,6 +28,7 @@ from tables.engine_bridge import (
     cards_parse,
     coup_bets,
     coup_levy,
+    coup_new_state,
     coup_replay,
     coup_restore,
 )
@@ -256,20 +257,27 @@ def coup_view(
         coup = Coup.objects.select_related(*related).get(pk=coup.pk)
         steps = list(coup.steps.select_related("actor").order_by("index"))
         state = None
+    playable = True
     if state is None:
-        state = coup_replay(coup, steps)
+        try:
+            state = coup_replay(coup, steps)
+        except IllegalStep:
+            # steps no service could have left (one deleted in the database): shown as they are,
+            # with no step to play on them; the step service says why and the pit boss voids it
+            state, playable = coup_new_state(coup, steps), False
     reveal = next((s for s in steps if s.kind == CoupStep.Kind.REVEAL), None)
     corrections = [s for s in steps if s.kind == CoupStep.Kind.CORRECTION]
     restoration = None
-    if coup.state == Coup.State.AWAITING_CORRECTION:
+    if coup.state == Coup.State.AWAITING_CORRECTION and playable:
         restoration = coup_restore(coup, state, restoration_shoe(coup=coup, state=state).recorded)
+    in_play = coup.state == Coup.State.OPEN and playable
     return CoupView(
         coup=coup,
         state=state,
         steps=steps,
-        next_steps=next_steps(state) if coup.state == Coup.State.OPEN else (),
-        requirement=requirement(state) if coup.state == Coup.State.OPEN else None,
-        advice=coup_advice(coup=coup, state=state) if coup.state == Coup.State.OPEN else None,
+        next_steps=next_steps(state) if in_play else (),
+        requirement=requirement(state) if in_play else None,
+        advice=coup_advice(coup=coup, state=state) if in_play else None,
         verdict=reveal.payload.get("verdict") if reveal else None,
         restoration=restoration,
         correction=corrections[-1] if corrections else None,

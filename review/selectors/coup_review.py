@@ -8,7 +8,7 @@ from typing import Any
 
 from chemin_de_fer.engine.coup import Action, NeedsCards, Restored, Settlement
 from chemin_de_fer.engine.judge import coup_settlement
-from chemin_de_fer.engine.machine import CoupProgress
+from chemin_de_fer.engine.machine import CoupProgress, IllegalStep
 from chemin_de_fer.engine.punters import HOUSE_KEY, PunterKind, parse_punter_key, seat_key, spectator_key
 from core.sentence import said
 from review.selectors.queue import review_refusal
@@ -17,6 +17,7 @@ from tables.engine_bridge import (
     bet_punter_key,
     coup_bets,
     coup_levy,
+    coup_new_state,
     coup_record,
     coup_replay,
     coup_restore,
@@ -223,7 +224,13 @@ def coup_review(*, coup: Coup, user: Any) -> CoupReview:
         )
         for r in rows
     ]
-    state = coup_replay(coup, rows)
+    replayable = True
+    try:
+        state = coup_replay(coup, rows)
+    except IllegalStep:
+        # steps no service could have left (one deleted in the database: the step service refuses
+        # to play on): the page shows them as recorded, so that the pit boss can void the coup
+        state, replayable = coup_new_state(coup, rows), False
     corrections = [r for r in rows if r.kind == CoupStep.Kind.CORRECTION]
     correction = corrections[-1] if corrections else None
     decision = next(
@@ -236,7 +243,7 @@ def coup_review(*, coup: Coup, user: Any) -> CoupReview:
         ),
         None,
     )
-    revealed = any(r.kind == CoupStep.Kind.REVEAL for r in rows)
+    revealed = replayable and any(r.kind == CoupStep.Kind.REVEAL for r in rows)
     played = _hands_played(coup, state) if revealed else None
     restored_hands: Hands | None = None
     needs_cards: int | None = None

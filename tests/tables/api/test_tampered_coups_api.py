@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from tables.models import Coup, CoupStep
 from tests.audit.rows import superuser_sql
@@ -49,3 +51,37 @@ def test_a_reveal_on_a_changed_card_is_a_409_that_says_so(croupier, pit_boss, ta
     voided = Api(pit_boss).post(f"/coups/{coup}/void/", {"reason": "a card was changed"})
     assert voided.status_code == 201, voided.content
     assert Coup.objects.get(pk=coup).state == Coup.State.VOID
+
+
+def test_a_coup_with_a_step_deleted_in_the_database_is_shown_refused_and_voided(
+    croupier, pit_boss, table
+) -> None:
+    """Its steps cannot be replayed: the coup is shown as recorded with no step to play (it was a
+    500), every step is refused with the change said, and the pit boss's void ends it."""
+    open_floor(croupier, table)
+    api = Api(croupier)
+    coup = api.ok(api.post(f"/tables/{table.pk}/coups/", {"bank": 400}))["coup"]["id"]
+    api.ok(api.step(coup, "bet", seat=2, amount=100))
+    api.ok(api.step(coup, "bets_closed"))
+    bet = CoupStep.objects.get(coup_id=coup, index=2)
+    superuser_sql("DELETE FROM tables_coupstep WHERE id = %s", [bet.pk])
+    shown = api.get(f"/coups/{coup}/")
+    assert shown.status_code == 200
+    assert (shown.json()["step_count"], shown.json()["next_steps"]) == (3, [])
+    before = row_counts()
+    refused = api.step(coup, "card_to_player", card="3H")
+    assert refused.status_code == 409
+    assert problem_body(refused)["detail"] == (
+        "This coup's record was changed outside the application (a step was deleted): nothing was "
+        "settled. Call the pit boss: the coup can only be voided."
+    )
+    assert row_counts() == before
+    page = Client()
+    page.force_login(pit_boss)
+    review = page.get(reverse("review:coup", args=[coup]))  # where the pit boss voids it: was a 500
+    assert review.status_code == 200
+    assert b"Void this coup" in review.content
+    voided = Api(pit_boss).post(f"/coups/{coup}/void/", {"reason": "a bet was deleted in the database"})
+    assert voided.status_code == 201, voided.content
+    assert Coup.objects.get(pk=coup).state == Coup.State.VOID
+    assert api.get(f"/coups/{coup}/").status_code == 200
