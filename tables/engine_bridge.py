@@ -16,7 +16,7 @@ from django.db.models import QuerySet
 
 from chemin_de_fer.engine.coup import CoupRecord, NeedsCards, Restored, Verdict
 from chemin_de_fer.engine.judge import Rules, judge_coup, restore_coup
-from chemin_de_fer.engine.machine import CoupProgress, Move, Step, new_coup, replay, to_record
+from chemin_de_fer.engine.machine import CoupProgress, IllegalStep, Move, Step, new_coup, replay, to_record
 from chemin_de_fer.engine.odds import expected_levy_at_rate
 from chemin_de_fer.engine.profiles import LevyMode, Profile, Rounding, profile_from_dict, profile_to_dict
 from chemin_de_fer.engine.punters import HOUSE_KEY, seat_key, spectator_key
@@ -220,6 +220,16 @@ def coup_new_state(coup: Coup, rows: Sequence[CoupStep]) -> CoupProgress:
 def coup_replay(coup: Coup, rows: Sequence[CoupStep]) -> CoupProgress:
     """The engine state after the coup's recorded game steps (amended typos in place)."""
     return replay(coup_new_state(coup, rows), game_steps(rows))
+
+
+def coup_replay_trusted(coup: Coup, rows: Sequence[CoupStep]) -> tuple[CoupProgress, bool]:
+    """``coup_replay``, and whether the steps could be replayed: steps no service could have left
+    (one deleted in the database: tables.services.vouching refuses to play on) give the coup's
+    first state and False, so that a page shows the coup as recorded and the pit boss can void it."""
+    try:
+        return coup_replay(coup, rows), True
+    except IllegalStep:
+        return coup_new_state(coup, rows), False
 
 
 def coup_record(coup: Coup, state: CoupProgress, *, shoe_next: tuple[str, ...] = ()) -> CoupRecord:

@@ -15,7 +15,7 @@ from django.utils import timezone
 from chemin_de_fer.engine.advice import Advice, advise_banker, advise_player
 from chemin_de_fer.engine.bank_terms import BankTerms, auction_terms, passed_bank_terms
 from chemin_de_fer.engine.coup import NeedsCards, Restored
-from chemin_de_fer.engine.machine import CoupProgress, IllegalStep, NextStep, next_steps, requirement
+from chemin_de_fer.engine.machine import CoupProgress, NextStep, next_steps, requirement
 from chemin_de_fer.engine.order import betting_order, rotation_order
 from chemin_de_fer.engine.profiles import PassedBank, Side
 from chemin_de_fer.engine.tableau import Requirement
@@ -28,8 +28,8 @@ from tables.engine_bridge import (
     cards_parse,
     coup_bets,
     coup_levy,
-    coup_new_state,
     coup_replay,
+    coup_replay_trusted,
     coup_restore,
 )
 from tables.models import (
@@ -259,12 +259,8 @@ def coup_view(
         state = None
     playable = True
     if state is None:
-        try:
-            state = coup_replay(coup, steps)
-        except IllegalStep:
-            # steps no service could have left (one deleted in the database): shown as they are,
-            # with no step to play on them; the step service says why and the pit boss voids it
-            state, playable = coup_new_state(coup, steps), False
+        # steps that cannot be replayed are shown as they are, with no step to play on them
+        state, playable = coup_replay_trusted(coup, steps)
     reveal = next((s for s in steps if s.kind == CoupStep.Kind.REVEAL), None)
     corrections = [s for s in steps if s.kind == CoupStep.Kind.CORRECTION]
     restoration = None

@@ -8,7 +8,7 @@ from typing import Any
 
 from chemin_de_fer.engine.coup import Action, NeedsCards, Restored, Settlement
 from chemin_de_fer.engine.judge import coup_settlement
-from chemin_de_fer.engine.machine import CoupProgress, IllegalStep
+from chemin_de_fer.engine.machine import CoupProgress
 from chemin_de_fer.engine.punters import HOUSE_KEY, PunterKind, parse_punter_key, seat_key, spectator_key
 from core.sentence import said
 from review.selectors.queue import review_refusal
@@ -17,9 +17,8 @@ from tables.engine_bridge import (
     bet_punter_key,
     coup_bets,
     coup_levy,
-    coup_new_state,
     coup_record,
-    coup_replay,
+    coup_replay_trusted,
     coup_restore,
     coup_verdict,
 )
@@ -224,13 +223,7 @@ def coup_review(*, coup: Coup, user: Any) -> CoupReview:
         )
         for r in rows
     ]
-    replayable = True
-    try:
-        state = coup_replay(coup, rows)
-    except IllegalStep:
-        # steps no service could have left (one deleted in the database: the step service refuses
-        # to play on): the page shows them as recorded, so that the pit boss can void the coup
-        state, replayable = coup_new_state(coup, rows), False
+    state, replayable = coup_replay_trusted(coup, rows)
     corrections = [r for r in rows if r.kind == CoupStep.Kind.CORRECTION]
     correction = corrections[-1] if corrections else None
     decision = next(

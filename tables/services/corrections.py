@@ -21,13 +21,12 @@ from audit.rows import RowSpec
 from audit.services import audit_record
 from chemin_de_fer.engine.coup import NeedsCards, Restored, Settlement
 from chemin_de_fer.engine.interchange import restored_to_dict, settlement_to_dict
-from chemin_de_fer.engine.machine import IllegalStep
 from core.sentence import Card, Listing, Sentence, Word, said
 from core.types import Staff
 from tables.engine_bridge import (
     cards_parse,
-    coup_new_state,
     coup_replay,
+    coup_replay_trusted,
     coup_restore,
     coup_verdict,
     game_rows,
@@ -359,10 +358,6 @@ def coup_void(
     if request is not None:
         after |= void_request_approved(actor=actor, request=request)
     audit_record(actor=actor, action="tables.coup.void", target=coup, after=after, rows=[coup, step])
-    try:
-        state = coup_replay(coup, rows)
-    except IllegalStep:
-        # steps no service could have left (one deleted in the database: tables.services.vouching
-        # refused to play on): the void is their way out, so it does not depend on replaying them
-        state = coup_new_state(coup, rows)
+    # the void is the way out of steps no service could have left: it does not depend on them
+    state, _ = coup_replay_trusted(coup, rows)
     return StepResult(coup=coup, step=step, state=state)
