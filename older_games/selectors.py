@@ -22,6 +22,7 @@ from older_games.services import (
     fund_balance,
     fund_dues_unpaid,
     fund_return_planned,
+    game_steps_replayable,
     key_player_id,
     player_key,
     seating_of,
@@ -92,11 +93,22 @@ def _names(keys: list[str]) -> dict[str, str]:
     return out
 
 
+def _exposure_of(coup: GameCoup) -> dict[str, int]:
+    """What each party of ``coup`` has at stake, on the steps of it that replay (all of them but in
+    a coup changed in the database)."""
+    steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
+    return game_play.play_for(coup.game).exposure(coup_state(coup, game_steps_replayable(coup, steps) or []))
+
+
 def game_coup_view(coup: GameCoup) -> GameCoupView:
     play = game_play.play_for(coup.game)
     seating = seating_of(coup)
     step_rows = list(coup.steps.order_by("index").select_related("actor"))
-    payloads = [s.payload for s in step_rows]
+    recorded = [s.payload for s in step_rows]
+    # a step changed in the database may not replay: the coup is shown as far as its steps do, with
+    # no next step (every one would be refused as changed: the pit boss's void is the way on)
+    payloads = game_steps_replayable(coup, recorded) or []
+    playable = len(payloads) == len(recorded)
     state = coup_state(coup, payloads)
     undone = game_play.undone_indexes(payloads)
     parties = coup_parties(coup, payloads)
@@ -104,7 +116,7 @@ def game_coup_view(coup: GameCoup) -> GameCoupView:
     offered: list[dict[str, Any]] = []
     effective = game_play.effective_steps(payloads)
     leaving = [str(p["player"]) for p in effective if p.get("kind") == game_play.LEAVE]
-    if coup.state == GameCoup.State.OPEN:
+    if coup.state == GameCoup.State.OPEN and playable:
         offered = [o.as_dict() for o in play.options(state)]
         # the cut is a player's at the table ("банкомёт обязан дать одному из играющих снять колоду",
         # docs/games/old_baccarat.md): one who left is not offered it while a punter still at the
@@ -149,7 +161,7 @@ def game_coup_view(coup: GameCoup) -> GameCoupView:
             }
             for i, s in enumerate(step_rows)
         ],
-        can_undo=coup.state == GameCoup.State.OPEN and bool(game_play.effective_steps(payloads)),
+        can_undo=coup.state == GameCoup.State.OPEN and playable and bool(effective),
         admits_newcomers=any(o.get("newcomer") for o in offered),
         leaving=leaving,
         net=net,
@@ -274,7 +286,7 @@ def game_rating_coups(*, player: Player, start: dt.datetime, end: dt.datetime) -
     rows = []
     for coup in coups:
         banked = coup.banker_id == player.pk
-        stake = 0 if banked else game_play.play_for(coup.game).exposure(coup_state(coup)).get(key, 0)
+        stake = 0 if banked else _exposure_of(coup).get(key, 0)
         if not (banked or stake or nets.get(coup.pk)):
             continue  # seated at the coup but not in it (a Landsknecht punter who covered nothing)
         assert coup.ended_at is not None  # settled coups only

@@ -830,10 +830,38 @@ def game_step_undo(
 def game_coup_stakes(coup: GameCoup, steps: Sequence[Mapping[str, Any]] | None = None) -> int:
     """What the punters have at stake in ``coup`` on what has been entered: the most each could
     still lose, added up (the engine's exposure, the banker's own aside); what the casino's void
-    limit is measured against."""
+    limit is measured against. A coup whose steps cannot all be replayed any more (a row changed
+    in the database: the void is its way out, and must not depend on them) is priced on the
+    longest start of its steps that can be; one whose seating cannot be read, at nothing."""
+    if steps is None:
+        steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
+    replayable = game_steps_replayable(coup, steps)
+    if replayable is None:
+        return 0
     banker = player_key(coup.banker_id)
-    exposure = game_play.play_for(coup.game).exposure(coup_state(coup, steps))
+    exposure = game_play.play_for(coup.game).exposure(coup_state(coup, replayable))
     return sum(most for key, most in exposure.items() if key != banker)
+
+
+#: what replaying a step row the application did not write can raise: the engine's refusal (a
+#: ValueError), or a payload or seating of another shape altogether
+_UNREPLAYABLE = (ValueError, TypeError, KeyError, AttributeError)
+
+
+def game_steps_replayable(
+    coup: GameCoup, steps: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]] | None:
+    """The longest start of ``steps`` that the coup's game replays on its seating: all of them
+    unless a row was changed in the database (the vouching refuses every step of such a coup: its
+    void, its screens and its player's page read it through here); None when not even its seating
+    can be replayed."""
+    for count in range(len(steps), -1, -1):
+        try:
+            coup_state(coup, steps[:count])
+        except _UNREPLAYABLE:
+            continue
+        return list(steps[:count])
+    return None
 
 
 @transaction.atomic
@@ -868,8 +896,9 @@ def game_coup_void(
     if not reason:
         raise ValidationError(gettext_noop("Say why the coup is void."))
     _require_in_play(coup, None if request is not None else expected_steps)
+    steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
     if request is None:
-        stakes = game_coup_stakes(coup)
+        stakes = game_coup_stakes(coup, steps)
         asked = void_gate(actor=actor, casino=coup.table.casino, coup=coup, stakes=stakes, reason=reason)
         if asked is not None:
             return asked
@@ -878,7 +907,7 @@ def game_coup_void(
     if request is not None:
         after |= void_request_approved(actor=actor, request=request)
     audit_record(actor=actor, action="tables.game_coup.void", target=coup, after=after, rows=[coup])
-    _leavers_unseat(actor=actor, coup=coup)
+    _leavers_unseat(actor=actor, coup=coup, steps=game_steps_replayable(coup, steps) or [])
     return coup
 
 

@@ -580,7 +580,7 @@ _STEP_INSERT_FIELDS = [f for f in CoupStep._meta.concrete_fields if not f.primar
 #: PostgreSQL's: the step's row and its coup's counter and flag in one statement (a data-modifying
 #: WITH; SQLite has none, and keeps the two statements)
 _STEP_APPEND = f"""
-    WITH counted AS (UPDATE {_table(Coup)} SET "step_count" = "step_count" + 1, "flagged" = %s
+    WITH counted AS (UPDATE {_table(Coup)} SET "step_count" = %s, "flagged" = %s
                       WHERE "id" = %s)
     INSERT INTO {_table(CoupStep)} ({", ".join(f'"{f.column}"' for f in _STEP_INSERT_FIELDS)})
     VALUES ({", ".join(["%s"] * len(_STEP_INSERT_FIELDS))})
@@ -589,14 +589,14 @@ _STEP_APPEND = f"""
 
 
 def step_insert_counted(step: CoupStep, *, flagged: bool) -> bool:
-    """Insert ``step`` (not saved yet) and move its coup's step counter on by one and set its flag,
-    in one statement where the database can (PostgreSQL): True then, ``step`` saved. False on a
-    database that cannot, where the caller writes both as two statements."""
+    """Insert ``step`` (not saved yet) and move its coup's step counter to its index and set its
+    flag, in one statement where the database can (PostgreSQL): True then, ``step`` saved. False on
+    a database that cannot, where the caller writes both as two statements."""
     if connection.vendor != "postgresql":
         return False
     values = [f.get_db_prep_save(getattr(step, f.attname), connection) for f in _STEP_INSERT_FIELDS]
     with connection.cursor() as cursor:
-        cursor.execute(_STEP_APPEND, [flagged, step.coup_id, *values])
+        cursor.execute(_STEP_APPEND, [step.index, flagged, step.coup_id, *values])
         step.pk = cursor.fetchone()[0]
     step._state.adding, step._state.db = False, connection.alias
     return True

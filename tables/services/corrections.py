@@ -341,6 +341,7 @@ def coup_void(
         payload={"reason": reason.strip(), "was": was},
         corrects=first_wrong,
         idempotency_key=idempotency_key,
+        after_index=rows[-1].index if rows else None,
     )
     if was == Coup.State.AWAITING_APPROVAL:
         money.coup_provisional_reverse(

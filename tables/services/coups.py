@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -349,10 +348,14 @@ def step_append(
     corrects: CoupStep | None = None,
     supersedes: CoupStep | None = None,
     more_violations: tuple[Violation, ...] = (),
+    after_index: int | None = None,
 ) -> CoupStep:
     """Append the coup's next step (the caller holds the coup's lock): the append-only row, the
-    step counter and the flag move together, so the counter always equals the last index."""
-    index = coup.step_count + 1
+    step counter and the flag move together, so the counter always equals the last index.
+    ``after_index``: the last index the coup's step rows hold, when the caller read them and they
+    may run past the counter (a row inserted in the database: the void writes after it, never into
+    its place)."""
+    index = max(coup.step_count, after_index or 0) + 1
     found = ([violation] if violation else []) + list(more_violations)
     flagged = coup.flagged or bool(found)
     step = CoupStep(
@@ -370,7 +373,7 @@ def step_append(
     # one statement for both where the database can: every step of every coup comes through here
     if not sql.step_insert_counted(step, flagged=flagged):
         step.save(force_insert=True)
-        Coup.objects.filter(pk=coup.pk).update(step_count=F("step_count") + 1, flagged=flagged)
+        Coup.objects.filter(pk=coup.pk).update(step_count=index, flagged=flagged)
     coup.step_count, coup.flagged = index, flagged
     return step
 

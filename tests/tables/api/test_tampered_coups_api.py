@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tables.models import Coup, CoupStep
+from tables.models import Coup, CoupStep, GameCoup, GameStep
 from tests.audit.rows import superuser_sql
 from tests.problems import problem_body
 from tests.tables.play import open_floor, row_counts
@@ -85,3 +85,38 @@ def test_a_coup_with_a_step_deleted_in_the_database_is_shown_refused_and_voided(
     assert voided.status_code == 201, voided.content
     assert Coup.objects.get(pk=coup).state == Coup.State.VOID
     assert api.get(f"/coups/{coup}/").status_code == 200
+
+
+def test_an_older_games_coup_with_a_step_made_unplayable_is_shown_refused_and_voided(
+    game_table, croupier, pit_boss
+) -> None:
+    """A Macao card changed into no card at all: the coup was a 500 on the API and on the pit
+    boss's page (its steps replayed to be shown); it is shown as far as its steps replay, with no
+    next step, its steps are refused as changed, and the pit boss voids it."""
+    table, session, _players = game_table("macao", players=3)
+    api = Api(croupier)
+    coup = api.ok(api.post(f"/tables/{table.pk}/game-coups/", {}))["id"]
+    for done, card in enumerate(("9H", "8S", "5D")):
+        api.ok(api.post(f"/game-coups/{coup}/steps/", {"kind": "deal", "card": card, "expected_steps": done}))
+    dealt = GameStep.objects.get(coup_id=coup, index=3)
+    superuser_sql(
+        "UPDATE tables_gamestep SET payload = %s WHERE id = %s", [json.dumps({"kind": "deal", "card": "ZZ"}), dealt.pk]
+    )
+    shown = api.get(f"/game-coups/{coup}/")
+    assert shown.status_code == 200
+    assert (shown.json()["step_count"], shown.json()["next_steps"]) == (3, [])
+    before = row_counts()
+    refused = api.post(f"/game-coups/{coup}/steps/", {"kind": "stand", "expected_steps": 3})
+    assert refused.status_code == 409
+    assert problem_body(refused)["detail"] == (
+        "This coup's record was changed outside the application (step 3 was changed): nothing was "
+        "settled. Call the pit boss: the coup can only be voided."
+    )
+    assert row_counts() == before
+    page = Client()
+    page.force_login(pit_boss)
+    review = page.get(reverse("review:game_coup", args=[coup]))
+    assert review.status_code == 200
+    voided = Api(pit_boss).post(f"/game-coups/{coup}/void/", {"reason": "a card was changed in the database"})
+    assert voided.status_code == 200, voided.content
+    assert GameCoup.objects.get(pk=coup).state == GameCoup.State.VOID

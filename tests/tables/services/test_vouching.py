@@ -113,10 +113,11 @@ def test_a_step_deleted_in_the_database_is_not_settled_and_the_pit_boss_voids_th
 
 
 def test_a_step_inserted_without_the_counter_is_said_at_the_next_step_not_a_stale_conflict(
-    croupier, table
+    croupier, pit_boss, table
 ) -> None:
     """The counter and the steps disagree: every step was a "reload and retry" conflict that no
-    retry could pass; it is now the change said."""
+    retry could pass; it is now the change said. The pit boss's void then writes its step after
+    the forged one (which stays: rows are never deleted), not into its place (a unique index)."""
     floor, coup = _ready_to_reveal(croupier, table)
     last = CoupStep.objects.get(coup=coup, index=coup.step_count)
     superuser_sql(
@@ -126,6 +127,16 @@ def test_a_step_inserted_without_the_counter_is_said_at_the_next_step_not_a_stal
         [coup.step_count + 1, "{}", "[]", last.pk],
     )
     _reveal_refused(floor, coup, _refused(f"step {coup.step_count + 1} was never recorded at the table"))
+    forged = coup.step_count + 1
+    result = services.coup_void(actor=pit_boss, coup=coup, reason="a step was inserted in the database")
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.VOID
+    assert result.step.index == forged + 1
+    assert coup.step_count == forged + 1
+    assert list(CoupStep.objects.filter(coup=coup).order_by("index").values_list("index", "kind"))[-2:] == [
+        (forged, "player_stand"),
+        (forged + 1, "coup_voided"),
+    ]
 
 
 def test_an_older_games_seating_changed_in_the_database_is_not_settled(game_table, croupier) -> None:
@@ -167,3 +178,32 @@ def test_an_older_games_step_changed_in_the_database_is_not_settled(game_table, 
     assert str(refused.value) == _refused("step 3 was changed")
     coup.refresh_from_db()
     assert (coup.state, coup.step_count) == (GameCoup.State.OPEN, 5)
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        {"kind": "deal", "card": "ZZ"},  # no card
+        {"kind": "take the pot"},  # no step of the game
+        {"kind": "stand", "card": "9D"},  # a stand holds no card
+    ],
+)
+def test_an_older_games_step_made_unplayable_is_voided_by_the_pit_boss(
+    game_table, croupier, pit_boss, forged
+) -> None:
+    """A step no engine can replay is refused as the change it is, and the void (the way on) does
+    not replay the steps it cannot trust to price the stakes."""
+    _table, session, _players = game_table("macao", players=3)
+    coup = game_coups.game_coup_start(actor=croupier, session=session).coup
+    for card in ("9H", "8S", "5D"):
+        game_coups.game_step_record(actor=croupier, coup=coup, payload={"kind": "deal", "card": card})
+    dealt = GameStep.objects.get(coup=coup, index=3)
+    superuser_sql("UPDATE tables_gamestep SET payload = %s WHERE id = %s", [json.dumps(forged), dealt.pk])
+    with pytest.raises(CoupRecordsChanged) as refused:
+        game_coups.game_step_record(actor=croupier, coup=coup, payload={"kind": "stand"})
+    assert str(refused.value) == _refused("step 3 was changed")
+    voided = game_coups.game_coup_void(actor=pit_boss, coup=coup, reason="a card was changed in the database")
+    assert voided.state == GameCoup.State.VOID
+    coup.refresh_from_db()
+    assert (coup.state, coup.step_count) == (GameCoup.State.VOID, 3)
+    assert not Transaction.objects.filter(game_coup=coup).exists()
