@@ -93,15 +93,14 @@ def test_an_older_games_coup_with_a_step_made_unplayable_is_shown_refused_and_vo
     """A Macao card changed into no card at all: the coup was a 500 on the API and on the pit
     boss's page (its steps replayed to be shown); it is shown as far as its steps replay, with no
     next step, its steps are refused as changed, and the pit boss voids it."""
-    table, session, _players = game_table("macao", players=3)
+    table, _session, _players = game_table("macao", players=3)
     api = Api(croupier)
     coup = api.ok(api.post(f"/tables/{table.pk}/game-coups/", {}))["id"]
     for done, card in enumerate(("9H", "8S", "5D")):
         api.ok(api.post(f"/game-coups/{coup}/steps/", {"kind": "deal", "card": card, "expected_steps": done}))
     dealt = GameStep.objects.get(coup_id=coup, index=3)
-    superuser_sql(
-        "UPDATE tables_gamestep SET payload = %s WHERE id = %s", [json.dumps({"kind": "deal", "card": "ZZ"}), dealt.pk]
-    )
+    forged = json.dumps({"kind": "deal", "card": "ZZ"})
+    superuser_sql("UPDATE tables_gamestep SET payload = %s WHERE id = %s", [forged, dealt.pk])
     shown = api.get(f"/game-coups/{coup}/")
     assert shown.status_code == 200
     assert (shown.json()["step_count"], shown.json()["next_steps"]) == (3, [])
