@@ -187,10 +187,11 @@ def _banco(
     profile = state.rules.profile
     winning = banco_winner(callers, banco_suivi=profile.banco_suivi).punter
     winner = next(p for p in entry.punters if p.key == winning)
-    # a history's suivi under a profile that has none is flagged (SUIVI_NOT_ALLOWED), not checked
-    # against a previous coup it could not belong to
-    suivi_possible = profile.banco_suivi or not state.historical
-    if suivi_possible and any(p.suivi for p in entry.punters):
+    # a history's suivi is recorded as claimed, never checked against the table's previous coup:
+    # a record is one coup judged on its own (``validate_coups`` cannot see the coup before it, and
+    # a history may start, or skip coups, anywhere), a one-caller banco's claim changes nothing in
+    # the coup, and under a profile without suivi it is flagged (SUIVI_NOT_ALLOWED) instead
+    if not state.historical and any(p.suivi for p in entry.punters):
         claims = [SuiviClaim(person=p.person, name=p.name, suivi=p.suivi) for p in entry.punters]
         refusal: Sentence | None = suivi_refusal(claims, previous_banco=previous_banco())
         if refusal is not None:

@@ -10,6 +10,7 @@ endpoint and the benchmarks' generator all call it), so one coup always gives on
 
 from __future__ import annotations
 
+import json
 from collections.abc import Container
 from typing import Any
 
@@ -23,6 +24,7 @@ from chemin_de_fer.engine.coup import (
     Stake,
     Verdict,
 )
+from chemin_de_fer.engine.profiles import Profile
 from core.cards import POINTS
 from core.records import RecordError
 
@@ -37,7 +39,42 @@ def _positive_int(value: object) -> bool:
     return type(value) is int and value > 0  # bool is an int subclass: excluded on purpose
 
 
-def _hand(data: dict[str, Any], side: str) -> Hand:
+#: the longest value a sentence quotes whole (a record's value can be a whole nested object)
+_QUOTED_MAX = 60
+
+
+def as_written(value: object) -> str:
+    """``value`` as the line wrote it, in JSON (``true``, ``null``, ``"5"``, ``10.5``), never as
+    Python spells it (``True``, ``None``, ``'5'``): a refusal quotes what the person can find in
+    the line. A long value is cut short."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not from JSON: a caller's own object
+        text = repr(value)
+    return text if len(text) <= _QUOTED_MAX else text[: _QUOTED_MAX - 1] + "…"
+
+
+def named(value: object) -> str:
+    """A name the line gives (a card, an action, a profile, a game): a string quoted as the format's
+    sentences quote names (``'1X'``, ``'baccarat'``), anything else as written (``null``, ``10``)."""
+    return repr(value) if type(value) is str else as_written(value)
+
+
+class AsWritten:
+    """A value whose ``repr`` is :func:`named`: for a sentence built elsewhere with ``{value!r}``
+    (``core.records.unknown_game``), so that a null game reads ``null``, not ``None``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return named(self.value)
+
+
+def _hand_cards(data: dict[str, Any], side: str) -> list[Any]:
+    """``side``'s hand is there with 2 or 3 cards (what they are is checked next)."""
     raw = data.get(side)
     if type(raw) is not dict:
         raise ValueError(f"{side} hand missing")
@@ -45,33 +82,55 @@ def _hand(data: dict[str, Any], side: str) -> Hand:
     if type(cards) is not list or not 2 <= len(cards) <= 3:
         n = len(cards) if type(cards) is list else "no"
         raise ValueError(f"{side} hand must have 2 or 3 cards, not {n}")
+    return cards
+
+
+def _hand(data: dict[str, Any], side: str, cards: list[Any]) -> Hand:
+    """``side``'s hand once both hands have their 2 or 3 cards: known cards, a known action."""
     if not _all_cards(cards):
-        raise ValueError(f"bad card {_first_bad(cards)!r}")
-    said_action = raw.get("action")
+        raise ValueError(f"bad card {named(_first_bad(cards))}")
+    said_action = data[side].get("action")
     # a list or an object is no action either (and cannot be looked up: it is unhashable)
     action = _ACTIONS.get(said_action) if type(said_action) is str else None
     if action is None:
-        raise ValueError(f"{side}: unknown action {raw.get('action')!r}")
+        raise ValueError(f"{side}: unknown action {named(said_action)}")
     return Hand(tuple(cards), action)
+
+
+def _bet_amounts(raw: object) -> None:
+    """Every bet's amount is a positive integer (checked before the bets' other faults: the
+    format's list of malformed lines names the amounts first)."""
+    if type(raw) is not list:
+        return
+    for n, item in enumerate(raw, 1):
+        if type(item) is dict:
+            amount = item.get("amount")
+            if type(amount) is not int or amount <= 0:
+                raise ValueError(f"bet {n}: amount must be a positive integer, not {as_written(amount)}")
 
 
 def _bets(raw: object) -> tuple[Stake, ...]:
     if type(raw) is not list or not raw:
         raise ValueError("bets must be a non-empty list of {punter, amount}")
     bets = []
+    seated: dict[str, bool] = {}  # each punter's place, as his first bet says it
     for n, item in enumerate(raw, 1):
         if type(item) is not dict:
             raise ValueError(f"bet {n} is not an object")
         punter = item.get("punter")
         if type(punter) is not str or not punter:
             raise ValueError(f"bet {n}: punter must be a non-empty string")
-        amount = item.get("amount")
-        if type(amount) is not int or amount <= 0:
-            raise ValueError(f"bet {n}: amount must be a positive integer, not {amount!r}")
         spectator = item.get("spectator", False)
         if spectator is not False and spectator is not True:
             raise ValueError(f"bet {n}: spectator must be true or false")
-        bets.append(Stake(punter, amount, spectator))
+        # a person bets from his seat or standing, never both in one coup: a live table knows him
+        # as one or the other, and a record saying both cannot be judged as one coup
+        if seated.setdefault(punter, not spectator) is spectator:
+            raise ValueError(
+                f"bet {n}: {named(punter)} bets both from a seat and as a spectator; "
+                "a punter is one or the other"
+            )
+        bets.append(Stake(punter, item["amount"], spectator))
     return tuple(bets)
 
 
@@ -82,29 +141,34 @@ def _flag(data: dict[str, Any], key: str) -> bool:
     return value
 
 
-def _check_actions(side: str, hand: Hand, two: int, any_natural: bool) -> None:
-    action = hand.action
-    if len(hand.cards) == 3 and action is not _DRAW:
+def _third_card_drawn(side: str, hand: Hand, two: int) -> None:
+    if len(hand.cards) == 3 and hand.action is not _DRAW:
         raise ValueError(f"{side} has a third card but did not draw")
-    if action is _NATURAL:
+
+
+def _natural_declared(side: str, hand: Hand, two: int) -> None:
+    if hand.action is _NATURAL:
         if len(hand.cards) == 3:
             raise ValueError(f"{side} declared a natural on three cards")
         if two < 8:
             raise ValueError(f"{side} declared a natural on {two}")
-    if not any_natural:
-        if action is _DRAW and len(hand.cards) == 2:
-            raise ValueError(f"{side} drew but has no third card")
-        if action is _NONE:
-            raise ValueError(f"{side} did not act although neither side has a natural")
+
+
+def _acted(side: str, hand: Hand) -> None:
+    """Neither side has a natural: each one decided, and a draw has its card."""
+    if hand.action is _DRAW and len(hand.cards) == 2:
+        raise ValueError(f"{side} drew but has no third card")
+    if hand.action is _NONE:
+        raise ValueError(f"{side} did not act although neither side has a natural")
 
 
 def _cards(value: object, what: str) -> tuple[str, ...]:
-    if not value:
+    if value is None:  # absent, or null: no cards known
         return ()
-    if type(value) is not list:
-        raise ValueError(f"{what} must be a list of cards")
+    if type(value) is not list:  # false, 0, "" and {} are no list of cards either
+        raise ValueError(f"{what} must be a list of cards, not {as_written(value)}")
     if not _all_cards(value):
-        raise ValueError(f"bad card {_first_bad(value)!r} in {what}")
+        raise ValueError(f"bad card {named(_first_bad(value))} in {what}")
     return tuple(value)
 
 
@@ -137,41 +201,51 @@ def record_from_dict(
     get = data.get
     record_id = get("id")
     try:
-        game = get("game")
-        if game is not None and game != "chemin-de-fer":
-            # another game's record (older_games.engine.games reads those): say so, not "no profile"
-            raise ValueError(f"not a chemin de fer record: game {game!r}")
+        if "game" in data and get("game") != "chemin-de-fer":
+            # another game's record (older_games.engine.games reads those), or a null game: say
+            # so, not "no profile"
+            raise ValueError(f"not a chemin de fer record: game {named(get('game'))}")
         if profile is None:
             profile = get("profile")
             if type(profile) is not str:
                 raise ValueError("no profile: give one in the record or with --profile")
             if profile not in known_profiles:
-                raise ValueError(f"unknown profile {profile!r}")
+                raise ValueError(f"unknown profile {named(profile)}")
+        # the checks in the order docs/coup-record.md lists them (Malformed lines): the first
+        # problem on the line is the one reported, whichever side or bet it is on
         bank = get("bank")
         if type(bank) is not int or bank <= 0:
-            raise ValueError(f"bank must be a positive integer, not {bank!r}")
-        bets = _bets(get("bets"))
+            raise ValueError(f"bank must be a positive integer, not {as_written(bank)}")
+        raw_bets = get("bets")
+        _bet_amounts(raw_bets)
+        bets = _bets(raw_bets)
         banco = _flag(data, "banco")
         if banco and (len(bets) != 1 or bets[0].amount != bank):
             raise ValueError("banco needs exactly one bet, equal to the bank")
         banco_suivi = _flag(data, "banco_suivi")
         if banco_suivi and not banco:
             raise ValueError("banco_suivi is only for a banco record")
-        player = _hand(data, "player")
-        banker = _hand(data, "banker")
+        player_cards = _hand_cards(data, "player")
+        banker_cards = _hand_cards(data, "banker")
+        player = _hand(data, "player", player_cards)
+        banker = _hand(data, "banker", banker_cards)
         pc, bc = player.cards, banker.cards
         p2 = (POINTS[pc[0]] + POINTS[pc[1]]) % 10
         b2 = (POINTS[bc[0]] + POINTS[bc[1]]) % 10
         any_natural = p2 >= 8 or b2 >= 8
-        _check_actions("player", player, p2, any_natural)
-        _check_actions("banker", banker, b2, any_natural)
+        for check in (_third_card_drawn, _natural_declared):
+            check("player", player, p2)
+            check("banker", banker, b2)
+        if not any_natural:
+            _acted("player", player)
+            _acted("banker", banker)
         shoe_next = _cards(get("shoe_next"), "shoe_next")
         house_limit = get("house_limit")
         if house_limit is not None and not _positive_int(house_limit):
-            raise ValueError(f"house_limit must be a positive integer, not {house_limit!r}")
+            raise ValueError(f"house_limit must be a positive integer, not {as_written(house_limit)}")
         chip_unit = get("chip_unit", 1)
         if not _positive_int(chip_unit):
-            raise ValueError(f"chip_unit must be a positive integer, not {chip_unit!r}")
+            raise ValueError(f"chip_unit must be a positive integer, not {as_written(chip_unit)}")
         active = get("active_punter")
         if active is not None and (type(active) is not str or not active):
             raise ValueError("active_punter must be a punter's name")
@@ -192,6 +266,22 @@ def record_from_dict(
         )
     except ValueError as exc:
         raise RecordError(str(exc), record_id, has_id="id" in data) from None
+
+
+def seats_refusal(record: CoupRecord, profile: Profile) -> str | None:
+    """Why ``record`` cannot have been played under ``profile`` for want of seats, or None: its
+    seated punters and the banker (who holds a seat: a record cannot say the house banked) are
+    more than the profile seats (RULES.md §10). No violation code says it, and no table can seat
+    them, so ``validate_coups`` and ``import_coups`` both refuse the line with this sentence."""
+    if len(record.bets) < profile.seats_max:  # the common case, answered without a set
+        return None
+    seated = len({b.punter for b in record.bets if not b.spectator})
+    if seated + 1 <= profile.seats_max:
+        return None
+    return (
+        f"{seated} seated punters and the banker need {seated + 1} seats; "
+        f"the {profile.slug} profile seats at most {profile.seats_max}"
+    )
 
 
 def record_to_dict(record: CoupRecord) -> dict[str, Any]:

@@ -40,6 +40,8 @@ _STAND = Requirement.STAND
 _OPTION = Requirement.OPTION
 _A_DRAW = Action.DRAW
 _A_STAND = Action.STAND
+_A_NATURAL = Action.NATURAL
+_A_NONE = Action.NONE
 _DECIDED = (Action.DRAW, Action.STAND)
 
 # violations in the order they are reported: the order in which the table meets them (the bank
@@ -174,11 +176,14 @@ def judge_coup(record: CoupRecord, rules: Rules, *, levy: LevyTerms | None = Non
 
     game = False
     if p2 >= 8 or b2 >= 8:
-        # a natural decides the coup: no third cards, no tableau
-        if p2 >= 8 and pa in _DECIDED:
+        # a natural decides the coup: no third cards, no tableau. A natural not shown: recorded as
+        # draw or stand, or as none (the player always speaks first, so his silence never shows
+        # it; the banker's natural is shown at the reveal only when the player's decided the coup,
+        # as the live table's reveal records it) — what a live table refuses to record
+        if p2 >= 8 and pa is not _A_NATURAL:
             violations.append(Violation(Code.NATURAL_NOT_SHOWN, "player"))
             game = True
-        if b2 >= 8 and ba in _DECIDED:
+        if b2 >= 8 and (ba in _DECIDED or (ba is _A_NONE and p2 < 8)):
             violations.append(Violation(Code.NATURAL_NOT_SHOWN, "banker"))
             game = True
         if p3:
@@ -261,7 +266,10 @@ def coup_settlement(
         and rules.tableau.player_requirement(p2, single_punter=single_punter(record), banco=record.banco)
         is _OPTION
     ):
-        reimbursing = record.active_punter or active_punter(record.bets)
+        # the active punter the rules name (RULES.md §2) answers for the others, as the live
+        # table (which names him itself) settles it: a record naming another is WRONG_ACTIVE_PUNTER,
+        # procedural, and the coup is settled as if it had named the right one
+        reimbursing = active_punter(record.bets)
     return settle(
         outcome=outcome,
         bank=record.bank,

@@ -85,6 +85,9 @@ class NextStep:
 
     kind: Move
     violation: Violation | None = None
+    #: a second violation the same step carries (a recorded history only: a player who never showed
+    #: his natural and a banker who never showed his, both met at the banker's first step)
+    also: Violation | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +228,8 @@ def _single(state: CoupProgress) -> bool:
 
 
 def _player_choices(state: CoupProgress) -> tuple[NextStep, ...]:
+    if state.historical and (state.player_two >= 8 or state.banker_two >= 8):
+        return _history_before_player(state)
     if state.player_two >= 8:
         shown = Violation(Code.NATURAL_NOT_SHOWN, "player")
         return (
@@ -265,6 +270,8 @@ def _banker_decides_now(state: CoupProgress) -> bool:
 
 
 def _playing_choices(state: CoupProgress) -> tuple[NextStep, ...]:
+    if state.historical and (state.player_two >= 8 or state.banker_two >= 8):
+        return _history_after_natural(state)
     pnat = state.player_two >= 8
     bnat = state.banker_two >= 8
     after_natural = pnat or bnat
@@ -307,6 +314,75 @@ def _playing_choices(state: CoupProgress) -> tuple[NextStep, ...]:
     return tuple(steps)
 
 
+# ------------------------------------------------- a recorded history that a natural decided
+# A live table lets each party speak in turn and offers nothing once a shown natural has decided
+# the coup. A record only says each hand's cards and final action (docs/coup-record.md), and the
+# offline judge gives a verdict on every such record, so a historical replay must accept every
+# well-formed one, carrying exactly the judge's natural codes (``judge_coup``): NATURAL_NOT_SHOWN
+# for a natural recorded as draw, stand or none (a banker's "none" is his natural shown at the
+# reveal when the player had one too, as the live reveal records it), CARD_AFTER_NATURAL for each
+# third card. Nothing else is judged once a natural decided the coup (docs/rules.md, Decisions):
+# an announcement that got no card, or a player's card not dealt, changes nothing.
+
+
+def _not_shown(state: CoupProgress, side: str) -> Violation | None:
+    """NATURAL_NOT_SHOWN on ``side`` when its two cards make a natural it has not shown."""
+    two = state.player_two if side == "player" else state.banker_two
+    return Violation(Code.NATURAL_NOT_SHOWN, side) if two >= 8 else None
+
+
+def _history_before_player(state: CoupProgress) -> tuple[NextStep, ...]:
+    """A natural is on the table and the player has not spoken: he shows it, draws or stands (as
+    live), or the record has him silent (``none``) and the banker speaks, or the hands are shown."""
+    pnat = state.player_two >= 8
+    bnat = state.banker_two >= 8
+    silent = _not_shown(state, "player")  # a player silent on his own natural did not show it
+    steps = list(_player_choices(_evolve(state, historical=False)))
+    if bnat:
+        if not pnat:  # the live choices hold the player's draw and stand only
+            steps.append(NextStep(Move.BANKER_NATURAL))
+        else:
+            steps.append(NextStep(Move.BANKER_NATURAL, silent))
+    banker_not_shown = _not_shown(state, "banker")
+    first, second = (silent, banker_not_shown) if silent is not None else (banker_not_shown, None)
+    steps += [
+        NextStep(Move.BANKER_DRAW, first, second),
+        NextStep(Move.BANKER_STAND, first, second),
+    ]
+    # shown at once with nobody speaking: the banker's natural is shown at the reveal only when
+    # the player had one too (the live reveal records it so); alone, he never showed it
+    if silent is not None:
+        steps.append(NextStep(Move.REVEAL, silent))
+    else:
+        steps.append(NextStep(Move.REVEAL, banker_not_shown))
+    return tuple(steps)
+
+
+def _history_after_natural(state: CoupProgress) -> tuple[NextStep, ...]:
+    """A natural decides the coup and somebody has spoken: every step a record can show next."""
+    pnat = state.player_two >= 8
+    pa, ba = state.player_action, state.banker_action
+    steps: list[NextStep] = []
+    if pa is Action.DRAW and len(state.player_cards) == 2 and ba in (None, Action.NATURAL):
+        steps.append(NextStep(Move.CARD_TO_PLAYER, Violation(Code.CARD_AFTER_NATURAL, "player")))
+    if ba is None:
+        banker_not_shown = _not_shown(state, "banker")
+        if banker_not_shown is not None and pa is not Action.NATURAL:
+            steps.append(NextStep(Move.BANKER_NATURAL))
+        steps += [
+            NextStep(Move.BANKER_DRAW, banker_not_shown),
+            NextStep(Move.BANKER_STAND, banker_not_shown),
+        ]
+        # revealed without a word from the banker: his natural is shown at the reveal when the
+        # player had one too; otherwise he never showed it
+        steps.append(NextStep(Move.REVEAL, None if pnat else banker_not_shown))
+        return tuple(steps)
+    if ba is Action.DRAW and len(state.banker_cards) == 2:
+        steps.append(NextStep(Move.CARD_TO_BANKER, Violation(Code.CARD_AFTER_NATURAL, "banker")))
+    steps.append(NextStep(Move.REVEAL))
+    return tuple(steps)
+
+
 # ---------------------------------------------------------------------- applying a step
 def apply(state: CoupProgress, step: Step) -> CoupProgress:  # noqa: C901  (one branch a step kind: the machine reads as the table plays)
     """Apply ``step``; raise :class:`IllegalStep` (and change nothing) when it cannot be recorded."""
@@ -335,6 +411,8 @@ def apply(state: CoupProgress, step: Step) -> CoupProgress:  # noqa: C901  (one 
     violations = state.violations
     if option.violation is not None:
         violations = (*violations, (n, option.violation))
+    if option.also is not None:
+        violations = (*violations, (n, option.also))
     kind = step.kind
     if kind is Move.BANK_DECLARED:
         new = _declare(state, step)
@@ -374,7 +452,11 @@ def apply(state: CoupProgress, step: Step) -> CoupProgress:  # noqa: C901  (one 
     else:  # REVEAL
         banker_action = state.banker_action
         if banker_action is None:
-            banker_action = Action.NATURAL if state.banker_two >= 8 else Action.NONE
+            # the banker's natural is shown at the reveal when the player's natural decided the
+            # coup (a live table reveals with the banker silent only then); a recorded history may
+            # reveal a banker natural nobody showed, and keeps it unshown ("none", flagged)
+            shown = state.banker_two >= 8 and (state.player_two >= 8 or not state.historical)
+            banker_action = Action.NATURAL if shown else Action.NONE
         player_action = state.player_action or Action.NONE
         return _evolve(
             state,

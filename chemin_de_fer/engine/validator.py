@@ -14,7 +14,7 @@ from typing import BinaryIO
 
 import orjson
 
-from chemin_de_fer.engine.interchange import record_from_dict, verdict_to_dict
+from chemin_de_fer.engine.interchange import AsWritten, record_from_dict, seats_refusal, verdict_to_dict
 from chemin_de_fer.engine.judge import Rules, judge_coup
 from chemin_de_fer.engine.profiles import BUILTIN, Profile
 from core.records import GameJudge, RecordError, error_to_dict, is_anchor_line, unknown_game
@@ -25,6 +25,12 @@ _COLLECT_EVERY_FLUSHES = 128
 #: a record without ``"game"`` is chemin de fer's (the format was chemin de fer's before any other)
 CHEMIN_DE_FER = "chemin-de-fer"
 
+
+
+def game_refusal(game: object, known: Iterable[str]) -> str:
+    """The refusal of a line whose ``"game"`` no judge knows (``null`` included: a game named
+    nothing is no game), quoted as the line wrote it; ``import_coups`` says the same."""
+    return unknown_game(AsWritten(game), known)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,14 +104,18 @@ def _validate(
             # chemin de fer, the bulk of any history, pays one dict lookup for the other games
             if type(data) is not dict or (game := data.get("game", CHEMIN_DE_FER)) == CHEMIN_DE_FER:
                 record = record_from_dict(data, profile=forced_slug, known_profiles=rules_by_slug)
-                verdict = judge_coup(record, forced or rules_by_slug[record.profile])
+                rules = forced or rules_by_slug[record.profile]
+                unseated = seats_refusal(record, rules.profile)
+                if unseated is not None:
+                    raise RecordError(unseated, record.id, has_id="id" in data)
+                verdict = judge_coup(record, rules)
                 if verdict.violations:
                     flagged += 1
                 buffer.append(dumps(verdict_to_dict(verdict)))
             else:
                 judge = judges.get(game) if type(game) is str else None
                 if judge is None:
-                    raise RecordError(unknown_game(game, known), data.get("id"), has_id="id" in data)
+                    raise RecordError(game_refusal(game, known), data.get("id"), has_id="id" in data)
                 found = judge.judge_to_dict(data)
                 if found["violations"]:
                     flagged += 1

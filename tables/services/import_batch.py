@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Model, Q
 from django.utils import timezone
 
 from audit.rows import RowSpec, RowWritten
@@ -100,6 +100,10 @@ Kind = Account.Kind
 TKind = Transaction.Kind
 IMPORT_PREFIX = "IMP-"
 BANKER_NAME = "banker"
+#: the imported banker's membership number: outside the punters' ``IMP-<name>`` numbers, so that a
+#: punter a record names ``banker`` is a player of his own, not the importer's banker (tables
+#: imported before this kept ``IMP-banker``: that player is now the punter named ``banker``)
+BANKER_NUMBER = "IMP:banker"
 
 
 class NeedsServices(Exception):
@@ -295,7 +299,10 @@ class _Batch:
         }
         self.players = {
             p.membership_number: p
-            for p in Player.objects.filter(casino=self.casino, membership_number__startswith=IMPORT_PREFIX)
+            for p in Player.objects.filter(
+                Q(membership_number__startswith=IMPORT_PREFIX) | Q(membership_number=BANKER_NUMBER),
+                casino=self.casino,
+            )
         }
         owners = {s.player_id for s in self.seats.values()} | set(self.standing)
         if self.turn is not None:
@@ -401,18 +408,16 @@ class _Batch:
         ``fits`` fails, what is missing is people (a player to create, seat, stand or buy in):
         the services seat them and the record is still played here (imports._record_import)."""
         if not self.active or self.shoe is None or record.banco_suivi:
-            return False  # (a banco suivi: the services check it against the previous coup)
+            return False  # (a banco suivi: the services replay its claim)
         shoe = self.shoe
         # (a shoe that does not hold the record's cards is changed by coup_import)
         return shoe.imported and shoe.stop_card_position is None and shoe.session_id == self.open_session.pk
 
     def _people_fit(self, record: CoupRecord) -> bool:
-        banker = self.players.get(_number(BANKER_NAME))
+        banker = self.players.get(BANKER_NUMBER)
         if banker is None or banker.pk not in self.seats:
             return False
         for bet in record.bets:
-            if bet.punter == BANKER_NAME:
-                return False
             player = self.players.get(_number(bet.punter))
             if player is None or player.pk not in (self.standing if bet.spectator else self.seats):
                 return False
@@ -451,7 +456,7 @@ class _Batch:
         newcomers created, bought in and seated or standing first (NeedsServices where only the
         services know how)."""
         where = self._seat_punters(record)
-        banker = self.players.get(_number(BANKER_NAME))
+        banker = self.players.get(BANKER_NUMBER)
         if banker is None or banker.pk not in self.seats:
             raise NeedsServices  # (the services create or seat him)
         banker_seat = self.seats[banker.pk]
@@ -509,8 +514,6 @@ class _Batch:
         for bet in record.bets:
             if bet.punter in where:
                 continue
-            if bet.punter == BANKER_NAME:
-                raise NeedsServices
             player = self._person(bet.punter)
             where[bet.punter] = self._stand(player) if bet.spectator else self._sit(player, bet.punter)
         return where

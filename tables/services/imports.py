@@ -15,7 +15,9 @@ table has already imported is skipped, so importing the same file again imports 
 What a record does not say, the importer decides and documents:
 - players are identified by their name in the record, kept as the membership number
   ``IMP-<name>``; ``seat-N`` sits at seat N, other names at the first free seat;
-- the banker is not named: an ``IMP-banker`` player sits at the highest free seat and is handed
+- the banker is not named: a player of membership number ``IMP:banker`` (outside the punters'
+  ``IMP-<name>``, so that a punter named ``banker`` is a player of his own; histories imported
+  before kept ``IMP-banker``, now that punter) sits at the highest free seat and is handed
   each coup's bank directly (``bank_assign_imported``);
 - the shoe is not known: the importer uses imported 8-deck shoes (no burn cards, no reshuffle
   check) and starts a new one when the next record would show a card a ninth time;
@@ -34,6 +36,7 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from chemin_de_fer.engine.coup import CoupRecord, Restored, Verdict
+from chemin_de_fer.engine.interchange import seats_refusal
 from chemin_de_fer.engine.judge import Rules, judge_coup
 from chemin_de_fer.engine.machine import IllegalStep, Move, record_steps
 from chemin_de_fer.engine.profiles import BUILTIN, Profile
@@ -61,7 +64,14 @@ from tables.services.banks import bank_assign_imported
 from tables.services.corrections import correction_submit
 from tables.services.coups import Caller, CoupConflict, StepRequest, coup_start, coup_step_record
 from tables.services.floor import seat_leave, seat_take, spectator_join, table_session_open
-from tables.services.import_batch import _NEXT_SHOE, BANKER_NAME, IMPORT_DECKS, NeedsServices, _Batch
+from tables.services.import_batch import (
+    _NEXT_SHOE,
+    BANKER_NAME,
+    BANKER_NUMBER,
+    IMPORT_DECKS,
+    NeedsServices,
+    _Batch,
+)
 from tables.services.setup import player_create
 from tables.services.shoes import shoe_close, shoe_start
 
@@ -304,6 +314,12 @@ def record_profile(slug: str) -> Profile:
 
 
 def record_verdict(record: CoupRecord, profile: Profile) -> Verdict:
+    """The verdict ``validate_coups`` gives ``record`` under ``profile``; ValidationError (with
+    ``validate_coups``'s sentence) for a record it refuses under that profile (more seated punters
+    than the profile seats: ``interchange.seats_refusal``). Called before anything is written."""
+    unseated = seats_refusal(record, profile)
+    if unseated is not None:
+        raise ValidationError(unseated)
     rules = Rules.for_profile(profile)
     return judge_coup(record, rules, levy=rules.levy_at(record.chip_unit))
 
@@ -377,8 +393,10 @@ class _Importer:
     session: TableSession
     buy_in: int
 
-    def player(self, name: str) -> Player:
-        number = f"IMP-{name}"[:40]
+    def player(self, name: str, *, number: str = "") -> Player:
+        """The imported player a record names ``name`` (membership number ``IMP-<name>``), or the
+        importer's banker (``number``: BANKER_NUMBER); created, and bought in, when new."""
+        number = number or f"IMP-{name}"[:40]
         player = Player.objects.filter(casino=self.table.casino, membership_number=number).first()
         if player is None:
             player = player_create(
@@ -428,7 +446,7 @@ class _Importer:
             wanted = number
             holder = occupied.get(wanted)
             if holder is not None:
-                if holder.player.membership_number != f"IMP-{BANKER_NAME}":
+                if holder.player.membership_number != BANKER_NUMBER:
                     raise ValidationError(f"seat {wanted} is taken by {holder.player} at this table")
                 seat_leave(actor=self.actor, seat=holder)  # the imported banker moves over
                 occupied.pop(wanted)
@@ -440,7 +458,7 @@ class _Importer:
         return seat_take(actor=self.actor, session=self.session, player=player, number=wanted, imported=True)
 
     def seat_banker(self, *, avoid: set[Any]) -> Seat:
-        banker = self.player(BANKER_NAME)
+        banker = self.player(BANKER_NAME, number=BANKER_NUMBER)
         occupied = self._occupied()
         current = next((s for s in occupied.values() if s.player_id == banker.pk), None)
         if current is not None and current not in avoid:

@@ -11,7 +11,9 @@ from django.core.management import call_command
 
 from audit.models import AuditEvent
 from ledger.models import Transaction
-from tables.models import Coup, CoupStep
+from tables.models import Coup, CoupStep, Player
+from tables.services.floor import seat_take, table_session_open
+from tests.factories import PlayerFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -80,22 +82,26 @@ def test_a_line_that_fails_midway_leaves_nothing_behind(croupier, table, tmp_pat
         "player": {"cards": ["2H", "3C", "KD"], "action": "draw"},
         "banker": {"cards": ["7S", "KH"], "action": "stand"},
     }
-    # valid as a record, but no table can have played it: the banker drew after the player showed
-    # a natural (a natural ends the coup at once)
+    # valid as a record, but this table cannot play it: a newcomer is created, bought in and
+    # seated, then seat 3 turns out to be taken by a player of the house
     impossible = {
         "id": "impossible",
         "profile": "casino",
         "bank": 100,
-        "bets": [{"punter": "seat-3", "amount": 50}],
+        "bets": [{"punter": "newcomer", "amount": 50}, {"punter": "seat-3", "amount": 50}],
         "player": {"cards": ["8H", "KC"], "action": "natural"},
-        "banker": {"cards": ["2S", "3H", "4D"], "action": "draw"},
+        "banker": {"cards": ["2S", "3H"], "action": "none"},
     }
+    session = table_session_open(actor=croupier, table=table)
+    house = PlayerFactory(casino=table.casino)
+    seat_take(actor=croupier, session=session, player=house, number=3)
     path = tmp_path / "h.jsonl"
     path.write_text(json.dumps(good) + "\n" + json.dumps(impossible) + "\n")
     lines, _summary, code = run(path, table, croupier)
     assert code == 1
     assert lines[0]["state"] == "settled" and lines[0]["line"] == 1
-    assert lines[1]["line"] == 2 and "not possible" in lines[1]["error"]
+    assert lines[1] == {"line": 2, "error": f"seat 3 is taken by {house} at this table"}
+    assert not Player.objects.filter(membership_number="IMP-newcomer").exists()
     coup = Coup.objects.get()
     assert coup.steps.count() == 11
     # nothing of line 2: no coup, no step, no ledger transaction, no audit event mentions it

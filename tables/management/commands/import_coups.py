@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from chemin_de_fer.engine.coup import CoupRecord
 from chemin_de_fer.engine.interchange import record_from_dict, verdict_to_dict
+from chemin_de_fer.engine.validator import CHEMIN_DE_FER, game_refusal
 from core.records import RecordError, is_anchor_line
 from tables.games import offline_judges
 from tables.models import Table
@@ -45,6 +46,13 @@ def parse_line(line: bytes) -> tuple[CoupRecord, str]:
         data = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"not JSON: {exc}") from None
+    if type(data) is dict and "game" in data and data["game"] != CHEMIN_DE_FER:
+        judges = offline_judges()
+        game = data["game"]
+        if type(game) is not str or game not in judges:
+            # a game no judge knows, a null one included: refused with validate_coups's sentence
+            # (another known game's record is the chemin de fer reader's to refuse, below)
+            raise ValueError(game_refusal(game, (CHEMIN_DE_FER, *sorted(judges))))
     try:
         record = record_from_dict(data, known_profiles=_Known())
     except RecordError as exc:
