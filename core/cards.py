@@ -21,7 +21,10 @@ RANK_POINTS: dict[str, int] = {r: (i + 1 if i < 9 else 0) for i, r in enumerate(
 POINTS: dict[str, int] = {r + s: RANK_POINTS[r] for r in RANKS for s in SUITS}
 ALL_CARDS: tuple[str, ...] = tuple(POINTS)
 
-_TYPED_RANKS = {"10": "T", "1": "A"}
+#: the one other spelling of a rank the rules accept: RULES.md §11 lets a house "accept ``10`` as a
+#: ten everywhere" (or refuse it everywhere); the product accepts it, live and in a record alike,
+#: so ``10D`` is ``TD`` wherever it is read. Nothing else is: ``1S`` is no card (the ace is ``A``)
+_TEN = "10"
 
 #: how many cards lie under the stop card, counted from the bottom of the shoe (docs/rules.md §8):
 #: fewer would leave too little for the last coup, more would waste the shoe
@@ -61,18 +64,37 @@ def _bad_card(text: object) -> str:
     )
 
 
+def card_code(text: object) -> str | None:
+    """The code of a card as a record writes it: one of the 52 codes, or a ten written ``10``
+    (``10D`` is ``TD``, see :data:`_TEN`); None for anything else (``1S``, ``ZZ``, a number). A
+    record is written, not typed: ``td`` or `` 9H`` is no code (a croupier's typing is
+    :func:`parse_card`'s), but the ten reads the same in both."""
+    if type(text) is not str:
+        return None
+    if text in POINTS:
+        return text
+    if len(text) == 3 and text.startswith(_TEN) and "T" + text[2] in POINTS:
+        return "T" + text[2]
+    return None
+
+
+def card_read(text: str) -> str:
+    """A record's card as the rules read it: its code (:func:`card_code`), or the text as written
+    when it is none, so that the finding at its place quotes what the record says."""
+    return card_code(text) or text
+
+
 def parse_card(text: str) -> str:
-    """Read a card the way a croupier types it (``9h``, ``td``, ``10D``, ``As``) into its code.
+    """Read a card the way a croupier types it (``9h``, ``td``, ``10D``, ``As``) into its code:
+    case and spaces aside, the reading of a record (:func:`card_code`), so ``10`` is a ten here as
+    everywhere, and ``1S`` is refused here as everywhere (RULES.md §11).
 
     Raises :class:`CardError` for anything that is not one of the 52 cards.
     """
     if not isinstance(text, str):
         raise CardError(_bad_card(text))
-    raw = text.strip().upper()
-    rank, suit = raw[:-1], raw[-1:]
-    rank = _TYPED_RANKS.get(rank, rank)
-    code = rank + suit
-    if code not in POINTS:
+    code = card_code(text.strip().upper())
+    if code is None:
         raise CardError(_bad_card(text))
     return code
 

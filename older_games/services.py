@@ -31,11 +31,12 @@ from django.utils.translation import gettext_noop
 
 from audit.services import audit_record
 from audit.snapshot import fields_snapshot
+from core.cards import card_code
 from core.sentence import Listing, Word, said, why
 from core.types import Staff
 from ledger.models import Account, Entry, Transaction
 from ledger.services import Posting, account_spec, accounts_by_pk, accounts_lock, posting_find, postings_write
-from older_games.engine import game_play
+from older_games.engine import game_play, macao
 from older_games.engine.game_play import FUND, POOL, GamePlay, Seating, StepRefused, Transfer
 from tables.lifecycle import CoupConflict, game_coup_state_change
 from tables.models import OLDER_GAMES, GameCoup, GameStep, Player, Seat, Table, TableSession, VoidRequest
@@ -446,10 +447,68 @@ def _check_exposure(play: GamePlay[Any, Any], state: Any, players: Mapping[str, 
             )
 
 
+# ------------------------------------------------------------------------------------ the first bank
+def first_bank_draw_open(session: TableSession) -> bool:
+    """Whether the players of ``session`` draw cards for its first bank: a Macao table whose first
+    banker is chosen by lot (drawing cards is Macao's lot: "Игроки садятся по вытянутым картам.
+    Сдачу начинает вытянувший самую младшую карту"), before the session's first coup; after it
+    the bank passes to the banker's left."""
+    return (
+        session.table.game == Table.Game.MACAO
+        and session.table.first_banker_method == Table.FirstBanker.LOT
+        and not GameCoup.objects.filter(session=session).exists()
+    )
+
+
+def first_bank_drawn(session: TableSession, drawn: Mapping[Player, str]) -> tuple[Player, dict[str, str]]:
+    """Who deals first at ``session``'s Macao table, by the cards its seated players drew: the
+    lowest card, the ace counting one point as the game counts it (RULES.md §11), through the
+    engine (older_games.engine.macao.lowest_drawn); and the cards as the record keeps them (by
+    player key, their codes). Refused with a sentence, nothing written: a draw where the table
+    does not draw, a player not seated, fewer than two cards, a card that is none, a tie for the
+    lowest card (those players draw again)."""
+    if not first_bank_draw_open(session):
+        raise ValidationError(
+            gettext_noop(
+                "Cards are drawn for the first bank of a Macao session whose first banker is chosen "
+                "by lot, before its first coup."
+            )
+        )
+    seated = {s.player_id for s in _seated(session)}
+    for player in drawn:
+        if player.pk not in seated:
+            raise ValidationError(said("{player} is not seated at this table.", player=str(player)))
+    if len(drawn) < 2:
+        raise ValidationError(gettext_noop("At least two seated players draw a card for the first bank."))
+    by_key = {player_key(p): p for p in drawn}
+    try:
+        lowest = macao.lowest_drawn({player_key(p): card for p, card in drawn.items()})
+    except macao.MacaoError as exc:
+        raise ValidationError(why(exc)) from None
+    if len(lowest) > 1:
+        raise ValidationError(
+            said(
+                "{names} drew the lowest card: they draw again.",
+                names=Listing(by_key[k].display_name for k in lowest),
+            )
+        )
+    # the codes as every record writes them (10D is TD): a card that is none was refused above
+    cards = {player_key(p): card_code(card) or card for p, card in drawn.items()}
+    return by_key[lowest[0]], cards
+
+
 # ------------------------------------------------------------------------------------ starting
 @transaction.atomic
-def game_coup_start(*, actor: Staff, session: TableSession, banker: Player | None = None) -> GameCoupResult:
-    """A new coup of the table's game, with the seating :func:`seating_proposed` gives."""
+def game_coup_start(
+    *,
+    actor: Staff,
+    session: TableSession,
+    banker: Player | None = None,
+    drawn: Mapping[Player, str] | None = None,
+) -> GameCoupResult:
+    """A new coup of the table's game, with the seating :func:`seating_proposed` gives. With
+    ``drawn`` (Macao, the session's first coup: the card each seated player drew), the lowest card
+    banks (:func:`first_bank_drawn`), and the cards are kept in the coup's start event."""
     session = lock_session(session)
     table = session.table
     check_croupier_at(actor, table)
@@ -457,6 +516,11 @@ def game_coup_start(*, actor: Staff, session: TableSession, banker: Player | Non
     play = table_play(table)
     if GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).exists():
         raise CoupConflict("A coup is already being played at this table: finish or void it first.")
+    cards_drawn: dict[str, str] | None = None
+    if drawn is not None:
+        if banker is not None:
+            raise ValidationError(gettext_noop("Name the banker or draw cards for him, not both."))
+        banker, cards_drawn = first_bank_drawn(session, drawn)
     unpaid = fund_dues_unpaid(session)
     if unpaid:
         raise ValidationError(unpaid_dues_refusal(unpaid))
@@ -486,7 +550,14 @@ def game_coup_start(*, actor: Staff, session: TableSession, banker: Player | Non
         actor=actor,
         action="tables.game_coup.start",
         target=coup,
-        after={"game": coup.game, "number": number, "seating": coup.seating, "settings": coup.house_settings},
+        after={
+            "game": coup.game,
+            "number": number,
+            "seating": coup.seating,
+            "settings": coup.house_settings,
+            # the cards drawn for the first bank, when the lowest named the banker (Macao)
+            **({"drawn": cards_drawn} if cards_drawn is not None else {}),
+        },
         rows=[coup],
     )
     return GameCoupResult(coup, state)

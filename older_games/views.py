@@ -264,6 +264,8 @@ def _context(
         proposed_banker=tview.names.get(tview.proposed_banker or "", ""),
         proposed_punters=[tview.names.get(k, k) for k in tview.proposed_punters],
         players_available=list(selectors.players_available(table=table)),
+        # Macao's first bank by drawn cards, before the session's first coup (a table by lot)
+        first_bank_draw=can_act and svc.first_bank_draw_open(session),
     )
     return context
 
@@ -393,9 +395,25 @@ def step_payload(post: Any) -> dict[str, Any]:
     return payload
 
 
+def drawn_cards(post: Any, seats: list[Seat]) -> dict[Player, str]:
+    """The cards typed on the first-bank draw form, one field a seated player (``drawn-<id>``),
+    read as every typed card is (``10d`` is the ten of diamonds); a field left empty: that player
+    did not draw."""
+    out: dict[Player, str] = {}
+    for seat in seats:
+        typed = str(post.get(f"drawn-{seat.player_id}", "")).strip()
+        if typed:
+            out[seat.player] = cards_parse([typed], field="card")[0]
+    return out
+
+
 @game_action()
 def game_start(request: AuthenticatedHttpRequest, table: Table) -> None:
     session = croupier._session(table)
+    if request.POST.get("draw"):  # Macao: the lowest card drawn banks first (RULES.md §11)
+        seats = list(Seat.objects.filter(session=session, left_at__isnull=True).select_related("player"))
+        svc.game_coup_start(actor=request.user, session=session, drawn=drawn_cards(request.POST, seats))
+        return
     banker_id = str(request.POST.get("banker", "")).strip()
     banker = None
     if banker_id:  # the croupier chose the banker among the seated players, else as proposed

@@ -27,11 +27,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from enum import Enum
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, get_args, get_type_hints
 
-from core.cards import POINTS
+from core.cards import card_code
 from core.records import unknown_game
-from core.sentence import said, why
+from core.sentence import said, shown, why
 from older_games.engine import landsknecht, macao, old_baccarat
 from older_games.engine.chips import Transfer as Transfer  # re-exported: the floor settles these
 
@@ -132,11 +132,12 @@ def _amount(payload: Mapping[str, Any]) -> int:
 
 def _card(payload: Mapping[str, Any]) -> str:
     card = payload.get("card")
-    if type(card) is not str or card not in POINTS:
+    code = card_code(card)  # a code, or a ten written 10 (10D is TD): as a record reads it (RULES.md §11)
+    if code is None:
         raise StepRefused(
             said("{card!r} is not a card (rank A23456789TJQK and suit SHDC, e.g. 9H)", card=card)
         )
-    return card
+    return code
 
 
 def _player(payload: Mapping[str, Any]) -> str:
@@ -146,13 +147,26 @@ def _player(payload: Mapping[str, Any]) -> str:
     return who
 
 
+def _words(kind: type[Any], name: str, default: object) -> tuple[str, ...]:
+    """The words a word setting takes: its enum's values, or its ``Literal``'s (Macao's)."""
+    if isinstance(default, Enum):
+        return tuple(m.value for m in type(default))
+    return tuple(w for w in get_args(get_type_hints(kind)[name]) if type(w) is str)
+
+
 def _settings_from(kind: type[S], data: Mapping[str, Any]) -> S:
-    """A settings dataclass from JSON, refusing unknown keys and values its checks refuse."""
+    """A settings dataclass from JSON, refusing unknown keys and values its checks refuse. A
+    refusal quotes the value as the JSON wrote it (``5``, ``null``, ``true``: core.sentence.shown),
+    never as Python would (RULES.md §11, "strict values"); nothing is coerced."""
     names = {f.name for f in fields(kind)}  # type: ignore[arg-type]
     unknown = sorted(set(data) - names)
     if unknown:
         raise StepRefused(
-            f"unknown house setting(s): {', '.join(unknown)}; known: {', '.join(sorted(names))}"
+            said(
+                "unknown house setting(s): {unknown}; known: {known}",
+                unknown=", ".join(unknown),
+                known=", ".join(sorted(names)),
+            )
         )
     with refused_as_step(ValueError, TypeError):
         base = kind()
@@ -161,16 +175,24 @@ def _settings_from(kind: type[S], data: Mapping[str, Any]) -> S:
             default = getattr(base, name)
             if isinstance(default, bool):
                 if type(value) is not bool:
-                    raise ValueError(f"{name} is true or false, not {value!r}")
-            elif isinstance(default, int) and type(value) is not int:
-                raise ValueError(f"{name} is a whole number, not {value!r}")
-            # a list or an object is no setting's word either (and unhashable: no exception text)
-            elif isinstance(default, Enum) and (
-                type(value) is not str or value not in {m.value for m in type(default)}
-            ):
-                allowed = ", ".join(m.value for m in type(default))
-                raise ValueError(f"{name} is one of {allowed}, not {value!r}")
-            values[name] = type(default)(value) if not isinstance(default, bool | int) else value
+                    wrong = said("{name} is true or false, not {value}", name=name, value=shown(value))
+                    raise ValueError(wrong)
+            elif isinstance(default, int):
+                if type(value) is not int:
+                    wrong = said("{name} is a whole number, not {value}", name=name, value=shown(value))
+                    raise ValueError(wrong)
+            # a word: a string among the setting's words (a number, null, a list or an object is
+            # none, and is never turned into one: 5 is not "5")
+            elif type(value) is not str or value not in _words(kind, name, default):
+                raise ValueError(
+                    said(
+                        "{name} is one of {allowed}, not {value}",
+                        name=name,
+                        allowed=", ".join(_words(kind, name, default)),
+                        value=shown(value),
+                    )
+                )
+            values[name] = type(default)(value) if isinstance(default, Enum) else value
         return replace(base, **values)  # type: ignore[type-var]
 
 
@@ -338,7 +360,8 @@ class MacaoPlay(GamePlay[MacaoHouse, macao.MacaoState]):
     def settings(self, data: Mapping[str, Any]) -> MacaoHouse:
         unit = data.get("unit", 10)
         if type(unit) is not int or unit < 1:
-            raise StepRefused(f"the unit is a positive whole number of chips, not {unit!r}")
+            wrong = said("the unit is a positive whole number of chips, not {value}", value=shown(unit))
+            raise StepRefused(wrong)
         rules = _settings_from(macao.MacaoSettings, {k: v for k, v in data.items() if k != "unit"})
         return MacaoHouse(rules, unit)
 
@@ -606,7 +629,8 @@ class OldBaccaratPlay(GamePlay[old_baccarat.HouseSettings, tuple[old_baccarat.St
         self, settings: old_baccarat.HouseSettings, seating: Seating
     ) -> tuple[old_baccarat.State, tuple[str, ...]]:
         with refused_as_step(old_baccarat.IllegalMove):
-            return old_baccarat.start(settings, seating.banker), seating.punters
+            # the seating is in seat order from the banker's left: the machine deals by it
+            return old_baccarat.start(settings, seating.banker, seating.punters), seating.punters
 
     def step(
         self, state: tuple[old_baccarat.State, tuple[str, ...]], payload: Mapping[str, Any]

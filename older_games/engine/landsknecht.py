@@ -41,10 +41,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
+from itertools import product
 from math import sqrt
 from typing import Any
 
-from core.cards import ALL_CARDS, POINTS, RANKS
+from core.cards import ALL_CARDS, POINTS, RANKS, card_read
 from core.records import is_str_list
 from core.sentence import Card, Listing, Word, said, shown
 from older_games.engine.chips import Transfer, settlement_to_dict, transfer_nets
@@ -431,14 +432,20 @@ def _stake_refusal(table: Table, stake: int, settings: HouseSettings) -> tuple[C
     return faults[0] if faults else None
 
 
-def _fund_cover(table: Table, stake: int, covered_by_punters: int, settings: HouseSettings) -> int:
+def _fund_cover(
+    table: Table, stake: int, covered_by_punters: int, settings: HouseSettings, *, split_refused: bool = False
+) -> int:
     """What the fund answers for, up to its balance.
 
     When the punters refuse the stake altogether the banker plays it against the fund ("Если
     игроки отказываются понтировать сумму, предложенную банкомётом, то он имеет право играть на
     капитал запасного фонда") under either setting; ``fund_backs_uncovered`` is only about the
-    part of a stake the punters leave once one of them has covered some of it."""
-    if covered_by_punters > 0 and not settings.fund_backs_uncovered:
+    part of a stake the punters leave once one of them has covered some of it. A stake split
+    without the sharers' consent (``split_refused``) is not such a part: the punters covered it,
+    the rule took their shares out of play, and "Если согласия не последует, то за остальную часть
+    ставки отвечает запасной фонд" -- the fund answers for the rest under either setting too
+    (RULES.md §11: "without it the fund answers for the rest")."""
+    if covered_by_punters > 0 and not settings.fund_backs_uncovered and not split_refused:
         return 0
     return max(0, min(stake - covered_by_punters, table.fund))
 
@@ -519,6 +526,14 @@ def judge_fund_return(record: FundReturnRecord) -> FundReturnVerdict:
     out: list[Violation] = []
     if record.fund < 0:
         out.append(Violation(Code.BAD_FUND_RETURN, said("the fund's balance is not negative")))
+    # the fund is a party of its own (FUND): a payer or a payee of that name would be the fund
+    # paying itself, as a coup record's player of that name would be (a bad table there)
+    named = [name for name, _amount in (*record.paid, *(record.returned or ()))]
+    if FUND in named:
+        fund_named = said("{fund!r} is the reserve fund's name, not a player's", fund=FUND)
+        out.append(Violation(Code.BAD_FUND_RETURN, fund_named))
+    if any(not name for name in named):
+        out.append(Violation(Code.BAD_FUND_RETURN, said("every player needs a name")))
     for name, amount in record.paid:
         if amount < 1:
             out.append(
@@ -666,6 +681,7 @@ def refusal(state: State, move: Move) -> str | None:  # noqa: C901  (one branch 
     if isinstance(move, Deal):
         if state.phase is not Phase.DEAL:
             return said("no card is turned now (now: {phase})", phase=phase)
+        move = Deal(card_read(move.card))  # 10D is TD, as in a record (RULES.md §11)
         if move.card not in POINTS:
             # refused, not read as another card: the next card turned takes this position, never
             # the one after it
@@ -699,6 +715,8 @@ def split_refusal(state: State, punter: str) -> str | None:
 
 def apply(state: State, move: Move) -> State:
     """``state`` after ``move``; raises :class:`IllegalMove` (with the reason) if it is not allowed."""
+    if isinstance(move, Deal):
+        move = Deal(card_read(move.card))  # 10D is TD, as in a record (RULES.md §11)
     reason = refusal(state, move)
     if reason:
         raise IllegalMove(reason)
@@ -806,6 +824,9 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:  # 
     play, and the fund answers for the rest instead.
     """
     s = settings or HouseSettings()
+    # the cards as the rules read them: 10D is TD here as live (RULES.md §11, core.cards.card_code);
+    # a card that is none stays as written, a finding at its place
+    record = replace(record, cards=tuple(card_read(c) for c in record.cards))
     table = record.table
     out: list[Violation] = [Violation(Code.BAD_TABLE, reason) for reason in _table_faults(table, s)]
     out += [Violation(code, reason) for code, reason in _stake_faults(table, record.stake, s)]
@@ -864,7 +885,7 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:  # 
         # first punter's cover stands, the others' are not in play, the fund answers for the rest
         played = [c for c in played if c.punter not in table.punters or c.punter == sharing[0]]
     in_play = sum(c.amount for c in played)
-    fund_cover = _fund_cover(table, record.stake, in_play, s)
+    fund_cover = _fund_cover(table, record.stake, in_play, s, split_refused=bool(missing))
     at_risk = in_play + fund_cover
 
     for i, card in enumerate(record.cards):
@@ -999,34 +1020,54 @@ class _Race:
     certainly_undecided: bool
 
 
+#: past this many unreadable cards the race is not read rank by rank (13**k readings): it is held
+_MOST_UNKNOWN_CARDS = 3
+
+
+def _race_of(ranks: Sequence[str], settings: HouseSettings) -> tuple[Outcome, int | None]:
+    """The outcome of cards whose every rank is known, and the index of the card that decided:
+    the first is the banker's, the second the punters' ("Первую карту он кладёт себе, а вторую --
+    первому понтеру"); two equal starting ranks are the doublet; then the first starting rank to
+    come again wins for its side."""  # noqa: RUF002
+    if len(ranks) < 2:
+        return Outcome.UNDECIDED, None
+    right, left = ranks[0], ranks[1]
+    if right == left:
+        return (Outcome.BANKER if settings.doublet is Doublet.BANKER else Outcome.STANDOFF), 1
+    for i in range(2, len(ranks)):
+        if ranks[i] == right:
+            return Outcome.BANKER, i
+        if ranks[i] == left:
+            return Outcome.PUNTERS, i
+    return Outcome.UNDECIDED, None
+
+
 def _race(cards: Sequence[str], settings: HouseSettings) -> _Race:
     """The outcome of a record's cards, each position a fact: the first card is the banker's and
     the second the punters' (the source: the first he lays for himself, the second for the first
     punter), whatever is written there. A card that cannot be read is unknown, not skipped: it
-    might have been of either starting rank, so from there on the outcome cannot be told (the
-    coup is held), though a later card of a starting rank that can be read still shows the coup
-    was over by then."""
+    might have been of any rank, so the race is read under every rank it could have (RULES.md
+    §11, "report every finding that can be judged"): what every reading agrees on is what the
+    cards tell -- `7S ? 7D` is the banker's whatever the unknown card was, under the default
+    doublet -- and what they do not agree on cannot be told (the coup is held either way)."""
     known = [card if card in POINTS else None for card in cards]
-    if len(known) < 2:
-        # no card, read or not, decides before the second is turned
-        return _Race(None if None in known else Outcome.UNDECIDED, None, None, True)
-    right = rank_of(known[0]) if known[0] else None
-    left = rank_of(known[1]) if known[1] else None
-    if right is not None and left is not None and right == left:
-        doublet = Outcome.BANKER if settings.doublet is Doublet.BANKER else Outcome.STANDOFF
-        return _Race(doublet, 1, 1, False)
-    unknown = right is None or left is None  # a doublet, or the rank itself, cannot be told
-    for i in range(2, len(known)):
-        card = known[i]
-        if card is None:
-            unknown = True
-            continue
-        rank = rank_of(card)
-        if rank in (right, left):
-            if unknown:
-                return _Race(None, None, i, False)
-            return _Race(Outcome.BANKER if rank == right else Outcome.PUNTERS, i, i, False)
-    return _Race(None if unknown else Outcome.UNDECIDED, None, None, not unknown)
+    unknown = [i for i, card in enumerate(known) if card is None]
+    if len(unknown) > _MOST_UNKNOWN_CARDS:
+        return _Race(None, None, None, False)
+    base = [rank_of(card) if card is not None else "" for card in known]
+    races = []
+    for guess in product(RANKS, repeat=len(unknown)):
+        ranks = list(base)
+        for i, rank in zip(unknown, guess, strict=True):
+            ranks[i] = rank
+        races.append(_race_of(ranks, settings))
+    outcomes = {outcome for outcome, _ in races}
+    told = outcomes.pop() if len(outcomes) == 1 else None
+    decided = [at for _, at in races]
+    deciding = decided[0] if told is not None and len(set(decided)) == 1 else None
+    # the coup was certainly over by the latest card that decides it in any reading
+    decided_by = None if None in decided else max(at for at in decided if at is not None)
+    return _Race(told, deciding, decided_by, all(at is None for at in decided))
 
 
 # ---------------------------------------------------------------------------------------------

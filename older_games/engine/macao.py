@@ -31,7 +31,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Any, Literal
 
-from core.cards import ALL_CARDS, POINTS, RANKS
+from core.cards import ALL_CARDS, POINTS, RANKS, card_code, card_read
 from core.records import is_str_list
 from core.sentence import Card, said, shown
 from older_games.engine.chips import Transfer, settlement_to_dict
@@ -87,10 +87,11 @@ class MacaoSettings:
             raise ValueError("Macao is dealt from at least one deck")
         if not 1 <= self.max_cards <= 9:
             raise ValueError("a Macao hand keeps 1 to 9 cards")
+        # as the JSON wrote it (5, null), never as Python would ('5', 'None'): RULES.md §11
         if self.count not in ("bust", "modulo"):
-            raise ValueError(f"unknown count {self.count!r}")
+            raise ValueError(said("unknown count {value}", value=shown(self.count)))
         if self.banker_collects not in ("scale", "one"):
-            raise ValueError(f"unknown banker_collects {self.banker_collects!r}")
+            raise ValueError(said("unknown banker_collects {value}", value=shown(self.banker_collects)))
 
 
 DEFAULT = MacaoSettings()
@@ -210,13 +211,25 @@ _DRAW_ORDER = "A23456789TJQK"
 
 def first_banker(drawn: Mapping[str, str]) -> str | None:
     """ "Сдачу начинает вытянувший самую младшую карту": who drew the lowest rank deals first (the
-    ace lowest, see :data:`_DRAW_ORDER`). None when the lowest rank is shared (they draw again)."""
-    if not drawn:
-        return None
-    rank = {name: _DRAW_ORDER.index(card[0]) for name, card in drawn.items()}
-    low = min(rank.values())
-    lowest = [name for name, r in rank.items() if r == low]
+    ace lowest, see :data:`_DRAW_ORDER`). None when the lowest rank is shared (they draw again).
+    Each card is read as everywhere (``10D`` is ``TD``, RULES.md §11); a card that is none is
+    refused with :class:`MacaoError` naming who drew it, never read as another rank."""
+    lowest = lowest_drawn(drawn)
     return lowest[0] if len(lowest) == 1 else None
+
+
+def lowest_drawn(drawn: Mapping[str, str]) -> tuple[str, ...]:
+    """Who drew the lowest rank (see :func:`first_banker`), in ``drawn``'s order: one name, or
+    those who draw again; empty when nobody drew. Raises :class:`MacaoError` for a card that is
+    none (``10D`` is the ten of diamonds, ``1D`` no card: RULES.md §11)."""
+    rank: dict[str, int] = {}
+    for name, card in drawn.items():
+        code = card_code(card)
+        if code is None:
+            raise MacaoError(said("{who} drew {card!r}, which is not a card.", who=name, card=card))
+        rank[name] = _DRAW_ORDER.index(code[0])
+    low = min(rank.values(), default=None)
+    return tuple(name for name, r in rank.items() if r == low)
 
 
 def settle_hands(
@@ -332,8 +345,14 @@ def _may_draw_at_all(state: MacaoState) -> bool:
     return state.turn < len(state.punters) or state.settings.banker_draws
 
 
+def _card_read(move: Move) -> Move:
+    """The move with its card as the rules read it: 10D is TD, as in a record (RULES.md §11)."""
+    return move if move.card is None else replace(move, card=card_read(move.card))
+
+
 def refusal(state: MacaoState, move: Move) -> str | None:
     """Why ``move`` is illegal in ``state`` (None: it is legal)."""
+    move = _card_read(move)
     phase = state.phase
     if phase == "done":
         return said("The coup is over.")
@@ -377,6 +396,7 @@ def refusal(state: MacaoState, move: Move) -> str | None:
 
 def apply(state: MacaoState, move: Move) -> MacaoState:
     """The state after ``move``; raises :class:`MacaoError` with the reason if it is illegal."""
+    move = _card_read(move)
     reason = refusal(state, move)
     if reason is not None:
         raise MacaoError(reason)
@@ -458,6 +478,13 @@ def judge(record: MacaoRecord, settings: MacaoSettings = DEFAULT) -> MacaoVerdic
     """
     v: list[str] = []
     codes: list[str] = []
+    # the cards as the rules read them: 10D is TD here as live (RULES.md §11, core.cards.card_code);
+    # a card that is none stays as written, a finding at its place
+    record = replace(
+        record,
+        deal=tuple(card_read(c) for c in record.deal),
+        turns=tuple(tuple(replace(a, card=card_read(a.card)) for a in turn) for turn in record.turns),
+    )
 
     def add(code: str, sentence: str) -> None:
         codes.append(code)
@@ -550,9 +577,14 @@ def _judge_turn(
             "banker-draw-forbidden",
             said("The banker ({who}) drew, which this house does not allow.", who=name),
         )
+    # Every reading of the hand the record leaves open: a discard over an unknown card (not a
+    # card, or missing from a short deal) with no known zero may have thrown that card aside or
+    # been a discard without a zero, and the turn goes on under both. A finding is reported where
+    # every reading has it (RULES.md §11: one finding does not hide another): a draw past the
+    # limit whether or not the discard before it was legal is past it.
+    readings: list[list[str | None]] = [hand]
     for k, act in enumerate(turn, start=1):
         if act.kind == "discard":
-            zeros = [j for j, c in enumerate(hand) if c is not None and POINTS[c] == 0]
             if not settings.discard_zeros:
                 add(
                     "discard-forbidden",
@@ -563,26 +595,39 @@ def _judge_turn(
                         k=k,
                     ),
                 )
-            elif zeros:
-                # an unknown card before it may be the zero thrown aside: either way the hand
-                # keeps the same points and the same number of cards
-                del hand[zeros[0]]
-            elif None in hand:
-                break  # the unknown card may be the zero or not: the rest of the turn is not judgeable
             else:
-                add(
-                    "discard-without-zero",
-                    said(
-                        "{who}, request {k}: threw a card aside without holding a ten or court card.",
-                        who=name,
-                        k=k,
-                    ),
-                )
+                after: list[list[str | None]] = []
+                faulty = []
+                for held in readings:
+                    zeros = [j for j, c in enumerate(held) if c is not None and POINTS[c] == 0]
+                    if zeros:
+                        # an unknown card before it may be the zero thrown aside: either way the
+                        # hand keeps the same points and the same number of cards
+                        after.append(held[: zeros[0]] + held[zeros[0] + 1 :])
+                        faulty.append(False)
+                    elif None in held:
+                        # the unknown card was the zero thrown aside, or there was none
+                        gone = held.index(None)
+                        after += [held[:gone] + held[gone + 1 :], list(held)]
+                        faulty += [False, True]
+                    else:
+                        after.append(list(held))
+                        faulty.append(True)
+                readings = after
+                if all(faulty):
+                    add(
+                        "discard-without-zero",
+                        said(
+                            "{who}, request {k}: threw a card aside without holding a ten or court card.",
+                            who=name,
+                            k=k,
+                        ),
+                    )
         elif act.kind == "draw":
-            known = sum(POINTS[c] for c in hand if c is not None)
-            if settings.count == "bust" and known > 9:
+            faults = {_draw_fault(held, settings) for held in readings}
+            if faults == {"draw-after-over"}:
                 add("draw-after-over", said("{who}, request {k}: drew after going over 9.", who=name, k=k))
-            elif len(hand) >= settings.max_cards:
+            elif faults == {"draw-past-limit"}:
                 add(
                     "draw-past-limit",
                     said(
@@ -597,8 +642,22 @@ def _judge_turn(
                 "unknown-request",
                 said("{who}, request {k}: unknown request {kind!r}.", who=name, k=k, kind=act.kind),
             )
-        hand.append(act.card if act.card in POINTS else None)
-    return hand
+        card = act.card if act.card in POINTS else None
+        # readings that have become the same are one (a turn of many discards stays small)
+        readings = [list(r) for r in dict.fromkeys(tuple((*held, card)) for held in readings)]
+    # with more than one reading there is an unknown card, a finding that holds the coup: the
+    # hand is only settled when it is the one reading there is
+    return readings[0]
+
+
+def _draw_fault(hand: Sequence[str | None], settings: MacaoSettings) -> str | None:
+    """What is wrong with a draw onto ``hand`` (its unknown cards left out of the points): over 9
+    by its known cards alone, else a hand already at the house's limit; None: nothing known."""
+    if settings.count == "bust" and sum(POINTS[c] for c in hand if c is not None) > 9:
+        return "draw-after-over"
+    if len(hand) >= settings.max_cards:
+        return "draw-past-limit"
+    return None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from fractions import Fraction
 from math import sqrt
 from typing import Any
 
-from core.cards import ALL_CARDS, POINTS, ImpossibleCard, shoe_alarms
+from core.cards import ALL_CARDS, POINTS, ImpossibleCard, card_read, shoe_alarms
 from core.records import is_str_list
 from core.sentence import Card, Word, said, shown
 from older_games.engine.chips import Transfer, settlement_to_dict, transfer_nets
@@ -512,6 +512,16 @@ def _card_violations(record: OldBaccaratCoup) -> list[Violation]:
     return out
 
 
+def _cards_read(record: OldBaccaratCoup) -> OldBaccaratCoup:
+    """The record with its cards as the rules read them: ``10D`` is ``TD`` here as live (RULES.md
+    §11, core.cards.card_code); a card that is none stays as written, a finding at its place."""
+    return replace(
+        record,
+        deal=tuple(card_read(c) for c in record.deal),
+        draws=tuple(d if d.card is None else replace(d, card=card_read(d.card)) for d in record.draws),
+    )
+
+
 #: past this many hands holding an unreadable card, the buying order is not judged (2**k cases)
 _MOST_UNKNOWN_HANDS = 8
 
@@ -577,6 +587,7 @@ def judge(record: OldBaccaratCoup, settings: HouseSettings | None = None) -> Ver
     reported: an unreadable card, a bad seat or stake or a deal of the wrong length does not stop
     the judging of the buying order (RULES.md §11)."""
     settings = settings or HouseSettings()
+    record = _cards_read(record)
     violations = _people_violations(record, settings)
     n = len(record.punters)
     violations += _card_violations(record)
@@ -687,13 +698,27 @@ class State:
     pending: str | None = None  # who asked for a card and waits for it
     permitted: tuple[str, ...] = ()  # newcomers the banker let join after the cut
     left: tuple[str, ...] = ()  # punters who left the table during the coup (their stakes stay)
+    #: the table's seats clockwise from the banker's left (the floor's seating): the punters sit
+    #: in this order whatever order they stake in, since the deal and the buying go by seats
+    seats: tuple[str, ...] = ()
 
 
-def start(settings: HouseSettings | None = None, banker: str = "banker") -> State:
+def start(settings: HouseSettings | None = None, banker: str = "banker", seats: Sequence[str] = ()) -> State:
+    """A coup about to be staked. ``seats``: the players who may stake, clockwise from the
+    banker's left. The cards go round the table ("сначала по часовой стрелке всем игрокам"), and
+    the buying starts with "понтер, сидящий с правой стороны": both follow the seats, never the
+    order the stakes happen to be laid in. A punter not in ``seats`` (a newcomer the floor seated
+    once the coup began, or any name where no seating is given) sits after them, in the order he
+    staked: the seating the coup began with says nothing of where he sat."""
     settings = settings or HouseSettings()
     if not banker or banker == POOL:
         raise IllegalMove(said("the banker needs a name other than {pool!r}", pool=POOL))
-    return State(settings=settings, banker=banker)
+    return State(settings=settings, banker=banker, seats=tuple(seats))
+
+
+def _seat_key(state: State, name: str) -> int:
+    """Where ``name`` sits in the round from the banker's left (see :func:`start`)."""
+    return state.seats.index(name) if name in state.seats else len(state.seats)
 
 
 def _names(state: State) -> list[str]:
@@ -736,7 +761,9 @@ def _seat(state: State, move: Move) -> State:
         raise IllegalMove(
             said("{decks} decks serve at most {most} punters", decks=s.decks, most=max_punters(s.decks))
         )
-    return replace(state, punters=(*state.punters, Seat(name, amount)))
+    # in seat order, not staking order: a stable sort keeps the newcomers in the order they staked
+    punters = sorted((*state.punters, Seat(name, amount)), key=lambda p: _seat_key(state, p.player))
+    return replace(state, punters=tuple(punters))
 
 
 def _join(state: State, move: Move) -> State:
@@ -791,7 +818,7 @@ def apply(state: State, move: Move) -> State:  # noqa: C901  (one branch a step 
             )
         )
     if move.kind is Kind.CARD:
-        card = move.card
+        card = None if move.card is None else card_read(move.card)  # 10D is TD, as in a record
         if card not in POINTS:
             raise IllegalMove(said("{card!r} is not a card", card=card))
         if card not in _available(state):
@@ -880,7 +907,8 @@ def to_record(state: State) -> OldBaccaratCoup:
 def replay(record: OldBaccaratCoup, settings: HouseSettings | None = None) -> State:
     """Play a record through the machine; raises :class:`IllegalMove` at the first illegal move, or
     if the record stops before the coup is over."""
-    state = start(settings, record.banker)
+    # the record lists the punters in seat order already (clockwise from the banker's left)
+    state = start(settings, record.banker, [s.player for s in record.punters])
     moves = [Move(Kind.STAKE, s.player, s.stake) for s in record.punters]
     moves.append(Move(Kind.CUT, record.cut_by))
     moves += [Move(Kind.CARD, card=c) for c in record.deal]

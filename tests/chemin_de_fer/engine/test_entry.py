@@ -199,7 +199,7 @@ def test_the_previous_coup_is_read_only_for_a_suivi() -> None:
 
 # ------------------------------------------------------------------------------------------ a card
 @pytest.mark.parametrize(
-    ("typed", "code"), [("9h", "9H"), ("td", "TD"), ("10D", "TD"), ("ks", "KS"), ("1H", "AH")]
+    ("typed", "code"), [("9h", "9H"), ("td", "TD"), ("10D", "TD"), ("ks", "KS"), ("As", "AS")]
 )
 def test_a_card_as_typed_is_its_code(typed: str, code: str) -> None:
     state = replay(declared(bets=(("seat-3", 100),)), [Step(K.BETS_CLOSED)])
@@ -219,6 +219,8 @@ def test_a_card_as_typed_is_its_code(typed: str, code: str) -> None:
         # the refusal says what a card looks like, so the croupier knows how to go on
         ("ZZ", "bad card 'ZZ'" + CARD_HINT),
         ("11S", "bad card '11S'" + CARD_HINT),
+        # the ace is A: a 1 is no card, typed or in a record (RULES.md §11: one reading everywhere)
+        ("1H", "bad card '1H'" + CARD_HINT),
     ],
 )
 def test_a_card_that_is_not_one_names_the_card_field(typed: str | None, sentence: str) -> None:

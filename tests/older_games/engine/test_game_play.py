@@ -262,17 +262,19 @@ def test_old_baccarat_offers_a_newcomer_s_stake_the_banker_s_permission_and_leav
     let_in: list[dict[str, Any]] = [*cut, {"kind": "permit", "player": "p2"}]
     assert ("stake", "p2", False) in offered(let_in)
     joined: list[dict[str, Any]] = [*let_in, {"kind": "stake", "player": "p2", "amount": 20}]
-    # three punters now: p1, n1, p2, the banker, then p2, n1, p1, the banker; nobody joins once a
-    # card is out
+    # three punters now, in seat order whatever order they staked in: the seating's p1 and p2 from
+    # the banker's left, then the newcomer n1 (the seating says nothing of his seat); the deal
+    # goes p1, p2, n1, the banker, then n1, p2, p1, the banker; nobody joins once a card is out
     dealt: list[dict[str, Any]] = [*joined, {"kind": "card", "card": "2H"}]
     assert [k for k, _p, _n in offered(dealt)] == ["card", "leave", "leave", "leave"]
-    cards = ("3H", "4H", "5S", "2S", "2D", "3D", "2C")  # p1 5, n1 5, p2 6, the banker 7
+    assert offered(dealt)[0] == ("card", "p2", False)
+    cards = ("3H", "4H", "5S", "2S", "2D", "3D", "2C")  # p1 5, p2 5, n1 6, the banker 7
     bought: list[dict[str, Any]] = [
         *dealt,
         *({"kind": "card", "card": c} for c in cards),
-        {"kind": "leave", "player": "p2"},
+        {"kind": "leave", "player": "n1"},
     ]
-    # p2 (the banker's right) is first to buy, but he left: his hand stands
-    assert offered(bought)[0] == ("stand", "p2", False)
+    # n1 (the banker's right) is first to buy, but he left: his hand stands
+    assert offered(bought)[0] == ("stand", "n1", False)
     with pytest.raises(StepRefused, match="has left the table"):
-        play.replay(settings_, seating, [*bought, {"kind": "draw", "player": "p2"}])
+        play.replay(settings_, seating, [*bought, {"kind": "draw", "player": "n1"}])

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.cards import ALL_CARDS
+from core.cards import ALL_CARDS, card_code
 from older_games.engine.landsknecht import (
     FUND,
     AfterTake,
@@ -459,7 +459,7 @@ ANY_MOVE = st.one_of(
     st.builds(Cover, PLAYERS, st.integers(-5, 250)),
     st.builds(Consent, PLAYERS),
     st.just(CloseCovers()),
-    st.builds(Deal, st.sampled_from([*ALL_CARDS, "ZZ", "10H"])),
+    st.builds(Deal, st.sampled_from([*ALL_CARDS, "ZZ", "1H"])),
     st.builds(Decide, st.sampled_from(list(Decision))),
 )
 
@@ -615,14 +615,14 @@ def test_exact_odds_against_monte_carlo(house: HouseSettings) -> None:
     [
         # the banker's card unreadable: before, "JS" became the banker's and "QC" the punters'
         # card, so the banker won a coup the punters won (TD against JS: JD comes first)
-        (("10D", "JS", "QC", "JD"), None, [Code.BAD_CARD], None),
+        (("1D", "JS", "QC", "JD"), None, [Code.BAD_CARD], None),
         # the punters' card unreadable
-        (("QH", "10S", "5D", "QC"), Decision.TAKE, [Code.BAD_CARD], None),
+        (("QH", "1S", "5D", "QC"), Decision.TAKE, [Code.BAD_CARD], None),
         # a card between them that could have been of either rank
-        (("QH", "JS", "10C", "JD"), None, [Code.BAD_CARD], None),
+        (("QH", "JS", "1C", "JD"), None, [Code.BAD_CARD], None),
         (("QH", "JS", "", "5D", "QC"), Decision.TAKE, [Code.BAD_CARD], None),
         # the coup was over at card 5 (a queen) whatever the ten was: the sixth is one too many
-        (("QH", "JS", "10C", "5D", "QC", "JD"), None, [Code.BAD_CARD, Code.CARDS_AFTER_DECISION], None),
+        (("QH", "JS", "1C", "5D", "QC", "JD"), None, [Code.BAD_CARD, Code.CARDS_AFTER_DECISION], None),
         # two starting cards, one unreadable: a doublet or not, nobody can tell
         (("QH", "XX"), None, [Code.BAD_CARD], None),
         # one card only: undecided whatever it was
@@ -630,13 +630,13 @@ def test_exact_odds_against_monte_carlo(house: HouseSettings) -> None:
         # after the deciding card: the record is still held, and what the cards do tell (who won,
         # so whether the banker should have decided) is judged
         (
-            ("QH", "JS", "JC", "10D"),
+            ("QH", "JS", "JC", "1D"),
             Decision.AGAIN,
             [Code.BAD_CARD, Code.CARDS_AFTER_DECISION, Code.DECISION_WITHOUT_WIN],
             2,
         ),
-        (("QH", "QS", "10D"), None, [Code.BAD_CARD, Code.CARDS_AFTER_DECISION, Code.DECISION_MISSING], 1),
-        (("QH", "QS", "10D"), Decision.TAKE, [Code.BAD_CARD, Code.CARDS_AFTER_DECISION], 1),
+        (("QH", "QS", "1D"), None, [Code.BAD_CARD, Code.CARDS_AFTER_DECISION, Code.DECISION_MISSING], 1),
+        (("QH", "QS", "1D"), Decision.TAKE, [Code.BAD_CARD, Code.CARDS_AFTER_DECISION], 1),
     ],
 )
 def test_an_unreadable_card_is_a_finding_at_its_position_and_holds_the_coup(
@@ -661,7 +661,7 @@ def test_an_unreadable_card_is_a_finding_at_its_position_and_holds_the_coup(
 
 
 def test_a_void_coup_stays_void_whatever_its_cards() -> None:
-    verdict = judge(Record(replace(TABLE, fund=0), 100, (), ("10D",)))
+    verdict = judge(Record(replace(TABLE, fund=0), 100, (), ("1D",)))
     assert (verdict.outcome, [v.code for v in verdict.violations]) == (
         Outcome.VOID,
         [Code.BAD_CARD, Code.CARDS_AFTER_DECISION],
@@ -672,13 +672,13 @@ def test_a_held_coup_still_reports_every_other_finding() -> None:
     """The stake, the covers and the cards after the coup was certainly over are judged; whether
     the banker won, and so whether he should have decided, is what cannot be read."""
     covers = (Cover("zed", 5), Cover("bob", 0))
-    record = Record(TABLE, 5, covers, ("10D", "JS", "5C", "JD", "5H", "5H", "5H"), Decision.AGAIN)
+    record = Record(TABLE, 5, covers, ("1D", "JS", "5C", "JD", "5H", "5H", "5H"), Decision.AGAIN)
     verdict = judge(record)
     assert [(v.code, v.message) for v in verdict.violations] == [
         (Code.STAKE_BELOW_MINIMUM, "the stake must be at least the minimum of 10"),
         (Code.COVER_BY_NON_PUNTER, "'zed' is not a punter at this table"),
         (Code.COVER_NOT_POSITIVE, "bob's cover of 0 is not positive"),
-        (Code.BAD_CARD, "card 1: bad card '10D'"),
+        (Code.BAD_CARD, "card 1: bad card '1D'"),
         (Code.IMPOSSIBLE_CARD, "5H seen 3 times, the shoe holds 2"),
         (Code.CARDS_AFTER_DECISION, "3 card(s) after card 4 decided"),
     ]
@@ -686,7 +686,7 @@ def test_a_held_coup_still_reports_every_other_finding() -> None:
 
 
 @pytest.mark.parametrize("position", [0, 1, 2])
-@pytest.mark.parametrize("bad", ["10D", "1S", "XX", "qh ", ""])
+@pytest.mark.parametrize("bad", ["1D", "1S", "XX", "qh ", ""])
 def test_the_machine_refuses_an_unreadable_card_and_keeps_the_position_open(position: int, bad: str) -> None:
     state = apply(apply(apply(start(TABLE), PutStake(100)), Cover("bob", 100)), CloseCovers())
     for card in ("QH", "JS")[:position]:
@@ -865,10 +865,11 @@ def played_records(draw: st.DrawFn, house: HouseSettings) -> Record:
     return to_record(state)
 
 
-#: what a croupier may write for a card that names none: a ten as 10, an ace as 1, a typo, nothing
-UNREADABLE = st.sampled_from(["10D", "10H", "1S", "XX", "", "QX", "td", " 9H", "9h"]) | st.text(
+#: what a croupier may write for a card that names none: an ace as 1, a typo, nothing (a ten as
+#: 10 is a ten: RULES.md §11, core.cards.card_code)
+UNREADABLE = st.sampled_from(["1D", "1H", "1S", "XX", "", "QX", "td", " 9H", "9h"]) | st.text(
     max_size=3
-).filter(lambda t: t not in ALL_CARDS)
+).filter(lambda t: card_code(t) is None)
 
 
 @PROPS
@@ -932,7 +933,7 @@ def _fault_consent(record: Record) -> Record:
 
 
 def _fault_card(record: Record) -> Record:
-    return replace(record, cards=("10D", *record.cards[1:]))
+    return replace(record, cards=("1D", *record.cards[1:]))
 
 
 def _fault_decision(record: Record) -> Record:

@@ -375,9 +375,9 @@ def test_the_banker_may_throw_a_zero_aside_where_the_house_forbids_him_to_draw()
     [
         # an unreadable card is a finding at its position: P2's and the banker's cards stay theirs
         (
-            record("10D 3S 5D", (D("4H"),)),
+            record("1D 3S 5D", (D("4H"),)),
             DEFAULT,
-            [("bad-card", "Deal card 1 (to P1): '10D' is not a card.")],
+            [("bad-card", "Deal card 1 (to P1): '1D' is not a card.")],
         ),
         (
             record("2S 3S 5D", (D("4h"),), (D("5H"), D("AH"))),
@@ -473,7 +473,7 @@ def test_the_exact_odds_when_the_banker_may_only_discard_are_pinned() -> None:
 # ---------------------------------------------------------------------------------------------
 # Properties of RULES.md §11
 
-UNREADABLE = st.sampled_from(["10D", "1S", "ZZ", "", "9X", "ts", "T"])
+UNREADABLE = st.sampled_from(["1D", "1S", "ZZ", "", "9X", "ts", "T"])
 
 
 def played_record(s: MacaoSettings, n: int, data: st.DataObject) -> MacaoRecord:

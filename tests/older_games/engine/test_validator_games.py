@@ -93,7 +93,12 @@ def test_a_landsknecht_coup_from_the_machine_is_judged_offline_as_the_module_jud
         # the same line with one card written as no card is held: no outcome, no settlement
         position = data.draw(st.integers(0, len(record.cards) - 1), label="position")
         cards = [*record.cards]
-        cards[position] = "10" + cards[position][1] if cards[position][0] == "T" else cards[position] + "?"
+        written = cards[position]
+        if written[0] == "T":
+            # a ten written 10 is a ten offline as live (RULES.md §11): the same verdict
+            cards[position] = "10" + written[1]
+            assert validate_one({**line, "cards": cards}) == verdict
+        cards[position] = written + "?"
         held = validate_one({**line, "cards": cards})
         assert (held["outcome"], held["settlement"], held["bank_passes"]) == (None, None, None)
         assert {"code": "bad-card", "detail": f"card {position + 1}: bad card {cards[position]!r}"} in held[
@@ -110,10 +115,10 @@ LANDSKNECHT = {"id": "l", "game": "landsknecht", "banker": "ann", "punters": ["b
     ("change", "outcome", "codes", "net"),
     [
         ({}, "punters", [], {"ann": -50, "bob": 50}),
-        # "10D" for "TD": the jack used to take the banker's place, and the queen the punters'
-        ({"cards": ["10D", "JS", "QC", "JD"]}, None, ["bad-card"], None),
-        ({"cards": ["TD", "10S", "QC", "JD"]}, None, ["bad-card"], None),
-        ({"cards": ["TD", "JS", "10C", "JD"]}, None, ["bad-card"], None),
+        # "1D" for "AD": the jack used to take the banker's place, and the queen the punters'
+        ({"cards": ["1D", "JS", "QC", "JD"]}, None, ["bad-card"], None),
+        ({"cards": ["TD", "1S", "QC", "JD"]}, None, ["bad-card"], None),
+        ({"cards": ["TD", "JS", "1C", "JD"]}, None, ["bad-card"], None),
         # nobody covers: the banker plays the fund, whatever the house says of the uncovered part
         ({"covers": [], "fund": 30}, "punters", [], {"ann": -30, "fund": 30}),
         (
@@ -165,7 +170,7 @@ def test_landsknecht_lines_under_the_rulings(
         ("cards", "TDJSQCJD", 'cards must be a list of card codes, not "TDJSQCJD"'),
         ("consent", {"bob": True}, 'consent must be a list of names, not {"bob": true}'),
         # the house settings a line carries are as strict (a list is no word: no exception text)
-        ("settings", {"doublet": ["banker"]}, "settings: doublet is one of banker, standoff, not ['banker']"),
+        ("settings", {"doublet": ["banker"]}, 'settings: doublet is one of banker, standoff, not ["banker"]'),
         ("settings", {"min_stake": 10.0}, "settings: min_stake is a whole number, not 10.0"),
         ("settings", {"fund_backs_uncovered": 1}, "settings: fund_backs_uncovered is true or false, not 1"),
     ],
