@@ -27,11 +27,13 @@ from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
 from core.cards import RANKS, SUITS
+from core.form_numbers import form_count
 from core.sentence import Word, said
 from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
 from ledger.selectors import chips_by_player
 from older_games import services as svc
+from older_games.api.inputs import GAME_STEP_FIELDS
 from older_games.selectors import GameCoupView, fund_return_shares, game_coup_view, game_table_view
 from tables import selectors, wording
 from tables.engine_bridge import cards_parse
@@ -356,10 +358,10 @@ def game_action(*, void: bool = False) -> Callable[..., Callable[..., HttpRespon
 
 def _expected_steps(post: Any) -> int:
     """The coup's step count the screen showed: a stale tablet's step is refused (409)."""
-    value = str(post.get("expected_steps", "")).strip()
-    if not value.isdigit():
+    value = form_count(str(post.get("expected_steps", "")).strip())
+    if value is None:
         raise ValidationError(gettext_noop("The screen did not say which step it showed: reload it."))
-    return int(value)
+    return value
 
 
 def _open_coup(table: Table, coup_id: int) -> GameCoup:
@@ -377,7 +379,10 @@ def step_payload(post: Any) -> dict[str, Any]:
         raise ValidationError(gettext_noop("Which step? Use one of the buttons."))
     payload: dict[str, Any] = {"kind": kind}
     if post.get("player"):
-        payload["player"] = str(post["player"])
+        player = str(post["player"])
+        if len(player) > _PLAYER_KEY_MAX:  # a player's key (player-12), as the API takes it
+            raise ValidationError(gettext_noop("No such player in this casino."))
+        payload["player"] = player
     card = str(post.get("card") or post.get("typed") or "").strip()
     if card:
         payload["card"] = cards_parse([card], field="card")[0]
@@ -385,14 +390,35 @@ def step_payload(post: Any) -> dict[str, Any]:
         raise ValidationError(gettext_noop("Tap a card, or type its code (e.g. 9H)."))
     amount = str(post.get("quick_amount") or post.get("amount") or "").strip()
     if amount:
-        if not amount.isdigit():
+        chips = form_count(amount)
+        if chips is None:
             raise ValidationError(gettext_noop("The amount is a whole number of chips."))
-        payload["amount"] = int(amount)
+        payload["amount"] = chips
     elif "amount" in post:
         raise ValidationError(gettext_noop("How many chips?"))
     if post.get("decision"):
-        payload["decision"] = str(post["decision"])
+        decision = str(post["decision"])
+        if decision not in _DECISIONS:
+            raise ValidationError(gettext_noop("Which step? Use one of the buttons."))
+        payload["decision"] = decision
     return payload
+
+
+#: what the API takes for these fields (older_games.api.inputs.GameStepIn): the screen's step is
+#: held to the same shape, so nothing a form adds is stored with the step and its audit event
+_PLAYER_KEY_MAX = 40
+_DECISIONS = ("take", "again")
+
+
+def step_fields_refusal(game: str, payload: dict[str, Any]) -> None:
+    """Refuse a step carrying a field its kind does not take in ``game`` (GAME_STEP_FIELDS, the
+    API's rule): a field the game would ignore is never stored with the step. But ``player``: the
+    screen names the seat a control belongs to (a Macao card dealt to a player), a key of at most
+    40 characters (:func:`step_payload`), which the step line shows."""
+    allowed = GAME_STEP_FIELDS.get(game, {}).get(payload["kind"])
+    taken = {"kind", "player", *(allowed or ())}
+    if allowed is not None and any(name not in taken for name in payload):
+        raise ValidationError(gettext_noop("Which step? Use one of the buttons."))
 
 
 def drawn_cards(post: Any, seats: list[Seat]) -> dict[Player, str]:
@@ -417,9 +443,10 @@ def game_start(request: AuthenticatedHttpRequest, table: Table) -> None:
     banker_id = str(request.POST.get("banker", "")).strip()
     banker = None
     if banker_id:  # the croupier chose the banker among the seated players, else as proposed
-        if not banker_id.isdigit():
+        banker_pk = form_count(banker_id)
+        if banker_pk is None:
             raise ValidationError(gettext_noop("No such player in this casino."))
-        banker = croupier._player(table, int(banker_id))
+        banker = croupier._player(table, banker_pk)
     svc.game_coup_start(actor=request.user, session=session, banker=banker)
 
 
@@ -428,6 +455,7 @@ def game_step(request: AuthenticatedHttpRequest, table: Table, coup_id: int) -> 
     expected = _expected_steps(request.POST)
     coup = _open_coup(table, coup_id)
     payload = step_payload(request.POST)
+    step_fields_refusal(coup.game, payload)
     svc.game_step_record(actor=request.user, coup=coup, payload=payload, expected_steps=expected)
 
 

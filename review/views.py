@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import BadRequest, ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -34,6 +34,7 @@ from compliance.permissions import is_compliance
 from compliance.services import cash_report_file
 from core.db_router import replica_fallback_notice, replica_reads
 from core.errors import error_answer
+from core.form_numbers import form_count
 from core.numbers import PERCENT_SIGN, figure, percent
 from core.types import AuthenticatedHttpRequest
 from review.charts import bar_chart
@@ -294,7 +295,11 @@ def dashboard_live(request: AuthenticatedHttpRequest) -> HttpResponse:
     if can_handle_alerts(request.user):
         alerts_raise_if_stale(now=now)
     table_id = request.GET.get("table", "")
-    table = Table.objects.filter(pk=int(table_id)).first() if table_id.isdigit() else None
+    table = None
+    if table_id:  # one table's live part; no id: every table the reader sees
+        if (pk := form_count(table_id)) is None:  # "abc", "-1", "²": the page never asks so
+            raise BadRequest(f"?table= is no table id: {table_id!r}")
+        table = Table.objects.filter(pk=pk).first()
     casinos = reader_casinos(request)
     if table is not None:
         check_reads_casino(request.user, table.casino_id)
@@ -467,7 +472,7 @@ def lockout_lift_view(request: AuthenticatedHttpRequest) -> HttpResponse:
     except REFUSALS as exc:
         answer = error_answer(exc)
         assert answer is not None, exc
-        return _lockouts_render(request, error=answer.message, status=answer.status)
+        return _lockouts_render(request, error=refusal_text(answer.messages), status=answer.status)
     who = username.strip() or ip.strip()
     messages.success(request, _("The lockout of %(who)s is lifted.") % {"who": who})
     return redirect("review:lockouts")

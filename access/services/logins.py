@@ -20,12 +20,14 @@ usernames and addresses) and names the rows it covers, which stay in the log for
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -35,11 +37,16 @@ from django.utils.translation import gettext_noop
 from audit.services import audit_record
 from core.client_ip import client_ip
 from core.models import LoginFailure
+from core.parsers import _UNSTORABLE
 from core.problems import problem_response
+from core.sentence import said
 
 LOCKED_OUT_MESSAGE = gettext_noop(
     "Too many failed logins: this account or this device is locked out for a while. "
     "A manager can lift the lock."
+)
+NOT_AN_ADDRESS = gettext_noop(
+    "That is not an IP address (such as 192.0.2.7 or 2001:db8::7): nobody is locked out under it."
 )
 #: usernames and addresses a summary names (the most tried first); the rest are only counted
 SUMMARY_TOP = 20
@@ -115,6 +122,40 @@ def login_failures_purge(*, before: Any) -> int:
     return deleted
 
 
+def username_max_length() -> int:
+    """The longest username a login can try: the user model's field's (Django's: 150)."""
+    from django.contrib.auth import get_user_model
+
+    model = get_user_model()
+    length = getattr(model._meta.get_field(model.USERNAME_FIELD), "max_length", None)
+    return int(length or 150)
+
+
+def _lockout_named_checked(*, username: str, ip: str) -> None:
+    """Refuse (ValidationError, before anything is read or written) a username no login can have
+    tried, or an address that is no IP address: nothing would be cleared, and the audit trail would
+    record the reset of a lockout that cannot exist (an address PostgreSQL's ``inet`` refuses is a
+    500 there)."""
+    if username and (len(username) > username_max_length() or _UNSTORABLE.search(username)):
+        raise ValidationError(
+            {
+                "username": said(
+                    "No login can try this username (at most {limit} characters, no NUL): nobody "
+                    "is locked out under it.",
+                    limit=username_max_length(),
+                )
+            }
+        )
+    if ip:
+        try:
+            address = ipaddress.ip_address(ip)
+        except ValueError:
+            address = None
+        # a scope ("fe80::1%eth0") is no client's address as the lockouts record it
+        if address is None or getattr(address, "scope_id", None):
+            raise ValidationError({"ip": NOT_AN_ADDRESS})
+
+
 @transaction.atomic
 def login_lockout_reset(*, actor: Any, username: str = "", ip: str = "") -> int:
     """Lift the lockout of a username and/or a client address (an administrator, after checking
@@ -123,6 +164,7 @@ def login_lockout_reset(*, actor: Any, username: str = "", ip: str = "") -> int:
 
     if not (username or ip):
         raise ValueError("name a username or an address to unlock")
+    _lockout_named_checked(username=username, ip=ip)
     cleared = 0
     if username:
         cleared += reset(username=username)

@@ -64,13 +64,16 @@ GAME_WINGS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # a query string with a control character (NUL ...) is a 400 before any view reads it
-    "core.middleware.ControlCharactersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # after the session (it may read the language there), before CommonMiddleware (which builds
     # redirects for the language chosen); the language itself comes from the django_language
     # cookie set by set_language, else LANGUAGE_CODE; /api/ always English (core/locale.py)
     "core.locale.ScreenLocaleMiddleware",
+    # a query string with a control character (NUL ...), or a form field with NUL or a lone
+    # surrogate, is a 400 before any view reads it; after the locale: the 400 page is translated
+    "core.middleware.ControlCharactersMiddleware",
+    # a 404 under /api/ is problem JSON with DEBUG on too (Django's debug page otherwise)
+    "core.middleware.ApiNotFoundMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

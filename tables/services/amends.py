@@ -62,6 +62,10 @@ from tables.wording import (
     amend_breaks_later_step,
 )
 
+#: a coup over without being played out: the reveal's sentence (AMEND_AFTER_REVEAL) would be untrue
+AMEND_VOID = gettext_noop("This coup is void: no step of it can be amended.")
+AMEND_WITHDRAWN = gettext_noop("The bank of this coup was withdrawn: no step of it can be amended.")
+
 
 class AmendConfirmationRequired(ConfirmationRequired):
     """A later step breaks the rules once the typo is amended: amend only if it happened so
@@ -100,7 +104,7 @@ def step_amend(
     coup = lock_coup(coup)
     check_croupier_at(actor, coup.shoe.table)
     if coup.state != Coup.State.OPEN:
-        raise CoupConflict(AMEND_AFTER_REVEAL, current_step=coup.step_count)
+        raise CoupConflict(_over(coup), current_step=coup.step_count)
     coup_step_expected(coup, expected_step)
     reason = reason.strip()
     if not reason:
@@ -207,11 +211,22 @@ def step_amend(
     return StepResult(coup=coup, step=row, state=state, violation=fresh[0] if fresh else None)
 
 
+def _over(coup: Coup) -> str:
+    """Why a coup no longer open is not amended: its hands are shown, or it ended without them
+    (voided, or its bank withdrawn, maybe before any card was dealt)."""
+    if coup.state == Coup.State.VOID:
+        return AMEND_VOID
+    if coup.state == Coup.State.WITHDRAWN:
+        return AMEND_WITHDRAWN
+    return AMEND_AFTER_REVEAL
+
+
 def _amendable(coup: Coup, rows: list[CoupStep], index: int) -> CoupStep:
     """Step ``index`` of the coup, if it is a bet or a card standing in the game."""
     target = next((r for r in rows if r.index == index), None)
     if target is None:
-        missing = said("Coup {coup} has no step {index}.", coup=coup.number, index=index)
+        # "this coup": the one the URL or the screen names (its number at the table is not its id)
+        missing = said("This coup has no step {index}.", index=index)
         raise ValidationError({"step": missing})
     later = next((r for r in rows if r.supersedes_id == target.pk), None)
     if later is not None:

@@ -148,7 +148,12 @@ def correction_submit(
     coup = lock_coup(coup)
     check_croupier_at(actor, coup.shoe.table)
     if coup.state != Coup.State.AWAITING_CORRECTION:
-        raise CoupConflict(f"This coup is {coup.state.replace('_', ' ')}: there is nothing to restore.")
+        raise CoupConflict(
+            said(
+                "This coup is {state}: there is nothing to restore.",
+                state=Word(coup.state.replace("_", " "), "coup state"),
+            )
+        )
     codes = cards_parse(list(cards))
     codes, from_record = _cards_offered(coup, codes)
     restored, settlement, rows = _restoration(coup, codes)
@@ -208,7 +213,12 @@ def correction_submit(
 def _pending_review(actor: Staff, coup: Coup) -> CoupStep:
     check_can_approve(actor, coup.shoe.table.casino_id)
     if coup.state != Coup.State.AWAITING_APPROVAL:
-        raise CoupConflict(f"This coup is {coup.state.replace('_', ' ')}: no correction awaits approval.")
+        raise CoupConflict(
+            said(
+                "This coup is {state}: no correction awaits approval.",
+                state=Word(coup.state.replace("_", " "), "coup state"),
+            )
+        )
     correction = _latest_correction(coup)
     # separation of duties (issue 10): not only the correction's submitter, anyone who recorded a
     # step of this coup is a party to what is judged

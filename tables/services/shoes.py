@@ -24,6 +24,7 @@ from django.utils import timezone
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from core.cards import stop_card_refusal
+from core.sentence import said
 from core.types import Staff
 from tables import sql, wording
 from tables.engine_bridge import cards_parse
@@ -156,7 +157,11 @@ def shoe_start(
     size = Shoe.size_of(decks)
     if cut_card_position is not None and not 1 <= cut_card_position < size:
         raise ValidationError(
-            {"cut_card_position": f"A position in a {decks}-deck shoe is between 1 and {size - 1}."}
+            {
+                "cut_card_position": said(
+                    "A position in a {decks}-deck shoe is between 1 and {last}.", decks=decks, last=size - 1
+                )
+            }
         )
     if stop_card_position is not None and (refusal := stop_card_refusal(stop_card_position, size)):
         raise ValidationError({"stop_card_position": refusal})

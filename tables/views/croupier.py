@@ -37,6 +37,7 @@ from django.views.decorators.http import require_GET, require_POST
 from chemin_de_fer.engine.coup import Code, NeedsCards, Restored, Violation
 from chemin_de_fer.engine.machine import Move
 from core.errors import DatabaseBusy, RetryConflict, error_answer
+from core.form_numbers import form_count
 from core.sentence import Word, said
 from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
@@ -45,7 +46,17 @@ from tables import forms, selectors, services, wording
 from tables.engine_bridge import cards_parse, game_kind, superseded_ids
 from tables.games import wing_for
 from tables.lifecycle import CoupRecordsChanged
-from tables.models import BankTurn, Coup, CoupStep, Player, Seat, Spectator, Table, TableSession
+from tables.models import (
+    AMENDABLE_KINDS,
+    BankTurn,
+    Coup,
+    CoupStep,
+    Player,
+    Seat,
+    Spectator,
+    Table,
+    TableSession,
+)
 from tables.permissions import (
     SeparationOfDuties,
     can_approve,
@@ -69,6 +80,8 @@ WITHDRAWN_KEPT = gettext_noop(
 WITHDRAWN_PASSES = gettext_noop(
     "The bank of {bank} was withdrawn without a deal: nobody bet. The bank passes."
 )
+#: a form whose expected_step is no step count (a screen sends the one it shows)
+STEP_UNKNOWN = gettext_noop("The screen did not say which step it showed: reload it.")
 
 TablePart = str  # "page" (full page), "body" (seating + coup panel), "panel" (the coup panel)
 
@@ -222,7 +235,7 @@ def _restore_panel(coup: Coup, codes: list[str] | None) -> RestorePanel:
 _PANEL_CONTROLS = {
     "shoe": {"shoe"},
     "offer": {"bank", "bank-auction"},
-    "declare": {"declare", "bank", "shoe-close"},
+    "declare": {"declare", "bank", "shoe-close", "share"},
     "restore": {"restore"},
 }
 _BODY_CONTROLS = {"session", "pause", "seat", "seating", "spectator", "coup"}
@@ -761,19 +774,41 @@ def coup_amend(request: AuthenticatedHttpRequest, table: Table, coup: Coup, inde
             action=reverse("floor:coup_amend", args=[table.pk, coup.pk, index]),
         )
     except REFUSALS as exc:
-        return _refused(request, table, exc, part="panel", where=f"amend:{index}")
+        return _refused(request, table, exc, part="panel", where=_amend_where(coup, index))
     return _done(request, table, "panel")
+
+
+def _amend_where(coup: Coup, index: int) -> str:
+    """Where an amendment's refusal is shown: next to step ``index``'s Amend, or on top of the
+    panel when the panel offers none there (no such step, a step that is no bet or card, one
+    already amended: a stale screen or a hand-made request), where it would be shown nowhere."""
+    rows = list(coup.steps.all())
+    target = next((r for r in rows if r.index == index), None)
+    if target is None or target.pk in superseded_ids(rows) or game_kind(target) not in AMENDABLE_KINDS:
+        return "coup"
+    return f"amend:{index}"
+
+
+def _expected_step(post: Any) -> int | None:
+    """The coup's step count the screen showed (``expected_step``), for the stale-screen check;
+    None when the form sent none. Anything but ASCII digits (``abc``, ``-1``, ``²``) is refused: a
+    screen never sends it, and skipping the check for it would let a stale screen through."""
+    value = str(post.get("expected_step", ""))
+    if value == "":
+        return None
+    count = form_count(value)
+    if count is None:
+        raise ValidationError(STEP_UNKNOWN)
+    return count
 
 
 @coup_action
 def coup_withdraw(request: AuthenticatedHttpRequest, table: Table, coup: Coup) -> HttpResponse:
     """Nobody bet on the declared bank (RULES.md §7): withdraw it without a deal."""
-    expected = request.POST.get("expected_step", "")
     try:
+        expected = _expected_step(request.POST)
         result = run_retrying(
-            lambda: services.coup_bank_withdraw(
-                actor=request.user, coup=coup, expected_step=int(expected) if expected.isdigit() else None
-            )
+            lambda: services.coup_bank_withdraw(actor=request.user, coup=coup, expected_step=expected)
         )
     except REFUSALS as exc:
         return _refused(request, table, exc, part="panel", where="withdraw")

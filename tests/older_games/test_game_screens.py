@@ -472,3 +472,34 @@ def test_old_baccarat_a_newcomer_sits_down_mid_coup_is_let_in_and_a_punter_leave
         {"kind": "stake", "player": kd, "amount": 10},
         {"kind": "leave", "player": kb},
     ]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        # a field the step does not take, of any length, was stored with the step and its event
+        {"kind": "stake", "amount": "10", "decision": "x" * 100_000},
+        {"kind": "stake", "amount": "10", "decision": "take"},
+        {"kind": "stake", "amount": "10", "player": "p" * 41},
+        # digits int() cannot read (or reads as another number) were a 500
+        {"kind": "stake", "amount": "²"},
+        {"kind": "stake", "amount": "①"},
+        {"kind": "stake", "amount": "\u0661\u0662"},
+        {"kind": "stake", "amount": "10", "expected_steps": "²"},
+    ],
+)
+def test_a_step_the_api_would_refuse_is_refused_on_the_screen_too(game_table, as_croupier, croupier, data):
+    table, session, _players = game_table("landsknecht", players=3)
+    assert as_croupier.post(game_url(table, "game_fund"), {}, **HTMX).status_code == 200
+    coup = svc.game_coup_start(actor=croupier, session=session).coup
+    events, steps = AuditEvent.objects.count(), GameStep.objects.count()
+    answer = step(as_croupier, coup, **data)
+    assert answer.status_code == 400
+    assert (AuditEvent.objects.count(), GameStep.objects.count()) == (events, steps)
+
+
+def test_a_banker_named_in_digits_int_cannot_read_is_refused(game_table, as_croupier):
+    table, _session, _players = game_table("macao", players=3)
+    answer = as_croupier.post(game_url(table, "game_start"), {"banker": "²"}, **HTMX)
+    assert answer.status_code == 400
+    assert not GameCoup.objects.filter(table=table).exists()

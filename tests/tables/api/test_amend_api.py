@@ -59,7 +59,7 @@ def test_amendment_refusals_write_nothing(croupier, other_croupier, table) -> No
     blank = api.refuse(path, {"amount": 150, "reason": "  "}, status=400)
     assert field_errors(blank) == {"reason": ["This field may not be blank."]}
     unknown = api.refuse(f"/coups/{cid}/steps/9/amend/", {"amount": 1, "reason": "t"}, status=400)
-    assert field_errors(unknown) == {"step": ["Coup 1 has no step 9."]}
+    assert field_errors(unknown) == {"step": ["This coup has no step 9."]}
     assert "left to cover" in str(api.refuse(path, {"amount": 500, "reason": "t"}, status=400))
     assert api.refuse(path, {"amount": 150, "reason": "t", "step": 1}, status=409)["current_step"] == 2
     assert api.refuse(f"/coups/{cid + 999}/steps/1/amend/", {"amount": 1, "reason": "t"}, status=404)
