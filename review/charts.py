@@ -4,14 +4,32 @@ Each chart carries its values as text too (<title> per bar, and a table beside i
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from django.utils import formats
+
 #: the drawing's own units; the SVG scales to its container's width (viewBox)
 WIDTH, HEIGHT = 640, 220
 LEFT, RIGHT, TOP, BOTTOM = 48, 8, 12, 36
+
+
+def day_label(day: dt.date) -> str:
+    """A gaming day under a bar, as the page's language writes a short date without its year
+    (``12/07`` in English, ``07/12`` in French, ``07.12`` in Russian: Django's SHORT_DATE_FORMAT of
+    the active language less its year); "12-07" read as the 12th of July to a French reader."""
+    short = formats.get_format("SHORT_DATE_FORMAT")
+    without_year = re.sub(r"^[Yy][^dmjn]?|[^dmjn]?[Yy]$", "", short)
+    return formats.date_format(day, without_year if without_year != short else "SHORT_DATE_FORMAT")
+
+
+def day_text(day: dt.date) -> str:
+    """A gaming day in a bar's text (its <title>, the table beside the chart), in full."""
+    return formats.date_format(day, "SHORT_DATE_FORMAT")
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from core.errors import error_answer
 from core.form_numbers import form_count
 from core.numbers import PERCENT_SIGN, figure, percent
 from core.types import AuthenticatedHttpRequest
-from review.charts import bar_chart
+from review.charts import bar_chart, day_label, day_text
 from review.forms import (
     AcknowledgeForm,
     AlertFilterForm,
@@ -555,11 +555,11 @@ def charts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
                 "Marks: the odds engine's expected levy share of the same stakes."
             )
             % {"casino": casino.name},
-            labels=[f"{d.day:%m-%d}" for d in hold],
+            labels=[day_label(d.day) for d in hold],
             values=[d.hold for d in hold],
-            texts=[f"{d.day:%Y-%m-%d}: {_('hold')} {percent(d.hold, 3)}" for d in hold],
+            texts=[f"{day_text(d.day)}: {_('hold')} {percent(d.hold, 3)}" for d in hold],
             markers=[d.expected for d in hold],
-            marker_texts=[f"{d.day:%Y-%m-%d}: {_('expected')} {percent(d.expected, 3)}" for d in hold],
+            marker_texts=[f"{day_text(d.day)}: {_('expected')} {percent(d.expected, 3)}" for d in hold],
             tick_format=lambda v: f"{figure(v)}{PERCENT_SIGN}",
             tick_scale=100.0,
             label_every=max(1, days // 10),

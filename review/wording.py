@@ -3,10 +3,15 @@ wording (violation codes, steps, refusals) is tables.wording, shared with the cr
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from typing import Any
 
-from django.utils.translation import gettext_noop
+from django.utils.translation import get_language, gettext, gettext_noop, ngettext
 
+from core import numbers
+from core.sentence import Sentence
 from tables.wording import ALARM_DETAILS, Stored, read_stored
 
 
@@ -78,7 +83,73 @@ ALERT_SUMMARIES: tuple[Stored, ...] = (
 )
 
 
+#: the error-rate alert as a page says it (docs/i18n.md): its counts in the plural the language
+#: gives them ("1 step", "2 steps"; Russian's three forms), not "step(s)", its rate as the page
+#: writes a percentage ("40,0 %" in French and Russian)
+ALERT_ERROR_RATE_SAID = gettext_noop("{user}: {steps} against the rules in {coups}, {rate}")
+
+
+class _Counted:
+    """A count in a sentence said on a page: ``ngettext`` of the language active when it is said."""
+
+    def __init__(self, n: int, kind: str) -> None:
+        self.n, self.kind = n, kind
+
+    def __format__(self, spec: str) -> str:
+        count = numbers.chips(self.n)
+        if self.kind == "steps":
+            return ngettext("%(count)s step", "%(count)s steps", self.n) % {"count": count}
+        return ngettext("their last coup", "their last %(count)s coups", self.n) % {"count": count}
+
+    def __str__(self) -> str:
+        return format(self)
+
+
+class _Share:
+    """A percentage as a summary stores it (``40.0 %``, plain digits), said as the page writes one."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __format__(self, spec: str) -> str:
+        match = re.fullmatch(r"(-?\d+(?:\.(\d+))?) %", self.text)
+        if match is None:
+            return self.text
+        try:
+            value = Fraction(Decimal(match.group(1))) / 100
+        except InvalidOperation:  # pragma: no cover - the pattern reads digits only
+            return self.text
+        return numbers.percent(value, len(match.group(2) or ""))
+
+    def __str__(self) -> str:
+        return format(self)
+
+
+def _count(text: str) -> int | None:
+    return int(text) if text.isdigit() else None
+
+
+def _resaid(stored: str, pattern: str, values: dict[str, Any]) -> Sentence:
+    """``stored`` (the English text, kept whole: what the audit trail and the tests read) said on a
+    page with ``pattern`` and ``values``."""
+    sentence = Sentence(stored, {})
+    sentence.pattern, sentence.values = pattern, values
+    return sentence
+
+
 def alert_summary(summary: str) -> str:
     """An alert's stored summary as a sentence a page says in its language (tables.wording.say);
-    a summary worded otherwise (an older alert) as it is stored."""
-    return read_stored(summary, ALERT_SUMMARIES)
+    a summary worded otherwise (an older alert) as it is stored. The error-rate alert is said with
+    its counts in the language's plural and its rate as the page writes a percentage
+    (``ALERT_ERROR_RATE_SAID``; until a catalogue has it, its stored pattern with the rate said so)."""
+    read = read_stored(summary, ALERT_SUMMARIES)
+    if isinstance(read, Sentence) and read.pattern in (ALERT_ERROR_RATE, ALERT_ERROR_RATE_BEFORE):
+        wrong, coups = _count(str(read.values["wrong"])), _count(str(read.values["coups"]))
+        rate = _Share(str(read.values["rate"]))
+        said_here = get_language() in (None, "en") or gettext(ALERT_ERROR_RATE_SAID) != ALERT_ERROR_RATE_SAID
+        if wrong is not None and coups is not None and said_here:
+            counted = {"user": read.values["user"], "steps": _Counted(wrong, "steps"),
+                       "coups": _Counted(coups, "coups"), "rate": rate}  # fmt: skip
+            return _resaid(read, ALERT_ERROR_RATE_SAID, counted)
+        return _resaid(read, read.pattern, {**read.values, "rate": rate})
+    return read

@@ -12,11 +12,13 @@ own code. The statements are portable otherwise: instants go in as the ORM would
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Sequence
+import functools
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from django.db import connection
+from django.utils import translation
 
 from reports.model import Column, Line, Report
 from tables.gaming_day import GamingCalendar, Period, casino_calendar
@@ -25,6 +27,24 @@ from tables.models import Casino, Table
 
 #: rows fetched from a server-side cursor at a time
 FETCH_ROWS = 2000
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def in_english(build: Callable[_P, _R]) -> Callable[_P, _R]:
+    """A builder run in English whoever asks (docs/i18n.md: the exports are English): a choice's
+    label (``get_preset_display()``), a lazy label said in the language of the request that
+    generates the report when no broker runs it, would make the file's bytes depend on who asked
+    ("US Title 31 (США)"). The writers say their lines in English too (a builder's lines are a
+    generator, read while the file is written)."""
+
+    @functools.wraps(build)
+    def built(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with translation.override("en"):
+            return build(*args, **kwargs)
+
+    return built
 
 
 class ReportRequestError(ValueError):

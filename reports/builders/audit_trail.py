@@ -15,7 +15,7 @@ from typing import Any
 from audit.anchors import Anchor, anchor_make
 from audit.canonical import event_content, to_jsonable
 from audit.selectors import audit_events_between
-from reports.builders import Scope
+from reports.builders import Scope, in_english
 from reports.model import RecordReport
 
 
@@ -47,6 +47,7 @@ def anchors_for(scope: Scope, anchors: Sequence[Anchor]) -> list[Anchor]:
     return [a for a in anchors if a.chain == scope.casino.pk] or [anchor_make(chain=scope.casino.pk)]
 
 
+@in_english
 def audit_trail_report(scope: Scope, anchors: Sequence[Anchor]) -> RecordReport:
     mine = anchors_for(scope, anchors)
     return RecordReport(

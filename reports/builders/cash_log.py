@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 
 from compliance.models import CashLogEntry, Direction
 from compliance.selectors import cash_log_between, policy_for
-from reports.builders import Scope, timed_report
+from reports.builders import Scope, in_english, timed_report
 from reports.columns import DIRECTION, GAMING_DAY, PLAYER, PLAYER_ID, TABLE, TRANSACTION_ID, VALUE
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 
@@ -83,6 +83,7 @@ def policy_report(
 NOTE = "Cash in and cash out are never netted: each direction has its own total."
 
 
+@in_english
 def cash_log_report(scope: Scope) -> Report:
     return policy_report(
         scope, title="Cash-transaction log", columns=COLUMNS, rows=cash_log_between, lines=_lines, note=NOTE

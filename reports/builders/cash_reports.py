@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from compliance.models import CashReport, Direction
 from compliance.selectors import cash_reports
-from reports.builders import Scope
+from reports.builders import Scope, in_english
 from reports.builders.cash_log import DIRECTION_LABELS, money, policy_report
 from reports.columns import DIRECTION, GAMING_DAY, PLAYER, PLAYER_ID, TRANSACTION_ID, VALUE
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
@@ -35,6 +35,7 @@ COLUMNS = (
 NOTE = "One report per player, gaming day and direction; cash in and cash out are never netted."
 
 
+@in_english
 def cash_reports_report(scope: Scope) -> Report:
     title = "Cash-transaction reports to file"
     return policy_report(scope, title=title, columns=COLUMNS, rows=cash_reports, lines=_lines, note=NOTE)

@@ -16,7 +16,7 @@ from django.db.models import Prefetch
 
 from audit.anchors import Anchor
 from chemin_de_fer.engine.interchange import record_to_dict
-from reports.builders import Scope
+from reports.builders import Scope, in_english
 from reports.builders.audit_trail import anchors_for
 from reports.model import RecordReport
 from tables.engine_bridge import exported_record
@@ -63,6 +63,7 @@ def _chemin_de_fer_records(
         yield (coup.created_at, 0, coup.pk), record_to_dict(exported_record(coup, list(coup.steps.all())))
 
 
+@in_english
 def coup_records_report(scope: Scope, anchors: Sequence[Anchor]) -> RecordReport:
     # the coups' events are on their casino's chain: its anchor vouches for them (every chain's
     # without a casino)

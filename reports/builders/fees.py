@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from reports.builders import Scope, gaming_day_sql, instant_read, rows_streamed, timed_report
+from reports.builders import Scope, gaming_day_sql, in_english, instant_read, rows_streamed, timed_report
 from reports.columns import GAMING_DAY, PLAYER, PLAYER_ID, SESSION_ID, TABLE, TABLE_ID, TRANSACTION_ID
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 from tables.gaming_day import sql_date
@@ -54,6 +54,7 @@ ORDER BY tb.name, ss.table_id, fp.session_id, COALESCE(fp.hour_start, t.posted_a
 """
 
 
+@in_english
 def fees_report(scope: Scope) -> Report:
     casino = scope.casino
     assert casino is not None

@@ -19,7 +19,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from reports.builders import Scope, gaming_day_sql, instant_read, rows_all, timed_report
+from reports.builders import Scope, gaming_day_sql, in_english, instant_read, rows_all, timed_report
 from reports.columns import COUPS, GAMING_DAY, LEVY, TABLE, TABLE_ID
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 from tables.gaming_day import sql_date
@@ -84,6 +84,7 @@ ORDER BY 1, tb.name, x.table_id, ca.shift_start NULLS FIRST, ca.id NULLS FIRST
 """
 
 
+@in_english
 def house_win_report(scope: Scope) -> Report:
     casino = scope.casino
     assert casino is not None

@@ -28,7 +28,7 @@ from django.db.models import Sum
 
 from chemin_de_fer.engine.profiles import LevyMode
 from ledger.models import Account, Entry
-from reports.builders import Scope, report_facts
+from reports.builders import Scope, in_english, report_facts
 from reports.columns import COUPS, GAMING_DAY, LEVY, TABLE, TABLE_ID
 from reports.model import Column, ColumnType, Line, LineKind, Report
 from tables.models import Coup, GameType, Table, TableDay
@@ -81,6 +81,7 @@ def year_start(day: dt.date) -> dt.date:
     return day.replace(month=1, day=1)
 
 
+@in_english
 def levy_report(scope: Scope) -> Report:
     casino = scope.casino
     assert casino is not None  # needs_casino

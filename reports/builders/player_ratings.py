@@ -31,7 +31,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.numbers import plain_decimal, rounded
-from reports.builders import Scope, report_facts
+from reports.builders import Scope, in_english, report_facts
 from reports.columns import COUPS, GAMING_DAY, LEVY, PLAYER, PLAYER_ID, SESSION_ID, TABLE
 from reports.model import Column, ColumnType, Line, LineKind, Report
 from review.selectors.rating import SessionName, player_rating, rating_session_names
@@ -213,6 +213,7 @@ def _lines(scope: Scope) -> Iterator[Line]:
     yield Line((None, "all players", "period", None, None, None, *total.figures()), LineKind.TOTAL)
 
 
+@in_english
 def player_ratings_report(scope: Scope) -> Report:
     notes = [
         "Time seated is each seat's time less the table's pauses; a coup counts on the gaming day it "

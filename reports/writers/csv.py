@@ -20,6 +20,7 @@ import io
 from collections.abc import Iterable, Sequence
 from typing import Any, BinaryIO
 
+from reports.builders import in_english
 from reports.model import Report
 from reports.writers import CHUNK_ROWS, Progress
 
@@ -70,6 +71,7 @@ def header_rows(report: Report) -> Iterable[tuple[str, str]]:
         yield ("note", note)
 
 
+@in_english  # a builder's lines are read here, as the file is written
 def write(report: Report, out: BinaryIO, progress: Progress) -> int:
     rows = _Rows(out)
     for label, value in header_rows(report):

@@ -8,10 +8,12 @@ from typing import BinaryIO
 
 import orjson
 
+from reports.builders import in_english
 from reports.model import RecordReport
 from reports.writers import CHUNK_ROWS, Progress
 
 
+@in_english  # a builder's lines are read here, as the file is written
 def write(report: RecordReport, out: BinaryIO, progress: Progress) -> int:
     option = orjson.OPT_SORT_KEYS if report.sort_keys else 0
     buffer: list[bytes] = []

@@ -23,6 +23,7 @@ from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
+from reports.builders import in_english
 from reports.model import ColumnType, LineKind, Report
 from reports.writers import CHUNK_ROWS, Progress
 
@@ -77,6 +78,7 @@ def _sheet(wb: Workbook, report: Report, number: int) -> WriteOnlyWorksheet:
     return ws
 
 
+@in_english  # a builder's lines are read here, as the file is written
 def write(report: Report, out: BinaryIO, progress: Progress) -> int:
     wb = Workbook(write_only=True)
     ws = _sheet(wb, report, 1)

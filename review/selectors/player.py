@@ -55,7 +55,7 @@ class PlayerPage:
     bets: int
     staked: int
     average_bet: Fraction | None
-    banks_held: int  # coups he was the banker of
+    banks_held: int  # coups he was the banker of (played: not voided, not withdrawn)
     coups: Page[Any]  # of PlayedCoup, newest first
 
     # the time played in parts, for a screen to put in its own words ("1 h 05 min", "1 ч 05 мин")
@@ -68,11 +68,16 @@ class PlayerPage:
         return f"{int(self.time_played.total_seconds() // 60) % 60:02d}"
 
 
+#: coups nobody played: voided (every stake returned), or the bank withdrawn before anyone bet
+NOT_PLAYED = (Coup.State.VOID, Coup.State.WITHDRAWN)
+
+
 def _player_bets(player: Player) -> QuerySet[Bet]:
-    """His standing bets: not withdrawn, not replaced by an amendment."""
+    """His standing bets: not withdrawn, not replaced by an amendment, in a coup that was played (a
+    voided coup's stakes were all returned: no bet of his, as the rating slip counts it)."""
     return Bet.objects.filter(
         Q(seat__player=player) | Q(spectator__player=player), withdrawn=False, replaced_by__isnull=True
-    )
+    ).exclude(coup__state__in=NOT_PLAYED)
 
 
 def player_sessions(*, player: Player, now: dt.datetime) -> list[PlayerSession]:
@@ -156,6 +161,7 @@ def player_page(*, player: Player, now: dt.datetime, page: Any = 1) -> PlayerPag
         bets=n,
         staked=staked,
         average_bet=Fraction(staked, n) if n else None,
-        banks_held=Coup.objects.filter(banker=player).count() + sum(1 for c in others if c.banked),
+        banks_held=Coup.objects.filter(banker=player).exclude(state__in=NOT_PLAYED).count()
+        + sum(1 for c in others if c.banked),
         coups=paged,
     )

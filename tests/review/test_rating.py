@@ -153,10 +153,15 @@ def test_card_money_is_a_fee_he_paid_and_the_house_expected(croupier, club_table
 
 # ------------------------------------------------------------------------------ the player's page
 def cells(html: str, row: str) -> dict[str, str]:
-    """The figures of the first rating row marked ``row`` (data-testid), by their own test ids."""
-    start = html.index(f'data-testid="{row}"')
-    part = html[start : html.index("</tr>", start)]
-    return dict(re.findall(r'data-testid="(\w+)">([^<]*)<', part))
+    """The figures of the first rating row marked ``row`` (data-testid), by their own test ids: the
+    slip is two tables on the same lines (what he played; then ``row``-revenue, the house's levy,
+    fees, theoretical and actual revenue), read together."""
+    figures: dict[str, str] = {}
+    for marked in (row, f"{row}-revenue"):
+        start = html.index(f'data-testid="{marked}"')
+        part = html[start : html.index("</tr>", start)]
+        figures.update(re.findall(r'data-testid="(\w+)">([^<]*)<', part))
+    return figures
 
 
 def test_the_players_page_shows_his_slip(client, pit_boss, croupier, table) -> None:

@@ -58,10 +58,10 @@ def test_the_pit_boss_reads_a_slip_on_the_tablet(tablet, live_server) -> None:
         period.get_by_role("button", name="Show").click()
     assert f"start={first.isoformat()}" in tablet.url and f"end={last.isoformat()}" in tablet.url
     total = tablet.get_by_test_id("rating-total")
-    figures = {
-        name: total.get_by_test_id(name).inner_text()
-        for name in ("seated", "coups", "banked", "net", "levy", "fees", "theoretical", "actual")
-    }
+    revenue = tablet.get_by_test_id("rating-total-revenue")  # the slip's second table, same lines
+    played = {name: total.get_by_test_id(name).inner_text() for name in ("seated", "coups", "banked", "net")}
+    house = ("levy", "fees", "theoretical", "actual")
+    figures = played | {name: revenue.get_by_test_id(name).inner_text() for name in house}
     assert figures == {
         "seated": "2:24:12",
         "coups": "2",
@@ -90,3 +90,4 @@ def test_the_pit_boss_reads_a_slip_on_the_tablet(tablet, live_server) -> None:
         period.get_by_role("button", name="Show").click()
     assert tablet.get_by_test_id("rating-error").inner_text().strip() == "The period starts after it ends."
     assert tablet.get_by_test_id("rating-total").count() == 0
+    assert tablet.get_by_test_id("rating-total-revenue").count() == 0

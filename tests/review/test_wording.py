@@ -21,6 +21,7 @@ from review.wording import (
     ALERT_BIG_WIN_BANK,
     ALERT_ERROR_RATE,
     ALERT_ERROR_RATE_BEFORE,
+    ALERT_ERROR_RATE_SAID,
     ALERT_FLAGGED,
     ALERT_GAME_UNFINISHED,
     ALERT_SHOE_ALARM,
@@ -54,8 +55,31 @@ SUMMARIES = [
 def test_every_summary_the_scan_stores_is_read_back_whole(pattern: str, values: dict[str, object]) -> None:
     stored = pattern.format(**values)
     read = alert_summary(stored)
+    if pattern in (ALERT_ERROR_RATE, ALERT_ERROR_RATE_BEFORE):
+        # said with its counts in the page's plural (test_the_error_rate_alert_counts_in_the_plural…)
+        assert isinstance(read, Sentence) and read == stored and read.pattern == ALERT_ERROR_RATE_SAID
+        return
     assert isinstance(read, Sentence) and read == stored and read.pattern == pattern
     assert {k: str(v) for k, v in read.values.items()} == {k: str(v) for k, v in values.items()}
+
+
+@pytest.mark.parametrize("pattern", [ALERT_ERROR_RATE, ALERT_ERROR_RATE_BEFORE])
+def test_the_error_rate_alert_counts_in_the_plural_and_writes_its_rate_as_the_page_does(pattern: str) -> None:
+    """docs/i18n.md: "100,0 %" in French and Russian, a no-break space before the sign; "1 step",
+    "2 steps", never "step(s)"; the stored text stays English, as the scan wrote it."""
+    one = pattern.format(user="croupier", wrong=1, coups=1, rate="100.0 %")
+    two = pattern.format(user="croupier", wrong=2, coups=5, rate="40.0 %")
+    assert alert_summary(one) == one and alert_summary(two) == two  # the stored English, whole
+    with translation.override("en"):
+        said_one, said_two = alert_summary_filter(one), alert_summary_filter(two)
+    assert said_one == "croupier: 1 step against the rules in their last coup, 100.0\xa0%"
+    assert said_two == "croupier: 2 steps against the rules in their last 5 coups, 40.0\xa0%"
+    for lang in ("fr", "ru"):
+        with translation.override(lang):
+            said_one, said_two = alert_summary_filter(one), alert_summary_filter(two)
+            assert said_one.endswith("100,0\xa0%") and said_two.endswith("40,0\xa0%"), (lang, said_one)
+            if translation.gettext(ALERT_ERROR_RATE_SAID) != ALERT_ERROR_RATE_SAID:  # once translated
+                assert "(s)" not in said_one + said_two and "всего" not in said_one + said_two
 
 
 def test_a_shoe_alarm_s_summary_holds_its_detail_said_again_too() -> None:

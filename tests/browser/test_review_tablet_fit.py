@@ -1,0 +1,119 @@
+"""The pit boss's wide tables at the tablet's 1024x768, in English, French and Russian: every cell
+in sight, none hidden past its table's scroll box (nothing said there is more).
+
+- the dashboard's "Croupier error rates" and "Hold against the expected levy" (side by side, their
+  Rate and Difference columns were cut in every language: now one card a row);
+- the dashboard's open tables (ten columns, 1,084 px in Russian in a 934 px box: the link to the
+  coup in play was out of sight; now tighter, headings in sentence case);
+- a player's rating slip (eleven figures: from "Largest stake" on out of sight in Russian; now two
+  tables on the same lines, what he played and what the house made of him).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import connections
+from django.urls import reverse
+from django.utils import timezone
+
+from review.services import alerts_raise
+from tables import services
+from tables.models import Coup
+from tests.browser.test_croupier_flow import CHROMIUM_ARGS
+from tests.conftest import chromium_path
+from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory
+from tests.review.history import play_clean, play_flagged
+from tests.tables.play import coup_with_bets, open_floor
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "correct horse battery staple"  # tests.factories.UserFactory's
+
+#: each cell of the table (by test id) measured against its scroll box and the window: the px by
+#: which the widest one runs past either, and the cells that do
+OUT_OF_SIGHT = """(testid) => {
+  const table = document.querySelector(`[data-testid="${testid}"]`);
+  if (!table) return null;
+  const box = table.closest('.table-scroll') || table.parentElement;
+  const right = Math.min(box.getBoundingClientRect().right, window.innerWidth);
+  const cut = [...table.querySelectorAll('th, td, a')]
+    .filter(cell => cell.getBoundingClientRect().right > right + 0.5)
+    .map(cell => cell.innerText.trim().slice(0, 30));
+  return {scroll: box.scrollWidth - box.clientWidth, cut};
+}"""
+
+
+@pytest.fixture
+def browser_() -> Iterator[Any]:
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+            connections.close_all()  # the ORM's second connection, opened under the sync API
+
+
+def _at_the_bank_due(start: Callable[[int], Coup]) -> Coup:
+    """``start(bank)`` with the bank the banker must go on with (it grows as the bank wins)."""
+    try:
+        return start(400)
+    except ValidationError as refusal:
+        due = re.search(r"at least (\d+)", str(refusal))
+        assert due is not None, refusal
+        return start(int(due.group(1)))
+
+
+@pytest.fixture
+def pit() -> dict[str, Any]:
+    """A table open with a coup in play and one awaiting approval, two settled coups (error
+    rates, hold), the alerts raised (the croupier's error rate among them)."""
+    table = TableFactory()
+    croupier = UserFactory(username="croupier", roles=["croupier"], casinos=[table.casino])
+    CroupierAssignmentFactory(user=croupier, table=table)
+    boss = UserFactory(username="pitboss", roles=["pit_boss"], casinos=[table.casino])
+    floor = open_floor(croupier, table)
+    play_clean(floor)
+    first = play_flagged(floor)
+    services.correction_submit(actor=croupier, coup=first, cards=["4C"])
+    services.correction_approve(actor=boss, coup=first)
+    second = _at_the_bank_due(lambda bank: play_flagged(floor, bank=bank))
+    services.correction_submit(actor=croupier, coup=second, cards=["4C"])
+    _at_the_bank_due(lambda bank: coup_with_bets(floor, (2, 50), (3, 20), bank=bank))
+    alerts_raise(now=timezone.now())
+    return {"banker": floor.players[1]}
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "ru"])
+def test_every_column_is_in_sight_at_1024(browser_, live_server, pit, lang: str) -> None:
+    context = browser_.new_context(viewport={"width": 1024, "height": 768})
+    context.add_cookies([{"name": "django_language", "value": lang, "url": live_server.url}])
+    page = context.new_page()
+    page.goto(f"{live_server.url}{reverse('login')}")
+    page.fill("#id_username", "pitboss")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+
+    page.goto(f"{live_server.url}{reverse('review:dashboard')}")
+    for testid in ("error-rates", "hold", "open-tables"):
+        measured = page.evaluate(OUT_OF_SIGHT, testid)
+        assert measured == {"scroll": 0, "cut": []}, (lang, testid, measured)
+    assert page.get_by_test_id("coup-in-play").first.is_visible()
+    assert page.get_by_test_id("awaiting-approval").first.is_visible()
+
+    page.goto(f"{live_server.url}{reverse('review:player', args=[pit['banker'].pk])}")
+    for testid in ("rating", "rating-revenue"):
+        measured = page.evaluate(OUT_OF_SIGHT, testid)
+        assert measured == {"scroll": 0, "cut": []}, (lang, testid, measured)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    context.close()
