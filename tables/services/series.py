@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from core.sentence import Word, said
 from core.types import Staff
 from tables.models import UNFINISHED_COUP_STATES, BankTurn, Coup, Seat, Series, TableSession
 from tables.money import series as series_money
@@ -28,16 +29,18 @@ def series_begin(*, actor: Staff, session: TableSession) -> Series:
     session = session_lock_at_table(actor=actor, session=session)
     profile = session.table.profile
     if not profile.series_coups:
-        raise ValidationError(f"The {profile.slug} profile plays no series.")
+        named = Word(profile.slug, "profile")
+        raise ValidationError(said("The {profile} profile plays no series.", profile=named))
     if series_running(session=session) is not None:
-        raise ValidationError("A series is already being played at this table.")
+        raise ValidationError(said("A series is already being played at this table."))
     if Coup.objects.filter(shoe__session=session, state__in=UNFINISHED_COUP_STATES).exists():
-        raise ValidationError("Finish the coup in play before starting a series.")
+        raise ValidationError(said("Finish the coup in play before starting a series."))
     seated = [
         s.player for s in Seat.objects.filter(session=session, left_at__isnull=True).select_related("player")
     ]
     if len(seated) < profile.seats_min:
-        raise ValidationError(f"A series needs at least {profile.seats_min} seated players.")
+        least = profile.seats_min
+        raise ValidationError(said("A series needs at least {count} seated players.", count=least))
     return series_money.series_start(session=session, players=seated, actor=actor)
 
 

@@ -24,7 +24,7 @@ from django.utils import timezone
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from core.cards import stop_card_refusal
-from core.sentence import said
+from core.sentence import Word, said
 from core.types import Staff
 from tables import sql, wording
 from tables.engine_bridge import cards_parse
@@ -138,22 +138,48 @@ def shoe_start(
     table = session.table
     profile = table.profile
     if Shoe.objects.filter(table=table, state=Shoe.State.OPEN).exists():
-        raise ValidationError("This table already has a shoe in play: close it first.")
+        raise ValidationError(said("This table already has a shoe in play: close it first."))
     # an imported history's shoes are unknown: the importer picks the deck count
     if not imported and profile.decks_per_seated_player:
         seated = Seat.objects.filter(session=session, left_at__isnull=True).count()
         if decks != seated:
             raise ValidationError(
-                {"decks": f"The {profile.slug} profile plays one deck per seated player ({seated})."}
+                {
+                    "decks": said(
+                        "The {profile} profile plays one deck per seated player ({seated}).",
+                        profile=Word(profile.slug, "profile"),
+                        seated=seated,
+                    )
+                }
             )
     elif not imported and decks not in profile.decks_allowed:
-        allowed = " or ".join(str(d) for d in profile.decks_allowed)
-        raise ValidationError({"decks": f"The {profile.slug} profile plays {allowed} decks."})
+        *others, last = profile.decks_allowed
+        named = Word(profile.slug, "profile")
+        raise ValidationError(
+            {
+                "decks": said(
+                    "The {profile} profile plays {decks} or {last} decks.",
+                    profile=named,
+                    decks=", ".join(str(d) for d in others),
+                    last=last,
+                )
+                if others
+                else said("The {profile} profile plays {last} decks.", profile=named, last=last)
+            }
+        )
     burnt = cards_parse(list(burnt_cards), field="burnt_cards")
     if not imported and not profile.burn_cards_min <= len(burnt) <= profile.burn_cards_max:
         lo, hi = profile.burn_cards_min, profile.burn_cards_max
-        expected = f"{lo}" if lo == hi else f"{lo} to {hi}"
-        raise ValidationError({"burnt_cards": f"The {profile.slug} profile burns {expected} cards."})
+        named = Word(profile.slug, "profile")
+        raise ValidationError(
+            {
+                "burnt_cards": said("The {profile} profile burns {count} cards.", profile=named, count=lo)
+                if lo == hi
+                else said(
+                    "The {profile} profile burns {low} to {high} cards.", profile=named, low=lo, high=hi
+                )
+            }
+        )
     size = Shoe.size_of(decks)
     if cut_card_position is not None and not 1 <= cut_card_position < size:
         raise ValidationError(
@@ -166,7 +192,7 @@ def shoe_start(
     if stop_card_position is not None and (refusal := stop_card_refusal(stop_card_position, size)):
         raise ValidationError({"stop_card_position": refusal})
     if cut_by is not None and cut_by.casino_id != table.casino_id:
-        raise ValidationError({"cut_by": "This player belongs to another casino."})
+        raise ValidationError({"cut_by": said("This player belongs to another casino.")})
     number = (
         Shoe.objects.filter(session=session).order_by("-number").values_list("number", flat=True).first() or 0
     ) + 1
