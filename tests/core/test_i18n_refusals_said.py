@@ -23,6 +23,7 @@ from django.urls import reverse
 from django.utils.translation import trans_real
 
 from core.errors import validation_messages
+from core.sentence import Sentence
 from tables import services
 from tables.lifecycle import CoupConflict
 from tables.models import Coup, Shoe
@@ -85,6 +86,7 @@ def test_a_cut_card_out_of_the_shoe_is_said_with_its_pattern(croupier, table) ->
         )
     [message] = validation_messages(refused.value)
     assert message == "A position in a 6-deck shoe is between 1 and 311."  # the API's words, unchanged
+    assert isinstance(message, Sentence)
     assert (message.pattern, message.values) == (CUT_CARD, {"decks": 6, "last": 311})
 
 
@@ -115,6 +117,7 @@ def test_an_approval_of_a_settled_coup_is_said_with_its_pattern(pit_boss, awaiti
         services.correction_approve(actor=pit_boss, coup=awaiting.clean)
     message = refused.value.message
     assert message == "This coup is settled: no correction awaits approval."  # unchanged in English
+    assert isinstance(message, Sentence)
     assert (message.pattern, message.values) == (NOT_AWAITING, {"state": "settled"})
 
 

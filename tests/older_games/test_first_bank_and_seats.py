@@ -42,6 +42,7 @@ def test_a_live_old_baccarat_coup_deals_and_buys_by_seat(game_table, croupier) -
     coup.refresh_from_db()
     # b 7 beats the banker's 6, c 5 and d 5 lose: what the offline judge says of the stored record
     assert (coup.state, coup.outcome) == (GameCoup.State.SETTLED, "split")
+    assert coup.record is not None
     verdict = play.verdict(play.settings(coup.house_settings), coup.record)
     assert (verdict["violations"], verdict["settlement"]["net"]) == ([], {banker: 5, b: 5, c: -5, d: -5})
 
@@ -55,6 +56,7 @@ def test_the_lowest_card_drawn_banks_the_first_macao_coup(game_table, croupier) 
     assert coup.banker == players[1]
     assert (coup.seating["banker"], coup.seating["punters"]) == (keys[1], [keys[2], keys[0]])
     event = AuditEvent.objects.get(action="tables.game_coup.start")
+    assert event.after is not None
     assert event.after["drawn"] == {keys[0]: "KD", keys[1]: "AS", keys[2]: "TH"}
 
 

@@ -29,7 +29,7 @@ def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
     """One instant for both writes (the header's "Generated", a seat's time up to now), and a PDF
     without its creation date and random id (ReportLab's invariant mode)."""
     monkeypatch.setattr(timezone, "now", lambda: AT)
-    monkeypatch.setattr(reportlab.rl_config, "invariant", 1)
+    monkeypatch.setattr(reportlab.rl_config, "invariant", 1)  # type: ignore[attr-defined]
 
 
 def _content(fmt: str, body: bytes) -> Any:

@@ -100,7 +100,9 @@ def punters_posted(coup: Coup) -> dict[str, int]:
         "account__player"
     )
     for entry in entries:
-        number = entry.account.player.membership_number
+        player = entry.account.player
+        assert player is not None
+        number = player.membership_number
         if number.startswith("IMP-"):
             net[number.removeprefix("IMP-")] += entry.amount
     return {k: v for k, v in net.items() if v}

@@ -36,7 +36,7 @@ HANDS = {
     "bnat": ((["2H", "3C"], "7C"), (["4S", "5D"], "6S")),
     "both": ((["4H", "4C"], "7C"), (["4S", "5D"], "6S")),
 }
-SHAPES = [
+SHAPES: list[dict[str, Any]] = [
     {
         "id": f"{name}-{pa}{'3' if p3 else ''}-{ba}{'3' if b3 else ''}",
         "profile": "casino",

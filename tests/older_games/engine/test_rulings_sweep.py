@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from chemin_de_fer.engine.validator import validate_lines
-from core.cards import CardError, card_code, parse_card
+from core.cards import ALL_CARDS, CardError, card_code, parse_card
 from older_games.engine import game_play, landsknecht, macao, old_baccarat
 from older_games.engine.game_play import Seating, StepRefused, play_for
 from older_games.engine.games import JUDGES
@@ -46,7 +46,7 @@ def test_old_baccarat_deals_by_seat_not_by_the_order_the_stakes_came_in() -> Non
     play, state = _stakes_in_reverse()
     # "сначала по часовой стрелке всем игрокам": the first card to the banker's left
     first = play.options(state)[0]
-    assert (first.kind, first.player, first.cards) == ("card", "p2", old_baccarat.ALL_CARDS)
+    assert (first.kind, first.player, first.cards) == ("card", "p2", ALL_CARDS)
     for card in DEAL:
         state = play.step(state, {"kind": "card", "card": card})
     # the first round p2, p3, p4, the banker, the second p4, p3, p2, the banker: p2 7, p3 5, p4 5,
@@ -165,7 +165,7 @@ def test_an_old_baccarat_record_holding_10d_is_judged_as_one_holding_td() -> Non
 def test_every_live_machine_takes_10d_as_the_ten_and_refuses_1s(game: str) -> None:
     play = play_for(game)
     seating = Seating("b", ("p",))
-    steps: list[dict[str, Any]] = {
+    steps: list[dict[str, Any]] = {  # type: ignore[assignment]
         "macao": [],
         "landsknecht": [{"kind": "stake", "amount": 10}, {"kind": "cover", "player": "p", "amount": 10},
                         {"kind": "close"}],

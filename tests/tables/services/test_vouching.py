@@ -131,6 +131,7 @@ def test_a_step_inserted_without_the_counter_is_said_at_the_next_step_not_a_stal
     result = services.coup_void(actor=pit_boss, coup=coup, reason="a step was inserted in the database")
     coup.refresh_from_db()
     assert coup.state == Coup.State.VOID
+    assert isinstance(result, services.StepResult)
     assert result.step.index == forged + 1
     assert coup.step_count == forged + 1
     assert list(CoupStep.objects.filter(coup=coup).order_by("index").values_list("index", "kind"))[-2:] == [
