@@ -90,17 +90,18 @@ def test_logout_needs_post(client, croupier) -> None:
 
 
 @pytest.mark.parametrize(
-    "data",
+    ("data", "status"),
     [
-        {},
-        {"username": "x" * 5000, "password": "y"},
-        {"username": "\x00", "password": "\x00"},
-        {"username": ["a", "b"], "password": ""},
+        ({}, 200),
+        ({"username": "x" * 5000, "password": "y"}, 200),
+        # no form takes a NUL (core.middleware: the 400 page, before any view)
+        ({"username": "\x00", "password": "\x00"}, 400),
+        ({"username": ["a", "b"], "password": ""}, 200),
     ],
 )
-def test_bad_login_input_never_gives_a_500(client, data) -> None:
+def test_bad_login_input_never_gives_a_500(client, data, status) -> None:
     response = client.post("/accounts/login/", data)
-    assert response.status_code == 200
+    assert response.status_code == status
     assert "_auth_user_id" not in client.session
 
 

@@ -106,8 +106,10 @@ def test_the_hold_per_gaming_day_against_the_expectation(client, pit_boss, histo
     answer = client.get(reverse("review:charts"), {"casino": table.casino.pk, "days": 3})
     html = answer.content.decode()
     assert '<title id="hold-chart-title">Levy hold per gaming day against the expected levy</title>' in html
-    assert f"<title>{today.day:%Y-%m-%d}: hold 4.286\xa0%</title>" in html
-    assert f"<title>{today.day:%Y-%m-%d}: expected {float(expected) * 100:.3f}\xa0%</title>" in html
+    # the day as the page's language writes it (English: 12/07/2026), not 2026-12-07
+    said_day = f"{today.day:%m/%d/%Y}"
+    assert f"<title>{said_day}: hold 4.286\xa0%</title>" in html
+    assert f"<title>{said_day}: expected {float(expected) * 100:.3f}\xa0%</title>" in html
     # the table beside the chart: chips grouped, shares in the page's number format
     assert '<td class="num">700</td><td class="num">30</td><td class="num">4.286\xa0%</td>' in html
     assert '<td class="num">—</td>' in html  # a day without coups has no hold
