@@ -6,12 +6,12 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
 from django.db.backends.base.operations import BaseDatabaseOperations
 from django.utils import translation
 
@@ -87,6 +87,37 @@ def redis_url() -> str:
 
 def chromium_path() -> str | None:
     return shutil.which("chromium") or (os.path.exists("/usr/bin/chromium") and "/usr/bin/chromium") or None
+
+
+#: Debian's Chromium, headless, as every browser test launches it (no sandbox: CI runs as root)
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Headless Chromium through Playwright's sync API, for the tests marked ``browser``."""
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are
+    # still synchronous and safe (the live server answers from its own thread).
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+            # the sync API switches greenlets and Django's connections are per context: the
+            # test's ORM calls opened a second connection that the test database's teardown
+            # would find open
+            connections.close_all()
 
 
 def poppler_ready() -> bool:

@@ -4,19 +4,14 @@ with the answer, the alerts page's own count too), the other's at the dashboard'
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.db import connections
 from django.urls import reverse
 from django.utils import timezone
 
 from review.models import Alert
 from review.services import alerts_raise
-from tests.browser.test_croupier_flow import CHROMIUM_ARGS
-from tests.conftest import chromium_path
 from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory
 from tests.review.history import play_clean, play_flagged
 from tests.tables.play import open_floor
@@ -24,20 +19,6 @@ from tests.tables.play import open_floor
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "correct horse battery staple"  # tests.factories.UserFactory's
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as in test_croupier_flow
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-            connections.close_all()  # the ORM calls beside the sync API (tests/review/test_browser.py)
 
 
 def _logged_in(browser: Any, base: str, username: str) -> Any:

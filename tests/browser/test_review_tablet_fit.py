@@ -11,22 +11,18 @@ in sight, none hidden past its table's scroll box (nothing said there is more).
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connections
 from django.urls import reverse
 from django.utils import timezone
 
 from review.services import alerts_raise
 from tables import services
 from tables.models import Coup
-from tests.browser.test_croupier_flow import CHROMIUM_ARGS
-from tests.conftest import chromium_path
 from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory
 from tests.review.history import play_clean, play_flagged
 from tests.tables.play import coup_with_bets, open_floor
@@ -47,20 +43,6 @@ OUT_OF_SIGHT = """(testid) => {
     .map(cell => cell.innerText.trim().slice(0, 30));
   return {scroll: box.scrollWidth - box.clientWidth, cut};
 }"""
-
-
-@pytest.fixture
-def browser_() -> Iterator[Any]:
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-            connections.close_all()  # the ORM's second connection, opened under the sync API
 
 
 def _at_the_bank_due(start: Callable[[int], Coup]) -> Coup:
@@ -94,8 +76,8 @@ def pit() -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("lang", ["en", "fr", "ru"])
-def test_every_column_is_in_sight_at_1024(browser_, live_server, pit, lang: str) -> None:
-    context = browser_.new_context(viewport={"width": 1024, "height": 768})
+def test_every_column_is_in_sight_at_1024(browser, live_server, pit, lang: str) -> None:
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
     context.add_cookies([{"name": "django_language", "value": lang, "url": live_server.url}])
     page = context.new_page()
     page.goto(f"{live_server.url}{reverse('login')}")

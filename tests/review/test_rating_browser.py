@@ -11,8 +11,7 @@ import pytest
 from django.db import connections
 from django.urls import reverse
 
-from tests.browser.test_croupier_flow import CHROMIUM_ARGS
-from tests.conftest import chromium_path
+from tests.conftest import CHROMIUM_ARGS, chromium_path
 from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory
 from tests.review.test_rating import played_night, whole_night
 

@@ -4,19 +4,15 @@ real browser."""
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.conf import settings
 from django.urls import reverse
 
 from core.headers import permissions_header, policy_header
-from tests.browser.test_croupier_flow import CHROMIUM_ARGS, PASSWORD
-from tests.conftest import chromium_path
+from tests.browser.test_croupier_flow import PASSWORD
 from tests.factories import UserFactory
 
 CSP = (
@@ -84,17 +80,6 @@ def test_no_template_has_inline_script_style_or_handlers() -> None:
 
 
 # ---------------------------------------------------------------------------- in a real browser
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as in tests/browser
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_pages_work_under_the_policy_without_a_violation(live_server, browser) -> None:
