@@ -18,7 +18,7 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from tables.models import CroupierAssignment, Player, Seat, Spectator
-from tables.permissions import check_reads_casino, check_works_for, reads_everything
+from tables.permissions import check_reads_casino, check_works_for, has_role, reads_everything
 from tables.perms import OPERATE_CAGE
 from tables.roles import Role
 
@@ -27,17 +27,13 @@ def _is_authenticated(user: Any) -> bool:
     return bool(getattr(user, "is_authenticated", False))
 
 
-def _in_group(user: Any, role: Role) -> bool:
-    return _is_authenticated(user) and user.groups.filter(name=role.value).exists()
-
-
 def can_operate_cage(user: Any) -> bool:
     """May post buy-ins and cash-outs (and register players at the cage)."""
     if not _is_authenticated(user):
         return False
     if user.is_superuser:
         return True
-    return _in_group(user, Role.CASHIER) and user.has_perm(OPERATE_CAGE)
+    return has_role(user, Role.CASHIER) and user.has_perm(OPERATE_CAGE)
 
 
 def check_can_operate_cage(user: Any, casino_id: int | None = None) -> None:
@@ -60,7 +56,7 @@ def check_can_read_chips(user: Any) -> None:
 
 def croupier_sees_player(user: Any, player: Player) -> bool:
     """Is ``player`` seated or standing at a table where ``user`` is the croupier on shift now?"""
-    if not _in_group(user, Role.CROUPIER):
+    if not has_role(user, Role.CROUPIER):
         return False
     now = timezone.now()
     tables = CroupierAssignment.objects.filter(user=user, shift_start__lte=now, shift_end__gt=now).values(
@@ -82,7 +78,7 @@ def check_can_read_player(user: Any, player: Player) -> None:
 
 
 def check_can_read_balance(user: Any, player: Player) -> None:
-    if can_read_chips(user) or _in_group(user, Role.CROUPIER):
+    if can_read_chips(user) or has_role(user, Role.CROUPIER):
         check_reads_casino(user, player.casino_id)  # another casino's player: 404
     if not (can_read_chips(user) or croupier_sees_player(user, player)):
         raise PermissionDenied("You may not see this player's chips.")

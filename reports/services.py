@@ -107,16 +107,26 @@ def _request_check(request: ReportRequest) -> tuple[Casino | None, Table | None]
     return casino, table
 
 
+#: the columns of a run that say which report it writes, each with the field of the request it
+#: keeps: a run is created from its request by them, and its report written from them again
+_RUN_REQUEST = {
+    "kind": "kind",
+    "casino_id": "casino_id",
+    "table_id": "table_id",
+    "start": "start",
+    "end": "end",
+    "format": "fmt",
+}
+
+
 def _run_fields(request: ReportRequest) -> dict[str, Any]:
     """The columns of a run that say which report it writes: what two identical requests share."""
-    return {
-        "kind": request.kind,
-        "casino_id": request.casino_id,
-        "table_id": request.table_id,
-        "start": request.start,
-        "end": request.end,
-        "format": request.fmt,
-    }
+    return {column: getattr(request, field) for column, field in _RUN_REQUEST.items()}
+
+
+def _run_request(run: ReportRun) -> ReportRequest:
+    """The request a run was created from (``_run_fields`` read back)."""
+    return ReportRequest(**{field: getattr(run, column) for column, field in _RUN_REQUEST.items()})
 
 
 def _active_runs(request: ReportRequest) -> QuerySet[ReportRun]:
@@ -467,14 +477,7 @@ def report_run_execute(*, run_id: int) -> ReportRun | None:
     storage = reports_storage()
     for stale in temp_names(storage, run.pk):  # what dead attempts left
         storage.delete(stale)
-    request = ReportRequest(
-        kind=run.kind,
-        fmt=run.format,
-        start=run.start,
-        end=run.end,
-        casino_id=run.casino_id,
-        table_id=run.table_id,
-    )
+    request = _run_request(run)
     temp = temp_name(run.pk, attempt)
     try:
         temp = storage_create(storage, temp)

@@ -14,7 +14,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 
 from compliance.permissions import is_compliance
-from core.errors import DomainError
+from core.errors import DomainError, error_answer
 from core.types import AuthenticatedHttpRequest
 from review.selectors.queue import review_queue_count
 from review.services import can_handle_alerts, can_lift_lockouts, can_review_corrections, can_see_dashboard
@@ -78,6 +78,14 @@ def refusal_text(messages: tuple[str, ...]) -> str:
     """A refusal's messages in the page's language, one built from values (``said``) with its values
     said again too (tables.wording.say); the template shows it as it is."""
     return " ".join(say(m, _) for m in messages)
+
+
+def refusal_answer(exc: BaseException) -> tuple[str, int]:
+    """One of ``REFUSALS`` as a page answers it: its text (``refusal_text``) and its status (by
+    core.errors.error_answer: 400, 403, 409)."""
+    answer = error_answer(exc)
+    assert answer is not None, exc
+    return refusal_text(answer.messages), answer.status
 
 
 def void_context(user: Any, coup: Coup | GameCoup) -> dict[str, Any]:

@@ -33,7 +33,6 @@ from compliance.models import CashReport
 from compliance.permissions import is_compliance
 from compliance.services import cash_report_file
 from core.db_router import replica_fallback_notice, replica_reads
-from core.errors import error_answer
 from core.form_numbers import form_count
 from core.numbers import PERCENT_SIGN, figure, percent
 from core.types import AuthenticatedHttpRequest
@@ -54,7 +53,7 @@ from review.pages import (
     nav_context,
     page_render,
     reader_casinos,
-    refusal_text,
+    refusal_answer,
     void_context,
 )
 from review.selectors.alerts import AlertFilters, alerts_acknowledged, alerts_open, open_alert_count
@@ -157,9 +156,7 @@ def _decide(
         if isinstance(result, VoidRequest):  # above the casino's limit: a second pit boss decides
             done = say(void_request_detail(result), _)
     except REFUSALS as exc:
-        answer = error_answer(exc)
-        assert answer is not None, exc
-        error, status = refusal_text(answer.messages), answer.status
+        error, status = refusal_answer(exc)
     if request.htmx:
         waiting = review_queue_count(casinos=reader_casinos(request))  # the navigation's counter, out of band
         if as_row:
@@ -329,15 +326,13 @@ def _void_decision(
     try:
         decided = decide(waiting)
     except REFUSALS as exc:
-        answer = error_answer(exc)
-        assert answer is not None, exc
+        error, status = refusal_answer(exc)
         coup.refresh_from_db()
-        error = refusal_text(answer.messages)
         if isinstance(coup, GameCoup):  # a game with pages of its own (tables.games)
-            page = wing_for(coup.game).review_coup_page(request, coup, error=error, status=answer.status)
+            page = wing_for(coup.game).review_coup_page(request, coup, error=error, status=status)
             assert page is not None  # a wing with coups of its own has their page
             return page
-        return _coup_page(request, coup, error=error, status=answer.status)
+        return _coup_page(request, coup, error=error, status=status)
     messages.success(request, say(void_request_detail(decided), _))
     if isinstance(coup, GameCoup):
         url = wing_for(coup.game).review_coup_url(coup)
@@ -410,9 +405,7 @@ def alert_acknowledge_view(request: AuthenticatedHttpRequest, pk: int) -> HttpRe
             actor=request.user, alert=alert, note=form.cleaned_data["note"], now=timezone.now()
         )
     except REFUSALS as exc:
-        answer = error_answer(exc)
-        assert answer is not None, exc
-        error, status = refusal_text(answer.messages), answer.status
+        error, status = refusal_answer(exc)
         alert.refresh_from_db()
     if request.htmx:
         # the row, and out of band every count it changed: the navigation's and the page's (under
@@ -470,9 +463,8 @@ def lockout_lift_view(request: AuthenticatedHttpRequest) -> HttpResponse:
     try:
         lockout_lift(actor=request.user, username=username, ip=ip)
     except REFUSALS as exc:
-        answer = error_answer(exc)
-        assert answer is not None, exc
-        return _lockouts_render(request, error=refusal_text(answer.messages), status=answer.status)
+        error, status = refusal_answer(exc)
+        return _lockouts_render(request, error=error, status=status)
     who = username.strip() or ip.strip()
     messages.success(request, _("The lockout of %(who)s is lifted.") % {"who": who})
     return redirect("review:lockouts")
@@ -514,11 +506,10 @@ def cash_report_file_view(request: AuthenticatedHttpRequest, pk: int) -> HttpRes
     try:
         cash_report_file(actor=request.user, report=report)
     except REFUSALS as exc:
-        answer = error_answer(exc)
-        assert answer is not None, exc
-        if answer.status == 403:
+        error, status = refusal_answer(exc)
+        if status == 403:
             raise
-        return _compliance_render(request, error=refusal_text(answer.messages), status=answer.status)
+        return _compliance_render(request, error=error, status=status)
     messages.success(request, _("The report on %(player)s is marked filed.") % {"player": report.player})
     # back to the report's own gaming day, where it is now listed as filed (today's page would
     # not list it when the report is from an earlier day)
