@@ -42,13 +42,13 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
 from itertools import product
-from math import sqrt
 from typing import Any
 
 from core.cards import ALL_CARDS, POINTS, RANKS, card_read
 from core.records import is_str_list
 from core.sentence import Card, Listing, Word, said, shown
 from older_games.engine.chips import Transfer, settlement_to_dict, transfer_nets
+from older_games.engine.sampling import MonteCarlo
 
 __all__ = [
     "FUND",
@@ -1392,13 +1392,6 @@ def _race_odds(a: int, b: int, others: int) -> tuple[Fraction, Fraction]:
     return win, length
 
 
-@dataclass(frozen=True, slots=True)
-class MonteCarlo:
-    coups: int
-    mean: float  # the banker's mean result per chip at risk
-    stderr: float
-
-
 def monte_carlo(
     settings: HouseSettings | None = None, decks: int | None = None, *, coups: int, seed: int = 0
 ) -> MonteCarlo:
@@ -1437,6 +1430,4 @@ def monte_carlo(
                     break
         total += result
         squares += result * result
-    mean = total / coups
-    var = max(squares / coups - mean * mean, 0.0)
-    return MonteCarlo(coups=coups, mean=mean, stderr=sqrt(var / coups))
+    return MonteCarlo.of_sums(coups, total, squares)

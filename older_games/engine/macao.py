@@ -35,6 +35,7 @@ from core.cards import ALL_CARDS, POINTS, RANKS, card_code, card_read
 from core.records import is_str_list
 from core.sentence import Card, said, shown
 from older_games.engine.chips import Transfer, settlement_to_dict
+from older_games.engine.sampling import MonteCarlo
 
 GAME = "macao"
 
@@ -910,6 +911,5 @@ def simulate(
         g = float(settled.net["B"])
         total += g
         total_sq += g * g
-    mean = total / coups
-    var = max(total_sq / coups - mean * mean, 0.0)
-    return mean, (var / coups) ** 0.5
+    run = MonteCarlo.of_sums(coups, total, total_sq)
+    return run.mean, run.stderr

@@ -31,13 +31,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
-from math import sqrt
 from typing import Any
 
 from core.cards import ALL_CARDS, POINTS, ImpossibleCard, card_read, shoe_alarms
 from core.records import is_str_list
 from core.sentence import Card, Word, said, shown
 from older_games.engine.chips import Transfer, settlement_to_dict, transfer_nets
+from older_games.engine.sampling import MonteCarlo
 
 __all__ = [
     "GAME",
@@ -1079,13 +1079,6 @@ def exact_odds(  # noqa: C901  (the exact enumeration of every deal, one loop a 
     return OldBaccaratOdds(settings, d, policy, loss, win, pooled + natural_tie, edge, natural_tie)
 
 
-@dataclass(frozen=True, slots=True)
-class MonteCarlo:
-    coups: int
-    mean: float  # the banker's mean gain per unit staked
-    stderr: float
-
-
 def monte_carlo(
     settings: HouseSettings | None = None,
     coups: int = 200_000,
@@ -1119,9 +1112,7 @@ def monte_carlo(
         g = (1.0 if b_nat else tie_gain) if result is PunterResult.TIE_TO_BANKER else gains[result]
         total += g
         squares += g * g
-    mean = total / coups
-    var = max(squares / coups - mean * mean, 0.0)
-    return MonteCarlo(coups, mean, sqrt(var / coups))
+    return MonteCarlo.of_sums(coups, total, squares)
 
 def verdict_to_dict(verdict: Verdict, record_id: Any = None) -> dict[str, Any]:
     """Old baccarat's verdict in the games' shared frame (docs/coup-record.md). Every punter

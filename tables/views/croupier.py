@@ -21,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Model, QuerySet
 from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
@@ -400,6 +401,9 @@ def _done(request: AuthenticatedHttpRequest, table: Table, part: TablePart) -> H
     return response
 
 
+_Row = TypeVar("_Row", bound=Model)
+
+
 def _session(table: Table) -> TableSession:
     session = selectors.table_open_session(table=table)
     if session is None:
@@ -407,26 +411,30 @@ def _session(table: Table) -> TableSession:
     return session
 
 
+def _one(rows: QuerySet[_Row], pk: int | None, refusal: str) -> _Row:
+    """Row ``pk`` among ``rows``, else refused with ``refusal``. No id (an empty form field): no
+    row, as a lookup by pk=None would find."""
+    found = rows.filter(pk=pk).first() if pk is not None else None
+    if found is None:
+        raise ValidationError(refusal)
+    return found
+
+
 def _seat(table: Table, seat_id: int | None) -> Seat:
-    seat = (  # no seat id (an empty form field): no seat, as a lookup by pk=None would find
-        Seat.objects.filter(pk=seat_id, session__table=table, left_at__isnull=True).first()
-        if seat_id is not None
-        else None
-    )
-    if seat is None:
-        raise ValidationError(gettext_noop("That player is not seated at this table."))
-    return seat
+    """The seat taken at the table now (a closed session's seats have all been left)."""
+    seats = Seat.objects.filter(session__table=table, left_at__isnull=True)
+    return _one(seats, seat_id, gettext_noop("That player is not seated at this table."))
+
+
+def _spectator(table: Table, spectator_id: int | None) -> Spectator:
+    """The spectator standing at the table now (a closed session's have all left)."""
+    standing = Spectator.objects.filter(session__table=table, left_at__isnull=True)
+    return _one(standing, spectator_id, gettext_noop("That spectator is not at this table."))
 
 
 def _player(table: Table, player_id: int | None) -> Player:
-    player = (  # no player id: no player, as a lookup by pk=None would find
-        Player.objects.filter(pk=player_id, casino_id=table.casino_id).first()
-        if player_id is not None
-        else None
-    )
-    if player is None:
-        raise ValidationError(gettext_noop("No such player in this casino."))
-    return player
+    players = Player.objects.filter(casino_id=table.casino_id)
+    return _one(players, player_id, gettext_noop("No such player in this casino."))
 
 
 def _coup(table: Table, coup_id: int) -> Coup:
@@ -548,10 +556,7 @@ def spectator_join(request: AuthenticatedHttpRequest, table: Table) -> None:
 
 @table_action("seating", "body")
 def spectator_leave(request: AuthenticatedHttpRequest, table: Table, spectator_id: int) -> None:
-    spectator = Spectator.objects.filter(pk=spectator_id, session__table=table, left_at__isnull=True).first()
-    if spectator is None:
-        raise ValidationError(gettext_noop("That spectator is not at this table."))
-    services.spectator_leave(actor=request.user, spectator=spectator)
+    services.spectator_leave(actor=request.user, spectator=_spectator(table, spectator_id))
 
 
 @table_action("shoe", "panel")
@@ -602,14 +607,10 @@ def bank_offer(request: AuthenticatedHttpRequest, table: Table) -> None:
 
 @table_action("bank-auction", "panel")
 def bank_auction(request: AuthenticatedHttpRequest, table: Table) -> None:
-    form = forms.SeatChoiceForm(request.POST)
-    _form_checked(form)
-    amount = form.cleaned_data["amount"]
-    if amount is None:
+    data, session, seat = _seat_chosen(request, table)
+    if data["amount"] is None:
         raise ValidationError(gettext_noop("What bank does the player put up?"))
-    session = _session(table)
-    seat = _seat(table, form.cleaned_data["seat"])
-    services.bank_auction_award(actor=request.user, session=session, seat=seat, amount=amount)
+    services.bank_auction_award(actor=request.user, session=session, seat=seat, amount=data["amount"])
 
 
 @table_action("bank", "panel")
@@ -626,15 +627,6 @@ def bank_pass(request: AuthenticatedHttpRequest, table: Table) -> None:
 @table_action("bank", "panel")
 def bank_house(request: AuthenticatedHttpRequest, table: Table) -> None:
     services.bank_house_take(actor=request.user, session=_session(table))
-
-
-def _spectator(table: Table, spectator_id: int) -> Spectator:
-    spectator = Spectator.objects.filter(
-        pk=spectator_id, session=_session(table), left_at__isnull=True
-    ).first()
-    if spectator is None:
-        raise ValidationError(gettext_noop("That spectator is not at this table."))
-    return spectator
 
 
 @table_action("series", "body")
@@ -655,18 +647,18 @@ def bank_share(request: AuthenticatedHttpRequest, table: Table) -> None:
     amount = form.cleaned_data["amount"]
     if amount is None:
         raise ValidationError(gettext_noop("How much of the bank does the spectator put up?"))
+    session = _session(table)
     spectator = _spectator(table, form.cleaned_data["spectator"])
-    services.bank_share_contribute(
-        actor=request.user, session=_session(table), spectator=spectator, amount=amount
-    )
+    services.bank_share_contribute(actor=request.user, session=session, spectator=spectator, amount=amount)
 
 
 @table_action("share", "panel")
 def bank_share_out(request: AuthenticatedHttpRequest, table: Table) -> None:
     form = forms.BankShareForm(request.POST)
     _form_checked(form)
+    session = _session(table)
     spectator = _spectator(table, form.cleaned_data["spectator"])
-    services.bank_share_withdraw(actor=request.user, session=_session(table), spectator=spectator)
+    services.bank_share_withdraw(actor=request.user, session=session, spectator=spectator)
 
 
 @table_action("declare", "panel")
