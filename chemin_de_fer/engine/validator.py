@@ -8,9 +8,10 @@ line would cost more than judging the coup.
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -31,6 +32,17 @@ def game_refusal(game: object, known: Iterable[str]) -> str:
     """The refusal of a line whose ``"game"`` no judge knows (``null`` included: a game named
     nothing is no game), quoted as the line wrote it; ``import_coups`` says the same."""
     return unknown_game(AsWritten(game), known)
+
+
+def _dumps(verdict: Mapping[str, Any]) -> bytes:
+    """One verdict line. orjson writes integers of 64 bits at most (down to -2**63) but reads up to
+    2**64 - 1: a record of such chips is read and judged, and its verdict (a net of -(2**64 - 1))
+    is then written by the standard encoder in the same compact form (no spaces, UTF-8, the keys
+    in the same order), so the line keeps its id. Every other verdict pays nothing for it."""
+    try:
+        return orjson.dumps(verdict)
+    except orjson.JSONEncodeError:
+        return json.dumps(verdict, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +98,7 @@ def _validate(
     judges: Mapping[str, GameJudge],
 ) -> ValidationSummary:
     loads = orjson.loads
-    dumps = orjson.dumps
+    dumps = _dumps
     known = (CHEMIN_DE_FER, *sorted(judges))
     buffer: list[bytes] = []
     n = malformed = flagged = flushes = 0

@@ -450,6 +450,24 @@ def _fund_cover(
     return max(0, min(stake - covered_by_punters, table.fund))
 
 
+def _at_risk(covers: Iterable[Cover], stake: int) -> list[Cover]:
+    """The covers in play, each for what of it is at risk. A punter covers the banker's stake
+    "with the same sum" ("идёт на неё (то есть вносит такую же)"): what is at risk is at most the
+    stake. The covers are taken in the order recorded until the stake is covered; the excess of
+    the cover that crosses it, and every later cover, are not at risk (the record's
+    ``covers-exceed-stake`` finding says so; the live machine refuses such a cover). The caller
+    has left out what is never at risk: a banker's "cover" of his own stake and a cover in the
+    name of the fund (the fund answers for a stake only by its own rule, :func:`_fund_cover`)."""
+    out: list[Cover] = []
+    left = max(stake, 0)
+    for c in covers:
+        amount = min(c.amount, left)
+        if amount > 0:
+            out.append(c if amount == c.amount else replace(c, amount=amount))
+        left -= amount
+    return out
+
+
 def _settle(outcome: Outcome, banker: str, covers: Iterable[Cover], fund_cover: int) -> Settlement:
     parties = [(c.punter, c.amount) for c in covers if c.amount > 0]
     if fund_cover > 0:
@@ -521,8 +539,9 @@ class FundReturnVerdict:
 
 def judge_fund_return(record: FundReturnRecord) -> FundReturnVerdict:
     """The fund's return under the record's own rule; a ``returned`` that differs from it is
-    ``fund-return-wrong`` (the settlement is the rule's). A negative fund or a payment that is not
-    positive is ``bad-fund-return``, and nothing is returned."""
+    ``fund-return-wrong`` (the settlement is the rule's). A negative fund, a payment that is not
+    positive, a payer named as the fund or by no name, or chips in a fund nobody paid into is
+    ``bad-fund-return``, and nothing is returned."""
     out: list[Violation] = []
     if record.fund < 0:
         out.append(Violation(Code.BAD_FUND_RETURN, said("the fund's balance is not negative")))
@@ -546,6 +565,19 @@ def judge_fund_return(record: FundReturnRecord) -> FundReturnVerdict:
                     ),
                 )
             )
+    if record.fund > 0 and not record.paid:
+        # the rule returns the fund to those who paid into it and leaves it empty: chips in a fund
+        # nobody paid into have nobody to go back to (the live table posts no return then)
+        out.append(
+            Violation(
+                Code.BAD_FUND_RETURN,
+                said(
+                    "the fund holds {fund} chips but nobody paid into it: the rule returns it only to "
+                    "those who paid",
+                    fund=record.fund,
+                ),
+            )
+        )
     if out:
         return FundReturnVerdict(tuple(out), Settlement())
     settlement = fund_return(record.paid, record.fund, record.rule)
@@ -820,8 +852,11 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:  # 
     coup: no outcome, no settlement (what it leaves known, such as who won when it lies after the
     deciding card, is still judged: the cards after the decision, the banker's decision). Covers
     by non-punters are settled as played (the money was on the table), except the banker's own,
-    which puts nothing at risk; a punter's share of a stake split without his consent is not in
-    play, and the fund answers for the rest instead.
+    which puts nothing at risk, and one in the name of the fund (``"fund"``, never a player's):
+    the fund answers for a stake by its own rule only, never as if it had covered. A punter's
+    share of a stake split without his consent is not in play, and the fund answers for the rest
+    instead. What is at risk is at most the stake: covers beyond it are capped in the order
+    recorded (:func:`_at_risk`), the finding kept.
     """
     s = settings or HouseSettings()
     # the cards as the rules read them: 10D is TD here as live (RULES.md §11, core.cards.card_code);
@@ -850,7 +885,7 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:  # 
                     said("{punter}'s cover of {amount} is not positive", punter=c.punter, amount=c.amount),
                 )
             )
-        if c.punter != table.banker:  # a banker's "cover" of his own stake puts nothing at risk
+        if c.punter not in (table.banker, FUND):  # see _at_risk: neither puts anything at risk
             covered += max(c.amount, 0)
     if covered > record.stake:
         out.append(
@@ -869,7 +904,7 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:  # 
                     ),
                 )
             )
-    played = [c for c in record.covers if c.amount > 0 and c.punter != table.banker]
+    played = [c for c in record.covers if c.amount > 0 and c.punter not in (table.banker, FUND)]
     # the punters who share the stake, in the order they first covered
     sharing = list(dict.fromkeys(c.punter for c in played if c.punter in table.punters))
     missing = [p for p in sharing if p not in record.consent] if len(sharing) > 1 else []
@@ -884,6 +919,7 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:  # 
         # "Если согласия не последует, то за остальную часть ставки отвечает запасной фонд": the
         # first punter's cover stands, the others' are not in play, the fund answers for the rest
         played = [c for c in played if c.punter not in table.punters or c.punter == sharing[0]]
+    played = _at_risk(played, record.stake)
     in_play = sum(c.amount for c in played)
     fund_cover = _fund_cover(table, record.stake, in_play, s, split_refused=bool(missing))
     at_risk = in_play + fund_cover

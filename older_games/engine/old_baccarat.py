@@ -642,7 +642,7 @@ def judge(record: OldBaccaratCoup, settings: HouseSettings | None = None) -> Ver
 
 class Kind(StrEnum):
     STAKE = "stake"  # a punter sits and lays his stake
-    CUT = "cut"  # a punter cuts: staking is over
+    CUT = "cut"  # a punter at the table cuts: staking is over
     CARD = "card"  # the croupier gives the next card (the machine knows to whom)
     DRAW = "draw"  # the player to act buys a card
     STAND = "stand"  # the player to act stands
@@ -785,6 +785,17 @@ def _join(state: State, move: Move) -> State:
     return replace(state, hands=((),) * (len(state.punters) + 1))
 
 
+def _cutters(state: State) -> tuple[str, ...]:
+    """Who may cut: a punter who staked and is still at the table ("банкомёт обязан дать одному из
+    играющих снять колоду"); one who left does not cut. When every punter who staked has left, the
+    cut stays open to them all: their stakes are still in play (a stake stays in the coup until it
+    settles), the coup must go on to settle them, and every state before the end keeps a legal
+    move (a full table has no room for a newcomer's stake, so the cut is then the only way on)."""
+    staked = tuple(p.player for p in state.punters)
+    staying = tuple(p for p in staked if p not in state.left)
+    return staying or staked
+
+
 def _leave(state: State, who: str | None) -> State:
     """A punter leaves at any moment; a stake already in the coup stays in it until it settles."""
     if who not in [p.player for p in state.punters] or who in state.left:
@@ -808,6 +819,10 @@ def apply(state: State, move: Move) -> State:  # noqa: C901  (one branch a step 
             if move.player not in [p.player for p in state.punters]:
                 raise IllegalMove(
                     said("the banker must let one of the punters cut (a seated punter who staked)")
+                )
+            if move.player not in _cutters(state):
+                raise IllegalMove(
+                    said("{who} has left the table: a punter still at the table cuts", who=move.player)
                 )
             n = len(state.punters)
             return replace(state, phase=Phase.DEALING, cut_by=move.player, hands=((),) * (n + 1))
@@ -876,7 +891,7 @@ def next_moves(state: State) -> tuple[Option, ...]:
     leaving = tuple(Option(Kind.LEAVE, p.player) for p in state.punters if p.player not in state.left)
     if state.phase is Phase.STAKING:
         opts = [Option(Kind.STAKE)] if room else []
-        return (*opts, *(Option(Kind.CUT, p.player) for p in state.punters), *leaving)
+        return (*opts, *(Option(Kind.CUT, p) for p in _cutters(state)), *leaving)
     if state.phase is Phase.DEALING:
         n = len(state.punters)
         names = _names(state)
