@@ -116,7 +116,7 @@ def assert_agree(record: dict[str, Any], table, croupier, tmp_path: Path) -> dic
     events = AuditEvent.objects.count()
     line = imported(record, table, croupier, tmp_path)
     if "error" in offline:
-        assert line == {"line": 1, "error": offline["error"]}
+        assert line == {"line": 1, **offline}  # the same sentence, the id as the line wrote it
         # a refused line writes nothing
         assert (Coup.objects.count(), CoupStep.objects.count(), Transaction.objects.count()) == rows
         assert AuditEvent.objects.count() == events
@@ -209,6 +209,7 @@ def test_a_punter_seated_and_standing_in_one_record_is_refused_by_both(
     line = assert_agree(base(profile=profile, bets=bets), table, croupier, tmp_path)
     assert line == {
         "line": 1,
+        "id": "x",
         "error": "bet 2: 'seat-1' bets both from a seat and as a spectator; a punter is one or the other",
     }
 
@@ -257,6 +258,7 @@ def test_more_seated_punters_than_the_profile_seats_is_refused_by_both(croupier,
     line = assert_agree(record, table, croupier, tmp_path)
     assert line == {
         "line": 1,
+        "id": "x",
         "error": "20 seated punters and the banker need 21 seats; the casino profile seats at most 12",
     }
     assert not Player.objects.filter(membership_number__startswith="IMP-").exists()
@@ -291,7 +293,7 @@ def test_every_natural_shape_in_one_history_imports_as_it_validates(croupier, ta
     for number, (record, line) in enumerate(zip(SHAPES, lines, strict=True), 1):
         offline = validated(record)
         if "error" in offline:
-            assert line == {"line": number, "error": offline["error"]}
+            assert line == {"line": number, **offline}
             continue
         imported_lines += 1
         assert {k: v for k, v in line.items() if k not in ("line", "coup", "state")} == offline

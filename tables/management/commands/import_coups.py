@@ -52,14 +52,38 @@ def parse_line(line: bytes) -> tuple[CoupRecord, str]:
         if type(game) is not str or game not in judges:
             # a game no judge knows, a null one included: refused with validate_coups's sentence
             # (another known game's record is the chemin de fer reader's to refuse, below)
-            raise ValueError(game_refusal(game, (CHEMIN_DE_FER, *sorted(judges))))
+            refusal = game_refusal(game, (CHEMIN_DE_FER, *sorted(judges)))
+            raise LineRefused(refusal, _id_named(data.get("id")))
     try:
         record = record_from_dict(data, known_profiles=_Known())
     except RecordError as exc:
-        raise ValueError(exc.message) from None
+        raise LineRefused(exc.message, _id_named(exc.record_id) if exc.has_id else {}) from None
     except RecursionError:
         raise ValueError("nested too deeply to be a coup record") from None
-    return record, record_import_id(record)
+    try:
+        return record, record_import_id(record)
+    except ValueError as exc:  # read, but not importable (an amount beyond the import's limit…)
+        raise LineRefused(str(exc), _named(record)) from None
+
+
+class LineRefused(ValueError):
+    """A line refused once its record's id could be read: the report names the id too, as
+    ``validate_coups`` does (COUP_RECORD.md: ``error``, "with ``id`` if it could be read")."""
+
+    def __init__(self, message: str, named: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.named = named  # {"id": the id as the line wrote it}, or {} where it had none
+
+
+def _named(record: CoupRecord | None) -> dict[str, Any]:
+    """What a refused line's report says of its record's id: the id as the line wrote it."""
+    return {} if record is None else _id_named(record.id)
+
+
+def _id_named(value: object) -> dict[str, Any]:
+    """``{"id": value}`` for an id a report can echo (a string or a whole number: an id no import
+    takes, a list nested a thousand deep, is not written back), else ``{}``."""
+    return {"id": value} if type(value) in (str, int) else {}
 
 
 class Command(BaseCommand):
@@ -100,6 +124,7 @@ class Command(BaseCommand):
             ("coups", "flagged", "restored", "awaiting_correction", "rejected", "levy", "skipped"), 0
         )
         self.totals["other_games"] = 0
+        self.named: dict[int, dict[str, Any]] = {}  # a refused line's id, by its number (_chunks)
         try:
             for chunk in self._chunks(stream):
                 records = [(n, rec, rid) for n, rec, rid, _error in chunk if rec is not None]
@@ -141,6 +166,7 @@ class Command(BaseCommand):
             try:
                 record, rid = parse_line(line)
             except ValueError as exc:
+                self.named[number] = exc.named if isinstance(exc, LineRefused) else {}
                 chunk.append((number, None, "", str(exc)))
                 continue
             chunk.append((number, record, rid, ""))
@@ -160,7 +186,9 @@ class Command(BaseCommand):
         imported = outcome.imported
         if imported is None:
             totals["rejected"] += 1
-            out.write(orjson.dumps({"line": number, "error": outcome.error}).decode())
+            # the id the line names, where it could be read (as validate_coups says it)
+            named = _named(record) if record is not None else self.named.pop(number, {})
+            out.write(orjson.dumps({"line": number, **named, "error": outcome.error}).decode())
             return
         verdict, coup = imported.verdict, imported.coup
         totals["coups"] += 1
