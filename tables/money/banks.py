@@ -18,7 +18,6 @@ from ledger.selectors import account_find
 from ledger.services import (
     AccountSpec,
     Posting,
-    account_debit_check,
     account_spec,
     accounts_by_pk,
     accounts_lock,
@@ -28,12 +27,15 @@ from ledger.services import (
 from tables.models import Casino, Coup, Player, Table
 from tables.money.rules import (
     BankSide,
+    SeriesPurse,
     bank_close_entries,
     bank_close_memo,
     bank_fund_entries,
     bank_fund_memo,
     bank_holder_check,
     bank_increase,
+    series_stake_check,
+    share_check,
 )
 from tables.money.settlement import coup_context
 
@@ -103,6 +105,7 @@ def bank_fund(
     key: str,
     borrowing: bool,
     shares: Sequence[tuple[Player, int]] = (),
+    series: SeriesPurse | None = None,
     coup_new: bool = False,
 ) -> Transaction | None:
     """Bank declared: the table's bank account is brought up to the coup's bank, moving the
@@ -119,6 +122,9 @@ def bank_fund(
 
     ``shares``: club spectators putting up part of a new bank with the banker's consent:
     each (player, chips) comes from that player's account, the banker puts up the rest.
+
+    ``series``: what the home series running at the table lets the banker stake (None: none
+    runs): the bank is at most his chips in the series (rules.series_stake_check), borrowing or not.
 
     ``coup_new``: the caller created ``coup`` in this transaction (its start) and ``key`` is the
     coup's own, so nothing can be posted under it yet: no look for a replay (one statement less
@@ -161,17 +167,23 @@ def bank_fund(
         )
     if increase == 0:
         return None
+    if series is not None:
+        series_stake_check(
+            player=banker,
+            purse=series,
+            holds=bank.balance + wallet.balance + reserve.balance,
+            amount=coup.bank,
+            bank=True,
+        )
     shared = 0
     share_entries: dict[int, int] = {}
     for (player, chips), spec in zip(shares, share_specs, strict=True):
         if type(chips) is not int or chips <= 0 or player.pk == banker.pk:
             raise ValidationError("A spectator's share of a bank is a positive number of chips.")
         account = accounts[spec]
-        account_debit_check(
-            account,
-            chips,
-            allow_overdraft=borrowing,
-            refusal=f"{player} has only {account.balance} chips: a share of {chips} is refused.",
+        # the share as it was checked when it was put up (the house limit is the declared bank's)
+        share_check(
+            player=player, balance=account.balance, amount=chips, borrowing=borrowing, house_limit=None
         )
         share_entries[account.pk] = share_entries.get(account.pk, 0) - chips
         shared += chips

@@ -12,17 +12,29 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from django.db.models import Q, Sum
+from django.db.models import OuterRef, Q, Subquery, Sum
 
 from chemin_de_fer.engine.coup import Settlement
 from chemin_de_fer.engine.profiles import LevyMode
 from ledger.models import Account
 from ledger.selectors import account_balance, account_find
 from tables.engine_bridge import bet_player, bet_punter_key, coup_bets, coup_rules
-from tables.models import BankShare, BankTurn, Bet, Casino, Coup, Player, Seat, Table, TableSession
+from tables.models import (
+    BankShare,
+    BankTurn,
+    Bet,
+    Casino,
+    Coup,
+    Player,
+    Seat,
+    Series,
+    SeriesEntrant,
+    Table,
+    TableSession,
+)
 from tables.money import bank_share, banks, fees
 from tables.money import settlement as coup_money  # its functions take a ``settlement``
-from tables.money.rules import stake_check
+from tables.money.rules import SeriesPurse, series_stake_check, share_check, stake_check
 
 
 def coup_borrowing(coup: Coup) -> bool:
@@ -38,10 +50,12 @@ def coup_punters(coup: Coup) -> dict[str, Player]:
     return {bet_punter_key(bet): bet_player(bet) for bet in coup_bets(coup)}
 
 
-def bank_fund(*, coup: Coup, actor: Any) -> None:
+def bank_fund(*, coup: Coup, actor: Any, series: Series | None = None) -> None:
     """The banker's declared bank moves into the table's bank (only what it does not hold yet);
     on a new bank, the club spectators who put up part of it pay their part. For a coup that its
-    start has just written (tables.services.coups.coup_start)."""
+    start has just written (tables.services.coups.coup_start). ``series``: the series running at
+    the table, as the start read it (None: none runs): the bank is then at most the banker's chips
+    in the series."""
     shares: list[tuple[Player, int]] = []
     # the shares move with the bank's very first declaration (a withdrawn or voided first coup
     # already moved them: its bank stayed in the bank account)
@@ -65,6 +79,7 @@ def bank_fund(*, coup: Coup, actor: Any) -> None:
         key=f"coup:{coup.pk}:bank",
         borrowing=coup_borrowing(coup),
         shares=shares,
+        series=series_purse(series=series, player=coup.banker),
         coup_new=True,  # the coup's start (tables.services.coups.coup_start), its only caller
     )
 
@@ -77,6 +92,25 @@ def bank_holding(*, table: Table) -> int:
 def bank_share_out(*, coup: Coup, player: Player, amount: int, share: BankShare, actor: Any) -> None:
     bank_share.bank_share_out(
         coup=coup, player=player, amount=amount, actor=actor, key=f"bankshare:{share.pk}:out"
+    )
+
+
+def bank_share_check(*, table: Table, turn: BankTurn, player: Player, amount: int) -> None:
+    """A club spectator's share of the bank ``turn`` checked when he puts it up
+    (rules.share_check): not more than his own chips where the table's rules forbid borrowing,
+    and the shares below the house limit where the casino has one (the banker puts up the rest)."""
+    borrowing = table.profile.borrowing_allowed
+    balance = 0
+    if not borrowing:
+        account = account_find(casino=table.casino, kind=Account.Kind.PLAYER, player=player)
+        balance = account.balance if account is not None else 0
+    limit = table.casino.house_limit
+    shared = 0
+    if limit is not None:
+        others = BankShare.objects.filter(turn=turn, withdrawn__isnull=True).exclude(spectator__player=player)
+        shared = others.aggregate(total=Sum("contributed"))["total"] or 0
+    share_check(
+        player=player, balance=balance, amount=amount, borrowing=borrowing, house_limit=limit, shared=shared
     )
 
 
@@ -151,20 +185,84 @@ def bet_check_affordable(
     ``CoupProgress.rules.profile.borrowing_allowed``, the coup's own snapshot), a bet must be
     covered by the player's own chips, counting what he already has at stake in every coup being
     played (he may sit at two tables). A banco replaces the player's earlier bets in this coup, so
-    those do not count."""
-    if borrowing:
+    those do not count.
+
+    At a table whose profile plays series, while a series runs there, a bet must also be covered
+    by the chips he holds in the series (rules.series_stake_check; a player who is not one of its
+    entrants bets nothing), counting what he already staked in this coup. Asked in the statement
+    that reads his player account: the series costs no statement of its own."""
+    session_id = coup.shoe.session_id
+    series_table = coup.shoe.table.profile.series_coups is not None
+    if borrowing and not series_table:
         return
     staked = Bet.objects.filter(coup__state=Coup.State.OPEN, withdrawn=False).filter(
         Q(seat__player=player) | Q(spectator__player=player)
     )
     if banco:
         staked = staked.exclude(coup=coup)
-    stake_check_affordable(
-        casino=coup.shoe.table.casino,
-        player=player,
-        amount=amount,
-        already_staked=staked.aggregate(total=Sum("amount"))["total"] or 0,
+    if not series_table:
+        stake_check_affordable(
+            casino=coup.shoe.table.casino,
+            player=player,
+            amount=amount,
+            already_staked=staked.aggregate(total=Sum("amount"))["total"] or 0,
+        )
+        return
+    totals = staked.aggregate(
+        total=Sum("amount"), here=Sum("amount", filter=Q(coup__shoe__session_id=session_id))
     )
+    wallet, reserve, purse = _player_series_purse(
+        casino_id=coup.shoe.table.casino_id, session_id=session_id, player=player
+    )
+    if not borrowing:
+        stake_check(player=player, balance=wallet, amount=amount, already_staked=totals["total"] or 0)
+    if purse is not None:
+        series_stake_check(
+            player=player,
+            purse=purse,
+            holds=wallet + reserve,
+            amount=amount,
+            already_staked=totals["here"] or 0,
+        )
+
+
+def _player_series_purse(
+    *, casino_id: int, session_id: int, player: Player
+) -> tuple[int, int, SeriesPurse | None]:
+    """The balances of the player's account and reserve, and what the series running at the
+    session lets him stake (None: none runs), in one statement."""
+    accounts = Account.objects.filter(casino_id=casino_id, player_id=OuterRef("pk"))
+    running = Series.objects.filter(session_id=session_id, ended_at__isnull=True)
+    wallet, reserve, series_id, chips_before = (
+        Player.objects.filter(pk=player.pk)
+        .annotate(
+            wallet=Subquery(accounts.filter(kind=Account.Kind.PLAYER).values("balance")[:1]),
+            reserve=Subquery(accounts.filter(kind=Account.Kind.RESERVE).values("balance")[:1]),
+            series_id=Subquery(running.values("pk")[:1]),
+            chips_before=Subquery(
+                SeriesEntrant.objects.filter(
+                    series__in=running.values("pk"), player_id=OuterRef("pk")
+                ).values("chips_before")[:1]
+            ),
+        )
+        .values_list("wallet", "reserve", "series_id", "chips_before")
+        .get()
+    )
+    purse = SeriesPurse(chips_before=chips_before) if series_id is not None else None
+    return wallet or 0, reserve or 0, purse
+
+
+def series_purse(*, series: Series | None, player: Player) -> SeriesPurse | None:
+    """What the running ``series`` (None: none runs; the caller read it) lets ``player`` stake:
+    one statement, only while a series runs."""
+    if series is None or player.house:
+        return None
+    chips_before = (
+        SeriesEntrant.objects.filter(series=series, player=player)
+        .values_list("chips_before", flat=True)
+        .first()
+    )
+    return SeriesPurse(chips_before=chips_before)
 
 
 def card_money_on_seat(*, seat: Seat, actor: Any) -> None:

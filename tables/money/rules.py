@@ -152,6 +152,99 @@ def stake_check(*, player: Player, balance: int, amount: int, already_staked: in
         )
 
 
+# ------------------------------------------------------------------------------- a home series
+@dataclass(frozen=True)
+class SeriesPurse:
+    """What a series running at the table lets a player stake (docs/rules.md §10): his chips
+    counted from his series buy-in (tables.money.series: what he holds less ``chips_before``).
+    ``chips_before`` None: he is not an entrant of the series, and stakes nothing in it."""
+
+    chips_before: int | None
+
+
+def series_stake_check(
+    *,
+    player: Player,
+    purse: SeriesPurse,
+    holds: int,
+    amount: int,
+    already_staked: int = 0,
+    bank: bool = False,
+) -> None:
+    """While a series runs at the table, refuse a bet (or a banco), or a ``bank``, beyond the
+    chips the player holds in the series: what he ``holds`` (player account and reserve, and the
+    bank he holds for a bank) less his ``chips_before``, with what he ``already_staked`` in the
+    coup. A player who is not an entrant stakes nothing."""
+    if purse.chips_before is None:
+        name = str(player)
+        if bank:
+            raise ValidationError(
+                said("{player} is not playing the series at this table: his bank is refused.", player=name)
+            )
+        raise ValidationError(
+            said("{player} is not playing the series at this table: his bet is refused.", player=name)
+        )
+    has = max(holds - purse.chips_before, 0)
+    if has >= amount + already_staked:
+        return
+    if bank:
+        raise InsufficientChips(
+            said(
+                "{banker} has only {has} chips in the series; a bank of {bank} is refused.",
+                banker=str(player),
+                has=has,
+                bank=amount,
+            )
+        )
+    if already_staked:
+        raise InsufficientChips(
+            said(
+                "{player} has only {balance} chips in the series; a bet of {amount} besides the "
+                "{staked} already staked is refused.",
+                player=str(player),
+                balance=has,
+                amount=amount,
+                staked=already_staked,
+            )
+        )
+    raise InsufficientChips(
+        said(
+            "{player} has only {balance} chips in the series; a bet of {amount} is refused.",
+            player=str(player),
+            balance=has,
+            amount=amount,
+        )
+    )
+
+
+# ------------------------------------------------------------------- a club spectator's share
+def share_check(
+    *, player: Player, balance: int, amount: int, borrowing: bool, house_limit: int | None, shared: int = 0
+) -> None:
+    """Refuse a club spectator's share of a bank (``amount``) that the bank cannot take: where the
+    rules forbid borrowing, more than the ``balance`` of his player account; where the house limits
+    the bank, the shares (``shared``: the others' already put up) reaching that limit, since the
+    banker puts up part of the bank too."""
+    if not borrowing and balance < amount:
+        raise InsufficientChips(
+            said(
+                "{player} has only {balance} chips: a share of {amount} is refused.",
+                player=str(player),
+                balance=balance,
+                amount=amount,
+            )
+        )
+    if house_limit is not None and shared + amount >= house_limit:
+        raise ValidationError(
+            said(
+                "A bank is at most {limit} chips (the house limit) and the banker puts up part of it: "
+                "a share of {amount} is refused.",
+                limit=house_limit,
+                amount=amount,
+            )
+        )
+
+
 # ------------------------------------------------------------------------------ a coup's settlement
 @dataclass
 class CoupAccounts:

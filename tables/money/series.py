@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
+from core.sentence import Word, said
 from ledger.models import Account
 from ledger.selectors import account_find, player_available, player_balances
 from ledger.services import cage_buy_in
@@ -33,9 +34,15 @@ def series_start(*, session: TableSession, players: Sequence[Player], actor: Any
     session = TableSession.objects.select_related("table__casino", "table__profile").get(pk=session.pk)
     profile = session.table.profile
     if profile.series_coups is None or profile.series_start_chips is None:
-        raise ValidationError(f"{session.table.name} does not play series (profile {profile.slug}).")
+        raise ValidationError(
+            said(
+                "{table} does not play series (profile {profile}).",
+                table=session.table.name,
+                profile=profile.slug,
+            )
+        )
     if session.closed_at is not None:
-        raise ValidationError("This session is closed.")
+        raise ValidationError(said("This session is closed."))
     seated = set(
         Seat.objects.filter(session=session, left_at__isnull=True, player__in=players).values_list(
             "player_id", flat=True
@@ -43,7 +50,7 @@ def series_start(*, session: TableSession, players: Sequence[Player], actor: Any
     )
     absent = [str(p) for p in players if p.pk not in seated]
     if absent:
-        raise ValidationError(f"Not seated at this table: {', '.join(absent)}.")
+        raise ValidationError(said("Not seated at this table: {players}.", players=", ".join(absent)))
     series = Series.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if series is None:
         series = Series.objects.create(
@@ -91,19 +98,30 @@ def series_end(*, series: Series, reason: str, actor: Any) -> Series:
         .get(pk=series.pk)
     )
     if reason not in Series.EndReason.values:
-        raise ValidationError(f"Unknown end reason {reason!r}.")
+        raise ValidationError(said("Unknown end reason {reason!r}.", reason=reason))
     if series.ended_at is not None:
         if series.end_reason == reason:
             return series
-        raise ValidationError(f"This series already ended ({series.get_end_reason_display()}).")
+        raise ValidationError(
+                said(
+                    "This series already ended ({reason}).",
+                    reason=Word(series.get_end_reason_display(), "msgid"),
+                )
+            )
     if reason == Series.EndReason.COMPLETED:
         played = series_coups_played(series=series)
         if played < series.coups_planned:
-            raise ValidationError(f"Only {played} of {series.coups_planned} coups have been played.")
+            raise ValidationError(
+                said(
+                    "Only {played} of {planned} coups have been played.",
+                    played=played,
+                    planned=series.coups_planned,
+                )
+            )
     if reason == Series.EndReason.NO_BANK:
         ok, why = series_can_continue(series=series)
         if ok or "open a bank" not in why:
-            raise ValidationError("Somebody can still open a bank.")
+            raise ValidationError(said("Somebody can still open a bank."))
     before = model_snapshot(series)
     table = series.session.table
     casino = table.casino
@@ -190,15 +208,18 @@ def series_can_continue(*, series: Series) -> tuple[bool, str]:
     """Whether another coup of the series may be played, and if not why (the series ends after its
     coups, or early when nobody can open a bank or nobody can bet against it)."""
     if series.ended_at is not None:
-        return False, f"The series has ended ({series.get_end_reason_display()})."
+        ended = Word(series.get_end_reason_display(), "msgid")
+        return False, said("The series has ended ({reason}).", reason=ended)
     played = series_coups_played(series=series)
     if played >= series.coups_planned:
-        return False, f"All {series.coups_planned} coups have been played."
+        return False, said("All {planned} coups have been played.", planned=series.coups_planned)
     table = series.session.table
     bank = account_find(casino=table.casino, kind=Account.Kind.BANK, table=table)
     holder = bank_holder_id(bank=bank) if bank is not None else None
+    # what each may stake in the series: his chips outside the bank, counted from his buy-in (the
+    # floor refuses a bank or a bet beyond them: tables.money.rules.series_stake_check)
     available = {
-        e.player_id: sum(player_balances(casino=table.casino, player=e.player).values())
+        e.player_id: sum(player_balances(casino=table.casino, player=e.player).values()) - e.chips_before
         for e in series.entrants.select_related("player")
     }
     if holder is not None:
@@ -206,7 +227,8 @@ def series_can_continue(*, series: Series) -> tuple[bool, str]:
     else:
         bankers = [p for p, chips in available.items() if chips >= series.min_bank]
         if not bankers:
-            return False, f"Nobody can open a bank of {series.min_bank} chips."
+            return False, said("Nobody can open a bank of {bank} chips.", bank=series.min_bank)
     if not any(chips >= series.min_bet for b in bankers for p, chips in available.items() if p != b):
-        return False, "Nobody can bet against the bank."
-    return True, f"{series.coups_planned - played} of {series.coups_planned} coups left."
+        return False, said("Nobody can bet against the bank.")
+    left = series.coups_planned - played
+    return True, said("{left} of {planned} coups left.", left=left, planned=series.coups_planned)

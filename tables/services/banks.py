@@ -365,7 +365,9 @@ def bank_share_contribute(
     """A club spectator puts up part of a new bank, with the banker's consent (docs/rules.md §6,
     "Club: a spectator's share of the bank"). The
     chips move when the bank's first coup declares it: the spectator's from his account, the rest
-    from the banker's."""
+    from the banker's. The share is checked now (tables.money.floor.bank_share_check: his chips
+    where the rules forbid borrowing, the house limit); one taken back before the bank's first coup
+    (bank_share_withdraw) may be put up again."""
     session = session_lock_at_table(actor=actor, session=session)
     profile = session.table.profile
     if not profile.spectators_share_bank:
@@ -382,8 +384,25 @@ def bank_share_contribute(
         raise ValidationError("That spectator is not at this table.")
     if type(amount) is not int or amount <= 0:
         raise ValidationError({"amount": "A share is a positive whole number of chips."})
-    if BankShare.objects.filter(turn=turn, spectator=spectator).exists():
+    # one share per spectator and bank; one he took back (mistyped: before the bank's first coup,
+    # nothing moved) he may put up again, the same row
+    taken_back = BankShare.objects.select_for_update().filter(turn=turn, spectator=spectator).first()
+    if taken_back is not None and taken_back.withdrawn is None:
         raise ValidationError("This spectator already has a share of this bank.")
+    money.bank_share_check(table=session.table, turn=turn, player=spectator.player, amount=amount)
+    if taken_back is not None:
+        row_update_audited(
+            actor=actor,
+            action="tables.bank.share_contribute",
+            row=taken_back,
+            changes={
+                "contributed": amount,
+                "contributed_at": timezone.now(),
+                "withdrawn": None,
+                "withdrawn_at": None,
+            },
+        )
+        return taken_back
     share = BankShare.objects.create(
         turn=turn, spectator=spectator, contributed=amount, contributed_at=timezone.now()
     )
@@ -396,7 +415,9 @@ def bank_share_contribute(
 @transaction.atomic
 def bank_share_withdraw(*, actor: Staff, session: TableSession, spectator: Spectator) -> BankShare:
     """Before a deal, the spectator takes out his proportional share of the bank: bank 10 with 3
-    from him grows to 80, he takes 80 x 3/10 = 24 and the banker goes on with 56 (or tops it up)."""
+    from him grows to 80, he takes 80 x 3/10 = 24 and the banker goes on with 56 (or tops it up).
+    Before the bank's first coup nothing has moved: the share is taken back as put up (a mistyped
+    share corrected), and may be put up again."""
     session = session_lock_at_table(actor=actor, session=session)
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     share = (

@@ -224,7 +224,8 @@ def coup_start(
         violations=declared,
         idempotency_key=idempotency_key,
     )
-    money.bank_fund(coup=coup, actor=actor)
+    # while a series runs, the bank is at most the banker's chips in it (the series the start read)
+    money.bank_fund(coup=coup, actor=actor, series=None if history else read.series)
     audit_record(
         actor=actor,
         action="tables.coup.start",

@@ -74,4 +74,4 @@ def series_check_allows_coup(*, series: Series | None) -> None:
         return
     ok, why = series_can_continue(series=series)
     if not ok:
-        raise ValidationError(f"{why} End the series to see the final standings.")
+        raise ValidationError(said("{why} End the series to see the final standings.", why=why))
