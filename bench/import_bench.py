@@ -73,6 +73,12 @@ def main() -> None:
         action="store_true",
         help="run manage.py import_coups as a subprocess (start-up included) instead of in-process",
     )
+    parser.add_argument(
+        "--cprofile",
+        metavar="FILE",
+        help="with --e2e: the first run's subprocess under cProfile, its statistics written to FILE "
+        "(its timing is then the profiler's, not a figure)",
+    )
     args = parser.parse_args()
     with BenchRun("import_bench") as bench:
         measure(args, bench)
@@ -122,11 +128,16 @@ def measure(args: argparse.Namespace, bench: BenchRun) -> None:
         summary = err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else ""
         return wall, cpu, Coup.objects.count() - before, summary, len(queries.captured_queries)
 
+    profiled: list[str] = []  # the first subprocess only: the second run imports nothing
+
     def run_subprocess() -> tuple[float, float, int, str, int]:
         """``manage.py import_coups`` as a user runs it: (wall, the child's CPU, coups imported,
         the summary line, 0: its SQL queries are not counted from here)."""
         before = Coup.objects.count()
         command = [sys.executable, str(ROOT / "manage.py"), "import_coups", str(path)]
+        if args.cprofile and not profiled:
+            command[1:1] = ["-m", "cProfile", "-o", args.cprofile]
+            profiled.append(args.cprofile)
         command += ["--table", str(table.pk), "--croupier", croupier.get_username(), "--buy-in", "10000000"]
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "casino.settings.base"}
         child_cpu = _children_cpu()

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_noop
 
 from chemin_de_fer.engine.machine import Move
 from chemin_de_fer.engine.punters import PunterKind, parse_punter_key
+from core.api.inputs import MAX_CHIPS
 from core.cards import RANKS, SUITS
 from tables.services import Amendment, Caller, StepRequest
 
@@ -23,7 +24,21 @@ _SUIT_CHOICES = [(s, s) for s in SUITS]
 # English, as the API says them too; marked for the catalogue: the croupier's screen translates
 # them when it shows them (docs/i18n.md)
 AT_LEAST_ONE_CHIP = gettext_noop("At least 1 chip.")
+#: the most chips a form takes, as the API (``MAX_CHIPS``, the database's ``integer``): a bank of 23
+#: digits typed on the tablet is a sentence, not a 500 (SQLite cannot even bind it)
+AT_MOST_CHIPS = gettext_noop("At most 2,147,483,647 chips.")
 HOW_MUCH_BANK = gettext_noop("How much is the bank?")
+#: the step the screen showed, when it is no step a coup can have (as the withdrawal says it)
+STEP_UNKNOWN = gettext_noop("The screen did not say which step it showed: reload it.")
+
+
+def chips_field(*, required: bool = False, when_missing: str | None = None) -> forms.IntegerField:
+    """A number of chips a form takes: from 1 to ``MAX_CHIPS``, each bound said in a sentence
+    (``when_missing``: what a required one asks when left empty)."""
+    messages = {"min_value": AT_LEAST_ONE_CHIP, "max_value": AT_MOST_CHIPS}
+    if when_missing is not None:
+        messages["required"] = when_missing
+    return forms.IntegerField(required=required, min_value=1, max_value=MAX_CHIPS, error_messages=messages)
 
 
 def _punter(key: str) -> tuple[int | None, int | None]:
@@ -72,9 +87,13 @@ class StepForm(CardField):
     """One step of the coup."""
 
     kind = forms.ChoiceField(choices=[(k.value, k.value) for k in Move if k != Move.BANK_DECLARED])
-    expected_step = forms.IntegerField(min_value=0)
+    expected_step = forms.IntegerField(
+        min_value=0,
+        max_value=MAX_CHIPS,  # a coup's step counter is an ``integer`` too
+        error_messages={key: STEP_UNKNOWN for key in ("required", "invalid", "min_value", "max_value")},
+    )
     confirm = forms.BooleanField(required=False)
-    amount = forms.IntegerField(required=False, min_value=1, error_messages={"min_value": AT_LEAST_ONE_CHIP})
+    amount = chips_field()
     punter = forms.CharField(required=False, max_length=40)
     callers = KeysField(required=False)  # "seat-N" / "spectator-N": the service checks who is there
     suivi = forms.CharField(required=False, max_length=40)
@@ -132,9 +151,13 @@ class AmendForm(forms.Form):
     """A mistyped bet or card amended before the reveal: the bet's amount and who made it, or the
     card (typed), and why. The service says whether it may be amended."""
 
-    expected_step = forms.IntegerField(min_value=0)
+    expected_step = forms.IntegerField(
+        min_value=0,
+        max_value=MAX_CHIPS,  # a coup's step counter is an ``integer`` too
+        error_messages={key: STEP_UNKNOWN for key in ("required", "invalid", "min_value", "max_value")},
+    )
     confirm = forms.BooleanField(required=False)
-    amount = forms.IntegerField(required=False, min_value=1, error_messages={"min_value": AT_LEAST_ONE_CHIP})
+    amount = chips_field()
     punter = forms.CharField(required=False, max_length=40)
     card = forms.CharField(required=False, max_length=4, strip=True)
     reason = forms.CharField(required=False, max_length=200, strip=True)
@@ -153,7 +176,7 @@ class AmendForm(forms.Form):
 
 
 class BankForm(forms.Form):
-    amount = forms.IntegerField(min_value=1, error_messages={"required": HOW_MUCH_BANK})
+    amount = chips_field(required=True, when_missing=HOW_MUCH_BANK)
 
 
 class SpectatorForm(forms.Form):
@@ -193,7 +216,7 @@ class SeatChoiceForm(forms.Form):
     """A seat (by its row id) and, for an auction, the bank he puts up."""
 
     seat = forms.IntegerField(error_messages={"required": gettext_noop("Which player?")})
-    amount = forms.IntegerField(required=False, min_value=1)
+    amount = chips_field()
     answer = forms.ChoiceField(required=False, choices=[("accept", "accept"), ("refuse", "refuse")])
 
 
@@ -201,7 +224,7 @@ class BankShareForm(forms.Form):
     """Club: a spectator (by his row id) and, when he puts up part of a new bank, how much."""
 
     spectator = forms.IntegerField(error_messages={"required": gettext_noop("Which spectator?")})
-    amount = forms.IntegerField(required=False, min_value=1)
+    amount = chips_field()
 
 
 class RestoreForm(CardField):

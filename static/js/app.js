@@ -20,3 +20,24 @@
     if (!document.hidden) { document.dispatchEvent(new Event("pitvisible")); }
   });
 })();
+// A step being recorded holds its panel: the part that sends it (hx-sync="this:drop": one request
+// at a time) has its fields and buttons disabled until the answer comes, so that a card typed or a
+// button tapped meanwhile waits visibly instead of being dropped without a word. htmx has read the
+// form's values before "htmx:beforeRequest", so the request itself is not changed.
+(function () {
+  "use strict";
+  var CONTROLS = "input, button, select, textarea";
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    var elt = evt.detail && evt.detail.elt;
+    var part = elt && elt.closest ? elt.closest("[hx-sync]") : null;
+    if (!part) { return; }
+    part.querySelectorAll(CONTROLS).forEach(function (control) {
+      if (!control.disabled) { control.disabled = true; control.setAttribute("data-held", ""); }
+    });
+  });
+  document.addEventListener("htmx:afterRequest", function () {
+    document.querySelectorAll("[data-held]").forEach(function (control) {
+      control.disabled = false; control.removeAttribute("data-held");
+    });
+  });
+})();

@@ -39,6 +39,7 @@ from chemin_de_fer.engine.coup import Code, NeedsCards, Restored, Violation
 from chemin_de_fer.engine.machine import Move
 from core.errors import DatabaseBusy, RetryConflict, error_answer
 from core.form_numbers import form_count
+from core.numbers import chips
 from core.sentence import Word, said
 from core.transient import run_retrying
 from core.types import AuthenticatedHttpRequest
@@ -817,9 +818,9 @@ def _withdrawn_notice(coup: Coup) -> str:
     turn = BankTurn.objects.select_related("player").get(pk=coup.bank_turn_id)
     if turn.ended_at is None:
         return gettext(WITHDRAWN_KEPT).format(
-            bank=coup.bank, banker=turn.player.display_name, minimum=turn.required_minimum
+            bank=chips(coup.bank), banker=turn.player.display_name, minimum=chips(turn.required_minimum)
         )
-    return gettext(WITHDRAWN_PASSES).format(bank=coup.bank)
+    return gettext(WITHDRAWN_PASSES).format(bank=chips(coup.bank))
 
 
 @coup_action

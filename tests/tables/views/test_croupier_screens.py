@@ -705,3 +705,15 @@ def test_after_a_rejection_the_cards_already_dealt_are_not_asked_for_again(
     # submitted again with it: the card is not counted out of the shoe twice
     assert as_croupier.post(url, {"action": "submit", "cards": "4C"}, **HTMX).status_code == 200
     assert ShoeCard.objects.filter(coup=coup, card="4C", replaced_by__isnull=True).count() == 1
+
+
+def test_a_withdrawn_bank_s_figures_are_written_as_the_page_writes_chips(floor, table, as_croupier) -> None:
+    coup = start(as_croupier, floor, 1_000_000)
+    response = as_croupier.post(
+        reverse("floor:coup_withdraw", args=[table.pk, coup.pk]), {"expected_step": coup.step_count}, **HTMX
+    )
+    assert response.status_code == 200
+    assert (
+        "The bank of 1,000,000 was withdrawn without a deal: nobody bet. Player 1 keeps the bank (the next "
+        "bank at least 1,000,000)."
+    ) in response.content.decode()
