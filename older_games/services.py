@@ -1004,7 +1004,7 @@ def game_seat_leaving(*, actor: Staff, seat: Seat) -> bool:
         return False
     coup, may_leave = part
     if not may_leave:
-        raise ValidationError("This player is in the coup being played: finish or void it first.")
+        raise ValidationError(said("This player is in the coup being played: finish or void it first."))
     game_step_record(
         actor=actor, coup=coup, payload={"kind": game_play.LEAVE, "player": player_key(seat.player_id)}
     )

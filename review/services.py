@@ -111,7 +111,7 @@ def alert_acknowledge(*, actor: Any, alert: Alert, note: str, now: dt.datetime) 
         check_works_for(actor, alert.casino_id)
     note = note.strip()
     if not note:
-        raise ValidationError("Say what was done about the alert.")
+        raise ValidationError(said("Say what was done about the alert."))
     if len(note) > NOTE_MAX_LENGTH:
         raise ValidationError(said("A note has at most {most} characters.", most=NOTE_MAX_LENGTH))
     locked = Alert.objects.select_for_update().get(pk=alert.pk)

@@ -15,6 +15,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from core.sentence import said
+
 DEFAULT_CUTOFF = dt.time(6, 0)
 #: the first and the last instant a day's bound may be: a day at the ends of the calendar (year 1,
 #: 9999-12-31) has no day after it, and its start may not be an instant in UTC; its bound is then
@@ -44,7 +46,9 @@ def _day_after_start(day: dt.date, at: dt.time, tz: dt.tzinfo) -> dt.datetime:
 def validate_time_zone(name: str) -> None:
     """Refuse a time zone name the tz database does not know (a typo would shift every report)."""
     if name not in available_timezones():
-        raise ValidationError(f"Unknown time zone {name!r}; use an IANA name such as Europe/Paris.")
+        raise ValidationError(
+            said("Unknown time zone {name!r}; use an IANA name such as Europe/Paris.", name=name)
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
+from core.sentence import said
 from ledger import sql as hot_sql
 from ledger.models import Account
 
@@ -75,9 +76,13 @@ def _account_open(
     *, casino: LedgerCasino, kind: str, player: LedgerPlayer | None, table: LedgerTable | None, actor: Any
 ) -> Account:
     if player is not None and player.casino_id != casino.pk:
-        raise ValidationError(f"{player} is not a player of {casino}.")
+        raise ValidationError(
+            said("{player} is not a player of {casino}.", player=str(player), casino=str(casino))
+        )
     if table is not None and table.casino_id != casino.pk:
-        raise ValidationError(f"{table} is not a table of {casino}.")
+        raise ValidationError(
+            said("{table} is not a table of {casino}.", table=str(table), casino=str(casino))
+        )
     # by id: the floor's models are not the ledger's to import (nor, so, to name as types)
     _, player_id, table_id = account_spec(kind, player, table)
     try:

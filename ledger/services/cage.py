@@ -17,9 +17,16 @@ Kind = Account.Kind
 TKind = Transaction.Kind
 
 
-def _positive_chips(amount: Any, what: str) -> None:
+def _positive_chips(amount: Any, *, buy_in: bool) -> None:
     if type(amount) is not int or amount <= 0:
-        raise ValidationError(f"{what} is a positive whole number of chips, not {amount!r}.")
+        # a pattern for each: a translation words a buy-in and a cash-out its own way
+        if buy_in:
+            raise ValidationError(
+                said("A buy-in is a positive whole number of chips, not {amount!r}.", amount=amount)
+            )
+        raise ValidationError(
+            said("A cash-out is a positive whole number of chips, not {amount!r}.", amount=amount)
+        )
 
 
 def cash_out_refusal(player: LedgerPlayer, balance: int, amount: int) -> str | None:
@@ -41,7 +48,7 @@ def _cage_move(
 ) -> Transaction:
     """One chip movement between the cage and a player (``kind`` BUY_IN: to the player, CASH_OUT:
     back to the cage), posted once under ``key``."""
-    _positive_chips(amount, "A buy-in" if kind == TKind.BUY_IN else "A cash-out")
+    _positive_chips(amount, buy_in=kind == TKind.BUY_IN)
     if (txn := posting_find(key, casino=casino, kind=kind)) is not None:
         return txn
     accounts = accounts_lock(

@@ -25,6 +25,7 @@ from django.db import IntegrityError, transaction
 from audit.rows import RowWritten
 from audit.services import audit_record
 from core.atomic import in_whole_transaction
+from core.sentence import said
 from ledger import selectors
 from ledger import sql as hot_sql
 from ledger.models import Account, Entry, Transaction
@@ -184,7 +185,9 @@ def postings_write(
             replay = hot_sql.transaction_by_key(posting.key)
             if replay is not None and len(postings) == 1:
                 return [replay]
-            raise ValidationError(f"The ledger refused this posting: key {posting.key!r} is already posted.")
+            raise ValidationError(
+                said("The ledger refused this posting: key {key!r} is already posted.", key=posting.key)
+            )
         # the rows the caller holds, as the ORM's create() left them on the instance
         for name in ("coup", "coup_step", "reverses", "game_coup"):
             if (related := getattr(posting, name)) is not None:

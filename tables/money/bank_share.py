@@ -9,6 +9,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from core.sentence import said
 from ledger.models import Account, Transaction
 from ledger.services import (
     Posting,
@@ -32,7 +33,7 @@ def bank_share_out(*, coup: Coup, player: Player, amount: int, actor: Any, key: 
     table's bank account to his player account. ``coup`` is the bank's last coup (the posting
     belongs to that bank). Nothing to take posts nothing."""
     if type(amount) is not int or amount < 0:
-        raise ValidationError(f"A share is a whole number of chips, not {amount!r}.")
+        raise ValidationError(said("A share is a whole number of chips, not {amount!r}.", amount=amount))
     coup = coup_context(coup.pk)
     table = coup.shoe.table
     casino = table.casino
@@ -51,7 +52,11 @@ def bank_share_out(*, coup: Coup, player: Player, amount: int, actor: Any, key: 
     bank_check_holder(bank, coup.banker, table)
     if amount > bank.balance:
         raise ValidationError(
-            f"The bank holds {bank.balance} chips: a share of {amount} cannot come out of it."
+            said(
+                "The bank holds {balance} chips: a share of {amount} cannot come out of it.",
+                balance=bank.balance,
+                amount=amount,
+            )
         )
     posting = Posting(
         TKind.BANK_SHARE,

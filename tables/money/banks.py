@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from core.atomic import service_atomic
+from core.sentence import said
 from ledger.models import Account, Entry, Transaction
 from ledger.selectors import account_find
 from ledger.services import (
@@ -131,13 +132,15 @@ def bank_fund(
     on every coup's start); the INSERT's ON CONFLICT stays the last word.
     """
     if type(amount) is not int or amount < 0:
-        raise ValidationError(f"A bank is raised by a whole number of chips, not {amount!r}.")
+        raise ValidationError(
+            said("A bank is raised by a whole number of chips, not {amount!r}.", amount=amount)
+        )
     coup = coup_context(coup.pk)
     table, banker = coup.shoe.table, coup.banker
     casino = table.casino
     if banker.house:
         if shares:
-            raise ValidationError("Nobody puts up part of the house's bank.")
+            raise ValidationError(said("Nobody puts up part of the house's bank."))
         return _house_bank_fund(coup=coup, actor=actor, key=key, coup_new=coup_new)
     specs = [
         account_spec(Kind.BANK, table=table),
@@ -162,8 +165,15 @@ def bank_fund(
     increase = bank_increase(bank_balance=bank.balance, coup_bank=coup.bank)
     if amount not in (increase, coup.bank):
         raise ValidationError(
-            f"Coup {coup.number} declares a bank of {coup.bank} and the bank holds {bank.balance}: "
-            f"{increase} chips are to be added, not {amount}."
+            said(
+                "Coup {number} declares a bank of {bank} and the bank holds {balance}: "
+                "{increase} chips are to be added, not {amount}.",
+                number=coup.number,
+                bank=coup.bank,
+                balance=bank.balance,
+                increase=increase,
+                amount=amount,
+            )
         )
     if increase == 0:
         return None
@@ -179,7 +189,7 @@ def bank_fund(
     share_entries: dict[int, int] = {}
     for (player, chips), spec in zip(shares, share_specs, strict=True):
         if type(chips) is not int or chips <= 0 or player.pk == banker.pk:
-            raise ValidationError("A spectator's share of a bank is a positive number of chips.")
+            raise ValidationError(said("A spectator's share of a bank is a positive number of chips."))
         account = accounts[spec]
         # the share as it was checked when it was put up (the house limit is the declared bank's)
         share_check(
@@ -189,7 +199,7 @@ def bank_fund(
         shared += chips
     if shared >= increase:
         raise ValidationError(
-            "The spectators put up part of the bank, not all of it: the banker puts up the rest."
+            said("The spectators put up part of the bank, not all of it: the banker puts up the rest.")
         )
     side = BankSide(bank=bank, wallet=wallet, reserve=reserve)
     entries = bank_fund_entries(

@@ -17,6 +17,7 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from audit.services import audit_record
+from core.sentence import said
 from core.services.outbox import outbox_enqueue
 from ledger import fees as feecalc
 from ledger.fees import HOUR
@@ -163,12 +164,12 @@ def hourly_fees_bill(
     casino = session.table.casino
     now = now or timezone.now()
     if session.table.effective_levy_mode != Casino.LevyMode.HOURLY_FEE:
-        raise ValidationError(f"{session.table.name} does not charge hourly fees.")
+        raise ValidationError(said("{table} does not charge hourly fees.", table=session.table.name))
     if timezone.is_naive(hour_start) or clock_hour_floor(hour_start) != hour_start:
-        raise ValidationError(f"{hour_start} is not the start of a clock hour.")
+        raise ValidationError(said("{hour} is not the start of a clock hour.", hour=str(hour_start)))
     hour_start = hour_start.astimezone(dt.UTC)
     if hour_start not in session_fee_hours(session=session, now=now):
-        raise ValidationError("This hour is not over yet, or the session was not open in it.")
+        raise ValidationError(said("This hour is not over yet, or the session was not open in it."))
     fees = _hour_fees(session, hour_start)
     bill = HourlyFeeBill(
         session_id=session.pk, hour_start=hour_start, charges={}, unallocated=fees.unallocated
@@ -314,9 +315,9 @@ def card_money_charge(*, session: TableSession, player: Player, actor: Any) -> T
     session = TableSession.objects.select_related("table__casino", "table__profile").get(pk=session.pk)
     casino = session.table.casino
     if session.table.profile.levy_mode != "card_money":
-        raise ValidationError(f"{session.table.name} does not charge card money.")
+        raise ValidationError(said("{table} does not charge card money.", table=session.table.name))
     if not Seat.objects.filter(session=session, player=player).exists():
-        raise ValidationError(f"{player} has not sat at this session.")
+        raise ValidationError(said("{player} has not sat at this session.", player=str(player)))
     amount = casino.card_money_amount
     if amount == 0:
         return None

@@ -41,7 +41,12 @@ def bank_holder_check(*, holder_id: int | None, banker: Player, bank_balance: in
     if holder_id is not None and holder_id != banker.pk:
         holder = Player.objects.get(pk=holder_id)
         raise ValidationError(
-            f"The bank of {table_name} still holds {bank_balance} chips of {holder}: close that bank first."
+            said(
+                "The bank of {table} still holds {balance} chips of {holder}: close that bank first.",
+                table=table_name,
+                balance=bank_balance,
+                holder=str(holder),
+            )
         )
 
 
@@ -51,8 +56,11 @@ def bank_increase(*, bank_balance: int, coup_bank: int) -> int:
     increase = coup_bank - bank_balance
     if increase < 0:
         raise ValidationError(
-            f"The bank holds {bank_balance} chips: a bank of {coup_bank} would lower it "
-            "(give up the bank instead)."
+            said(
+                "The bank holds {balance} chips: a bank of {bank} would lower it (give up the bank instead).",
+                balance=bank_balance,
+                bank=coup_bank,
+            )
         )
     return increase
 
@@ -268,10 +276,10 @@ def settlement_punters(
         raise UnbalancedTransaction("the settlement does not sum to zero")
     missing = sorted(set(settlement.punters) - set(punters))
     if missing:
-        raise ValidationError(f"No player given for punter(s) {', '.join(missing)}.")
+        raise ValidationError(said("No player given for punter(s) {punters}.", punters=", ".join(missing)))
     chosen = {k: punters[k] for k in settlement.punters}
     if any(p.pk == banker.pk for p in chosen.values()):
-        raise ValidationError(f"{banker} cannot bet against their own bank.")
+        raise ValidationError(said("{banker} cannot bet against their own bank.", banker=str(banker)))
     return chosen
 
 
@@ -316,8 +324,14 @@ def settlement_at_stake_check(
     at_stake = settlement.covered + settlement.uncovered
     if bank_balance != at_stake:
         raise ValidationError(
-            f"The bank of {table_name} holds {bank_balance} chips but coup "
-            f"{coup_number} was played for a bank of {at_stake}: declare the bank (bank_fund) first."
+            said(
+                "The bank of {table} holds {balance} chips but coup {number} was played for a bank of "
+                "{at_stake}: declare the bank (bank_fund) first.",
+                table=table_name,
+                balance=bank_balance,
+                number=coup_number,
+                at_stake=at_stake,
+            )
         )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
@@ -16,6 +16,7 @@ from django.db import connection, transaction
 from chemin_de_fer.engine.coup import Settlement
 from chemin_de_fer.engine.punters import seat_key, spectator_key
 from core.atomic import service_atomic
+from core.sentence import said
 from core.sql import model_columns, model_fields, model_instances, rows_fetch
 from ledger import selectors
 from ledger.models import Account, Transaction
@@ -316,10 +317,13 @@ def coup_settle(
             return posting_replay_checked(txn, key, casino=casino, kind=kind, coup=coup)
     standing = {txn.kind for txn in prior}
     if TKind.COUP_SETTLEMENT in standing:
-        raise ValidationError(f"Coup {coup.number} is already settled.")
+        raise ValidationError(said("Coup {number} is already settled.", number=coup.number))
     if TKind.COUP_PROVISIONAL in standing:
         raise ValidationError(
-            f"Coup {coup.number} has a provisional settlement awaiting review: approve or reject it."
+            said(
+                "Coup {number} has a provisional settlement awaiting review: approve or reject it.",
+                number=coup.number,
+            )
         )
     accounts = _coup_accounts(coup=coup, settlement=settlement, punters=punters, actor=actor)
     # posted meanwhile by a request that held these accounts: a replay waits for its first run here
@@ -341,7 +345,9 @@ def coup_settle(
     elif provisional:
         entries = to_banker_wallet(entries, accounts)
     else:
-        raise ValidationError(f"The bank of coup {coup.number} has moved on: it can no longer be settled.")
+        raise ValidationError(
+            said("The bank of coup {number} has moved on: it can no longer be settled.", number=coup.number)
+        )
     posting = Posting(kind, key, entries, settlement_memo(settlement, coup_number=coup.number), coup=coup)
     return postings_write(
         casino=casino,
@@ -389,13 +395,20 @@ def _provisional_locked(
     settlement: Settlement | None,
     punters: Mapping[str, Player],
     actor: Any,
-    undone: str,
+    undone: Literal["replace", "reverse"],
 ) -> tuple[Transaction, dict[int, int], CoupAccounts]:
     """The coup's live provisional settlement (refused when it has none: nothing to ``undone``),
     its entries, and the coup's accounts locked with those the entries moved (a punter gone since)."""
     provisional = _live_provisional(coup)
     if provisional is None:
-        raise ValidationError(f"Coup {coup.number} has no provisional settlement to {undone}.")
+        # a pattern for each verb: a translation conjugates its own
+        if undone == "replace":
+            raise ValidationError(
+                said("Coup {number} has no provisional settlement to replace.", number=coup.number)
+            )
+        raise ValidationError(
+            said("Coup {number} has no provisional settlement to reverse.", number=coup.number)
+        )
     old = selectors.transaction_entries(txn=provisional)
     accounts = _coup_accounts(coup=coup, settlement=settlement, punters=punters, actor=actor, extra=old)
     return provisional, old, accounts
@@ -447,7 +460,7 @@ def coup_settlement_replace(
     ) is not None:
         return txn
     if Transaction.objects.filter(coup=coup, kind=TKind.COUP_SETTLEMENT).exists():
-        raise ValidationError(f"Coup {coup.number} is already settled.")
+        raise ValidationError(said("Coup {number} is already settled.", number=coup.number))
     provisional, old, accounts = _provisional_locked(
         coup, settlement=settlement, punters=punters, actor=actor, undone="replace"
     )

@@ -19,6 +19,7 @@ from audit.services import audit_record
 from audit.snapshot import fields_snapshot, model_snapshot
 from chemin_de_fer.engine.order import rotation_keeps_anchor
 from chemin_de_fer.engine.settlement import spectator_bank_share
+from core.sentence import Word, said
 from core.types import Staff
 from tables.models import (
     UNFINISHED_COUP_STATES,
@@ -70,13 +71,13 @@ def bank_turn_end(
 def _within_house_limit(table: Table, amount: int) -> None:
     limit = table.casino.house_limit
     if limit is not None and amount > limit:
-        raise ValidationError(f"A bank may not exceed the house limit of {limit}.")
+        raise ValidationError(said("A bank may not exceed the house limit of {limit}.", limit=limit))
 
 
 def _seated(session: TableSession, seat: Seat) -> Seat:
     seat = Seat.objects.select_related("player").get(pk=seat.pk)
     if seat.session_id != session.pk or seat.left_at is not None:
-        raise ValidationError("That player is not seated at this table.")
+        raise ValidationError(said("That player is not seated at this table."))
     return seat
 
 
@@ -111,19 +112,21 @@ def bank_first_assign(
     session = session_lock_at_table(actor=actor, session=session)
     table = session.table
     if BankTurn.objects.filter(session=session).exists():
-        raise ValidationError("The first banker has already been chosen at this session.")
+        raise ValidationError(said("The first banker has already been chosen at this session."))
     how = FIRST_BANKER_WAYS[Table.FirstBanker(table.first_banker_method)]
     if how == BankTurn.Start.ACCEPTANCE:
-        raise ValidationError("At this table the bank is offered in turn: record each answer instead.")
+        raise ValidationError(said("At this table the bank is offered in turn: record each answer instead."))
     profile = table.profile
     minimum = profile.min_bank
     if how == BankTurn.Start.AUCTION:
         if amount is None or amount < profile.min_bank:
-            raise ValidationError(f"An auction needs the winning bank, at least {profile.min_bank}.")
+            raise ValidationError(
+                said("An auction needs the winning bank, at least {minimum}.", minimum=profile.min_bank)
+            )
         _within_house_limit(table, amount)
         minimum = amount
     elif amount is not None:
-        raise ValidationError("Only an auction names the bank in advance.")
+        raise ValidationError(said("Only an auction names the bank in advance."))
     return _open_turn(actor=actor, session=session, seat=_seated(session, seat), how=how, minimum=minimum)
 
 
@@ -133,14 +136,18 @@ def bank_offer_answer(*, actor: Staff, session: TableSession, seat: Seat, accept
     session = session_lock_at_table(actor=actor, session=session)
     rotation = bank_rotation(session=session)
     if rotation is None:
-        raise ValidationError("The bank is held: there is nothing to offer.")
+        raise ValidationError(said("The bank is held: there is nothing to offer."))
     if rotation.previous is None and session.table.first_banker_method != Table.FirstBanker.ACCEPTANCE:
-        raise ValidationError(
-            f"At this table the first banker is chosen {session.table.get_first_banker_method_display()}."
-        )
+        how_chosen = Word(session.table.get_first_banker_method_display(), "msgid")
+        raise ValidationError(said("At this table the first banker is chosen {how}.", how=how_chosen))
     if rotation.offer_to is None or rotation.offer_to.pk != seat.pk:
-        who = f"seat {rotation.offer_to.number}" if rotation.offer_to else "nobody (everyone refused)"
-        raise ValidationError(f"The bank is offered in turn: it goes to {who} now.")
+        if rotation.offer_to is None:
+            raise ValidationError(
+                said("The bank is offered in turn: it goes to nobody (everyone refused) now.")
+            )
+        raise ValidationError(
+            said("The bank is offered in turn: it goes to seat {seat} now.", seat=rotation.offer_to.number)
+        )
     offer = BankOffer.objects.create(
         session=session,
         after_turn=rotation.previous,
@@ -176,11 +183,11 @@ def bank_auction_award(*, actor: Staff, session: TableSession, seat: Seat, amoun
     session = session_lock_at_table(actor=actor, session=session)
     rotation = bank_rotation(session=session)
     if rotation is None:
-        raise ValidationError("The bank is held: there is nothing to auction.")
+        raise ValidationError(said("The bank is held: there is nothing to auction."))
     if rotation.how != BankTurn.Start.PASSED:
-        raise ValidationError("Only a passed bank is auctioned; a lost bank goes round in turn.")
+        raise ValidationError(said("Only a passed bank is auctioned; a lost bank goes round in turn."))
     if rotation.auction is None:
-        raise ValidationError("At this table a passed bank is offered in turn: it is not auctioned.")
+        raise ValidationError(said("At this table a passed bank is offered in turn: it is not auctioned."))
     if (refusal := rotation.auction.refusal(amount)) is not None:
         raise ValidationError({"amount": refusal})
     return _open_turn(
@@ -195,13 +202,13 @@ def bank_new_from_minimum(*, actor: Staff, session: TableSession, seat: Seat) ->
     session = session_lock_at_table(actor=actor, session=session)
     rotation = bank_rotation(session=session)
     if rotation is None:
-        raise ValidationError("The bank is held.")
+        raise ValidationError(said("The bank is held."))
     if rotation.offer_to is not None:
         raise ValidationError(
-            f"The bank is still being offered: seat {rotation.offer_to.number} answers next."
+            said("The bank is still being offered: seat {seat} answers next.", seat=rotation.offer_to.number)
         )
     if not rotation.order or rotation.order[0].pk != seat.pk:
-        raise ValidationError("Only the first neighbour may open a new bank from the minimum.")
+        raise ValidationError(said("Only the first neighbour may open a new bank from the minimum."))
     return _open_turn(
         actor=actor,
         session=session,
@@ -226,10 +233,14 @@ def bank_house_take(*, actor: Staff, session: TableSession) -> BankTurn:
     session = session_lock_at_table(actor=actor, session=session)
     table = session.table
     if not table.house_bank:
-        raise ValidationError("The house does not bank this table (the table's house-bank setting is off).")
+        raise ValidationError(
+            said("The house does not bank this table (the table's house-bank setting is off).")
+        )
     held = BankTurn.objects.filter(session=session, ended_at__isnull=True).select_related("player").first()
     if held is not None:
-        raise ValidationError(f"{held.player} holds the bank: the house banks once nobody does.")
+        raise ValidationError(
+            said("{player} holds the bank: the house banks once nobody does.", player=str(held.player))
+        )
     turn = BankTurn.objects.create(
         session=session,
         player=house_player(casino=table.casino),
@@ -249,9 +260,11 @@ def bank_pass(*, actor: Staff, session: TableSession) -> BankTurn:
     session = session_lock_at_table(actor=actor, session=session)
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is None:
-        raise ValidationError("Nobody holds the bank.")
+        raise ValidationError(said("Nobody holds the bank."))
     if Coup.objects.filter(bank_turn=turn, state__in=UNFINISHED_COUP_STATES).exists():
-        raise ValidationError("Finish the coup (and restore it if it was flagged) before passing the bank.")
+        raise ValidationError(
+            said("Finish the coup (and restore it if it was flagged) before passing the bank.")
+        )
     return bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.PASSED)
 
 
@@ -371,24 +384,29 @@ def bank_share_contribute(
     session = session_lock_at_table(actor=actor, session=session)
     profile = session.table.profile
     if not profile.spectators_share_bank:
-        raise ValidationError(f"Under the {profile.slug} profile a spectator does not share the bank.")
+        raise ValidationError(
+            said(
+                "Under the {profile} profile a spectator does not share the bank.",
+                profile=Word(profile.slug, "profile"),
+            )
+        )
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is None:
-        raise ValidationError("Nobody holds the bank.")
+        raise ValidationError(said("Nobody holds the bank."))
     if turn.started_how == BankTurn.Start.HOUSE:
-        raise ValidationError("The house banks this table: nobody puts up part of its bank.")
+        raise ValidationError(said("The house banks this table: nobody puts up part of its bank."))
     if Coup.objects.filter(bank_turn=turn).exists():
-        raise ValidationError("A spectator puts up part of a bank before its first coup.")
+        raise ValidationError(said("A spectator puts up part of a bank before its first coup."))
     spectator = Spectator.objects.select_related("player").get(pk=spectator.pk)
     if spectator.session_id != session.pk or spectator.left_at is not None:
-        raise ValidationError("That spectator is not at this table.")
+        raise ValidationError(said("That spectator is not at this table."))
     if type(amount) is not int or amount <= 0:
-        raise ValidationError({"amount": "A share is a positive whole number of chips."})
+        raise ValidationError({"amount": said("A share is a positive whole number of chips.")})
     # one share per spectator and bank; one he took back (mistyped: before the bank's first coup,
     # nothing moved) he may put up again, the same row
     taken_back = BankShare.objects.select_for_update().filter(turn=turn, spectator=spectator).first()
     if taken_back is not None and taken_back.withdrawn is None:
-        raise ValidationError("This spectator already has a share of this bank.")
+        raise ValidationError(said("This spectator already has a share of this bank."))
     money.bank_share_check(table=session.table, turn=turn, player=spectator.player, amount=amount)
     if taken_back is not None:
         row_update_audited(
@@ -428,10 +446,12 @@ def bank_share_withdraw(*, actor: Staff, session: TableSession, spectator: Spect
         else None
     )
     if share is None:
-        raise ValidationError("This spectator has no share in the bank.")
+        raise ValidationError(said("This spectator has no share in the bank."))
     assert turn is not None  # the share was found in it
     if Coup.objects.filter(bank_turn=turn, state__in=UNFINISHED_COUP_STATES).exists():
-        raise ValidationError("A share is taken out before a deal: finish (and restore) the coup first.")
+        raise ValidationError(
+            said("A share is taken out before a deal: finish (and restore) the coup first.")
+        )
     taken = _share_pay_out(actor=actor, share=share)
     remaining = money.bank_holding(table=session.table)
     if taken:

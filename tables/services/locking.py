@@ -33,6 +33,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from audit.rows import rows_loaded
+from core.sentence import said
 from core.types import Staff
 from tables import sql
 from tables.models import Coup, CoupStep, GameCoup, Table, TableSession
@@ -146,7 +147,7 @@ def lock_game_coup(coup: GameCoup | int) -> GameCoup:
 
 def require_open(session: TableSession) -> None:
     if session.closed_at is not None:
-        raise ValidationError("This session is closed.")
+        raise ValidationError(said("This session is closed."))
 
 
 def open_session_lock_at_table(*, actor: Staff, table: int) -> TableSession | None:

@@ -52,9 +52,9 @@ def series_finish(*, actor: Staff, session: TableSession, reason: str) -> Series
     session = session_lock_at_table(actor=actor, session=session, must_be_open=False)
     series = series_running(session=session)
     if series is None:
-        raise ValidationError("No series is being played at this table.")
+        raise ValidationError(said("No series is being played at this table."))
     if Coup.objects.filter(shoe__session=session, state__in=UNFINISHED_COUP_STATES).exists():
-        raise ValidationError("Finish (and restore) the coup in play before ending the series.")
+        raise ValidationError(said("Finish (and restore) the coup in play before ending the series."))
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is not None:
         bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.SERIES_ENDED)

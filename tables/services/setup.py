@@ -19,6 +19,7 @@ from django.db import transaction
 
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
+from core.sentence import said
 from core.types import Staff
 from tables.models import Casino, CasinoStaff, CroupierAssignment, Player, RuleProfile, Table
 from tables.permissions import check_works_for
@@ -54,7 +55,7 @@ def table_create(
     settings, checked by the game's engine (a bad setting is refused here, not at the first coup).
     ``levy_mode``: how it is charged (percentage or hourly fee), empty for the casino's mode."""
     if profile.casino_id not in (None, casino.pk):
-        raise ValidationError("This rule profile belongs to another casino.")
+        raise ValidationError(said("This rule profile belongs to another casino."))
     table = Table(
         casino=casino,
         name=name,
@@ -96,12 +97,16 @@ def croupier_assignment_create(
     shift_end: dt.datetime,
 ) -> CroupierAssignment:
     if not user.groups.filter(name=Role.CROUPIER).exists():
-        raise ValidationError(f"{user.get_username()} is not a croupier.")
+        raise ValidationError(said("{user} is not a croupier.", user=user.get_username()))
     if actor is not None:
         check_works_for(actor, table.casino_id)
     if not CasinoStaff.objects.filter(user=user, casino_id=table.casino_id).exists():
         raise ValidationError(
-            f"{user.get_username()} does not work for {table.casino}: grant him the casino first."
+            said(
+                "{user} does not work for {casino}: grant him the casino first.",
+                user=user.get_username(),
+                casino=str(table.casino),
+            )
         )
     assignment = CroupierAssignment(user=user, table=table, shift_start=shift_start, shift_end=shift_end)
     return row_create_audited(actor=actor, action="tables.croupierassignment.create", row=assignment)
@@ -121,7 +126,7 @@ def staff_member_create(
 ) -> Staff:
     unknown = set(roles) - {r.value for r in Role}
     if unknown:
-        raise ValidationError(f"Unknown role(s): {', '.join(sorted(unknown))}.")
+        raise ValidationError(said("Unknown role(s): {roles}.", roles=", ".join(sorted(unknown))))
     user = User(
         username=username,
         first_name=first_name,

@@ -245,7 +245,7 @@ def shoe_close(*, actor: Staff, shoe: Shoe, reason: str = "") -> Shoe:
     shoe = Shoe.objects.select_for_update().get(pk=shoe.pk)
     check_croupier_at(actor, shoe.table_id)
     if shoe.state != Shoe.State.OPEN:
-        raise ValidationError("This shoe is already closed.")
+        raise ValidationError(said("This shoe is already closed."))
     if Coup.objects.filter(shoe=shoe, state=Coup.State.OPEN).exists():
-        raise ValidationError("A coup is being played from this shoe: finish it first.")
+        raise ValidationError(said("A coup is being played from this shoe: finish it first."))
     return shoe_close_locked(actor=actor, shoe=shoe, reason=reason)

@@ -109,7 +109,7 @@ def void_request_locked(request: VoidRequest | int, *, coup: Coup | GameCoup) ->
     if locked.state != VoidRequest.State.PENDING:
         raise CoupConflict(said(VOID_DECIDED, state=Word(locked.state, "void request state")))
     if (locked.game_coup_id if isinstance(coup, GameCoup) else locked.coup_id) != coup.pk:
-        raise ValidationError("This void request is for another coup.")
+        raise ValidationError(said("This void request is for another coup."))
     return locked
 
 

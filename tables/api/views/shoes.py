@@ -7,6 +7,7 @@ from typing import Any
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import status as http
 
+from core.sentence import said
 from core.types import Staff
 from tables import services
 from tables.api import inputs
@@ -32,5 +33,5 @@ class ShoeCloseView(TableAction):
     def act(self, *, actor: Staff, table: Table, data: dict[str, Any], key: str) -> Any:
         shoe = Shoe.objects.filter(session=open_session(table), state=Shoe.State.OPEN).first()
         if shoe is None:
-            raise DjangoValidationError("This table has no shoe in play.")
+            raise DjangoValidationError(said("This table has no shoe in play."))
         return services.shoe_close(actor=actor, shoe=shoe, reason=data["reason"])
