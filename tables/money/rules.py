@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_noop
 
 from chemin_de_fer.engine.coup import Settlement
 from core.sentence import said
@@ -133,31 +134,45 @@ def bank_close_memo(side: BankSide, *, banker: Player, table_name: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------- a bet
+#: a bet beyond what the player may stake, by whether it is his series chips that fall short, then
+#: whether he already staked in the coups being played: whole patterns, not one with optional
+#: clauses, so that a translation orders its own words
+BET_REFUSALS = {
+    False: (
+        gettext_noop("{player} has only {balance} chips; a bet of {amount} is refused."),
+        gettext_noop(
+            "{player} has only {balance} chips; a bet of {amount} besides the {staked} already staked is "
+            "refused."
+        ),
+    ),
+    True: (
+        gettext_noop("{player} has only {balance} chips in the series; a bet of {amount} is refused."),
+        gettext_noop(
+            "{player} has only {balance} chips in the series; a bet of {amount} besides the {staked} "
+            "already staked is refused."
+        ),
+    ),
+}
+
+
+def bet_refusal(*, player: Player, balance: int, amount: int, already_staked: int, series: bool) -> None:
+    """Refuse a bet of ``amount`` beyond the player's ``balance`` (his account, or his series chips),
+    with what he ``already_staked``: InsufficientChips, said in the screen's language."""
+    if balance >= amount + already_staked:
+        return
+    without, besides = BET_REFUSALS[series]
+    if already_staked:
+        raise InsufficientChips(
+            said(besides, player=str(player), balance=balance, amount=amount, staked=already_staked)
+        )
+    raise InsufficientChips(said(without, player=str(player), balance=balance, amount=amount))
+
+
 def stake_check(*, player: Player, balance: int, amount: int, already_staked: int) -> None:
     """Refuse a bet the player cannot cover from the ``balance`` of his player account, with what
     he ``already_staked`` in the coups being played. Asked only where the coup's rules forbid
     borrowing."""
-    if balance < amount + already_staked:
-        # two whole patterns, not one with an optional clause: a translation orders its own words
-        if already_staked:
-            raise InsufficientChips(
-                said(
-                    "{player} has only {balance} chips; a bet of {amount} besides the {staked} already "
-                    "staked is refused.",
-                    player=str(player),
-                    balance=balance,
-                    amount=amount,
-                    staked=already_staked,
-                )
-            )
-        raise InsufficientChips(
-            said(
-                "{player} has only {balance} chips; a bet of {amount} is refused.",
-                player=str(player),
-                balance=balance,
-                amount=amount,
-            )
-        )
+    bet_refusal(player=player, balance=balance, amount=amount, already_staked=already_staked, series=False)
 
 
 # ------------------------------------------------------------------------------- a home series
@@ -204,25 +219,7 @@ def series_stake_check(
                 bank=amount,
             )
         )
-    if already_staked:
-        raise InsufficientChips(
-            said(
-                "{player} has only {balance} chips in the series; a bet of {amount} besides the "
-                "{staked} already staked is refused.",
-                player=str(player),
-                balance=has,
-                amount=amount,
-                staked=already_staked,
-            )
-        )
-    raise InsufficientChips(
-        said(
-            "{player} has only {balance} chips in the series; a bet of {amount} is refused.",
-            player=str(player),
-            balance=has,
-            amount=amount,
-        )
-    )
+    bet_refusal(player=player, balance=has, amount=amount, already_staked=already_staked, series=True)
 
 
 # ------------------------------------------------------------------- a club spectator's share

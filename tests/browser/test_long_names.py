@@ -30,6 +30,19 @@ OUT_OF_WINDOW = """() => ({
 })"""
 
 
+def _tablet(browser: Any, base: str, lang: str) -> tuple[Any, Any]:
+    """The croupier's tablet (1024x768) in ``lang``, signed in: its context and page."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
+    page = context.new_page()
+    page.goto(f"{base}{reverse('login')}")
+    page.fill("#id_username", "croupier")
+    page.fill("#id_password", DEMO_STAFF["croupier"][0])
+    page.click("main button[type=submit]")
+    page.wait_for_url(f"{base}/")
+    return context, page
+
+
 def _seated(table_name: str) -> Table:
     """The demo table opened, a player of that long name and two others seated, bought in."""
     croupier = get_user_model().objects.get(username="croupier")
@@ -49,15 +62,8 @@ def _seated(table_name: str) -> Table:
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_a_long_name_stays_inside_the_tablet(demo, live_server, browser, table_name, screen, lang) -> None:
     table = _seated(table_name)
-    context = browser.new_context(viewport={"width": 1024, "height": 768})
-    context.add_cookies([{"name": "django_language", "value": lang, "url": live_server.url}])
-    page: Any = context.new_page()
+    context, page = _tablet(browser, live_server.url, lang)
     try:
-        page.goto(f"{live_server.url}{reverse('login')}")
-        page.fill("#id_username", "croupier")
-        page.fill("#id_password", DEMO_STAFF["croupier"][0])
-        page.click("main button[type=submit]")
-        page.wait_for_url(f"{live_server.url}/")
         page.goto(f"{live_server.url}{reverse(screen, args=[table.pk])}")
         assert page.locator(f"text={LONG}").count() >= 1  # the name is on the screen, whole
         measured = page.evaluate(OUT_OF_WINDOW)
@@ -81,15 +87,8 @@ def test_the_series_standings_stay_inside_their_card(demo, live_server, browser,
     table = _seated("Home table")
     croupier = get_user_model().objects.get(username="croupier")
     services.series_begin(actor=croupier, session=table.sessions.get(closed_at__isnull=True))
-    context = browser.new_context(viewport={"width": 1024, "height": 768})
-    context.add_cookies([{"name": "django_language", "value": lang, "url": live_server.url}])
-    page: Any = context.new_page()
+    context, page = _tablet(browser, live_server.url, lang)
     try:
-        page.goto(f"{live_server.url}{reverse('login')}")
-        page.fill("#id_username", "croupier")
-        page.fill("#id_password", DEMO_STAFF["croupier"][0])
-        page.click("main button[type=submit]")
-        page.wait_for_url(f"{live_server.url}/")
         page.goto(f"{live_server.url}{reverse('floor:table', args=[table.pk])}")
         cut = page.evaluate(STANDINGS_CUT)
         rows = page.locator("[data-testid=standing]").count()

@@ -5,15 +5,14 @@ nothing."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import orjson
 import pytest
-from django.core.management import call_command
 
 from tables.models import Coup
+from tests.tables.test_import_coups import run  # the command as a user runs it, its lines read
 
 pytestmark = pytest.mark.django_db
 
@@ -27,24 +26,6 @@ RECORD = {
     "banker": {"cards": ["AS", "2D", "5S"], "action": "draw"},
 }
 
-
-def run(path: Path, table, croupier) -> tuple[list[dict], str, int]:
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    try:
-        call_command(
-            "import_coups",
-            str(path),
-            table=table.pk,
-            croupier=croupier.username,
-            buy_in=1000,
-            stdout=out,
-            stderr=err,
-        )
-    except SystemExit as exc:
-        assert isinstance(exc.code, int)
-        code = exc.code
-    return [json.loads(x) for x in out.getvalue().splitlines()], err.getvalue(), code
 
 
 def _import(tmp_path: Path, table, croupier) -> tuple[list[dict], str, int]:
