@@ -50,6 +50,16 @@ def _punter(key: str) -> tuple[int | None, int | None]:
     return (number, None) if kind is PunterKind.SEAT else (None, number)
 
 
+def step_shown_field() -> forms.IntegerField:
+    """The step count the screen showed (a stale screen's step is a conflict): a coup's counter
+    is an ``integer`` too, and a number that is none is the one sentence that says so."""
+    return forms.IntegerField(
+        min_value=0,
+        max_value=MAX_CHIPS,
+        error_messages={key: STEP_UNKNOWN for key in ("required", "invalid", "min_value", "max_value")},
+    )
+
+
 class KeysField(forms.Field):
     """Several values of one name (``callers=seat-3&callers=spectator-7``), as strings."""
 
@@ -87,11 +97,7 @@ class StepForm(CardField):
     """One step of the coup."""
 
     kind = forms.ChoiceField(choices=[(k.value, k.value) for k in Move if k != Move.BANK_DECLARED])
-    expected_step = forms.IntegerField(
-        min_value=0,
-        max_value=MAX_CHIPS,  # a coup's step counter is an ``integer`` too
-        error_messages={key: STEP_UNKNOWN for key in ("required", "invalid", "min_value", "max_value")},
-    )
+    expected_step = step_shown_field()
     confirm = forms.BooleanField(required=False)
     amount = chips_field()
     punter = forms.CharField(required=False, max_length=40)
@@ -151,11 +157,7 @@ class AmendForm(forms.Form):
     """A mistyped bet or card amended before the reveal: the bet's amount and who made it, or the
     card (typed), and why. The service says whether it may be amended."""
 
-    expected_step = forms.IntegerField(
-        min_value=0,
-        max_value=MAX_CHIPS,  # a coup's step counter is an ``integer`` too
-        error_messages={key: STEP_UNKNOWN for key in ("required", "invalid", "min_value", "max_value")},
-    )
+    expected_step = step_shown_field()
     confirm = forms.BooleanField(required=False)
     amount = chips_field()
     punter = forms.CharField(required=False, max_length=40)
