@@ -103,11 +103,11 @@ def series_end(*, series: Series, reason: str, actor: Any) -> Series:
         if series.end_reason == reason:
             return series
         raise ValidationError(
-                said(
-                    "This series already ended ({reason}).",
-                    reason=Word(series.get_end_reason_display(), "msgid"),
-                )
+            said(
+                "This series already ended ({reason}).",
+                reason=Word(series.get_end_reason_display(), "msgid"),
             )
+        )
     if reason == Series.EndReason.COMPLETED:
         played = series_coups_played(series=series)
         if played < series.coups_planned:
@@ -118,10 +118,8 @@ def series_end(*, series: Series, reason: str, actor: Any) -> Series:
                     planned=series.coups_planned,
                 )
             )
-    if reason == Series.EndReason.NO_BANK:
-        ok, why = series_can_continue(series=series)
-        if ok or "open a bank" not in why:
-            raise ValidationError(said("Somebody can still open a bank."))
+    if reason == Series.EndReason.NO_BANK and _series_outlook(series=series)[1] != Series.EndReason.NO_BANK:
+        raise ValidationError(said("Somebody can still open a bank."))
     before = model_snapshot(series)
     table = series.session.table
     casino = table.casino
@@ -207,12 +205,19 @@ def series_standings(*, series: Series) -> list[Standing]:
 def series_can_continue(*, series: Series) -> tuple[bool, str]:
     """Whether another coup of the series may be played, and if not why (the series ends after its
     coups, or early when nobody can open a bank or nobody can bet against it)."""
+    ok, _blocker, why = _series_outlook(series=series)
+    return ok, why
+
+
+def _series_outlook(*, series: Series) -> tuple[bool, str, str]:
+    """series_can_continue with what blocks it as a code ("": nothing; "ended", "played",
+    "no_bank", "no_bets"), so that ending a series for ``no_bank`` asks the code, not the words."""
     if series.ended_at is not None:
         ended = Word(series.get_end_reason_display(), "msgid")
-        return False, said("The series has ended ({reason}).", reason=ended)
+        return False, "ended", said("The series has ended ({reason}).", reason=ended)
     played = series_coups_played(series=series)
     if played >= series.coups_planned:
-        return False, said("All {planned} coups have been played.", planned=series.coups_planned)
+        return False, "played", said("All {planned} coups have been played.", planned=series.coups_planned)
     table = series.session.table
     bank = account_find(casino=table.casino, kind=Account.Kind.BANK, table=table)
     holder = bank_holder_id(bank=bank) if bank is not None else None
@@ -227,8 +232,8 @@ def series_can_continue(*, series: Series) -> tuple[bool, str]:
     else:
         bankers = [p for p, chips in available.items() if chips >= series.min_bank]
         if not bankers:
-            return False, said("Nobody can open a bank of {bank} chips.", bank=series.min_bank)
+            return False, "no_bank", said("Nobody can open a bank of {bank} chips.", bank=series.min_bank)
     if not any(chips >= series.min_bet for b in bankers for p, chips in available.items() if p != b):
-        return False, said("Nobody can bet against the bank.")
+        return False, "no_bets", said("Nobody can bet against the bank.")
     left = series.coups_planned - played
-    return True, said("{left} of {planned} coups left.", left=left, planned=series.coups_planned)
+    return True, "", said("{left} of {planned} coups left.", left=left, planned=series.coups_planned)

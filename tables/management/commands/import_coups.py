@@ -75,6 +75,11 @@ class LineRefused(ValueError):
         self.named = named  # {"id": the id as the line wrote it}, or {} where it had none
 
 
+#: a line as _chunks hands it on: its number, its record (None: refused, or another game's),
+#: its id (or the other game's name), its refusal ("" if none), and the id a refused line named
+_Line = tuple[int, CoupRecord | None, str, str, dict[str, Any]]
+
+
 def _named(record: CoupRecord | None) -> dict[str, Any]:
     """What a refused line's report says of its record's id: the id as the line wrote it."""
     return {} if record is None else _id_named(record.id)
@@ -124,22 +129,22 @@ class Command(BaseCommand):
             ("coups", "flagged", "restored", "awaiting_correction", "rejected", "levy", "skipped"), 0
         )
         self.totals["other_games"] = 0
-        self.named: dict[int, dict[str, Any]] = {}  # a refused line's id, by its number (_chunks)
         try:
             for chunk in self._chunks(stream):
-                records = [(n, rec, rid) for n, rec, rid, _error in chunk if rec is not None]
+                records = [(n, rec, rid) for n, rec, rid, _error, _named in chunk if rec is not None]
                 outcomes = (
                     coups_import(actor=actor, table=table, records=records, buy_in=options["buy_in"])
                     if records
                     else {}
                 )
-                for number, record, rid, error in chunk:
+                for number, record, rid, error, named in chunk:
                     if record is None and not error:
                         self.totals["other_games"] += 1
                         skipped = f"a {rid} coup (not chemin de fer)"
                         self.stdout.write(orjson.dumps({"line": number, "skipped": skipped}).decode())
                         continue
-                    self._report(number, record, rid, outcomes.get(number) or LineOutcome(error=error))
+                    outcome = outcomes.get(number) or LineOutcome(error=error)
+                    self._report(number, record, rid, outcome, named)
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()
@@ -151,25 +156,25 @@ class Command(BaseCommand):
         if self.totals["rejected"]:
             sys.exit(1)
 
-    def _chunks(self, stream: BinaryIO) -> Iterator[list[tuple[int, CoupRecord | None, str, str]]]:
+    def _chunks(self, stream: BinaryIO) -> Iterator[list[_Line]]:
         """The lines, parsed, in chunks of CHUNK_RECORDS records (a refused line rides along with
-        its error, so that every line is reported in order)."""
-        chunk: list[tuple[int, CoupRecord | None, str, str]] = []
+        its error and the id it named, so that every line is reported in order)."""
+        chunk: list[_Line] = []
         valid = 0
         for number, line in enumerate(tqdm(stream, desc="import", unit="line", file=sys.stderr), 1):
             if not line.strip() or is_anchor_line(line):
                 continue  # a coup records report ends with the audit chains' signed heads: no coups
             game = _other_game(line)
             if game:  # the report lists every table's coups: another game's were played elsewhere
-                chunk.append((number, None, game, ""))  # no record and no error: reported as such
+                chunk.append((number, None, game, "", {}))  # no record and no error: reported as such
                 continue
             try:
                 record, rid = parse_line(line)
             except ValueError as exc:
-                self.named[number] = exc.named if isinstance(exc, LineRefused) else {}
-                chunk.append((number, None, "", str(exc)))
+                named = exc.named if isinstance(exc, LineRefused) else {}
+                chunk.append((number, None, "", str(exc), named))
                 continue
-            chunk.append((number, record, rid, ""))
+            chunk.append((number, record, rid, "", {}))
             valid += 1
             if valid == CHUNK_RECORDS:
                 yield chunk
@@ -177,7 +182,14 @@ class Command(BaseCommand):
         if chunk:
             yield chunk
 
-    def _report(self, number: int, record: CoupRecord | None, rid: str, outcome: LineOutcome) -> None:
+    def _report(
+        self,
+        number: int,
+        record: CoupRecord | None,
+        rid: str,
+        outcome: LineOutcome,
+        refused_named: dict[str, Any],
+    ) -> None:
         totals, out = self.totals, self.stdout
         if outcome.skipped:
             totals["skipped"] += 1
@@ -187,7 +199,7 @@ class Command(BaseCommand):
         if imported is None:
             totals["rejected"] += 1
             # the id the line names, where it could be read (as validate_coups says it)
-            named = _named(record) if record is not None else self.named.pop(number, {})
+            named = _named(record) if record is not None else refused_named
             out.write(orjson.dumps({"line": number, **named, "error": outcome.error}).decode())
             return
         verdict, coup = imported.verdict, imported.coup
