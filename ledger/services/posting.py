@@ -102,7 +102,12 @@ def account_debit_check(account: Account, amount: int, *, allow_overdraft: bool,
 
 
 def _insufficient_message(account: Account, new_balance: int) -> str:
-    return f"{account.name} holds {account.balance} chips and cannot pay {account.balance - new_balance}."
+    return said(
+        "{account} holds {balance} chips and cannot pay {amount}.",
+        account=account.name,
+        balance=account.balance,
+        amount=account.balance - new_balance,
+    )
 
 
 def postings_check(
