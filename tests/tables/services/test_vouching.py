@@ -10,13 +10,13 @@ import json
 import pytest
 
 from chemin_de_fer.engine.machine import Move
-from ledger.models import Transaction
+from ledger.models import Account, Transaction
 from older_games import services as game_coups
 from tables import services
 from tables.lifecycle import CoupRecordsChanged
 from tables.models import Coup, CoupStep, GameCoup, GameStep
 from tests.audit.rows import superuser_sql
-from tests.tables.play import open_floor, row_counts, step
+from tests.tables.play import open_floor, play, row_counts, step
 
 pytestmark = pytest.mark.django_db
 
@@ -138,6 +138,71 @@ def test_a_step_inserted_without_the_counter_is_said_at_the_next_step_not_a_stal
         (forged, "player_stand"),
         (forged + 1, "coup_voided"),
     ]
+
+
+def _flagged(floor) -> Coup:
+    """The banker stands on 5 against the player's 6 (BANKER_SHOULD_DRAW): awaiting correction;
+    seat 2 bet 240 (step 2), seat 3 160."""
+    return play(
+        floor,
+        bank=400,
+        bets=[(2, 240), (3, 160)],
+        cards=("TH", "3S", "2C", "2H"),
+        player="draw",
+        player_card="6D",
+        banker="stand",
+        confirm=True,
+    )
+
+
+def _balances(floor) -> dict[str, int]:
+    """Every account's balance at the casino, by name (the bank's and the players' among them)."""
+    return dict(Account.objects.filter(casino=floor.table.casino).values_list("name", "balance"))
+
+
+def test_a_bet_changed_before_the_correction_is_not_restored_and_the_pit_boss_voids(
+    croupier, pit_boss, table
+) -> None:
+    """A restoration settles money as the reveal does: a bet's amount changed in the database
+    (240 made 40) is refused at the croupier's correction, nothing written."""
+    floor = open_floor(croupier, table)
+    coup = _flagged(floor)
+    assert coup.state == Coup.State.AWAITING_CORRECTION
+    bet = CoupStep.objects.get(coup=coup, index=2)
+    assert bet.payload["amount"] == 240
+    superuser_sql(
+        "UPDATE tables_coupstep SET payload = %s WHERE id = %s", [json.dumps({**bet.payload, "amount": 40}), bet.pk]
+    )
+    before, money = row_counts(), _balances(floor)
+    with pytest.raises(CoupRecordsChanged) as refused:
+        services.correction_submit(actor=croupier, coup=coup, cards=["4C"])
+    assert str(refused.value) == _refused("step 2 was changed")
+    assert row_counts() == before
+    assert _balances(floor) == money
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.AWAITING_CORRECTION
+    services.coup_void(actor=pit_boss, coup=coup, reason="a bet was changed in the database")
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.VOID
+
+
+def test_a_coup_changed_before_the_approval_is_not_settled(croupier, pit_boss, table) -> None:
+    """The coup's banker changed in the database between the correction and its approval: the
+    approval is refused, nothing written, the provisional settlement stays as submitted."""
+    floor = open_floor(croupier, table)
+    coup = _flagged(floor)
+    services.correction_submit(actor=croupier, coup=coup, cards=["4C"])
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.AWAITING_APPROVAL
+    superuser_sql("UPDATE tables_coup SET banker_id = %s WHERE id = %s", [floor.players[4].pk, coup.pk])
+    before, money = row_counts(), _balances(floor)
+    with pytest.raises(CoupRecordsChanged) as refused:
+        services.correction_approve(actor=pit_boss, coup=coup)
+    assert str(refused.value) == _refused("the coup itself was changed")
+    assert row_counts() == before
+    assert _balances(floor) == money
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.AWAITING_APPROVAL
 
 
 def test_an_older_games_seating_changed_in_the_database_is_not_settled(game_table, croupier) -> None:
