@@ -23,6 +23,8 @@ class ColumnType(StrEnum):
     ID = "id"  # an identifier (a table's, a transaction's): a whole number, never grouped
     DATE = "date"  # a gaming day
     DATETIME = "datetime"  # an instant, shown in the casino's time zone
+    DECIMAL = "decimal"  # a figure to the hundredth ("6.76"): a number with two decimals, never cut
+    DURATION = "duration"  # a time seated, h:mm:ss ("2:24:12"): never cut
 
 
 class LineKind(StrEnum):
@@ -37,6 +39,9 @@ class Column:
     label: str  # the heading a person reads (XLSX, PDF)
     type: ColumnType = ColumnType.TEXT
     width: float = 1.0  # relative width in the PDF
+    #: a text column that gives up its room in a PDF too narrow for every column (a name, cut with
+    #: an ellipsis); a short word of a fixed few ("gaming day", "total") does not
+    shrinks: bool = True
 
     def at_width(self, width: float) -> Column:
         """The same column laid out at another width (a report with wider or narrower neighbours)."""

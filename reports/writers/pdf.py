@@ -52,7 +52,7 @@ MAX_DATA_ROWS = 5_000
 SIZE = 7.5
 PADDING = 2.5
 #: the columns written flush right, their headings too
-_RIGHT = (ColumnType.INT, ColumnType.ID)
+_RIGHT = (ColumnType.INT, ColumnType.ID, ColumnType.DECIMAL, ColumnType.DURATION)
 
 _DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
 _VERA = Path(reportlab.__file__).parent / "fonts"
@@ -186,6 +186,18 @@ def write(report: Report, out: BinaryIO, progress: Progress) -> int:
 _FIGURE = re.compile(r"-?[\d,:.]+")
 
 
+def _shrinks(column: Column) -> bool:
+    """Whether a column gives up its room when the page is too narrow: a text column of names, not
+    a figure (chips, a decimal, a time seated) nor a text of a fixed few short words."""
+    return column.type == ColumnType.TEXT and column.shrinks
+
+
+def _yields(column: Column) -> bool:
+    """Whether a column gives up its room when the names alone cannot make the page wide enough:
+    every column but the chips, the counts, the identifiers and the dates."""
+    return column.type in (ColumnType.TEXT, ColumnType.DECIMAL, ColumnType.DURATION)
+
+
 def _figures(texts: Iterable[str]) -> bool:
     """Whether a column's texts are all figures ("13.76", "0:01:59"), and there is one at least."""
     seen = False
@@ -236,15 +248,20 @@ def column_widths(
         # what is left over, shared by weight, each column's share on top of what it needs
         spare = available - sum(need)
         return [n + spare * c.width / total_weight for n, c in zip(need, columns, strict=True)]
-    # too wide: the text columns shrink, each by its share of what they can give up
-    shrinkable = [
-        (n - f) if c.type == ColumnType.TEXT else 0.0 for n, f, c in zip(need, floor, columns, strict=True)
-    ]
+    # too wide: the names shrink first, each by its share of what they can give up; then, where
+    # that is not enough, the words of a fixed few, the decimals and the times seated too
     excess = sum(need) - available
-    if sum(shrinkable) >= excess:
-        cut = excess / sum(shrinkable)
-        return [n - s * cut for n, s in zip(need, shrinkable, strict=True)]
+    given = [0.0] * len(columns)
+    for tier in (_shrinks, _yields):
+        shrinkable = [
+            (n - f - g) if tier(c) else 0.0 for n, f, g, c in zip(need, floor, given, columns, strict=True)
+        ]
+        if sum(shrinkable) >= excess:
+            cut = excess / sum(shrinkable)
+            return [n - g - s * cut for n, g, s in zip(need, given, shrinkable, strict=True)]
+        excess -= sum(shrinkable)
+        given = [g + s for g, s in zip(given, shrinkable, strict=True)]
     # still too wide (more columns than a page holds): every column at its share of the page
-    least = [f if c.type == ColumnType.TEXT else n for n, f, c in zip(need, floor, columns, strict=True)]
+    least = [n - g for n, g in zip(need, given, strict=True)]
     scale = available / sum(least)
     return [w * scale for w in least]

@@ -15,6 +15,7 @@ goes on in a second sheet, headings repeated.
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 from typing import Any, BinaryIO
 
 from openpyxl import Workbook
@@ -33,6 +34,8 @@ DATE_FORMAT = "yyyy-mm-dd"
 DATETIME_FORMAT = "yyyy-mm-dd hh:mm:ss"
 #: chips and counts: thousands grouped, in the separator of the reader's locale
 INT_FORMAT = "#,##0"
+#: a figure to the hundredth (an average stake, an expected levy): grouped, two decimals
+DECIMAL_FORMAT = "#,##0.00"
 #: Excel's last row; kept a little short of it for the headings of the next sheet
 MAX_ROWS = 1_048_576
 
@@ -47,15 +50,24 @@ def _cell(
     ws: WriteOnlyWorksheet, value: Any, *, bold: bool = False, kind: ColumnType = ColumnType.TEXT
 ) -> Any:
     value = _value(value)
+    if kind == ColumnType.DECIMAL and isinstance(value, str):
+        value = Decimal(value)  # a figure to the hundredth: a number the spreadsheet adds up
     grouped = isinstance(value, int) and not isinstance(value, bool) and kind != ColumnType.ID
+    hundredths = isinstance(value, Decimal)
     needs_cell = (
-        bold or grouped or (isinstance(value, str) and value.startswith("=")) or isinstance(value, dt.date)
+        bold
+        or grouped
+        or hundredths
+        or (isinstance(value, str) and value.startswith("="))
+        or isinstance(value, dt.date)
     )
     if not needs_cell:
         return value
     c = WriteOnlyCell(ws, value=value)
     if grouped:
         c.number_format = INT_FORMAT
+    elif hundredths:
+        c.number_format = DECIMAL_FORMAT
     if isinstance(value, str) and value.startswith("="):
         c.data_type = "s"  # text that looks like a formula stays text
     if isinstance(value, dt.datetime):
@@ -71,9 +83,14 @@ def _sheet(wb: Workbook, report: Report, number: int) -> WriteOnlyWorksheet:
     title = report.title[:28] if number == 1 else f"{report.title[:24]} ({number})"
     ws = wb.create_sheet(title=title.replace("/", "-"))
     for i, column in enumerate(report.columns, 1):
-        width = {ColumnType.DATETIME: 20, ColumnType.DATE: 12, ColumnType.INT: 14, ColumnType.ID: 10}.get(
-            column.type, 22
-        )
+        width = {
+            ColumnType.DATETIME: 20,
+            ColumnType.DATE: 12,
+            ColumnType.INT: 14,
+            ColumnType.DECIMAL: 14,
+            ColumnType.DURATION: 12,
+            ColumnType.ID: 10,
+        }.get(column.type, 22)
         ws.column_dimensions[get_column_letter(i)].width = width
     return ws
 

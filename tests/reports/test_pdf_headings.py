@@ -67,6 +67,12 @@ def _sample(column: Column, i: int) -> object:
         return dt.date(2026, 12, 7)
     if column.type == ColumnType.DATETIME:
         return dt.datetime(2026, 12, 7, 23, 59, 59)
+    if column.type == ColumnType.DECIMAL:
+        return "12345.67"
+    if column.type == ColumnType.DURATION:
+        return "12:34:56"
+    if not column.shrinks:  # a word of a fixed few
+        return "gaming day"
     return "Alexandra Rimskaya-Korsakova de la Tour" if i % 2 else "gaming day"
 
 
@@ -103,5 +109,40 @@ def test_the_player_ratings_pdf_of_a_played_night(croupier, table, tmp_path) -> 
     assert overlaps(body, tmp_path) == []
     words = [w for _width, page in word_boxes(body, tmp_path) for *_box, w in page]
     assert "gaming" in words and "day" in words and "gaming…" not in words  # the row's kind, whole
+    # no figure cut: the times seated and the hundredths printed whole ("0:05:…" was)
+    assert [w for w in words if w.endswith("…") and re.fullmatch(r"[-\d.,:]+…", w)] == []
+    assert re.search(r"\b9:36:48\b", " ".join(words)) and "6.88" in words  # the period's total line
     headings = ("Player", "id", "Session", "Seconds", "seated", "Expected", "levy", "Theoretical", "Actual")
     assert all(heading in words for heading in headings)
+
+
+def test_a_ratings_page_of_long_names_cuts_the_names_not_the_figures(tmp_path) -> None:
+    """The demo's ratings PDF cut the bold totals' time seated ("0:05:…", "0:47:…") and the row's
+    kind ("gamin…") to make room for long players' and tables' names: the names give way first."""
+    columns = player_ratings.COLUMNS
+
+    def line(row: str, name: str, table_name: str, kind: LineKind) -> Line:
+        values = {
+            "player_id": 12, "player": name, "row": row, "gaming_day": dt.date(2026, 12, 7),
+            "table": table_name, "session_id": 3, "seconds_seated": 2832, "time_seated": "0:47:12",
+            "coups": 14, "coups_banked": 3, "staked": 12_500, "average_stake": "195.00",
+            "largest_stake": 3_000, "net": -1_250, "levy": 35, "fees": 20, "expected_levy": "6.76",
+            "theoretical": "26.76", "actual": 55,
+        }  # fmt: skip
+        return Line(tuple(values[c.key] for c in columns), kind)
+
+    name, table_name = "Comtesse Alexandra Rimskaya-Korsakova", "Casino table of the Grand Salon"
+    lines = [
+        line("session", name, table_name, LineKind.DATA),
+        line("gaming day", "", "", LineKind.SUBTOTAL),
+        line("player", name, "", LineKind.SUBTOTAL),
+        line("total", "all players", "", LineKind.TOTAL),
+    ]
+    report = Report(title="T", facts=[], columns=columns, lines=iter(lines), landscape=True)
+    out = io.BytesIO()
+    pdf_writer.write(report, out, lambda *_: None)
+    assert overlaps(out.getvalue(), tmp_path) == []
+    words = [w for _width, page in word_boxes(out.getvalue(), tmp_path) for *_box, w in page]
+    for whole in ("0:47:12", "195.00", "6.76", "26.76", "session", "gaming", "day", "player", "total"):
+        assert whole in words, whole
+    assert [w for w in words if w.endswith("…")]  # the names gave way

@@ -4,10 +4,12 @@ tests/review/test_rating.py, its lines exact, in CSV, XLSX and PDF, and as a run
 from __future__ import annotations
 
 import datetime as dt
+import io
 from decimal import Decimal
 from typing import Any
 
 import pytest
+from openpyxl import load_workbook
 
 from reports.builders import player_ratings
 from reports.kinds import KINDS, ReportRequest
@@ -110,6 +112,23 @@ def test_every_tabular_format_is_written(croupier, table) -> None:
         body, result = run("player-ratings", fmt, first, last, casino_id=table.casino_id)
         assert body.startswith(magic) and result.rows == csv_rows
     assert KINDS["player-ratings"].formats == ("csv", "xlsx", "pdf")
+
+
+def test_the_xlsx_figures_to_the_hundredth_are_numbers_a_spreadsheet_adds_up(croupier, table) -> None:
+    """The average stake and the expectations were text cells ('75.00'): a SUM of them was 0."""
+    floor, t0 = played_night(croupier, table)
+    first, last = whole_night(floor, t0)
+    body, _result = run("player-ratings", "xlsx", first, last, casino_id=table.casino_id)
+    sheet = load_workbook(io.BytesIO(body), read_only=True).worksheets[0]
+    rows = [list(row) for row in sheet.iter_rows()]
+    at = next(i for i, row in enumerate(rows) if [c.value for c in row[:2]] == ["Player id", "Player"])
+    headings = [c.value for c in rows[at]]
+    total = rows[-1]
+    for heading, value in (("Average stake", "75.00"), ("Expected levy", "6.88"), ("Theoretical", "6.88")):
+        cell = total[headings.index(heading)]
+        assert (Decimal(str(cell.value)), cell.data_type, cell.number_format) == (Decimal(value), "n", "#,##0.00")
+    seated = total[headings.index("Time seated")]
+    assert (seated.value, seated.data_type) == ("9:36:48", "s")
 
 
 def test_a_day_without_play_has_only_the_total(croupier, table) -> None:
