@@ -16,11 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
-from review.services import alerts_raise
+from review.models import Alert
+from review.services import alert_acknowledge, alerts_raise
 from tables import services
 from tables.models import Coup
 from tests.factories import CroupierAssignmentFactory, TableFactory, UserFactory
@@ -98,4 +100,27 @@ def test_every_column_is_in_sight_at_1024(browser, live_server, pit, lang: str) 
         measured = page.evaluate(OUT_OF_SIGHT, testid)
         assert measured == {"scroll": 0, "cut": []}, (lang, testid, measured)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "ru"])
+def test_a_long_unbroken_note_stays_in_the_alerts_history(browser, live_server, pit, lang: str) -> None:
+    """A 500-character acknowledgement note with no space made the alerts history 9,115 px wide:
+    it now breaks inside its cell."""
+    boss = get_user_model().objects.get(username="pitboss")
+    alert = Alert.objects.filter(acknowledged_at__isnull=True).order_by("pk").first()
+    assert alert is not None
+    alert_acknowledge(actor=boss, alert=alert, note="N" * 500, now=timezone.now())
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    context.add_cookies([{"name": "django_language", "value": lang, "url": live_server.url}])
+    page = context.new_page()
+    page.goto(f"{live_server.url}{reverse('login')}")
+    page.fill("#id_username", "pitboss")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+    page.goto(f"{live_server.url}{reverse('review:alerts')}")
+    assert page.get_by_test_id(f"alert-history-{alert.pk}").is_visible()
+    assert page.evaluate(OUT_OF_SIGHT, "alert-history") == {"scroll": 0, "cut": []}
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1024
     context.close()
