@@ -555,6 +555,10 @@ WORD_LABELS: dict[str, Mapping[Any, str]] = {
 }
 
 
+#: the words a listing may be joined with (core.sentence.Listing's ``sep``), marked for the catalogue
+LISTING_WORDS = {"or": gettext_noop("or"), "and": gettext_noop("and")}
+
+
 def say(text: Any, tr: Translate = _english, names: Mapping[str, Any] | None = None) -> str:
     """``text`` in the screen's language (``tr``: its gettext): a :class:`Sentence`'s pattern
     translated and its values said again (a card as its symbol, a code as its label, a name
@@ -584,7 +588,11 @@ def _said(value: Any, tr: Translate, names: Mapping[str, Any] | None) -> Any:
         label = WORD_LABELS.get(value.kind, {}).get(str(value))
         return tr(label) if label else str(value)
     if isinstance(value, Listing):
-        return value.sep.join(str(_said(item, tr, names)) for item in value.items)
+        # a separator that is a word ("or") is said in the screen's language too
+        sep = value.sep
+        if sep.strip().isalpha():
+            sep = f" {tr(LISTING_WORDS.get(sep.strip(), sep.strip()))} "
+        return sep.join(str(_said(item, tr, names)) for item in value.items)
     if isinstance(value, str) and names and value in names:
         return _said(names[value], tr, None)
     if isinstance(value, int) and not isinstance(value, bool):

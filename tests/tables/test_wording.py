@@ -135,6 +135,23 @@ def test_a_sentence_is_said_in_the_screen_s_language() -> None:
     assert say(said("{punter} bets {amount}", punter="Ben", amount=5), lambda _: "{who} mise") == "Ben bets 5"
 
 
+def test_a_listing_joined_with_a_word_says_the_word_in_the_screens_language() -> None:
+    """An older game's out-of-turn step said "… mais à Eva Noir or Denis Blanc" on a French screen."""
+    turn = said(
+        "This {kind} is not {who}'s now but {expected}'s.",
+        kind="stake",
+        who="Denis",
+        expected=Listing(["Eva", "Ünïcødé"], sep=" or "),
+    )
+    assert turn == "This stake is not Denis's now but Eva or Ünïcødé's."
+    french = {
+        "or": "ou",
+        "This {kind} is not {who}'s now but {expected}'s.": "{kind} : pas à {who} mais à {expected}.",
+    }
+    assert say(turn, lambda text: french.get(text, text)) == "stake : pas à Denis mais à Eva ou Ünïcødé."
+    assert say(Listing(["5H", "6H"], sep=" "), lambda text: french.get(text, text)) == "5H 6H"  # no word
+
+
 def test_a_stored_sentence_is_read_back_to_be_said_again() -> None:
     """A shoe alarm's detail is stored as English text; the screens read its values back out."""
     detail = ALARM_IMPOSSIBLE_CARD.format(card="AS", copies=3, decks=2)
