@@ -102,3 +102,33 @@ def test_the_series_standings_stay_inside_their_card(demo, live_server, browser,
         "fr": "Série : 12 coups restants sur 12.",
         "ru": "Серия: осталось 12 из 12 коупов.",
     }[lang]
+
+
+#: the first bank's draw button's bottom edge, and the window's height
+DRAW_BUTTON = """() => ({
+  bottom: Math.round(document.querySelector('[data-testid=draw-first-bank]').getBoundingClientRect().bottom),
+  height: window.innerHeight,
+})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "ru"])
+def test_macaos_first_bank_draw_stays_on_the_tablets_screen(demo, live_server, browser, lang) -> None:
+    """Macao's first bank drawn for by nine seated players: the cards side by side, the draw's
+    button on the screen without scrolling (with three players it was at y = 758 to 830)."""
+    croupier = get_user_model().objects.get(username="croupier")
+    table = Table.objects.get(name="Macao 1")
+    session = services.table_session_open(actor=croupier, table=table)
+    for number in range(1, 10):
+        name = f"Comtesse Alexandra Orlova {number}"
+        player = services.player_create(actor=None, casino=table.casino, display_name=name)
+        cage_buy_in(casino=table.casino, player=player, amount=1000, actor=croupier, key=f"draw:{player.pk}")
+        services.seat_take(actor=croupier, session=session, player=player, number=number)
+    context, page = _tablet(browser, live_server.url, lang)
+    try:
+        page.goto(f"{live_server.url}{reverse('floor:game', args=[table.pk])}")
+        measured = page.evaluate(DRAW_BUTTON)
+        wide = page.evaluate(OUT_OF_WINDOW)
+    finally:
+        context.close()
+    assert measured["bottom"] <= measured["height"], measured
+    assert wide == {"width": 1024, "out": []}

@@ -171,7 +171,8 @@ def test_a_bet_changed_before_the_correction_is_not_restored_and_the_pit_boss_vo
     bet = CoupStep.objects.get(coup=coup, index=2)
     assert bet.payload["amount"] == 240
     superuser_sql(
-        "UPDATE tables_coupstep SET payload = %s WHERE id = %s", [json.dumps({**bet.payload, "amount": 40}), bet.pk]
+        "UPDATE tables_coupstep SET payload = %s WHERE id = %s",
+        [json.dumps({**bet.payload, "amount": 40}), bet.pk],
     )
     before, money = row_counts(), _balances(floor)
     with pytest.raises(CoupRecordsChanged) as refused:
