@@ -157,10 +157,16 @@ def audit_chain_heads() -> dict[int, ChainPoint]:
     return heads
 
 
-def audit_chains_verify(*, chain: int | None = None, incremental: bool = False) -> list[ChainReport]:
-    """Verify every chain (or only ``chain``), in ascending chain order: each from its first event,
-    or (``incremental``) from the point its last successful verification vouched for."""
-    chains = [chain] if chain is not None else audit_chains() or [GLOBAL_CHAIN]
+def audit_chains_verify(
+    *, chain: int | None = None, chains: Collection[int] | None = None, incremental: bool = False
+) -> list[ChainReport]:
+    """Verify every chain (or only ``chain``, or only those of ``chains``: a pit boss's casinos'
+    and the global one), in ascending chain order: each from its first event, or (``incremental``)
+    from the point its last successful verification vouched for. A chain of ``chains`` with no
+    event yet is walked too (and found empty)."""
+    if chain is not None:
+        chains = [chain]
+    chains = sorted(set(chains)) if chains is not None else audit_chains() or [GLOBAL_CHAIN]
     return [audit_chain_verify(chain=c, after=audit_chain_vouched(chain=c) if incremental else None)
             for c in chains]  # fmt: skip
 
@@ -258,12 +264,14 @@ def audit_chain_vouched(*, chain: int = GLOBAL_CHAIN) -> ChainPoint | None:
 
 @dataclass(frozen=True, slots=True)
 class ChainState:
-    """What the dashboard shows of the trail: its length, its head, the last verification."""
+    """What the dashboard shows of the trail (of the chains its reader oversees): its length, its
+    head, the latest verification of each chain."""
 
     events: int
     head_seq: int | None
     head_hash: str
     head_at: dt.datetime | None
+    #: the latest verification shown first: a failed one's when there is one, else the newest
     last_verification: ChainVerification | None
     pending_since: dt.datetime | None  # a verification asked for and not finished yet
     #: the chain of the newest event (``head_*``), and how many chains there are
@@ -275,52 +283,98 @@ class ChainState:
     newest_anchor_at: dt.datetime | None = None
     #: the last verification that walked the whole of a chain (the nightly run's)
     last_full_at: dt.datetime | None = None
+    #: the latest verification of each chain shown, the failed ones first, then by chain: one
+    #: chain's break never hides another's
+    verifications: tuple[ChainVerification, ...] = ()
+    #: only some chains are shown (a reader of some casinos: theirs and the global chain)
+    scoped: bool = False
 
 
-def chain_verifications_latest() -> list[ChainVerification]:
-    """The latest stored verification of each chain, ascending by chain."""
+def chain_verifications_latest(*, chains: Collection[int] | None = None) -> list[ChainVerification]:
+    """The latest stored verification of each chain (of ``chains`` only, when given), ascending by
+    chain."""
     latest: dict[int, ChainVerification] = {}
     recent = ChainVerification.objects.select_related("requested_by").order_by("-finished_at", "-id")
+    if chains is not None:
+        recent = recent.filter(chain__in=sorted(set(chains)))
     for verification in recent[:500]:
         latest.setdefault(verification.chain, verification)
     return [latest[chain] for chain in sorted(latest)]
 
 
-def audit_chain_state() -> ChainState:
-    # the newest event of any chain: ids are given at the append, under the chain's lock
-    head = AuditEvent.objects.order_by("-id").values("chain", "seq", "hash", "occurred_at").first()
-    latest = chain_verifications_latest()
-    # a chain whose latest verification failed is what the dashboard must show, whatever the others
-    broken = [v for v in latest if not v.ok]
-    last = broken[0] if broken else max(latest, key=lambda v: (v.finished_at, v.pk), default=None)
-    asked = (
+#: how many of the newest verification requests the dashboard looks through for one about the
+#: chains its reader oversees (a request names its chains, or none: every chain)
+_REQUESTS_READ = 50
+
+
+def _asked_since(chains: Collection[int] | None) -> dt.datetime | None:
+    """When the newest verification that covers one of ``chains`` (None: any) was asked for."""
+    requests = (
         AuditEvent.objects.filter(action="audit.chainverification.request")
         .order_by("-id")
-        .values_list("occurred_at", flat=True)
-        .first()
+        .values_list("occurred_at", "after")
     )
-    heads = audit_chain_heads()
+    if chains is None:
+        return next((at for at, _ in requests[:1]), None)
+    for at, after in requests[:_REQUESTS_READ]:
+        asked = (after or {}).get("chains")
+        if asked is None or set(asked) & set(chains):
+            return at
+    return None
+
+
+def audit_chain_state(*, chains: Collection[int] | None = None) -> ChainState:
+    """The trail as the dashboard shows it: every chain, or (``chains``) only those, a pit boss's
+    casinos' and the global one: their length, their newest event, the latest verification of each
+    (every failed one), the newest full verification among them, a request of theirs still
+    running. The global chain's newest anchor is shown to all (the anchor file is the group's)."""
+    wanted = None if chains is None else set(chains)
+    heads: dict[int, dict[str, Any]] = {}
+    for chain in audit_chains():
+        if wanted is not None and chain not in wanted:
+            continue
+        head = (
+            AuditEvent.objects.filter(chain=chain)
+            .order_by("-seq")
+            .values("id", "seq", "hash", "occurred_at")
+            .first()
+        )
+        if head is not None:
+            heads[chain] = dict(head)
+    # the newest event of the chains shown: ids are given at the append, under the chain's lock
+    newest = max(heads.items(), key=lambda item: item[1]["id"], default=None)
+    latest = chain_verifications_latest(chains=wanted)
+    # a chain whose latest verification failed is what the dashboard must show first, whatever
+    # the others; every failed one is shown, then the others by chain
+    shown = tuple(sorted(latest, key=lambda v: (v.ok, v.chain)))
+    newest_run = max(latest, key=lambda v: (v.started_at, v.pk), default=None)
+    asked = _asked_since(wanted)
     anchor = anchor_newest(chain=GLOBAL_CHAIN)
-    full = (
-        ChainVerification.objects.filter(from_seq=1)
-        .order_by("-finished_at")
-        .values_list("finished_at", flat=True)
-        .first()
-    )
+    full = ChainVerification.objects.filter(from_seq=1)
+    if wanted is not None:
+        full = full.filter(chain__in=sorted(wanted))
     return ChainState(
         # every chain is gapless from seq 1, so its head's seq is its length: no COUNT(*) over the
         # whole trail each time the dashboard opens
-        events=sum(h.seq for h in heads.values()),
-        head_seq=head["seq"] if head else None,
-        head_hash=head["hash"] if head else GENESIS_HASH,
-        head_at=head["occurred_at"] if head else None,
-        last_verification=last,
-        pending_since=asked if asked is not None and (last is None or asked > last.started_at) else None,
-        head_chain=head["chain"] if head else GLOBAL_CHAIN,
+        events=sum(head["seq"] for head in heads.values()),
+        head_seq=newest[1]["seq"] if newest else None,
+        head_hash=newest[1]["hash"] if newest else GENESIS_HASH,
+        head_at=newest[1]["occurred_at"] if newest else None,
+        last_verification=(
+            shown[0]
+            if shown and not shown[0].ok
+            else max(latest, key=lambda v: (v.finished_at, v.pk), default=None)
+        ),
+        pending_since=(
+            asked if asked is not None and (newest_run is None or asked > newest_run.started_at) else None
+        ),
+        head_chain=newest[0] if newest else GLOBAL_CHAIN,
         chains=len(heads),
         newest_anchor_seq=anchor.seq if anchor else None,
         newest_anchor_at=anchor.moment if anchor else None,
-        last_full_at=full,
+        last_full_at=full.order_by("-finished_at").values_list("finished_at", flat=True).first(),
+        verifications=shown,
+        scoped=wanted is not None,
     )
 
 

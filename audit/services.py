@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -572,18 +572,28 @@ def chain_verification_record(
 
 
 @transaction.atomic
-def chain_verification_request(*, actor: Any) -> None:
-    """Ask for a verification of the whole chain now: audited, then run by a Celery task once
-    this transaction commits (in-process when there is no broker). The caller checks that the
-    actor may ask (the pit boss's dashboard)."""
+def chain_verification_request(*, actor: Any, chains: Collection[int] | None = None) -> None:
+    """Ask for a verification of every chain now (or of ``chains`` only: a pit boss's casinos'
+    and the global one): audited (the event names the chains asked for, when not all of them),
+    then run by a Celery task once this transaction commits (in-process when there is no broker).
+    The caller checks that the actor may ask, and which chains (the pit boss's dashboard)."""
     if not getattr(actor, "is_authenticated", False):
         raise PermissionDenied("Log in to ask for a verification.")
     from core.services.outbox import outbox_enqueue
 
-    audit_record(actor=actor, action="audit.chainverification.request", target=None)
+    asked = sorted({int(chain) for chain in chains}) if chains is not None else None
+    audit_record(
+        actor=actor,
+        action="audit.chainverification.request",
+        target=None,
+        after={"chains": asked} if asked is not None else None,
+    )
+    kwargs: dict[str, Any] = {"requested_by_id": actor.pk}
+    if asked is not None:
+        kwargs["chains"] = asked
     # through the outbox: a broker that is down delays the run, and neither loses it nor fails
     # the request (a run sent twice stores one more verification of a read-only check)
-    outbox_enqueue(task=AUDIT_VERIFY_TASK, kwargs={"requested_by_id": actor.pk})
+    outbox_enqueue(task=AUDIT_VERIFY_TASK, kwargs=kwargs)
 
 
 def request_client(request: HttpRequest | None) -> dict[str, str]:

@@ -19,14 +19,22 @@ logger = logging.getLogger(__name__)
 
 
 @shared_task(name=AUDIT_VERIFY_TASK)
-def audit_chain_verify_task(requested_by_id: int | None = None, full: bool = True) -> dict[str, object]:
+def audit_chain_verify_task(
+    requested_by_id: int | None = None, full: bool = True, *, chains: list[int] | None = None
+) -> dict[str, object]:
     """Re-verify every chain whole (scheduled by beat, or asked for on the dashboard; ``full=False``:
     each only from what its last successful verification vouched for), and each chain's head
     against its anchors in the anchor file (``AUDIT_ANCHOR_FILE``, when set), and store the
-    results (one ``ChainVerification`` per chain); a break is logged at ERROR for alerting."""
+    results (one ``ChainVerification`` per chain); a break is logged at ERROR for alerting.
+    ``chains``: only those chains (a pit boss's casinos' and the global one, asked for on his
+    dashboard): their events, the rows their events bind and their anchors; nothing is stored
+    about another chain."""
     started_at = timezone.now()
-    reports = {report.chain: report for report in audit_chains_verify(incremental=not full)}
-    _rows_check(reports, full=full)
+    wanted = frozenset(chains) if chains is not None else None
+    reports = {
+        report.chain: report for report in audit_chains_verify(chains=wanted, incremental=not full)
+    }
+    _rows_check(reports, full=full, chains=wanted)
     anchors = anchors_verify(settings.AUDIT_ANCHOR_FILE) if settings.AUDIT_ANCHOR_FILE else None
     if anchors is not None:
         # stored with the chain's breaks, so the dashboard's "broken at seq K" covers them: at the
@@ -44,6 +52,8 @@ def audit_chain_verify_task(requested_by_id: int | None = None, full: bool = Tru
                 logger.info("audit anchors: no anchor written yet to %s", anchors.path)
                 continue
             chain = problem.chain if problem.chain is not None else GLOBAL_CHAIN
+            if wanted is not None and chain not in wanted:
+                continue  # another chain's: not asked for
             # a chain the anchors know and the database no longer does (its every event deleted)
             report = reports.setdefault(chain, ChainReport(chain=chain))
             seq, reason = problem.seq, problem.reason
@@ -83,15 +93,20 @@ def audit_chain_verify_task(requested_by_id: int | None = None, full: bool = Tru
     return result
 
 
-def _rows_check(reports: dict[int, ChainReport], *, full: bool) -> None:
+def _rows_check(
+    reports: dict[int, ChainReport], *, full: bool, chains: frozenset[int] | None = None
+) -> None:
     """The rows bound to the events (audit.row_verify; ``full``: every row both ways, else those
     the events past the vouched-for heads bind), each difference stored with the chain of the event
-    that bound the row, at its seq (a row no event binds: the global chain's, just past its head)."""
+    that bound the row, at its seq (a row no event binds: the global chain's, just past its head);
+    only the differences of ``chains`` when given (the others are another chain's to report)."""
     # where each chain's walk began past its anchor (from_seq 1: walked whole)
     points = {} if full else {c: r.from_seq - 1 for c, r in reports.items() if r.from_seq > 1}
 
     def add(row: RowDifference) -> None:
         chain = row.chain if row.chain is not None else GLOBAL_CHAIN
+        if chains is not None and chain not in chains:
+            return
         report = reports.setdefault(chain, ChainReport(chain=chain))
         seq = row.seq if row.seq is not None else (report.head_seq or 0) + 1
         report.broken.append(BrokenEvent(seq=seq, id=0, reason=f"rows: {row}"))

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
-from access.services.logins import lockout_zone, lockouts_current
+from access.services.logins import lockout_zone
 from audit.selectors import audit_chain_state
 from audit.services import chain_verification_request
 from compliance.models import CashReport
@@ -60,7 +60,7 @@ from review.selectors.alerts import AlertFilters, alerts_acknowledged, alerts_op
 from review.selectors.charts import coups_per_hour, hold_by_gaming_day
 from review.selectors.compliance import compliance_page, compliance_today
 from review.selectors.coup_review import coup_review
-from review.selectors.dashboard import dashboard, open_tables
+from review.selectors.dashboard import audit_chains_of, dashboard, open_tables
 from review.selectors.flows import flow_alerts_recent
 from review.selectors.live import live_pit
 from review.selectors.player import player_page
@@ -75,12 +75,15 @@ from review.selectors.rating import player_rating, rating_session_names
 from review.services import (
     alert_acknowledge,
     alerts_raise_if_stale,
+    audit_chains_to_verify,
     can_handle_alerts,
     can_lift_lockouts,
     can_review_corrections,
     can_see_dashboard,
     can_verify_audit,
+    lifts_every_lockout,
     lockout_lift,
+    lockouts_overseen,
 )
 from tables import services
 from tables.games import wing_for, wings
@@ -273,9 +276,12 @@ def dashboard_view(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_POST
 def audit_verify(request: AuthenticatedHttpRequest) -> HttpResponse:
     allow_page(can_verify_audit(request.user))
-    chain_verification_request(actor=request.user)  # the task runs once this has committed
+    # his casinos' chains and the global one (every chain for a superuser): the task runs once
+    # this has committed
+    chain_verification_request(actor=request.user, chains=audit_chains_to_verify(request.user))
     if request.htmx:
-        return render(request, "review/_audit_panel.html", {"chain": audit_chain_state(), "can_verify": True})
+        chain = audit_chain_state(chains=audit_chains_of(reader_casinos(request)))
+        return render(request, "review/_audit_panel.html", {"chain": chain, "can_verify": True})
     messages.success(request, "Audit verification requested.")
     return redirect(reverse("review:dashboard") + "#audit")
 
@@ -440,7 +446,8 @@ def alert_acknowledge_view(request: AuthenticatedHttpRequest, pk: int) -> HttpRe
 @login_required
 @require_GET
 def lockouts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """The login lockouts in force (a username, or an address under a spray), each with Lift."""
+    """The login lockouts in force (a username, or an address under a spray) the reader lifts
+    (``review.services.lockouts_overseen``: a pit boss, his casinos' staff's), each with Lift."""
     allow_page(can_lift_lockouts(request.user))
     return _lockouts_render(request)
 
@@ -448,7 +455,11 @@ def lockouts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
 def _lockouts_render(
     request: AuthenticatedHttpRequest, *, error: str = "", status: int = 200
 ) -> HttpResponse:
-    context = {"lockouts": lockouts_current(), "zone": lockout_zone()}
+    context = {
+        "lockouts": lockouts_overseen(request.user),
+        "zone": lockout_zone(),
+        "every_lockout": lifts_every_lockout(request.user),
+    }
     return page_render(
         request, "review/lockouts.html", context, active="lockouts", error=error, status=status
     )

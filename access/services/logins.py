@@ -2,8 +2,9 @@
 
 Throttling and lockout are django-axes' (settings ``AXES_*``): after ``LOGIN_FAILURE_LIMIT``
 failures for one **username** every login of that username is refused, without the password being
-checked, until ``LOGIN_LOCKOUT_MINUTES`` after its last counted failure, or until a pit boss (the
-review pages) or an administrator lifts it. A client **address** is locked the same way only when
+checked, until ``LOGIN_LOCKOUT_MINUTES`` after its last counted failure, or until a pit boss of a
+casino its account works for (the review pages: ``review.services.lockout_lift``, which decides who
+lifts what) or an administrator lifts it. A client **address** is locked the same way only when
 failures for many usernames come from it (``LOGIN_SPRAY_USERNAMES`` within the lockout's window: a
 password spray): the pit's podium tablet is one address shared by every croupier, and one of them
 mistyping his own password ten times must not lock the others out (:func:`lockout_parameters`).
@@ -23,6 +24,7 @@ import datetime as dt
 import ipaddress
 import math
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +55,8 @@ SUMMARY_TOP = 20
 #: the most failures one summary covers (the oldest first; the rest wait for the next run): a
 #: flood between two runs cannot make the summariser load an unbounded list
 SUMMARY_BATCH = 50_000
+#: the most values one ``__in`` names (SQLite's bound parameters are limited)
+_IN_CHUNK = 500
 # Arbitrary but fixed key for the summariser's advisory lock: "logins" in ASCII.
 _SUMMARY_LOCK_KEY = 0x6C6F67696E73
 
@@ -131,7 +135,7 @@ def username_max_length() -> int:
     return int(length or 150)
 
 
-def _lockout_named_checked(*, username: str, ip: str) -> None:
+def lockout_named_check(*, username: str, ip: str) -> None:
     """Refuse (ValidationError, before anything is read or written) a username no login can have
     tried, or an address that is no IP address: nothing would be cleared, and the audit trail would
     record the reset of a lockout that cannot exist (an address PostgreSQL's ``inet`` refuses is a
@@ -158,13 +162,15 @@ def _lockout_named_checked(*, username: str, ip: str) -> None:
 
 @transaction.atomic
 def login_lockout_reset(*, actor: Any, username: str = "", ip: str = "") -> int:
-    """Lift the lockout of a username and/or a client address (an administrator, after checking
-    who is asking): audited. Returns how many of django-axes' attempt records were cleared."""
+    """Lift the lockout of a username and/or a client address (the caller has checked that the
+    actor may: the admin's permission, ``review.services.lockout_lift``): audited, on the chain of
+    the casino the username's account works for (``lockout_casino``; the global chain for an
+    address). Returns how many of django-axes' attempt records were cleared."""
     from axes.utils import reset
 
     if not (username or ip):
         raise ValueError("name a username or an address to unlock")
-    _lockout_named_checked(username=username, ip=ip)
+    lockout_named_check(username=username, ip=ip)
     cleared = 0
     if username:
         cleared += reset(username=username)
@@ -174,8 +180,37 @@ def login_lockout_reset(*, actor: Any, username: str = "", ip: str = "") -> int:
         actor=actor,
         action="auth.lockout.reset",
         after={"username": username, "ip": ip, "cleared": cleared},
+        # a username's lockout is the casino's its account works for; an address's is nobody's
+        casino=lockout_casino(username) if username and not ip else None,
     )
     return cleared
+
+
+def lockout_casino(username: str) -> int | None:
+    """The casino whose audit chain records lifting the lockout of ``username``: the one casino its
+    account works for (``tables.models.CasinoStaff``); None (the global chain) for an account of
+    several casinos or of none, and for a username no account has."""
+    from tables.models import CasinoStaff
+
+    casinos = list(
+        CasinoStaff.objects.filter(user__username=username).values_list("casino_id", flat=True).distinct()[:2]
+    )
+    return casinos[0] if len(casinos) == 1 else None
+
+
+def lockout_tried_from(ips: Collection[str]) -> dict[str, set[str]]:
+    """The usernames of every failure counter of each address in ``ips``, in the window or not:
+    what lifting the address's lockout clears (django-axes' reset by address deletes every counter
+    of the address, whatever its username). An address with no counter is absent."""
+    from axes.models import AccessAttempt
+
+    wanted = sorted({ip for ip in ips if ip})
+    tried: dict[str, set[str]] = {}
+    for at in range(0, len(wanted), _IN_CHUNK):
+        rows = AccessAttempt.objects.filter(ip_address__in=wanted[at : at + _IN_CHUNK])
+        for ip, username in rows.values_list("ip_address", "username").distinct():
+            tried.setdefault(ip, set()).add(username or "")
+    return tried
 
 
 # ------------------------------------------------------------------------------------ the policy

@@ -10,6 +10,7 @@ from typing import Any
 from django.core.paginator import Page, Paginator
 from django.db.models import Prefetch, Q, QuerySet, Sum
 
+from audit.models import GLOBAL_CHAIN
 from audit.selectors import ChainState, audit_chain_state
 from ledger.models import BooksVerification
 from review.selectors.queue import review_queue_count
@@ -281,6 +282,13 @@ def books_state(*, casinos: frozenset[int] | None = None) -> BooksState:
     )
 
 
+def audit_chains_of(casinos: frozenset[int] | None) -> frozenset[int] | None:
+    """The audit chains of the staff of ``casinos`` (None: every casino, every chain): their
+    casinos' chains and the global chain, which records what belongs to no casino and is every
+    casino's (docs/audit.md, "Chains"; its break is every pit boss's alert, docs/review.md)."""
+    return None if casinos is None else frozenset({GLOBAL_CHAIN, *casinos})
+
+
 def dashboard(
     *,
     period: Period,
@@ -300,6 +308,6 @@ def dashboard(
         alarms=_page(shoe_alarms(period=period, table=table, casinos=casinos), alarms_page),
         rates=croupier_error_rates(period=period, table=table, casinos=casinos),
         hold=hold_vs_expected(period=period, table=table, casinos=casinos),
-        chain=audit_chain_state(),
+        chain=audit_chain_state(chains=audit_chains_of(casinos)),
         books=books_state(casinos=casinos),
     )
