@@ -41,3 +41,15 @@
     });
   });
 })();
+// A part swapped in that asks for the next action (data-reveal: the cage's identity step, its
+// confirmation) is brought into sight whole: on the tablet the last player's row put its
+// "Continue" below the fold, where nothing said there was more to do.
+(function () {
+  "use strict";
+  document.addEventListener("htmx:afterSettle", function () {
+    document.querySelectorAll("[data-reveal]:not([data-revealed])").forEach(function (part) {
+      part.setAttribute("data-revealed", "");
+      part.scrollIntoView({block: "nearest"});
+    });
+  });
+})();

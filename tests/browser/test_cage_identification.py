@@ -74,3 +74,33 @@ def test_the_cashier_is_asked_for_the_document_then_the_buy_in_posts(
     finally:
         context.close()
         connections.close_all()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_last_players_identity_step_is_brought_into_sight(
+    transactional_db, live_server, browser, lang
+) -> None:
+    """The identity step of the cage's last row opened below the tablet's fold ("Continue" at
+    y = 875 in French): the step is scrolled into sight when it comes."""
+    casino = CasinoFactory(name="Casino de Deauville")
+    UserFactory(username="cashier", roles=["cashier"], casinos=[casino])
+    for name in ("Anne", "Bruno", "Chloé", "Denis", "Émile", "Fanny"):
+        PlayerFactory(casino=casino, display_name=name)
+    last = PlayerFactory(casino=casino, display_name="Zoé")
+    cage_buy_in(actor=None, casino=casino, player=last, amount=9_500, key="earlier-tonight")
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    context.add_cookies([{"name": "django_language", "value": lang, "url": live_server.url}])
+    cashier = Screen(context.new_page(), live_server.url, "cashier")
+    try:
+        cashier.login("cashier")
+        cashier.page.goto(f"{live_server.url}/cage/{casino.pk}/")
+        amount = cashier.by(f"buy-in-amount-{last.pk}")
+        amount.fill("600")
+        cashier.post(lambda: amount.press("Enter"))
+        cashier.by(f"identify-{last.pk}").wait_for()
+        for testid in (f"identify-text-{last.pk}", f"identify-{last.pk}", f"identify-cancel-{last.pk}"):
+            box = cashier.by(testid).bounding_box()
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 768, (testid, box)
+    finally:
+        context.close()
+        connections.close_all()
