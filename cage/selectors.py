@@ -11,6 +11,7 @@ from django.db.models import F, Q, QuerySet, Sum, Window
 
 from ledger.models import Account, Entry
 from ledger.selectors import chips_by_player
+from tables.games import wings
 from tables.models import Casino, Player
 from tables.permissions import casino_scope
 
@@ -38,6 +39,19 @@ class PlayerChips:
     def marker(self) -> int:
         """The chips he owes the house (a negative balance), 0 when he owes nothing."""
         return max(-self.balance, 0)
+
+
+def chips_at_stake(*, player: Player) -> dict[str, int]:
+    """What ``player`` could still lose in the coups being played at his casino, every game's, by
+    the name of their table (nothing at stake: left out): the chips the cage does not pay out
+    until those coups end. Each game is asked through the games' seam (tables.games), so the cage
+    names no game."""
+    found: dict[str, int] = {}
+    for wing in wings():
+        for table, chips in wing.chips_at_stake(player=player).items():
+            if chips > 0:
+                found[table] = found.get(table, 0) + chips
+    return dict(sorted(found.items()))
 
 
 def cage_casinos(*, user: Any) -> QuerySet[Casino]:

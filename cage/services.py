@@ -25,6 +25,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext_noop
 
+from cage import selectors as cage_selectors
 from cage.permissions import check_can_operate_cage
 from compliance import services as compliance
 from compliance.models import Direction
@@ -35,7 +36,7 @@ from core.types import Staff
 from ledger import selectors as ledger_selectors
 from ledger import services as ledger
 from ledger.models import Account, Transaction
-from tables.models import Casino, Player
+from tables.models import Casino, Player, Seat, Spectator, Table
 from tables.services import player_create
 
 BUY_IN = Transaction.Kind.BUY_IN
@@ -104,6 +105,23 @@ def _replay_check(txn: Transaction, *, kind: str, player: Player, amount: int, k
         raise ledger.IdempotencyConflict(said(_KEY_USED[kind], key=key, transaction=str(txn.pk)))
 
 
+def _player_tables_lock(player: Player) -> None:
+    """Lock the tables where ``player`` sits or stands as a spectator now, by id, before his
+    accounts (the floor's lock order: a table first, tables.services.locking): a step at one of
+    them (his stake, his bet, a coup's start) and his cash-out then come one after the other, so
+    what he has at stake is read as it stands when the cage pays out. Nothing to lock: no
+    statement."""
+    tables = {
+        *Seat.objects.filter(player=player, left_at__isnull=True).values_list("session__table_id", flat=True),
+        *Spectator.objects.filter(player=player, left_at__isnull=True).values_list(
+            "session__table_id", flat=True
+        ),
+    }
+    if tables:
+        locking = Table.objects.select_for_update().filter(pk__in=tables).order_by("pk")
+        list(locking.values_list("pk", flat=True))
+
+
 def _cage_post(
     *,
     kind: str,
@@ -121,6 +139,8 @@ def _cage_post(
     if player.casino_id != casino.pk:
         raise ValidationError({"player": _not_of_casino(player, casino)})
     ledger_key = cage_ledger_key(kind=kind, actor=actor, key=key)
+    if kind == CASH_OUT:
+        _player_tables_lock(player)
     # The accounts the posting locks, first: a concurrent twin of this request posts or replays
     # while we wait, so the replay found here is the truth.
     ledger.accounts_lock(
@@ -138,7 +158,10 @@ def _cage_post(
         plan = compliance.cash_move_check(
             casino=casino, player=player, direction=_DIRECTION[kind], amount=amount, document=document
         )
-        txn = _POSTERS[kind](casino=casino, player=player, amount=amount, actor=actor, key=ledger_key)
+        # a cash-out leaves him what he could still lose in the coups being played (every game's,
+        # read under his account's lock and his tables' locks): the ledger refuses the rest
+        held = {"at_stake": cage_selectors.chips_at_stake(player=player)} if kind == CASH_OUT else {}
+        txn = _POSTERS[kind](casino=casino, player=player, amount=amount, actor=actor, key=ledger_key, **held)
         compliance.cash_move_record(actor=actor, plan=plan, txn=txn)
     balance = ledger_selectors.account_balance(casino=casino, kind=Account.Kind.PLAYER, player=player)
     return CageReceipt(kind, player, amount, txn, balance, replayed)
@@ -160,7 +183,8 @@ def cage_cash_out(
     *, actor: Actor, casino: Casino, player: Player, amount: int, key: str, document: DocumentIn | None = None
 ) -> CageReceipt:
     """The player cashes ``amount`` chips in (player -amount, cage +amount); never more than he
-    holds (InsufficientChips)."""
+    holds, nor the chips he could still lose in the coups being played, whichever the game
+    (cage.selectors.chips_at_stake): InsufficientChips, saying how much is at stake and where."""
     return _cage_post(
         kind=CASH_OUT, actor=actor, casino=casino, player=player, amount=amount, key=key, document=document
     )
@@ -177,10 +201,11 @@ def cage_move_check(
 ) -> compliance.CashMovePlan:
     """What a buy-in or cash-out would be refused for, checked before the cashier is asked to
     confirm it (nothing is written, nothing locked): who acts, the amount, the player's casino,
-    for a cash-out the chips he holds now, and his identification when the move needs it
-    (compliance.IdentificationRequired). The posting checks all of it again, under its locks:
-    chips may move between the question and the confirmation. Answers compliance's plan (the
-    day's total, what the move obliges) for the confirmation to show."""
+    for a cash-out the chips he holds now less what he has at stake in the coups being played,
+    and his identification when the move needs it (compliance.IdentificationRequired). The
+    posting checks all of it again, under its locks: chips may move between the question and the
+    confirmation. Answers compliance's plan (the day's total, what the move obliges) for the
+    confirmation to show."""
     if actor is not None:
         check_can_operate_cage(actor, casino.pk)
     _amount_check(amount, kind)
@@ -188,7 +213,8 @@ def cage_move_check(
         raise ValidationError({"player": _not_of_casino(player, casino)})
     if kind == CASH_OUT:
         balance = ledger_selectors.account_balance(casino=casino, kind=Account.Kind.PLAYER, player=player)
-        if (refusal := ledger.cash_out_refusal(player, balance, amount)) is not None:
+        at_stake = cage_selectors.chips_at_stake(player=player) if balance >= amount else {}
+        if (refusal := ledger.cash_out_refusal(player, balance, amount, at_stake)) is not None:
             raise ledger.InsufficientChips(refusal)
     return compliance.cash_move_check(
         casino=casino, player=player, direction=_DIRECTION[kind], amount=amount, document=document

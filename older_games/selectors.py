@@ -30,7 +30,7 @@ from older_games.services import (
     seating_sitting_out,
     unpaid_dues_refusal,
 )
-from tables.models import Casino, GameCoup, Player, Table, TableSession
+from tables.models import Casino, GameCoup, GameStep, Player, Table, TableSession
 from tables.rating import CoupPlayed
 from tables.wording import PARTY_LABELS
 
@@ -98,6 +98,38 @@ def _exposure_of(coup: GameCoup) -> dict[str, int]:
     a coup changed in the database)."""
     steps = list(coup.steps.order_by("index").values_list("payload", flat=True))
     return game_play.play_for(coup.game).exposure(coup_state(coup, game_steps_replayable(coup, steps) or []))
+
+
+def game_chips_at_stake(*, player: Player) -> dict[str, int]:
+    """What ``player`` could still lose in the older games' coups in play at his casino, by the
+    name of their table (nothing at stake: left out): the game's exposure on the steps entered so
+    far, as a punter or as the banker (what the steps' own checks ask his chips to cover). A coup
+    changed in the database is counted on the longest start of its steps that replays
+    (``game_steps_replayable``), one whose seating cannot be read at nothing: the cage asks this
+    before every cash-out, and a tampered coup must not stop the cage. Two statements, whatever
+    the number of coups."""
+    key = player_key(player.pk)
+    coups = list(
+        GameCoup.objects.filter(state=GameCoup.State.OPEN, table__casino_id=player.casino_id)
+        .select_related("table")
+        .order_by("table__name", "pk")
+    )
+    if not coups:
+        return {}
+    steps: dict[int, list[Any]] = {coup.pk: [] for coup in coups}
+    for coup_id, payload in (
+        GameStep.objects.filter(coup__in=coups).order_by("coup_id", "index").values_list("coup_id", "payload")
+    ):
+        steps[coup_id].append(payload)
+    out: dict[str, int] = {}
+    for coup in coups:
+        payloads = game_steps_replayable(coup, steps[coup.pk])
+        if payloads is None:
+            continue
+        most = game_play.play_for(coup.game).exposure(coup_state(coup, payloads)).get(key, 0)
+        if most > 0:
+            out[coup.table.name] = out.get(coup.table.name, 0) + most
+    return out
 
 
 def game_coup_view(coup: GameCoup) -> GameCoupView:
@@ -196,7 +228,11 @@ def game_table_view(session: TableSession, *, recent: int = 10) -> GameTableView
     table = session.table
     play = game_play.play_for(table.game)
     open_coup = GameCoup.objects.filter(table=table, state=GameCoup.State.OPEN).first()
-    coups = list(GameCoup.objects.filter(table=table).select_related("banker").order_by("-number")[:recent])
+    # this session's coups only: a session reopened with other players starts with no "last coup"
+    # (what the previous one paid is its own, on the table's coups page)
+    coups = list(
+        GameCoup.objects.filter(session=session).select_related("banker").order_by("-number")[:recent]
+    )
     banker: str | None = None
     punters: list[str] = []
     blocked = ""

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from core.types import Staff
     from ledger.books import BooksReport
     from tables.games import LiveCoup, URLs
-    from tables.models import Casino, Seat, Table, TableSession
+    from tables.models import Casino, Player, Seat, Table, TableSession
     from tables.rating import CoupPlayed
 
 
@@ -118,6 +118,11 @@ class OlderGames:
         from older_games.selectors import game_rating_coups
 
         return game_rating_coups(player=player, start=start, end=end)
+
+    def chips_at_stake(self, *, player: Player) -> Mapping[str, int]:
+        from older_games.selectors import game_chips_at_stake
+
+        return game_chips_at_stake(player=player)
 
     def books_checks(self) -> Sequence[Callable[[BooksReport], None]]:
         from older_games import books

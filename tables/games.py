@@ -129,6 +129,12 @@ class GameWing(Protocol):
         rating slip counts them (tables.rating): his stake, whether he banked, his net, the levy,
         for a game whose coups are not the floor's own (review.selectors.rating reads those)."""
 
+    # -------------------------------------------------------------------------------- the cage
+    def chips_at_stake(self, *, player: Any) -> Mapping[str, int]:
+        """What ``player`` could still lose in the game's coups in play at his casino, by the name
+        of their table (nothing at stake: left out): the chips the cage does not pay out while
+        those coups are played (cage.services, a cash-out)."""
+
     # ----------------------------------------------------------------------------- offline
     def offline_judges(self) -> Mapping[str, GameJudge]:
         """The record readers and judges ``validate_coups`` and ``import_coups`` use for the

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from core.types import Staff
     from ledger.books import BooksReport
     from tables.games import LiveCoup, URLs
-    from tables.models import Casino, Seat, Table, TableSession
+    from tables.models import Casino, Player, Seat, Table, TableSession
     from tables.rating import CoupPlayed
 
 CHEMIN_DE_FER = "chemin-de-fer"
@@ -87,6 +87,25 @@ class ChemindeFer:
 
     def rating_coups(self, *, player: Any, start: dt.datetime, end: dt.datetime) -> list[CoupPlayed]:
         return []  # the rating slip reads the floor's own coups itself
+
+    def chips_at_stake(self, *, player: Player) -> Mapping[str, int]:
+        from django.db.models import Q, Sum
+
+        from tables.models import Bet, Coup
+
+        # his bets not withdrawn in the coups being played (a banco withdraws the bets it
+        # replaces), as the bet's own check counts them (tables.money.floor.bet_check_affordable);
+        # a bank he holds is in the table's bank account already, not in his
+        rows = (
+            Bet.objects.filter(
+                coup__state=Coup.State.OPEN, withdrawn=False, coup__shoe__table__casino_id=player.casino_id
+            )
+            .filter(Q(seat__player=player) | Q(spectator__player=player))
+            .values("coup__shoe__table__name")
+            .annotate(chips=Sum("amount"))
+            .order_by()
+        )
+        return {row["coup__shoe__table__name"]: row["chips"] for row in rows if row["chips"]}
 
     def books_checks(self) -> Sequence[Callable[[BooksReport], None]]:
         from tables.money.books import coup_books_check

@@ -3,12 +3,13 @@ counterpart of every chip in circulation."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from core.sentence import said
+from core.sentence import Listing, said
 from ledger.models import Account, Transaction
 from ledger.services.accounts import LedgerCasino, LedgerPlayer, account_spec, accounts_by_pk, accounts_lock
 from ledger.services.posting import InsufficientChips, Posting, posting_find, postings_write
@@ -29,9 +30,13 @@ def _positive_chips(amount: Any, *, buy_in: bool) -> None:
         )
 
 
-def cash_out_refusal(player: LedgerPlayer, balance: int, amount: int) -> str | None:
+def cash_out_refusal(
+    player: LedgerPlayer, balance: int, amount: int, at_stake: Mapping[str, int] | None = None
+) -> str | None:
     """Why a cash-out of ``amount`` is refused to a player holding ``balance`` (None: it is not):
-    the cage never pays out more than he holds (a marker is never paid out)."""
+    the cage never pays out more than he holds (a marker is never paid out), nor the chips he
+    could still lose in the coups being played: ``at_stake``, by the name of their table (the
+    cage asks the games: cage.selectors.chips_at_stake)."""
     if balance < amount:
         # said(): English for the API and the audit trail, said again in the cage screen's language
         return said(
@@ -40,14 +45,33 @@ def cash_out_refusal(player: LedgerPlayer, balance: int, amount: int) -> str | N
             balance=max(balance, 0),
             amount=amount,
         )
+    staked = sum((at_stake or {}).values())
+    if balance - staked < amount:
+        return said(
+            "{player} has {balance} chips, {at_stake} of them at stake in a coup in play at {tables}: "
+            "a cash-out of {amount} is refused; at most {free} can be cashed out until the coup ends.",
+            player=str(player),
+            balance=balance,
+            at_stake=staked,
+            tables=Listing(name for name, chips in (at_stake or {}).items() if chips),
+            amount=amount,
+            free=max(balance - staked, 0),
+        )
     return None
 
 
 def _cage_move(
-    *, kind: str, casino: LedgerCasino, player: LedgerPlayer, amount: int, actor: Any, key: str
+    *,
+    kind: str,
+    casino: LedgerCasino,
+    player: LedgerPlayer,
+    amount: int,
+    actor: Any,
+    key: str,
+    at_stake: Mapping[str, int] | None = None,
 ) -> Transaction:
     """One chip movement between the cage and a player (``kind`` BUY_IN: to the player, CASH_OUT:
-    back to the cage), posted once under ``key``."""
+    back to the cage), posted once under ``key``; ``at_stake``: a cash-out's (cash_out_refusal)."""
     _positive_chips(amount, buy_in=kind == TKind.BUY_IN)
     if (txn := posting_find(key, casino=casino, kind=kind)) is not None:
         return txn
@@ -64,7 +88,7 @@ def _cage_move(
     if kind == TKind.BUY_IN:
         posting = Posting(kind, key, {cage.pk: -amount, wallet.pk: amount}, f"buy-in {player}")
     else:
-        if (refusal := cash_out_refusal(player, wallet.balance, amount)) is not None:
+        if (refusal := cash_out_refusal(player, wallet.balance, amount, at_stake)) is not None:
             raise InsufficientChips(refusal)
         posting = Posting(kind, key, {wallet.pk: -amount, cage.pk: amount}, f"cash-out {player}")
     return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
@@ -82,8 +106,23 @@ def cage_buy_in(
 
 @transaction.atomic
 def cage_cash_out(
-    *, casino: LedgerCasino, player: LedgerPlayer, amount: int, actor: Any, key: str
+    *,
+    casino: LedgerCasino,
+    player: LedgerPlayer,
+    amount: int,
+    actor: Any,
+    key: str,
+    at_stake: Mapping[str, int] | None = None,
 ) -> Transaction:
     """The player cashes ``amount`` chips in: player -amount, cage +amount; never more than he
-    holds (an overdraft is not paid out)."""
-    return _cage_move(kind=TKind.CASH_OUT, casino=casino, player=player, amount=amount, actor=actor, key=key)
+    holds (an overdraft is not paid out), nor what he has ``at_stake`` in the coups being played
+    (by table name: the caller asks the games, under the player's account lock)."""
+    return _cage_move(
+        kind=TKind.CASH_OUT,
+        casino=casino,
+        player=player,
+        amount=amount,
+        actor=actor,
+        key=key,
+        at_stake=at_stake,
+    )
