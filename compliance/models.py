@@ -5,8 +5,9 @@ never needs it, and the cage (above) asks compliance, never the other way round.
 a row follows the US preset with a chip worth one unit of the currency (``policy_for``).
 
 The records are append-only where they are history (an identification is recorded once per
-player, a log entry once per transaction); a report changes once, from open to filed, and that
-change is bound to its audit event like its opening.
+player, a log entry once per transaction); a report follows the day's total while it is open and
+is frozen once filed (cash after it opens a supplementary report), each change bound to its audit
+event like its opening.
 """
 
 from __future__ import annotations
@@ -185,8 +186,11 @@ class CashLogEntry(models.Model):
 
 
 class CashReport(models.Model):
-    """A report to file: the player's cash in (or out) on a gaming day crossed the report
-    threshold. One per player, day and direction; open until someone of compliance marks it filed."""
+    """A report to file: the player's cash in (or out) on a gaming day went above the report
+    threshold. Its total is the day's total in its direction, brought up to date by every move of
+    the day while it is open; frozen once someone of compliance marks it filed, after which the
+    day's further cash opens a supplementary report (the day's whole total again). At most one
+    open per player, day and direction."""
 
     AUDIT_BOUND = True
 
@@ -201,7 +205,7 @@ class CashReport(models.Model):
     gaming_day = models.DateField()
     direction = models.CharField(max_length=3, choices=Direction.choices)
     total = models.PositiveBigIntegerField(
-        help_text=_("chips: the day's total in this direction when it crossed")
+        help_text=_("chips: the day's total in this direction, up to the last move before it was filed")
     )
     total_value_cents = models.PositiveBigIntegerField()
     transaction = models.OneToOneField("ledger.Transaction", on_delete=models.PROTECT, related_name="+")
@@ -212,11 +216,16 @@ class CashReport(models.Model):
 
     class Meta:
         ordering = ["-gaming_day", "-pk"]
+        # the player's reports (a player's PROTECT, his day's reports filed or not)
+        indexes = [
+            models.Index(fields=["player", "gaming_day", "direction"], name="cashreport_player_day_idx")
+        ]
         constraints = [
             unique_constraint(
                 ["player", "gaming_day", "direction"],
-                "cashreport_once_a_day_and_direction",
-                "A player has one report a gaming day for each direction.",
+                "cashreport_one_open_a_day_and_direction",
+                "A player has one report to file a gaming day for each direction.",
+                condition=Q(status="open"),
             ),
             check_constraint(
                 Q(status="open", filed_at__isnull=True, filed_by__isnull=True)

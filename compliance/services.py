@@ -8,7 +8,9 @@ the same player are counted one after the other):
   or a document given with the request); refused with ``IdentificationRequired`` otherwise, and
   nothing has been written;
 - ``cash_move_record`` after it: the document given (recorded once per player), the log entry,
-  the report opened when the day's total crossed its threshold.
+  and, while the day's total is above the report threshold, the report that carries it: opened
+  when the total crossed the threshold, brought up to the day's total by every move after, and
+  opened anew (supplementary) by a move after the day's report was filed.
 """
 
 from __future__ import annotations
@@ -196,21 +198,40 @@ def cash_move_record(
         )  # fmt: skip
         _move_audit(actor=actor, action="compliance.cash_log.record", row=entry, plan=plan, txn=txn,
                     chips=("amount", plan.amount))  # fmt: skip
-    if (
-        plan.duties.report
-        and not CashReport.objects.filter(
-            player=plan.player, gaming_day=plan.day, direction=plan.direction
-        ).exists()
-    ):
-        total = plan.duties.day_total_after
+    if plan.duties.report:
+        report = _report_follow(actor=actor, plan=plan, txn=txn)
+    return entry, report
+
+
+def _report_follow(*, actor: Any, plan: CashMovePlan, txn: Transaction) -> CashReport:
+    """The report of the move's player, gaming day and direction carries the day's total after it
+    (docs/compliance.md, "The report follows the day"): the open one is brought up to it (locked,
+    audited ``compliance.cash_report.update`` with the total before and after, bound as loaded and
+    as changed); none open, one is opened with it: the day's first, or a supplementary one when the
+    day's reports are all filed (a filed report is frozen: cash after it is reported anew, its
+    event naming the last one filed)."""
+    total, value = plan.duties.day_total_after, plan.duties.day_total_value_cents
+    day_reports = CashReport.objects.filter(player=plan.player, gaming_day=plan.day, direction=plan.direction)
+    # (a report being filed meanwhile is locked: this waits for it, and then finds it filed)
+    report = day_reports.select_for_update().filter(status=CashReport.Status.OPEN).first()
+    if report is None:
+        filed = day_reports.filter(status=CashReport.Status.FILED).order_by("-pk")
+        supplements = filed.values_list("pk", flat=True).first()
         report = CashReport.objects.create(
             casino=plan.casino, player=plan.player, gaming_day=plan.day, direction=plan.direction,
-            total=total, total_value_cents=plan.duties.day_total_value_cents,
-            transaction=txn,
+            total=total, total_value_cents=value, transaction=txn,
         )  # fmt: skip
         _move_audit(actor=actor, action="compliance.cash_report.open", row=report, plan=plan, txn=txn,
-                    chips=("total", total))  # fmt: skip
-    return entry, report
+                    chips=("total", total),
+                    extra={} if supplements is None else {"supplements": supplements})  # fmt: skip
+        return report
+    rows_loaded(report)
+    before = {"total": report.total, "total_value_cents": report.total_value_cents}
+    report.total, report.total_value_cents = total, value
+    report.save(update_fields=["total", "total_value_cents"])
+    _move_audit(actor=actor, action="compliance.cash_report.update", row=report, plan=plan, txn=txn,
+                chips=("total", total), extra={"total_value_cents": value}, before=before)  # fmt: skip
+    return report
 
 
 def _move_audit(
@@ -221,22 +242,26 @@ def _move_audit(
     plan: CashMovePlan,
     txn: Transaction,
     chips: tuple[str, int],
+    extra: dict[str, Any] | None = None,
+    before: dict[str, Any] | None = None,
 ) -> None:
     """The audit event of a row a cash move wrote (its log entry or its report): the player, the
     direction, the chips (``chips``: the row's name for them and their number), the gaming day and
-    the posting, bound to the row."""
+    the posting (and ``extra``; ``before``: what a report's update changed), bound to the row."""
     name, amount = chips
     audit_record(
         actor=actor,
         action=action,
         target=row,
         casino=plan.casino.pk,
+        before=before,
         after={
             "player": plan.player.pk,
             "direction": plan.direction,
             name: amount,
             "gaming_day": plan.day,
             "transaction": txn.pk,
+            **(extra or {}),
         },
         rows=[row],
     )

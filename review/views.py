@@ -500,7 +500,12 @@ def _compliance_render(
     day = form.cleaned_data["day"] if form.is_bound and form.is_valid() else None
     context = {
         "form": form,
-        "page": compliance_page(casinos=casinos, day=day or today),
+        "page": compliance_page(
+            casinos=casinos,
+            day=day or today,
+            log_page=request.GET.get("log_page"),
+            to_file_page=request.GET.get("to_file_page"),
+        ),
         "flow_alerts": flow_alerts_recent(casinos=casinos),
     }
     return page_render(

@@ -4,6 +4,9 @@ direction (cash in and cash out are never netted).
 
 - ``amount``: chips; ``value``: what they are worth at the casino's chip value, in its currency.
 - The gaming day is the one the cage counted the transaction in.
+- A player's open report (``cash-reports``) carries his day's total in a direction, every move of
+  the day counted: it equals the sum of his lines of that day and direction here when each of his
+  moves was above the log threshold (a smaller one counts there, and is not logged here).
 """
 
 from __future__ import annotations

@@ -1,9 +1,13 @@
-"""The reports to file (compliance, docs/compliance.md): one line per player, gaming day and
-direction whose day's total went above the report threshold, with whether it is filed, by whom
-and when.
+"""The reports to file (compliance, docs/compliance.md): one line per report of a player, gaming
+day and direction whose day's total went above the report threshold, with whether it is filed, by
+whom and when. The figures are the rows' own, as compliance's page shows them.
 
-- ``total``: the day's chips in that direction when the threshold was crossed (the move that
-  crossed it included); ``value``: what they are worth at the casino's chip value.
+- ``total``: the player's chips that gaming day in that direction (every buy-in, or cash-out, at
+  the cage, logged or not), brought up to date by each move until the report was filed: an open
+  report's is the day's total so far, a filed one's the total it was filed with; ``value``: what
+  they are worth at the casino's chip value.
+- A day may have more than one report for a player and direction: cash after one is filed opens a
+  supplementary report, whose total is the day's whole total again (the later line, ``opened_at``).
 """
 
 from __future__ import annotations
@@ -32,7 +36,11 @@ COLUMNS = (
 )
 
 
-NOTE = "One report per player, gaming day and direction; cash in and cash out are never netted."
+NOTE = (
+    "A report's total is the player's day's total in its direction, up to date until it is filed; cash "
+    "that day after a report is filed opens a supplementary report with the day's whole total. Cash in "
+    "and cash out are never netted."
+)
 
 
 @in_english
