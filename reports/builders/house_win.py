@@ -20,6 +20,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from reports.builders import Scope, gaming_day_sql, in_english, instant_read, rows_all, timed_report
+from reports.builders.levy import levy_awaiting_approval
 from reports.columns import COUPS, GAMING_DAY, LEVY, TABLE, TABLE_ID
 from reports.model import Column, ColumnType, Line, LineKind, Report, as_local
 from tables.gaming_day import sql_date
@@ -98,7 +99,12 @@ def house_win_report(scope: Scope) -> Report:
     return timed_report(
         scope,
         title="House win",
-        facts=[("Levy rate", f"{rate} basis points = {rate / 100:.2f} %")],
+        facts=[
+            ("Levy rate", f"{rate} basis points = {rate / 100:.2f} %"),
+            # a corrected coup's levy counts once approved: said here as in the levy report, so
+            # that the house win reconciles with the ledger's levy account
+            ("Awaiting approval", levy_awaiting_approval(casino.pk)),
+        ],
         columns=COLUMNS,
         lines=_lines(scope, rows_all(_sql(), scope.sql_params())),
         notes=notes,

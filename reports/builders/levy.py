@@ -96,7 +96,7 @@ def levy_report(scope: Scope) -> Report:
         *_other_modes(casino, scope),
         ("Month to date", f"{mtd.isoformat()} to {scope.end.isoformat()}"),
         ("Year to date", f"{ytd.isoformat()} to {scope.end.isoformat()}"),
-        ("Awaiting approval", _awaiting_approval(casino.pk)),
+        ("Awaiting approval", levy_awaiting_approval(casino.pk)),
     )
     notes = [
         "A coup counts on the gaming day it was settled "
@@ -130,10 +130,10 @@ def _grouped(scope: Scope, first: dt.date) -> list[tuple[dt.date, int, int, int,
     )
 
 
-def _awaiting_approval(casino_id: int) -> str:
+def levy_awaiting_approval(casino_id: int) -> str:
     """The levy already in the ledger's levy account for coups whose correction waits for a pit
     boss: posted provisionally, counted in this report once approved (what reconciles the report
-    with the account, at the moment the report was written)."""
+    with the account, at the moment the report was written); the house-win report says it too."""
     waiting = Coup.objects.filter(state=Coup.State.AWAITING_APPROVAL, shoe__table__casino_id=casino_id)
     entries = Entry.objects.filter(
         account__kind=Account.Kind.LEVY, account__casino_id=casino_id, transaction__coup__in=waiting
