@@ -32,7 +32,16 @@ from tables.engine_bridge import (
     game_rows,
 )
 from tables.lifecycle import CoupConflict, coup_state_change
-from tables.models import VOIDABLE_COUP_STATES, BankTax, Coup, CoupStep, Shoe, ShoeCard, VoidRequest
+from tables.models import (
+    VOIDABLE_COUP_STATES,
+    BankTax,
+    Coup,
+    CoupStep,
+    Shoe,
+    ShoeCard,
+    TableSession,
+    VoidRequest,
+)
 from tables.money import floor as money
 from tables.permissions import (
     check_can_approve,
@@ -262,6 +271,13 @@ def correction_approve(*, actor: Staff, coup: Coup | int, idempotency_key: str =
     return StepResult(coup=coup, step=step, state=coup_replay(coup, rows))
 
 
+#: why a correction at a table since closed is not rejected, and the two ways on
+CLOSED_TABLE_REJECT = gettext_noop(
+    "The table has been closed since this correction was made: the croupier can no longer restore "
+    "the coup at it. Approve the correction, or void the coup."
+)
+
+
 @transaction.atomic
 def correction_reject(
     *, actor: Staff, coup: Coup | int, reason: str, idempotency_key: str = ""
@@ -270,6 +286,10 @@ def correction_reject(
     waits for a new correction."""
     coup = lock_coup(coup)
     correction = _pending_review(actor, coup)
+    if TableSession.objects.filter(pk=coup.shoe.session_id, closed_at__isnull=False).exists():
+        # a rejected coup waits for the croupier to restore it again at its table: closed, its
+        # screen no longer shows the coup, which could then only be voided (the refusal says so now)
+        raise CoupConflict(CLOSED_TABLE_REJECT)
     if not reason.strip():
         raise ValidationError({"reason": gettext_noop("Say why the correction is rejected.")})
     step = step_append(

@@ -13,7 +13,7 @@ from chemin_de_fer.engine.machine import Move
 from ledger.models import Account, Transaction
 from older_games import services as game_coups
 from tables import services
-from tables.lifecycle import CoupRecordsChanged
+from tables.lifecycle import CoupConflict, CoupRecordsChanged
 from tables.models import Coup, CoupStep, GameCoup, GameStep
 from tests.audit.rows import superuser_sql
 from tests.tables.play import open_floor, play, row_counts, step
@@ -274,3 +274,29 @@ def test_an_older_games_step_made_unplayable_is_voided_by_the_pit_boss(
     coup.refresh_from_db()
     assert (coup.state, coup.step_count) == (GameCoup.State.VOID, 3)
     assert not Transaction.objects.filter(game_coup=coup).exists()
+
+
+def test_a_correction_at_a_table_since_closed_is_approved_or_voided_not_rejected(
+    croupier, pit_boss, table
+) -> None:
+    """Rejected, a coup waits for the croupier to restore it again at its table; once the table
+    is closed its screen no longer shows the coup (the sweep found it reachable only by a void):
+    the rejection is refused, saying the two ways on, nothing written, and both work."""
+    floor = open_floor(croupier, table)
+    coup = _flagged(floor)
+    services.correction_submit(actor=croupier, coup=coup, cards=["4C"])
+    services.table_session_close(actor=croupier, session=floor.session, reason="end of the night")
+    before, money = row_counts(), _balances(floor)
+    with pytest.raises(CoupConflict) as refused:
+        services.correction_reject(actor=pit_boss, coup=coup, reason="wrong card")
+    assert str(refused.value) == (
+        "The table has been closed since this correction was made: the croupier can no longer "
+        "restore the coup at it. Approve the correction, or void the coup."
+    )
+    assert row_counts() == before
+    assert _balances(floor) == money
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.AWAITING_APPROVAL
+    services.correction_approve(actor=pit_boss, coup=coup)
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.SETTLED
