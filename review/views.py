@@ -374,10 +374,12 @@ def alerts_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     filters = _alert_filters(form, reader_casinos(request))
     history = Paginator(alerts_acknowledged(filters=filters), ALERTS_PAGE_SIZE)
     history_page = history.get_page(request.GET.get("page"))
+    # the open alerts paged too: a night of alarms is hundreds, and the page is read on a tablet
+    open_alerts = Paginator(alerts_open(filters=filters), ALERTS_PAGE_SIZE)
     context = {
         "form": form,
         "filters": filters,
-        "open": list(alerts_open(filters=filters)),
+        "open": open_alerts.get_page(request.GET.get("open_page")),
         "history": history_page,
         "ack_form": AcknowledgeForm(),
         "filter_query": urlencode({k: v for k, v in request.GET.dict().items() if k in ("kind", "casino")}),

@@ -262,9 +262,24 @@ def test_the_alerts_page_filters_and_pages_the_history(client, pit_boss, raised,
         alert_acknowledge(actor=pit_boss, alert=alert, note="done", now=timezone.now())
     client.force_login(pit_boss)
     page1 = client.get(reverse("review:alerts"))
-    assert page1.context["open"] == [] and page1.context["history"].paginator.num_pages == 2
+    assert list(page1.context["open"]) == [] and page1.context["history"].paginator.num_pages == 2
     only = client.get(reverse("review:alerts"), {"kind": K.ERROR_RATE})
     assert [a.kind for a in only.context["history"].object_list] == [K.ERROR_RATE]
+
+
+def test_the_open_alerts_are_paged_and_counted_whole(client, pit_boss, raised, monkeypatch) -> None:
+    """A night of alarms is hundreds of open alerts: they come a page at a time, the heading
+    counting them all."""
+    monkeypatch.setattr("review.views.ALERTS_PAGE_SIZE", 1)
+    client.force_login(pit_boss)
+    newest_first = sorted(raised, key=lambda a: (a.raised_at, a.pk), reverse=True)
+    first = client.get(reverse("review:alerts"))
+    assert [a.pk for a in first.context["open"]] == [newest_first[0].pk]
+    assert first.context["open"].paginator.count == len(raised) > 1
+    assert f'data-testid="open-count">{len(raised)}</span>' in first.content.decode()
+    assert "open_page=2#open-title" in first.content.decode()  # the pager's "Next"
+    last = client.get(reverse("review:alerts"), {"open_page": len(raised)})
+    assert [a.pk for a in last.context["open"]] == [newest_first[-1].pk]
 
 
 def test_the_database_keeps_an_alert_raised_once_and_acknowledged_with_a_note(pit_boss) -> None:
