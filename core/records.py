@@ -8,11 +8,46 @@ history of several games is read line by line by one loop (``chemin_de_fer.engin
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, BinaryIO, TypeGuard
 
 import orjson
+
+#: the largest amount of chips a record may name (a chemin de fer bank, bet, house limit or chip
+#: unit; an older game's stake, cover, fund, payment or unit): far above any table's, far below
+#: what the ledger's 64-bit balances can add up. Every game's reader refuses a larger one as a
+#: malformed line, so ``validate_coups`` and ``import_coups`` refuse it alike, with one sentence
+MAX_RECORD_CHIPS = 10**12
+#: the limit as a refusal says it (``… of at most 1,000,000,000,000 chips, not …``)
+MAX_RECORD_CHIPS_SAID = f"{MAX_RECORD_CHIPS:,}"
+
+#: a line's bytes with every digit made a ``9`` and every other byte a space (``bytes.translate``),
+#: so that a run of digits is found by a substring search: both in C, some five times cheaper
+#: than a regular expression's search (0.5 against 2.6 µs a line here; orjson's parse is 1.2)
+_DIGITS_AS_NINES = bytes(0x39 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
+#: a run of digits no shorter than any integer orjson reads as a float: from 2**64 up (20 digits),
+#: and from -2**63 - 1 down (19 digits after the sign)
+_LONG_RUN = b"9" * 19
+
+
+def record_loads(line: bytes) -> Any:
+    """A record line's JSON value, its integers exact (``orjson.JSONDecodeError`` for a line that
+    is not JSON). orjson reads an integer beyond 64 bits as a float (``100000000000000000000`` as
+    ``1e+20``), so a refusal would quote a number the line never wrote: a line holding a run of
+    19 digits or more (a cheap search, rarely found) is read again by the standard library, whose
+    integers are exact. orjson has read it first, so the second reader sees only what orjson
+    takes: no NaN or Infinity, no lone surrogate, no number too big for a float, nesting within
+    orjson's depth. Where the standard reader nests less deep than orjson (Python's recursion
+    limit), orjson's reading stands: a big number is then a float, refused as no whole number."""
+    data = orjson.loads(line)
+    if _LONG_RUN not in line.translate(_DIGITS_AS_NINES):
+        return data
+    try:
+        return json.loads(line.decode())  # orjson found it UTF-8
+    except (RecursionError, ValueError):  # ValueError: defensive, orjson took the line
+        return data
 
 
 class RecordError(ValueError):

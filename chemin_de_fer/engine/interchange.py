@@ -26,7 +26,7 @@ from chemin_de_fer.engine.coup import (
 )
 from chemin_de_fer.engine.profiles import Profile
 from core.cards import POINTS
-from core.records import RecordError
+from core.records import MAX_RECORD_CHIPS, MAX_RECORD_CHIPS_SAID, RecordError
 
 _ACTIONS: dict[str, Action] = {a.value: a for a in Action}  # looked up only with a JSON string
 _NATURAL = Action.NATURAL
@@ -34,9 +34,22 @@ _DRAW = Action.DRAW
 _NONE = Action.NONE
 
 
+#: the most chips a record's amount may be (core.records: every game's readers, and the import)
+_MAX = MAX_RECORD_CHIPS
 
-def _positive_int(value: object) -> bool:
-    return type(value) is int and value > 0  # bool is an int subclass: excluded on purpose
+
+def _chips(value: object) -> bool:
+    """A positive integer of at most ``MAX_RECORD_CHIPS`` (bool is an int subclass: excluded on
+    purpose)."""
+    return type(value) is int and 0 < value <= _MAX
+
+
+def _not_chips(what: str, value: object) -> str:
+    """Why ``value`` is no amount of chips: no positive integer, or one above the limit."""
+    written = as_written(value)
+    if type(value) is int and value > _MAX:
+        return f"{what} must be a positive integer of at most {MAX_RECORD_CHIPS_SAID} chips, not {written}"
+    return f"{what} must be a positive integer, not {written}"
 
 
 #: the longest value a sentence quotes whole (a record's value can be a whole nested object)
@@ -105,8 +118,8 @@ def _bet_amounts(raw: object) -> None:
     for n, item in enumerate(raw, 1):
         if type(item) is dict:
             amount = item.get("amount")
-            if type(amount) is not int or amount <= 0:
-                raise ValueError(f"bet {n}: amount must be a positive integer, not {as_written(amount)}")
+            if type(amount) is not int or amount <= 0 or amount > _MAX:
+                raise ValueError(_not_chips(f"bet {n}: amount", amount))
 
 
 def _bets(raw: object) -> tuple[Stake, ...]:
@@ -214,8 +227,8 @@ def record_from_dict(
         # the checks in the order docs/coup-record.md lists them (Malformed lines): the first
         # problem on the line is the one reported, whichever side or bet it is on
         bank = get("bank")
-        if type(bank) is not int or bank <= 0:
-            raise ValueError(f"bank must be a positive integer, not {as_written(bank)}")
+        if type(bank) is not int or bank <= 0 or bank > _MAX:
+            raise ValueError(_not_chips("bank", bank))
         raw_bets = get("bets")
         _bet_amounts(raw_bets)
         bets = _bets(raw_bets)
@@ -240,14 +253,16 @@ def record_from_dict(
             _acted("player", player)
             _acted("banker", banker)
         shoe_next = _cards(get("shoe_next"), "shoe_next")
+        # optional: absent is none (no limit, a unit of 1, nobody named), but a key the line
+        # writes must hold its value: only shoe_next takes null for "none known"
         house_limit = get("house_limit")
-        if house_limit is not None and not _positive_int(house_limit):
-            raise ValueError(f"house_limit must be a positive integer, not {as_written(house_limit)}")
+        if (house_limit is not None or "house_limit" in data) and not _chips(house_limit):
+            raise ValueError(_not_chips("house_limit", house_limit))
         chip_unit = get("chip_unit", 1)
-        if not _positive_int(chip_unit):
-            raise ValueError(f"chip_unit must be a positive integer, not {as_written(chip_unit)}")
+        if not _chips(chip_unit):
+            raise ValueError(_not_chips("chip_unit", chip_unit))
         active = get("active_punter")
-        if active is not None and (type(active) is not str or not active):
+        if (active is not None or "active_punter" in data) and (type(active) is not str or not active):
             raise ValueError("active_punter must be a punter's name")
         return CoupRecord(
             record_id,

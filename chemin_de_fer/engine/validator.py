@@ -18,7 +18,7 @@ import orjson
 from chemin_de_fer.engine.interchange import AsWritten, record_from_dict, seats_refusal, verdict_to_dict
 from chemin_de_fer.engine.judge import Rules, judge_coup
 from chemin_de_fer.engine.profiles import BUILTIN, Profile
-from core.records import GameJudge, RecordError, error_to_dict, is_anchor_line, unknown_game
+from core.records import GameJudge, RecordError, error_to_dict, is_anchor_line, record_loads, unknown_game
 
 _FLUSH_EVERY = 512
 _COLLECT_EVERY_FLUSHES = 128
@@ -34,11 +34,13 @@ def game_refusal(game: object, known: Iterable[str]) -> str:
     return unknown_game(AsWritten(game), known)
 
 
-def _dumps(verdict: Mapping[str, Any]) -> bytes:
-    """One verdict line. orjson writes integers of 64 bits at most (down to -2**63) but reads up to
-    2**64 - 1: a record of such chips is read and judged, and its verdict (a net of -(2**64 - 1))
-    is then written by the standard encoder in the same compact form (no spaces, UTF-8, the keys
-    in the same order), so the line keeps its id. Every other verdict pays nothing for it."""
+def dumps_line(verdict: Mapping[str, Any]) -> bytes:
+    """One verdict line (``import_coups`` writes its lines with it too). orjson writes integers
+    from -2**63 to 2**64 - 1 only, and a line may hold any integer (core.records.record_loads
+    reads them exactly): an id beyond 64 bits, an older game's negative fund or cover far below
+    -2**63 (the readers refuse only chips above ``MAX_RECORD_CHIPS``). Such a verdict is written
+    by the standard encoder in the same compact form (no spaces, UTF-8, the keys in the same
+    order), so the line keeps its id. Every other verdict pays nothing for it."""
     try:
         return orjson.dumps(verdict)
     except orjson.JSONEncodeError:
@@ -97,8 +99,8 @@ def _validate(
     rules_by_slug: dict[str, Rules],
     judges: Mapping[str, GameJudge],
 ) -> ValidationSummary:
-    loads = orjson.loads
-    dumps = _dumps
+    loads = record_loads  # orjson, its integers exact (core.records)
+    dumps = dumps_line
     known = (CHEMIN_DE_FER, *sorted(judges))
     buffer: list[bytes] = []
     n = malformed = flagged = flushes = 0

@@ -45,7 +45,7 @@ from itertools import product
 from typing import Any
 
 from core.cards import ALL_CARDS, POINTS, RANKS, card_read
-from core.records import is_str_list
+from core.records import MAX_RECORD_CHIPS, MAX_RECORD_CHIPS_SAID, is_str_list
 from core.sentence import Card, Listing, Word, said, shown
 from older_games.engine.chips import Transfer, settlement_to_dict, transfer_nets
 from older_games.engine.sampling import MonteCarlo
@@ -356,7 +356,7 @@ def _table_faults(table: Table, settings: HouseSettings) -> list[str]:
     if len(set(names)) != len(names):
         out.append(said("a player sits once, and the banker is not among the punters"))
     if table.fund < 0:
-        out.append(said("the fund's balance is not negative"))
+        out.append(said("the fund's balance is negative ({fund})", fund=table.fund))
     if table.opening is Opening.NEW_BANK and table.previous != 0:
         out.append(said("a new bank has no previous sum"))
     if table.opening is not Opening.NEW_BANK and table.previous < 1:
@@ -497,7 +497,7 @@ def fund_return(
     so the fund is empty after it. Raises ValueError for a negative balance or a payment that is
     not positive (no consistent history has one)."""
     if balance < 0:
-        raise ValueError(said("the fund's balance is not negative"))
+        raise ValueError(said("the fund's balance is negative ({fund})", fund=balance))
     totals: dict[str, int] = {}
     for name, amount in paid:
         if amount < 1:
@@ -544,7 +544,8 @@ def judge_fund_return(record: FundReturnRecord) -> FundReturnVerdict:
     ``bad-fund-return``, and nothing is returned."""
     out: list[Violation] = []
     if record.fund < 0:
-        out.append(Violation(Code.BAD_FUND_RETURN, said("the fund's balance is not negative")))
+        negative = said("the fund's balance is negative ({fund})", fund=record.fund)
+        out.append(Violation(Code.BAD_FUND_RETURN, negative))
     # the fund is a party of its own (FUND): a payer or a payee of that name would be the fund
     # paying itself, as a coup record's player of that name would be (a bad table there)
     named = [name for name, _amount in (*record.paid, *(record.returned or ()))]
@@ -887,7 +888,9 @@ def judge(record: Record, settings: HouseSettings | None = None) -> Verdict:  # 
             )
         if c.punter not in (table.banker, FUND):  # see _at_risk: neither puts anything at risk
             covered += max(c.amount, 0)
-    if covered > record.stake:
+    # a negative stake is a stake finding (below the minimum, which is at least 1), not covers
+    # exceeding it: nothing of it can be covered
+    if record.stake >= 0 and covered > record.stake:
         out.append(
             Violation(
                 Code.COVERS_EXCEED_STAKE,
@@ -1145,6 +1148,15 @@ def _whole(data: Mapping[str, Any], key: str, default: int | None = None) -> int
         raise ValueError(
             said("{field} must be a whole number of chips, not {value}", field=key, value=shown(value))
         )
+    if value > MAX_RECORD_CHIPS:  # core.records: every game's records, the import's limit
+        raise ValueError(
+            said(
+                "{field} must be a whole number of at most {limit} chips, not {value}",
+                field=key,
+                limit=MAX_RECORD_CHIPS_SAID,
+                value=shown(value),
+            )
+        )
     return value
 
 
@@ -1181,9 +1193,11 @@ def _name_amounts(
     not_list: Callable[[], str],
     bad_entry: Callable[[int], str],
     bad_amount: Callable[[int, object], str],
+    too_many: Callable[[int, int], str],
 ) -> tuple[tuple[str, int], ...]:
     """``[{name_key: name, "amount": chips}, ...]`` (a coup's covers, a fund return's payments) as
-    (name, amount) pairs, as strictly as the rest of a record. The refusals are the caller's
+    (name, amount) pairs, as strictly as the rest of a record: an amount is a JSON integer
+    (``bad_amount``) of at most ``MAX_RECORD_CHIPS`` (``too_many``). The refusals are the caller's
     sentences: each names its own field, and their patterns stay whole for the catalogue."""
     if type(raw) is not list:
         raise ValueError(not_list())
@@ -1195,6 +1209,8 @@ def _name_amounts(
         # type(), not isinstance(): bool is an int subclass, and true, 10.0 or "10" are no chips
         if type(amount) is not int:
             raise ValueError(bad_amount(n, amount))
+        if amount > MAX_RECORD_CHIPS:
+            raise ValueError(too_many(n, amount))
         out.append((item[name_key], amount))
     return tuple(out)
 
@@ -1237,6 +1253,12 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
             bad_entry=lambda n: said("cover {n} must be {{punter, amount}} with the punter's name", n=n),
             bad_amount=lambda n, amount: said(
                 "cover {n}'s amount must be a whole number of chips, not {value}", n=n, value=shown(amount)
+            ),
+            too_many=lambda n, amount: said(
+                "cover {n}'s amount must be a whole number of at most {limit} chips, not {value}",
+                n=n,
+                limit=MAX_RECORD_CHIPS_SAID,
+                value=shown(amount),
             ),
         )
     ]
@@ -1293,6 +1315,13 @@ def _parties(data: Mapping[str, Any], key: str) -> tuple[tuple[str, int], ...]:
             "{field} {n}'s amount must be a whole number of chips, not {value}",
             field=key,
             n=n,
+            value=shown(amount),
+        ),
+        too_many=lambda n, amount: said(
+            "{field} {n}'s amount must be a whole number of at most {limit} chips, not {value}",
+            field=key,
+            n=n,
+            limit=MAX_RECORD_CHIPS_SAID,
             value=shown(amount),
         ),
     )

@@ -32,7 +32,7 @@ from functools import cache
 from typing import Any, Literal
 
 from core.cards import ALL_CARDS, POINTS, RANKS, card_code, card_read
-from core.records import is_str_list
+from core.records import MAX_RECORD_CHIPS, MAX_RECORD_CHIPS_SAID, is_str_list
 from core.sentence import Card, said, shown
 from older_games.engine.chips import Transfer, settlement_to_dict
 from older_games.engine.sampling import MonteCarlo
@@ -695,6 +695,14 @@ def record_from_dict(data: Mapping[str, Any]) -> MacaoRecord:
     unit = data.get("unit")
     if type(unit) is not int:  # bool is an int subclass: excluded on purpose
         raise MacaoError(said("unit must be a whole number of chips, not {unit}", unit=shown(unit)))
+    if unit > MAX_RECORD_CHIPS:  # core.records: every game's records, the import's limit
+        raise MacaoError(
+            said(
+                "unit must be a whole number of at most {limit} chips, not {unit}",
+                limit=MAX_RECORD_CHIPS_SAID,
+                unit=shown(unit),
+            )
+        )
     banker = data.get("banker")
     if type(banker) is not str:
         raise MacaoError(said("banker must be a player's name"))

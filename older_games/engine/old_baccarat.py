@@ -34,7 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 from core.cards import ALL_CARDS, POINTS, ImpossibleCard, card_read, shoe_alarms
-from core.records import is_str_list
+from core.records import MAX_RECORD_CHIPS, MAX_RECORD_CHIPS_SAID, is_str_list
 from core.sentence import Card, Word, said, shown
 from older_games.engine.chips import Transfer, settlement_to_dict, transfer_nets
 from older_games.engine.sampling import MonteCarlo
@@ -283,8 +283,9 @@ class OldBaccaratCoup:
             for player, stake in _player_entries(
                 data.get("punters"),
                 "stake",
-                # type(), not isinstance(): bool is an int subclass, and true or "10" are no chips
-                lambda stake: type(stake) is int,
+                # type(), not isinstance(): bool is an int subclass, and true or "10" are no chips;
+                # at most core.records' limit, every game's records' and the import's
+                lambda stake: type(stake) is int and stake <= MAX_RECORD_CHIPS,
                 not_list=lambda: said("punters must be a list of objects, each with a player and a stake"),
                 not_object=lambda n: said("punter {n} must be an object with a player and a stake", n=n),
                 bad_player=lambda n, player: said(
@@ -292,6 +293,13 @@ class OldBaccaratCoup:
                 ),
                 bad_value=lambda n, stake: said(
                     "punter {n}: stake must be a whole number of chips, not {value}", n=n, value=shown(stake)
+                )
+                if type(stake) is not int
+                else said(
+                    "punter {n}: stake must be a whole number of at most {limit} chips, not {value}",
+                    n=n,
+                    limit=MAX_RECORD_CHIPS_SAID,
+                    value=shown(stake),
                 ),
             )
         ]

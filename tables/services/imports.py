@@ -42,6 +42,7 @@ from chemin_de_fer.engine.machine import IllegalStep, Move, record_steps
 from chemin_de_fer.engine.profiles import BUILTIN, Profile
 from chemin_de_fer.engine.punters import key_seat_number, seat_key
 from chemin_de_fer.engine.settlement import LevyTerms
+from core.records import MAX_RECORD_CHIPS
 from core.types import Staff
 from ledger import services as ledger
 from ledger.models import Account
@@ -81,8 +82,10 @@ from tables.services.shoes import shoe_close, shoe_start
 #: appended at COMMIT, under the chain's lock, with one COPY)
 CHUNK_RECORDS = 500
 #: the largest bank, bet, house limit or chip unit a record may name: far above any table's, far
-#: below what the ledger's 64-bit balances can add up
-MAX_CHIPS = 10**12
+#: below what the ledger's 64-bit balances can add up. The record reader refuses a larger one first
+#: (``core.records.MAX_RECORD_CHIPS``, with the sentence ``validate_coups`` gives the same line):
+#: the check in :func:`record_import_id` stays as a guard for a record built otherwise
+MAX_CHIPS = MAX_RECORD_CHIPS
 
 #: what refuses one record (its line is reported, the rest goes on)
 REFUSALS = (ValidationError, IllegalStep, CoupConflict, PermissionDenied)
@@ -108,7 +111,8 @@ class LineOutcome:
 def record_import_id(record: CoupRecord) -> str:
     """The id a record is imported under (``ImportedRecord.record_id``), or ValueError saying why the
     record cannot be imported: no id, an id that is not a string or a whole number, a string the
-    database cannot store (NUL) anywhere in the record, an amount beyond ``MAX_CHIPS``. A whole
+    database cannot store (NUL) anywhere in the record, an amount beyond ``MAX_CHIPS`` (defensive:
+    ``record_from_dict`` refuses such a line first, as ``validate_coups`` does). A whole
     number id and its decimal string are the same id."""
     rid = record.id
     if rid is None:

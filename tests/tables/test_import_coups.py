@@ -203,12 +203,16 @@ def test_another_table_imports_the_same_ids(croupier, table, club_table, tmp_pat
 
 DEEP = b'{"id": ' + b"[" * 1000 + b"]" * 1000 + b", " + json.dumps(GOOD).encode()[1:]
 MALFORMED = [
-    (json.dumps({**GOOD, "id": "big-bank", "bank": 2**63}).encode(), "more than 1,000,000,000,000"),
+    # the reader's limit (core.records.MAX_RECORD_CHIPS), as validate_coups says it
+    (
+        json.dumps({**GOOD, "id": "big-bank", "bank": 2**63}).encode(),
+        f"bank must be a positive integer of at most 1,000,000,000,000 chips, not {2**63}",
+    ),
     (
         json.dumps(
-            {**GOOD, "id": "big-bet", "bank": 2**62, "bets": [{"punter": "seat-2", "amount": 2**62}]}
+            {**GOOD, "id": "big-bet", "bank": 10**12, "bets": [{"punter": "seat-2", "amount": 2**62}]}
         ).encode(),
-        "more than 1,000,000,000,000",
+        f"bet 1: amount must be a positive integer of at most 1,000,000,000,000 chips, not {2**62}",
     ),
     (json.dumps({**GOOD, "id": "nul-name", "bets": [{"punter": "a\x00b", "amount": 100}]}).encode(), "NUL"),
     (json.dumps({**GOOD, "id": "nul\x00id"}).encode(), "NUL"),
@@ -221,7 +225,7 @@ MALFORMED = [
     ),
     (
         json.dumps({**GOOD, "id": "huge-int"}).encode().replace(b'"bank": 100', b'"bank": ' + b"9" * 25),
-        "bank",
+        "bank must be a positive integer of at most 1,000,000,000,000 chips, not " + "9" * 25,
     ),
     (json.dumps({**GOOD, "id": "bad-utf8"}).encode().replace(b"seat-2", b"seat-\xff\xfe"), "not JSON"),
     (json.dumps(GOOD).encode(), "no id"),

@@ -302,3 +302,60 @@ def test_every_natural_shape_in_one_history_imports_as_it_validates(croupier, ta
         posted = punters_posted(Coup.objects.get(pk=line["coup"]))
         assert posted == ({} if line["state"] == "awaiting_correction" else want), record["id"]
     assert imported_lines == 65
+
+
+# ------------------------------------------------- amounts beyond the records' limit, nulls
+LIMIT = 10**12  # core.records.MAX_RECORD_CHIPS: every game's readers refuse more, import and judge alike
+BEYOND_IDS = "bank-2**63 bank-2**64-1 bank-10**20 bet-limit+1 limit-2**64 unit-2**63"
+NULL_IDS = "null-limit null-unit null-active"
+
+
+@pytest.mark.parametrize(
+    ("changes", "error"),
+    [
+        ({"bank": 2**63}, f"bank must be a positive integer of at most 1,000,000,000,000 chips, not {2**63}"),
+        (
+            {"bank": 2**64 - 1, "bets": [{"punter": "seat-1", "amount": 2**64 - 1}]},
+            f"bank must be a positive integer of at most 1,000,000,000,000 chips, not {2**64 - 1}",
+        ),
+        (
+            {"bank": 10**20},  # beyond 64 bits: orjson alone read it as 1e+20
+            "bank must be a positive integer of at most 1,000,000,000,000 chips, not 100000000000000000000",
+        ),
+        (
+            {"bets": [{"punter": "seat-1", "amount": 60}, {"punter": "seat-2", "amount": LIMIT + 1}]},
+            "bet 2: amount must be a positive integer of at most 1,000,000,000,000 chips, not 1000000000001",
+        ),
+        (
+            {"house_limit": 2**64},
+            "house_limit must be a positive integer of at most 1,000,000,000,000 chips, "
+            "not 18446744073709551616",
+        ),
+        (
+            {"chip_unit": 2**63},
+            f"chip_unit must be a positive integer of at most 1,000,000,000,000 chips, not {2**63}",
+        ),
+        ({"house_limit": None}, "house_limit must be a positive integer, not null"),
+        ({"chip_unit": None}, "chip_unit must be a positive integer, not null"),
+        ({"active_punter": None}, "active_punter must be a punter's name"),
+    ],
+    ids=[*BEYOND_IDS.split(), *NULL_IDS.split()],
+)
+def test_an_amount_beyond_the_limit_or_a_null_is_refused_by_both_with_one_sentence(
+    changes, error, croupier, table, tmp_path
+) -> None:
+    line = assert_agree(base(**changes), table, croupier, tmp_path)
+    assert line == {"line": 1, "id": "x", "error": error}
+
+
+def test_amounts_at_the_limit_import_as_they_validate(croupier, table, tmp_path) -> None:
+    record = base(bank=LIMIT, bets=[{"punter": "seat-1", "amount": LIMIT}], house_limit=LIMIT)
+    line = assert_agree(record, table, croupier, tmp_path)
+    assert (line["state"], line["settlement"]["punters"]) == ("settled", {"seat-1": -LIMIT})
+
+
+def test_an_id_beyond_64_bits_imports_as_it_validates_with_its_id_exact(croupier, table, tmp_path) -> None:
+    """orjson reads 100000000000000000000 as 1e+20 and writes no integer beyond 64 bits: the line
+    is read exactly (core.records.record_loads), and its verdict written with the id it gave."""
+    line = assert_agree(base(id=10**20), table, croupier, tmp_path)
+    assert (line["id"], line["state"]) == (10**20, "settled")

@@ -27,8 +27,8 @@ from tqdm import tqdm
 
 from chemin_de_fer.engine.coup import CoupRecord
 from chemin_de_fer.engine.interchange import record_from_dict, verdict_to_dict
-from chemin_de_fer.engine.validator import CHEMIN_DE_FER, game_refusal
-from core.records import RecordError, is_anchor_line
+from chemin_de_fer.engine.validator import CHEMIN_DE_FER, dumps_line, game_refusal
+from core.records import RecordError, is_anchor_line, record_loads
 from tables.games import offline_judges
 from tables.models import Table
 from tables.permissions import is_croupier_at
@@ -43,7 +43,7 @@ def parse_line(line: bytes) -> tuple[CoupRecord, str]:
     if len(line) > MAX_LINE_BYTES:
         raise ValueError(f"line longer than {MAX_LINE_BYTES:,} bytes")
     try:
-        data = orjson.loads(line)
+        data = record_loads(line)  # validate_coups's reader: its integers exact, as the line wrote them
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"not JSON: {exc}") from None
     if type(data) is dict and "game" in data and data["game"] != CHEMIN_DE_FER:
@@ -62,7 +62,7 @@ def parse_line(line: bytes) -> tuple[CoupRecord, str]:
         raise ValueError("nested too deeply to be a coup record") from None
     try:
         return record, record_import_id(record)
-    except ValueError as exc:  # read, but not importable (an amount beyond the import's limit…)
+    except ValueError as exc:  # read, but not importable (no id, a NUL in a name…)
         raise LineRefused(str(exc), _named(record)) from None
 
 
@@ -193,14 +193,16 @@ class Command(BaseCommand):
         totals, out = self.totals, self.stdout
         if outcome.skipped:
             totals["skipped"] += 1
-            out.write(orjson.dumps({"line": number, "id": rid, "skipped": "already imported"}).decode())
+            out.write(dumps_line({"line": number, "id": rid, "skipped": "already imported"}).decode())
             return
         imported = outcome.imported
         if imported is None:
             totals["rejected"] += 1
             # the id the line names, where it could be read (as validate_coups says it)
             named = _named(record) if record is not None else refused_named
-            out.write(orjson.dumps({"line": number, **named, "error": outcome.error}).decode())
+            # dumps_line: an id beyond 64 bits (read exactly, core.records.record_loads) is written
+            # as validate_coups writes it, where orjson writes no such integer
+            out.write(dumps_line({"line": number, **named, "error": outcome.error}).decode())
             return
         verdict, coup = imported.verdict, imported.coup
         totals["coups"] += 1
@@ -210,7 +212,7 @@ class Command(BaseCommand):
         if verdict.settlement is not None and coup.state != "awaiting_correction":
             totals["levy"] += verdict.settlement.tax
         out.write(
-            orjson.dumps(
+            dumps_line(
                 {"line": number, "coup": coup.pk, "state": coup.state, **verdict_to_dict(verdict)}
             ).decode()
         )
@@ -223,7 +225,7 @@ def _other_game(line: bytes) -> str:
     if b'"game"' not in line:
         return ""
     try:
-        data = orjson.loads(line)
+        data = record_loads(line)
     except orjson.JSONDecodeError:
         return ""
     game = data.get("game") if isinstance(data, dict) else None

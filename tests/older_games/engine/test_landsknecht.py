@@ -409,7 +409,7 @@ def test_every_fault_of_a_table_and_a_stake_is_its_own_finding() -> None:
     assert [(v.code, v.message) for v in verdict.violations] == [
         (Code.BAD_TABLE, "'fund' is the reserve fund's name, not a player's"),
         (Code.BAD_TABLE, "a player sits once, and the banker is not among the punters"),
-        (Code.BAD_TABLE, "the fund's balance is not negative"),
+        (Code.BAD_TABLE, "the fund's balance is negative (-1)"),
         (Code.STAKE_BELOW_MINIMUM, "the stake must be at least the minimum of 10"),
         (
             Code.STAKE_NOT_ALLOWED,
@@ -838,7 +838,7 @@ def test_a_fund_return_that_breaks_its_rule() -> None:
         "kind": "fund-return",
         "outcome": None,
         "violations": [
-            {"code": "bad-fund-return", "detail": "the fund's balance is not negative"},
+            {"code": "bad-fund-return", "detail": "the fund's balance is negative (-5)"},
             {"code": "bad-fund-return", "detail": "ann's payment of 0 into the fund is not positive"},
         ],
         "settlement": None,

@@ -395,11 +395,14 @@ def test_the_banker_never_wins_or_loses_more_than_his_stake_and_the_fund_only_by
         if c.punter not in ("ann", FUND):
             own = sum(max(d.amount, 0) for d in covered if d.punter == c.punter)
             assert abs(nets.get(c.punter, 0)) <= own
-    # the findings are the record's, capped or not
+    # the findings are the record's, capped or not; a negative stake is found as a stake below
+    # the minimum and nothing more (no covers "exceed" it: none of it can be covered)
     codes = [v.code for v in verdict.violations]
     assert (Code.COVERS_EXCEED_STAKE in codes) == (
-        sum(max(c.amount, 0) for c in covered if c.punter not in ("ann", FUND)) > stake
+        stake >= 0 and sum(max(c.amount, 0) for c in covered if c.punter not in ("ann", FUND)) > stake
     )
+    if stake < 0:
+        assert Code.STAKE_BELOW_MINIMUM in codes
     assert (Code.COVER_BY_NON_PUNTER in codes) == any(c.punter not in ("bob", "cid") for c in covered)
 
 
