@@ -29,6 +29,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from audit.rows import RowWritten, rows_loaded
 from audit.services import audit_record
 from audit.snapshot import fields_snapshot
 from core.cards import card_code
@@ -761,6 +762,7 @@ def _leavers_unseat(
     ):
         # the field changed, as the floor's seat_leave records it (tables.services.audited)
         before = fields_snapshot(seat, ["left_at"])
+        rows_loaded(seat)  # its state as locked goes into its binding (audit.rows), as seat_leave's
         seat.left_at = now
         seat.save(update_fields=["left_at"])
         audit_record(
@@ -769,6 +771,7 @@ def _leavers_unseat(
             target=seat,
             before=before,
             after=fields_snapshot(seat, ["left_at"]),
+            rows=[RowWritten(seat)],
         )
 
 

@@ -701,6 +701,9 @@ class Player(models.Model):
 class Seat(models.Model):
     """A player sitting at a seat for part of a session (a new row each time he sits down)."""
 
+    #: bound to the audit events that write it (audit.rows): the bets of a seat pay from its player
+    AUDIT_BOUND = True
+
     session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="seats")
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
     number = models.PositiveSmallIntegerField()
@@ -738,6 +741,9 @@ class Seat(models.Model):
 class Spectator(models.Model):
     """A standing player who may bet where the profile allows."""
 
+    #: bound to the audit events that write it (audit.rows): a spectator's bets pay from his player
+    AUDIT_BOUND = True
+
     session = models.ForeignKey(TableSession, on_delete=models.PROTECT, related_name="spectators")
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="spectating")
     joined_at = models.DateTimeField()
@@ -773,6 +779,9 @@ class ShoeState(models.TextChoices):
 
 class Shoe(models.Model):
     State = ShoeState
+    #: bound to the audit events that write it (audit.rows): its table and session say whose bank
+    #: and whose seats its coups settle with, its decks and stop card what its cards may be
+    AUDIT_BOUND = True
 
     #: a shoe of n decks holds 52 n cards: what it can deal, and what is left of it
     CARDS_PER_DECK = 52
@@ -1311,6 +1320,10 @@ class BankTurn(models.Model):
     from no seat: the croupier plays its hand, and the bank does not rotate while the house holds it.
     """
 
+    #: bound to the audit events that write it (audit.rows): its player is the coup's banker, its
+    #: minimum the smallest bank he may declare
+    AUDIT_BOUND = True
+
     Start = BankTurnStart
     End = BankTurnEnd
 
@@ -1365,6 +1378,9 @@ class BankShare(models.Model):
     """A club spectator's part of a bank (docs/rules.md §6): put up with the banker's consent before the
     bank's first coup (the chips move when that bank is declared), and his proportional share of
     the bank taken out before a later deal, or paid out when the bank ends."""
+
+    #: bound to the audit events that write it (audit.rows): what the spectator put up and took out
+    AUDIT_BOUND = True
 
     turn = models.ForeignKey(BankTurn, on_delete=models.PROTECT, related_name="shares", db_index=False)
     spectator = models.ForeignKey(Spectator, on_delete=models.PROTECT, related_name="bank_shares")

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from audit.rows import RowWritten, rows_loaded
 from audit.services import audit_record
 from audit.snapshot import fields_snapshot, model_snapshot
 from chemin_de_fer.engine.order import rotation_keeps_anchor
@@ -54,7 +55,9 @@ def bank_turn_end(
     *, actor: Staff | None, turn: BankTurn, reason: str, at: dt.datetime | None = None
 ) -> BankTurn:
     """End a bank; the caller holds the session's locks. The chips in the bank and the banker's
-    reserve go back to him in the same transaction."""
+    reserve go back to him in the same transaction. ``turn`` as the caller locked it, unchanged
+    since: its state then goes into its binding (audit.rows.rows_loaded)."""
+    rows_loaded(turn)
     before = model_snapshot(turn)
     for share in BankShare.objects.select_for_update().filter(turn=turn, withdrawn__isnull=True):
         _share_pay_out(actor=actor, share=share)  # the spectators' part first: the rest is his
@@ -63,7 +66,12 @@ def bank_turn_end(
     turn.save(update_fields=["ended_at", "end_reason"])
     money.bank_return(turn=turn, actor=actor)
     audit_record(
-        actor=actor, action=f"tables.bank.{reason}", target=turn, before=before, after=model_snapshot(turn)
+        actor=actor,
+        action=f"tables.bank.{reason}",
+        target=turn,
+        before=before,
+        after=model_snapshot(turn),
+        rows=[turn],
     )
     return turn
 
@@ -99,7 +107,7 @@ def _open_turn(
         required_minimum=minimum,
         rotation_from=rotation_from or seat,
     )
-    audit_record(actor=actor, action="tables.bank.take", target=turn, after=model_snapshot(turn))
+    audit_record(actor=actor, action="tables.bank.take", target=turn, after=model_snapshot(turn), rows=[turn])
     return turn
 
 
@@ -250,7 +258,9 @@ def bank_house_take(*, actor: Staff, session: TableSession) -> BankTurn:
         required_minimum=table.profile.min_bank,
         rotation_from=None,
     )
-    audit_record(actor=actor, action="tables.bank.house", target=turn, after=model_snapshot(turn))
+    audit_record(
+        actor=actor, action="tables.bank.house", target=turn, after=model_snapshot(turn), rows=[turn]
+    )
     return turn
 
 
@@ -322,6 +332,8 @@ def bank_minimum_written(*, actor: Staff | None, coup: Coup, turn: BankTurn, bef
         before={"required_minimum": before},
         after=fields_snapshot(turn, ("required_minimum",)),
         casino=casino,
+        # the turn as the statement left it (its every column returned): bound by those values
+        rows=[RowWritten(turn)],
     )
 
 
@@ -425,7 +437,11 @@ def bank_share_contribute(
         turn=turn, spectator=spectator, contributed=amount, contributed_at=timezone.now()
     )
     audit_record(
-        actor=actor, action="tables.bank.share_contribute", target=share, after=model_snapshot(share)
+        actor=actor,
+        action="tables.bank.share_contribute",
+        target=share,
+        after=model_snapshot(share),
+        rows=[share],
     )
     return share
 

@@ -48,6 +48,7 @@ from tables.lifecycle import CoupConflict as CoupConflict  # re-exported: the re
 from tables.lifecycle import coup_state_change, coup_state_set
 from tables.models import (
     UNFINISHED_COUP_STATES,
+    BankShare,
     BankTax,
     BankTurn,
     Bet,
@@ -65,7 +66,7 @@ from tables.services.locking import lock_coup_with_steps, session_lock_at_table
 from tables.services.rules_snapshots import rules_snapshot_keep
 from tables.services.series import series_check_allows_coup
 from tables.services.shoes import card_record, shoe_close_locked
-from tables.services.vouching import coup_rows_vouch
+from tables.services.vouching import bank_rows_vouch, coup_settlement_vouch
 
 
 class ConfirmationRequired(DomainError):
@@ -196,6 +197,14 @@ def coup_start(
         state = apply(state, Step(Move.BANK_DECLARED, amount=amount, punter=banker))
     except IllegalStep as exc:
         raise ValidationError({"amount": why(exc)}) from None
+    # the money moves on the bank turn read (its player is the banker, its minimum the smallest
+    # bank) and, on a bank's first coup where spectators share it, on their shares: each must be what
+    # its events bound (one statement), or a turn handed to another player in the database funds
+    # the bank from his chips (tables.services.vouching)
+    shares: list[BankShare] = []
+    if first_coup_of_bank and state.rules.profile.spectators_share_bank:
+        shares = list(BankShare.objects.filter(turn=turn).select_related("spectator"))
+    bank_rows_vouch(turn=turn, session=session, shares=shares)
     now = timezone.now()
     # only a recorded history gets one: a bank under the profile's minimum, flagged, not refused
     declared = [v.code.value for _, v in state.violations]
@@ -279,8 +288,10 @@ def coup_step_record(
         raise ValidationError(gettext_noop("The bank is declared when the coup starts."))
     if request.kind is Move.REVEAL:
         # the money moves on these rows: each must be what its event bound (one statement), or a
-        # step inserted, edited or deleted in the database would be settled unseen
-        coup_rows_vouch(coup=coup, steps=rows, step_model=CoupStep, current_step=coup.step_count)
+        # step inserted, edited or deleted in the database would be settled unseen, and so would a
+        # seat handed to another player, or the bank turn (the seats and spectators of the bets,
+        # read by that same statement, and the bank turn and the banker's seat the lock loaded)
+        coup_settlement_vouch(coup=coup, steps=rows, current_step=coup.step_count)
     state = coup_replay(coup, rows)
     judged, bettor = _engine_step(coup, state, request, rows)
     payload = judged.payload
@@ -318,7 +329,8 @@ def coup_step_record(
         bound.append(_bet_write(coup, request, bettor, new_state))
     if request.kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
         role = ShoeCard.Role.PLAYER if request.kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
-        bound.append(RowWritten(card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role)))
+        card = card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role, actor=actor)
+        bound.append(RowWritten(card))
     if verdict is not None:
         tax = _reveal(actor=actor, coup=coup, verdict=verdict, state=new_state)
         if tax is not None:

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from audit.rows import rows_loaded
 from audit.services import audit_record
 from audit.snapshot import model_snapshot
 from core.sentence import Word, said
@@ -89,10 +90,20 @@ def table_session_close(
     turn = BankTurn.objects.select_for_update().filter(session=session, ended_at__isnull=True).first()
     if turn is not None:
         bank_turn_end(actor=actor, turn=turn, reason=BankTurn.End.SESSION_CLOSED, at=now)
+    # the places given up, each bound to the session's closing event as it leaves them (their state
+    # as locked, before: audit.rows.rows_loaded)
+    places: list[Seat | Spectator] = []
     for seat in Seat.objects.select_for_update().filter(session=session, left_at__isnull=True):
+        rows_loaded(seat)
         seat.left_at = now
         seat.save(update_fields=["left_at"])
-    Spectator.objects.filter(session=session, left_at__isnull=True).update(left_at=now)
+        places.append(seat)
+    standing = list(Spectator.objects.select_for_update().filter(session=session, left_at__isnull=True))
+    for spectator in standing:
+        rows_loaded(spectator)
+    if standing:
+        Spectator.objects.filter(pk__in=[s.pk for s in standing]).update(left_at=now)
+        places.extend(standing)
     wing.session_closing(actor=actor, session=session)
     SessionPause.objects.filter(session=session, ended_at__isnull=True).update(ended_at=now, ended_by=actor)
     before = model_snapshot(session)
@@ -110,6 +121,7 @@ def table_session_close(
         target=session,
         before=before,
         after=model_snapshot(session),
+        rows=places,
     )
     return session
 
@@ -200,7 +212,7 @@ def seat_take(
         _check_at_no_other_table(session, player)
     seat = Seat.objects.create(session=session, player=player, number=number, joined_at=timezone.now())
     money.card_money_on_seat(seat=seat, actor=actor)
-    audit_record(actor=actor, action="tables.seat.take", target=seat, after=model_snapshot(seat))
+    audit_record(actor=actor, action="tables.seat.take", target=seat, after=model_snapshot(seat), rows=[seat])
     return seat
 
 
@@ -279,7 +291,11 @@ def spectator_join(
         _check_at_no_other_table(session, player)
     spectator = Spectator.objects.create(session=session, player=player, joined_at=timezone.now())
     audit_record(
-        actor=actor, action="tables.spectator.join", target=spectator, after=model_snapshot(spectator)
+        actor=actor,
+        action="tables.spectator.join",
+        target=spectator,
+        after=model_snapshot(spectator),
+        rows=[spectator],
     )
     return spectator
 

@@ -613,7 +613,9 @@ class _Batch:
         )
         self.seats_new.append(seat)
         self.seats[player.pk] = seat
-        self._audit(action="tables.seat.take", target=seat, after=model_snapshot(seat))
+        self._audit(
+            action="tables.seat.take", target=seat, after=model_snapshot(seat), rows=[RowWritten(seat)]
+        )
         return seat
 
     def _stand(self, player: Player) -> Spectator:
@@ -632,6 +634,7 @@ class _Batch:
             action="tables.spectator.join",
             target=spectator,
             after=model_snapshot(spectator),
+            rows=[RowWritten(spectator)],
         )
         return spectator
 
@@ -654,6 +657,7 @@ class _Batch:
             target=shoe,
             before=before,
             after=model_snapshot(shoe),
+            rows=[RowWritten(shoe)],
         )
         self.shoe_number += 1
         new = Shoe(
@@ -669,7 +673,7 @@ class _Batch:
         )
         self.shoes_new.append(new)
         self.shoe, self.shoe_seen, self.shoe_dealt, self.coup_number = new, Counter(), 0, 0
-        self._audit(action="tables.shoe.start", target=new, after=model_snapshot(new))
+        self._audit(action="tables.shoe.start", target=new, after=model_snapshot(new), rows=[RowWritten(new)])
 
     # ------------------------------------------------------------------------------- the bank
     def _bank_turn_end(self, turn: BankTurn, reason: str) -> None:
@@ -684,6 +688,7 @@ class _Batch:
             target=turn,
             before=before,
             after=model_snapshot(turn),
+            rows=[RowWritten(turn)],
         )
 
     def _mark_turn_changed(self, turn: BankTurn) -> None:
@@ -704,7 +709,9 @@ class _Batch:
         )
         self.turns_new.append(turn)
         self.turn = turn
-        self._audit(action="tables.bank.take", target=turn, after=model_snapshot(turn))
+        self._audit(
+            action="tables.bank.take", target=turn, after=model_snapshot(turn), rows=[RowWritten(turn)]
+        )
         return turn
 
     def _bank_after_coup(self, coup: _Coup, *, outcome: str, next_bank_min: int | None) -> None:
@@ -724,6 +731,7 @@ class _Batch:
                 target=turn,
                 before=before,
                 after={"required_minimum": minimum},
+                rows=[RowWritten(turn)],
             )
 
     # ------------------------------------------------------------------------------- the ledger

@@ -21,8 +21,9 @@ from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
+from audit.rows import rows_loaded
 from audit.services import audit_record
-from audit.snapshot import model_snapshot
+from audit.snapshot import fields_snapshot, model_snapshot
 from core.cards import stop_card_refusal
 from core.sentence import Word, said
 from core.types import Staff
@@ -46,9 +47,12 @@ def live_cards(shoe: Shoe | int) -> QuerySet[ShoeCard]:
     return ShoeCard.objects.filter(shoe=shoe, replaced_by__isnull=True)
 
 
-def card_record(*, shoe: Shoe, coup: Coup | None, card: str, role: str) -> ShoeCard:
+def card_record(
+    *, shoe: Shoe, coup: Coup | None, card: str, role: str, actor: Staff | None = None
+) -> ShoeCard:
     """A card seen coming out of ``shoe`` (the caller holds the shoe's lock). Raises the shoe alarm
-    when the shoe cannot hold another one of it, and marks the stop card once it is reached."""
+    when the shoe cannot hold another one of it, and marks the stop card once it is reached
+    (``actor``: who entered the card, for the shoe's event then)."""
     now = timezone.now()
     # every card of every coup comes through here: the counts and the row in one statement where
     # the database can (tables.sql.card_seen)
@@ -63,11 +67,15 @@ def card_record(*, shoe: Shoe, coup: Coup | None, card: str, role: str) -> ShoeC
         )
     else:
         seen, same = found
-    _alarm_check(shoe=shoe, coup=coup, card=card, position=seen.position, now=now, copies=same + 1)
+    _alarm_check(
+        shoe=shoe, coup=coup, card=card, position=seen.position, now=now, copies=same + 1, actor=actor
+    )
     return seen
 
 
-def card_amend(*, shoe: Shoe, coup: Coup, mistyped: ShoeCard, card: str) -> ShoeCard:
+def card_amend(
+    *, shoe: Shoe, coup: Coup, mistyped: ShoeCard, card: str, actor: Staff | None = None
+) -> ShoeCard:
     """The card at ``mistyped``'s position was really ``card`` (the caller holds the shoe's lock):
     a new row at the same position replaces the mistyped one, which goes back to the shoe's
     remaining cards. An impossible-card alarm the typo raised stays on record (the amendment's
@@ -83,17 +91,34 @@ def card_amend(*, shoe: Shoe, coup: Coup, mistyped: ShoeCard, card: str) -> Shoe
         seen_at=now,
         replaces=mistyped,
     )
-    _alarm_check(shoe=shoe, coup=coup, card=card, position=mistyped.position, now=now)
+    _alarm_check(shoe=shoe, coup=coup, card=card, position=mistyped.position, now=now, actor=actor)
     return seen
 
 
 def _alarm_check(
-    *, shoe: Shoe, coup: Coup | None, card: str, position: int, now: datetime, copies: int | None = None
+    *,
+    shoe: Shoe,
+    coup: Coup | None,
+    card: str,
+    position: int,
+    now: datetime,
+    copies: int | None = None,
+    actor: Staff | None = None,
 ) -> None:
-    """``copies``: how many of ``card`` are out now, the new one included (counted when None)."""
+    """``copies``: how many of ``card`` are out now, the new one included (counted when None).
+    A change of the shoe's row (its alarm, its stop card reached) is recorded by an event of its
+    own that binds the row (audit.rows): whichever service dealt the card (a step, an amendment,
+    a correction), the shoe's row is never left other than its events say."""
     if copies is None:
         copies = live_cards(shoe).filter(card=card).count()
     changed = []
+    stop = (
+        shoe.stop_card_position is not None
+        and not shoe.stop_reached
+        and position >= shoe_size(shoe) - shoe.stop_card_position
+    )
+    if stop or (copies > shoe.decks and not shoe.alarm):
+        rows_loaded(shoe)  # as the caller locked it, before this changes it (audit.rows)
     if copies > shoe.decks:
         ShoeAlarm.objects.create(
             shoe=shoe,
@@ -109,15 +134,20 @@ def _alarm_check(
         if coup is not None and not coup.alarm:
             Coup.objects.filter(pk=coup.pk).update(alarm=True)
             coup.alarm = True
-    if (
-        shoe.stop_card_position is not None
-        and not shoe.stop_reached
-        and position >= shoe_size(shoe) - shoe.stop_card_position
-    ):
+    if stop:
         shoe.stop_reached = True
         changed.append("stop_reached")
     if changed:
+        before = {name: not getattr(shoe, name) for name in changed}  # each flag was off
         shoe.save(update_fields=changed)
+        audit_record(
+            actor=actor,
+            action="tables.shoe.flag",
+            target=shoe,
+            before=before,
+            after=fields_snapshot(shoe, changed),
+            rows=[shoe],
+        )
 
 
 @transaction.atomic
@@ -210,13 +240,16 @@ def shoe_start(
     )
     burns = [card_record(shoe=shoe, coup=None, card=card, role=ShoeCard.Role.BURN) for card in burnt]
     shoe.refresh_from_db()
-    audit_record(actor=actor, action="tables.shoe.start", target=shoe, after=model_snapshot(shoe), rows=burns)
+    audit_record(
+        actor=actor, action="tables.shoe.start", target=shoe, after=model_snapshot(shoe), rows=[shoe, *burns]
+    )
     return shoe
 
 
 def shoe_close_locked(*, actor: Staff | None, shoe: Shoe, reason: str) -> Shoe:
     """Close ``shoe`` (the caller holds its locks); flag a reshuffle before 5/6 was dealt."""
     shoe_transition_check(shoe=shoe, to=Shoe.State.CLOSED)
+    rows_loaded(shoe)  # as the caller locked it: its state then goes into its binding (audit.rows)
     before = model_snapshot(shoe)
     dealt = live_cards(shoe).count()
     now = timezone.now()
@@ -234,7 +267,12 @@ def shoe_close_locked(*, actor: Staff | None, shoe: Shoe, reason: str) -> Shoe:
     shoe.state, shoe.closed_at, shoe.close_reason = Shoe.State.CLOSED, now, reason
     shoe.save(update_fields=["state", "closed_at", "close_reason", "early_reshuffle"])
     audit_record(
-        actor=actor, action="tables.shoe.close", target=shoe, before=before, after=model_snapshot(shoe)
+        actor=actor,
+        action="tables.shoe.close",
+        target=shoe,
+        before=before,
+        after=model_snapshot(shoe),
+        rows=[shoe],
     )
     return shoe
 

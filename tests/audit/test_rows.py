@@ -204,14 +204,19 @@ def test_the_bound_tables_are_the_records_of_the_game_and_the_money() -> None:
         "ledger_entry",
         "ledger_transaction",
         "reports_reportrun",
+        "tables_bankshare",
         "tables_banktax",
+        "tables_bankturn",
         "tables_bet",
         "tables_coup",
         "tables_coupstep",
         "tables_feehour",
         "tables_gamecoup",
         "tables_gamestep",
+        "tables_seat",
+        "tables_shoe",
         "tables_shoecard",
+        "tables_spectator",
     ]
 
 
@@ -239,7 +244,14 @@ BOUND_COLUMNS = {
         "kind", "parameters", "requested_at", "requested_by_id", "requested_label", "row_count",
         "rows_done", "rows_expected", "sha256", "start", "started_at", "status", "table_id",
     ],
+    "tables_bankshare": [
+        "contributed", "contributed_at", "id", "spectator_id", "turn_id", "withdrawn", "withdrawn_at",
+    ],
     "tables_banktax": ["amount", "basis", "coup_id", "id"],
+    "tables_bankturn": [
+        "end_reason", "ended_at", "id", "player_id", "required_minimum", "rotation_from_id", "seat_id",
+        "session_id", "started_at", "started_how",
+    ],
     "tables_bet": [
         "amount", "banco", "banco_suivi", "betting_order", "coup_id", "id", "replaces_id", "seat_id",
         "spectator_id", "withdrawn",
@@ -258,7 +270,14 @@ BOUND_COLUMNS = {
         "outcome", "record", "seating", "session_id", "state", "step_count", "table_id", "void_reason",
     ],
     "tables_gamestep": ["actor_id", "coup_id", "created_at", "id", "idempotency_key", "index", "payload"],
+    "tables_seat": ["id", "joined_at", "left_at", "number", "player_id", "session_id"],
+    "tables_shoe": [
+        "alarm", "burnt_cards", "close_reason", "closed_at", "cut_by_id", "cut_card_position", "decks",
+        "early_reshuffle", "id", "imported", "number", "session_id", "shuffled_at", "state",
+        "stop_card_position", "stop_reached", "table_id",
+    ],
     "tables_shoecard": ["card", "coup_id", "id", "position", "replaces_id", "role", "seen_at", "shoe_id"],
+    "tables_spectator": ["id", "joined_at", "left_at", "player_id", "session_id"],
 }  # fmt: skip
 
 

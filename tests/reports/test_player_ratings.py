@@ -126,7 +126,8 @@ def test_the_xlsx_figures_to_the_hundredth_are_numbers_a_spreadsheet_adds_up(cro
     total = rows[-1]
     for heading, value in (("Average stake", "75.00"), ("Expected levy", "6.88"), ("Theoretical", "6.88")):
         cell = total[headings.index(heading)]
-        assert (Decimal(str(cell.value)), cell.data_type, cell.number_format) == (Decimal(value), "n", "#,##0.00")
+        found = (Decimal(str(cell.value)), cell.data_type, cell.number_format)
+        assert found == (Decimal(value), "n", "#,##0.00"), heading
     seated = total[headings.index("Time seated")]
     assert (seated.value, seated.data_type) == ("9:36:48", "s")
 

@@ -19,21 +19,25 @@ a banco the other bets withdrawn and the ledger's checks. A ledger posting's tra
 transaction (ledger.sql.transaction_insert), and it and its entries are bound to their audit event
 as their INSERTs gave them back (no read). A coup's start looks for no replay of its bank's
 posting (the coup is new); a reveal first reads the bindings of the events about its coup, to
-vouch for the coup's row and steps before money moves on them (tables.services.vouching, one
-statement); its settlement reads the coup's bets with the coup in its
-context and its prior postings (tables.money.settlement.coup_settle_reads_punters, one statement),
-binds the coup as the step left it, and writes the coup settled, its levy's row and the banker's
+vouch for the coup's row and steps, its bank turn and the seats and spectators of its bets (read
+by that same statement) before money moves on them (tables.services.vouching, one statement); its
+settlement reads the coup's bets with the coup in its context and its prior postings
+(tables.money.settlement.coup_settle_reads_punters, one statement), binds the coup as the step
+left it, and writes the coup settled, its levy's row and the banker's
 next minimum in one data-modifying WITH (tables.sql.coup_settled_write), the bank turn not read
 first: its audit event's minimum before and after are the ones that statement found and left.
 
-A coup's start (bank declared), 14 statements on PostgreSQL: the token, BEGIN, the idempotency
+A coup's start (bank declared), 15 statements on PostgreSQL: the token, BEGIN, the idempotency
 claim; the table and its open session locked, the table read with its profile and casino and the
 croupier's shift there asked, all in one statement (tables.sql ``open_session_lock``: what the
 view read before the service locked); the open shoe locked and everything the start checks and
 counts read with it — its bank turn with the seat and player, a coup still in play, a pause, the
 series, the shoe's last coup number and the bank's coups played (``coup_start_read``, a statement
 of its own so that it reads what a start that held the table's lock before it committed); the
-rules snapshot, the coup and its step; the bank's funding (tables/money/: three); the stored
+bindings of the events about the bank turn, its seat and the session, to vouch for the turn and
+its seat before the bank is funded from its player's chips (tables.services.vouching
+``bank_rows_vouch``, one statement: a turn handed to another player in the database was played
+on before); the rules snapshot, the coup and its step; the bank's funding (tables/money/: three); the stored
 answer, the audit event, COMMIT.
 
 PostgreSQL and SQLite differ by the statements PostgreSQL alone runs (the ledger's hot-path SQL)
@@ -116,7 +120,8 @@ def _played(croupier: Any, table: Any) -> list[tuple[str, int, list[str]]]:
 #: option (the advice reads the shoe); the first coup of a bank opens its ledger accounts. A coup's
 #: start keeps its rules snapshot (one INSERT … ON CONFLICT DO NOTHING: tables 0031).
 EXPECTED = [
-    ("bank_declared", 21, 23),
+    # the start vouches for its bank turn (one statement more since the floor's rows were bound)
+    ("bank_declared", 22, 24),
     ("bet", 10, 12),
     ("bet", 10, 12),
     ("bet", 10, 12),
@@ -130,7 +135,7 @@ EXPECTED = [
     ("banker_draw", 8, 10),
     ("card_to_banker", 9, 12),
     ("reveal", 18, 24),  # three punters paid and a levy
-    ("bank_declared", 14, 15),
+    ("bank_declared", 15, 16),
     ("banco", 13, 15),
     ("bets_closed", 8, 10),
     ("card_to_player", 9, 12),
