@@ -60,7 +60,7 @@ from tables.services.void_requests import (
     void_request_lapse,
     void_request_locked,
 )
-from tables.services.vouching import coup_rows_vouch
+from tables.services.vouching import coup_settlement_vouch
 from tables.wording import (
     CLOSED_SHOE_RECORDED,
     PIT_BOSS_VOID_REFUSAL,
@@ -73,9 +73,10 @@ from tables.wording import (
 
 def _restoration(coup: Coup, cards: list[str]) -> tuple[Restored, Settlement, list[CoupStep]]:
     rows = list(coup.steps.order_by("index"))
-    # a restoration settles money on the coup's rows, as the reveal does: a row changed in the
-    # database since its event bound it is refused here too (nothing written; the pit boss voids)
-    coup_rows_vouch(coup=coup, steps=rows, step_model=CoupStep, current_step=coup.step_count)
+    # a restoration settles money on the coup's rows and its places, as the reveal does: a row
+    # changed in the database since its event bound it is refused here too (nothing written; the
+    # pit boss voids)
+    coup_settlement_vouch(coup=coup, steps=rows, current_step=coup.step_count)
     state = coup_replay(coup, rows)
     restored = coup_restore(coup, state, tuple(cards))
     if isinstance(restored, NeedsCards):

@@ -16,6 +16,7 @@ from tables import services
 from tables.lifecycle import CoupConflict, CoupRecordsChanged
 from tables.models import Coup, CoupStep, GameCoup, GameStep
 from tests.audit.rows import superuser_sql
+from tests.factories import PlayerFactory
 from tests.tables.play import open_floor, play, row_counts, step
 
 pytestmark = pytest.mark.django_db
@@ -300,3 +301,21 @@ def test_a_correction_at_a_table_since_closed_is_approved_or_voided_not_rejected
     services.correction_approve(actor=pit_boss, coup=coup)
     coup.refresh_from_db()
     assert coup.state == Coup.State.SETTLED
+
+
+def test_a_seat_given_to_another_player_before_the_approval_is_not_settled(croupier, pit_boss, table) -> None:
+    """The approval settles the restored coup on its places as the reveal does: seat 3's player
+    changed in the database after the correction was made is refused, nothing written."""
+    floor = open_floor(croupier, table)
+    coup = _flagged(floor)
+    services.correction_submit(actor=croupier, coup=coup, cards=["4C"])
+    stranger = PlayerFactory(casino=table.casino, display_name="Stranger")  # he never sat
+    superuser_sql("UPDATE tables_seat SET player_id = %s WHERE id = %s", [stranger.pk, floor.seats[3].pk])
+    before, money = row_counts(), _balances(floor)
+    with pytest.raises(CoupRecordsChanged) as refused:
+        services.correction_approve(actor=pit_boss, coup=coup)
+    assert str(refused.value) == _refused("seat 3 was changed")
+    assert row_counts() == before
+    assert _balances(floor) == money
+    coup.refresh_from_db()
+    assert coup.state == Coup.State.AWAITING_APPROVAL
