@@ -18,7 +18,7 @@ judged here: the verifier is the only judge of it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import connections, models
@@ -84,23 +84,31 @@ def rows_vouch(
                 latest[found[0]] = found[1]
     if (subject._meta.db_table, int(subject.pk)) not in latest:
         return []
+    out = rows_judged(latest, held, unbound=True, using=using)
+    seen = {(row_reader(type(obj), using).table, int(obj.pk)) for obj in held}
+    tables = {model._meta.db_table: model for model in whole}
+    for (table, pk) in sorted(latest):
+        if table in tables and (table, pk) not in seen:
+            out.append(Unvouched(tables[table], pk, GONE))
+    return out
+
+
+def rows_judged(
+    latest: dict[tuple[str, int], Bound], held: Iterable[models.Model], *, unbound: bool, using: str
+) -> list[Unvouched]:
+    """The rows of ``held`` (instances as loaded) whose digest differs from their latest binding
+    in ``latest`` (by table and id), and, ``unbound``, those it has none for."""
     out: list[Unvouched] = []
-    seen: set[tuple[str, int]] = set()
     for obj in held:
         model = type(obj)
         reader = row_reader(model, using)
-        key = (reader.table, int(obj.pk))
-        seen.add(key)
-        bound = latest.get(key)
+        bound = latest.get((reader.table, int(obj.pk)))
         if bound is None:
-            out.append(Unvouched(model, int(obj.pk), UNBOUND))
+            if unbound:
+                out.append(Unvouched(model, int(obj.pk), UNBOUND))
             continue
         now = reader.state(reader.instance_values(obj))
         if now.digest != bound.digest:
             columns = prints_differ(reader.columns, bound.prints, now.prints) or []
             out.append(Unvouched(model, int(obj.pk), CHANGED, tuple(columns)))
-    tables = {model._meta.db_table: model for model in whole}
-    for (table, pk) in sorted(latest):
-        if table in tables and (table, pk) not in seen:
-            out.append(Unvouched(tables[table], pk, GONE))
     return out

@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from django.db import connections, models
 
 from audit.models import AuditEvent
-from audit.rows import Bound, binding_unpack, prints_differ, row_reader, rows_loaded
-from audit.vouch import CHANGED, GONE, UNBOUND, Unvouched, rows_vouch
+from audit.rows import Bound, binding_unpack, row_reader, rows_loaded
+from audit.vouch import CHANGED, GONE, UNBOUND, Unvouched, rows_judged, rows_vouch
 from core.sentence import Listing, Sentence, said
 from core.sql import model_fields, model_instances
 from tables.lifecycle import CoupRecordsChanged
@@ -60,13 +60,13 @@ def coup_rows_vouch(
     )
     if not found:
         return
-    logger.warning(
-        "coup %s: rows not vouched for by their events, nothing settled: %s",
-        coup.pk,
-        "; ".join(f"{f.model._meta.db_table} {f.pk} {f.what} {','.join(f.columns)}" for f in found),
-    )
+    _log("coup", coup.pk, found)
     index_of = {int(step.pk): int(step.index) for step in steps}  # type: ignore[attr-defined]
-    changes = Listing([_change_said(f, index_of, type(coup)) for f in found])
+    _coup_refused(Listing([_change_said(f, index_of, type(coup)) for f in found]), current_step)
+
+
+def _coup_refused(changes: Listing, current_step: int | None) -> NoReturn:
+    """The coup's refusal: what was changed, said, and the pit boss's void the way on."""
     raise CoupRecordsChanged(
         said(
             "This coup's record was changed outside the application ({changes}): nothing was "
@@ -178,27 +178,6 @@ def _bindings_read(
     return latest, out
 
 
-def _judged(
-    latest: dict[tuple[str, int], Bound], held: Iterable[models.Model], *, unbound: bool, using: str
-) -> list[Unvouched]:
-    """The rows of ``held`` whose digest differs from their latest binding in ``latest`` (and,
-    ``unbound``, those it has none for)."""
-    out: list[Unvouched] = []
-    for obj in held:
-        model = type(obj)
-        reader = row_reader(model, using)
-        bound = latest.get((reader.table, int(obj.pk)))
-        if bound is None:
-            if unbound:
-                out.append(Unvouched(model, int(obj.pk), UNBOUND))
-            continue
-        now = reader.state(reader.instance_values(obj))
-        if now.digest != bound.digest:
-            columns = prints_differ(reader.columns, bound.prints, now.prints) or []
-            out.append(Unvouched(model, int(obj.pk), CHANGED, tuple(columns)))
-    return out
-
-
 def _log(what: str, pk: object, found: list[Unvouched]) -> None:
     logger.warning(
         "%s %s: rows not vouched for by their events, nothing written: %s",
@@ -226,7 +205,7 @@ def bank_rows_vouch(*, turn: BankTurn, session: TableSession, shares: Iterable[B
     held += shares
     held += [share.spectator for share in shares]
     latest, _ = _bindings_read([*held, session], using=using)
-    found = _judged(latest, held, unbound=False, using=using)
+    found = rows_judged(latest, held, unbound=False, using=using)
     if not found:
         return
     _log("bank turn", turn.pk, found)
@@ -261,7 +240,7 @@ def coup_settlement_vouch(*, coup: Coup, steps: Sequence[CoupStep], current_step
     found: list[Unvouched] = []
     coup_key = (row_reader(Coup, using).table, int(coup.pk))
     if coup_key in latest:  # a history written before rows were bound is the verifier's to judge
-        found = _judged(latest, [coup, *steps], unbound=True, using=using)
+        found = rows_judged(latest, [coup, *steps], unbound=True, using=using)
         step_table = row_reader(CoupStep, using).table
         held_steps = {int(step.pk) for step in steps}
         found += [
@@ -269,7 +248,7 @@ def coup_settlement_vouch(*, coup: Coup, steps: Sequence[CoupStep], current_step
             for (table, pk) in sorted(latest)
             if table == step_table and pk not in held_steps
         ]
-    found += _judged(latest, floor, unbound=False, using=using)
+    found += rows_judged(latest, floor, unbound=False, using=using)
     if not found:
         return
     _log("coup", coup.pk, found)
@@ -281,11 +260,4 @@ def coup_settlement_vouch(*, coup: Coup, steps: Sequence[CoupStep], current_step
             for f in found
         ]
     )
-    raise CoupRecordsChanged(
-        said(
-            "This coup's record was changed outside the application ({changes}): nothing was "
-            "settled. Call the pit boss: the coup can only be voided.",
-            changes=changes,
-        ),
-        current_step=current_step,
-    )
+    _coup_refused(changes, current_step)

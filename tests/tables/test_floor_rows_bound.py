@@ -93,15 +93,8 @@ def test_a_bank_turn_handed_to_another_player_is_named_and_its_coup_refused(crou
     assert not Coup.objects.exists()
 
 
-def test_a_seat_given_to_a_player_who_never_sat_is_named_and_the_reveal_refused(croupier, table) -> None:
-    floor = open_floor(croupier, table)
-    victim = PlayerFactory(casino=table.casino, display_name="Victim")
-    ledger.cage_buy_in(casino=table.casino, player=victim, amount=5000, actor=croupier, key="victim")
-    seat = floor.seats[3]
-    superuser_sql("UPDATE tables_seat SET player_id = %s WHERE id = %s", [victim.pk, seat.pk])
-    code, out = verify_full()
-    assert code == 1
-    assert f"  ROW {row_changed('tables_seat', seat.pk, 'player_id')}" in out
+def coup_at_its_reveal(floor, croupier) -> Coup:
+    """A coup of a bank of 400 played up to its reveal: seat 3 bets 300, both hands draw."""
     coup = services.coup_start(actor=croupier, session=floor.session, amount=400).coup
     step(floor, coup, K.BET, seat=3, amount=300)
     step(floor, coup, K.BETS_CLOSED)
@@ -115,6 +108,19 @@ def test_a_seat_given_to_a_player_who_never_sat_is_named_and_the_reveal_refused(
     step(floor, coup, K.CARD_TO_PLAYER, card="9H")
     step(floor, coup, K.BANKER_DRAW)
     step(floor, coup, K.CARD_TO_BANKER, card="5S")
+    return coup
+
+
+def test_a_seat_given_to_a_player_who_never_sat_is_named_and_the_reveal_refused(croupier, table) -> None:
+    floor = open_floor(croupier, table)
+    victim = PlayerFactory(casino=table.casino, display_name="Victim")
+    ledger.cage_buy_in(casino=table.casino, player=victim, amount=5000, actor=croupier, key="victim")
+    seat = floor.seats[3]
+    superuser_sql("UPDATE tables_seat SET player_id = %s WHERE id = %s", [victim.pk, seat.pk])
+    code, out = verify_full()
+    assert code == 1
+    assert f"  ROW {row_changed('tables_seat', seat.pk, 'player_id')}" in out
+    coup = coup_at_its_reveal(floor, croupier)
     counts, money = row_counts(), balances()
     with pytest.raises(CoupRecordsChanged) as refused:
         step(floor, coup, K.REVEAL)

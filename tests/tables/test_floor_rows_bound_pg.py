@@ -22,7 +22,7 @@ from tables.models import BankTurn, Coup
 from tests.audit.rows import row_changed
 from tests.factories import PlayerFactory
 from tests.tables.play import K, open_floor, row_counts, step
-from tests.tables.test_floor_rows_bound import balances, verify_full
+from tests.tables.test_floor_rows_bound import balances, coup_at_its_reveal, verify_full
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -100,19 +100,7 @@ def test_a_seat_handed_over_with_the_app_login_is_named_and_its_reveal_refused(
     code, out = verify_full()
     assert code == 1
     assert f"  ROW {row_changed('tables_seat', seat.pk, 'player_id')}" in out
-    coup = services.coup_start(actor=croupier, session=floor.session, amount=400).coup
-    step(floor, coup, K.BET, seat=3, amount=300)
-    step(floor, coup, K.BETS_CLOSED)
-    for kind, card in zip(
-        (K.CARD_TO_PLAYER, K.CARD_TO_BANKER, K.CARD_TO_PLAYER, K.CARD_TO_BANKER),
-        ("2H", "AS", "3C", "2D"),
-        strict=True,
-    ):
-        step(floor, coup, kind, card=card)
-    step(floor, coup, K.PLAYER_DRAW)
-    step(floor, coup, K.CARD_TO_PLAYER, card="9H")
-    step(floor, coup, K.BANKER_DRAW)
-    step(floor, coup, K.CARD_TO_BANKER, card="5S")
+    coup = coup_at_its_reveal(floor, croupier)
     counts, money = row_counts(), balances()
     with pytest.raises(CoupRecordsChanged, match="seat 3 was changed"):
         step(floor, coup, K.REVEAL)

@@ -17,7 +17,8 @@ from tables.lifecycle import CoupConflict, CoupRecordsChanged
 from tables.models import Coup, CoupStep, GameCoup, GameStep
 from tests.audit.rows import superuser_sql
 from tests.factories import PlayerFactory
-from tests.tables.play import open_floor, play, row_counts, step
+from tests.review.history import play_flagged
+from tests.tables.play import open_floor, row_counts, step
 
 pytestmark = pytest.mark.django_db
 
@@ -141,21 +142,6 @@ def test_a_step_inserted_without_the_counter_is_said_at_the_next_step_not_a_stal
     ]
 
 
-def _flagged(floor) -> Coup:
-    """The banker stands on 5 against the player's 6 (BANKER_SHOULD_DRAW): awaiting correction;
-    seat 2 bet 240 (step 2), seat 3 160."""
-    return play(
-        floor,
-        bank=400,
-        bets=[(2, 240), (3, 160)],
-        cards=("TH", "3S", "2C", "2H"),
-        player="draw",
-        player_card="6D",
-        banker="stand",
-        confirm=True,
-    )
-
-
 def _balances(floor) -> dict[str, int]:
     """Every account's balance at the casino, by name (the bank's and the players' among them)."""
     return dict(Account.objects.filter(casino=floor.table.casino).values_list("name", "balance"))
@@ -167,7 +153,7 @@ def test_a_bet_changed_before_the_correction_is_not_restored_and_the_pit_boss_vo
     """A restoration settles money as the reveal does: a bet's amount changed in the database
     (240 made 40) is refused at the croupier's correction, nothing written."""
     floor = open_floor(croupier, table)
-    coup = _flagged(floor)
+    coup = play_flagged(floor)  # seat 2 bets 240 (step 2), seat 3 160
     assert coup.state == Coup.State.AWAITING_CORRECTION
     bet = CoupStep.objects.get(coup=coup, index=2)
     assert bet.payload["amount"] == 240
@@ -192,7 +178,7 @@ def test_a_coup_changed_before_the_approval_is_not_settled(croupier, pit_boss, t
     """The coup's banker changed in the database between the correction and its approval: the
     approval is refused, nothing written, the provisional settlement stays as submitted."""
     floor = open_floor(croupier, table)
-    coup = _flagged(floor)
+    coup = play_flagged(floor)  # seat 2 bets 240 (step 2), seat 3 160
     services.correction_submit(actor=croupier, coup=coup, cards=["4C"])
     coup.refresh_from_db()
     assert coup.state == Coup.State.AWAITING_APPROVAL
@@ -284,7 +270,7 @@ def test_a_correction_at_a_table_since_closed_is_approved_or_voided_not_rejected
     is closed its screen no longer shows the coup (the sweep found it reachable only by a void):
     the rejection is refused, saying the two ways on, nothing written, and both work."""
     floor = open_floor(croupier, table)
-    coup = _flagged(floor)
+    coup = play_flagged(floor)  # seat 2 bets 240 (step 2), seat 3 160
     services.correction_submit(actor=croupier, coup=coup, cards=["4C"])
     services.table_session_close(actor=croupier, session=floor.session, reason="end of the night")
     before, money = row_counts(), _balances(floor)
@@ -307,7 +293,7 @@ def test_a_seat_given_to_another_player_before_the_approval_is_not_settled(croup
     """The approval settles the restored coup on its places as the reveal does: seat 3's player
     changed in the database after the correction was made is refused, nothing written."""
     floor = open_floor(croupier, table)
-    coup = _flagged(floor)
+    coup = play_flagged(floor)  # seat 2 bets 240 (step 2), seat 3 160
     services.correction_submit(actor=croupier, coup=coup, cards=["4C"])
     stranger = PlayerFactory(casino=table.casino, display_name="Stranger")  # he never sat
     superuser_sql("UPDATE tables_seat SET player_id = %s WHERE id = %s", [stranger.pk, floor.seats[3].pk])
