@@ -77,16 +77,22 @@ def pit() -> dict[str, Any]:
     return {"banker": floor.players[1]}
 
 
-@pytest.mark.parametrize("lang", ["en", "fr", "ru"])
-def test_every_column_is_in_sight_at_1024(browser, live_server, pit, lang: str) -> None:
+def _pit_boss_tablet(browser: Any, base: str, lang: str) -> tuple[Any, Any]:
+    """The pit boss signed in on the tablet (1024x768) in ``lang``: its context and page."""
     context = browser.new_context(viewport={"width": 1024, "height": 768})
-    context.add_cookies([{"name": "django_language", "value": lang, "url": live_server.url}])
+    context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
     page = context.new_page()
-    page.goto(f"{live_server.url}{reverse('login')}")
+    page.goto(f"{base}{reverse('login')}")
     page.fill("#id_username", "pitboss")
     page.fill("#id_password", PASSWORD)
     page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    page.wait_for_url(f"{base}/")
+    return context, page
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "ru"])
+def test_every_column_is_in_sight_at_1024(browser, live_server, pit, lang: str) -> None:
+    context, page = _pit_boss_tablet(browser, live_server.url, lang)
 
     page.goto(f"{live_server.url}{reverse('review:dashboard')}")
     for testid in ("error-rates", "hold", "open-tables"):
@@ -111,14 +117,7 @@ def test_a_long_unbroken_note_stays_in_the_alerts_history(browser, live_server, 
     alert = Alert.objects.filter(acknowledged_at__isnull=True).order_by("pk").first()
     assert alert is not None
     alert_acknowledge(actor=boss, alert=alert, note="N" * 500, now=timezone.now())
-    context = browser.new_context(viewport={"width": 1024, "height": 768})
-    context.add_cookies([{"name": "django_language", "value": lang, "url": live_server.url}])
-    page = context.new_page()
-    page.goto(f"{live_server.url}{reverse('login')}")
-    page.fill("#id_username", "pitboss")
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    context, page = _pit_boss_tablet(browser, live_server.url, lang)
     page.goto(f"{live_server.url}{reverse('review:alerts')}")
     assert page.get_by_test_id(f"alert-history-{alert.pk}").is_visible()
     assert page.evaluate(OUT_OF_SIGHT, "alert-history") == {"scroll": 0, "cut": []}

@@ -14,30 +14,15 @@ from hypothesis import strategies as st
 from audit.models import AuditEvent
 from audit.row_verify import rows_verify
 from audit.selectors import audit_chains_verify
-from cage import services as cage
 from compliance import selectors, services
 from compliance.models import CashLogEntry, CashReport
-from compliance.services import DocumentIn, IdentificationRequired
+from compliance.services import IdentificationRequired
+from tests.compliance.test_services import PASSPORT, buy, cash  # the cage's moves, as those tests make them
 from tests.reports.helpers import csv_parts, run
 
-from .conftest import key, new_player, won
+from .conftest import new_player, won
 
 pytestmark = pytest.mark.django_db
-
-PASSPORT = DocumentIn("passport", "12AB34567")
-
-
-def buy(cashier, casino, player, amount, document=None):
-    return cage.cage_buy_in(
-        actor=cashier, casino=casino, player=player, amount=amount, key=key(), document=document
-    )
-
-
-def cash(cashier, casino, player, amount, document=None):
-    return cage.cage_cash_out(
-        actor=cashier, casino=casino, player=player, amount=amount, key=key(), document=document
-    )
-
 
 def logged(player, direction: str) -> int:
     """The player's log entries of one direction, summed (every gaming day: the tests play one)."""

@@ -6,25 +6,17 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from cage import services as cage
 from compliance import services as compliance
 from compliance.models import CashLogEntry, CashReport
-from compliance.services import DocumentIn
 from review.selectors.compliance import COMPLIANCE_PAGE_SIZE, compliance_page
 from tests.cage.conftest import key, new_player
 from tests.cage.conftest import superuser as superuser  # the persona fixture
+from tests.review.test_compliance import PASSPORT, _as  # a signed-in client, the document
 
 pytestmark = pytest.mark.django_db
-PASSPORT = DocumentIn("passport", "12AB34567")
-
-
-def _as(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

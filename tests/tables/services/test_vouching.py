@@ -147,6 +147,19 @@ def _balances(floor) -> dict[str, int]:
     return dict(Account.objects.filter(casino=floor.table.casino).values_list("name", "balance"))
 
 
+def _refused_with_nothing_written(floor, coup, act, refusal, message: str, state: str) -> None:
+    """``act()`` refused with ``refusal`` saying ``message``: no row written, no chip moved, the
+    coup still in ``state``."""
+    before, money = row_counts(), _balances(floor)
+    with pytest.raises(refusal) as refused:
+        act()
+    assert str(refused.value) == message
+    assert row_counts() == before
+    assert _balances(floor) == money
+    coup.refresh_from_db()
+    assert coup.state == state
+
+
 def test_a_bet_changed_before_the_correction_is_not_restored_and_the_pit_boss_voids(
     croupier, pit_boss, table
 ) -> None:
@@ -161,14 +174,14 @@ def test_a_bet_changed_before_the_correction_is_not_restored_and_the_pit_boss_vo
         "UPDATE tables_coupstep SET payload = %s WHERE id = %s",
         [json.dumps({**bet.payload, "amount": 40}), bet.pk],
     )
-    before, money = row_counts(), _balances(floor)
-    with pytest.raises(CoupRecordsChanged) as refused:
-        services.correction_submit(actor=croupier, coup=coup, cards=["4C"])
-    assert str(refused.value) == _refused("step 2 was changed")
-    assert row_counts() == before
-    assert _balances(floor) == money
-    coup.refresh_from_db()
-    assert coup.state == Coup.State.AWAITING_CORRECTION
+    _refused_with_nothing_written(
+        floor,
+        coup,
+        lambda: services.correction_submit(actor=croupier, coup=coup, cards=["4C"]),
+        CoupRecordsChanged,
+        _refused("step 2 was changed"),
+        Coup.State.AWAITING_CORRECTION,
+    )
     services.coup_void(actor=pit_boss, coup=coup, reason="a bet was changed in the database")
     coup.refresh_from_db()
     assert coup.state == Coup.State.VOID
@@ -183,14 +196,14 @@ def test_a_coup_changed_before_the_approval_is_not_settled(croupier, pit_boss, t
     coup.refresh_from_db()
     assert coup.state == Coup.State.AWAITING_APPROVAL
     superuser_sql("UPDATE tables_coup SET banker_id = %s WHERE id = %s", [floor.players[4].pk, coup.pk])
-    before, money = row_counts(), _balances(floor)
-    with pytest.raises(CoupRecordsChanged) as refused:
-        services.correction_approve(actor=pit_boss, coup=coup)
-    assert str(refused.value) == _refused("the coup itself was changed")
-    assert row_counts() == before
-    assert _balances(floor) == money
-    coup.refresh_from_db()
-    assert coup.state == Coup.State.AWAITING_APPROVAL
+    _refused_with_nothing_written(
+        floor,
+        coup,
+        lambda: services.correction_approve(actor=pit_boss, coup=coup),
+        CoupRecordsChanged,
+        _refused("the coup itself was changed"),
+        Coup.State.AWAITING_APPROVAL,
+    )
 
 
 def test_an_older_games_seating_changed_in_the_database_is_not_settled(game_table, croupier) -> None:
@@ -273,17 +286,17 @@ def test_a_correction_at_a_table_since_closed_is_approved_or_voided_not_rejected
     coup = play_flagged(floor)  # seat 2 bets 240 (step 2), seat 3 160
     services.correction_submit(actor=croupier, coup=coup, cards=["4C"])
     services.table_session_close(actor=croupier, session=floor.session, reason="end of the night")
-    before, money = row_counts(), _balances(floor)
-    with pytest.raises(CoupConflict) as refused:
-        services.correction_reject(actor=pit_boss, coup=coup, reason="wrong card")
-    assert str(refused.value) == (
-        "The table has been closed since this correction was made: the croupier can no longer "
-        "restore the coup at it. Approve the correction, or void the coup."
+    _refused_with_nothing_written(
+        floor,
+        coup,
+        lambda: services.correction_reject(actor=pit_boss, coup=coup, reason="wrong card"),
+        CoupConflict,
+        (
+            "The table has been closed since this correction was made: the croupier can no longer "
+            "restore the coup at it. Approve the correction, or void the coup."
+        ),
+        Coup.State.AWAITING_APPROVAL,
     )
-    assert row_counts() == before
-    assert _balances(floor) == money
-    coup.refresh_from_db()
-    assert coup.state == Coup.State.AWAITING_APPROVAL
     services.correction_approve(actor=pit_boss, coup=coup)
     coup.refresh_from_db()
     assert coup.state == Coup.State.SETTLED
@@ -297,11 +310,11 @@ def test_a_seat_given_to_another_player_before_the_approval_is_not_settled(croup
     services.correction_submit(actor=croupier, coup=coup, cards=["4C"])
     stranger = PlayerFactory(casino=table.casino, display_name="Stranger")  # he never sat
     superuser_sql("UPDATE tables_seat SET player_id = %s WHERE id = %s", [stranger.pk, floor.seats[3].pk])
-    before, money = row_counts(), _balances(floor)
-    with pytest.raises(CoupRecordsChanged) as refused:
-        services.correction_approve(actor=pit_boss, coup=coup)
-    assert str(refused.value) == _refused("seat 3 was changed")
-    assert row_counts() == before
-    assert _balances(floor) == money
-    coup.refresh_from_db()
-    assert coup.state == Coup.State.AWAITING_APPROVAL
+    _refused_with_nothing_written(
+        floor,
+        coup,
+        lambda: services.correction_approve(actor=pit_boss, coup=coup),
+        CoupRecordsChanged,
+        _refused("seat 3 was changed"),
+        Coup.State.AWAITING_APPROVAL,
+    )
