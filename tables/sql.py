@@ -639,6 +639,53 @@ def card_seen(
     return seen, int(same)
 
 
+#: PostgreSQL's card step: the step's row with its coup's counter and flag (as _STEP_APPEND) and the
+#: card's row with the shoe's counts (as _CARD_SEEN), one statement for what was two
+_STEP_CARD_APPEND = f"""
+    WITH moved AS (UPDATE {_table(Coup)} SET "step_count" = %s, "flagged" = %s
+                    WHERE "id" = %s),
+    step AS (
+        INSERT INTO {_table(CoupStep)} ({", ".join(f'"{f.column}"' for f in _STEP_INSERT_FIELDS)})
+        VALUES ({", ".join(["%s"] * len(_STEP_INSERT_FIELDS))})
+        RETURNING "id"
+    ), counted AS (
+        SELECT COUNT(*) AS "out", COUNT(*) FILTER (WHERE x."card" = %s) AS "same"
+          FROM {_table(ShoeCard)} x
+         WHERE x."shoe_id" = %s
+           AND NOT EXISTS (SELECT 1 FROM {_table(ShoeCard)} r WHERE r."replaces_id" = x."id")
+    ), seen AS (
+        INSERT INTO {_table(ShoeCard)}
+               ("shoe_id", "position", "card", "coup_id", "role", "seen_at", "replaces_id")
+        SELECT %s, counted."out" + 1, %s, %s, %s, %s, NULL FROM counted
+        RETURNING "id", "position"
+    )
+    SELECT step."id", seen."id", seen."position", counted."same" FROM step, seen, counted
+"""
+
+
+def step_card_insert(
+    step: CoupStep, *, flagged: bool, shoe: Shoe, coup: Coup, card: str, role: str, at: dt.datetime
+) -> tuple[ShoeCard, int] | None:
+    """A card step's writes in one statement where the database can (PostgreSQL): ``step`` (not
+    saved yet) inserted with its coup's counter moved to its index and its flag set, and the card
+    out of ``shoe`` (the caller holds the coup's and the shoe's locks) at the next position, with
+    how many of that card were out before it. None on a database that cannot, where the caller
+    writes the step (step_insert_counted's fallback) and then the card (card_seen's)."""
+    if connection.vendor != "postgresql":
+        return None
+    values = [f.get_db_prep_save(getattr(step, f.attname), connection) for f in _STEP_INSERT_FIELDS]
+    when = ShoeCard._meta.get_field("seen_at").get_db_prep_save(at, connection)
+    params = [step.index, flagged, step.coup_id, *values, card, shoe.pk, shoe.pk, card, coup.pk, role, when]
+    with connection.cursor() as cursor:
+        cursor.execute(_STEP_CARD_APPEND, params)
+        step_pk, pk, position, same = cursor.fetchone()
+    step.pk = step_pk
+    step._state.adding, step._state.db = False, connection.alias
+    seen = ShoeCard(pk=pk, shoe=shoe, position=position, card=card, coup=coup, role=role, seen_at=at)
+    seen._state.adding, seen._state.db = False, connection.alias
+    return seen, int(same)
+
+
 def _instant(value: dt.datetime | None) -> object:
     """A datetime column's value as the ORM sends it."""
     return Coup._meta.get_field("settled_at").get_db_prep_save(value, connection)

@@ -65,7 +65,7 @@ from tables.services.banks import bank_after_coup, bank_continuation, bank_minim
 from tables.services.locking import lock_coup_with_steps, session_lock_at_table
 from tables.services.rules_snapshots import rules_snapshot_keep
 from tables.services.series import series_check_allows_coup
-from tables.services.shoes import card_record, shoe_close_locked
+from tables.services.shoes import card_out_checked, card_record, shoe_close_locked
 from tables.services.vouching import bank_rows_vouch, coup_settlement_vouch
 
 
@@ -308,14 +308,27 @@ def coup_step_record(
     if request.kind is Move.REVEAL:
         verdict = coup_verdict(coup, new_state)
         payload["verdict"] = verdict_to_dict(verdict)
-    row = step_append(
-        coup=coup,
-        actor=actor,
-        kind=request.kind.value,
-        payload=payload,
-        violation=violation,
-        idempotency_key=idempotency_key,
-    )
+    card = None
+    if request.kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
+        role = ShoeCard.Role.PLAYER if request.kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
+        row, card = card_step_append(
+            coup=coup,
+            actor=actor,
+            kind=request.kind.value,
+            payload=payload,
+            role=role,
+            violation=violation,
+            idempotency_key=idempotency_key,
+        )
+    else:
+        row = step_append(
+            coup=coup,
+            actor=actor,
+            kind=request.kind.value,
+            payload=payload,
+            violation=violation,
+            idempotency_key=idempotency_key,
+        )
     index = row.index
     # the rows this step writes, bound to its audit event (the coup's counters and state with them).
     # The step, a bet, a card and a levy are rows just INSERTed whole and never changed (append-only):
@@ -327,9 +340,7 @@ def coup_step_record(
     bound: list[RowSpec] = [RowWritten(coup), RowWritten(row)]
     if bettor is not None:
         bound.append(_bet_write(coup, request, bettor, new_state))
-    if request.kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
-        role = ShoeCard.Role.PLAYER if request.kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
-        card = card_record(shoe=coup.shoe, coup=coup, card=payload["card"], role=role, actor=actor)
+    if card is not None:
         bound.append(RowWritten(card))
     if verdict is not None:
         tax = _reveal(actor=actor, coup=coup, verdict=verdict, state=new_state)
@@ -368,12 +379,65 @@ def step_append(
     ``after_index``: the last index the coup's step rows hold, when the caller read them and they
     may run past the counter (a row inserted in the database: the void writes after it, never into
     its place)."""
-    index = max(coup.step_count, after_index or 0) + 1
     found = ([violation] if violation else []) + list(more_violations)
-    flagged = coup.flagged or bool(found)
+    step, flagged = _step_new(
+        coup=coup, actor=actor, kind=kind, payload=payload, idempotency_key=idempotency_key, found=found,
+        corrects=corrects, supersedes=supersedes, after_index=after_index,
+    )
+    # one statement for both where the database can: every step of every coup comes through here
+    if not sql.step_insert_counted(step, flagged=flagged):
+        _step_saved(step, flagged=flagged)
+    coup.step_count, coup.flagged = step.index, flagged
+    return step
+
+
+def card_step_append(
+    *,
+    coup: Coup,
+    actor: Staff,
+    kind: str,
+    payload: dict[str, Any],
+    role: str,
+    idempotency_key: str = "",
+    violation: Violation | None = None,
+) -> tuple[CoupStep, ShoeCard]:
+    """A card step (the caller holds the coup's and its shoe's locks): :func:`step_append`'s row and
+    the card out of the shoe, in one statement where the database can (a card is a third of a
+    coup's steps), then the shoe's alarm and stop card as card_record checks them."""
+    step, flagged = _step_new(
+        coup=coup, actor=actor, kind=kind, payload=payload, idempotency_key=idempotency_key,
+        found=[violation] if violation else [],
+    )
+    card, shoe = str(payload["card"]), coup.shoe
+    written = sql.step_card_insert(
+        step, flagged=flagged, shoe=shoe, coup=coup, card=card, role=role, at=timezone.now()
+    )
+    if written is None:
+        _step_saved(step, flagged=flagged)
+        coup.step_count, coup.flagged = step.index, flagged
+        return step, card_record(shoe=shoe, coup=coup, card=card, role=role, actor=actor)
+    coup.step_count, coup.flagged = step.index, flagged
+    seen, same = written
+    card_out_checked(shoe=shoe, coup=coup, seen=seen, copies=same + 1, actor=actor)
+    return step, seen
+
+
+def _step_new(
+    *,
+    coup: Coup,
+    actor: Staff,
+    kind: str,
+    payload: dict[str, Any],
+    idempotency_key: str,
+    found: list[Violation],
+    corrects: CoupStep | None = None,
+    supersedes: CoupStep | None = None,
+    after_index: int | None = None,
+) -> tuple[CoupStep, bool]:
+    """The coup's next step row, not saved yet, and the coup's flag once it is written."""
     step = CoupStep(
         coup=coup,
-        index=index,
+        index=max(coup.step_count, after_index or 0) + 1,
         kind=kind,
         payload=payload,
         actor=actor,
@@ -383,12 +447,13 @@ def step_append(
         supersedes=supersedes,
         idempotency_key=idempotency_key,
     )
-    # one statement for both where the database can: every step of every coup comes through here
-    if not sql.step_insert_counted(step, flagged=flagged):
-        step.save(force_insert=True)
-        Coup.objects.filter(pk=coup.pk).update(step_count=index, flagged=flagged)
-    coup.step_count, coup.flagged = index, flagged
-    return step
+    return step, coup.flagged or bool(found)
+
+
+def _step_saved(step: CoupStep, *, flagged: bool) -> None:
+    """The two statements of a step's write where the database has no data-modifying WITH."""
+    step.save(force_insert=True)
+    Coup.objects.filter(pk=step.coup_id).update(step_count=step.index, flagged=flagged)
 
 
 def _reveal(*, actor: Staff, coup: Coup, verdict: Verdict, state: CoupProgress) -> BankTax | None:

@@ -67,10 +67,21 @@ def card_record(
         )
     else:
         seen, same = found
-    _alarm_check(
-        shoe=shoe, coup=coup, card=card, position=seen.position, now=now, copies=same + 1, actor=actor
-    )
+    card_out_checked(shoe=shoe, coup=coup, seen=seen, copies=same + 1, actor=actor)
     return seen
+
+
+def card_out_checked(
+    *, shoe: Shoe, coup: Coup | None, seen: ShoeCard, copies: int, actor: Staff | None = None
+) -> None:
+    """``seen`` was just written out of ``shoe`` (the caller holds the shoe's lock), ``copies`` of
+    its card out now, itself included: the shoe alarm when the shoe cannot hold that many, the
+    stop card marked once reached (card_record, and a card step that wrote its card with its step:
+    tables.services.coups)."""
+    _alarm_check(
+        shoe=shoe, coup=coup, card=seen.card, position=seen.position, now=seen.seen_at, copies=copies,
+        actor=actor,
+    )
 
 
 def card_amend(
