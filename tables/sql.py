@@ -605,8 +605,8 @@ def step_insert_counted(step: CoupStep, *, flagged: bool) -> bool:
 #: PostgreSQL's: the shoe's cards out so far and how many of them are this one (every row no
 #: amendment replaced), and the new card's row at the next position, in one statement; the counts
 #: are of the cards before this one (a WITH's statements all see the rows as the statement began)
-_CARD_SEEN = f"""
-    WITH counted AS (
+_CARD_COUNTED_SEEN = f"""
+    counted AS (
         SELECT COUNT(*) AS "out", COUNT(*) FILTER (WHERE x."card" = %s) AS "same"
           FROM {_table(ShoeCard)} x
          WHERE x."shoe_id" = %s
@@ -617,7 +617,9 @@ _CARD_SEEN = f"""
         SELECT %s, counted."out" + 1, %s, %s, %s, %s, NULL FROM counted
         RETURNING "id", "position"
     )
-    SELECT seen."id", seen."position", counted."same" FROM seen, counted
+"""
+_CARD_SEEN = f"""
+    WITH {_CARD_COUNTED_SEEN} SELECT seen."id", seen."position", counted."same" FROM seen, counted
 """
 
 
@@ -648,17 +650,7 @@ _STEP_CARD_APPEND = f"""
         INSERT INTO {_table(CoupStep)} ({", ".join(f'"{f.column}"' for f in _STEP_INSERT_FIELDS)})
         VALUES ({", ".join(["%s"] * len(_STEP_INSERT_FIELDS))})
         RETURNING "id"
-    ), counted AS (
-        SELECT COUNT(*) AS "out", COUNT(*) FILTER (WHERE x."card" = %s) AS "same"
-          FROM {_table(ShoeCard)} x
-         WHERE x."shoe_id" = %s
-           AND NOT EXISTS (SELECT 1 FROM {_table(ShoeCard)} r WHERE r."replaces_id" = x."id")
-    ), seen AS (
-        INSERT INTO {_table(ShoeCard)}
-               ("shoe_id", "position", "card", "coup_id", "role", "seen_at", "replaces_id")
-        SELECT %s, counted."out" + 1, %s, %s, %s, %s, NULL FROM counted
-        RETURNING "id", "position"
-    )
+    ), {_CARD_COUNTED_SEEN}
     SELECT step."id", seen."id", seen."position", counted."same" FROM step, seen, counted
 """
 

@@ -308,27 +308,15 @@ def coup_step_record(
     if request.kind is Move.REVEAL:
         verdict = coup_verdict(coup, new_state)
         payload["verdict"] = verdict_to_dict(verdict)
-    card = None
-    if request.kind in (Move.CARD_TO_PLAYER, Move.CARD_TO_BANKER):
-        role = ShoeCard.Role.PLAYER if request.kind is Move.CARD_TO_PLAYER else ShoeCard.Role.BANKER
-        row, card = card_step_append(
-            coup=coup,
-            actor=actor,
-            kind=request.kind.value,
-            payload=payload,
-            role=role,
-            violation=violation,
-            idempotency_key=idempotency_key,
-        )
-    else:
-        row = step_append(
-            coup=coup,
-            actor=actor,
-            kind=request.kind.value,
-            payload=payload,
-            violation=violation,
-            idempotency_key=idempotency_key,
-        )
+    row, card = step_append_dealing(
+        coup=coup,
+        actor=actor,
+        kind=request.kind.value,
+        payload=payload,
+        role=_DEALT_TO.get(request.kind),
+        violation=violation,
+        idempotency_key=idempotency_key,
+    )
     index = row.index
     # the rows this step writes, bound to its audit event (the coup's counters and state with them).
     # The step, a bet, a card and a levy are rows just INSERTed whole and never changed (append-only):
@@ -391,19 +379,29 @@ def step_append(
     return step
 
 
-def card_step_append(
+#: the hand a card step deals to (ShoeCard.Role)
+_DEALT_TO = {Move.CARD_TO_PLAYER: ShoeCard.Role.PLAYER, Move.CARD_TO_BANKER: ShoeCard.Role.BANKER}
+
+
+def step_append_dealing(
     *,
     coup: Coup,
     actor: Staff,
     kind: str,
     payload: dict[str, Any],
-    role: str,
+    role: str | None,
     idempotency_key: str = "",
     violation: Violation | None = None,
-) -> tuple[CoupStep, ShoeCard]:
-    """A card step (the caller holds the coup's and its shoe's locks): :func:`step_append`'s row and
-    the card out of the shoe, in one statement where the database can (a card is a third of a
-    coup's steps), then the shoe's alarm and stop card as card_record checks them."""
+) -> tuple[CoupStep, ShoeCard | None]:
+    """:func:`step_append`, and with ``role`` (a card step, dealt to that hand; the caller holds the
+    coup's and its shoe's locks) the card out of the shoe: the step's row and the card's in one
+    statement where the database can (a card is a third of a coup's steps), then the shoe's alarm
+    and stop card as card_record checks them."""
+    if role is None:
+        return step_append(
+            coup=coup, actor=actor, kind=kind, payload=payload, idempotency_key=idempotency_key,
+            violation=violation,
+        ), None
     step, flagged = _step_new(
         coup=coup, actor=actor, kind=kind, payload=payload, idempotency_key=idempotency_key,
         found=[violation] if violation else [],
