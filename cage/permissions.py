@@ -18,7 +18,7 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from tables.models import CroupierAssignment, Player, Seat, Spectator
-from tables.permissions import check_reads_casino, check_works_for, has_role, reads_everything
+from tables.permissions import check_reads_casino, check_role, has_role, reads_everything
 from tables.perms import OPERATE_CAGE
 from tables.roles import Role
 
@@ -38,10 +38,7 @@ def can_operate_cage(user: Any) -> bool:
 
 def check_can_operate_cage(user: Any, casino_id: int | None = None) -> None:
     """403 unless ``user`` operates the cage (of casino ``casino_id``, when given: he works there)."""
-    if not can_operate_cage(user):
-        raise PermissionDenied("Only the cage may sell chips or cash them in.")
-    if casino_id is not None:
-        check_works_for(user, casino_id)
+    check_role(user, can_operate_cage, "Only the cage may sell chips or cash them in.", casino_id)
 
 
 def can_read_chips(user: Any) -> bool:

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
-
-from tables.permissions import check_works_for, has_role
+from tables.permissions import check_role, has_role
 from tables.perms import OPERATE_CAGE
 from tables.roles import Role
 
@@ -28,10 +26,7 @@ def is_compliance(user: Any) -> bool:
 
 
 def check_is_compliance(user: Any, casino_id: int | None = None) -> None:
-    if not is_compliance(user):
-        raise PermissionDenied("Only compliance reviews the cash-transaction logs.")
-    if casino_id is not None:
-        check_works_for(user, casino_id)
+    check_role(user, is_compliance, "Only compliance reviews the cash-transaction logs.", casino_id)
 
 
 def can_read_identification(user: Any) -> bool:
@@ -44,6 +39,4 @@ def can_read_identification(user: Any) -> bool:
 
 
 def check_can_read_identification(user: Any, casino_id: int) -> None:
-    if not can_read_identification(user):
-        raise PermissionDenied("You may not see a player's identification.")
-    check_works_for(user, casino_id)
+    check_role(user, can_read_identification, "You may not see a player's identification.", casino_id)

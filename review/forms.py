@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.db.models import QuerySet
@@ -15,6 +15,9 @@ from review.models import AlertKind
 from tables.gaming_day import Period
 from tables.models import Casino, Table
 from tables.permissions import in_casinos
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 #: the dashboard's default period: the last seven days, today included
 DEFAULT_DAYS = 7
@@ -103,12 +106,20 @@ class RatingForm(forms.Form):
         return period_clean(data, today=self.today)
 
 
-class RejectForm(forms.Form):
-    reason = forms.CharField(
-        label=_("Reason"),
+def _said_why(label: StrOrPromise, placeholder: StrOrPromise, missing: StrOrPromise) -> forms.CharField:
+    """A pit boss's required one-line word on what he decides (why a correction is rejected, what
+    was done about an alert): at most 500 characters, ``missing`` said when it is left empty."""
+    return forms.CharField(
+        label=label,
         max_length=500,
-        widget=forms.TextInput(attrs={"placeholder": _("Why the correction is wrong")}),
-        error_messages={"required": _("Say why the correction is rejected.")},
+        widget=forms.TextInput(attrs={"placeholder": placeholder}),
+        error_messages={"required": missing},
+    )
+
+
+class RejectForm(forms.Form):
+    reason = _said_why(
+        _("Reason"), _("Why the correction is wrong"), _("Say why the correction is rejected.")
     )
 
     def clean_reason(self) -> str:
@@ -125,12 +136,7 @@ class ComplianceDayForm(forms.Form):
 
 
 class AcknowledgeForm(forms.Form):
-    note = forms.CharField(
-        label=_("Note"),
-        max_length=500,
-        widget=forms.TextInput(attrs={"placeholder": _("What was done about it")}),
-        error_messages={"required": _("Say what was done about the alert.")},
-    )
+    note = _said_why(_("Note"), _("What was done about it"), _("Say what was done about the alert."))
 
 
 class AlertFilterForm(CasinoChoices, forms.Form):

@@ -33,7 +33,7 @@ from review.models import Alert, AlertScan
 from review.selectors.alerts import alert_candidates
 from review.selectors.dashboard import audit_chains_of
 from tables.models import CasinoStaff
-from tables.permissions import can_approve, casino_scope, check_works_for, reads_everything
+from tables.permissions import can_approve, casino_scope, check_role, reads_everything
 from tables.perms import LIFT_LOCKOUT
 
 #: the dashboard's poll runs the scan itself when the last one is older than this (beat runs it
@@ -123,10 +123,8 @@ class AlertAlreadyAcknowledged(Conflict):
 @transaction.atomic
 def alert_acknowledge(*, actor: Any, alert: Alert, note: str, now: dt.datetime) -> Alert:
     """A pit boss saw the alert and says what was done (the note is required). Audited."""
-    if not can_handle_alerts(actor):
-        raise PermissionDenied("Only a pit boss acknowledges alerts.")
-    if alert.casino_id is not None:  # the group's own (a global chain's break): any pit boss
-        check_works_for(actor, alert.casino_id)
+    # an alert of no casino (a global chain's break) is the group's own: any pit boss
+    check_role(actor, can_handle_alerts, "Only a pit boss acknowledges alerts.", alert.casino_id)
     note = note.strip()
     if not note:
         raise ValidationError(said("Say what was done about the alert."))

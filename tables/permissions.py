@@ -15,6 +15,7 @@ the management commands share one rule); views call them too, to hide what a use
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -150,6 +151,16 @@ def check_works_for(user: Any, casino_id: int | None) -> None:
         raise PermissionDenied(OTHER_CASINO_REFUSAL)
 
 
+def check_role(user: Any, holds: Callable[[Any], bool], refusal: str, casino_id: int | None) -> None:
+    """403 with ``refusal`` unless ``holds(user)`` (the role the action needs: the cage's,
+    compliance's, a pit boss's), then, when ``casino_id`` is given, unless he works for that casino:
+    a role is held only at one's own casinos. The role is refused first, whatever the casino."""
+    if not holds(user):
+        raise PermissionDenied(refusal)
+    if casino_id is not None:
+        check_works_for(user, casino_id)
+
+
 def table_casino_id(table: Table | int) -> int | None:
     """The casino of ``table`` (an instance, or its id: one query)."""
     if isinstance(table, Table):
@@ -220,9 +231,7 @@ def can_approve(user: Any, casino_id: int | None = None) -> bool:
 def check_can_approve(user: Any, casino_id: int, *, refusal: str = PIT_BOSS_ONLY_REFUSAL) -> None:
     """403 unless ``user`` is a pit boss working for casino ``casino_id``; ``refusal`` names what
     he may not do (a correction's review by default, a void)."""
-    if not can_approve(user):
-        raise PermissionDenied(refusal)
-    check_works_for(user, casino_id)
+    check_role(user, can_approve, refusal, casino_id)
 
 
 def reads_everything(user: Any) -> bool:

@@ -3,7 +3,7 @@ counterpart of every chip in circulation."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -16,18 +16,6 @@ from ledger.services.posting import InsufficientChips, Posting, posting_find, po
 
 Kind = Account.Kind
 TKind = Transaction.Kind
-
-
-def _positive_chips(amount: Any, *, buy_in: bool) -> None:
-    if type(amount) is not int or amount <= 0:
-        # a pattern for each: a translation words a buy-in and a cash-out its own way
-        if buy_in:
-            raise ValidationError(
-                said("A buy-in is a positive whole number of chips, not {amount!r}.", amount=amount)
-            )
-        raise ValidationError(
-            said("A cash-out is a positive whole number of chips, not {amount!r}.", amount=amount)
-        )
 
 
 def cash_out_refusal(
@@ -65,14 +53,13 @@ def _cage_move(
     kind: str,
     casino: LedgerCasino,
     player: LedgerPlayer,
-    amount: int,
     actor: Any,
     key: str,
-    at_stake: Mapping[str, int] | None = None,
+    posting: Callable[[Account, Account], Posting],
 ) -> Transaction:
-    """One chip movement between the cage and a player (``kind`` BUY_IN: to the player, CASH_OUT:
-    back to the cage), posted once under ``key``; ``at_stake``: a cash-out's (cash_out_refusal)."""
-    _positive_chips(amount, buy_in=kind == TKind.BUY_IN)
+    """One chip movement between the cage and a player, posted once under ``key``: ``posting``
+    makes it from the cage's and the player's accounts, once they are locked (so that what a
+    cash-out refuses is read from the balance no other move can change meanwhile)."""
     if (txn := posting_find(key, casino=casino, kind=kind)) is not None:
         return txn
     accounts = accounts_lock(
@@ -85,15 +72,9 @@ def _cage_move(
     if (txn := posting_find(key, casino=casino, kind=kind)) is not None:
         return txn
     cage, wallet = accounts[account_spec(Kind.CAGE)], accounts[account_spec(Kind.PLAYER, player)]
-    if kind == TKind.BUY_IN:
-        posting = Posting(kind, key, {cage.pk: -amount, wallet.pk: amount}, f"buy-in {player}")
-    else:
-        if (refusal := cash_out_refusal(player, wallet.balance, amount, at_stake)) is not None:
-            raise InsufficientChips(refusal)
-        posting = Posting(kind, key, {wallet.pk: -amount, cage.pk: amount}, f"cash-out {player}")
-    return postings_write(casino=casino, actor=actor, postings=[posting], accounts=accounts_by_pk(accounts))[
-        0
-    ]
+    return postings_write(
+        casino=casino, actor=actor, postings=[posting(cage, wallet)], accounts=accounts_by_pk(accounts)
+    )[0]
 
 
 @transaction.atomic
@@ -101,7 +82,21 @@ def cage_buy_in(
     *, casino: LedgerCasino, player: LedgerPlayer, amount: int, actor: Any, key: str
 ) -> Transaction:
     """The player buys ``amount`` chips at the cage: cage -amount, player +amount."""
-    return _cage_move(kind=TKind.BUY_IN, casino=casino, player=player, amount=amount, actor=actor, key=key)
+    # type(), not isinstance(): bool is an int subclass, and true or 10.0 are no chips
+    if type(amount) is not int or amount <= 0:
+        raise ValidationError(
+            said("A buy-in is a positive whole number of chips, not {amount!r}.", amount=amount)
+        )
+    return _cage_move(
+        kind=TKind.BUY_IN,
+        casino=casino,
+        player=player,
+        actor=actor,
+        key=key,
+        posting=lambda cage, wallet: Posting(
+            TKind.BUY_IN, key, {cage.pk: -amount, wallet.pk: amount}, f"buy-in {player}"
+        ),
+    )
 
 
 @transaction.atomic
@@ -117,12 +112,16 @@ def cage_cash_out(
     """The player cashes ``amount`` chips in: player -amount, cage +amount; never more than he
     holds (an overdraft is not paid out), nor what he has ``at_stake`` in the coups being played
     (by table name: the caller asks the games, under the player's account lock)."""
+    if type(amount) is not int or amount <= 0:  # a buy-in's check, in words of its own to translate
+        raise ValidationError(
+            said("A cash-out is a positive whole number of chips, not {amount!r}.", amount=amount)
+        )
+
+    def paid_out(cage: Account, wallet: Account) -> Posting:
+        if (refusal := cash_out_refusal(player, wallet.balance, amount, at_stake)) is not None:
+            raise InsufficientChips(refusal)
+        return Posting(TKind.CASH_OUT, key, {wallet.pk: -amount, cage.pk: amount}, f"cash-out {player}")
+
     return _cage_move(
-        kind=TKind.CASH_OUT,
-        casino=casino,
-        player=player,
-        amount=amount,
-        actor=actor,
-        key=key,
-        at_stake=at_stake,
+        kind=TKind.CASH_OUT, casino=casino, player=player, actor=actor, key=key, posting=paid_out
     )
