@@ -53,3 +53,19 @@
     });
   });
 })();
+// A field that comes back focused with text in it (a card, a bet or a bank refused and given back
+// as typed; the bank's field opened with its minimum) has that text selected: what the croupier
+// types next replaces it. The caret stood at its start, so a card typed after a refused "1x" was
+// sent as "9h1x", refused again, and every card after it, until the field was emptied by hand.
+(function () {
+  "use strict";
+  var TYPED = "input[autofocus]:not([type]), input[autofocus][type=text], input[autofocus][type=number]";
+  function select(control) {
+    if (control && control.matches && control.matches(TYPED) && control.value) {
+      try { control.select(); } catch (ignored) { /* a type that cannot be selected: left as it is */ }
+    }
+  }
+  document.addEventListener("focusin", function (evt) { select(evt.target); });
+  document.addEventListener("htmx:afterSettle", function () { select(document.activeElement); });
+  document.addEventListener("DOMContentLoaded", function () { select(document.activeElement); });
+})();
