@@ -123,3 +123,25 @@ def test_a_long_unbroken_note_stays_in_the_alerts_history(browser, live_server, 
     assert page.evaluate(OUT_OF_SIGHT, "alert-history") == {"scroll": 0, "cut": []}
     assert page.evaluate("document.documentElement.scrollWidth") <= 1024
     context.close()
+
+
+#: each "By" cell of the coup's steps: its text's lines (its height over its line height)
+BY_LINES = """() => [...document.querySelectorAll('[data-testid=step-by]')].map(cell => {
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  return range.getClientRects().length;
+})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "ru"])
+def test_the_steps_say_who_entered_each_in_one_piece(browser, live_server, pit, lang: str) -> None:
+    """The coup's steps, step by step: "By" showed "croupie / r" in Russian at 1024 px (every cell
+    could break anywhere, so the narrow column broke the username); a username now stays whole."""
+    coup = Coup.objects.filter(state=Coup.State.AWAITING_APPROVAL).order_by("pk").first()
+    assert coup is not None
+    context, page = _pit_boss_tablet(browser, live_server.url, lang)
+    page.goto(f"{live_server.url}{reverse('review:coup', args=[coup.pk])}")
+    lines = page.evaluate(BY_LINES)
+    assert lines and set(lines) == {1}, (lang, lines)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+    context.close()
