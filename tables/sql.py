@@ -18,6 +18,7 @@ import datetime as dt
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -543,7 +544,8 @@ def croupier_on_shift(
     return bool(rows_fetch(_on_shift_sql(casino_id is not None, role is not None), params)[0][0])
 
 
-_BET_INSERT = f"""
+#: a bet's row at the coup's next betting order (one more than its last, found by the INSERT)
+_BET_ROW = f"""
     INSERT INTO {_table(Bet)} ("coup_id", "seat_id", "spectator_id", "amount", "banco", "banco_suivi",
                                "betting_order", "withdrawn", "replaces_id")
     SELECT %s, %s, %s, %s, %s, %s, COALESCE(MAX(b."betting_order"), 0) + 1, %s, NULL
@@ -567,8 +569,25 @@ def bet_insert(
     integers and booleans, the same in Python as stored (nothing for the ORM's converters)."""
     with connection.cursor() as cursor:
         params = [coup_id, seat_id, spectator_id, amount, banco, banco_suivi, False, coup_id]
-        cursor.execute(_BET_INSERT, params)
+        cursor.execute(_BET_ROW, params)
         pk, order = cursor.fetchone()
+    return _bet_loaded(
+        pk, order, coup_id, seat_id, spectator_id, amount, banco=banco, banco_suivi=banco_suivi
+    )
+
+
+def _bet_loaded(
+    pk: int,
+    order: int,
+    coup_id: int,
+    seat_id: int | None,
+    spectator_id: int | None,
+    amount: int,
+    *,
+    banco: bool = False,
+    banco_suivi: bool = False,
+) -> Bet:
+    """The bet as written: the values sent, with the id and the betting order the INSERT gave."""
     bet = Bet(coup_id=coup_id, seat_id=seat_id, spectator_id=spectator_id, amount=amount, banco=banco,
               banco_suivi=banco_suivi, withdrawn=False, replaces_id=None)
     bet.pk, bet.betting_order = pk, order
@@ -641,18 +660,54 @@ def card_seen(
     return seen, int(same)
 
 
-#: PostgreSQL's card step: the step's row with its coup's counter and flag (as _STEP_APPEND) and the
-#: card's row with the shoe's counts (as _CARD_SEEN), one statement for what was two
-_STEP_CARD_APPEND = f"""
+def _step_and(rows: str, answer: str) -> str:
+    """PostgreSQL's step with a row of its own kind in one statement: the step's row with its coup's
+    counter and flag (as _STEP_APPEND), the data-modifying WITHs ``rows``, then ``answer`` (the
+    step's id first)."""
+    return f"""
     WITH moved AS (UPDATE {_table(Coup)} SET "step_count" = %s, "flagged" = %s
                     WHERE "id" = %s),
     step AS (
         INSERT INTO {_table(CoupStep)} ({", ".join(f'"{f.column}"' for f in _STEP_INSERT_FIELDS)})
         VALUES ({", ".join(["%s"] * len(_STEP_INSERT_FIELDS))})
         RETURNING "id"
-    ), {_CARD_COUNTED_SEEN}
-    SELECT step."id", seen."id", seen."position", counted."same" FROM step, seen, counted
+    ), {rows}
+    SELECT step."id", {answer}
 """
+
+
+#: a card step: the card's row with the shoe's counts (as _CARD_SEEN)
+_STEP_CARD_APPEND = _step_and(
+    _CARD_COUNTED_SEEN, 'seen."id", seen."position", counted."same" FROM step, seen, counted'
+)
+#: a bet: its row (as bet_insert writes it)
+_STEP_BET_APPEND = _step_and(f"bet AS ({_BET_ROW})", 'bet."id", bet."betting_order" FROM step, bet')
+
+
+def _step_and_written(step: CoupStep, flagged: bool, sql: str, more: list[Any]) -> tuple[Any, ...]:
+    """Run a :func:`_step_and` statement for ``step`` (not saved yet): ``step`` saved, the answer's
+    columns after the step's id returned."""
+    values = [f.get_db_prep_save(getattr(step, f.attname), connection) for f in _STEP_INSERT_FIELDS]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [step.index, flagged, step.coup_id, *values, *more])
+        step_pk, *answer = cursor.fetchone()
+    step.pk = step_pk
+    step._state.adding, step._state.db = False, connection.alias
+    return tuple(answer)
+
+
+def step_bet_insert(
+    step: CoupStep, *, flagged: bool, seat_id: int | None, spectator_id: int | None, amount: int
+) -> Bet | None:
+    """A bet's step in one statement where the database can (PostgreSQL): ``step`` (not saved yet)
+    inserted with its coup's counter and flag, and the bet's row at the next betting order (the
+    caller holds the coup's lock; :func:`bet_insert`'s row). None on a database that cannot."""
+    if connection.vendor != "postgresql":
+        return None
+    coup_id = step.coup_id
+    more: list[Any] = [coup_id, seat_id, spectator_id, amount, False, False, False, coup_id]
+    pk, order = _step_and_written(step, flagged, _STEP_BET_APPEND, more)
+    return _bet_loaded(int(pk), int(order), coup_id, seat_id, spectator_id, amount)
 
 
 def step_card_insert(
@@ -665,14 +720,10 @@ def step_card_insert(
     writes the step (step_insert_counted's fallback) and then the card (card_seen's)."""
     if connection.vendor != "postgresql":
         return None
-    values = [f.get_db_prep_save(getattr(step, f.attname), connection) for f in _STEP_INSERT_FIELDS]
     when = ShoeCard._meta.get_field("seen_at").get_db_prep_save(at, connection)
-    params = [step.index, flagged, step.coup_id, *values, card, shoe.pk, shoe.pk, card, coup.pk, role, when]
-    with connection.cursor() as cursor:
-        cursor.execute(_STEP_CARD_APPEND, params)
-        step_pk, pk, position, same = cursor.fetchone()
-    step.pk = step_pk
-    step._state.adding, step._state.db = False, connection.alias
+    pk, position, same = _step_and_written(
+        step, flagged, _STEP_CARD_APPEND, [card, shoe.pk, shoe.pk, card, coup.pk, role, when]
+    )
     seen = ShoeCard(pk=pk, shoe=shoe, position=position, card=card, coup=coup, role=role, seen_at=at)
     seen._state.adding, seen._state.db = False, connection.alias
     return seen, int(same)

@@ -308,12 +308,16 @@ def coup_step_record(
     if request.kind is Move.REVEAL:
         verdict = coup_verdict(coup, new_state)
         payload["verdict"] = verdict_to_dict(verdict)
-    row, card = step_append_dealing(
+    # a bet's row and a card's are written with the step's (a banco withdraws the other bets first:
+    # _banco_write, after the step)
+    bet = bettor if bettor is not None and request.kind is not Move.BANCO else None
+    row, written = step_append_with(
         coup=coup,
         actor=actor,
         kind=request.kind.value,
         payload=payload,
         role=_DEALT_TO.get(request.kind),
+        bet=None if bet is None else _BetOffered(bet.seat, bet.standing, request.amount),
         violation=violation,
         idempotency_key=idempotency_key,
     )
@@ -326,10 +330,10 @@ def coup_step_record(
     # a step writes it (tests/tables/api/test_step_statements.py compares every binding with the
     # row committed).
     bound: list[RowSpec] = [RowWritten(coup), RowWritten(row)]
-    if bettor is not None:
-        bound.append(_bet_write(coup, request, bettor, new_state))
-    if card is not None:
-        bound.append(RowWritten(card))
+    if written is not None:
+        bound.append(RowWritten(written))
+    elif bettor is not None:
+        bound.append(_banco_write(coup, bettor, new_state))
     if verdict is not None:
         tax = _reveal(actor=actor, coup=coup, verdict=verdict, state=new_state)
         if tax is not None:
@@ -383,41 +387,65 @@ def step_append(
 _DEALT_TO = {Move.CARD_TO_PLAYER: ShoeCard.Role.PLAYER, Move.CARD_TO_BANKER: ShoeCard.Role.BANKER}
 
 
-def step_append_dealing(
+@dataclass(frozen=True, slots=True)
+class _BetOffered:
+    """A bet's place (a seat, or a spectator standing) and amount, to be written with its step."""
+
+    seat: Seat | None
+    standing: Spectator | None
+    amount: int | None
+
+
+def step_append_with(
     *,
     coup: Coup,
     actor: Staff,
     kind: str,
     payload: dict[str, Any],
-    role: str | None,
+    role: str | None = None,
+    bet: _BetOffered | None = None,
     idempotency_key: str = "",
     violation: Violation | None = None,
-) -> tuple[CoupStep, ShoeCard | None]:
-    """:func:`step_append`, and with ``role`` (a card step, dealt to that hand; the caller holds the
-    coup's and its shoe's locks) the card out of the shoe: the step's row and the card's in one
-    statement where the database can (a card is a third of a coup's steps), then the shoe's alarm
-    and stop card as card_record checks them."""
-    if role is None:
-        return step_append(
-            coup=coup, actor=actor, kind=kind, payload=payload, idempotency_key=idempotency_key,
-            violation=violation,
-        ), None
+) -> tuple[CoupStep, ShoeCard | Bet | None]:
+    """:func:`step_append`, and the row of its own the step writes (the caller holds the coup's
+    lock, and its shoe's for a card): with ``role``, the card out of the shoe dealt to that hand
+    (then the shoe's alarm and stop card as card_record checks them); with ``bet``, the bet's row.
+    The step's row and that one in one statement where the database can (cards and bets are half
+    a coup's steps)."""
     step, flagged = _step_new(
         coup=coup, actor=actor, kind=kind, payload=payload, idempotency_key=idempotency_key,
         found=[violation] if violation else [],
     )
-    card, shoe = str(payload["card"]), coup.shoe
-    written = sql.step_card_insert(
-        step, flagged=flagged, shoe=shoe, coup=coup, card=card, role=role, at=timezone.now()
-    )
-    if written is None:
+    shoe, card = coup.shoe, str(payload.get("card", ""))
+    seat_id = spectator_id = None
+    dealt: tuple[ShoeCard, int] | None = None
+    written: ShoeCard | Bet | None = None
+    if role is not None:
+        dealt = sql.step_card_insert(
+            step, flagged=flagged, shoe=shoe, coup=coup, card=card, role=role, at=timezone.now()
+        )
+    elif bet is not None:
+        assert bet.amount is not None  # a bet's amount is checked by _engine_step
+        seat_id, spectator_id = bet.seat.pk if bet.seat else None, bet.standing.pk if bet.standing else None
+        written = sql.step_bet_insert(
+            step, flagged=flagged, seat_id=seat_id, spectator_id=spectator_id, amount=bet.amount
+        )
+    # a step with no row of its own, or a database with no data-modifying WITH: as step_append
+    if step.pk is None and not sql.step_insert_counted(step, flagged=flagged):
         _step_saved(step, flagged=flagged)
-        coup.step_count, coup.flagged = step.index, flagged
-        return step, card_record(shoe=shoe, coup=coup, card=card, role=role, actor=actor)
     coup.step_count, coup.flagged = step.index, flagged
-    seen, same = written
-    card_out_checked(shoe=shoe, coup=coup, seen=seen, copies=same + 1, actor=actor)
-    return step, seen
+    if dealt is not None:
+        written = dealt[0]
+        card_out_checked(shoe=shoe, coup=coup, seen=dealt[0], copies=dealt[1] + 1, actor=actor)
+    elif role is not None:
+        written = card_record(shoe=shoe, coup=coup, card=card, role=role, actor=actor)
+    elif bet is not None and written is None:
+        assert bet.amount is not None
+        written = sql.bet_insert(
+            coup_id=coup.pk, seat_id=seat_id, spectator_id=spectator_id, amount=bet.amount, banco=False,
+            banco_suivi=False,
+        )
+    return step, written
 
 
 def _step_new(
@@ -628,29 +656,16 @@ def _previous_banco(coup: Coup) -> tuple[int, Outcome] | None:
     return punter.player_id, Outcome(reveal.payload["verdict"]["outcome"])
 
 
-def _bet_write(coup: Coup, request: StepRequest, who: _Bettor, state: CoupProgress) -> RowSpec:
-    """Write the bet (or the banco) and say which rows it wrote: the bet, or for a banco every bet
-    of the coup (those it withdrew with it)."""
-    seat_id, spectator_id = who.seat.pk if who.seat else None, who.standing.pk if who.standing else None
-    if request.kind is Move.BANCO:
-        # banco withdraws every other bet; the rows stay, marked, so the history is complete
-        Bet.objects.filter(coup=coup, withdrawn=False).update(withdrawn=True)
-        sql.bet_insert(
-            coup_id=coup.pk,
-            seat_id=seat_id,
-            spectator_id=spectator_id,
-            amount=coup.bank,
-            banco=True,
-            banco_suivi=state.banco_suivi,
-        )
-        return RowsWhere(Bet, "coup_id", coup.pk)
-    assert request.amount is not None  # a bet's amount is checked by _engine_step
-    bet = sql.bet_insert(
+def _banco_write(coup: Coup, who: _Bettor, state: CoupProgress) -> RowSpec:
+    """Write the banco and say which rows it wrote: every bet of the coup (the others withdrawn,
+    their rows kept and marked, so that the history is complete)."""
+    Bet.objects.filter(coup=coup, withdrawn=False).update(withdrawn=True)
+    sql.bet_insert(
         coup_id=coup.pk,
-        seat_id=seat_id,
-        spectator_id=spectator_id,
-        amount=request.amount,
-        banco=False,
-        banco_suivi=False,
+        seat_id=who.seat.pk if who.seat else None,
+        spectator_id=who.standing.pk if who.standing else None,
+        amount=coup.bank,
+        banco=True,
+        banco_suivi=state.banco_suivi,
     )
-    return RowWritten(bet)
+    return RowsWhere(Bet, "coup_id", coup.pk)
