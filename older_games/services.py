@@ -57,7 +57,7 @@ from tables.services.void_requests import (
     void_request_lapse,
     void_request_locked,
 )
-from tables.services.vouching import coup_rows_vouch
+from tables.services.vouching import game_coup_vouch
 from tables.wording import (
     CLOSE_GAME_COUP_IN_PLAY,
     CLOSE_GAME_COUP_STEPS_RECORDED,
@@ -688,6 +688,21 @@ def _player_checked(
     return payload
 
 
+def _parties_named(coup: GameCoup, steps: Sequence[GameStep], payload: Mapping[str, Any]) -> list[int]:
+    """The players the coup's seating, its steps or the step being recorded name (every one whose
+    chips its settlement may move), read from the rows as they are, before they are vouched for:
+    a row changed names at worst a player more, whose seat is then vouched for too."""
+    seating = coup.seating if isinstance(coup.seating, dict) else {}
+    punters = seating.get("punters")
+    named = [
+        seating.get("banker"),
+        *(punters if isinstance(punters, list) else ()),
+        *(row.payload.get("player") for row in steps if isinstance(row.payload, dict)),
+        payload.get("player"),
+    ]
+    return sorted({pid for key in named if isinstance(key, str) and (pid := key_player_id(key)) is not None})
+
+
 @transaction.atomic
 def game_step_record(
     *,
@@ -712,12 +727,13 @@ def game_step_record(
     step_rows = list(coup.steps.order_by("index"))
     # every step replays the coup's seating and steps, and the last one settles on them: each
     # must be what its event bound (one statement), or a seating or a step changed in the
-    # database would be played on and settled unseen
-    coup_rows_vouch(
+    # database would be played on and settled unseen; and so must the seats of the players it
+    # moves chips of (read by that same statement), or a seat inserted for a player who never sat
+    # there would put his chips in the next coup's seating, or a newcomer's stake, and settle them
+    game_coup_vouch(
         coup=coup,
         steps=step_rows,
-        step_model=GameStep,
-        steps_are_subjects=True,
+        players=_parties_named(coup, step_rows, payload),
         current_step=coup.step_count,
     )
     steps = [row.payload for row in step_rows]
