@@ -32,6 +32,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from audit.anchor_file import (
     SCOPE,
@@ -46,6 +47,7 @@ from audit.anchor_file import (
 from audit.canonical import GENESIS_HASH
 from audit.keys import audit_key_current, audit_keys
 from audit.models import GLOBAL_CHAIN, AuditEvent
+from core.sentence import Sentence, said
 
 # what was read from here before the anchor file's reading moved beside it
 __all__ = ["SCOPE", "SIGNATURE_LABEL", "Anchor", "anchor_newest", "anchor_signature", "chain_scope"]
@@ -235,9 +237,74 @@ def anchor_file_note(path: str | Path) -> AnchorFileRecord | None:
 # ------------------------------------------------------------------------------ verification
 
 
+#: An anchor problem as the pit boss reads it (the alert, the dashboard's audit panel): a sentence
+#: with its numbers that the pages say in their language (core.sentence.said: the English text is
+#: what audit.tasks stores, after ``ANCHORS_REASON``), without the hashes and the verifier's other
+#: internals, which stay in ``AnchorProblem.reason`` (``verify_audit --anchors``, the ERROR log).
+#: A problem of the file itself starts with "anchor file " (ANCHOR_FILE_REASON): its alert names
+#: the file; a chain's problem does not name the chain (its alert does). review.wording reads these
+#: back out of the stored text (``ANCHOR_PROBLEMS_SAID``): a change here is a change there.
+ANCHOR_FILE_MISSING = gettext_noop("anchor file {path} is missing")
+ANCHOR_FILE_MISSING_RECORDED = gettext_noop(
+    "anchor file {path} is missing; anchors were written to it from {since} "
+    "(event seq {seq} of the global chain)"
+)
+ANCHOR_FILE_UNREADABLE = gettext_noop("anchor file {path} cannot be read")
+ANCHOR_FILE_BAD_LINE = gettext_noop("anchor file {path}: line {line} is not a correctly signed anchor")
+ANCHOR_FILE_NO_ANCHOR = gettext_noop("anchor file {path} holds no valid anchor")
+ANCHOR_FILE_GAP = gettext_noop(
+    "anchor file {path}: no anchor between line {before} ({before_at}) and line {line} ({at}): "
+    "{apart} h apart, allowed {allowed} h (anchors missing)"
+)
+ANCHOR_FILE_STARTED_AGAIN = gettext_noop(
+    "anchor file {path} was started again at {at}; anchors were written to it from {since} "
+    "(event seq {seq} of the global chain)"
+)
+ANCHOR_STALE = gettext_noop(
+    "the newest anchor (line {line}, at {at}) is {age} h old, allowed {allowed} h "
+    "(anchors missing or not written since)"
+)
+ANCHOR_CHAIN_UNANCHORED = gettext_noop(
+    "no anchor at all, though the chain held events when the newest anchor was signed ({at}): "
+    "its anchors were removed"
+)
+ANCHOR_TAIL_DELETED = gettext_noop(
+    "tail deleted: anchor line {line} says the head was seq {anchored}, the database's head is "
+    "seq {head}: events {first} to {last} are missing"
+)
+ANCHOR_REWRITTEN = gettext_noop(
+    "chain rewritten: the event at seq {seq} is not the one anchor line {line} vouches for "
+    "(anchors that disagree: {count})"
+)
+ANCHOR_REWRITTEN_GONE = gettext_noop(
+    "chain rewritten: the event at seq {seq} that anchor line {line} vouches for is gone "
+    "(anchors that disagree: {count})"
+)
+#: every pattern of ``AnchorProblem.said``, the file's first (a page reads a stored one back)
+ANCHOR_PROBLEM_PATTERNS: tuple[str, ...] = (
+    ANCHOR_FILE_MISSING_RECORDED,
+    ANCHOR_FILE_STARTED_AGAIN,
+    ANCHOR_FILE_GAP,
+    ANCHOR_FILE_BAD_LINE,
+    ANCHOR_FILE_UNREADABLE,
+    ANCHOR_FILE_NO_ANCHOR,
+    ANCHOR_FILE_MISSING,
+    ANCHOR_STALE,
+    ANCHOR_CHAIN_UNANCHORED,
+    ANCHOR_TAIL_DELETED,
+    ANCHOR_REWRITTEN,
+    ANCHOR_REWRITTEN_GONE,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class AnchorProblem:
+    #: what the verifier found, with the hashes, the anchors' times and the file's own words
+    #: (``verify_audit --anchors`` prints it, in English; audit.tasks logs it at ERROR)
     reason: str
+    #: the problem as the pit boss reads it (ANCHOR_PROBLEM_PATTERNS: said in the page's language);
+    #: stored, after ``ANCHORS_REASON``, with the chain's verification (audit.tasks)
+    said: Sentence = field(default_factory=lambda: said(""))
     line: int | None = None  # the anchor file's line, when one anchor is at fault
     seq: int | None = None  # the chain position at fault, when there is one
     chain: int | None = None  # the chain at fault, when there is one
@@ -266,8 +333,9 @@ class AnchorReport:
         return any(problem.unwritten for problem in self.problems)
 
 
-def _hours(delta: dt.timedelta) -> str:
-    return f"{delta.total_seconds() / 3600:.1f} h"
+def _hours(delta: dt.timedelta, *, unit: bool = True) -> str:
+    hours = f"{delta.total_seconds() / 3600:.1f}"
+    return f"{hours} h" if unit else hours
 
 
 def anchors_verify(
@@ -294,18 +362,22 @@ def anchors_verify(
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         if recorded is None:
-            report.problems.append(AnchorProblem(f"anchor file {path} is missing", unwritten=True))
+            missing = said(ANCHOR_FILE_MISSING, path=str(path))
+            report.problems.append(AnchorProblem(missing, said=missing, unwritten=True))
         else:
-            report.problems.append(
-                AnchorProblem(
-                    f"anchor file {path} is missing; anchors were written to it from {recorded.since} "
-                    f"(event seq {recorded.seq} of the global chain)",
-                    seq=at,
-                )
+            missing = said(
+                ANCHOR_FILE_MISSING_RECORDED, path=str(path), since=recorded.since, seq=recorded.seq
             )
+            report.problems.append(AnchorProblem(missing, said=missing, seq=at))
         return report
     except (OSError, UnicodeDecodeError) as error:
-        report.problems.append(AnchorProblem(f"anchor file {path} cannot be read: {error}", seq=at))
+        report.problems.append(
+            AnchorProblem(
+                f"anchor file {path} cannot be read: {error}",
+                said=said(ANCHOR_FILE_UNREADABLE, path=str(path)),
+                seq=at,
+            )
+        )
         return report
 
     keys = audit_keys()
@@ -315,7 +387,13 @@ def anchors_verify(
             continue
         parsed = anchor_parse(text, keys)
         if isinstance(parsed, str):
-            report.problems.append(AnchorProblem(f"anchor line {number}: {parsed}", line=number))
+            report.problems.append(
+                AnchorProblem(
+                    f"anchor line {number}: {parsed}",
+                    said=said(ANCHOR_FILE_BAD_LINE, path=str(path), line=number),
+                    line=number,
+                )
+            )
             continue
         anchors.append((number, parsed))
     report.checked = len(anchors)
@@ -323,9 +401,8 @@ def anchors_verify(
         # an empty file nobody ever wrote an anchor to (created ahead, to be made append-only) is
         # a new install's too; emptied, or holding lines that are not anchors, it is a problem
         blank = not report.problems and recorded is None
-        report.problems.append(
-            AnchorProblem(f"anchor file {path} holds no valid anchor", seq=at, unwritten=blank)
-        )
+        empty = said(ANCHOR_FILE_NO_ANCHOR, path=str(path))
+        report.problems.append(AnchorProblem(empty, said=empty, seq=at, unwritten=blank))
         return report
 
     # In time order, not file order: two writers (beat, an export) may append their lines in the
@@ -339,20 +416,30 @@ def anchors_verify(
                     f"no anchor between line {before_line} ({before.at}) and line {number} "
                     f"({anchor.at}): {_hours(anchor.moment - before.moment)} apart, allowed "
                     f"{_hours(max_age)} (anchors missing)",
+                    said=said(
+                        ANCHOR_FILE_GAP,
+                        path=str(path),
+                        before=before_line,
+                        before_at=before.at,
+                        line=number,
+                        at=anchor.at,
+                        apart=_hours(anchor.moment - before.moment, unit=False),
+                        allowed=_hours(max_age, unit=False),
+                    ),
                     line=number,
                 )
             )
     report.newest = ordered[-1][1]
     oldest_line, oldest = ordered[0]
     if recorded is not None and oldest.moment > recorded.since_moment:
-        report.problems.append(
-            AnchorProblem(
-                f"anchor file {path} was started again at {oldest.at}; anchors were written to it "
-                f"from {recorded.since} (event seq {recorded.seq} of the global chain)",
-                line=oldest_line,
-                seq=at,
-            )
+        again = said(
+            ANCHOR_FILE_STARTED_AGAIN,
+            path=str(path),
+            at=oldest.at,
+            since=recorded.since,
+            seq=recorded.seq,
         )
+        report.problems.append(AnchorProblem(again, said=again, line=oldest_line, seq=at))
     by_chain: dict[int, list[tuple[int, Anchor]]] = {}
     for number, anchor in ordered:
         by_chain.setdefault(anchor.chain, []).append((number, anchor))
@@ -364,6 +451,13 @@ def anchors_verify(
                     f"{_named(chain)}the newest anchor (line {number}, at {newest.at}) is "
                     f"{_hours(now - newest.moment)} old, allowed {_hours(max_age)} "
                     "(anchors missing or not written since)",
+                    said=said(
+                        ANCHOR_STALE,
+                        line=number,
+                        at=newest.at,
+                        age=_hours(now - newest.moment, unit=False),
+                        allowed=_hours(max_age, unit=False),
+                    ),
                     line=number,
                     chain=chain,
                 )
@@ -393,6 +487,7 @@ def _unanchored_chains(anchored: set[int], newest: Anchor) -> list[AnchorProblem
                 AnchorProblem(
                     f"{_named(chain) or 'the global chain: '}no anchor at all, though it held events "
                     f"when the newest anchor was signed ({newest.at}): its anchors were removed",
+                    said=said(ANCHOR_CHAIN_UNANCHORED, at=newest.at),
                     chain=chain,
                     seq=1,
                 )
@@ -417,6 +512,14 @@ def _against_the_chain(chain: int, anchors: list[tuple[int, Anchor]]) -> list[An
                 f"{named}tail deleted: anchor line {number} (at {far.at}) says head seq {far.seq} "
                 f"hash {far.hash}, the database's head is seq {head_seq} hash {head_hash}: events "
                 f"{head_seq + 1}..{far.seq} are missing",
+                said=said(
+                    ANCHOR_TAIL_DELETED,
+                    line=number,
+                    anchored=far.seq,
+                    head=head_seq,
+                    first=head_seq + 1,
+                    last=far.seq,
+                ),
                 line=number,
                 seq=head_seq + 1,
                 chain=chain,
@@ -440,6 +543,12 @@ def _against_the_chain(chain: int, anchors: list[tuple[int, Anchor]]) -> list[An
             AnchorProblem(
                 f"{named}chain rewritten: anchor line {number} (at {first.at}) says seq {seq} has hash "
                 f"{first.hash}, {what}{more}",
+                said=said(
+                    ANCHOR_REWRITTEN if found else ANCHOR_REWRITTEN_GONE,
+                    seq=seq,
+                    line=number,
+                    count=len(differing),
+                ),
                 line=number,
                 seq=seq,
                 chain=chain,

@@ -46,7 +46,10 @@ def audit_chain_verify_task(
         # A new install before its first anchor (no file, and none ever recorded) has nothing to
         # check yet: not a break, said as such (docs/audit.md, "Anchors"). A chain's own problems
         # first: one of the file already known (a gap while make run's server was stopped, its
-        # alert acknowledged) never stands first in front of a tail deleted since.
+        # alert acknowledged) never stands first in front of a tail deleted since. What is stored is
+        # the problem as the pit boss reads it (AnchorProblem.said: a sentence with its numbers his
+        # pages say in his language, review.wording), the hashes and the rest of the verifier's
+        # detail logged at ERROR here, and printed by verify_audit --anchors.
         for problem in sorted(anchors.problems, key=lambda problem: problem.chain is None):
             if problem.unwritten:
                 logger.info("audit anchors: no anchor written yet to %s", anchors.path)
@@ -56,7 +59,8 @@ def audit_chain_verify_task(
                 continue  # another chain's: not asked for
             # a chain the anchors know and the database no longer does (its every event deleted)
             report = reports.setdefault(chain, ChainReport(chain=chain))
-            seq, reason = problem.seq, problem.reason
+            seq, reason = problem.seq, problem.said or problem.reason
+            logger.error("audit chain %s anchors: %s", chain, problem.reason)
             if problem.chain is None:
                 seq = seq if seq is not None else (anchors.recorded.seq if anchors.recorded else None)
                 if not reason.startswith("anchor file "):

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.utils.translation import get_language, gettext, gettext_noop, ngettext
 
+from audit.anchors import ANCHOR_PROBLEM_PATTERNS
 from core import numbers
 from core.sentence import Sentence
 from tables.wording import ALARM_DETAILS, Stored, read_stored
@@ -42,6 +43,12 @@ ALERT_AUDIT_BREAK_CASINO = gettext_noop(
 #: the anchor file itself at fault (deleted, emptied, started again: audit.anchors): the file is
 #: named in the reason; the seq stored with it is the event that recorded the file, not a break
 ALERT_AUDIT_ANCHOR_FILE = gettext_noop("The audit anchor file is at fault: {reason}")
+#: an anchor problem (audit.anchors.AnchorProblem.said) as a chain's verification stores it
+#: (audit.tasks: after audit.anchors.ANCHORS_REASON), and as the pages read it back: the alerts'
+#: reason, the dashboard's audit panel. Another reason (a chain walk's, a row's) is said as stored.
+ANCHOR_PROBLEMS: tuple[Stored, ...] = tuple(Stored(pattern) for pattern in ANCHOR_PROBLEM_PATTERNS)
+AUDIT_ANCHORS_REASON = gettext_noop("anchors: {reason}")
+AUDIT_REASONS: tuple[Stored, ...] = (Stored(AUDIT_ANCHORS_REASON, reason=ANCHOR_PROBLEMS),)
 ALERT_BIG_WIN_BANK = gettext_noop(
     "{table} · shoe {shoe} coup {coup} (#{id}): {who} (the bank) won {amount} chips"
 )
@@ -71,9 +78,9 @@ ALERT_SUMMARIES: tuple[Stored, ...] = (
     Stored(ALERT_SHOE_ALARM, kind="msgid", detail=ALARM_DETAILS),
     Stored(ALERT_UNFINISHED, state="msgid"),
     Stored(ALERT_GAME_UNFINISHED, game="game"),
-    Stored(ALERT_AUDIT_BREAK_CASINO),
-    Stored(ALERT_AUDIT_BREAK),
-    Stored(ALERT_AUDIT_ANCHOR_FILE),
+    Stored(ALERT_AUDIT_BREAK_CASINO, reason=AUDIT_REASONS),
+    Stored(ALERT_AUDIT_BREAK, reason=AUDIT_REASONS),
+    Stored(ALERT_AUDIT_ANCHOR_FILE, reason=ANCHOR_PROBLEMS),
     Stored(ALERT_BIG_WIN_BANK),
     Stored(ALERT_BIG_WIN),
     Stored(ALERT_ERROR_RATE),
@@ -153,3 +160,10 @@ def alert_summary(summary: str) -> str:
             return _resaid(read, ALERT_ERROR_RATE_SAID, counted)
         return _resaid(read, read.pattern, {**read.values, "rate": rate})
     return read
+
+
+def audit_reason(reason: str) -> str:
+    """A chain verification's stored reason (``ChainVerification.first_broken_reason``) as a
+    sentence a page says in its language: an anchor problem's (``AUDIT_REASONS``); any other as
+    it is stored."""
+    return read_stored(reason, AUDIT_REASONS)
