@@ -385,27 +385,43 @@ def coup_settlement_vouch(*, coup: Coup, steps: Sequence[CoupStep], current_step
     # (the banker's seat is held already, as the lock loaded it)
     held_seat = banker_seat.pk if banker_seat is not None else None
     floor += [p for p in places if not (isinstance(p, Seat) and p.pk == held_seat)]
+    # every floor row is bound (tables 0036 bound those there were): one nothing binds was inserted
+    _coup_and_floor_judged(latest, coup, steps, CoupStep, floor, current_step=current_step, using=using)
+
+
+def _coup_and_floor_judged(
+    latest: dict[tuple[str, int], Bound],
+    coup: models.Model,
+    steps: Sequence[models.Model],
+    step_model: type[models.Model],
+    floor: Sequence[models.Model],
+    *,
+    current_step: int | None,
+    using: str,
+) -> None:
+    """Refuse (:func:`_coup_refused`) a coup whose row or steps differ from ``latest``'s bindings,
+    or a bound step of which is gone (only when the coup's row is bound: a history written before
+    rows were bound is the verifier's to judge), or whose ``floor`` rows differ or are unbound."""
     found: list[Unvouched] = []
-    coup_key = (row_reader(Coup, using).table, int(coup.pk))
-    if coup_key in latest:  # a history written before rows were bound is the verifier's to judge
+    if (row_reader(type(coup), using).table, int(coup.pk)) in latest:
         found = rows_judged(latest, [coup, *steps], unbound=True, using=using)
-        step_table = row_reader(CoupStep, using).table
+        step_table = row_reader(step_model, using).table
         held_steps = {int(step.pk) for step in steps}
         found += [
-            Unvouched(CoupStep, pk, GONE)
+            Unvouched(step_model, pk, GONE)
             for (table, pk) in sorted(latest)
             if table == step_table and pk not in held_steps
         ]
-    # every floor row is bound (tables 0036 bound those there were): one nothing binds was inserted
     found += _floor_judged(latest, floor, using=using)
     if not found:
         return
     _log("coup", coup.pk, found)
-    index_of = {int(step.pk): int(step.index) for step in steps}
+    index_of = {int(step.pk): int(step.index) for step in steps}  # type: ignore[attr-defined]
     numbers = {int(p.pk): int(p.number) for p in floor if isinstance(p, Seat)}
     changes = Listing(
         [
-            _change_said(f, index_of, Coup) if f.model in (Coup, CoupStep) else _floor_said(f, numbers)
+            _change_said(f, index_of, type(coup)) if f.model in (type(coup), step_model)
+            else _floor_said(f, numbers)
             for f in found
         ]
     )
@@ -434,28 +450,4 @@ def game_coup_vouch(
     latest, seats = _bindings_read(
         [coup, *steps, session], seats_of=(coup.session_id, sorted(players)), using=using
     )
-    found: list[Unvouched] = []
-    if (row_reader(GameCoup, using).table, int(coup.pk)) in latest:
-        found = rows_judged(latest, [coup, *steps], unbound=True, using=using)
-        step_table = row_reader(GameStep, using).table
-        held_steps = {int(step.pk) for step in steps}
-        found += [
-            Unvouched(GameStep, pk, GONE)
-            for (table, pk) in sorted(latest)
-            if table == step_table and pk not in held_steps
-        ]
-    found += _floor_judged(latest, seats, using=using)
-    if not found:
-        return
-    _log("game coup", coup.pk, found)
-    index_of = {int(step.pk): int(step.index) for step in steps}
-    numbers = {int(p.pk): int(p.number) for p in seats if isinstance(p, Seat)}
-    changes = Listing(
-        [
-            _change_said(f, index_of, GameCoup)
-            if f.model in (GameCoup, GameStep)
-            else _floor_said(f, numbers)
-            for f in found
-        ]
-    )
-    _coup_refused(changes, current_step)
+    _coup_and_floor_judged(latest, coup, steps, GameStep, seats, current_step=current_step, using=using)

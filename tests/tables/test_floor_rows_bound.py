@@ -93,10 +93,10 @@ def test_a_bank_turn_handed_to_another_player_is_named_and_its_coup_refused(crou
     assert not Coup.objects.exists()
 
 
-def coup_at_its_reveal(floor, croupier) -> Coup:
-    """A coup of a bank of 400 played up to its reveal: seat 3 bets 300, both hands draw."""
-    coup = services.coup_start(actor=croupier, session=floor.session, amount=400).coup
-    step(floor, coup, K.BET, seat=3, amount=300)
+def coup_at_its_reveal(floor: Any, croupier: Any, *, seat: int = 3, bank: int = 400) -> Coup:
+    """A coup of a ``bank`` played up to its reveal: ``seat`` bets 300, both hands draw."""
+    coup = services.coup_start(actor=croupier, session=floor.session, amount=bank).coup
+    step(floor, coup, K.BET, seat=seat, amount=300)
     step(floor, coup, K.BETS_CLOSED)
     for kind, card in zip(
         (K.CARD_TO_PLAYER, K.CARD_TO_BANKER, K.CARD_TO_PLAYER, K.CARD_TO_BANKER),

@@ -25,7 +25,7 @@ from tables.models import BankTurn, Coup, CoupStep, Seat
 from tests.audit.rows import superuser_sql
 from tests.factories import PlayerFactory
 from tests.tables.play import K, open_floor, row_counts, step
-from tests.tables.test_floor_rows_bound import CARDS, balances, play
+from tests.tables.test_floor_rows_bound import CARDS, balances, coup_at_its_reveal, play
 
 pytestmark = pytest.mark.django_db
 
@@ -55,22 +55,8 @@ def victim_bought_in(table: Any, croupier: Any, chips: int = 5000) -> Any:
     return victim
 
 
-def played_to_its_reveal(floor: Any, croupier: Any, *, seat: int, bank: int = 400) -> Coup:
-    """A coup of a ``bank`` played up to its reveal: ``seat`` bets 300, both hands draw."""
-    coup = services.coup_start(actor=croupier, session=floor.session, amount=bank).coup
-    step(floor, coup, K.BET, seat=seat, amount=300)
-    step(floor, coup, K.BETS_CLOSED)
-    for kind, card in zip(
-        (K.CARD_TO_PLAYER, K.CARD_TO_BANKER, K.CARD_TO_PLAYER, K.CARD_TO_BANKER),
-        ("2H", "AS", "3C", "2D"),
-        strict=True,
-    ):
-        step(floor, coup, kind, card=card)
-    step(floor, coup, K.PLAYER_DRAW)
-    step(floor, coup, K.CARD_TO_PLAYER, card="9H")
-    step(floor, coup, K.BANKER_DRAW)
-    step(floor, coup, K.CARD_TO_BANKER, card="5S")
-    return coup
+#: a coup played up to its reveal (tests/tables/test_floor_rows_bound.py)
+played_to_its_reveal = coup_at_its_reveal
 
 
 def chips(player: Any) -> int:
